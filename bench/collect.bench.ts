@@ -1,0 +1,449 @@
+/**
+ * Load benchmark for `POST /v1/collect`, measured against the machine's ceiling.
+ *
+ *   npm run bench                                   # ceiling + Sandbank on PGlite (--memory)
+ *   DATABASE_URL=postgres://… npm run bench         # … + Sandbank on Postgres
+ *   BENCH_DURATION=30 npm run bench                 # seconds per measured run (default 10)
+ *
+ * Every server runs in a child process on 127.0.0.1; autocannon runs in this process, so the load
+ * generator shares the machine with the server (as it does on the 2-core reference box).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const HOST = '127.0.0.1';
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SECRET_KEY = 'sk_test_bench0000000000000000000000000000';
+const PUBLIC_KEY = 'pk_test_bench0000000000000000000000000000';
+const CONNECTIONS = 50;
+const DEFAULT_DURATION_S = 10;
+const MAX_DURATION_S = 3600;
+const WARMUP_S = 2;
+const READY_POLL_MS = 100;
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+const MAX_NON2XX_RATIO = 0.001;
+const OUTPUT_TAIL_CHARS = 16_000;
+const COLLECT_BODY = JSON.stringify({ amount: 125.5, currency: 'USD', email: 'bench@example.com' });
+const REQUEST_HEADERS = { authorization: `Bearer ${SECRET_KEY}`, 'content-type': 'application/json' };
+
+/** A bare node:http server: reads the body, answers a fixed small JSON document. */
+const CEILING_SERVER_CODE = `
+const http = require('node:http');
+const body = Buffer.from('{"status":"success"}');
+const headers = { 'content-type': 'application/json', 'content-length': String(body.length) };
+http
+  .createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, headers);
+      res.end(body);
+    });
+  })
+  .listen(Number(process.env.PORT), process.env.HOST);
+`;
+
+interface ManagedChild {
+  name: string;
+  process: ChildProcess;
+  /** The last characters the child wrote (stdout and stderr, interleaved). */
+  output(): string;
+}
+
+interface Measurement {
+  target: string;
+  result: autocannon.Result;
+}
+
+interface Goal {
+  target: string;
+  minReqPerSec: number;
+  maxP99Ms: number;
+}
+
+interface SandbankTarget {
+  name: string;
+  args: string[];
+  databaseUrl: string | undefined;
+}
+
+const GOALS: Goal[] = [
+  { target: 'sandbank-pglite', minReqPerSec: 1200, maxP99Ms: 50 },
+  { target: 'sandbank-postgres', minReqPerSec: 2500, maxP99Ms: 50 },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Child processes: every spawned child is tracked so nothing outlives the script.
+
+const liveChildren = new Set<ChildProcess>();
+
+function killAllChildrenNow(): void {
+  for (const child of liveChildren) child.kill('SIGKILL');
+}
+
+function installExitGuards(): void {
+  process.on('exit', killAllChildrenNow);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping children.`);
+      killAllChildrenNow();
+      process.exit(130);
+    });
+  }
+}
+
+function captureTail(child: ChildProcess): () => string {
+  let tail = '';
+  const append = (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  return () => tail;
+}
+
+function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv): ManagedChild {
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
+  const output = captureTail(child);
+  return { name, process: child, output };
+}
+
+function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (hasExited(child)) return true;
+  const timeout = sleep(timeoutMs).then(() => false);
+  const exited = once(child, 'exit').then(() => true);
+  return Promise.race([exited, timeout]);
+}
+
+/** SIGTERM, wait up to 15 s, then SIGKILL. */
+async function stopChild(managed: ManagedChild): Promise<void> {
+  const child = managed.process;
+  if (hasExited(child)) return;
+  child.kill('SIGTERM');
+  if (await waitForExit(child, STOP_TIMEOUT_MS)) {
+    if (child.exitCode !== null && child.exitCode !== 0) {
+      console.warn(`  ${managed.name} exited with code ${child.exitCode} after SIGTERM.`);
+    }
+    return;
+  }
+  console.warn(`  ${managed.name} did not exit ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; sending SIGKILL.`);
+  child.kill('SIGKILL');
+  await waitForExit(child, STOP_TIMEOUT_MS);
+}
+
+/** Runs `body` with a started child and always stops the child afterwards. */
+async function withChild<T>(
+  start: () => ManagedChild,
+  body: (child: ManagedChild) => Promise<T>,
+): Promise<T> {
+  const child = start();
+  try {
+    return await body(child);
+  } finally {
+    await stopChild(child);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers.
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, HOST);
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (address === null || typeof address === 'string') throw new Error('Could not read a free port.');
+  return address.port;
+}
+
+function readDurationSeconds(): number {
+  const raw = process.env.BENCH_DURATION?.trim();
+  if (!raw) return DEFAULT_DURATION_S;
+  const seconds = Number(raw);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_DURATION_S) {
+    throw new Error(
+      `BENCH_DURATION must be a whole number of seconds from 1 to ${MAX_DURATION_S}, got "${raw}".`,
+    );
+  }
+  if (seconds < DEFAULT_DURATION_S) {
+    console.warn(`BENCH_DURATION=${seconds} is below ${DEFAULT_DURATION_S} s: numbers are indicative only.`);
+  }
+  return seconds;
+}
+
+/** Status of one GET, or null when the request failed (connection refused, timeout). */
+async function getStatus(url: string, headers: Record<string, string> = {}): Promise<number | null> {
+  try {
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(2_000) });
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return null;
+  }
+}
+
+/** Polls `url` every 100 ms until it answers 200; fails fast if the child exits. */
+async function waitForReady(managed: ManagedChild, url: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (hasExited(managed.process)) {
+      const { exitCode, signalCode } = managed.process;
+      throw new Error(
+        `${managed.name} exited (code ${exitCode}, signal ${signalCode}) before ${url} answered 200.\n` +
+          `--- child output ---\n${managed.output()}`,
+      );
+    }
+    if ((await getStatus(url)) === 200) return;
+    await sleep(READY_POLL_MS);
+  }
+  throw new Error(
+    `${managed.name}: ${url} did not answer 200 within ${READY_TIMEOUT_MS / 1000} s.\n` +
+      `--- child output ---\n${managed.output()}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load.
+
+function runLoad(url: string, durationSeconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: durationSeconds,
+    method: 'POST',
+    headers: REQUEST_HEADERS,
+    body: COLLECT_BODY,
+  });
+}
+
+/** Warm-up (not measured), then the measured run. */
+async function measure(target: string, url: string, durationSeconds: number): Promise<Measurement> {
+  console.log(`  warming up ${WARMUP_S} s…`);
+  await runLoad(url, WARMUP_S);
+  console.log(`  measuring ${durationSeconds} s, ${CONNECTIONS} connections → POST ${url}`);
+  const result = await runLoad(url, durationSeconds);
+  printRunSummary(result);
+  return { target, result };
+}
+
+function responseCount(result: autocannon.Result): number {
+  return result['2xx'] + result.non2xx;
+}
+
+function printRunSummary(result: autocannon.Result): void {
+  console.log(
+    `  ${responseCount(result)} responses: ${result['2xx']} 2xx, ${result.non2xx} non-2xx, ` +
+      `${result.errors} errors (${result.timeouts} timeouts)`,
+  );
+  if (result.non2xx > 0 && result.statusCodeStats) {
+    const byStatus = Object.entries(result.statusCodeStats)
+      .map(([status, stats]) => `${status}×${stats.count ?? 0}`)
+      .join(', ');
+    console.log(`  status codes: ${byStatus}`);
+  }
+}
+
+/**
+ * Reasons this run must fail the exit code: nothing answered, or more than 0.1% of the attempts
+ * were non-2xx responses or errors (connection errors and timeouts).
+ */
+function loadFailures(measurement: Measurement): string[] {
+  const { target, result } = measurement;
+  const responses = responseCount(result);
+  if (responses === 0) return [`${target}: no responses at all (${result.errors} errors).`];
+  const attempts = responses + result.errors;
+  const ratio = (result.non2xx + result.errors) / attempts;
+  if (ratio <= MAX_NON2XX_RATIO) return [];
+  return [
+    `${target}: ${result.non2xx} non-2xx responses and ${result.errors} errors in ${attempts} requests ` +
+      `(${(ratio * 100).toFixed(3)}% > ${MAX_NON2XX_RATIO * 100}%).`,
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Targets.
+
+async function benchCeiling(durationSeconds: number): Promise<Measurement> {
+  console.log('\n[ceiling] bare node:http server');
+  const port = await freePort();
+  const env = { ...process.env, PORT: String(port), HOST };
+  return withChild(
+    () => spawnChild('ceiling', ['-e', CEILING_SERVER_CODE], env),
+    async (child) => {
+      const base = `http://${HOST}:${port}`;
+      await waitForReady(child, `${base}/`);
+      return measure('ceiling', `${base}/v1/collect`, durationSeconds);
+    },
+  );
+}
+
+function sandbankEnv(port: number, databaseUrl: string | undefined): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST,
+    SANDBANK_SECRET_KEY: SECRET_KEY,
+    SANDBANK_PUBLIC_KEY: PUBLIC_KEY,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SECOND: '0',
+  };
+  delete env.DATABASE_URL;
+  if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl;
+  return env;
+}
+
+/** Cheap durability check after the load: the list endpoint still answers with the key. */
+async function verifyDurability(target: string, base: string): Promise<string[]> {
+  const url = `${base}/v1/collections?limit=1`;
+  const status = await getStatus(url, { authorization: `Bearer ${SECRET_KEY}` });
+  if (status === 200) {
+    console.log(`  GET /v1/collections?limit=1 → 200`);
+    return [];
+  }
+  return [
+    `${target}: GET /v1/collections?limit=1 answered ${status ?? 'nothing'} after the load (expected 200).`,
+  ];
+}
+
+async function benchSandbank(
+  target: SandbankTarget,
+  durationSeconds: number,
+): Promise<{ measurement: Measurement; failures: string[] }> {
+  console.log(`\n[${target.name}] node --import tsx src/main.ts ${target.args.join(' ')}`.trimEnd());
+  const port = await freePort();
+  const env = sandbankEnv(port, target.databaseUrl);
+  const args = ['--import', 'tsx', 'src/main.ts', ...target.args];
+  return withChild(
+    () => spawnChild(target.name, args, env),
+    async (child) => {
+      const base = `http://${HOST}:${port}`;
+      await waitForReady(child, `${base}/readyz`);
+      const measurement = await measure(target.name, `${base}/v1/collect`, durationSeconds);
+      const failures = [...loadFailures(measurement), ...(await verifyDurability(target.name, base))];
+      return { measurement, failures };
+    },
+  );
+}
+
+function sandbankTargets(): SandbankTarget[] {
+  const targets: SandbankTarget[] = [{ name: 'sandbank-pglite', args: ['--memory'], databaseUrl: undefined }];
+  const databaseUrl = process.env.DATABASE_URL;
+  if (databaseUrl) targets.push({ name: 'sandbank-postgres', args: [], databaseUrl });
+  else console.log('DATABASE_URL is not set: skipping Sandbank on Postgres.');
+  return targets;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report.
+
+/** autocannon's latency percentiles have 1 ms resolution. */
+function formatMs(ms: number): string {
+  return ms < 1 ? '<1' : ms.toFixed(0);
+}
+
+function formatRow(cells: string[], widths: number[]): string {
+  return cells
+    .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+    .join('  ');
+}
+
+function printTable(measurements: Measurement[], ceilingReqPerSec: number): void {
+  const header = ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', '% of ceiling'];
+  const rows = measurements.map(({ target, result }) => [
+    target,
+    result.requests.average.toFixed(0),
+    formatMs(result.latency.p50),
+    formatMs(result.latency.p99),
+    String(result.non2xx),
+    String(result.errors),
+    ceilingReqPerSec > 0 ? `${((result.requests.average / ceilingReqPerSec) * 100).toFixed(1)}%` : 'n/a',
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]?.length ?? 0)));
+  console.log('');
+  console.log(formatRow(header, widths));
+  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+  for (const row of rows) console.log(formatRow(row, widths));
+}
+
+function printGoals(measurements: Measurement[]): void {
+  console.log('\nTargets:');
+  for (const goal of GOALS) {
+    const label = `${goal.target}: ≥ ${goal.minReqPerSec} collections/s with p99 ≤ ${goal.maxP99Ms} ms`;
+    const measured = measurements.find((m) => m.target === goal.target);
+    if (!measured) {
+      console.log(`  ${label} — not run`);
+      continue;
+    }
+    const { average } = measured.result.requests;
+    const { p99 } = measured.result.latency;
+    const held = average >= goal.minReqPerSec && p99 <= goal.maxP99Ms;
+    console.log(
+      `  ${label} — ${held ? 'held' : 'MISSED'} (${average.toFixed(0)}/s, p99 ${formatMs(p99)} ms)`,
+    );
+  }
+}
+
+function printMachine(durationSeconds: number): void {
+  const cpus = os.cpus();
+  console.log(
+    `Machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ` +
+      `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`,
+  );
+  console.log(`Date: ${new Date().toISOString()}`);
+  console.log(
+    `Load: autocannon in-process, ${CONNECTIONS} connections, ${durationSeconds} s per run ` +
+      `after ${WARMUP_S} s warm-up, all on ${HOST}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  installExitGuards();
+  const durationSeconds = readDurationSeconds();
+  printMachine(durationSeconds);
+  const targets = sandbankTargets();
+
+  const ceiling = await benchCeiling(durationSeconds);
+  const measurements: Measurement[] = [ceiling];
+  const failures: string[] = [...loadFailures(ceiling)];
+  for (const target of targets) {
+    const run = await benchSandbank(target, durationSeconds);
+    measurements.push(run.measurement);
+    failures.push(...run.failures);
+  }
+
+  printTable(measurements, ceiling.result.requests.average);
+  printGoals(measurements);
+  console.log('');
+  printMachine(durationSeconds);
+
+  if (failures.length === 0) return 0;
+  console.error('\nBenchmark FAILED:');
+  for (const failure of failures) console.error(`  ${failure}`);
+  return 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error('\nBenchmark aborted:', error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

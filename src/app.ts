@@ -1,0 +1,76 @@
+import { Hono } from 'hono';
+import { routePath } from 'hono/route';
+import { buildYoga } from './graphql/yoga.ts';
+import { printedSchema } from './graphql/schema.ts';
+import { newId } from './kernel/ids.ts';
+import { SandbankError } from './kernel/errors.ts';
+import type { Metrics } from './observability.ts';
+import { buildRestApp } from './rest/app.ts';
+import { sendError, toSandbankError } from './rest/render.ts';
+import type { AppDeps, RestEnv } from './rest/types.ts';
+import { buildCheckout } from './web/checkout.ts';
+import { buildDocs } from './web/docs.ts';
+
+export interface AppOptions {
+  deps: AppDeps;
+  metrics?: Metrics;
+  /** False while the server is shutting down: /readyz answers 503. */
+  isReady?: () => boolean;
+}
+
+/** The whole HTTP surface: /v1 (REST), /graphql, /checkout, /docs and the health endpoints. */
+export function buildApp({ deps, metrics, isReady = () => true }: AppOptions) {
+  const app = new Hono<RestEnv>();
+  const yoga = buildYoga();
+  const sdl = printedSchema();
+
+  app.use('*', async (c, next) => {
+    const requestId = newId('request');
+    const started = performance.now();
+    c.set('deps', deps);
+    c.set('requestId', requestId);
+    await next();
+    c.res.headers.set('Request-Id', requestId);
+    const seconds = (performance.now() - started) / 1000;
+    const route = routePath(c);
+    metrics?.requests.inc({ method: c.req.method, route, status: String(c.res.status) });
+    metrics?.duration.observe({ method: c.req.method, route }, seconds);
+    const level = c.res.status >= 500 ? 'error' : 'debug';
+    deps.logger[level]({ request_id: requestId, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(seconds * 1000) }, 'request');
+  });
+
+  app.onError((error, c) => {
+    const known = toSandbankError(error);
+    if (!(error instanceof SandbankError)) deps.logger.error({ err: error, request_id: c.get('requestId') }, 'unhandled error');
+    return sendError(c, known);
+  });
+
+  app.notFound((c) => {
+    if (c.req.path.startsWith('/v1') || c.req.path.startsWith('/graphql')) {
+      return sendError(c, new SandbankError('route_not_found', { message: `No route ${c.req.method} ${c.req.path}.` }));
+    }
+    return c.text('Not found', 404);
+  });
+
+  app.route('/v1', buildRestApp(deps.rateLimitPerSecond));
+  app.get('/graphql/schema.graphql', (c) => c.text(sdl, 200, { 'content-type': 'text/plain; charset=utf-8' }));
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) => yoga.fetch(c.req.raw, { deps, requestId: c.get('requestId') }));
+  app.route('/checkout', buildCheckout());
+  app.route('/docs', buildDocs());
+  app.get('/', (c) => c.redirect('/docs'));
+  app.get('/healthz', (c) => c.json({ status: 'success' }));
+  app.get('/readyz', async (c) => {
+    if (!isReady()) return c.json({ status: 'error', reason: 'shutting down' }, 503);
+    try {
+      await deps.database.ping();
+      return c.json({ status: 'success', database: deps.database.driver });
+    } catch {
+      return c.json({ status: 'error', reason: 'database unavailable' }, 503);
+    }
+  });
+  app.get('/metrics', async (c) => {
+    if (!metrics) return c.text('', 404);
+    return c.text(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType });
+  });
+  return app;
+}

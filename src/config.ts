@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4242),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PUBLIC_URL: z.url().optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  SANDBANK_DATA_DIR: z.string().min(1).default('.sandbank'),
+  SANDBANK_MEMORY: z.enum(['0', '1', 'true', 'false']).optional(),
+  SANDBANK_SECRET_KEY: z.string().min(1).optional(),
+  SANDBANK_PUBLIC_KEY: z.string().min(1).optional(),
+  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Base of every URL the server hands out (checkout links). */
+  publicUrl: string;
+  database: { driver: 'postgres'; url: string } | { driver: 'pglite'; dataDir: string | undefined };
+  pinnedKeys: { secretKey?: string; publicKey?: string };
+  rateLimitPerSecond: number;
+  logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
+  shutdownTimeoutMs: number;
+}
+
+/** Reads configuration from the environment and command-line flags (--memory, --port N). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = process.argv.slice(2)): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`Invalid configuration ${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  const e = parsed.data;
+  const portFlag = argv.indexOf('--port');
+  const port = portFlag >= 0 ? Number(argv[portFlag + 1]) : e.PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port needs a number 0-65535');
+  const memory = argv.includes('--memory') || e.SANDBANK_MEMORY === '1' || e.SANDBANK_MEMORY === 'true';
+  const hostForUrl = e.HOST === '0.0.0.0' || e.HOST === '::' || e.HOST === '127.0.0.1' ? 'localhost' : e.HOST;
+  return {
+    port,
+    host: e.HOST,
+    publicUrl: (e.PUBLIC_URL ?? `http://${hostForUrl}:${port}`).replace(/\/+$/, ''),
+    database: e.DATABASE_URL
+      ? { driver: 'postgres', url: e.DATABASE_URL }
+      : { driver: 'pglite', dataDir: memory ? undefined : e.SANDBANK_DATA_DIR },
+    pinnedKeys: {
+      ...(e.SANDBANK_SECRET_KEY ? { secretKey: e.SANDBANK_SECRET_KEY } : {}),
+      ...(e.SANDBANK_PUBLIC_KEY ? { publicKey: e.SANDBANK_PUBLIC_KEY } : {}),
+    },
+    rateLimitPerSecond: e.RATE_LIMIT_PER_SECOND,
+    logLevel: e.LOG_LEVEL,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  };
+}

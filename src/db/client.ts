@@ -1,0 +1,134 @@
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { type ExtractTablesWithRelations, type SQL, sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import * as schema from './schema.ts';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Anything that runs queries: the database or an open transaction. */
+export type Executor = Db | Tx;
+
+/** Rows of a raw query, whichever driver ran it (postgres.js returns an array, PGlite {rows}). */
+export async function queryRows<T>(exec: Executor, query: SQL): Promise<T[]> {
+  const result = (await exec.execute(query)) as unknown;
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
+export type DatabaseOptions =
+  | { driver: 'postgres'; url: string; maxConnections?: number }
+  | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+
+export interface Database {
+  db: Db;
+  driver: 'postgres' | 'pglite';
+  /** Raw PGlite instance (for snapshots in tests); undefined on Postgres. */
+  pglite?: PGlite;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The committed SQL migrations, found beside the project root whether run from src/ or dist/. */
+export function migrationsFolder(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, 'migrations');
+    if (existsSync(join(candidate, 'meta', '_journal.json'))) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error('Cannot find the migrations/ folder; set SANDBANK_MIGRATIONS_DIR.');
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const folder = process.env.SANDBANK_MIGRATIONS_DIR ?? migrationsFolder();
+  if (options.driver === 'postgres') return openPostgres(options.url, options.maxConnections ?? 10, folder);
+  return openPglite(options.dataDir, options.loadDataDir, folder);
+}
+
+async function openPostgres(url: string, max: number, folder: string): Promise<Database> {
+  const client = postgres(url, { max, onnotice: () => {}, prepare: true });
+  const db = drizzlePostgres({ client, schema }) as unknown as Db;
+  // Several instances may start together on one database: one migrates at a time.
+  await client.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(424242)`;
+    await migratePostgres(drizzlePostgres({ client: tx as unknown as postgres.Sql }), { migrationsFolder: folder });
+  });
+  return {
+    db,
+    driver: 'postgres',
+    ping: async () => {
+      await db.execute(sql`SELECT 1`);
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined, folder: string): Promise<Database> {
+  const release = dataDir ? lockDataDir(resolve(dataDir)) : () => {};
+  let client: PGlite;
+  try {
+    client = await PGlite.create({ ...(dataDir ? { dataDir: resolve(dataDir) } : {}), ...(loadDataDir ? { loadDataDir } : {}) });
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  await migratePglite(drizzlePglite({ client }), { migrationsFolder: folder });
+  return {
+    db,
+    driver: 'pglite',
+    pglite: client,
+    ping: async () => {
+      await client.query('SELECT 1');
+    },
+    close: async () => {
+      await client.close();
+      release();
+    },
+  };
+}
+
+/**
+ * PGlite has no cross-process lock: two processes on one folder lose committed rows. We take an
+ * exclusive lock file and refuse to start while another live process holds it.
+ */
+function lockDataDir(dir: string): () => void {
+  mkdirSync(dir, { recursive: true });
+  const lockPath = join(dir, 'sandbank.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
+      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
+        throw new Error(
+          `The data directory ${dir} is in use by process ${holder}. Stop that server first, or start with --memory or another SANDBANK_DATA_DIR.`,
+        );
+      }
+      rmSync(lockPath, { force: true }); // stale lock from a process that died
+    }
+  }
+  throw new Error(`Could not lock the data directory ${dir}.`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

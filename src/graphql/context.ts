@@ -1,0 +1,73 @@
+import type { Tx } from '../db/client.ts';
+import { SandbankError } from '../kernel/errors.ts';
+import type { ServiceContext } from '../modules/context.ts';
+import { fingerprintOf, parseIdempotencyKey, runIdempotent } from '../modules/idempotency/idempotency.service.ts';
+import type { GraphQLContext } from './builder.ts';
+
+/** The service context of an authenticated GraphQL operation (scope-auth has checked the key). */
+export function serviceContext(ctx: GraphQLContext, tx?: Tx): ServiceContext {
+  if (!ctx.principal) throw ctx.authError ?? new SandbankError('api_key_missing');
+  const { merchant } = ctx.principal;
+  return {
+    db: ctx.deps.database.db,
+    ...(tx ? { tx } : {}),
+    clock: ctx.deps.clockFor(merchant.id),
+    merchant,
+    publicUrl: ctx.deps.publicUrl,
+  };
+}
+
+interface StoredMutation {
+  id?: string;
+  error?: { code: SandbankError['code']; message: string; param?: string; declineCode?: string; objectId?: string };
+}
+
+function storedError(error: SandbankError): StoredMutation {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.param ? { param: error.param } : {}),
+      ...(error.declineCode ? { declineCode: error.declineCode } : {}),
+      ...(error.objectId ? { objectId: error.objectId } : {}),
+    },
+  };
+}
+
+/**
+ * Runs a mutation under an idempotency key (the `idempotencyKey` argument or the HTTP header), with
+ * the same rules as REST: the first outcome is stored with the writes, a replay reloads the object,
+ * a different request with the same key is idempotency_key_reused.
+ */
+export async function idempotentMutation<T>(
+  ctx: GraphQLContext,
+  mutation: { name: string; key: string | null | undefined; input: unknown },
+  run: (svc: ServiceContext) => Promise<T & { id: string }>,
+  reload: (svc: ServiceContext, id: string) => Promise<T>,
+): Promise<T> {
+  const rawKey = mutation.key ?? ctx.idempotencyKey;
+  if (rawKey === null || rawKey === undefined) return run(serviceContext(ctx));
+  const svc = serviceContext(ctx);
+  const key = parseIdempotencyKey(rawKey);
+  const fingerprint = fingerprintOf('graphql', mutation.name, JSON.stringify(mutation.input));
+  let fresh: (T & { id: string }) | null = null;
+  const { outcome, replayed } = await runIdempotent(svc.db, svc.clock, { merchantId: svc.merchant.id, key, fingerprint }, async (tx) => {
+    try {
+      fresh = await run({ ...svc, tx });
+      return { outcome: { status: 200, body: JSON.stringify({ id: fresh.id } satisfies StoredMutation) }, store: true };
+    } catch (error) {
+      if (error instanceof SandbankError && error.commitWrites) {
+        return { outcome: { status: error.status, body: JSON.stringify(storedError(error)) }, store: true };
+      }
+      throw error;
+    }
+  });
+  if (!replayed && fresh) return fresh;
+  const stored = JSON.parse(outcome?.body ?? '{}') as StoredMutation;
+  if (stored.error) {
+    const { code, ...details } = stored.error;
+    throw new SandbankError(code, details);
+  }
+  if (!stored.id) throw new SandbankError('internal_error');
+  return reload(svc, stored.id);
+}

@@ -1,0 +1,12 @@
+import { lexicographicSortSchema, printSchema } from 'graphql';
+import { builder } from './builder.ts';
+import './scalars.ts';
+import './errors.ts';
+import '../modules/collections/collections.graphql.ts';
+
+/** The whole schema: every module's *.graphql.ts registers its types on the one builder. */
+export const schema = builder.toSchema({ sortSchema: true });
+
+export function printedSchema(): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}

@@ -1,0 +1,73 @@
+import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { GraphQLError } from 'graphql';
+import { createYoga } from 'graphql-yoga';
+import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
+import { authenticate } from '../modules/merchants/merchants.service.ts';
+import type { AppDeps } from '../rest/types.ts';
+import type { GraphQLContext } from './builder.ts';
+import { schema } from './schema.ts';
+
+export interface YogaServerContext {
+  deps: AppDeps;
+  requestId: string;
+}
+
+function extensionsOf(error: SandbankError) {
+  return {
+    code: error.code,
+    type: ERROR_REGISTRY[error.code].type,
+    status: error.status,
+    ...(error.param ? { param: error.param } : {}),
+    ...(error.declineCode ? { decline_code: error.declineCode } : {}),
+  };
+}
+
+/** Registered errors keep their code; anything unexpected is masked as internal_error (nothing leaks). */
+function maskError(error: unknown): Error {
+  if (!(error instanceof GraphQLError)) return new GraphQLError('Something went wrong on our side.', { extensions: { code: 'internal_error' } });
+  const original = error.originalError;
+  if (original instanceof SandbankError) {
+    return new GraphQLError(original.message, { nodes: error.nodes, path: error.path, extensions: extensionsOf(original) });
+  }
+  if (!original || original instanceof GraphQLError) return error;
+  return new GraphQLError('Something went wrong on our side.', {
+    nodes: error.nodes,
+    path: error.path,
+    extensions: { code: 'internal_error' },
+  });
+}
+
+/** GraphQL at /graphql: GraphiQL (served locally) on GET, abuse limits before execution. */
+export function buildYoga() {
+  return createYoga<YogaServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    logging: false,
+    renderGraphiQL,
+    graphiql: { title: 'Sandbank GraphQL', headers: JSON.stringify({ Authorization: 'Bearer sk_test_...' }) },
+    maskedErrors: { maskError: (error) => maskError(error) },
+    plugins: [
+      maxDepthPlugin({ n: 10 }),
+      costLimitPlugin({ maxCost: 5000 }),
+      maxAliasesPlugin({ n: 15 }),
+      maxTokensPlugin({ n: 2000 }),
+      blockFieldSuggestionsPlugin(),
+    ],
+    context: async ({ request, deps, requestId }): Promise<GraphQLContext> => {
+      const base = { deps, requestId, idempotencyKey: request.headers.get('idempotency-key') };
+      try {
+        const principal = await authenticate(deps.database.db, request.headers.get('authorization'));
+        return { ...base, principal, authError: null };
+      } catch (error) {
+        if (error instanceof SandbankError) return { ...base, principal: null, authError: error };
+        throw error;
+      }
+    },
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * The one error registry shared by REST and GraphQL (DESIGN.md rule 7).
+ * Every expected failure is a SandbankError carrying a registered code.
+ */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'conflict_error'
+  | 'card_error'
+  | 'rate_limit_error'
+  | 'api_error';
+
+interface ErrorSpec {
+  status: number;
+  type: ErrorType;
+  retryable: boolean;
+  message: string;
+}
+
+const spec = (status: number, type: ErrorType, message: string, retryable = false): ErrorSpec => ({
+  status,
+  type,
+  retryable,
+  message,
+});
+
+export const ERROR_REGISTRY = {
+  api_key_missing: spec(401, 'authentication_error', 'No API key provided. Send "Authorization: Bearer sk_test_...".'),
+  api_key_invalid: spec(401, 'authentication_error', 'The API key is unknown or has been revoked.'),
+  secret_key_required: spec(403, 'permission_error', 'This operation needs the secret key (sk_test_...), not the public key.'),
+  resource_not_found: spec(404, 'not_found_error', 'No such resource.'),
+  route_not_found: spec(404, 'not_found_error', 'No such route.'),
+  method_not_allowed: spec(405, 'invalid_request_error', 'This method is not allowed on this route.'),
+  unsupported_media_type: spec(415, 'invalid_request_error', 'Request bodies must be application/json.'),
+  invalid_json: spec(400, 'invalid_request_error', 'The request body is not valid JSON.'),
+  payload_too_large: spec(413, 'invalid_request_error', 'The request body is larger than 64 KiB.'),
+  parameter_unknown: spec(400, 'invalid_request_error', 'The request has a parameter this operation does not know.'),
+  parameter_missing: spec(400, 'invalid_request_error', 'A required parameter is missing.'),
+  parameter_invalid: spec(400, 'invalid_request_error', 'A parameter has an invalid value.'),
+  amount_invalid: spec(400, 'invalid_request_error', 'The amount is not a valid amount for this currency and operation.'),
+  currency_unsupported: spec(400, 'invalid_request_error', 'This currency is not supported here.'),
+  email_invalid: spec(400, 'invalid_request_error', 'The email address is not valid.'),
+  reference_invalid: spec(400, 'invalid_request_error', 'A reference is 1-100 characters of A-Z a-z 0-9 . _ : -.'),
+  url_invalid: spec(400, 'invalid_request_error', 'The URL is not a valid http(s) URL.'),
+  idempotency_key_invalid: spec(400, 'invalid_request_error', 'An Idempotency-Key is 1-255 printable characters.'),
+  idempotency_key_reused: spec(422, 'invalid_request_error', 'This Idempotency-Key was used with a different request.'),
+  idempotency_key_in_use: spec(409, 'conflict_error', 'A request with this Idempotency-Key is still being processed.', true),
+  duplicate_reference: spec(409, 'conflict_error', 'A collection with this reference already exists.'),
+  invalid_state: spec(409, 'conflict_error', 'The object is not in a state that allows this operation.'),
+  collection_not_payable: spec(409, 'conflict_error', 'This collection can no longer be paid.'),
+  invalid_card_number: spec(400, 'invalid_request_error', 'The card number is not a valid card number.'),
+  card_brand_unsupported: spec(400, 'invalid_request_error', 'Only Visa, Mastercard and American Express cards are accepted.'),
+  invalid_cvc: spec(400, 'invalid_request_error', 'The CVC has the wrong length for this card brand.'),
+  invalid_expiry: spec(400, 'invalid_request_error', 'The expiry month or year is not valid.'),
+  card_declined: spec(402, 'card_error', 'The card was declined.'),
+  invalid_routing_number: spec(400, 'invalid_request_error', 'The routing number fails the ABA checksum.'),
+  invalid_account_number: spec(400, 'invalid_request_error', 'An account number is 4-17 digits.'),
+  rate_limited: spec(429, 'rate_limit_error', 'Too many requests; retry after the time in Retry-After.', true),
+  query_rejected: spec(400, 'invalid_request_error', 'The GraphQL document was rejected before execution.'),
+  internal_error: spec(500, 'api_error', 'Something went wrong on our side.', true),
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_REGISTRY;
+export const ERROR_CODES = Object.keys(ERROR_REGISTRY) as ErrorCode[];
+
+export interface ErrorDetails {
+  message?: string;
+  param?: string;
+  declineCode?: string;
+  /** Id of an object the failed operation still created (a declined payment). */
+  objectId?: string;
+  /** True when the operation's writes must be committed although it failed (a recorded decline). */
+  commitWrites?: boolean;
+}
+
+export class SandbankError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+  readonly declineCode: string | undefined;
+  readonly objectId: string | undefined;
+  readonly commitWrites: boolean;
+
+  constructor(code: ErrorCode, details: ErrorDetails = {}) {
+    super(details.message ?? ERROR_REGISTRY[code].message);
+    this.name = 'SandbankError';
+    this.code = code;
+    this.param = details.param;
+    this.declineCode = details.declineCode;
+    this.objectId = details.objectId;
+    this.commitWrites = details.commitWrites ?? false;
+  }
+
+  get status(): number {
+    return ERROR_REGISTRY[this.code].status;
+  }
+
+  get type(): ErrorType {
+    return ERROR_REGISTRY[this.code].type;
+  }
+}
+
+export function isSandbankError(value: unknown): value is SandbankError {
+  return value instanceof SandbankError;
+}

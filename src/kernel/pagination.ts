@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/** List parameters of API.md §1: limit 1-100 (default 20), starting_after=<id>, newest first. */
+export const listQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  starting_after: z.string().min(1).max(255).optional(),
+});
+
+export type ListQuery = z.output<typeof listQuerySchema>;
+
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/** Builds a page from rows fetched with limit + 1: the extra row only says whether more exist. */
+export function toPage<T extends { id: string }>(rows: T[], limit: number): Page<T> {
+  const data = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  return { data, hasMore, nextCursor: hasMore ? (data.at(-1)?.id ?? null) : null };
+}

@@ -1,0 +1,225 @@
+import { builder } from '../../graphql/builder.ts';
+import { idempotentMutation, serviceContext } from '../../graphql/context.ts';
+import { SandbankErrorRef } from '../../graphql/errors.ts';
+import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { collectionMachine } from './collections.machine.ts';
+import { payCollection } from './collections.pay.ts';
+import { type AttemptRow, type CollectionRow, checkoutUrl } from './collections.resource.ts';
+import {
+  type CollectionDetail,
+  cancelCollection,
+  createCollection,
+  getCollection,
+  listCollections,
+} from './collections.service.ts';
+
+const CollectionStateEnum = builder.enumType('CollectionState', { values: collectionMachine.states });
+
+const PaymentAttemptRef = builder.objectRef<AttemptRow>('PaymentAttempt').implement({
+  description: 'One attempt to pay a collection, by card or bank account.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    method: t.exposeString('method'),
+    state: t.exposeString('state'),
+    amount: t.field({ type: MoneyRef, resolve: (row) => ({ amount: row.amount, currency: row.currency as CurrencyCode }) }),
+    cardBrand: t.exposeString('cardBrand', { nullable: true }),
+    cardLast4: t.exposeString('cardLast4', { nullable: true }),
+    threeDSecure: t.exposeString('threeDSecure', { nullable: true }),
+    networkResponseCode: t.exposeString('networkResponseCode', { nullable: true }),
+    declineCode: t.exposeString('declineCode', { nullable: true }),
+    failureMessage: t.exposeString('failureMessage', { nullable: true }),
+    bankAccountLast4: t.exposeString('bankAccountLast4', { nullable: true }),
+    createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
+  }),
+});
+
+type CollectionNode = CollectionRow & { attempts?: AttemptRow[] };
+
+const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement({
+  description: 'A hosted checkout session: POST /v1/collect.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    reference: t.exposeString('reference'),
+    state: t.field({ type: CollectionStateEnum, resolve: (row) => row.state as never }),
+    amount: t.field({ type: MoneyRef, resolve: (row) => ({ amount: row.amount, currency: row.currency as CurrencyCode }) }),
+    email: t.exposeString('email', { nullable: true }),
+    description: t.exposeString('description', { nullable: true }),
+    redirectUrl: t.exposeString('redirectUrl', { nullable: true }),
+    metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
+    checkoutUrl: t.string({ resolve: (row, _args, ctx) => checkoutUrl(ctx.deps.publicUrl, row.id) }),
+    expiresAt: t.field({ type: 'DateTime', resolve: (row) => row.expiresAt }),
+    createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
+    paymentAttempts: t.field({
+      type: [PaymentAttemptRef],
+      resolve: async (row, _args, ctx) => row.attempts ?? (await getCollection(serviceContext(ctx), row.id)).attempts,
+    }),
+  }),
+});
+
+const CreateCollectionInput = builder.inputType('CreateCollectionInput', {
+  fields: (t) => ({
+    amount: t.field({ type: 'Decimal', required: true }),
+    currency: t.field({ type: CurrencyCodeEnum, required: true }),
+    email: t.string(),
+    reference: t.string(),
+    description: t.string(),
+    redirectUrl: t.string(),
+    metadata: t.field({ type: 'JSONObject' }),
+    expiresIn: t.int({ description: 'Seconds until the checkout expires (1800-86400, default 86400).' }),
+  }),
+});
+
+const CardInput = builder.inputType('CardInput', {
+  fields: (t) => ({
+    number: t.string({ required: true }),
+    expMonth: t.int({ required: true }),
+    expYear: t.int({ required: true }),
+    cvc: t.string({ required: true }),
+    name: t.string(),
+  }),
+});
+
+const BankAccountInput = builder.inputType('BankAccountInput', {
+  fields: (t) => ({
+    name: t.string(),
+    routingNumber: t.string({ required: true }),
+    accountNumber: t.string({ required: true }),
+    accountType: t.string({ description: 'checking (default) or savings' }),
+  }),
+});
+
+function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null && value !== undefined));
+}
+
+builder.queryFields((t) => ({
+  collection: t.field({
+    type: CollectionRef,
+    nullable: true,
+    description: 'A collection by its reference (or id); null when the merchant has none.',
+    args: { reference: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      try {
+        return await getCollection(serviceContext(ctx), args.reference);
+      } catch (error) {
+        if (error instanceof SandbankError && error.code === 'resource_not_found') return null;
+        throw error;
+      }
+    },
+  }),
+  collections: t.connection({
+    type: CollectionRef,
+    description: 'Collections, newest first (first: 1-100, default 20).',
+    resolve: async (_root, args, ctx) => {
+      const limit = Math.min(Math.max(args.first ?? 20, 1), 100);
+      const page = await listCollections(serviceContext(ctx), {
+        limit,
+        ...(args.after ? { starting_after: args.after } : {}),
+      });
+      return {
+        edges: page.data.map((row) => ({ cursor: row.id, node: row })),
+        pageInfo: {
+          hasNextPage: page.hasMore,
+          hasPreviousPage: Boolean(args.after),
+          startCursor: page.data[0]?.id ?? null,
+          endCursor: page.data.at(-1)?.id ?? null,
+        },
+      };
+    },
+  }),
+}));
+
+const PayResultRef = builder
+  .objectRef<{ collection: CollectionDetail | CollectionRow; attempt: AttemptRow; nextActionUrl: string | null }>('CollectionPayment')
+  .implement({
+    fields: (t) => ({
+      collection: t.field({ type: CollectionRef, resolve: (result) => result.collection }),
+      paymentAttempt: t.field({ type: PaymentAttemptRef, resolve: (result) => result.attempt }),
+      threeDSecureUrl: t.string({
+        nullable: true,
+        description: 'Set when the card needs a 3-D Secure challenge: open it, or call completeThreeDSecure.',
+        resolve: (result) => result.nextActionUrl,
+      }),
+    }),
+  });
+
+builder.mutationFields((t) => ({
+  createCollection: t.field({
+    type: CollectionRef,
+    errors: { types: [SandbankError] },
+    description: 'POST /v1/collect: create a collection and its checkout_url.',
+    args: { input: t.arg({ type: CreateCollectionInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_root, { input, idempotencyKey }, ctx) => {
+      const raw = withoutNulls({
+        amount: input.amount,
+        currency: input.currency,
+        email: input.email,
+        reference: input.reference,
+        description: input.description,
+        redirect_url: input.redirectUrl,
+        metadata: input.metadata,
+        expires_in: input.expiresIn,
+      });
+      return idempotentMutation<CollectionNode>(
+        ctx,
+        { name: 'createCollection', key: idempotencyKey, input: raw },
+        (svc) => createCollection(svc, raw),
+        (svc, id) => getCollection(svc, id),
+      );
+    },
+  }),
+  cancelCollection: t.field({
+    type: CollectionRef,
+    errors: { types: [SandbankError] },
+    args: { reference: t.arg.string({ required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_root, { reference, idempotencyKey }, ctx) =>
+      idempotentMutation<CollectionNode>(
+        ctx,
+        { name: 'cancelCollection', key: idempotencyKey, input: { reference } },
+        (svc) => cancelCollection(svc, reference),
+        (svc, id) => getCollection(svc, id),
+      ),
+  }),
+  simulateCollectionPayment: t.field({
+    type: PayResultRef,
+    errors: { types: [SandbankError] },
+    description: 'POST /v1/simulate/collections/{reference}/pay: pay headlessly by card or bank account.',
+    args: {
+      reference: t.arg.string({ required: true }),
+      card: t.arg({ type: CardInput }),
+      bankAccount: t.arg({ type: BankAccountInput }),
+      threeDSecure: t.arg.string({ description: 'succeed or fail: completes a 3-D Secure challenge in the same call' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const raw = args.card
+        ? withoutNulls({
+            method: 'card',
+            card: withoutNulls({
+              number: args.card.number,
+              exp_month: args.card.expMonth,
+              exp_year: args.card.expYear,
+              cvc: args.card.cvc,
+              name: args.card.name,
+            }),
+            three_d_secure: args.threeDSecure,
+          })
+        : {
+            method: 'bank_account',
+            bank_account: withoutNulls({
+              name: args.bankAccount?.name,
+              routing_number: args.bankAccount?.routingNumber,
+              account_number: args.bankAccount?.accountNumber,
+              account_type: args.bankAccount?.accountType,
+            }),
+          };
+      const result = await payCollection(serviceContext(ctx), args.reference, raw);
+      return { collection: result.collection, attempt: result.attempt, nextActionUrl: result.nextAction?.url ?? null };
+    },
+  }),
+}));
+
+export { SandbankErrorRef };

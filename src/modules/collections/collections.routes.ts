@@ -1,0 +1,124 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { listQuerySchema } from '../../kernel/pagination.ts';
+import { sendList, sendObject } from '../../rest/render.ts';
+import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import type { RestEnv } from '../../rest/types.ts';
+import { completeChallenge, type PayResult, payCollection } from './collections.pay.ts';
+import { attemptResource, collectionResource } from './collections.resource.ts';
+import {
+  completeChallengeSchema,
+  createCollectionFieldCodes,
+  createCollectionSchema,
+  payCollectionSchema,
+} from './collections.schema.ts';
+import { cancelCollection, createCollection, getCollection, listCollections } from './collections.service.ts';
+
+const referenceParam = z.object({ reference: z.string().min(1).max(255) });
+const json = <S extends z.ZodType>(schema: S) => ({ body: { content: { 'application/json': { schema } }, required: true } });
+
+function payResultResource(result: PayResult, publicUrl: string) {
+  return {
+    ...collectionResource(result.collection, publicUrl),
+    payment_attempt: attemptResource(result.attempt),
+    next_action: result.nextAction,
+  };
+}
+
+export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/collect',
+      tags: ['Collections'],
+      summary: 'Create a collection (a hosted checkout session)',
+      request: json(createCollectionSchema),
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const row = await createCollection(ctx, c.get('body'));
+      return sendObject(c, collectionResource(row, ctx.publicUrl));
+    },
+    validationHook(createCollectionFieldCodes),
+  );
+
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/collections',
+      tags: ['Collections'],
+      summary: 'List collections, newest first',
+      request: { query: listQuerySchema },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const page = await listCollections(ctx, c.req.valid('query'));
+      return sendList(c, page, (row) => collectionResource(row, ctx.publicUrl));
+    },
+    validationHook(),
+  );
+
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/collections/{reference}',
+      tags: ['Collections'],
+      summary: 'Get a collection by its reference (or id), with its payment attempts',
+      request: { params: referenceParam },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const detail = await getCollection(ctx, c.req.valid('param').reference);
+      return sendObject(c, { ...collectionResource(detail, ctx.publicUrl), payment_attempts: detail.attempts.map(attemptResource) });
+    },
+    validationHook(),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/collections/{reference}/cancel',
+      tags: ['Collections'],
+      summary: 'Cancel a pending collection',
+      request: { params: referenceParam },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const row = await cancelCollection(ctx, c.req.valid('param').reference);
+      return sendObject(c, collectionResource(row, ctx.publicUrl));
+    },
+    validationHook(),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/simulate/collections/{reference}/pay',
+      tags: ['Simulation'],
+      summary: 'Pay a collection headlessly, through the same code path as the checkout page',
+      request: { params: referenceParam, ...json(payCollectionSchema) },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const result = await payCollection(ctx, c.req.valid('param').reference, c.get('body'));
+      return sendObject(c, payResultResource(result, ctx.publicUrl));
+    },
+    validationHook(),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/simulate/payment_attempts/{attempt}/complete_3ds',
+      tags: ['Simulation'],
+      summary: 'Complete or fail the 3-D Secure challenge of a checkout payment attempt',
+      request: { params: z.object({ attempt: z.string().min(1).max(255) }), ...json(completeChallengeSchema) },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const result = await completeChallenge(ctx, c.req.valid('param').attempt, c.get('body'));
+      return sendObject(c, payResultResource(result, ctx.publicUrl));
+    },
+    validationHook(),
+  );
+}

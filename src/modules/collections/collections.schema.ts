@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import type { FieldCodes } from '../../kernel/validation.ts';
+import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
+
+/** Wire amounts: a JSON number or a decimal string, read exactly by kernel/money. */
+export const wireAmount = z
+  .union([z.number(), z.string()])
+  .describe('Decimal amount in major units: 100, 100.5, 100.50 or "100.50".');
+
+export const REFERENCE_PATTERN = /^[A-Za-z0-9._:-]{1,100}$/;
+
+export const metadataSchema = z
+  .record(z.string().min(1).max(40), z.string().max(500))
+  .refine((value) => Object.keys(value).length <= 50, 'metadata has at most 50 keys')
+  .describe('Up to 50 string keys (≤ 40 chars) with string values (≤ 500 chars).');
+
+export const createCollectionSchema = z.strictObject({
+  amount: wireAmount,
+  currency: z.enum(['USD'], { error: 'collections are in USD (upper-case ISO 4217 code)' }).describe('Collections are in USD.'),
+  email: z.email().max(254).optional().describe("The payer's e-mail address."),
+  reference: z
+    .string()
+    .regex(REFERENCE_PATTERN, 'a reference is 1-100 characters of A-Z a-z 0-9 . _ : -')
+    .optional()
+    .describe('Your reference, unique per merchant; generated (the collection id) when omitted.'),
+  description: z.string().max(1000).optional(),
+  redirect_url: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional()
+    .describe('Where the payer is sent after paying, with ?reference=…&state=….'),
+  metadata: metadataSchema.optional(),
+  expires_in: z.int().min(1800).max(86400).optional().describe('Seconds until the checkout expires (1800-86400, default 86400).'),
+});
+
+export type CreateCollectionInput = z.input<typeof createCollectionSchema>;
+
+export const createCollectionFieldCodes: FieldCodes = {
+  amount: 'amount_invalid',
+  currency: 'currency_unsupported',
+  email: 'email_invalid',
+  reference: 'reference_invalid',
+  redirect_url: 'url_invalid',
+};
+
+export const cardSchema = z.strictObject({
+  number: z.string().max(40),
+  exp_month: z.union([z.int(), z.string().max(4)]),
+  exp_year: z.union([z.int(), z.string().max(4)]),
+  cvc: z.string().max(8),
+  name: z.string().max(100).optional(),
+});
+
+export const payCollectionSchema = z.discriminatedUnion('method', [
+  z.strictObject({
+    method: z.literal('card'),
+    card: cardSchema,
+    three_d_secure: z
+      .enum(['succeed', 'fail'])
+      .optional()
+      .describe('Completes a 3-D Secure challenge in the same call, for headless tests.'),
+  }),
+  z.strictObject({ method: z.literal('bank_account'), bank_account: bankAccountSchema }),
+]);
+
+export type PayCollectionInput = z.input<typeof payCollectionSchema>;
+
+export const completeChallengeSchema = z.strictObject({
+  outcome: z.enum(['succeed', 'fail']),
+});

@@ -1,0 +1,182 @@
+import { and, desc, eq, lt } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { updateIfState } from '../../db/compare-and-set.ts';
+import { inTransaction } from '../../db/tx.ts';
+import { addSeconds } from '../../kernel/clock.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { hasPrefix, newId } from '../../kernel/ids.ts';
+import { parseAmount } from '../../kernel/money.ts';
+import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import { invalidState, transition } from '../../kernel/state-machine.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import type { MerchantRef, ServiceContext } from '../context.ts';
+import { recordEvent } from '../events/events.service.ts';
+import { merchants } from '../merchants/merchants.table.ts';
+import { type CollectionEvent, collectionMachine } from './collections.machine.ts';
+import { type AttemptRow, type CollectionRow, collectionResource } from './collections.resource.ts';
+import { createCollectionFieldCodes, createCollectionSchema } from './collections.schema.ts';
+import { collections, paymentAttempts } from './collections.table.ts';
+
+/** API.md §3: 0.01 to 999,999.99 USD. */
+export const COLLECTION_MAX_MINOR = 99_999_999n;
+export const DEFAULT_EXPIRES_IN_SECONDS = 86_400;
+
+export interface CollectionDetail extends CollectionRow {
+  attempts: AttemptRow[];
+}
+
+export async function createCollection(ctx: ServiceContext, raw: unknown): Promise<CollectionRow> {
+  const input = parseInput(createCollectionSchema, raw, createCollectionFieldCodes);
+  const amount = parseAmount(input.amount, input.currency, { max: COLLECTION_MAX_MINOR });
+  const now = ctx.clock.now();
+  const id = newId('collection');
+  const row: CollectionRow = {
+    id,
+    merchantId: ctx.merchant.id,
+    reference: input.reference ?? id,
+    amount,
+    currency: input.currency,
+    email: input.email ?? null,
+    description: input.description ?? null,
+    redirectUrl: input.redirect_url ?? null,
+    metadata: input.metadata ?? {},
+    state: collectionMachine.initial,
+    expiresAt: addSeconds(now, input.expires_in ?? DEFAULT_EXPIRES_IN_SECONDS),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const inserted = await tx
+      .insert(collections)
+      .values(row)
+      .onConflictDoNothing({ target: [collections.merchantId, collections.reference] })
+      .returning({ id: collections.id });
+    if (inserted.length === 0) {
+      throw new SandbankError('duplicate_reference', {
+        param: 'reference',
+        message: `A collection with reference "${row.reference}" already exists.`,
+      });
+    }
+    await emitCollectionEvent(tx, ctx, row, 'collection.created');
+  });
+  return row;
+}
+
+export function emitCollectionEvent(exec: Executor, ctx: ServiceContext, row: CollectionRow, type: string): Promise<string> {
+  return recordEvent(exec, {
+    merchantId: row.merchantId,
+    type,
+    objectId: row.id,
+    data: { object: collectionResource(row, ctx.publicUrl) },
+    at: row.updatedAt,
+  });
+}
+
+async function findCollection(exec: Executor, merchantId: string, reference: string): Promise<CollectionRow | null> {
+  const [byReference] = await exec
+    .select()
+    .from(collections)
+    .where(and(eq(collections.merchantId, merchantId), eq(collections.reference, reference)))
+    .limit(1);
+  if (byReference) return byReference;
+  const [byId] = await exec
+    .select()
+    .from(collections)
+    .where(and(eq(collections.merchantId, merchantId), eq(collections.id, reference)))
+    .limit(1);
+  return byId ?? null;
+}
+
+function notFound(reference: string): SandbankError {
+  return new SandbankError('resource_not_found', { message: `No collection with reference "${reference.slice(0, 100)}".` });
+}
+
+/**
+ * Moves a collection along one transition with compare-and-set and writes its event.
+ * Throws invalid_state when the collection is not in a state that allows `event`.
+ */
+export async function transitionCollection(
+  exec: Executor,
+  ctx: ServiceContext,
+  row: CollectionRow,
+  event: CollectionEvent,
+): Promise<CollectionRow> {
+  const to = transition(collectionMachine, row.state as never, event);
+  const updated = await updateIfState(exec, collections, row.id, row.state, { state: to, updatedAt: ctx.clock.now() });
+  if (!updated) {
+    const [current] = await exec.select().from(collections).where(eq(collections.id, row.id));
+    throw invalidState(collectionMachine, (current?.state ?? row.state) as never, event);
+  }
+  await emitCollectionEvent(exec, ctx, updated, `collection.${to}`);
+  return updated;
+}
+
+/**
+ * A pending collection whose checkout has expired moves to `expired` when it is next touched.
+ * (The scheduler of the money-core issue will also expire it on time without a touch.)
+ */
+export async function expireIfDue(exec: Executor, ctx: ServiceContext, row: CollectionRow): Promise<CollectionRow> {
+  if (row.state !== 'pending' || row.expiresAt.getTime() > ctx.clock.now().getTime()) return row;
+  try {
+    return await transitionCollection(exec, ctx, row, 'expire');
+  } catch (error) {
+    if (error instanceof SandbankError && error.code === 'invalid_state') {
+      const [current] = await exec.select().from(collections).where(eq(collections.id, row.id));
+      if (current) return current;
+    }
+    throw error;
+  }
+}
+
+/** Loads a collection of the merchant by reference (or id), expiring it first when due. */
+export async function loadCollection(exec: Executor, ctx: ServiceContext, reference: string): Promise<CollectionRow> {
+  const row = await findCollection(exec, ctx.merchant.id, reference);
+  if (!row) throw notFound(reference);
+  return expireIfDue(exec, ctx, row);
+}
+
+export async function getCollection(ctx: ServiceContext, reference: string): Promise<CollectionDetail> {
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const row = await loadCollection(tx, ctx, reference);
+    const attempts = await tx
+      .select()
+      .from(paymentAttempts)
+      .where(eq(paymentAttempts.collectionId, row.id))
+      .orderBy(desc(paymentAttempts.id));
+    return { ...row, attempts };
+  });
+}
+
+export async function listCollections(ctx: ServiceContext, query: ListQuery): Promise<Page<CollectionRow>> {
+  const conditions = [eq(collections.merchantId, ctx.merchant.id)];
+  if (query.starting_after) conditions.push(lt(collections.id, query.starting_after));
+  const rows = await (ctx.tx ?? ctx.db)
+    .select()
+    .from(collections)
+    .where(and(...conditions))
+    .orderBy(desc(collections.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit);
+}
+
+export async function cancelCollection(ctx: ServiceContext, reference: string): Promise<CollectionRow> {
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const row = await loadCollection(tx, ctx, reference);
+    return transitionCollection(tx, ctx, row, 'cancel');
+  });
+}
+
+/**
+ * The merchant behind a checkout link: the hosted page is public (the collection id in the URL is
+ * the payer's capability) and acts for the collection's merchant.
+ */
+export async function findCheckoutMerchant(db: Executor, collectionId: string): Promise<MerchantRef | null> {
+  if (!hasPrefix(collectionId, 'collection') || collectionId.length > 64) return null;
+  const [row] = await db
+    .select({ id: merchants.id, name: merchants.name })
+    .from(collections)
+    .innerJoin(merchants, eq(merchants.id, collections.merchantId))
+    .where(eq(collections.id, collectionId))
+    .limit(1);
+  return row ?? null;
+}

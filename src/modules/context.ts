@@ -1,0 +1,17 @@
+import type { Db, Tx } from '../db/client.ts';
+import type { Clock } from '../kernel/clock.ts';
+
+export interface MerchantRef {
+  id: string;
+  name: string;
+}
+
+/** What every service function receives: storage, time and the authenticated merchant. */
+export interface ServiceContext {
+  db: Db;
+  /** Set when the caller owns the transaction (idempotent requests); services then write inside it. */
+  tx?: Tx;
+  clock: Clock;
+  merchant: MerchantRef;
+  publicUrl: string;
+}

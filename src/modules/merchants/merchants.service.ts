@@ -1,0 +1,215 @@
+import { and, eq, isNull, ne } from 'drizzle-orm';
+import type { Db, Executor } from '../../db/client.ts';
+import type { Clock } from '../../kernel/clock.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { MerchantRef } from '../context.ts';
+import { generateKey, hashKey, type KeyKind, keyKindOf } from './keys.ts';
+import { apiKeys, merchants } from './merchants.table.ts';
+
+export interface KeyPair {
+  secretKey: string;
+  publicKey: string;
+}
+
+export interface MerchantWithKeys extends KeyPair {
+  merchant: MerchantRef;
+}
+
+const NAME_MAX = 100;
+
+function validName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim().length === 0 || name.trim().length > NAME_MAX) {
+    throw new SandbankError('parameter_invalid', { param: 'name', message: `A merchant name is 1-${NAME_MAX} characters.` });
+  }
+  return name.trim();
+}
+
+async function insertKey(exec: Executor, merchantId: string, kind: KeyKind, key: string, at: Date): Promise<void> {
+  await exec.insert(apiKeys).values({
+    id: newId('apiKey'),
+    merchantId,
+    kind,
+    keyHash: hashKey(key),
+    last4: key.slice(-4),
+    createdAt: at,
+  });
+}
+
+/** Creates a merchant with a fresh (or pinned) key pair; the keys are returned once and stored hashed. */
+export async function createMerchant(
+  db: Db,
+  clock: Clock,
+  input: { name: unknown; isDefault?: boolean; keys?: Partial<KeyPair> },
+): Promise<MerchantWithKeys> {
+  const name = validName(input.name);
+  const secretKey = input.keys?.secretKey ?? generateKey('secret');
+  const publicKey = input.keys?.publicKey ?? generateKey('public');
+  const at = clock.now();
+  const merchant = { id: newId('merchant'), name };
+  await db.transaction(async (tx) => {
+    await tx.insert(merchants).values({ ...merchant, isDefault: input.isDefault ?? false, createdAt: at });
+    await insertKey(tx, merchant.id, 'secret', secretKey, at);
+    await insertKey(tx, merchant.id, 'public', publicKey, at);
+  });
+  return { merchant, secretKey, publicKey };
+}
+
+export interface DefaultMerchant {
+  merchant: MerchantRef;
+  /** Keys known in full at this start: newly created or pinned by the environment. */
+  secretKey: string | null;
+  publicKey: string | null;
+  secretKeyLast4: string;
+  publicKeyLast4: string;
+  created: boolean;
+}
+
+function assertPinnedKey(key: string | undefined, kind: KeyKind, variable: string): void {
+  if (key !== undefined && keyKindOf(key) !== kind) {
+    throw new Error(`${variable} must be a ${kind === 'secret' ? 'sk_test_' : 'pk_test_'} key followed by 8-128 letters, digits or underscores.`);
+  }
+}
+
+/**
+ * The default merchant, created on the first start. Pinned keys (SANDBANK_SECRET_KEY /
+ * SANDBANK_PUBLIC_KEY) become its only active keys of their kind.
+ */
+export async function ensureDefaultMerchant(db: Db, clock: Clock, pinned: Partial<KeyPair>): Promise<DefaultMerchant> {
+  assertPinnedKey(pinned.secretKey, 'secret', 'SANDBANK_SECRET_KEY');
+  assertPinnedKey(pinned.publicKey, 'public', 'SANDBANK_PUBLIC_KEY');
+  const [existing] = await db.select().from(merchants).where(eq(merchants.isDefault, true)).limit(1);
+  if (!existing) {
+    const created = await createMerchant(db, clock, { name: 'Sandbank Demo Store', isDefault: true, keys: pinned });
+    return {
+      merchant: created.merchant,
+      secretKey: created.secretKey,
+      publicKey: created.publicKey,
+      secretKeyLast4: created.secretKey.slice(-4),
+      publicKeyLast4: created.publicKey.slice(-4),
+      created: true,
+    };
+  }
+  const merchant = { id: existing.id, name: existing.name };
+  await db.transaction(async (tx) => {
+    for (const [kind, key] of [['secret', pinned.secretKey], ['public', pinned.publicKey]] as const) {
+      if (key !== undefined) await pinKey(tx, merchant.id, kind, key, clock.now());
+    }
+  });
+  const active = await db
+    .select({ kind: apiKeys.kind, last4: apiKeys.last4 })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.merchantId, merchant.id), isNull(apiKeys.revokedAt)));
+  const last4 = (kind: KeyKind) => active.find((row) => row.kind === kind)?.last4 ?? '????';
+  return {
+    merchant,
+    secretKey: pinned.secretKey ?? null,
+    publicKey: pinned.publicKey ?? null,
+    secretKeyLast4: last4('secret'),
+    publicKeyLast4: last4('public'),
+    created: false,
+  };
+}
+
+async function pinKey(exec: Executor, merchantId: string, kind: KeyKind, key: string, at: Date): Promise<void> {
+  const keyHash = hashKey(key);
+  const [row] = await exec.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).limit(1);
+  if (row && row.merchantId !== merchantId) throw new Error(`The pinned ${kind} key belongs to another merchant.`);
+  if (!row) await insertKey(exec, merchantId, kind, key, at);
+  else if (row.revokedAt) await exec.update(apiKeys).set({ revokedAt: null }).where(eq(apiKeys.id, row.id));
+  await exec
+    .update(apiKeys)
+    .set({ revokedAt: at })
+    .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.kind, kind), ne(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
+  forgetCachedKeys();
+}
+
+/** Issues a new key pair for a merchant and revokes its previous keys at once. */
+export async function rollKeys(db: Db, clock: Clock, merchantId: string): Promise<KeyPair> {
+  const secretKey = generateKey('secret');
+  const publicKey = generateKey('public');
+  const at = clock.now();
+  await db.transaction(async (tx) => {
+    const [merchant] = await tx.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId));
+    if (!merchant) throw new SandbankError('resource_not_found', { message: `No merchant ${merchantId}.` });
+    await tx.update(apiKeys).set({ revokedAt: at }).where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)));
+    await insertKey(tx, merchantId, 'secret', secretKey, at);
+    await insertKey(tx, merchantId, 'public', publicKey, at);
+  });
+  forgetCachedKeys();
+  return { secretKey, publicKey };
+}
+
+export async function getDefaultMerchant(db: Db): Promise<MerchantRef | null> {
+  const [row] = await db.select({ id: merchants.id, name: merchants.name }).from(merchants).where(eq(merchants.isDefault, true)).limit(1);
+  return row ?? null;
+}
+
+export async function getMerchant(db: Db, id: string): Promise<MerchantRef | null> {
+  const [row] = await db.select({ id: merchants.id, name: merchants.name }).from(merchants).where(eq(merchants.id, id)).limit(1);
+  return row ?? null;
+}
+
+export interface Principal {
+  merchant: MerchantRef;
+  keyKind: KeyKind;
+}
+
+interface CachedKey {
+  principal: Principal | null;
+  expiresAt: number;
+}
+
+/** Key lookups are cached briefly in-process; rolling or pinning keys clears the cache at once. */
+const KEY_CACHE_MS = 30_000;
+const KEY_CACHE_MAX = 10_000;
+const keyCache = new Map<string, CachedKey>();
+
+export function forgetCachedKeys(): void {
+  keyCache.clear();
+}
+
+/**
+ * The one authentication used by the REST middleware and the GraphQL context. Takes the raw
+ * Authorization header value and returns the merchant and key kind, or throws 401.
+ */
+export async function authenticate(db: Db, authorization: string | null | undefined): Promise<Principal> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  const key = match?.[1];
+  if (!key) throw new SandbankError('api_key_missing');
+  const keyKind = keyKindOf(key);
+  if (!keyKind) {
+    throw new SandbankError('api_key_missing', {
+      message: 'The Authorization header must be "Bearer sk_test_..." or "Bearer pk_test_...".',
+    });
+  }
+  const keyHash = hashKey(key);
+  const now = Date.now(); // cache bookkeeping, not business time
+  const cached = keyCache.get(keyHash);
+  let principal: Principal | null;
+  if (cached && cached.expiresAt > now) {
+    principal = cached.principal;
+  } else {
+    principal = await lookupKey(db, keyHash);
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
+    keyCache.set(keyHash, { principal, expiresAt: now + KEY_CACHE_MS });
+  }
+  if (!principal) throw new SandbankError('api_key_invalid');
+  return principal;
+}
+
+async function lookupKey(db: Db, keyHash: string): Promise<Principal | null> {
+  const [row] = await db
+    .select({ kind: apiKeys.kind, revokedAt: apiKeys.revokedAt, id: merchants.id, name: merchants.name })
+    .from(apiKeys)
+    .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
+    .where(eq(apiKeys.keyHash, keyHash))
+    .limit(1);
+  if (!row || row.revokedAt) return null;
+  return { merchant: { id: row.id, name: row.name }, keyKind: row.kind };
+}
+
+/** Throws 403 secret_key_required unless the principal used its secret key. */
+export function requireSecretKey(principal: Principal): void {
+  if (principal.keyKind !== 'secret') throw new SandbankError('secret_key_required');
+}

@@ -1,0 +1,26 @@
+import { boolean, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { at, createdAt } from '../../db/columns.ts';
+
+export const merchants = pgTable('merchants', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  isDefault: boolean('is_default').notNull().default(false),
+  createdAt: createdAt(),
+});
+
+/** API keys, stored as SHA-256 hashes of the full key; only the last 4 characters are kept readable. */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    kind: text('kind', { enum: ['secret', 'public'] }).notNull(),
+    keyHash: text('key_hash').notNull().unique(),
+    last4: text('last4').notNull(),
+    createdAt: createdAt(),
+    revokedAt: at('revoked_at'),
+  },
+  (t) => [index('api_keys_merchant_idx').on(t.merchantId)],
+);

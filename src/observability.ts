@@ -1,0 +1,33 @@
+import { pino } from 'pino';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+export function createLogger(level: string) {
+  return pino({ level, base: { service: 'sandbank' } });
+}
+
+export interface Metrics {
+  registry: Registry;
+  requests: Counter<'method' | 'route' | 'status'>;
+  duration: Histogram<'method' | 'route'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    requests: new Counter({
+      name: 'sandbank_http_requests_total',
+      help: 'HTTP requests by method, matched route and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'sandbank_http_request_duration_seconds',
+      help: 'HTTP request duration by method and matched route',
+      labelNames: ['method', 'route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+  };
+}

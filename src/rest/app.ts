@@ -1,0 +1,44 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { registerCollectionRoutes } from '../modules/collections/collections.routes.ts';
+import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
+import { requireKey } from './middleware/auth.ts';
+import { idempotency } from './middleware/idempotency.ts';
+import { jsonBody } from './middleware/json-body.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+import type { RestEnv } from './types.ts';
+
+/** Routes that answer without an API key: the OpenAPI document and the sandbox sign-up. */
+const PUBLIC_ROUTES = new Set(['GET /v1/openapi.json', 'POST /v1/merchants']);
+/** The public key may call only tokenization (API.md §1). */
+const PUBLIC_KEY_ROUTES = new Set(['POST /v1/tokens']);
+
+/** The /v1 REST API: conventions of API.md §1 applied once, then every module's routes. */
+export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
+  const api = new OpenAPIHono<RestEnv>();
+  const auth = requireKey({ publicKeyAllowed: (method, path) => PUBLIC_KEY_ROUTES.has(`${method} ${path}`) });
+  const limiter = rateLimit(rateLimitPerSecond);
+  const unlessPublic = (handler: MiddlewareHandler<RestEnv>) =>
+    createMiddleware<RestEnv>(async (c, next) =>
+      PUBLIC_ROUTES.has(`${c.req.method} ${c.req.path}`) ? next() : handler(c, next),
+    );
+  api.use('*', unlessPublic(auth), unlessPublic(limiter), jsonBody, unlessPublic(idempotency));
+  api.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'sk_test_… secret key (pk_test_… public key for tokenization only)',
+  });
+  registerMerchantRoutes(api);
+  registerCollectionRoutes(api);
+  api.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Sandbank API',
+      version: '1',
+      description: 'A self-hosted payment simulation sandbox. Every 2xx body has "status": "success".',
+    },
+    servers: [{ url: '/v1' }],
+  });
+  return api;
+}

@@ -1,0 +1,13 @@
+import { createMiddleware } from 'hono/factory';
+import { authenticate, requireSecretKey } from '../../modules/merchants/merchants.service.ts';
+import type { RestEnv } from '../types.ts';
+
+/** Authenticates the Bearer key; every /v1 operation but tokenization needs the secret key. */
+export function requireKey(options: { publicKeyAllowed: (method: string, path: string) => boolean }) {
+  return createMiddleware<RestEnv>(async (c, next) => {
+    const principal = await authenticate(c.get('deps').database.db, c.req.header('authorization'));
+    if (!options.publicKeyAllowed(c.req.method, c.req.path)) requireSecretKey(principal);
+    c.set('principal', principal);
+    await next();
+  });
+}

@@ -1,0 +1,40 @@
+import { createMiddleware } from 'hono/factory';
+import { SandbankError } from '../../kernel/errors.ts';
+import { fingerprintOf, parseIdempotencyKey, runIdempotent } from '../../modules/idempotency/idempotency.service.ts';
+import type { RestEnv } from '../types.ts';
+
+/**
+ * Idempotency-Key on any POST (API.md §1): the handler runs inside the transaction that stores its
+ * response. 2xx outcomes and failures that still wrote (a recorded card decline) are stored and
+ * replayed with Idempotent-Replayed: true; validation failures roll back and are not stored.
+ */
+export const idempotency = createMiddleware<RestEnv>(async (c, next) => {
+  const header = c.req.header('idempotency-key');
+  if (c.req.method !== 'POST' || header === undefined) return next();
+  const key = parseIdempotencyKey(header);
+  const deps = c.get('deps');
+  const merchantId = c.get('principal').merchant.id;
+  const fingerprint = fingerprintOf(c.req.method, c.req.path, JSON.stringify(c.get('body')));
+  const { outcome, replayed } = await runIdempotent(
+    deps.database.db,
+    deps.clockFor(merchantId),
+    { merchantId, key, fingerprint },
+    async (tx) => {
+      c.set('tx', tx);
+      try {
+        await next();
+      } finally {
+        c.set('tx', undefined);
+      }
+      const keep = c.res.status < 400 || (c.error instanceof SandbankError && c.error.commitWrites);
+      if (!keep) return { outcome: null, store: false };
+      return { outcome: { status: c.res.status, body: await c.res.clone().text() }, store: true };
+    },
+  );
+  if (replayed && outcome) {
+    c.res = new Response(outcome.body, {
+      status: outcome.status,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'Idempotent-Replayed': 'true' },
+    });
+  }
+});

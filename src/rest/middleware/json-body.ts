@@ -1,0 +1,65 @@
+import { createMiddleware } from 'hono/factory';
+import { SandbankError } from '../../kernel/errors.ts';
+import type { RestEnv } from '../types.ts';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new SandbankError('payload_too_large');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Hands the text already read to Hono's body cache, so validators can read the body again. */
+function cacheBody(bodyCache: object, text: string): void {
+  (bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+}
+
+function isJsonContentType(header: string | undefined): boolean {
+  const mediaType = header?.split(';')[0]?.trim().toLowerCase();
+  return mediaType === 'application/json';
+}
+
+/**
+ * Reads a request body once: at most 64 KiB (413), application/json only (415), valid JSON (400),
+ * and a JSON object. A POST without a body counts as {}.
+ */
+export const jsonBody = createMiddleware<RestEnv>(async (c, next) => {
+  if (c.req.method !== 'POST' && c.req.method !== 'PUT' && c.req.method !== 'PATCH') {
+    c.set('body', {});
+    return next();
+  }
+  const declared = Number(c.req.header('content-length') ?? 'NaN');
+  if (declared > MAX_BODY_BYTES) throw new SandbankError('payload_too_large');
+  const stream = c.req.raw.body;
+  const text = stream ? await readCapped(stream, MAX_BODY_BYTES) : '';
+  if (text.length === 0 && !c.req.header('content-type')) {
+    c.set('body', {});
+    cacheBody(c.req.bodyCache, '{}');
+    return next();
+  }
+  if (!isJsonContentType(c.req.header('content-type'))) throw new SandbankError('unsupported_media_type');
+  let parsed: unknown;
+  try {
+    parsed = text.trim().length === 0 ? {} : JSON.parse(text);
+  } catch {
+    throw new SandbankError('invalid_json');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new SandbankError('invalid_json', { message: 'The request body must be a JSON object.' });
+  }
+  c.set('body', parsed as Record<string, unknown>);
+  cacheBody(c.req.bodyCache, text.trim().length === 0 ? '{}' : text);
+  await next();
+});

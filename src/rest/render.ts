@@ -1,0 +1,51 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
+import type { Page } from '../kernel/pagination.ts';
+import { toWireJson } from '../kernel/wire-json.ts';
+import type { RestEnv } from './types.ts';
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+
+export function sendJson(c: Context<RestEnv>, status: number, body: unknown): Response {
+  return c.body(toWireJson(body), status as ContentfulStatusCode, JSON_HEADERS);
+}
+
+/** A single object: its fields beside "status": "success" (API.md §1). */
+export function sendObject(c: Context<RestEnv>, resource: Record<string, unknown>, status = 200): Response {
+  return sendJson(c, status, { status: 'success', ...resource });
+}
+
+export function sendList<T>(c: Context<RestEnv>, page: Page<T>, render: (item: T) => Record<string, unknown>): Response {
+  return sendJson(c, 200, {
+    status: 'success',
+    data: page.data.map(render),
+    has_more: page.hasMore,
+    next_cursor: page.nextCursor,
+  });
+}
+
+export function errorEnvelope(error: SandbankError, requestId: string): Record<string, unknown> {
+  const spec = ERROR_REGISTRY[error.code];
+  return {
+    status: 'error',
+    error: {
+      type: spec.type,
+      code: error.code,
+      message: error.message,
+      ...(error.param ? { param: error.param } : {}),
+      ...(error.declineCode ? { decline_code: error.declineCode } : {}),
+      ...(error.objectId ? { payment_id: error.objectId } : {}),
+    },
+    request_id: requestId,
+  };
+}
+
+export function sendError(c: Context<RestEnv>, error: SandbankError): Response {
+  return sendJson(c, error.status, errorEnvelope(error, c.get('requestId')));
+}
+
+/** Any thrown value as an API error: registered errors as they are, everything else a masked 500. */
+export function toSandbankError(error: unknown): SandbankError {
+  return error instanceof SandbankError ? error : new SandbankError('internal_error');
+}
