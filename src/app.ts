@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { routePath } from 'hono/route';
-import { buildYoga } from './graphql/yoga.ts';
 import { printedSchema } from './graphql/schema.ts';
-import { newId } from './kernel/ids.ts';
+import { buildYoga } from './graphql/yoga.ts';
 import { SandbankError } from './kernel/errors.ts';
+import { newId } from './kernel/ids.ts';
 import type { Metrics } from './observability.ts';
 import { buildRestApp } from './rest/app.ts';
 import { sendError, toSandbankError } from './rest/render.ts';
@@ -36,25 +36,42 @@ export function buildApp({ deps, metrics, isReady = () => true }: AppOptions) {
     metrics?.requests.inc({ method: c.req.method, route, status: String(c.res.status) });
     metrics?.duration.observe({ method: c.req.method, route }, seconds);
     const level = c.res.status >= 500 ? 'error' : 'debug';
-    deps.logger[level]({ request_id: requestId, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(seconds * 1000) }, 'request');
+    deps.logger[level](
+      {
+        request_id: requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round(seconds * 1000),
+      },
+      'request',
+    );
   });
 
   app.onError((error, c) => {
     const known = toSandbankError(error);
-    if (!(error instanceof SandbankError)) deps.logger.error({ err: error, request_id: c.get('requestId') }, 'unhandled error');
+    if (!(error instanceof SandbankError))
+      deps.logger.error({ err: error, request_id: c.get('requestId') }, 'unhandled error');
     return sendError(c, known);
   });
 
   app.notFound((c) => {
     if (c.req.path.startsWith('/v1') || c.req.path.startsWith('/graphql')) {
-      return sendError(c, new SandbankError('route_not_found', { message: `No route ${c.req.method} ${c.req.path}.` }));
+      return sendError(
+        c,
+        new SandbankError('route_not_found', { message: `No route ${c.req.method} ${c.req.path}.` }),
+      );
     }
     return c.text('Not found', 404);
   });
 
   app.route('/v1', buildRestApp(deps.rateLimitPerSecond));
-  app.get('/graphql/schema.graphql', (c) => c.text(sdl, 200, { 'content-type': 'text/plain; charset=utf-8' }));
-  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) => yoga.fetch(c.req.raw, { deps, requestId: c.get('requestId') }));
+  app.get('/graphql/schema.graphql', (c) =>
+    c.text(sdl, 200, { 'content-type': 'text/plain; charset=utf-8' }),
+  );
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
+    yoga.fetch(c.req.raw, { deps, requestId: c.get('requestId') }),
+  );
   app.route('/checkout', buildCheckout());
   app.route('/docs', buildDocs());
   app.get('/', (c) => c.redirect('/docs'));

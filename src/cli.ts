@@ -20,7 +20,11 @@ async function run(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, merchant: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      name: { type: 'string' },
+      merchant: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const command = positionals.join(' ');
   if (values.help || (command !== 'merchants create' && command !== 'keys roll')) {
@@ -41,8 +45,12 @@ async function run(argv: string[]): Promise<number> {
       return 0;
     }
     const merchantId = values.merchant ?? (await getDefaultMerchant(database.db))?.id;
-    if (!merchantId) throw new Error('No default merchant yet: start the server once, or pass --merchant mch_...');
-    printKeys(`New keys for ${merchantId} (the previous keys are revoked)`, await rollKeys(database.db, systemClock, merchantId));
+    if (!merchantId)
+      throw new Error('No default merchant yet: start the server once, or pass --merchant mch_...');
+    printKeys(
+      `New keys for ${merchantId} (the previous keys are revoked)`,
+      await rollKeys(database.db, systemClock, merchantId),
+    );
     return 0;
   } finally {
     await database.close();

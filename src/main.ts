@@ -4,7 +4,9 @@ import { type RunningServer, startServer } from './server.ts';
 
 function banner(server: RunningServer, publicUrl: string, storage: string): string {
   const m = server.defaultMerchant;
-  const secret = m.secretKey ?? `sk_test_…${m.secretKeyLast4} (shown once at creation; pin it with SANDBANK_SECRET_KEY or run "npm run sandbank -- keys roll")`;
+  const secret =
+    m.secretKey ??
+    `sk_test_…${m.secretKeyLast4} (shown once at creation; pin it with SANDBANK_SECRET_KEY or run "npm run sandbank -- keys roll")`;
   const publicKey = m.publicKey ?? `pk_test_…${m.publicKeyLast4}`;
   return [
     '',

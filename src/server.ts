@@ -71,7 +71,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       })();
       return closing;
     };
-    return { url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, port, database, defaultMerchant, close };
+    return {
+      url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+      port,
+      database,
+      defaultMerchant,
+      close,
+    };
   } catch (error) {
     await database.close();
     throw error;

@@ -57,11 +57,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 async function openPostgres(url: string, max: number, folder: string): Promise<Database> {
   const client = postgres(url, { max, onnotice: () => {}, prepare: true });
   const db = drizzlePostgres({ client, schema }) as unknown as Db;
-  // Several instances may start together on one database: one migrates at a time.
-  await client.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(424242)`;
-    await migratePostgres(drizzlePostgres({ client: tx as unknown as postgres.Sql }), { migrationsFolder: folder });
-  });
+  // Several instances may start together on one database: one migrates at a time, holding a
+  // session-level advisory lock on a dedicated single connection.
+  const migrator = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await migrator`SELECT pg_advisory_lock(424242)`;
+    await migratePostgres(drizzlePostgres({ client: migrator }), { migrationsFolder: folder });
+    await migrator`SELECT pg_advisory_unlock(424242)`;
+  } finally {
+    await migrator.end({ timeout: 5 });
+  }
   return {
     db,
     driver: 'postgres',
@@ -72,11 +77,18 @@ async function openPostgres(url: string, max: number, folder: string): Promise<D
   };
 }
 
-async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined, folder: string): Promise<Database> {
+async function openPglite(
+  dataDir: string | undefined,
+  loadDataDir: Blob | undefined,
+  folder: string,
+): Promise<Database> {
   const release = dataDir ? lockDataDir(resolve(dataDir)) : () => {};
   let client: PGlite;
   try {
-    client = await PGlite.create({ ...(dataDir ? { dataDir: resolve(dataDir) } : {}), ...(loadDataDir ? { loadDataDir } : {}) });
+    client = await PGlite.create({
+      ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
+      ...(loadDataDir ? { loadDataDir } : {}),
+    });
   } catch (error) {
     release();
     throw error;

@@ -21,7 +21,11 @@ export async function updateIfState<T extends PgTable & StatefulTable>(
   extraWhere?: SQL,
 ): Promise<T['$inferSelect'] | null> {
   const where = and(eq(table.id, id), eq(table.state, from), extraWhere);
-  // biome-ignore lint/suspicious/noExplicitAny: drizzle's generic update types cannot be expressed over an abstract table
-  const rows = await (exec.update(table as any).set(values).where(where).returning() as Promise<T['$inferSelect'][]>);
+  // Drizzle's update types cannot be expressed over an abstract table: the row type is restored below.
+  const rows = (await exec
+    .update(table as PgTable)
+    .set(values as never)
+    .where(where)
+    .returning()) as T['$inferSelect'][];
   return rows[0] ?? null;
 }

@@ -1,7 +1,11 @@
 import type { Tx } from '../db/client.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import type { ServiceContext } from '../modules/context.ts';
-import { fingerprintOf, parseIdempotencyKey, runIdempotent } from '../modules/idempotency/idempotency.service.ts';
+import {
+  fingerprintOf,
+  parseIdempotencyKey,
+  runIdempotent,
+} from '../modules/idempotency/idempotency.service.ts';
 import type { GraphQLContext } from './builder.ts';
 
 /** The service context of an authenticated GraphQL operation (scope-auth has checked the key). */
@@ -19,7 +23,13 @@ export function serviceContext(ctx: GraphQLContext, tx?: Tx): ServiceContext {
 
 interface StoredMutation {
   id?: string;
-  error?: { code: SandbankError['code']; message: string; param?: string; declineCode?: string; objectId?: string };
+  error?: {
+    code: SandbankError['code'];
+    message: string;
+    param?: string;
+    declineCode?: string;
+    objectId?: string;
+  };
 }
 
 function storedError(error: SandbankError): StoredMutation {
@@ -51,17 +61,25 @@ export async function idempotentMutation<T>(
   const key = parseIdempotencyKey(rawKey);
   const fingerprint = fingerprintOf('graphql', mutation.name, JSON.stringify(mutation.input));
   let fresh: (T & { id: string }) | null = null;
-  const { outcome, replayed } = await runIdempotent(svc.db, svc.clock, { merchantId: svc.merchant.id, key, fingerprint }, async (tx) => {
-    try {
-      fresh = await run({ ...svc, tx });
-      return { outcome: { status: 200, body: JSON.stringify({ id: fresh.id } satisfies StoredMutation) }, store: true };
-    } catch (error) {
-      if (error instanceof SandbankError && error.commitWrites) {
-        return { outcome: { status: error.status, body: JSON.stringify(storedError(error)) }, store: true };
+  const { outcome, replayed } = await runIdempotent(
+    svc.db,
+    svc.clock,
+    { merchantId: svc.merchant.id, key, fingerprint },
+    async (tx) => {
+      try {
+        fresh = await run({ ...svc, tx });
+        return {
+          outcome: { status: 200, body: JSON.stringify({ id: fresh.id } satisfies StoredMutation) },
+          store: true,
+        };
+      } catch (error) {
+        if (error instanceof SandbankError && error.commitWrites) {
+          return { outcome: { status: error.status, body: JSON.stringify(storedError(error)) }, store: true };
+        }
+        throw error;
       }
-      throw error;
-    }
-  });
+    },
+  );
   if (!replayed && fresh) return fresh;
   const stored = JSON.parse(outcome?.body ?? '{}') as StoredMutation;
   if (stored.error) {

@@ -4,7 +4,8 @@ import { formatDecimal } from '../kernel/money.ts';
 import { builder } from './builder.ts';
 
 builder.scalarType('Decimal', {
-  description: 'An exact decimal amount in major units, as a string with the currency\'s minor digits ("100.50"; "1000" for JPY). Inputs accept a string or a number.',
+  description:
+    'An exact decimal amount in major units, as a string with the currency\'s minor digits ("100.50"; "1000" for JPY). Inputs accept a string or a number.',
   serialize: (value) => value,
   parseValue: (value) => {
     if (typeof value === 'string' || typeof value === 'number') return value;
@@ -30,13 +31,17 @@ builder.scalarType('JSONObject', {
   description: 'A JSON object (metadata: string keys and string values).',
   serialize: (value) => value,
   parseValue: (value) => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new GraphQLError('Expected a JSON object.');
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new GraphQLError('Expected a JSON object.');
     return value as Record<string, string>;
   },
 });
 
 export const CurrencyCodeEnum = builder.enumType('CurrencyCode', {
-  values: Object.fromEntries(CURRENCY_CODES.map((code) => [code, { value: code }])) as Record<CurrencyCode, { value: CurrencyCode }>,
+  values: Object.fromEntries(CURRENCY_CODES.map((code) => [code, { value: code }])) as Record<
+    CurrencyCode,
+    { value: CurrencyCode }
+  >,
 });
 
 export interface MoneyValue {

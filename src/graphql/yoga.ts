@@ -29,10 +29,15 @@ function extensionsOf(error: SandbankError) {
 
 /** Registered errors keep their code; anything unexpected is masked as internal_error (nothing leaks). */
 function maskError(error: unknown): Error {
-  if (!(error instanceof GraphQLError)) return new GraphQLError('Something went wrong on our side.', { extensions: { code: 'internal_error' } });
+  if (!(error instanceof GraphQLError))
+    return new GraphQLError('Something went wrong on our side.', { extensions: { code: 'internal_error' } });
   const original = error.originalError;
   if (original instanceof SandbankError) {
-    return new GraphQLError(original.message, { nodes: error.nodes, path: error.path, extensions: extensionsOf(original) });
+    return new GraphQLError(original.message, {
+      nodes: error.nodes,
+      path: error.path,
+      extensions: extensionsOf(original),
+    });
   }
   if (!original || original instanceof GraphQLError) return error;
   return new GraphQLError('Something went wrong on our side.', {

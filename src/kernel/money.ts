@@ -52,10 +52,18 @@ export function parseAmount(value: unknown, currency: CurrencyCode, bounds: Amou
   const minor = BigInt(whole) * 10n ** BigInt(scale) + BigInt(significant.padEnd(scale, '0') || '0');
   const min = bounds.min ?? 1n;
   if (minor < min) {
-    throw amountError(param, minor === 0n ? 'The amount must be greater than zero.' : `The amount must be at least ${formatDecimal(min, currency)}.`);
+    throw amountError(
+      param,
+      minor === 0n
+        ? 'The amount must be greater than zero.'
+        : `The amount must be at least ${formatDecimal(min, currency)}.`,
+    );
   }
   if (bounds.max !== undefined && minor > bounds.max) {
-    throw amountError(param, `The amount must be at most ${formatDecimal(bounds.max, currency)} ${currency}.`);
+    throw amountError(
+      param,
+      `The amount must be at most ${formatDecimal(bounds.max, currency)} ${currency}.`,
+    );
   }
   return minor;
 }

@@ -18,16 +18,23 @@ export interface Machine<S extends string, E extends string> {
   transitions: Record<E, Transition<S>>;
 }
 
-export function defineMachine<const S extends string, const E extends string>(machine: Machine<S, E>): Machine<S, E> {
+export function defineMachine<const S extends string, const E extends string>(
+  machine: Machine<S, E>,
+): Machine<S, E> {
   for (const [event, step] of Object.entries<Transition<S>>(machine.transitions)) {
     for (const state of [...step.from, step.to]) {
-      if (!machine.states.includes(state)) throw new Error(`${machine.object}.${event} names unknown state ${state}`);
+      if (!machine.states.includes(state))
+        throw new Error(`${machine.object}.${event} names unknown state ${state}`);
     }
   }
   return machine;
 }
 
-export function canTransition<S extends string, E extends string>(machine: Machine<S, E>, from: S, event: E): boolean {
+export function canTransition<S extends string, E extends string>(
+  machine: Machine<S, E>,
+  from: S,
+  event: E,
+): boolean {
   return machine.transitions[event].from.includes(from);
 }
 

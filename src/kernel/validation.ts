@@ -11,7 +11,11 @@ function paramOf(path: readonly PropertyKey[]): string {
 }
 
 /** Turns the first zod issue into the registry's error: unknown field, missing field, or the field's own code. */
-export function issueToError(issues: readonly Issue[], fieldCodes: FieldCodes = {}, input?: unknown): SandbankError {
+export function issueToError(
+  issues: readonly Issue[],
+  fieldCodes: FieldCodes = {},
+  input?: unknown,
+): SandbankError {
   const issue = issues[0];
   if (!issue) return new SandbankError('parameter_invalid');
   if (issue.code === 'unrecognized_keys') {
@@ -21,14 +25,22 @@ export function issueToError(issues: readonly Issue[], fieldCodes: FieldCodes = 
   }
   const param = paramOf(issue.path);
   const missing = issue.path.length > 0 && valueAt(input, issue.path) === undefined;
-  if (missing) return new SandbankError('parameter_missing', { param, message: `Missing required parameter: ${param}.` });
+  if (missing)
+    return new SandbankError('parameter_missing', {
+      param,
+      message: `Missing required parameter: ${param}.`,
+    });
   const top = String(issue.path[0] ?? '');
   const code = fieldCodes[top] ?? 'parameter_invalid';
   return new SandbankError(code, { param, message: `Invalid ${param || 'request'}: ${issue.message}` });
 }
 
 /** Parses `input` with `schema`, throwing the registry's error for the first problem. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, fieldCodes: FieldCodes = {}): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  fieldCodes: FieldCodes = {},
+): z.output<S> {
   const result = schema.safeParse(input);
   if (!result.success) throw issueToError(result.error.issues, fieldCodes, input);
   return result.data;

@@ -25,7 +25,8 @@ const MARKED = new RegExp(`"\\\\u0001dec${MARK.slice(4, -1)}:(-?\\d+(?:\\.\\d+)?
 /** JSON.stringify that writes WireDecimal values as exact numbers and refuses bigint leaks. */
 export function toWireJson(value: unknown): string {
   const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === 'bigint') throw new TypeError('bigint reached the JSON renderer; wrap money in WireDecimal');
+    if (typeof v === 'bigint')
+      throw new TypeError('bigint reached the JSON renderer; wrap money in WireDecimal');
     return v;
   });
   return text.includes('\\u0001dec') ? text.replace(MARKED, '$1') : text;

@@ -16,7 +16,11 @@ export function sendObject(c: Context<RestEnv>, resource: Record<string, unknown
   return sendJson(c, status, { status: 'success', ...resource });
 }
 
-export function sendList<T>(c: Context<RestEnv>, page: Page<T>, render: (item: T) => Record<string, unknown>): Response {
+export function sendList<T>(
+  c: Context<RestEnv>,
+  page: Page<T>,
+  render: (item: T) => Record<string, unknown>,
+): Response {
   return sendJson(c, 200, {
     status: 'success',
     data: page.data.map(render),

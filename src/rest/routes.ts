@@ -21,9 +21,13 @@ export function serviceContext(c: Context<RestEnv>): ServiceContext {
 
 /** Validation failures as the registry's errors; `fieldCodes` names the codes of special fields. */
 export function validationHook(fieldCodes: FieldCodes = {}) {
-  return (result: { success: boolean; error?: z.ZodError; target: string }, c: Context<RestEnv>): undefined => {
+  return (
+    result: { success: boolean; error?: z.ZodError; target: string },
+    c: Context<RestEnv>,
+  ): undefined => {
     if (result.success || !result.error) return undefined;
-    const input = result.target === 'json' ? c.get('body') : result.target === 'query' ? c.req.query() : c.req.param();
+    const input =
+      result.target === 'json' ? c.get('body') : result.target === 'query' ? c.req.query() : c.req.param();
     throw issueToError(result.error.issues, fieldCodes, input);
   };
 }
@@ -33,7 +37,9 @@ const successResponse = (description: string) => ({
   content: { 'application/json': { schema: { type: 'object' as const } } },
 });
 
-const errorResponse = { description: 'Error envelope: {status: "error", error: {type, code, message, param?}, request_id}' };
+const errorResponse = {
+  description: 'Error envelope: {status: "error", error: {type, code, message, param?}, request_id}',
+};
 
 /** A REST operation for the OpenAPI document, with the error responses every operation shares. */
 export function operation<R extends Omit<RouteConfig, 'responses'>>(

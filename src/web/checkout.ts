@@ -6,7 +6,11 @@ import { formatDecimal } from '../kernel/money.ts';
 import { TEST_CARDS } from '../modules/cards/network.ts';
 import { completeChallenge, payCollection } from '../modules/collections/collections.pay.ts';
 import type { AttemptRow, CollectionRow } from '../modules/collections/collections.resource.ts';
-import { type CollectionDetail, findCheckoutMerchant, getCollection } from '../modules/collections/collections.service.ts';
+import {
+  type CollectionDetail,
+  findCheckoutMerchant,
+  getCollection,
+} from '../modules/collections/collections.service.ts';
 import type { ServiceContext } from '../modules/context.ts';
 import type { AppDeps } from '../rest/types.ts';
 import { page } from './layout.ts';
@@ -144,12 +148,28 @@ export function buildCheckout() {
     return { db: deps.database.db, clock: deps.clockFor(merchant.id), merchant, publicUrl: deps.publicUrl };
   }
 
-  const notFound = () => page('Not found', html`<section class="card"><h1>Checkout not found</h1><p class="muted">This link is not a Sandbank checkout.</p></section>`);
+  const notFound = () =>
+    page(
+      'Not found',
+      html`<section class="card"><h1>Checkout not found</h1><p class="muted">This link is not a Sandbank checkout.</p></section>`,
+    );
 
-  async function render(ctx: ServiceContext, id: string, options: { form?: Form; cardError?: string | null; bankError?: string | null; status?: number; attemptId?: string }) {
+  async function render(
+    ctx: ServiceContext,
+    id: string,
+    options: {
+      form?: Form;
+      cardError?: string | null;
+      bankError?: string | null;
+      status?: number;
+      attemptId?: string;
+    },
+  ) {
     const detail = await getCollection(ctx, id);
     const shown = options.attemptId ? detail.attempts.find((a) => a.id === options.attemptId) : undefined;
-    const cardError = options.cardError ?? (shown?.state === 'failed' ? (shown.failureMessage ?? 'The card was declined.') : null);
+    const cardError =
+      options.cardError ??
+      (shown?.state === 'failed' ? (shown.failureMessage ?? 'The card was declined.') : null);
     const body =
       detail.state === 'pending'
         ? html`${header(ctx.merchant.name, detail)}${cardForm(detail, options.form ?? {}, cardError)}${bankForm(detail, options.form ?? {}, options.bankError ?? null)}`
@@ -162,8 +182,18 @@ export function buildCheckout() {
     if (!ctx) return c.html(notFound(), 404);
     const prefill = c.req.query('card');
     const card = TEST_CARDS.find((t) => t.number === prefill);
-    const form: Form = card ? { number: card.number, cvc: card.cvc, exp_month: '12', exp_year: String(ctx.clock.now().getUTCFullYear() + 3) } : {};
-    const view = await render(ctx, c.req.param('id'), { form, ...(c.req.query('attempt') ? { attemptId: c.req.query('attempt') } : {}) });
+    const form: Form = card
+      ? {
+          number: card.number,
+          cvc: card.cvc,
+          exp_month: '12',
+          exp_year: String(ctx.clock.now().getUTCFullYear() + 3),
+        }
+      : {};
+    const view = await render(ctx, c.req.param('id'), {
+      form,
+      ...(c.req.query('attempt') ? { attemptId: c.req.query('attempt') } : {}),
+    });
     return c.html(view.html, 200);
   });
 
@@ -172,7 +202,13 @@ export function buildCheckout() {
     const ctx = await contextFor(c.get('deps'), id);
     if (!ctx) return c.html(notFound(), 404);
     const form = (await c.req.parseBody()) as Form;
-    const card = { number: field(form, 'number'), exp_month: field(form, 'exp_month'), exp_year: field(form, 'exp_year'), cvc: field(form, 'cvc'), ...(form.name ? { name: form.name } : {}) };
+    const card = {
+      number: field(form, 'number'),
+      exp_month: field(form, 'exp_month'),
+      exp_year: field(form, 'exp_year'),
+      cvc: field(form, 'cvc'),
+      ...(form.name ? { name: form.name } : {}),
+    };
     try {
       const result = await payCollection(ctx, id, { method: 'card', card });
       if (result.nextAction) return c.redirect(new URL(result.nextAction.url).pathname, 303);
@@ -181,7 +217,11 @@ export function buildCheckout() {
       if (error instanceof SandbankError && error.code === 'card_declined' && error.objectId) {
         return c.redirect(`/checkout/${id}?attempt=${error.objectId}`, 303);
       }
-      const view = await render(ctx, id, { form: { ...form, number: card.number }, cardError: messageOf(error), status: 400 });
+      const view = await render(ctx, id, {
+        form: { ...form, number: card.number },
+        cardError: messageOf(error),
+        status: 400,
+      });
       return c.html(view.html, 400);
     }
   });
@@ -213,8 +253,11 @@ export function buildCheckout() {
     const detail = await getCollection(ctx, id);
     const attempt = detail.attempts.find((a) => a.id === c.req.param('attempt'));
     if (!attempt) return c.html(notFound(), 404);
-    if (attempt.state !== 'requires_action' || detail.state !== 'pending') return c.redirect(`/checkout/${id}`, 303);
-    return c.html(page('3-D Secure', html`${header(ctx.merchant.name, detail)}${challengeView(detail, attempt)}`));
+    if (attempt.state !== 'requires_action' || detail.state !== 'pending')
+      return c.redirect(`/checkout/${id}`, 303);
+    return c.html(
+      page('3-D Secure', html`${header(ctx.merchant.name, detail)}${challengeView(detail, attempt)}`),
+    );
   });
 
   app.post('/:id/3ds/:attempt', async (c) => {
@@ -224,10 +267,13 @@ export function buildCheckout() {
     const form = (await c.req.parseBody()) as Form;
     const attemptId = c.req.param('attempt');
     try {
-      const result = await completeChallenge(ctx, attemptId, { outcome: form.outcome === 'succeed' ? 'succeed' : 'fail' });
+      const result = await completeChallenge(ctx, attemptId, {
+        outcome: form.outcome === 'succeed' ? 'succeed' : 'fail',
+      });
       return c.redirect(redirectTarget(result.collection), 303);
     } catch (error) {
-      if (error instanceof SandbankError && error.code === 'card_declined') return c.redirect(`/checkout/${id}?attempt=${attemptId}`, 303);
+      if (error instanceof SandbankError && error.code === 'card_declined')
+        return c.redirect(`/checkout/${id}?attempt=${attemptId}`, 303);
       const view = await render(ctx, id, { cardError: messageOf(error), status: 409 });
       return c.html(view.html, 409);
     }

@@ -27,7 +27,10 @@ export interface BankAccount {
 }
 
 /** Checks a US bank account (routing checksum, 4-17 digit account) and returns it normalised. */
-export function validateBankAccount(input: z.output<typeof bankAccountSchema>, paramPrefix: string): BankAccount {
+export function validateBankAccount(
+  input: z.output<typeof bankAccountSchema>,
+  paramPrefix: string,
+): BankAccount {
   if (!abaChecksumValid(input.routing_number)) {
     throw new SandbankError('invalid_routing_number', {
       param: `${paramPrefix}.routing_number`,

@@ -23,7 +23,10 @@ const PaymentAttemptRef = builder.objectRef<AttemptRow>('PaymentAttempt').implem
     id: t.exposeID('id'),
     method: t.exposeString('method'),
     state: t.exposeString('state'),
-    amount: t.field({ type: MoneyRef, resolve: (row) => ({ amount: row.amount, currency: row.currency as CurrencyCode }) }),
+    amount: t.field({
+      type: MoneyRef,
+      resolve: (row) => ({ amount: row.amount, currency: row.currency as CurrencyCode }),
+    }),
     cardBrand: t.exposeString('cardBrand', { nullable: true }),
     cardLast4: t.exposeString('cardLast4', { nullable: true }),
     threeDSecure: t.exposeString('threeDSecure', { nullable: true }),
@@ -44,7 +47,10 @@ const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement(
     id: t.exposeID('id'),
     reference: t.exposeString('reference'),
     state: t.field({ type: CollectionStateEnum, resolve: (row) => row.state as never }),
-    amount: t.field({ type: MoneyRef, resolve: (row) => ({ amount: row.amount, currency: row.currency as CurrencyCode }) }),
+    amount: t.field({
+      type: MoneyRef,
+      resolve: (row) => ({ amount: row.amount, currency: row.currency as CurrencyCode }),
+    }),
     email: t.exposeString('email', { nullable: true }),
     description: t.exposeString('description', { nullable: true }),
     redirectUrl: t.exposeString('redirectUrl', { nullable: true }),
@@ -55,7 +61,8 @@ const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement(
     updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
     paymentAttempts: t.field({
       type: [PaymentAttemptRef],
-      resolve: async (row, _args, ctx) => row.attempts ?? (await getCollection(serviceContext(ctx), row.id)).attempts,
+      resolve: async (row, _args, ctx) =>
+        row.attempts ?? (await getCollection(serviceContext(ctx), row.id)).attempts,
     }),
   }),
 });
@@ -93,7 +100,9 @@ const BankAccountInput = builder.inputType('BankAccountInput', {
 });
 
 function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null && value !== undefined));
+  return Object.fromEntries(
+    Object.entries(record).filter(([, value]) => value !== null && value !== undefined),
+  );
 }
 
 builder.queryFields((t) => ({
@@ -134,7 +143,11 @@ builder.queryFields((t) => ({
 }));
 
 const PayResultRef = builder
-  .objectRef<{ collection: CollectionDetail | CollectionRow; attempt: AttemptRow; nextActionUrl: string | null }>('CollectionPayment')
+  .objectRef<{
+    collection: CollectionDetail | CollectionRow;
+    attempt: AttemptRow;
+    nextActionUrl: string | null;
+  }>('CollectionPayment')
   .implement({
     fields: (t) => ({
       collection: t.field({ type: CollectionRef, resolve: (result) => result.collection }),
@@ -192,7 +205,9 @@ builder.mutationFields((t) => ({
       reference: t.arg.string({ required: true }),
       card: t.arg({ type: CardInput }),
       bankAccount: t.arg({ type: BankAccountInput }),
-      threeDSecure: t.arg.string({ description: 'succeed or fail: completes a 3-D Secure challenge in the same call' }),
+      threeDSecure: t.arg.string({
+        description: 'succeed or fail: completes a 3-D Secure challenge in the same call',
+      }),
     },
     resolve: async (_root, args, ctx) => {
       const raw = args.card
@@ -217,7 +232,11 @@ builder.mutationFields((t) => ({
             }),
           };
       const result = await payCollection(serviceContext(ctx), args.reference, raw);
-      return { collection: result.collection, attempt: result.attempt, nextActionUrl: result.nextAction?.url ?? null };
+      return {
+        collection: result.collection,
+        attempt: result.attempt,
+        nextActionUrl: result.nextAction?.url ?? null,
+      };
     },
   }),
 }));

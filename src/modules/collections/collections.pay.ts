@@ -7,7 +7,13 @@ import { newId } from '../../kernel/ids.ts';
 import { invalidState } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { validateBankAccount } from '../bank-accounts/bank-account.ts';
-import { decideAfterChallenge, decideAuthorization, type NetworkDecision, type ValidCard, validateCard } from '../cards/network.ts';
+import {
+  decideAfterChallenge,
+  decideAuthorization,
+  type NetworkDecision,
+  type ValidCard,
+  validateCard,
+} from '../cards/network.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { attemptMachine } from './collections.machine.ts';
@@ -38,7 +44,11 @@ export function challengeUrl(publicUrl: string, collectionId: string, attemptId:
  * of POST /v1/simulate/collections/{reference}/pay. A declined card is recorded as a failed attempt,
  * the collection stays pending, and the call ends in 402 card_declined after the record commits.
  */
-export async function payCollection(ctx: ServiceContext, reference: string, raw: unknown): Promise<PayResult> {
+export async function payCollection(
+  ctx: ServiceContext,
+  reference: string,
+  raw: unknown,
+): Promise<PayResult> {
   const input = parseInput(payCollectionSchema, raw, { card: 'parameter_invalid' });
   const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     if (input.method === 'bank_account') {
@@ -51,7 +61,11 @@ export async function payCollection(ctx: ServiceContext, reference: string, raw:
         bankAccountLast4: account.last4,
         bankAccountType: account.accountType,
       });
-      return { collection: await transitionCollection(tx, ctx, collection, 'submit_bank_payment'), attempt, nextAction: null };
+      return {
+        collection: await transitionCollection(tx, ctx, collection, 'submit_bank_payment'),
+        attempt,
+        nextAction: null,
+      };
     }
     const card = validateCard(input.card);
     const collection = await payableCollection(tx, ctx, reference);
@@ -65,7 +79,10 @@ export async function payCollection(ctx: ServiceContext, reference: string, raw:
         threeDSecure: 'required',
         challengeResult: passed.outcome === 'declined' ? declinedParts(passed) : null,
       });
-      const nextAction: NextAction = { type: 'three_d_secure', url: challengeUrl(ctx.publicUrl, collection.id, attempt.id) };
+      const nextAction: NextAction = {
+        type: 'three_d_secure',
+        url: challengeUrl(ctx.publicUrl, collection.id, attempt.id),
+      };
       return { collection, attempt, nextAction };
     }
     let threeDSecure: string | null = null;
@@ -80,21 +97,34 @@ export async function payCollection(ctx: ServiceContext, reference: string, raw:
 }
 
 /** Ends a 3-D Secure challenge (the page's Complete / Fail buttons, or the simulate endpoint). */
-export async function completeChallenge(ctx: ServiceContext, attemptId: string, raw: unknown): Promise<PayResult> {
+export async function completeChallenge(
+  ctx: ServiceContext,
+  attemptId: string,
+  raw: unknown,
+): Promise<PayResult> {
   const { outcome } = parseInput(completeChallengeSchema, raw);
   const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const [attempt] = await tx
       .select()
       .from(paymentAttempts)
       .where(and(eq(paymentAttempts.id, attemptId), eq(paymentAttempts.merchantId, ctx.merchant.id)));
-    if (!attempt) throw new SandbankError('resource_not_found', { message: `No payment attempt ${attemptId.slice(0, 60)}.` });
-    if (attempt.state !== 'requires_action') throw invalidState(attemptMachine, attempt.state as never, 'complete_challenge');
+    if (!attempt)
+      throw new SandbankError('resource_not_found', {
+        message: `No payment attempt ${attemptId.slice(0, 60)}.`,
+      });
+    if (attempt.state !== 'requires_action')
+      throw invalidState(attemptMachine, attempt.state as never, 'complete_challenge');
     const [current] = await tx.select().from(collections).where(eq(collections.id, attempt.collectionId));
     if (!current) throw new SandbankError('resource_not_found');
     const collection = await payableCollection(tx, ctx, current.reference);
     const decision: Settled =
       outcome === 'fail'
-        ? { outcome: 'declined', declineCode: 'authentication_failed', networkResponseCode: null, message: '3-D Secure authentication failed.' }
+        ? {
+            outcome: 'declined',
+            declineCode: 'authentication_failed',
+            networkResponseCode: null,
+            message: '3-D Secure authentication failed.',
+          }
         : attempt.challengeResult
           ? { outcome: 'declined', ...attempt.challengeResult }
           : { outcome: 'approved', networkResponseCode: '00' };
@@ -117,10 +147,16 @@ function throwIfDeclined(attempt: AttemptRow): void {
   });
 }
 
-async function payableCollection(exec: Executor, ctx: ServiceContext, reference: string): Promise<CollectionRow> {
+async function payableCollection(
+  exec: Executor,
+  ctx: ServiceContext,
+  reference: string,
+): Promise<CollectionRow> {
   const collection = await loadCollection(exec, ctx, reference);
   if (collection.state !== 'pending') {
-    throw new SandbankError('collection_not_payable', { message: `This collection is ${collection.state} and cannot be paid.` });
+    throw new SandbankError('collection_not_payable', {
+      message: `This collection is ${collection.state} and cannot be paid.`,
+    });
   }
   return collection;
 }
@@ -136,12 +172,21 @@ function cardColumns(card: ValidCard) {
 }
 
 function declinedParts(decision: Extract<NetworkDecision, { outcome: 'declined' }>) {
-  return { declineCode: decision.declineCode, networkResponseCode: decision.networkResponseCode, message: decision.message };
+  return {
+    declineCode: decision.declineCode,
+    networkResponseCode: decision.networkResponseCode,
+    message: decision.message,
+  };
 }
 
 type AttemptColumns = Partial<AttemptRow> & Pick<AttemptRow, 'method' | 'state'>;
 
-async function insertAttempt(exec: Executor, ctx: ServiceContext, collection: CollectionRow, columns: AttemptColumns): Promise<AttemptRow> {
+async function insertAttempt(
+  exec: Executor,
+  ctx: ServiceContext,
+  collection: CollectionRow,
+  columns: AttemptColumns,
+): Promise<AttemptRow> {
   const now = ctx.clock.now();
   const [attempt] = await exec
     .insert(paymentAttempts)

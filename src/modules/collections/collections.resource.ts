@@ -52,7 +52,11 @@ export function attemptResource(row: AttemptRow): Record<string, unknown> {
         : null,
     bank_account:
       row.method === 'bank_account'
-        ? { routing_number: row.bankRoutingNumber, last4: row.bankAccountLast4, account_type: row.bankAccountType }
+        ? {
+            routing_number: row.bankRoutingNumber,
+            last4: row.bankAccountLast4,
+            account_type: row.bankAccountType,
+          }
         : null,
     network_response_code: row.networkResponseCode,
     decline_code: row.declineCode,

@@ -15,7 +15,9 @@ import {
 import { cancelCollection, createCollection, getCollection, listCollections } from './collections.service.ts';
 
 const referenceParam = z.object({ reference: z.string().min(1).max(255) });
-const json = <S extends z.ZodType>(schema: S) => ({ body: { content: { 'application/json': { schema } }, required: true } });
+const json = <S extends z.ZodType>(schema: S) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+});
 
 function payResultResource(result: PayResult, publicUrl: string) {
   return {
@@ -69,7 +71,10 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
     async (c) => {
       const ctx = serviceContext(c);
       const detail = await getCollection(ctx, c.req.valid('param').reference);
-      return sendObject(c, { ...collectionResource(detail, ctx.publicUrl), payment_attempts: detail.attempts.map(attemptResource) });
+      return sendObject(c, {
+        ...collectionResource(detail, ctx.publicUrl),
+        payment_attempts: detail.attempts.map(attemptResource),
+      });
     },
     validationHook(),
   );
@@ -112,7 +117,10 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/simulate/payment_attempts/{attempt}/complete_3ds',
       tags: ['Simulation'],
       summary: 'Complete or fail the 3-D Secure challenge of a checkout payment attempt',
-      request: { params: z.object({ attempt: z.string().min(1).max(255) }), ...json(completeChallengeSchema) },
+      request: {
+        params: z.object({ attempt: z.string().min(1).max(255) }),
+        ...json(completeChallengeSchema),
+      },
     }),
     async (c) => {
       const ctx = serviceContext(c);

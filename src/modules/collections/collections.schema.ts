@@ -16,7 +16,9 @@ export const metadataSchema = z
 
 export const createCollectionSchema = z.strictObject({
   amount: wireAmount,
-  currency: z.enum(['USD'], { error: 'collections are in USD (upper-case ISO 4217 code)' }).describe('Collections are in USD.'),
+  currency: z
+    .enum(['USD'], { error: 'collections are in USD (upper-case ISO 4217 code)' })
+    .describe('Collections are in USD.'),
   email: z.email().max(254).optional().describe("The payer's e-mail address."),
   reference: z
     .string()
@@ -30,7 +32,12 @@ export const createCollectionSchema = z.strictObject({
     .optional()
     .describe('Where the payer is sent after paying, with ?reference=…&state=….'),
   metadata: metadataSchema.optional(),
-  expires_in: z.int().min(1800).max(86400).optional().describe('Seconds until the checkout expires (1800-86400, default 86400).'),
+  expires_in: z
+    .int()
+    .min(1800)
+    .max(86400)
+    .optional()
+    .describe('Seconds until the checkout expires (1800-86400, default 86400).'),
 });
 
 export type CreateCollectionInput = z.input<typeof createCollectionSchema>;

@@ -62,7 +62,12 @@ export async function createCollection(ctx: ServiceContext, raw: unknown): Promi
   return row;
 }
 
-export function emitCollectionEvent(exec: Executor, ctx: ServiceContext, row: CollectionRow, type: string): Promise<string> {
+export function emitCollectionEvent(
+  exec: Executor,
+  ctx: ServiceContext,
+  row: CollectionRow,
+  type: string,
+): Promise<string> {
   return recordEvent(exec, {
     merchantId: row.merchantId,
     type,
@@ -72,7 +77,11 @@ export function emitCollectionEvent(exec: Executor, ctx: ServiceContext, row: Co
   });
 }
 
-async function findCollection(exec: Executor, merchantId: string, reference: string): Promise<CollectionRow | null> {
+async function findCollection(
+  exec: Executor,
+  merchantId: string,
+  reference: string,
+): Promise<CollectionRow | null> {
   const [byReference] = await exec
     .select()
     .from(collections)
@@ -88,7 +97,9 @@ async function findCollection(exec: Executor, merchantId: string, reference: str
 }
 
 function notFound(reference: string): SandbankError {
-  return new SandbankError('resource_not_found', { message: `No collection with reference "${reference.slice(0, 100)}".` });
+  return new SandbankError('resource_not_found', {
+    message: `No collection with reference "${reference.slice(0, 100)}".`,
+  });
 }
 
 /**
@@ -102,7 +113,10 @@ export async function transitionCollection(
   event: CollectionEvent,
 ): Promise<CollectionRow> {
   const to = transition(collectionMachine, row.state as never, event);
-  const updated = await updateIfState(exec, collections, row.id, row.state, { state: to, updatedAt: ctx.clock.now() });
+  const updated = await updateIfState(exec, collections, row.id, row.state, {
+    state: to,
+    updatedAt: ctx.clock.now(),
+  });
   if (!updated) {
     const [current] = await exec.select().from(collections).where(eq(collections.id, row.id));
     throw invalidState(collectionMachine, (current?.state ?? row.state) as never, event);
@@ -115,7 +129,11 @@ export async function transitionCollection(
  * A pending collection whose checkout has expired moves to `expired` when it is next touched.
  * (The scheduler of the money-core issue will also expire it on time without a touch.)
  */
-export async function expireIfDue(exec: Executor, ctx: ServiceContext, row: CollectionRow): Promise<CollectionRow> {
+export async function expireIfDue(
+  exec: Executor,
+  ctx: ServiceContext,
+  row: CollectionRow,
+): Promise<CollectionRow> {
   if (row.state !== 'pending' || row.expiresAt.getTime() > ctx.clock.now().getTime()) return row;
   try {
     return await transitionCollection(exec, ctx, row, 'expire');
@@ -129,7 +147,11 @@ export async function expireIfDue(exec: Executor, ctx: ServiceContext, row: Coll
 }
 
 /** Loads a collection of the merchant by reference (or id), expiring it first when due. */
-export async function loadCollection(exec: Executor, ctx: ServiceContext, reference: string): Promise<CollectionRow> {
+export async function loadCollection(
+  exec: Executor,
+  ctx: ServiceContext,
+  reference: string,
+): Promise<CollectionRow> {
   const row = await findCollection(exec, ctx.merchant.id, reference);
   if (!row) throw notFound(reference);
   return expireIfDue(exec, ctx, row);

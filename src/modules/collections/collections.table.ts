@@ -46,7 +46,11 @@ export const paymentAttempts = pgTable(
     cardExpYear: text('card_exp_year'),
     threeDSecure: text('three_d_secure'),
     /** The network's answer to use if the payer passes the 3-D Secure challenge (decided at submission). */
-    challengeResult: jsonb('challenge_result').$type<{ declineCode: string; networkResponseCode: string | null; message: string } | null>(),
+    challengeResult: jsonb('challenge_result').$type<{
+      declineCode: string;
+      networkResponseCode: string | null;
+      message: string;
+    } | null>(),
     networkResponseCode: text('network_response_code'),
     declineCode: text('decline_code'),
     failureMessage: text('failure_message'),

@@ -23,7 +23,8 @@ export interface WorkResult {
 /** Reads an Idempotency-Key header value: 1-255 printable characters, optionally in double quotes. */
 export function parseIdempotencyKey(raw: string): string {
   const unquoted = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
-  if (!KEY_PATTERN.test(unquoted)) throw new SandbankError('idempotency_key_invalid', { param: 'Idempotency-Key' });
+  if (!KEY_PATTERN.test(unquoted))
+    throw new SandbankError('idempotency_key_invalid', { param: 'Idempotency-Key' });
   return unquoted;
 }
 

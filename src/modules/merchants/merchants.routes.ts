@@ -24,7 +24,13 @@ export function registerMerchantRoutes(api: OpenAPIHono<RestEnv>): void {
       const created = await createMerchant(deps.database.db, systemClock, { name: c.req.valid('json').name });
       return sendObject(
         c,
-        { id: created.merchant.id, object: 'merchant', name: created.merchant.name, secret_key: created.secretKey, public_key: created.publicKey },
+        {
+          id: created.merchant.id,
+          object: 'merchant',
+          name: created.merchant.name,
+          secret_key: created.secretKey,
+          public_key: created.publicKey,
+        },
         201,
       );
     },

@@ -20,12 +20,21 @@ const NAME_MAX = 100;
 
 function validName(name: unknown): string {
   if (typeof name !== 'string' || name.trim().length === 0 || name.trim().length > NAME_MAX) {
-    throw new SandbankError('parameter_invalid', { param: 'name', message: `A merchant name is 1-${NAME_MAX} characters.` });
+    throw new SandbankError('parameter_invalid', {
+      param: 'name',
+      message: `A merchant name is 1-${NAME_MAX} characters.`,
+    });
   }
   return name.trim();
 }
 
-async function insertKey(exec: Executor, merchantId: string, kind: KeyKind, key: string, at: Date): Promise<void> {
+async function insertKey(
+  exec: Executor,
+  merchantId: string,
+  kind: KeyKind,
+  key: string,
+  at: Date,
+): Promise<void> {
   await exec.insert(apiKeys).values({
     id: newId('apiKey'),
     merchantId,
@@ -67,7 +76,9 @@ export interface DefaultMerchant {
 
 function assertPinnedKey(key: string | undefined, kind: KeyKind, variable: string): void {
   if (key !== undefined && keyKindOf(key) !== kind) {
-    throw new Error(`${variable} must be a ${kind === 'secret' ? 'sk_test_' : 'pk_test_'} key followed by 8-128 letters, digits or underscores.`);
+    throw new Error(
+      `${variable} must be a ${kind === 'secret' ? 'sk_test_' : 'pk_test_'} key followed by 8-128 letters, digits or underscores.`,
+    );
   }
 }
 
@@ -75,12 +86,20 @@ function assertPinnedKey(key: string | undefined, kind: KeyKind, variable: strin
  * The default merchant, created on the first start. Pinned keys (SANDBANK_SECRET_KEY /
  * SANDBANK_PUBLIC_KEY) become its only active keys of their kind.
  */
-export async function ensureDefaultMerchant(db: Db, clock: Clock, pinned: Partial<KeyPair>): Promise<DefaultMerchant> {
+export async function ensureDefaultMerchant(
+  db: Db,
+  clock: Clock,
+  pinned: Partial<KeyPair>,
+): Promise<DefaultMerchant> {
   assertPinnedKey(pinned.secretKey, 'secret', 'SANDBANK_SECRET_KEY');
   assertPinnedKey(pinned.publicKey, 'public', 'SANDBANK_PUBLIC_KEY');
   const [existing] = await db.select().from(merchants).where(eq(merchants.isDefault, true)).limit(1);
   if (!existing) {
-    const created = await createMerchant(db, clock, { name: 'Sandbank Demo Store', isDefault: true, keys: pinned });
+    const created = await createMerchant(db, clock, {
+      name: 'Sandbank Demo Store',
+      isDefault: true,
+      keys: pinned,
+    });
     return {
       merchant: created.merchant,
       secretKey: created.secretKey,
@@ -92,7 +111,10 @@ export async function ensureDefaultMerchant(db: Db, clock: Clock, pinned: Partia
   }
   const merchant = { id: existing.id, name: existing.name };
   await db.transaction(async (tx) => {
-    for (const [kind, key] of [['secret', pinned.secretKey], ['public', pinned.publicKey]] as const) {
+    for (const [kind, key] of [
+      ['secret', pinned.secretKey],
+      ['public', pinned.publicKey],
+    ] as const) {
       if (key !== undefined) await pinKey(tx, merchant.id, kind, key, clock.now());
     }
   });
@@ -111,16 +133,30 @@ export async function ensureDefaultMerchant(db: Db, clock: Clock, pinned: Partia
   };
 }
 
-async function pinKey(exec: Executor, merchantId: string, kind: KeyKind, key: string, at: Date): Promise<void> {
+async function pinKey(
+  exec: Executor,
+  merchantId: string,
+  kind: KeyKind,
+  key: string,
+  at: Date,
+): Promise<void> {
   const keyHash = hashKey(key);
   const [row] = await exec.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).limit(1);
-  if (row && row.merchantId !== merchantId) throw new Error(`The pinned ${kind} key belongs to another merchant.`);
+  if (row && row.merchantId !== merchantId)
+    throw new Error(`The pinned ${kind} key belongs to another merchant.`);
   if (!row) await insertKey(exec, merchantId, kind, key, at);
   else if (row.revokedAt) await exec.update(apiKeys).set({ revokedAt: null }).where(eq(apiKeys.id, row.id));
   await exec
     .update(apiKeys)
     .set({ revokedAt: at })
-    .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.kind, kind), ne(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
+    .where(
+      and(
+        eq(apiKeys.merchantId, merchantId),
+        eq(apiKeys.kind, kind),
+        ne(apiKeys.keyHash, keyHash),
+        isNull(apiKeys.revokedAt),
+      ),
+    );
   forgetCachedKeys();
 }
 
@@ -130,9 +166,15 @@ export async function rollKeys(db: Db, clock: Clock, merchantId: string): Promis
   const publicKey = generateKey('public');
   const at = clock.now();
   await db.transaction(async (tx) => {
-    const [merchant] = await tx.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId));
+    const [merchant] = await tx
+      .select({ id: merchants.id })
+      .from(merchants)
+      .where(eq(merchants.id, merchantId));
     if (!merchant) throw new SandbankError('resource_not_found', { message: `No merchant ${merchantId}.` });
-    await tx.update(apiKeys).set({ revokedAt: at }).where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)));
+    await tx
+      .update(apiKeys)
+      .set({ revokedAt: at })
+      .where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)));
     await insertKey(tx, merchantId, 'secret', secretKey, at);
     await insertKey(tx, merchantId, 'public', publicKey, at);
   });
@@ -141,12 +183,20 @@ export async function rollKeys(db: Db, clock: Clock, merchantId: string): Promis
 }
 
 export async function getDefaultMerchant(db: Db): Promise<MerchantRef | null> {
-  const [row] = await db.select({ id: merchants.id, name: merchants.name }).from(merchants).where(eq(merchants.isDefault, true)).limit(1);
+  const [row] = await db
+    .select({ id: merchants.id, name: merchants.name })
+    .from(merchants)
+    .where(eq(merchants.isDefault, true))
+    .limit(1);
   return row ?? null;
 }
 
 export async function getMerchant(db: Db, id: string): Promise<MerchantRef | null> {
-  const [row] = await db.select({ id: merchants.id, name: merchants.name }).from(merchants).where(eq(merchants.id, id)).limit(1);
+  const [row] = await db
+    .select({ id: merchants.id, name: merchants.name })
+    .from(merchants)
+    .where(eq(merchants.id, id))
+    .limit(1);
   return row ?? null;
 }
 

@@ -1,6 +1,10 @@
 import { createMiddleware } from 'hono/factory';
 import { SandbankError } from '../../kernel/errors.ts';
-import { fingerprintOf, parseIdempotencyKey, runIdempotent } from '../../modules/idempotency/idempotency.service.ts';
+import {
+  fingerprintOf,
+  parseIdempotencyKey,
+  runIdempotent,
+} from '../../modules/idempotency/idempotency.service.ts';
 import type { RestEnv } from '../types.ts';
 
 /**

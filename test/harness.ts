@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { count, eq } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import { pino } from 'pino';
+import { buildApp } from '../src/app.ts';
+import { type Database, openDatabase } from '../src/db/client.ts';
+import { type Clock, systemClock } from '../src/kernel/clock.ts';
+import { createMerchant } from '../src/modules/merchants/merchants.service.ts';
+import type { AppDeps } from '../src/rest/types.ts';
+
+export const PUBLIC_URL = 'http://sandbank.test';
+
+/** The database under test: real Postgres when TEST_DATABASE_URL is set, else PGlite from the migrated snapshot. */
+export async function openTestDatabase(): Promise<Database> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) return openDatabase({ driver: 'postgres', url, maxConnections: 4 });
+  const snapshot = process.env.SANDBANK_TEST_SNAPSHOT;
+  const loadDataDir = snapshot ? new Blob([readFileSync(snapshot)]) : undefined;
+  return openDatabase({ driver: 'pglite', ...(loadDataDir ? { loadDataDir } : {}) });
+}
+
+export interface TestResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string | null;
+  body?: unknown;
+  /** A raw body string sent as is (for malformed-request tests). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestMerchant {
+  id: string;
+  name: string;
+  secretKey: string;
+  publicKey: string;
+}
+
+export interface TestApp {
+  database: Database;
+  app: ReturnType<typeof buildApp>;
+  /** A REST call through app.request() (in-process, no socket). */
+  rest<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    options?: RequestOptions,
+  ): Promise<TestResponse<T>>;
+  /** A GraphQL operation through the same app; returns the parsed response. */
+  gql<T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    options?: { key?: string | null; headers?: Record<string, string> },
+  ): Promise<{
+    status: number;
+    data: T;
+    errors?: { message: string; extensions?: Record<string, unknown> }[];
+  }>;
+  merchant(name?: string): Promise<TestMerchant>;
+  /** Rows of a table belonging to a merchant (tables with merchant_id). */
+  countRows(table: PgTable & { merchantId: unknown }, merchantId: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  rateLimitPerSecond?: number;
+  clock?: Clock;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = await openTestDatabase();
+  const deps: AppDeps = {
+    database,
+    publicUrl: PUBLIC_URL,
+    rateLimitPerSecond: options.rateLimitPerSecond ?? 0,
+    clockFor: () => options.clock ?? systemClock,
+    logger: pino({ level: 'silent' }),
+  };
+  const app = buildApp({ deps });
+
+  async function rest<T>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined;
+    if (opts.rawBody !== undefined) body = opts.rawBody;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await response.text();
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  return {
+    database,
+    app,
+    rest,
+    async gql(query, variables = {}, opts = {}) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
+      if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+      const response = await app.request('/graphql', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query, variables }),
+      });
+      const json = (await response.json()) as { data: never; errors?: never };
+      return { status: response.status, data: json.data, ...(json.errors ? { errors: json.errors } : {}) };
+    },
+    async merchant(name = 'Test Merchant') {
+      const created = await createMerchant(database.db, systemClock, { name });
+      return { ...created.merchant, secretKey: created.secretKey, publicKey: created.publicKey };
+    },
+    async countRows(table, merchantId) {
+      const column = (table as unknown as { merchantId: Parameters<typeof eq>[0] }).merchantId;
+      const [row] = await database.db.select({ n: count() }).from(table).where(eq(column, merchantId));
+      return row?.n ?? 0;
+    },
+    close: () => database.close(),
+  };
+}
