@@ -31,7 +31,9 @@ export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   argv: readonly string[] = process.argv.slice(2),
 ): Config {
-  const parsed = envSchema.safeParse(env);
+  // An empty variable (DATABASE_URL= npm start) means unset.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`Invalid configuration ${issue?.path.join('.')}: ${issue?.message}`);

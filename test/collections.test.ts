@@ -76,6 +76,15 @@ describe('POST /v1/collect', () => {
     expect(created.status).toBe(200);
   });
 
+  it('reserves the col_ prefix for ids, so a reference can never shadow another collection', async () => {
+    const first = await t.rest('POST', '/v1/collect', { key: m.secretKey, body: { amount: 10, currency: 'USD', reference: 'shadow-a' } });
+    const res = await t.rest('POST', '/v1/collect', { key: m.secretKey, body: { amount: 99, currency: 'USD', reference: String(first.body.id) } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: { code: 'reference_invalid', param: 'reference' } });
+    const byId = await t.rest('GET', `/v1/collections/${first.body.id}`, { key: m.secretKey });
+    expect(byId.body).toMatchObject({ reference: 'shadow-a', amount: 10 });
+  });
+
   it('stores the extension fields and the expiry', async () => {
     const res = await t.rest('POST', '/v1/collect', {
       key: m.secretKey,

@@ -10,13 +10,15 @@ function paramOf(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
 
-/** Turns the first zod issue into the registry's error: unknown field, missing field, or the field's own code. */
+/** Turns a zod issue (an unknown field first, else the first) into the registry's error: unknown field, missing field, or the field's own code. */
 export function issueToError(
   issues: readonly Issue[],
   fieldCodes: FieldCodes = {},
   input?: unknown,
 ): SandbankError {
-  const issue = issues[0];
+  // An unknown field wins over the others: a typo ("ammount") is reported as the typo, not as the
+  // required field it left missing (API.md §1: typos must not pass silently).
+  const issue = issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? issues[0];
   if (!issue) return new SandbankError('parameter_invalid');
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0] ?? '';
@@ -43,7 +45,27 @@ export function parseInput<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(input);
   if (!result.success) throw issueToError(result.error.issues, fieldCodes, input);
+  const nul = pathOfNul(result.data);
+  if (nul) {
+    const param = paramOf(nul);
+    throw new SandbankError(fieldCodes[String(nul[0] ?? '')] ?? 'parameter_invalid', {
+      param,
+      message: `Invalid ${param}: text may not contain the NUL character (\\u0000).`,
+    });
+  }
   return result.data;
+}
+
+/** Path of the first string (value or object key) holding U+0000, which Postgres text cannot store. */
+function pathOfNul(value: unknown, path: PropertyKey[] = []): PropertyKey[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return [...path, key];
+    const found = pathOfNul(item, [...path, key]);
+    if (found) return found;
+  }
+  return null;
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {

@@ -217,8 +217,9 @@ export function buildCheckout() {
       if (error instanceof SandbankError && error.code === 'card_declined' && error.objectId) {
         return c.redirect(`/checkout/${id}?attempt=${error.objectId}`, 303);
       }
+      // Re-show what the payer typed, except the CVC.
       const view = await render(ctx, id, {
-        form: { ...form, number: card.number },
+        form: { ...form, cvc: '' },
         cardError: messageOf(error),
         status: 400,
       });

@@ -1,4 +1,4 @@
-import { html } from 'hono/html';
+import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -19,7 +19,8 @@ button.secondary{background:#e4e7ec;color:#1d2330}button.danger{background:#d92d
 .success{background:#ecfdf3;border:1px solid #75e0a7;color:#067647;padding:10px 12px;border-radius:8px}
 .test-cards{list-style:none;padding:0;margin:8px 0 0;font-size:13px}.test-cards li{margin:2px 0}
 .test-cards a{color:#4f46e5;text-decoration:none;font-family:ui-monospace,monospace}
-dl{display:grid;grid-template-columns:auto 1fr;gap:4px 16px;margin:0}dt{color:#667085}dd{margin:0}
+dl{display:grid;grid-template-columns:auto 1fr;gap:4px 16px;margin:0}dt{color:#667085}dd{margin:0;overflow-wrap:anywhere}
+details{margin-top:12px}
 `;
 
 export function page(title: string, body: Html): Html {
@@ -29,7 +30,7 @@ export function page(title: string, body: Html): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Sandbank</title>
-<style>${STYLE}</style>
+<style>${raw(STYLE)}</style>
 </head>
 <body>
 <div class="test-mode" role="status">TEST MODE · Sandbank sandbox · no real money moves</div>

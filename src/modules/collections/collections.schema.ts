@@ -23,6 +23,7 @@ export const createCollectionSchema = z.strictObject({
   reference: z
     .string()
     .regex(REFERENCE_PATTERN, 'a reference is 1-100 characters of A-Z a-z 0-9 . _ : -')
+    .refine((value) => !value.startsWith('col_'), 'references starting with "col_" are reserved for collection ids')
     .optional()
     .describe('Your reference, unique per merchant; generated (the collection id) when omitted.'),
   description: z.string().max(1000).optional(),

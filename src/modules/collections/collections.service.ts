@@ -77,23 +77,17 @@ export function emitCollectionEvent(
   });
 }
 
-async function findCollection(
-  exec: Executor,
-  merchantId: string,
-  reference: string,
-): Promise<CollectionRow | null> {
-  const [byReference] = await exec
+/** A generated reference is the collection's id; merchant references never start with "col_". */
+async function findCollection(exec: Executor, merchantId: string, reference: string): Promise<CollectionRow | null> {
+  // Postgres text cannot hold U+0000: such a reference names no collection (a 404, not a 500).
+  if (reference.includes('\u0000')) return null;
+  const column = hasPrefix(reference, 'collection') ? collections.id : collections.reference;
+  const [row] = await exec
     .select()
     .from(collections)
-    .where(and(eq(collections.merchantId, merchantId), eq(collections.reference, reference)))
+    .where(and(eq(collections.merchantId, merchantId), eq(column, reference)))
     .limit(1);
-  if (byReference) return byReference;
-  const [byId] = await exec
-    .select()
-    .from(collections)
-    .where(and(eq(collections.merchantId, merchantId), eq(collections.id, reference)))
-    .limit(1);
-  return byId ?? null;
+  return row ?? null;
 }
 
 function notFound(reference: string): SandbankError {

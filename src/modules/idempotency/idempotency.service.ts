@@ -49,7 +49,9 @@ export async function runIdempotent(
   scope: { merchantId: string; key: string; fingerprint: string },
   work: (tx: Tx) => Promise<WorkResult>,
 ): Promise<{ outcome: StoredOutcome | null; replayed: boolean }> {
-  const slot = `${scope.merchantId}\u0000${scope.key}`;
+  // Merchant ids (mch_ + ULID) hold no ':', so the first ':' separates them from the key. Postgres
+  // text cannot hold NUL, so no control character may serve as the separator.
+  const slot = `${scope.merchantId}:${scope.key}`;
   if (inFlight.has(slot)) throw new SandbankError('idempotency_key_in_use');
   inFlight.add(slot);
   let rolledBack: StoredOutcome | null = null;

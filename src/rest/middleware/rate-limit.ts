@@ -19,6 +19,8 @@ export function rateLimit(perSecond: number) {
     if (!bucket) {
       if (buckets.size >= MAX_BUCKETS) buckets.clear();
       bucket = new TokenBucket({ bucketSize: perSecond, tokensPerInterval: perSecond, interval: 'second' });
+      // limiter's buckets start empty; a key's first second must get its full burst, not a 429.
+      bucket.content = perSecond;
       buckets.set(id, bucket);
     }
     const allowed = bucket.tryRemoveTokens(1);

@@ -1,0 +1,338 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type ServerProcess, startServerProcess } from '../server-process.ts';
+
+/**
+ * The hosted checkout in a real browser: the real server as a child process (Postgres when
+ * TEST_DATABASE_URL is set, else PGlite in memory), Debian's Chromium driven by playwright-core,
+ * collections created over real HTTP with the pinned secret key.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const SECRET_KEY = 'sk_test_browser0000000000000000000000000';
+const PUBLIC_KEY = 'pk_test_browser0000000000000000000000000';
+const SCREENSHOT = '/tmp/checkout.png';
+/** Far enough ahead that no simulated clock reaches it in a test. */
+const EXPIRY = { month: '12', year: '2099' };
+
+let server: ServerProcess | undefined;
+let browser: Browser | undefined;
+let merchantName = '';
+const contexts: BrowserContext[] = [];
+
+function base(): string {
+  if (!server) throw new Error('the server did not start');
+  return server.url;
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium package (apt-get update && apt-get install -y chromium). ` +
+        'CI installs it; the browser tests do not download a browser.',
+    );
+  }
+  server = await startServerProcess({
+    env: { SANDBANK_SECRET_KEY: SECRET_KEY, SANDBANK_PUBLIC_KEY: PUBLIC_KEY },
+    // DATABASE_URL (from TEST_DATABASE_URL) wins over --memory, so this stays harmless on Postgres.
+    args: ['--memory'],
+    postgres: true,
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+    timeout: 60_000,
+  });
+  // The start-up banner names the default merchant that the pinned keys belong to.
+  const running = server;
+  await vi.waitFor(() => expect(running.output()).toMatch(/Merchant {3}.+ \(mch_/), { timeout: 10_000 });
+  merchantName = /Merchant {3}(.+) \(mch_/.exec(running.output())?.[1] ?? '';
+  expect(running.output()).toContain(
+    process.env.TEST_DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'PGlite in memory',
+  );
+  expect(merchantName).not.toBe('');
+}, 120_000);
+
+afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((context) => context.close()));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (server) await server.stop();
+}, 60_000);
+
+interface Api<T> {
+  status: number;
+  body: T;
+}
+
+async function api<T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Api<T>> {
+  const headers: Record<string, string> = { authorization: `Bearer ${SECRET_KEY}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base()}${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+interface Created {
+  id: string;
+  reference: string;
+  checkout_url: string;
+  state: string;
+}
+
+/** POST /v1/collect for $25 with a reference unique to this run (or the generated one, the id). */
+async function collect(extra: Record<string, unknown> = {}, ownReference = true): Promise<Created> {
+  const reference = ownReference ? `browser-${randomUUID()}` : undefined;
+  const res = await api<Created & { status: string }>('POST', '/v1/collect', {
+    amount: 25,
+    currency: 'USD',
+    ...(reference ? { reference } : {}),
+    ...extra,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.status).toBe('success');
+  expect(res.body.reference).toBe(reference ?? res.body.id);
+  expect(res.body.checkout_url.endsWith(`/checkout/${res.body.id}`)).toBe(true);
+  return res.body;
+}
+
+interface Attempt {
+  state: string;
+  decline_code: string | null;
+  card: { last4: string; three_d_secure: string | null } | null;
+  bank_account: { last4: string } | null;
+}
+
+async function collection(reference: string) {
+  const res = await api<{ state: string; payment_attempts: Attempt[] }>(
+    'GET',
+    `/v1/collections/${encodeURIComponent(reference)}`,
+  );
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+/** A fresh browser context (no shared cookies) at the path of the collection's checkout_url. */
+async function openCheckout(created: Created): Promise<Page> {
+  if (!browser) throw new Error('the browser did not launch');
+  const context = await browser.newContext({ viewport: { width: 900, height: 1100 } });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const response = await page.goto(`${base()}${new URL(created.checkout_url).pathname}`);
+  expect(response?.status()).toBe(200);
+  return page;
+}
+
+async function fillCard(page: Page, number: string, cvc = '123'): Promise<void> {
+  await page.fill('#number', number);
+  await page.fill('#exp_month', EXPIRY.month);
+  await page.fill('#exp_year', EXPIRY.year);
+  await page.fill('#cvc', cvc);
+  await page.fill('#name', 'Ada Lovelace');
+}
+
+async function status(page: Page): Promise<string | null> {
+  const section = page.getByTestId('status');
+  await section.waitFor();
+  return section.getAttribute('data-state');
+}
+
+describe('hosted checkout in Chromium', () => {
+  it('pays by card with a one-click test card and shows the receipt', async () => {
+    const created = await collect({ description: 'Two coffees' });
+    const page = await openCheckout(created);
+
+    await expect(page.locator('.test-mode').textContent()).resolves.toContain('TEST MODE');
+    await expect(page.getByTestId('merchant').textContent()).resolves.toBe(merchantName);
+    await expect(page.getByTestId('amount').textContent()).resolves.toBe('$25.00 USD');
+    await expect(page.getByTestId('reference').textContent()).resolves.toBe(created.reference);
+    await expect(page.getByTestId('pay-card').textContent()).resolves.toBe('Pay $25.00 USD');
+    expect(await page.locator('.test-cards a[data-card]').count()).toBeGreaterThanOrEqual(10);
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    // The stylesheet reaches the browser unescaped: the two-column bank row spans the form's width.
+    const right = (selector: string) =>
+      page.locator(selector).evaluate((e) => Math.round(e.getBoundingClientRect().right));
+    expect(await right('#account_number')).toBe(await right('#account_name'));
+    expect(await right('#cvc')).toBe(await right('#number'));
+
+    const pathBefore = new URL(page.url()).pathname;
+    await page.click('a[data-card="4242424242424242"]');
+    // The link fills the form through the page script instead of navigating.
+    expect(new URL(page.url()).pathname).toBe(pathBefore);
+    await expect(page.inputValue('#number')).resolves.toBe('4242424242424242');
+    await expect(page.inputValue('#exp_month')).resolves.toBe('12');
+    expect(Number(await page.inputValue('#exp_year'))).toBeGreaterThan(new Date().getUTCFullYear());
+    await expect(page.inputValue('#cvc')).resolves.toBe('123');
+
+    await page.click('[data-testid="pay-card"]');
+    expect(await status(page)).toBe('succeeded');
+    await expect(page.getByTestId('status-text').textContent()).resolves.toContain('complete');
+    await expect(page.locator('[data-testid="status"] dd').first().textContent()).resolves.toContain('4242');
+    expect(await page.locator('#card-form').count()).toBe(0);
+
+    const res = await fetch(`${base()}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SECRET_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'query($r: String!) { collection(reference: $r) { state paymentAttempts { state } } }',
+        variables: { r: created.reference },
+      }),
+    });
+    expect(res.status).toBe(200);
+    const json = (await res.json()) as {
+      data: { collection: { state: string; paymentAttempts: { state: string }[] } };
+      errors?: unknown;
+    };
+    expect(json.errors).toBeUndefined();
+    expect(json.data.collection).toEqual({ state: 'succeeded', paymentAttempts: [{ state: 'succeeded' }] });
+  });
+
+  it('shows a decline inline, keeps the collection pending, and lets the payer retry', async () => {
+    const created = await collect();
+    const page = await openCheckout(created);
+
+    await fillCard(page, '4000000000000002');
+    await page.click('[data-testid="pay-card"]');
+    const error = page.getByTestId('card-error');
+    await error.waitFor();
+    await expect(error.textContent()).resolves.toBe('Your card was declined.');
+    expect(await page.locator('#card-form').count()).toBe(1);
+    expect(await page.getByTestId('status').count()).toBe(0);
+
+    const declined = await collection(created.reference);
+    expect(declined.state).toBe('pending');
+    expect(declined.payment_attempts).toHaveLength(1);
+    expect(declined.payment_attempts[0]).toMatchObject({ state: 'failed', decline_code: 'generic_decline' });
+
+    await fillCard(page, '4242424242424242');
+    await page.click('[data-testid="pay-card"]');
+    expect(await status(page)).toBe('succeeded');
+
+    const paid = await collection(created.reference);
+    expect(paid.state).toBe('succeeded');
+    expect(paid.payment_attempts.map((a) => a.state)).toEqual(['succeeded', 'failed']);
+  });
+
+  it('runs the 3-D Secure challenge: Complete authentication pays', async () => {
+    const created = await collect();
+    const page = await openCheckout(created);
+
+    await fillCard(page, '4000002500003155');
+    await page.click('[data-testid="pay-card"]');
+    await page.getByTestId('challenge').waitFor();
+    expect(new URL(page.url()).pathname).toMatch(new RegExp(`^/checkout/${created.id}/3ds/pay_`));
+    await expect(page.getByTestId('challenge').textContent()).resolves.toContain('•••• 3155');
+    expect((await collection(created.reference)).payment_attempts[0]?.state).toBe('requires_action');
+
+    await page.getByRole('button', { name: 'Complete authentication' }).click();
+    expect(await status(page)).toBe('succeeded');
+
+    const paid = await collection(created.reference);
+    expect(paid.state).toBe('succeeded');
+    expect(paid.payment_attempts).toHaveLength(1);
+    expect(paid.payment_attempts[0]).toMatchObject({
+      state: 'succeeded',
+      card: { last4: '3155', three_d_secure: 'succeeded' },
+    });
+  });
+
+  it('runs the 3-D Secure challenge: Fail authentication returns to the form with an error', async () => {
+    const created = await collect();
+    const page = await openCheckout(created);
+
+    await fillCard(page, '4000002500003155');
+    await page.click('[data-testid="pay-card"]');
+    await page.getByTestId('challenge').waitFor();
+    await page.getByRole('button', { name: 'Fail authentication' }).click();
+
+    const error = page.getByTestId('card-error');
+    await error.waitFor();
+    await expect(error.textContent()).resolves.toBe('3-D Secure authentication failed.');
+    expect(await page.locator('#card-form').count()).toBe(1);
+    expect(new URL(page.url()).pathname).toBe(`/checkout/${created.id}`);
+
+    const failed = await collection(created.reference);
+    expect(failed.state).toBe('pending');
+    expect(failed.payment_attempts).toHaveLength(1);
+    expect(failed.payment_attempts[0]).toMatchObject({
+      state: 'failed',
+      decline_code: 'authentication_failed',
+      card: { three_d_secure: 'failed' },
+    });
+  });
+
+  it('ends at redirect_url with the reference and state in the query string', async () => {
+    const redirectUrl = `${base()}/healthz`;
+    const created = await collect({ redirect_url: redirectUrl });
+    const page = await openCheckout(created);
+
+    await fillCard(page, '4242424242424242');
+    await page.click('[data-testid="pay-card"]');
+    await page.waitForURL((url) => url.pathname === '/healthz');
+
+    const landed = new URL(page.url());
+    expect(`${landed.origin}${landed.pathname}`).toBe(redirectUrl);
+    expect(landed.searchParams.get('reference')).toBe(created.reference);
+    expect(landed.searchParams.get('state')).toBe('succeeded');
+    expect((await collection(created.reference)).state).toBe('succeeded');
+  });
+
+  it('shows a canceled collection as closed instead of the form', async () => {
+    const created = await collect({}, false);
+    const canceled = await api('POST', `/v1/collections/${encodeURIComponent(created.reference)}/cancel`);
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.state).toBe('canceled');
+
+    const page = await openCheckout(created);
+    expect(await status(page)).toBe('canceled');
+    await expect(page.getByTestId('status-text').textContent()).resolves.toContain('canceled');
+    await expect(page.getByTestId('amount').textContent()).resolves.toBe('$25.00 USD');
+    expect(await page.locator('#card-form').count()).toBe(0);
+    expect(await page.getByTestId('pay-bank').count()).toBe(0);
+    // A generated reference (an unbroken id) wraps instead of widening the page on a phone.
+    await page.setViewportSize({ width: 375, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  });
+
+  it('pays by US bank account and shows it processing', async () => {
+    const created = await collect();
+    const page = await openCheckout(created);
+
+    await page.fill('#account_name', 'Ada Lovelace');
+    await page.fill('#routing_number', '110000000');
+    await page.fill('#account_number', '000123456789');
+    await page.click('[data-testid="pay-bank"]');
+    expect(await status(page)).toBe('processing');
+    await expect(page.getByTestId('status-text').textContent()).resolves.toContain('processing');
+    await expect(page.locator('[data-testid="status"] dd').first().textContent()).resolves.toContain('6789');
+
+    const submitted = await collection(created.reference);
+    expect(submitted.state).toBe('processing');
+    expect(submitted.payment_attempts).toHaveLength(1);
+    expect(submitted.payment_attempts[0]).toMatchObject({
+      state: 'processing',
+      bank_account: { last4: '6789' },
+    });
+  });
+});

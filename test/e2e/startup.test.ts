@@ -1,0 +1,163 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, ROOT, startServerProcess } from '../server-process.ts';
+
+const SECRET = 'sk_test_startup000000000000000000000000';
+const dirs: string[] = [];
+
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbank-data-'));
+  dirs.push(dir);
+  return dir;
+}
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+async function collect(url: string, key: string, reference: string) {
+  const res = await fetch(`${url}/v1/collect`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ amount: 10, currency: 'USD', reference }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function getCollection(url: string, key: string, reference: string) {
+  const res = await fetch(`${url}/v1/collections/${reference}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('npm start on the embedded database', () => {
+  it('prints the keys on first start, and the printed key works on POST /v1/collect', async () => {
+    const dir = dataDir();
+    const server = await startServerProcess({ env: { SANDBANK_DATA_DIR: dir } });
+    try {
+      const key = /Secret key (sk_test_\w+)/.exec(server.output())?.[1];
+      expect(key).toBeDefined();
+      expect(server.output()).toMatch(/Public key pk_test_\w+/);
+      expect(server.output()).toContain('/checkout/');
+      const res = await collect(server.url, key ?? '', 'first-start');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: 'success', reference: 'first-start' });
+      expect(String(res.body.checkout_url)).toMatch(/\/checkout\/col_/);
+    } finally {
+      expect(await server.stop('SIGINT')).toBe(0);
+    }
+    const again = await startServerProcess({ env: { SANDBANK_DATA_DIR: dir } });
+    try {
+      expect(again.output()).toMatch(/Secret key sk_test_…\w{4} \(shown once/);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('keeps acknowledged collections across Ctrl-C and across a crash (SIGKILL)', async () => {
+    const dir = dataDir();
+    const env = { SANDBANK_DATA_DIR: dir, SANDBANK_SECRET_KEY: SECRET };
+    const first = await startServerProcess({ env });
+    expect((await collect(first.url, SECRET, 'before-sigint')).status).toBe(200);
+    expect(await first.stop('SIGINT')).toBe(0);
+
+    const second = await startServerProcess({ env });
+    expect((await getCollection(second.url, SECRET, 'before-sigint')).body.state).toBe('pending');
+    const acknowledged: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await collect(second.url, SECRET, `before-kill-${i}`);
+      if (res.status === 200) acknowledged.push(`before-kill-${i}`);
+    }
+    expect(acknowledged).toHaveLength(20);
+    await second.stop('SIGKILL');
+
+    const third = await startServerProcess({ env });
+    try {
+      for (const reference of ['before-sigint', ...acknowledged]) {
+        const res = await getCollection(third.url, SECRET, reference);
+        expect(res.status, reference).toBe(200);
+      }
+    } finally {
+      expect(await third.stop('SIGTERM')).toBe(0);
+    }
+  });
+
+  it('refuses a second process on the same data directory with a clear message', async () => {
+    const dir = dataDir();
+    const first = await startServerProcess({ env: { SANDBANK_DATA_DIR: dir } });
+    try {
+      await expect(startServerProcess({ env: { SANDBANK_DATA_DIR: dir } })).rejects.toThrow(
+        /is in use by process \d+/,
+      );
+      expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it('fails fast when the port is taken', async () => {
+    const first = await startServerProcess({ args: ['--memory'] });
+    try {
+      const result = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', 'src/main.ts', '--memory', '--port', String(first.port)],
+        {
+          cwd: ROOT,
+          env: { ...process.env, HOST: '127.0.0.1', DATABASE_URL: '' },
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
+      expect(result.status).toBe(1);
+      expect(result.stderr).toMatch(/already in use/);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it('the CLI creates a merchant whose keys work once the server starts', async () => {
+    const dir = dataDir();
+    const run = spawnSync(
+      process.execPath,
+      ['bin/sandbank.js', 'merchants', 'create', '--name', 'CLI Shop'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, SANDBANK_DATA_DIR: dir, DATABASE_URL: '' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const key = /Secret key\s+(sk_test_\w+)/.exec(run.stdout)?.[1];
+    expect(key).toBeDefined();
+    expect(existsSync(join(dir, 'sandbank.lock'))).toBe(false);
+    const server = await startServerProcess({ env: { SANDBANK_DATA_DIR: dir } });
+    try {
+      expect((await collect(server.url, key ?? '', 'from-cli')).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+// Registered only when the suite runs against Postgres (CI does both runs).
+const onPostgres = process.env.TEST_DATABASE_URL ? describe : () => undefined;
+onPostgres('npm start on Postgres', () => {
+  it('starts with DATABASE_URL, pins keys, and serves collections', async () => {
+    const port = await freePort();
+    const server = await startServerProcess({
+      postgres: true,
+      env: { SANDBANK_SECRET_KEY: SECRET, PORT: String(port) },
+    });
+    try {
+      expect(server.output()).toContain('PostgreSQL');
+      expect((await collect(server.url, SECRET, `pg-${port}`)).status).toBe(200);
+    } finally {
+      expect(await server.stop('SIGTERM')).toBe(0);
+    }
+  });
+});
