@@ -32,7 +32,9 @@ export function loadConfig(
   argv: readonly string[] = process.argv.slice(2),
 ): Config {
   // An empty variable (DATABASE_URL= npm start) means unset.
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

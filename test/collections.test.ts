@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collections, paymentAttempts } from '../src/db/schema.ts';
+import { collections, events, paymentAttempts } from '../src/db/schema.ts';
 import { createTestApp, PUBLIC_URL, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;
@@ -77,8 +77,14 @@ describe('POST /v1/collect', () => {
   });
 
   it('reserves the col_ prefix for ids, so a reference can never shadow another collection', async () => {
-    const first = await t.rest('POST', '/v1/collect', { key: m.secretKey, body: { amount: 10, currency: 'USD', reference: 'shadow-a' } });
-    const res = await t.rest('POST', '/v1/collect', { key: m.secretKey, body: { amount: 99, currency: 'USD', reference: String(first.body.id) } });
+    const first = await t.rest('POST', '/v1/collect', {
+      key: m.secretKey,
+      body: { amount: 10, currency: 'USD', reference: 'shadow-a' },
+    });
+    const res = await t.rest('POST', '/v1/collect', {
+      key: m.secretKey,
+      body: { amount: 99, currency: 'USD', reference: String(first.body.id) },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: { code: 'reference_invalid', param: 'reference' } });
     const byId = await t.rest('GET', `/v1/collections/${first.body.id}`, { key: m.secretKey });
@@ -104,6 +110,26 @@ describe('POST /v1/collect', () => {
       metadata: { order: '42' },
     });
     expect(Date.parse(String(res.body.expires_at)) - Date.parse(String(res.body.created_at))).toBe(1_800_000);
+  });
+});
+
+describe('concurrent creation (group commit)', () => {
+  it('writes every collection with its created event, and lets one of two racing references win', async () => {
+    const racer = await t.merchant('Racer');
+    const requests = Array.from({ length: 40 }, (_, i) =>
+      t.rest('POST', '/v1/collect', {
+        key: racer.secretKey,
+        body: { amount: i + 1, currency: 'USD', reference: i < 2 ? 'same' : `r-${i}` },
+      }),
+    );
+    const responses = await Promise.all(requests);
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(39);
+    expect(responses.find((r) => r.status === 409)?.body).toMatchObject({
+      error: { code: 'duplicate_reference' },
+    });
+    expect(await t.countRows(collections, racer.id)).toBe(39);
+    expect(await t.countRows(events, racer.id)).toBe(39);
   });
 });
 

@@ -26,6 +26,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Children still running when the test process exits (a timed-out test) are killed, never left behind. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /**
  * Starts `npm start`'s command (node --import tsx src/main.ts) as a child process on a free
  * loopback port and waits for /readyz. PGlite in memory unless `args`/`env` say otherwise; the
@@ -53,6 +59,8 @@ export async function startServerProcess(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();

@@ -34,7 +34,7 @@ export function parseAmount(value: unknown, currency: CurrencyCode, bounds: Amou
     if (!Number.isFinite(value)) throw amountError(param, 'The amount must be a finite number.');
     text = String(value);
   } else if (typeof value === 'string') {
-    text = value.trim();
+    text = value;
   } else {
     throw amountError(param, 'The amount must be a number or a decimal string.');
   }
@@ -44,7 +44,8 @@ export function parseAmount(value: unknown, currency: CurrencyCode, bounds: Amou
   const whole = match[1] ?? '0';
   const fraction = match[2] ?? '';
   const scale = minorUnits(currency);
-  const significant = fraction.replace(/0+$/, '');
+  // A number arrives through its shortest decimal form; a string is taken literally ("1.230" has 3 digits).
+  const significant = typeof value === 'number' ? fraction.replace(/0+$/, '') : fraction;
   if (significant.length > scale) {
     throw amountError(param, `${currency} amounts have at most ${scale} decimal places.`);
   }

@@ -3,7 +3,10 @@ import { z } from 'zod';
 /** List parameters of API.md §1: limit 1-100 (default 20), starting_after=<id>, newest first. */
 export const listQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  starting_after: z.string().min(1).max(255).optional(),
+  starting_after: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{1,255}$/, 'a cursor is an object id')
+    .optional(),
 });
 
 export type ListQuery = z.output<typeof listQuerySchema>;

@@ -2,8 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { freePort, ROOT, startServerProcess } from '../server-process.ts';
+
+// Each test starts one to three real servers (PGlite initdb on a fresh folder takes seconds).
+vi.setConfig({ testTimeout: 120_000 });
 
 const SECRET = 'sk_test_startup000000000000000000000000';
 const dirs: string[] = [];
@@ -159,5 +162,5 @@ onPostgres('npm start on Postgres', () => {
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0);
     }
-  });
+  }, 90_000);
 });

@@ -4,7 +4,7 @@ import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
 
 /** Wire amounts: a JSON number or a decimal string, read exactly by kernel/money. */
 export const wireAmount = z
-  .union([z.number(), z.string()])
+  .union([z.number(), z.string()], { error: 'an amount is a number or a decimal string' })
   .describe('Decimal amount in major units: 100, 100.5, 100.50 or "100.50".');
 
 export const REFERENCE_PATTERN = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -23,7 +23,10 @@ export const createCollectionSchema = z.strictObject({
   reference: z
     .string()
     .regex(REFERENCE_PATTERN, 'a reference is 1-100 characters of A-Z a-z 0-9 . _ : -')
-    .refine((value) => !value.startsWith('col_'), 'references starting with "col_" are reserved for collection ids')
+    .refine(
+      (value) => !value.startsWith('col_'),
+      'references starting with "col_" are reserved for collection ids',
+    )
     .optional()
     .describe('Your reference, unique per merchant; generated (the collection id) when omitted.'),
   description: z.string().max(1000).optional(),

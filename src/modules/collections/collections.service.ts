@@ -1,5 +1,5 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
-import type { Executor } from '../../db/client.ts';
+import type { Executor, Tx } from '../../db/client.ts';
 import { updateIfState } from '../../db/compare-and-set.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
@@ -16,6 +16,7 @@ import { type CollectionEvent, collectionMachine } from './collections.machine.t
 import { type AttemptRow, type CollectionRow, collectionResource } from './collections.resource.ts';
 import { createCollectionFieldCodes, createCollectionSchema } from './collections.schema.ts';
 import { collections, paymentAttempts } from './collections.table.ts';
+import { insertCollection } from './collections.writer.ts';
 
 /** API.md §3: 0.01 to 999,999.99 USD. */
 export const COLLECTION_MAX_MINOR = 99_999_999n;
@@ -45,21 +46,39 @@ export async function createCollection(ctx: ServiceContext, raw: unknown): Promi
     createdAt: now,
     updatedAt: now,
   };
-  await inTransaction(ctx.db, ctx.tx, async (tx) => {
-    const inserted = await tx
-      .insert(collections)
-      .values(row)
-      .onConflictDoNothing({ target: [collections.merchantId, collections.reference] })
-      .returning({ id: collections.id });
-    if (inserted.length === 0) {
-      throw new SandbankError('duplicate_reference', {
-        param: 'reference',
-        message: `A collection with reference "${row.reference}" already exists.`,
-      });
-    }
-    await emitCollectionEvent(tx, ctx, row, 'collection.created');
-  });
+  const eventData = { object: collectionResource(row, ctx.publicUrl) };
+  const inserted = ctx.tx
+    ? await insertInTransaction(ctx.tx, row, eventData)
+    : await insertCollection(ctx.db, row, eventData);
+  if (!inserted) {
+    throw new SandbankError('duplicate_reference', {
+      param: 'reference',
+      message: `A collection with reference "${row.reference}" already exists.`,
+    });
+  }
   return row;
+}
+
+/** The same write inside a caller's transaction (an idempotent request commits it with its stored response). */
+async function insertInTransaction(
+  tx: Tx,
+  row: CollectionRow,
+  eventData: Record<string, unknown>,
+): Promise<boolean> {
+  const inserted = await tx
+    .insert(collections)
+    .values(row)
+    .onConflictDoNothing({ target: [collections.merchantId, collections.reference] })
+    .returning({ id: collections.id });
+  if (inserted.length === 0) return false;
+  await recordEvent(tx, {
+    merchantId: row.merchantId,
+    type: 'collection.created',
+    objectId: row.id,
+    data: eventData,
+    at: row.updatedAt,
+  });
+  return true;
 }
 
 export function emitCollectionEvent(
@@ -78,7 +97,11 @@ export function emitCollectionEvent(
 }
 
 /** A generated reference is the collection's id; merchant references never start with "col_". */
-async function findCollection(exec: Executor, merchantId: string, reference: string): Promise<CollectionRow | null> {
+async function findCollection(
+  exec: Executor,
+  merchantId: string,
+  reference: string,
+): Promise<CollectionRow | null> {
   // Postgres text cannot hold U+0000: such a reference names no collection (a 404, not a 500).
   if (reference.includes('\u0000')) return null;
   const column = hasPrefix(reference, 'collection') ? collections.id : collections.reference;
