@@ -579,9 +579,13 @@ describe('GraphQL abuse limits and auth', () => {
     m = await t.merchant();
   });
 
-  function rejectedBeforeExecution(res: { data: unknown; errors?: { message: string }[] }, pattern: RegExp) {
+  function rejectedBeforeExecution(
+    res: { data: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] },
+    pattern: RegExp,
+  ) {
     expect(res.data ?? null).toBeNull();
     expect(res.errors?.length).toBeGreaterThan(0);
+    expect(res.errors?.[0]?.extensions?.code).toBe('query_rejected');
     expect(res.errors?.map((e) => e.message).join('\n')).toMatch(pattern);
   }
 

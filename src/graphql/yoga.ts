@@ -47,6 +47,13 @@ function maskError(error: unknown): Error {
   });
 }
 
+/** Abuse-limit rejections carry the registry's code, like every other error. */
+const tagRejection = {
+  onReject: [
+    (_context: unknown, error: GraphQLError) => Object.assign(error.extensions, { code: 'query_rejected' }),
+  ],
+};
+
 /** GraphQL at /graphql: GraphiQL (served locally) on GET, abuse limits before execution. */
 export function buildYoga() {
   return createYoga<YogaServerContext, GraphQLContext>({
@@ -58,10 +65,10 @@ export function buildYoga() {
     graphiql: { title: 'Sandbank GraphQL', headers: JSON.stringify({ Authorization: 'Bearer sk_test_...' }) },
     maskedErrors: { maskError: (error) => maskError(error) },
     plugins: [
-      maxDepthPlugin({ n: 10 }),
-      costLimitPlugin({ maxCost: 5000 }),
-      maxAliasesPlugin({ n: 15 }),
-      maxTokensPlugin({ n: 2000 }),
+      maxDepthPlugin({ n: 10, ...tagRejection }),
+      costLimitPlugin({ maxCost: 5000, ...tagRejection }),
+      maxAliasesPlugin({ n: 15, ...tagRejection }),
+      maxTokensPlugin({ n: 2000, ...tagRejection }),
       blockFieldSuggestionsPlugin(),
     ],
     context: async ({ request, deps, requestId }): Promise<GraphQLContext> => {

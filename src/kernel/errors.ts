@@ -40,7 +40,6 @@ export const ERROR_REGISTRY = {
   ),
   resource_not_found: spec(404, 'not_found_error', 'No such resource.'),
   route_not_found: spec(404, 'not_found_error', 'No such route.'),
-  method_not_allowed: spec(405, 'invalid_request_error', 'This method is not allowed on this route.'),
   unsupported_media_type: spec(415, 'invalid_request_error', 'Request bodies must be application/json.'),
   invalid_json: spec(400, 'invalid_request_error', 'The request body is not valid JSON.'),
   payload_too_large: spec(413, 'invalid_request_error', 'The request body is larger than 64 KiB.'),

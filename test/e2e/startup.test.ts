@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { freePort, ROOT, startServerProcess } from '../server-process.ts';
+import { ROOT, startServerProcess } from '../server-process.ts';
 
 // Each test starts one to three real servers (PGlite initdb on a fresh folder takes seconds).
 vi.setConfig({ testTimeout: 120_000 });
@@ -151,14 +151,12 @@ describe('npm start on the embedded database', () => {
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : () => undefined;
 onPostgres('npm start on Postgres', () => {
   it('starts with DATABASE_URL, pins keys, and serves collections', async () => {
-    const port = await freePort();
-    const server = await startServerProcess({
-      postgres: true,
-      env: { SANDBANK_SECRET_KEY: SECRET, PORT: String(port) },
-    });
+    const server = await startServerProcess({ postgres: true, env: { SANDBANK_SECRET_KEY: SECRET } });
     try {
       expect(server.output()).toContain('PostgreSQL');
-      expect((await collect(server.url, SECRET, `pg-${port}`)).status).toBe(200);
+      const reference = `pg-${server.port}-${Date.now()}`;
+      expect((await collect(server.url, SECRET, reference)).status).toBe(200);
+      expect((await getCollection(server.url, SECRET, reference)).body.state).toBe('pending');
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0);
     }
