@@ -4,6 +4,7 @@ import { printedSchema } from './graphql/schema.ts';
 import { buildYoga } from './graphql/yoga.ts';
 import { SandbankError } from './kernel/errors.ts';
 import { newId } from './kernel/ids.ts';
+import { registerJobs } from './modules/jobs.ts';
 import type { Metrics } from './observability.ts';
 import { buildRestApp } from './rest/app.ts';
 import { sendError, toSandbankError } from './rest/render.ts';
@@ -20,6 +21,7 @@ export interface AppOptions {
 
 /** The whole HTTP surface: /v1 (REST), /graphql, /checkout, /docs and the health endpoints. */
 export function buildApp({ deps, metrics, isReady = () => true }: AppOptions) {
+  registerJobs();
   const app = new Hono<RestEnv>();
   const yoga = buildYoga();
   const sdl = printedSchema();

@@ -12,6 +12,7 @@ const envSchema = z.object({
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
 });
 
 export interface Config {
@@ -24,6 +25,8 @@ export interface Config {
   rateLimitPerSecond: number;
   logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
   shutdownTimeoutMs: number;
+  /** How often due work is looked for in real time; 0 turns the background runner off. */
+  schedulerIntervalMs: number;
 }
 
 /** Reads configuration from the environment and command-line flags (--memory, --port N). */
@@ -60,5 +63,6 @@ export function loadConfig(
     rateLimitPerSecond: e.RATE_LIMIT_PER_SECOND,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    schedulerIntervalMs: e.SCHEDULER_INTERVAL_MS,
   };
 }

@@ -5,6 +5,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
 import { systemClock } from './kernel/clock.ts';
+import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/merchants.service.ts';
 import { createMetrics } from './observability.ts';
 
@@ -30,6 +31,33 @@ function listen(app: ReturnType<typeof buildApp>, host: string, port: number) {
   });
 }
 
+/**
+ * The background half of the scheduler: work that falls due in real time (by each merchant's
+ * clock) runs within SCHEDULER_INTERVAL_MS. Clock advances run their own work synchronously.
+ */
+function startDueWorkRunner(database: Database, config: Config, logger: Logger) {
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const tick = () => {
+    running = runDueWork(database.db, config.publicUrl)
+      .then((count) => {
+        if (count > 0) logger.debug({ jobs: count }, 'ran due work');
+      })
+      .catch((error: unknown) => logger.error({ err: error }, 'due work failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, config.schedulerIntervalMs);
+      });
+  };
+  let timer = config.schedulerIntervalMs > 0 ? setTimeout(tick, config.schedulerIntervalMs) : undefined;
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
 /** Opens the database, migrates, bootstraps the default merchant and listens. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const database = await openDatabase(
@@ -45,16 +73,18 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       database,
       publicUrl: config.publicUrl,
       rateLimitPerSecond: config.rateLimitPerSecond,
-      clockFor: () => systemClock,
+      clockFor: (merchantId: string) => clockFor(database.db, merchantId),
       logger,
     };
     const app = buildApp({ deps, metrics, isReady: () => ready });
     const server = await listen(app, config.host, config.port);
+    const runner = startDueWorkRunner(database, config, logger);
     const port = (server.address() as AddressInfo).port;
     let closing: Promise<void> | null = null;
     const close = () => {
       closing ??= (async () => {
         ready = false;
+        await runner.stop();
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
             logger.warn('in-flight requests did not finish in time; closing their connections');

@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { buildApp } from '../src/app.ts';
 import { type Database, openDatabase } from '../src/db/client.ts';
 import { type Clock, systemClock } from '../src/kernel/clock.ts';
+import { clockFor } from '../src/modules/clock/clock.service.ts';
 import { createMerchant } from '../src/modules/merchants/merchants.service.ts';
 import type { AppDeps } from '../src/rest/types.ts';
 
@@ -77,7 +78,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     database,
     publicUrl: PUBLIC_URL,
     rateLimitPerSecond: options.rateLimitPerSecond ?? 0,
-    clockFor: () => options.clock ?? systemClock,
+    clockFor: async (merchantId) => options.clock ?? clockFor(database.db, merchantId),
     logger: pino({ level: 'silent' }),
   };
   const app = buildApp({ deps });

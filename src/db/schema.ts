@@ -1,5 +1,8 @@
 /** Every table, gathered for Drizzle and drizzle-kit. Tables live beside their module's service. */
+export * from '../modules/clock/clock.table.ts';
 export * from '../modules/collections/collections.table.ts';
 export * from '../modules/events/events.table.ts';
 export * from '../modules/idempotency/idempotency.table.ts';
+export * from '../modules/ledger/ledger.table.ts';
 export * from '../modules/merchants/merchants.table.ts';
+export * from '../modules/scheduler/scheduler.table.ts';

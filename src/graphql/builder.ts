@@ -2,6 +2,7 @@ import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import type { Clock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import type { Principal } from '../modules/merchants/merchants.service.ts';
 import type { AppDeps } from '../rest/types.ts';
@@ -10,6 +11,8 @@ export interface GraphQLContext {
   deps: AppDeps;
   requestId: string;
   principal: Principal | null;
+  /** The authenticated merchant's clock (real time when unauthenticated). */
+  clock: Clock;
   /** Why authentication failed (missing or invalid key); raised by the first field that needs a key. */
   authError: SandbankError | null;
   /** Idempotency-Key header, when the HTTP request carried one. */

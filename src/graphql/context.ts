@@ -15,7 +15,7 @@ export function serviceContext(ctx: GraphQLContext, tx?: Tx): ServiceContext {
   return {
     db: ctx.deps.database.db,
     ...(tx ? { tx } : {}),
-    clock: ctx.deps.clockFor(merchant.id),
+    clock: ctx.clock,
     merchant,
     publicUrl: ctx.deps.publicUrl,
   };

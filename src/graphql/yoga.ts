@@ -6,6 +6,7 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
+import { systemClock } from '../kernel/clock.ts';
 import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
 import { authenticate } from '../modules/merchants/merchants.service.ts';
 import type { AppDeps } from '../rest/types.ts';
@@ -75,9 +76,10 @@ export function buildYoga() {
       const base = { deps, requestId, idempotencyKey: request.headers.get('idempotency-key') };
       try {
         const principal = await authenticate(deps.database.db, request.headers.get('authorization'));
-        return { ...base, principal, authError: null };
+        return { ...base, principal, clock: await deps.clockFor(principal.merchant.id), authError: null };
       } catch (error) {
-        if (error instanceof SandbankError) return { ...base, principal: null, authError: error };
+        if (error instanceof SandbankError)
+          return { ...base, principal: null, clock: systemClock, authError: error };
         throw error;
       }
     },

@@ -93,6 +93,12 @@ export const ERROR_REGISTRY = {
   card_declined: spec(402, 'card_error', 'The card was declined.'),
   invalid_routing_number: spec(400, 'invalid_request_error', 'The routing number fails the ABA checksum.'),
   invalid_account_number: spec(400, 'invalid_request_error', 'An account number is 4-17 digits.'),
+  clock_backwards: spec(400, 'invalid_request_error', 'The simulated clock only moves forward.'),
+  insufficient_balance: spec(
+    422,
+    'invalid_request_error',
+    'The available balance is too low for this operation.',
+  ),
   rate_limited: spec(
     429,
     'rate_limit_error',

@@ -19,6 +19,10 @@ export const ID_PREFIXES = {
   webhookEndpoint: 'we',
   webhookDelivery: 'wd',
   request: 'req',
+  job: 'job',
+  posting: 'btx',
+  ledgerEntry: 'le',
+  ledgerAccount: 'la',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,7 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { registerCollectionRoutes } from '../modules/collections/collections.routes.ts';
+import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
 import { requireKey } from './middleware/auth.ts';
 import { idempotency } from './middleware/idempotency.ts';
@@ -31,6 +33,8 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   });
   registerMerchantRoutes(api);
   registerCollectionRoutes(api);
+  registerLedgerRoutes(api);
+  registerClockRoutes(api);
   api.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: {

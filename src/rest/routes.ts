@@ -13,7 +13,7 @@ export function serviceContext(c: Context<RestEnv>): ServiceContext {
   return {
     db: deps.database.db,
     ...(tx ? { tx } : {}),
-    clock: deps.clockFor(merchant.id),
+    clock: c.get('clock'),
     merchant,
     publicUrl: deps.publicUrl,
   };

@@ -8,7 +8,8 @@ export interface AppDeps {
   database: Database;
   publicUrl: string;
   rateLimitPerSecond: number;
-  clockFor: (merchantId: string) => Clock;
+  /** The merchant's simulated clock (API.md §8), loaded once per request. */
+  clockFor: (merchantId: string) => Promise<Clock>;
   logger: Logger;
 }
 
@@ -17,6 +18,8 @@ export interface RestEnv {
     deps: AppDeps;
     requestId: string;
     principal: Principal;
+    /** The authenticated merchant's clock. */
+    clock: Clock;
     /** The parsed JSON body of a POST (an object), or {} when the request had no body. */
     body: Record<string, unknown>;
     /** The transaction an idempotent request runs in. */

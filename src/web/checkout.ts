@@ -145,7 +145,12 @@ export function buildCheckout() {
   async function contextFor(deps: AppDeps, collectionId: string): Promise<ServiceContext | null> {
     const merchant = await findCheckoutMerchant(deps.database.db, collectionId);
     if (!merchant) return null;
-    return { db: deps.database.db, clock: deps.clockFor(merchant.id), merchant, publicUrl: deps.publicUrl };
+    return {
+      db: deps.database.db,
+      clock: await deps.clockFor(merchant.id),
+      merchant,
+      publicUrl: deps.publicUrl,
+    };
   }
 
   const notFound = () =>

@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm';
-import type { Executor } from '../../db/client.ts';
+import type { Executor, Tx } from '../../db/client.ts';
 import { updateIfState } from '../../db/compare-and-set.ts';
 import { inTransaction } from '../../db/tx.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { invalidState } from '../../kernel/state-machine.ts';
@@ -16,6 +17,7 @@ import {
 } from '../cards/network.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
+import { creditPendingFunds } from '../ledger/ledger.funds.ts';
 import { attemptMachine } from './collections.machine.ts';
 import { type AttemptRow, attemptResource, type CollectionRow } from './collections.resource.ts';
 import { completeChallengeSchema, payCollectionSchema } from './collections.schema.ts';
@@ -222,7 +224,7 @@ interface SettleOptions extends Partial<AttemptColumns> {
 
 /** Records the network's final answer on an attempt and, when approved, marks the collection paid. */
 async function settleCardAttempt(
-  exec: Executor,
+  exec: Tx,
   ctx: ServiceContext,
   collection: CollectionRow,
   decision: Settled,
@@ -248,6 +250,14 @@ async function settleCardAttempt(
   } else {
     attempt = await insertAttempt(exec, ctx, collection, { method: 'card', ...columns, ...outcome });
   }
-  const paid = approved ? await transitionCollection(exec, ctx, collection, 'pay_by_card') : collection;
+  if (!approved) return { collection, attempt, nextAction: null };
+  const paid = await transitionCollection(exec, ctx, collection, 'pay_by_card');
+  await creditPendingFunds(exec, ctx, {
+    amount: paid.amount,
+    currency: paid.currency as CurrencyCode,
+    source: { type: 'collection', id: paid.id },
+    type: 'collection_payment',
+    from: 'card_network',
+  });
   return { collection: paid, attempt, nextAction: null };
 }

@@ -12,11 +12,12 @@ import { parseInput } from '../../kernel/validation.ts';
 import type { MerchantRef, ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';
+import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import { type CollectionEvent, collectionMachine } from './collections.machine.ts';
 import { type AttemptRow, type CollectionRow, collectionResource } from './collections.resource.ts';
 import { createCollectionFieldCodes, createCollectionSchema } from './collections.schema.ts';
 import { collections, paymentAttempts } from './collections.table.ts';
-import { insertCollection } from './collections.writer.ts';
+import { COLLECTION_EXPIRY_JOB, insertCollection } from './collections.writer.ts';
 
 /** API.md §3: 0.01 to 999,999.99 USD. */
 export const COLLECTION_MAX_MINOR = 99_999_999n;
@@ -77,6 +78,13 @@ async function insertInTransaction(
     objectId: row.id,
     data: eventData,
     at: row.updatedAt,
+  });
+  await scheduleJob(tx, {
+    merchantId: row.merchantId,
+    kind: COLLECTION_EXPIRY_JOB,
+    objectId: row.id,
+    dueAt: row.expiresAt,
+    createdAt: row.createdAt,
   });
   return true;
 }
@@ -161,6 +169,12 @@ export async function expireIfDue(
     }
     throw error;
   }
+}
+
+/** The scheduled expiry: a collection still pending at its expires_at becomes expired. */
+export async function expireCollectionJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
+  const row = await findCollection(ctx.tx, ctx.merchant.id, job.objectId);
+  if (row) await expireIfDue(ctx.tx, ctx, row);
 }
 
 /** Loads a collection of the merchant by reference (or id), expiring it first when due. */

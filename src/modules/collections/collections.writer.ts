@@ -13,10 +13,13 @@ interface Pending {
 
 const MAX_BATCH = 256;
 
+/** Due work that expires a pending collection at its `expires_at`. */
+export const COLLECTION_EXPIRY_JOB = 'collection.expire';
+
 /**
  * Group commit for new collections. Requests that arrive together are written by one statement:
  * `INSERT … ON CONFLICT (merchant_id, reference) DO NOTHING` plus their `collection.created` events
- * in a data-modifying CTE, so the rows and their events commit atomically (a single statement is
+ * and expiry jobs in data-modifying CTEs, so the rows, events and jobs commit atomically (a single statement is
  * its own transaction) and N concurrent requests cost one round trip instead of N transactions.
  * Every caller's promise settles only after that statement has committed, so nothing is
  * acknowledged before it is durable. A reference already taken (even by an earlier row of the same
@@ -66,6 +69,11 @@ function eventValues({ row, eventData }: Pending): SQL {
     ${toWireJson(eventData)}::jsonb, ${row.updatedAt.toISOString()}::timestamptz)`;
 }
 
+function jobValues({ row }: Pending): SQL {
+  return sql`(${newId('job')}::text, ${row.merchantId}::text, ${row.id}::text,
+    ${row.expiresAt.toISOString()}::timestamptz, ${row.createdAt.toISOString()}::timestamptz)`;
+}
+
 function batchStatement(batch: Pending[]): SQL {
   return sql`WITH inserted AS (
     INSERT INTO collections (id, merchant_id, reference, amount, currency, email, description, redirect_url,
@@ -79,6 +87,11 @@ function batchStatement(batch: Pending[]): SQL {
     FROM (VALUES ${sql.join(batch.map(eventValues), sql`, `)}) AS v(id, merchant_id, object_id, data, created_at)
     JOIN inserted ON inserted.id = v.object_id
     RETURNING object_id
+  ), expiry_jobs AS (
+    INSERT INTO scheduled_jobs (id, merchant_id, kind, object_id, payload, due_at, state, attempts, created_at)
+    SELECT v.id, v.merchant_id, ${COLLECTION_EXPIRY_JOB}, v.object_id, '{}'::jsonb, v.due_at, 'pending', 0, v.created_at
+    FROM (VALUES ${sql.join(batch.map(jobValues), sql`, `)}) AS v(id, merchant_id, object_id, due_at, created_at)
+    JOIN inserted ON inserted.id = v.object_id
   )
   SELECT object_id AS id FROM created_events`;
 }

@@ -8,6 +8,7 @@ export function requireKey(options: { publicKeyAllowed: (method: string, path: s
     const principal = await authenticate(c.get('deps').database.db, c.req.header('authorization'));
     if (!options.publicKeyAllowed(c.req.method, c.req.path)) requireSecretKey(principal);
     c.set('principal', principal);
+    c.set('clock', await c.get('deps').clockFor(principal.merchant.id));
     await next();
   });
 }

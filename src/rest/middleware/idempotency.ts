@@ -21,7 +21,7 @@ export const idempotency = createMiddleware<RestEnv>(async (c, next) => {
   const fingerprint = fingerprintOf(c.req.method, c.req.path, JSON.stringify(c.get('body')));
   const { outcome, replayed } = await runIdempotent(
     deps.database.db,
-    deps.clockFor(merchantId),
+    c.get('clock'),
     { merchantId, key, fingerprint },
     async (tx) => {
       c.set('tx', tx);

@@ -1,0 +1,10 @@
+import { expireCollectionJob } from './collections/collections.service.ts';
+import { COLLECTION_EXPIRY_JOB } from './collections/collections.writer.ts';
+import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger/ledger.funds.ts';
+import { registerJobHandler } from './scheduler/scheduler.service.ts';
+
+/** Every kind of due work and the module function that does it. Imported once by the app. */
+export function registerJobs(): void {
+  registerJobHandler(COLLECTION_EXPIRY_JOB, expireCollectionJob);
+  registerJobHandler(FUNDS_AVAILABLE_JOB, releasePendingFunds);
+}

@@ -1,0 +1,104 @@
+import { and, eq } from 'drizzle-orm';
+import { builder } from '../../graphql/builder.ts';
+import { idempotentMutation, serviceContext } from '../../graphql/context.ts';
+import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { type Balance, getBalances, listBalanceTransactions } from './ledger.queries.ts';
+import type { PostingRow } from './ledger.service.ts';
+import { ledgerPostings } from './ledger.table.ts';
+import { topUpBalance } from './ledger.topup.ts';
+
+const BalanceRef = builder.objectRef<Balance>('Balance').implement({
+  description: "A merchant's balances in one currency.",
+  fields: (t) => ({
+    currency: t.field({ type: CurrencyCodeEnum, resolve: (b) => b.currency }),
+    available: t.field({ type: MoneyRef, resolve: (b) => ({ amount: b.available, currency: b.currency }) }),
+    pending: t.field({ type: MoneyRef, resolve: (b) => ({ amount: b.pending, currency: b.currency }) }),
+    reserved: t.field({ type: MoneyRef, resolve: (b) => ({ amount: b.reserved, currency: b.currency }) }),
+  }),
+});
+
+const money = (amount: bigint, currency: string) => ({ amount, currency: currency as CurrencyCode });
+
+const BalanceTransactionRef = builder.objectRef<PostingRow>('BalanceTransaction').implement({
+  description:
+    'A ledger posting: its effect on available, pending and reserved, and the object it came from.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    type: t.exposeString('type'),
+    state: t.exposeString('state'),
+    currency: t.field({ type: CurrencyCodeEnum, resolve: (row) => row.currency as CurrencyCode }),
+    available: t.field({ type: MoneyRef, resolve: (row) => money(row.availableDelta, row.currency) }),
+    pending: t.field({ type: MoneyRef, resolve: (row) => money(row.pendingDelta, row.currency) }),
+    reserved: t.field({ type: MoneyRef, resolve: (row) => money(row.reservedDelta, row.currency) }),
+    sourceType: t.exposeString('sourceType'),
+    sourceId: t.exposeString('sourceId'),
+    relatedId: t.exposeString('relatedId', { nullable: true }),
+    description: t.exposeString('description', { nullable: true }),
+    createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  balances: t.field({
+    type: [BalanceRef],
+    description: 'One row per currency the merchant has touched; USD always.',
+    resolve: (_root, _args, ctx) => getBalances(serviceContext(ctx)),
+  }),
+  balanceTransactions: t.connection({
+    type: BalanceTransactionRef,
+    description: 'Ledger postings, newest first (first: 1-100, default 20).',
+    args: { currency: t.arg({ type: CurrencyCodeEnum }) },
+    resolve: async (_root, args, ctx) => {
+      const page = await listBalanceTransactions(serviceContext(ctx), {
+        limit: Math.min(Math.max(args.first ?? 20, 1), 100),
+        ...(args.after ? { starting_after: args.after } : {}),
+        ...(args.currency ? { currency: args.currency } : {}),
+      });
+      return {
+        edges: page.data.map((row) => ({ cursor: row.id, node: row })),
+        pageInfo: {
+          hasNextPage: page.hasMore,
+          hasPreviousPage: Boolean(args.after),
+          startCursor: page.data[0]?.id ?? null,
+          endCursor: page.data.at(-1)?.id ?? null,
+        },
+      };
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  topUpBalance: t.field({
+    type: BalanceTransactionRef,
+    errors: { types: [SandbankError] },
+    description: 'POST /v1/simulate/balance/top_up: fund the sandbox instantly.',
+    args: {
+      amount: t.arg({ type: 'Decimal', required: true }),
+      currency: t.arg({ type: CurrencyCodeEnum, required: true }),
+      description: t.arg.string(),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) => {
+      const raw = {
+        amount: args.amount,
+        currency: args.currency,
+        ...(args.description ? { description: args.description } : {}),
+      };
+      return idempotentMutation<PostingRow>(
+        ctx,
+        { name: 'topUpBalance', key: args.idempotencyKey, input: raw },
+        (svc) => topUpBalance(svc, raw),
+        async (svc, id) => {
+          const [row] = await svc.db
+            .select()
+            .from(ledgerPostings)
+            .where(and(eq(ledgerPostings.id, id), eq(ledgerPostings.merchantId, svc.merchant.id)));
+          if (!row) throw new SandbankError('resource_not_found');
+          return row;
+        },
+      );
+    },
+  }),
+}));

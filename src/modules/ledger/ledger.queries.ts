@@ -1,0 +1,85 @@
+import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { CURRENCY_CODES, type CurrencyCode } from '../../kernel/currency.ts';
+import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import type { ServiceContext } from '../context.ts';
+import { MERCHANT_ACCOUNTS, type PostingRow } from './ledger.service.ts';
+import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts';
+
+export interface Balance {
+  currency: CurrencyCode;
+  available: bigint;
+  pending: bigint;
+  reserved: bigint;
+}
+
+/** One row per currency the merchant has touched; USD always (API.md §7). */
+export async function getBalances(ctx: ServiceContext): Promise<Balance[]> {
+  const rows = await (ctx.tx ?? ctx.db)
+    .select({ currency: ledgerAccounts.currency, kind: ledgerAccounts.kind, balance: ledgerAccounts.balance })
+    .from(ledgerAccounts)
+    .where(
+      and(
+        eq(ledgerAccounts.merchantId, ctx.merchant.id),
+        inArray(ledgerAccounts.kind, [...MERCHANT_ACCOUNTS]),
+      ),
+    );
+  const byCurrency = new Map<string, Balance>([
+    ['USD', { currency: 'USD', available: 0n, pending: 0n, reserved: 0n }],
+  ]);
+  for (const row of rows) {
+    const currency = row.currency as CurrencyCode;
+    const balance = byCurrency.get(currency) ?? { currency, available: 0n, pending: 0n, reserved: 0n };
+    balance[row.kind as (typeof MERCHANT_ACCOUNTS)[number]] = row.balance;
+    byCurrency.set(currency, balance);
+  }
+  return CURRENCY_CODES.flatMap((code) => {
+    const balance = byCurrency.get(code);
+    return balance ? [balance] : [];
+  });
+}
+
+export async function listBalanceTransactions(
+  ctx: ServiceContext,
+  query: ListQuery & { currency?: CurrencyCode },
+): Promise<Page<PostingRow>> {
+  const conditions = [eq(ledgerPostings.merchantId, ctx.merchant.id)];
+  if (query.starting_after) conditions.push(lt(ledgerPostings.id, query.starting_after));
+  if (query.currency) conditions.push(eq(ledgerPostings.currency, query.currency));
+  const rows = await (ctx.tx ?? ctx.db)
+    .select()
+    .from(ledgerPostings)
+    .where(and(...conditions))
+    .orderBy(desc(ledgerPostings.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit);
+}
+
+export interface LedgerCheck {
+  /** Per currency, the sum of every entry: zero when every posting balanced. */
+  sums: Record<string, bigint>;
+  /** Accounts whose maintained balance differs from the sum of their entries. */
+  mismatches: { accountId: string; kind: string; currency: string; stored: bigint; recomputed: bigint }[];
+}
+
+/** Recomputes a merchant's balances from its entries and compares them with the maintained ones. */
+export async function verifyLedger(exec: Executor, merchantId: string): Promise<LedgerCheck> {
+  const accounts = await exec
+    .select({
+      accountId: ledgerAccounts.id,
+      kind: ledgerAccounts.kind,
+      currency: ledgerAccounts.currency,
+      stored: ledgerAccounts.balance,
+      recomputed: sql<string>`COALESCE((SELECT SUM(${ledgerEntries.amount}) FROM ${ledgerEntries} WHERE ${ledgerEntries.accountId} = ${ledgerAccounts.id}), 0)::text`,
+    })
+    .from(ledgerAccounts)
+    .where(eq(ledgerAccounts.merchantId, merchantId));
+  const sums: Record<string, bigint> = {};
+  const mismatches: LedgerCheck['mismatches'] = [];
+  for (const account of accounts) {
+    const recomputed = BigInt(account.recomputed);
+    sums[account.currency] = (sums[account.currency] ?? 0n) + recomputed;
+    if (recomputed !== account.stored) mismatches.push({ ...account, recomputed });
+  }
+  return { sums, mismatches };
+}

@@ -1,0 +1,57 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { CURRENCY_CODES } from '../../kernel/currency.ts';
+import { listQuerySchema } from '../../kernel/pagination.ts';
+import { sendJson, sendList, sendObject } from '../../rest/render.ts';
+import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import type { RestEnv } from '../../rest/types.ts';
+import { getBalances, listBalanceTransactions } from './ledger.queries.ts';
+import { balanceResource, balanceTransactionResource } from './ledger.resource.ts';
+import { topUpBalance, topUpSchema } from './ledger.topup.ts';
+
+const transactionsQuery = listQuerySchema.extend({ currency: z.enum(CURRENCY_CODES).optional() });
+
+export function registerLedgerRoutes(api: OpenAPIHono<RestEnv>): void {
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/balances',
+      tags: ['Balances'],
+      summary: 'Balances per currency: available, pending, reserved',
+    }),
+    async (c) => {
+      const balances = await getBalances(serviceContext(c));
+      return sendJson(c, 200, { status: 'success', data: balances.map(balanceResource) });
+    },
+  );
+
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/balance_transactions',
+      tags: ['Balances'],
+      summary: 'Ledger postings, newest first, each with its source object',
+      request: { query: transactionsQuery },
+    }),
+    async (c) => {
+      const page = await listBalanceTransactions(serviceContext(c), c.req.valid('query'));
+      return sendList(c, page, balanceTransactionResource);
+    },
+    validationHook({ currency: 'currency_unsupported' }),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/simulate/balance/top_up',
+      tags: ['Simulation'],
+      summary: 'Fund the sandbox instantly (available balance)',
+      request: { body: { content: { 'application/json': { schema: topUpSchema } }, required: true } },
+    }),
+    async (c) => {
+      const posting = await topUpBalance(serviceContext(c), c.get('body'));
+      return sendObject(c, balanceTransactionResource(posting));
+    },
+    validationHook({ amount: 'amount_invalid', currency: 'currency_unsupported' }),
+  );
+}

@@ -1,0 +1,313 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Executor, Tx } from '../../db/client.ts';
+import { updateIfState } from '../../db/compare-and-set.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { invalidState, transition } from '../../kernel/state-machine.ts';
+import { holdMachine } from './ledger.machine.ts';
+import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts';
+
+export const MERCHANT_ACCOUNTS = ['available', 'pending', 'reserved'] as const;
+export const SYSTEM_ACCOUNTS = ['external', 'card_network', 'bank_rails', 'fx_liquidity'] as const;
+export type MerchantAccount = (typeof MERCHANT_ACCOUNTS)[number];
+export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
+export type AccountKind = MerchantAccount | SystemAccount;
+
+export type PostingRow = typeof ledgerPostings.$inferSelect;
+
+export interface EntryInput {
+  account: AccountKind;
+  /** Signed minor units: positive raises the account's balance. */
+  amount: bigint;
+}
+
+export interface PostingInput {
+  merchantId: string;
+  currency: CurrencyCode;
+  type: string;
+  source: { type: string; id: string };
+  description?: string | null;
+  at: Date;
+  entries: EntryInput[];
+  /** 'pending' opens a hold; everything else is posted at once. */
+  state?: 'posted' | 'pending';
+  relatedId?: string | null;
+  /**
+   * Merchant accounts this posting may take below zero. By default none may: a posting that would
+   * overdraw one fails with 422 insufficient_balance and writes nothing.
+   */
+  allowNegative?: readonly MerchantAccount[];
+}
+
+/** Account ids never change once created: cached per process. */
+const accountIds = new Map<string, string>();
+
+async function accountId(
+  tx: Tx,
+  merchantId: string,
+  currency: CurrencyCode,
+  kind: AccountKind,
+  at: Date,
+): Promise<string> {
+  const key = `${merchantId}:${currency}:${kind}`;
+  const cached = accountIds.get(key);
+  if (cached) return cached;
+  await tx
+    .insert(ledgerAccounts)
+    .values({ id: newId('ledgerAccount'), merchantId, currency, kind, balance: 0n, createdAt: at })
+    .onConflictDoNothing({
+      target: [ledgerAccounts.merchantId, ledgerAccounts.currency, ledgerAccounts.kind],
+    });
+  const [row] = await tx
+    .select({ id: ledgerAccounts.id })
+    .from(ledgerAccounts)
+    .where(
+      and(
+        eq(ledgerAccounts.merchantId, merchantId),
+        eq(ledgerAccounts.currency, currency),
+        eq(ledgerAccounts.kind, kind),
+      ),
+    );
+  if (!row) throw new Error(`ledger account ${key} missing after insert`);
+  if (accountIds.size > 100_000) accountIds.clear();
+  accountIds.set(key, row.id);
+  return row.id;
+}
+
+function isMerchantAccount(kind: AccountKind): kind is MerchantAccount {
+  return (MERCHANT_ACCOUNTS as readonly string[]).includes(kind);
+}
+
+function assertBalanced(entries: EntryInput[]): void {
+  if (entries.length < 2) throw new Error('a posting needs at least two entries');
+  if (entries.some((entry) => entry.amount === 0n)) throw new Error('a ledger entry cannot be zero');
+  const sum = entries.reduce((total, entry) => total + entry.amount, 0n);
+  if (sum !== 0n) throw new Error(`posting does not balance: entries sum to ${sum}`);
+}
+
+function deltaOf(entries: EntryInput[], account: MerchantAccount): bigint {
+  return entries
+    .filter((entry) => entry.account === account)
+    .reduce((total, entry) => total + entry.amount, 0n);
+}
+
+/**
+ * The only writer of money (DESIGN.md rule 3). Applies balanced entries to their accounts with
+ * `UPDATE … SET balance = balance + $amount`, in account-id order so concurrent postings cannot
+ * deadlock; the row lock each UPDATE takes serialises writers of one account until commit, so no
+ * update is lost. A debit guarded against overdraft is `… WHERE balance + $amount >= 0`: when two
+ * debits race for the same funds, the second sees the first's result and fails cleanly.
+ */
+export async function post(tx: Tx, input: PostingInput): Promise<PostingRow> {
+  assertBalanced(input.entries);
+  const allowNegative = new Set(input.allowNegative ?? []);
+  const resolved = await Promise.all(
+    input.entries.map(async (entry) => ({
+      ...entry,
+      accountId: await accountId(tx, input.merchantId, input.currency, entry.account, input.at),
+    })),
+  );
+  resolved.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
+  for (const entry of resolved) {
+    const guarded =
+      entry.amount < 0n && isMerchantAccount(entry.account) && !allowNegative.has(entry.account);
+    const where = guarded
+      ? and(
+          eq(ledgerAccounts.id, entry.accountId),
+          sql`${ledgerAccounts.balance} + ${entry.amount.toString()}::bigint >= 0`,
+        )
+      : eq(ledgerAccounts.id, entry.accountId);
+    const updated = await tx
+      .update(ledgerAccounts)
+      .set({ balance: sql`${ledgerAccounts.balance} + ${entry.amount.toString()}::bigint` })
+      .where(where)
+      .returning({ id: ledgerAccounts.id });
+    if (updated.length === 0) {
+      throw new SandbankError('insufficient_balance', {
+        message: `The ${entry.account} ${input.currency} balance is too low for this operation.`,
+      });
+    }
+  }
+  const [posting] = await tx
+    .insert(ledgerPostings)
+    .values({
+      id: newId('posting'),
+      merchantId: input.merchantId,
+      currency: input.currency,
+      type: input.type,
+      state: input.state ?? 'posted',
+      sourceType: input.source.type,
+      sourceId: input.source.id,
+      description: input.description ?? null,
+      relatedId: input.relatedId ?? null,
+      availableDelta: deltaOf(input.entries, 'available'),
+      pendingDelta: deltaOf(input.entries, 'pending'),
+      reservedDelta: deltaOf(input.entries, 'reserved'),
+      createdAt: input.at,
+      updatedAt: input.at,
+    })
+    .returning();
+  if (!posting) throw new Error('posting insert returned no row');
+  await tx.insert(ledgerEntries).values(
+    resolved.map((entry) => ({
+      id: newId('ledgerEntry'),
+      postingId: posting.id,
+      accountId: entry.accountId,
+      merchantId: input.merchantId,
+      currency: input.currency,
+      amount: entry.amount,
+      createdAt: input.at,
+    })),
+  );
+  return posting;
+}
+
+type Common = Pick<PostingInput, 'merchantId' | 'currency' | 'source' | 'at' | 'description'>;
+
+/** Funds a sandbox from the outside world. */
+export function postTopUp(tx: Tx, input: Common & { amount: bigint }): Promise<PostingRow> {
+  return post(tx, {
+    ...input,
+    type: 'top_up',
+    entries: [
+      { account: 'external', amount: -input.amount },
+      { account: 'available', amount: input.amount },
+    ],
+  });
+}
+
+/** Money received but not yet available (a card payment before settlement). */
+export function postPendingCredit(
+  tx: Tx,
+  input: Common & { amount: bigint; type: string; from: SystemAccount },
+): Promise<PostingRow> {
+  return post(tx, {
+    ...input,
+    entries: [
+      { account: input.from, amount: -input.amount },
+      { account: 'pending', amount: input.amount },
+    ],
+  });
+}
+
+/** Pending funds become available. */
+export function postFundsAvailable(
+  tx: Tx,
+  input: Common & { amount: bigint; relatedId: string },
+): Promise<PostingRow> {
+  return post(tx, {
+    ...input,
+    type: 'funds_available',
+    entries: [
+      { account: 'pending', amount: -input.amount },
+      { account: 'available', amount: input.amount },
+    ],
+  });
+}
+
+/** Reserves available funds (a hold): posted later to its destination, or voided back. */
+export function placeHold(tx: Tx, input: Common & { amount: bigint; type?: string }): Promise<PostingRow> {
+  return post(tx, {
+    ...input,
+    type: input.type ?? 'hold',
+    state: 'pending',
+    entries: [
+      { account: 'available', amount: -input.amount },
+      { account: 'reserved', amount: input.amount },
+    ],
+  });
+}
+
+async function loadHold(exec: Executor, merchantId: string, holdId: string): Promise<PostingRow> {
+  const [hold] = await exec
+    .select()
+    .from(ledgerPostings)
+    .where(and(eq(ledgerPostings.id, holdId), eq(ledgerPostings.merchantId, merchantId)));
+  const isHold = hold !== undefined && hold.reservedDelta > 0n && hold.availableDelta === -hold.reservedDelta;
+  if (!hold || !isHold) {
+    throw new SandbankError('resource_not_found', { message: `No hold ${holdId.slice(0, 60)}.` });
+  }
+  return hold;
+}
+
+async function settleHold(
+  tx: Tx,
+  merchantId: string,
+  holdId: string,
+  event: 'post' | 'void',
+  at: Date,
+  destination: EntryInput['account'],
+): Promise<PostingRow> {
+  const hold = await loadHold(tx, merchantId, holdId);
+  const to = transition(holdMachine, hold.state as never, event);
+  const moved = await updateIfState(tx, ledgerPostings, hold.id, hold.state, { state: to, updatedAt: at });
+  if (!moved) throw invalidState(holdMachine, hold.state as never, event);
+  const amount = hold.reservedDelta;
+  return post(tx, {
+    merchantId,
+    currency: hold.currency as CurrencyCode,
+    type: event === 'post' ? 'hold_posted' : 'hold_voided',
+    source: { type: hold.sourceType, id: hold.sourceId },
+    relatedId: hold.id,
+    at,
+    entries: [
+      { account: 'reserved', amount: -amount },
+      { account: destination, amount },
+    ],
+  });
+}
+
+/** Sends a hold's reserved funds to their destination (a bank rail, the card network, FX). */
+export function postHold(
+  tx: Tx,
+  merchantId: string,
+  holdId: string,
+  at: Date,
+  to: SystemAccount,
+): Promise<PostingRow> {
+  return settleHold(tx, merchantId, holdId, 'post', at, to);
+}
+
+/** Releases a hold's reserved funds back to available. */
+export function voidHold(tx: Tx, merchantId: string, holdId: string, at: Date): Promise<PostingRow> {
+  return settleHold(tx, merchantId, holdId, 'void', at, 'available');
+}
+
+/** Undoes a posted posting with a new one whose entries are its negation. */
+export async function reversePosting(
+  tx: Tx,
+  merchantId: string,
+  postingId: string,
+  at: Date,
+  options: { allowNegative?: readonly MerchantAccount[] } = {},
+): Promise<PostingRow> {
+  const [original] = await tx
+    .select()
+    .from(ledgerPostings)
+    .where(and(eq(ledgerPostings.id, postingId), eq(ledgerPostings.merchantId, merchantId)));
+  if (!original)
+    throw new SandbankError('resource_not_found', {
+      message: `No balance transaction ${postingId.slice(0, 60)}.`,
+    });
+  if (original.state !== 'posted') {
+    throw new SandbankError('invalid_state', {
+      message: `Only a posted balance transaction can be reversed; this one is ${original.state}.`,
+    });
+  }
+  const entries = await tx
+    .select({ amount: ledgerEntries.amount, kind: ledgerAccounts.kind })
+    .from(ledgerEntries)
+    .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerEntries.accountId))
+    .where(eq(ledgerEntries.postingId, original.id));
+  return post(tx, {
+    merchantId,
+    currency: original.currency as CurrencyCode,
+    type: 'reversal',
+    source: { type: original.sourceType, id: original.sourceId },
+    relatedId: original.id,
+    at,
+    entries: entries.map((entry) => ({ account: entry.kind as AccountKind, amount: -entry.amount })),
+    ...(options.allowNegative ? { allowNegative: options.allowNegative } : {}),
+  });
+}

@@ -1,0 +1,152 @@
+import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { type Db, type Executor, queryRows, type Tx } from '../../db/client.ts';
+import { type Clock, FixedClock } from '../../kernel/clock.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { MerchantRef, ServiceContext } from '../context.ts';
+import { scheduledJobs } from './scheduler.table.ts';
+
+export type JobRow = typeof scheduledJobs.$inferSelect;
+
+/** A job runs inside its own savepoint with the clock standing at the job's due time. */
+export type JobHandler = (ctx: ServiceContext & { tx: Tx }, job: JobRow) => Promise<void>;
+
+const handlers = new Map<string, JobHandler>();
+
+/** Modules register what each kind of due work does (wired once in src/modules/jobs.ts). */
+export function registerJobHandler(kind: string, handler: JobHandler): void {
+  handlers.set(kind, handler);
+}
+
+export interface ScheduleInput {
+  merchantId: string;
+  kind: string;
+  objectId: string;
+  dueAt: Date;
+  payload?: Record<string, string>;
+  createdAt: Date;
+}
+
+/** Schedules work in the caller's transaction, so it exists exactly when the change that needs it commits. */
+export async function scheduleJob(exec: Executor, input: ScheduleInput): Promise<string> {
+  const id = newId('job');
+  await exec.insert(scheduledJobs).values({
+    id,
+    merchantId: input.merchantId,
+    kind: input.kind,
+    objectId: input.objectId,
+    payload: input.payload ?? {},
+    dueAt: input.dueAt,
+    state: 'pending',
+    attempts: 0,
+    createdAt: input.createdAt,
+  });
+  return id;
+}
+
+export interface RanJob {
+  id: string;
+  kind: string;
+  objectId: string;
+  dueAt: Date;
+  state: 'done' | 'failed';
+  error: string | null;
+}
+
+async function nextDueJob(tx: Tx, merchantId: string, until: Date): Promise<JobRow | undefined> {
+  const [job] = await tx
+    .select()
+    .from(scheduledJobs)
+    .where(
+      and(
+        eq(scheduledJobs.state, 'pending'),
+        eq(scheduledJobs.merchantId, merchantId),
+        lte(scheduledJobs.dueAt, until),
+      ),
+    )
+    .orderBy(asc(scheduledJobs.dueAt), asc(scheduledJobs.id))
+    .limit(1)
+    .for('update', { skipLocked: true });
+  return job;
+}
+
+/**
+ * Runs a merchant's due work up to `until`, in due-time order, including work that the work itself
+ * schedules inside the window. The caller holds the merchant's clock row lock (see clock.service),
+ * so two runners never interleave one merchant's work; each job is marked done in the savepoint
+ * that did it, so it runs exactly once. A failing job is marked failed and the run goes on.
+ */
+export async function runDueJobs(
+  tx: Tx,
+  merchant: MerchantRef,
+  until: Date,
+  base: { db: Db; publicUrl: string },
+): Promise<RanJob[]> {
+  const ran: RanJob[] = [];
+  for (;;) {
+    const job = await nextDueJob(tx, merchant.id, until);
+    if (!job) return ran;
+    ran.push(await runJob(tx, merchant, job, base));
+  }
+}
+
+async function runJob(
+  tx: Tx,
+  merchant: MerchantRef,
+  job: JobRow,
+  base: { db: Db; publicUrl: string },
+): Promise<RanJob> {
+  const clock: Clock = new FixedClock(job.dueAt);
+  const handler = handlers.get(job.kind);
+  try {
+    if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+    await tx.transaction(async (savepoint) => {
+      await handler({ db: base.db, tx: savepoint, clock, merchant, publicUrl: base.publicUrl }, job);
+      await savepoint
+        .update(scheduledJobs)
+        .set({ state: 'done', attempts: job.attempts + 1, finishedAt: job.dueAt })
+        .where(eq(scheduledJobs.id, job.id));
+    });
+    return {
+      id: job.id,
+      kind: job.kind,
+      objectId: job.objectId,
+      dueAt: job.dueAt,
+      state: 'done',
+      error: null,
+    };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await tx
+      .update(scheduledJobs)
+      .set({
+        state: 'failed',
+        attempts: job.attempts + 1,
+        lastError: message.slice(0, 1000),
+        finishedAt: job.dueAt,
+      })
+      .where(eq(scheduledJobs.id, job.id));
+    return {
+      id: job.id,
+      kind: job.kind,
+      objectId: job.objectId,
+      dueAt: job.dueAt,
+      state: 'failed',
+      error: message,
+    };
+  }
+}
+
+/** Merchants that have work due by their own clock at the real instant `realNow`. */
+export async function merchantsWithDueWork(db: Db, realNow: Date, limit: number): Promise<string[]> {
+  const rows = await queryRows<{ merchant_id: string }>(
+    db,
+    sql`
+    SELECT DISTINCT j.merchant_id AS merchant_id
+    FROM scheduled_jobs j
+    LEFT JOIN merchant_clocks c ON c.merchant_id = j.merchant_id
+    WHERE j.state = 'pending'
+      AND j.due_at <= COALESCE(c.frozen_at, ${realNow.toISOString()}::timestamptz + make_interval(secs => COALESCE(c.offset_ms, 0) / 1000.0))
+    LIMIT ${limit}`,
+  );
+  return rows.map((row) => row.merchant_id);
+}
