@@ -149,4 +149,5 @@ CREATE INDEX "ledger_entries_merchant_idx" ON "ledger_entries" USING btree ("mer
 CREATE INDEX "ledger_postings_merchant_idx" ON "ledger_postings" USING btree ("merchant_id","id");--> statement-breakpoint
 CREATE INDEX "ledger_postings_source_idx" ON "ledger_postings" USING btree ("source_id");--> statement-breakpoint
 CREATE INDEX "api_keys_merchant_idx" ON "api_keys" USING btree ("merchant_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "merchants_one_default_uq" ON "merchants" USING btree ("is_default") WHERE "merchants"."is_default";--> statement-breakpoint
 CREATE INDEX "scheduled_jobs_due_idx" ON "scheduled_jobs" USING btree ("state","merchant_id","due_at","id");

@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { routePath } from 'hono/route';
+import type { AppDeps } from './deps.ts';
 import { printedSchema } from './graphql/schema.ts';
 import { buildYoga } from './graphql/yoga.ts';
 import { SandbankError } from './kernel/errors.ts';
@@ -7,8 +9,9 @@ import { newId } from './kernel/ids.ts';
 import { registerJobs } from './modules/jobs.ts';
 import type { Metrics } from './observability.ts';
 import { buildRestApp } from './rest/app.ts';
+import { MAX_BODY_BYTES } from './rest/middleware/json-body.ts';
 import { sendError, toSandbankError } from './rest/render.ts';
-import type { AppDeps, RestEnv } from './rest/types.ts';
+import type { RestEnv } from './rest/types.ts';
 import { buildCheckout } from './web/checkout.ts';
 import { buildDocs } from './web/docs.ts';
 
@@ -33,6 +36,8 @@ export function buildApp({ deps, metrics, isReady = () => true }: AppOptions) {
     c.set('requestId', requestId);
     await next();
     c.res.headers.set('Request-Id', requestId);
+    // While shutting down, keep-alive clients are told to go: no new request rides an old socket.
+    if (!isReady()) c.res.headers.set('Connection', 'close');
     const seconds = (performance.now() - started) / 1000;
     const route = routePath(c);
     metrics?.requests.inc({ method: c.req.method, route, status: String(c.res.status) });
@@ -68,6 +73,12 @@ export function buildApp({ deps, metrics, isReady = () => true }: AppOptions) {
   });
 
   app.route('/v1', buildRestApp(deps.rateLimitPerSecond));
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => sendError(c as never, new SandbankError('payload_too_large')),
+  });
+  app.use('/graphql', limitBody);
+  app.use('/checkout/*', limitBody);
   app.get('/graphql/schema.graphql', (c) =>
     c.text(sdl, 200, { 'content-type': 'text/plain; charset=utf-8' }),
   );

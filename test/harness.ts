@@ -4,10 +4,10 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import { pino } from 'pino';
 import { buildApp } from '../src/app.ts';
 import { type Database, openDatabase } from '../src/db/client.ts';
+import type { AppDeps } from '../src/deps.ts';
 import { type Clock, systemClock } from '../src/kernel/clock.ts';
 import { clockFor } from '../src/modules/clock/clock.service.ts';
 import { createMerchant } from '../src/modules/merchants/merchants.service.ts';
-import type { AppDeps } from '../src/rest/types.ts';
 
 export const PUBLIC_URL = 'http://sandbank.test';
 

@@ -24,6 +24,14 @@ export async function queryRows<T>(exec: Executor, query: SQL): Promise<T[]> {
   return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
 
+/** A unique-constraint violation (SQLSTATE 23505), from either driver, possibly wrapped by Drizzle. */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    if ((current as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
+}
+
 export type DatabaseOptions =
   | { driver: 'postgres'; url: string; maxConnections?: number }
   | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob };

@@ -2,10 +2,10 @@ import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import type { Principal } from '../modules/merchants/merchants.service.ts';
-import type { AppDeps } from '../rest/types.ts';
 
 export interface GraphQLContext {
   deps: AppDeps;

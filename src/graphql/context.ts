@@ -1,5 +1,7 @@
 import type { Tx } from '../db/client.ts';
 import { SandbankError } from '../kernel/errors.ts';
+import { type ListQuery, listQuerySchema } from '../kernel/pagination.ts';
+import { parseInput } from '../kernel/validation.ts';
 import type { ServiceContext } from '../modules/context.ts';
 import {
   fingerprintOf,
@@ -88,4 +90,13 @@ export async function idempotentMutation<T>(
   }
   if (!stored.id) throw new SandbankError('internal_error');
   return reload(svc, stored.id);
+}
+
+/** Relay arguments read with the same rules as REST's limit and starting_after. */
+export function listQueryOf(args: { first?: number | null; after?: string | null }): ListQuery {
+  return parseInput(
+    listQuerySchema,
+    { limit: args.first ?? 20, ...(args.after ? { starting_after: args.after } : {}) },
+    { limit: 'parameter_invalid', starting_after: 'parameter_invalid' },
+  );
 }

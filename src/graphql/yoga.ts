@@ -6,10 +6,10 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
+import type { AppDeps } from '../deps.ts';
 import { systemClock } from '../kernel/clock.ts';
 import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
 import { authenticate } from '../modules/merchants/merchants.service.ts';
-import type { AppDeps } from '../rest/types.ts';
 import type { GraphQLContext } from './builder.ts';
 import { schema } from './schema.ts';
 

@@ -1,17 +1,7 @@
-import type { Logger } from 'pino';
-import type { Database, Tx } from '../db/client.ts';
+import type { Tx } from '../db/client.ts';
+import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Principal } from '../modules/merchants/merchants.service.ts';
-
-/** What the adapters are built from; main.ts (or a test) provides it. */
-export interface AppDeps {
-  database: Database;
-  publicUrl: string;
-  rateLimitPerSecond: number;
-  /** The merchant's simulated clock (API.md §8), loaded once per request. */
-  clockFor: (merchantId: string) => Promise<Clock>;
-  logger: Logger;
-}
 
 export interface RestEnv {
   Variables: {
@@ -26,3 +16,5 @@ export interface RestEnv {
     tx: Tx | undefined;
   };
 }
+
+export type { AppDeps };

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { html, raw } from 'hono/html';
+import type { AppDeps } from '../deps.ts';
 import type { CurrencyCode } from '../kernel/currency.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { formatDecimal } from '../kernel/money.ts';
@@ -12,7 +13,6 @@ import {
   getCollection,
 } from '../modules/collections/collections.service.ts';
 import type { ServiceContext } from '../modules/context.ts';
-import type { AppDeps } from '../rest/types.ts';
 import { page } from './layout.ts';
 
 type WebEnv = { Variables: { deps: AppDeps; requestId: string } };
@@ -273,9 +273,12 @@ export function buildCheckout() {
     const form = (await c.req.parseBody()) as Form;
     const attemptId = c.req.param('attempt');
     try {
-      const result = await completeChallenge(ctx, attemptId, {
-        outcome: form.outcome === 'succeed' ? 'succeed' : 'fail',
-      });
+      const result = await completeChallenge(
+        ctx,
+        attemptId,
+        { outcome: form.outcome === 'succeed' ? 'succeed' : 'fail' },
+        id,
+      );
       return c.redirect(redirectTarget(result.collection), 303);
     } catch (error) {
       if (error instanceof SandbankError && error.code === 'card_declined')

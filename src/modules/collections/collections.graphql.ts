@@ -1,11 +1,11 @@
 import { builder } from '../../graphql/builder.ts';
-import { idempotentMutation, serviceContext } from '../../graphql/context.ts';
+import { idempotentMutation, listQueryOf, serviceContext } from '../../graphql/context.ts';
 import { SandbankErrorRef } from '../../graphql/errors.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { collectionMachine } from './collections.machine.ts';
-import { payCollection } from './collections.pay.ts';
+import { loadPayResult, type PayResult, payCollection } from './collections.pay.ts';
 import { type AttemptRow, type CollectionRow, checkoutUrl } from './collections.resource.ts';
 import {
   type CollectionDetail,
@@ -124,11 +124,7 @@ builder.queryFields((t) => ({
     type: CollectionRef,
     description: 'Collections, newest first (first: 1-100, default 20).',
     resolve: async (_root, args, ctx) => {
-      const limit = Math.min(Math.max(args.first ?? 20, 1), 100);
-      const page = await listCollections(serviceContext(ctx), {
-        limit,
-        ...(args.after ? { starting_after: args.after } : {}),
-      });
+      const page = await listCollections(serviceContext(ctx), listQueryOf(args));
       return {
         edges: page.data.map((row) => ({ cursor: row.id, node: row })),
         pageInfo: {
@@ -208,6 +204,7 @@ builder.mutationFields((t) => ({
       threeDSecure: t.arg.string({
         description: 'succeed or fail: completes a 3-D Secure challenge in the same call',
       }),
+      idempotencyKey: t.arg.string(),
     },
     resolve: async (_root, args, ctx) => {
       const raw = args.card
@@ -231,7 +228,19 @@ builder.mutationFields((t) => ({
               account_type: args.bankAccount?.accountType,
             }),
           };
-      const result = await payCollection(serviceContext(ctx), args.reference, raw);
+      const result = await idempotentMutation<PayResult>(
+        ctx,
+        {
+          name: 'simulateCollectionPayment',
+          key: args.idempotencyKey,
+          input: { reference: args.reference, ...raw },
+        },
+        async (svc) => {
+          const paid = await payCollection(svc, args.reference, raw);
+          return { ...paid, id: paid.attempt.id };
+        },
+        loadPayResult,
+      );
       return {
         collection: result.collection,
         attempt: result.attempt,

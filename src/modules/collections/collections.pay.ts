@@ -98,11 +98,15 @@ export async function payCollection(
   return result;
 }
 
-/** Ends a 3-D Secure challenge (the page's Complete / Fail buttons, or the simulate endpoint). */
+/**
+ * Ends a 3-D Secure challenge (the page's Complete / Fail buttons, or the simulate endpoint). The
+ * checkout passes the collection of its URL, and an attempt of another collection is not found.
+ */
 export async function completeChallenge(
   ctx: ServiceContext,
   attemptId: string,
   raw: unknown,
+  collectionId?: string,
 ): Promise<PayResult> {
   const { outcome } = parseInput(completeChallengeSchema, raw);
   const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
@@ -110,7 +114,7 @@ export async function completeChallenge(
       .select()
       .from(paymentAttempts)
       .where(and(eq(paymentAttempts.id, attemptId), eq(paymentAttempts.merchantId, ctx.merchant.id)));
-    if (!attempt)
+    if (!attempt || (collectionId !== undefined && attempt.collectionId !== collectionId))
       throw new SandbankError('resource_not_found', {
         message: `No payment attempt ${attemptId.slice(0, 60)}.`,
       });
@@ -260,4 +264,21 @@ async function settleCardAttempt(
     from: 'card_network',
   });
   return { collection: paid, attempt, nextAction: null };
+}
+
+/** A payment attempt and its collection as they are now (an idempotent replay of a payment). */
+export async function loadPayResult(ctx: ServiceContext, attemptId: string): Promise<PayResult> {
+  const exec = ctx.tx ?? ctx.db;
+  const [attempt] = await exec
+    .select()
+    .from(paymentAttempts)
+    .where(and(eq(paymentAttempts.id, attemptId), eq(paymentAttempts.merchantId, ctx.merchant.id)));
+  if (!attempt) throw new SandbankError('resource_not_found');
+  const [collection] = await exec.select().from(collections).where(eq(collections.id, attempt.collectionId));
+  if (!collection) throw new SandbankError('resource_not_found');
+  const nextAction: NextAction | null =
+    attempt.state === 'requires_action'
+      ? { type: 'three_d_secure', url: challengeUrl(ctx.publicUrl, collection.id, attempt.id) }
+      : null;
+  return { collection, attempt, nextAction };
 }

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { builder } from '../../graphql/builder.ts';
-import { idempotentMutation, serviceContext } from '../../graphql/context.ts';
+import { idempotentMutation, listQueryOf, serviceContext } from '../../graphql/context.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -52,8 +52,7 @@ builder.queryFields((t) => ({
     args: { currency: t.arg({ type: CurrencyCodeEnum }) },
     resolve: async (_root, args, ctx) => {
       const page = await listBalanceTransactions(serviceContext(ctx), {
-        limit: Math.min(Math.max(args.first ?? 20, 1), 100),
-        ...(args.after ? { starting_after: args.after } : {}),
+        ...listQueryOf(args),
         ...(args.currency ? { currency: args.currency } : {}),
       });
       return {

@@ -1,6 +1,6 @@
 import { and, eq, isNull, ne } from 'drizzle-orm';
-import type { Db, Executor } from '../../db/client.ts';
-import type { Clock } from '../../kernel/clock.ts';
+import { type Db, type Executor, isUniqueViolation } from '../../db/client.ts';
+import { type Clock, systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { MerchantRef } from '../context.ts';
@@ -95,11 +95,18 @@ export async function ensureDefaultMerchant(
   assertPinnedKey(pinned.publicKey, 'public', 'SANDBANK_PUBLIC_KEY');
   const [existing] = await db.select().from(merchants).where(eq(merchants.isDefault, true)).limit(1);
   if (!existing) {
-    const created = await createMerchant(db, clock, {
-      name: 'Sandbank Demo Store',
-      isDefault: true,
-      keys: pinned,
-    });
+    let created: MerchantWithKeys;
+    try {
+      created = await createMerchant(db, clock, {
+        name: 'Sandbank Demo Store',
+        isDefault: true,
+        keys: pinned,
+      });
+    } catch (error) {
+      // Another instance bootstrapped the same empty database first: use its merchant.
+      if (isUniqueViolation(error)) return ensureDefaultMerchant(db, clock, pinned);
+      throw error;
+    }
     return {
       merchant: created.merchant,
       secretKey: created.secretKey,
@@ -210,8 +217,12 @@ interface CachedKey {
   expiresAt: number;
 }
 
-/** Key lookups are cached briefly in-process; rolling or pinning keys clears the cache at once. */
-const KEY_CACHE_MS = 30_000;
+/**
+ * Found keys are cached in-process for two seconds (unknown keys are never cached): rolling or
+ * pinning keys in this process clears the cache at once; a key revoked by another instance or the
+ * CLI stops working within two seconds.
+ */
+const KEY_CACHE_MS = 2_000;
 const KEY_CACHE_MAX = 10_000;
 const keyCache = new Map<string, CachedKey>();
 
@@ -234,7 +245,7 @@ export async function authenticate(db: Db, authorization: string | null | undefi
     });
   }
   const keyHash = hashKey(key);
-  const now = Date.now(); // cache bookkeeping, not business time
+  const now = systemClock.now().getTime(); // cache bookkeeping, not business time
   const cached = keyCache.get(keyHash);
   let principal: Principal | null;
   if (cached && cached.expiresAt > now) {
@@ -242,7 +253,7 @@ export async function authenticate(db: Db, authorization: string | null | undefi
   } else {
     principal = await lookupKey(db, keyHash);
     if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
-    keyCache.set(keyHash, { principal, expiresAt: now + KEY_CACHE_MS });
+    if (principal) keyCache.set(keyHash, { principal, expiresAt: now + KEY_CACHE_MS });
   }
   if (!principal) throw new SandbankError('api_key_invalid');
   return principal;

@@ -1,12 +1,18 @@
-import { boolean, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { at, createdAt } from '../../db/columns.ts';
 
-export const merchants = pgTable('merchants', {
-  id: text('id').primaryKey(),
-  name: text('name').notNull(),
-  isDefault: boolean('is_default').notNull().default(false),
-  createdAt: createdAt(),
-});
+export const merchants = pgTable(
+  'merchants',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    isDefault: boolean('is_default').notNull().default(false),
+    createdAt: createdAt(),
+  },
+  // At most one default merchant, even when several instances bootstrap an empty database at once.
+  (t) => [uniqueIndex('merchants_one_default_uq').on(t.isDefault).where(sql`${t.isDefault}`)],
+);
 
 /** API keys, stored as SHA-256 hashes of the full key; only the last 4 characters are kept readable. */
 export const apiKeys = pgTable(

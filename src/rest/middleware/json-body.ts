@@ -1,4 +1,5 @@
 import { createMiddleware } from 'hono/factory';
+import { parse } from 'lossless-json';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { RestEnv } from '../types.ts';
 
@@ -19,6 +20,16 @@ async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Pr
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * JSON numbers keep their exact meaning: a literal that a double writes back identically (100, 12.5)
+ * is a number; any other (100.50, 1e2, 0.1000000000000000001, 99999999999999999999) arrives as its
+ * literal text, so the strict decimal rules judge what the client wrote, not a rounded float.
+ */
+function exactNumber(text: string): number | string {
+  const value = Number(text);
+  return String(value) === text ? value : text;
 }
 
 /** Hands the text already read to Hono's body cache, so validators can read the body again. */
@@ -52,7 +63,7 @@ export const jsonBody = createMiddleware<RestEnv>(async (c, next) => {
   if (!isJsonContentType(c.req.header('content-type'))) throw new SandbankError('unsupported_media_type');
   let parsed: unknown;
   try {
-    parsed = text.trim().length === 0 ? {} : JSON.parse(text);
+    parsed = text.trim().length === 0 ? {} : parse(text, null, exactNumber);
   } catch {
     throw new SandbankError('invalid_json');
   }

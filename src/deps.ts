@@ -1,0 +1,13 @@
+import type { Logger } from 'pino';
+import type { Database } from './db/client.ts';
+import type { Clock } from './kernel/clock.ts';
+
+/** What the adapters (REST, GraphQL, pages) are built from; server.ts (or a test) provides it. */
+export interface AppDeps {
+  database: Database;
+  publicUrl: string;
+  rateLimitPerSecond: number;
+  /** The merchant's simulated clock (API.md §8), loaded once per request. */
+  clockFor: (merchantId: string) => Promise<Clock>;
+  logger: Logger;
+}
