@@ -1,7 +1,7 @@
 /**
  * Load benchmark for `POST /v1/collect`, measured against the machine's ceiling.
  *
- *   npm run bench                                   # ceiling + Sandbank on PGlite (--memory)
+ *   npm run bench                                   # ceiling + Sandbank on PGlite (a temp data folder, and --memory)
  *   DATABASE_URL=postgres://… npm run bench         # … + Sandbank on Postgres
  *   BENCH_DURATION=30 npm run bench                 # seconds per measured run (default 10)
  *
@@ -10,8 +10,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import os from 'node:os';
+import os, { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -69,6 +71,8 @@ interface SandbankTarget {
   name: string;
   args: string[];
   databaseUrl: string | undefined;
+  /** PGlite's data folder (a fresh temporary one, removed afterwards), as `npm start` persists. */
+  dataDir?: string;
 }
 
 const GOALS: Goal[] = [
@@ -328,6 +332,7 @@ async function benchSandbank(
   console.log(`\n[${target.name}] node --import tsx src/main.ts ${target.args.join(' ')}`.trimEnd());
   const port = await freePort();
   const env = sandbankEnv(port, target.databaseUrl);
+  if (target.dataDir) env.SANDBANK_DATA_DIR = target.dataDir;
   const args = ['--import', 'tsx', 'src/main.ts', ...target.args];
   return withChild(
     () => spawnChild(target.name, args, env),
@@ -342,7 +347,17 @@ async function benchSandbank(
 }
 
 function sandbankTargets(): SandbankTarget[] {
-  const targets: SandbankTarget[] = [{ name: 'sandbank-pglite', args: ['--memory'], databaseUrl: undefined }];
+  // The default `npm start`: PGlite persisted to a folder (every request a durable insert), and the
+  // throwaway `--memory` mode for comparison.
+  const targets: SandbankTarget[] = [
+    {
+      name: 'sandbank-pglite',
+      args: [],
+      databaseUrl: undefined,
+      dataDir: mkdtempSync(join(tmpdir(), 'sandbank-bench-')),
+    },
+    { name: 'sandbank-pglite-memory', args: ['--memory'], databaseUrl: undefined },
+  ];
   const databaseUrl = process.env.DATABASE_URL;
   if (databaseUrl) targets.push({ name: 'sandbank-postgres', args: [], databaseUrl });
   else console.log('DATABASE_URL is not set: skipping Sandbank on Postgres.');
@@ -423,10 +438,15 @@ async function main(): Promise<number> {
   const ceiling = await benchCeiling(durationSeconds);
   const measurements: Measurement[] = [ceiling];
   const failures: string[] = [...loadFailures(ceiling)];
-  for (const target of targets) {
-    const run = await benchSandbank(target, durationSeconds);
-    measurements.push(run.measurement);
-    failures.push(...run.failures);
+  try {
+    for (const target of targets) {
+      const run = await benchSandbank(target, durationSeconds);
+      measurements.push(run.measurement);
+      failures.push(...run.failures);
+    }
+  } finally {
+    for (const target of targets)
+      if (target.dataDir) rmSync(target.dataDir, { recursive: true, force: true });
   }
 
   printTable(measurements, ceiling.result.requests.average);

@@ -70,10 +70,14 @@ export async function verifyLedger(exec: Executor, merchantId: string): Promise<
       kind: ledgerAccounts.kind,
       currency: ledgerAccounts.currency,
       stored: ledgerAccounts.balance,
-      recomputed: sql<string>`COALESCE((SELECT SUM(${ledgerEntries.amount}) FROM ${ledgerEntries} WHERE ${ledgerEntries.accountId} = ${ledgerAccounts.id}), 0)::text`,
+      // A join, not a correlated subquery: in a single-table select Drizzle leaves column names
+      // unqualified, and inside the subquery "id" would be the entry's id, not the account's.
+      recomputed: sql<string>`COALESCE(SUM(${ledgerEntries.amount}), 0)::text`,
     })
     .from(ledgerAccounts)
-    .where(eq(ledgerAccounts.merchantId, merchantId));
+    .leftJoin(ledgerEntries, eq(ledgerEntries.accountId, ledgerAccounts.id))
+    .where(eq(ledgerAccounts.merchantId, merchantId))
+    .groupBy(ledgerAccounts.id);
   const sums: Record<string, bigint> = {};
   const mismatches: LedgerCheck['mismatches'] = [];
   for (const account of accounts) {

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { updateIfState } from '../../db/compare-and-set.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -40,39 +40,63 @@ export interface PostingInput {
   allowNegative?: readonly MerchantAccount[];
 }
 
-/** Account ids never change once created: cached per process. */
-const accountIds = new Map<string, string>();
-
-async function accountId(
+/**
+ * The ids of the accounts a posting touches, creating missing ones. Looked up in every posting, not
+ * cached across transactions: a cached id may belong to an account whose creating transaction has
+ * not committed yet (on Postgres the UPDATE would not see the row and the posting would fail) or
+ * rolled back (the id would never exist). A SELECT sees committed rows and this transaction's own;
+ * a missing account is inserted, and that insert waits for a concurrent creator of the same account.
+ * Kinds are handled in one sorted order so concurrent creators cannot deadlock, and all of this
+ * happens before the posting locks any balance row.
+ */
+async function accountIdsOf(
   tx: Tx,
   merchantId: string,
   currency: CurrencyCode,
-  kind: AccountKind,
+  kinds: readonly AccountKind[],
   at: Date,
-): Promise<string> {
-  const key = `${merchantId}:${currency}:${kind}`;
-  const cached = accountIds.get(key);
-  if (cached) return cached;
-  await tx
-    .insert(ledgerAccounts)
-    .values({ id: newId('ledgerAccount'), merchantId, currency, kind, balance: 0n, createdAt: at })
-    .onConflictDoNothing({
-      target: [ledgerAccounts.merchantId, ledgerAccounts.currency, ledgerAccounts.kind],
-    });
-  const [row] = await tx
-    .select({ id: ledgerAccounts.id })
-    .from(ledgerAccounts)
-    .where(
-      and(
-        eq(ledgerAccounts.merchantId, merchantId),
-        eq(ledgerAccounts.currency, currency),
-        eq(ledgerAccounts.kind, kind),
-      ),
+): Promise<Map<AccountKind, string>> {
+  const wanted = [...new Set(kinds)].sort();
+  const lookup = async () =>
+    new Map(
+      (
+        await tx
+          .select({ id: ledgerAccounts.id, kind: ledgerAccounts.kind })
+          .from(ledgerAccounts)
+          .where(
+            and(
+              eq(ledgerAccounts.merchantId, merchantId),
+              eq(ledgerAccounts.currency, currency),
+              inArray(ledgerAccounts.kind, wanted),
+            ),
+          )
+      ).map((row) => [row.kind as AccountKind, row.id] as const),
     );
-  if (!row) throw new Error(`ledger account ${key} missing after insert`);
-  if (accountIds.size > 100_000) accountIds.clear();
-  accountIds.set(key, row.id);
-  return row.id;
+  let ids = await lookup();
+  const missing = wanted.filter((kind) => !ids.has(kind));
+  if (missing.length > 0) {
+    await tx
+      .insert(ledgerAccounts)
+      .values(
+        missing.map((kind) => ({
+          id: newId('ledgerAccount'),
+          merchantId,
+          currency,
+          kind,
+          balance: 0n,
+          createdAt: at,
+        })),
+      )
+      .onConflictDoNothing({
+        target: [ledgerAccounts.merchantId, ledgerAccounts.currency, ledgerAccounts.kind],
+      });
+    ids = await lookup();
+    for (const kind of missing) {
+      if (!ids.has(kind))
+        throw new Error(`ledger account ${merchantId}:${currency}:${kind} missing after insert`);
+    }
+  }
+  return ids;
 }
 
 function isMerchantAccount(kind: AccountKind): kind is MerchantAccount {
@@ -102,12 +126,14 @@ function deltaOf(entries: EntryInput[], account: MerchantAccount): bigint {
 export async function post(tx: Tx, input: PostingInput): Promise<PostingRow> {
   assertBalanced(input.entries);
   const allowNegative = new Set(input.allowNegative ?? []);
-  const resolved = await Promise.all(
-    input.entries.map(async (entry) => ({
-      ...entry,
-      accountId: await accountId(tx, input.merchantId, input.currency, entry.account, input.at),
-    })),
+  const ids = await accountIdsOf(
+    tx,
+    input.merchantId,
+    input.currency,
+    input.entries.map((entry) => entry.account),
+    input.at,
   );
+  const resolved = input.entries.map((entry) => ({ ...entry, accountId: ids.get(entry.account)! }));
   resolved.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
   for (const entry of resolved) {
     const guarded =
@@ -242,7 +268,11 @@ async function settleHold(
   const hold = await loadHold(tx, merchantId, holdId);
   const to = transition(holdMachine, hold.state as never, event);
   const moved = await updateIfState(tx, ledgerPostings, hold.id, hold.state, { state: to, updatedAt: at });
-  if (!moved) throw invalidState(holdMachine, hold.state as never, event);
+  if (!moved) {
+    // Another writer settled it between our read and our update: report the state it is in now.
+    const current = await loadHold(tx, merchantId, holdId);
+    throw invalidState(holdMachine, current.state as never, event);
+  }
   const amount = hold.reservedDelta;
   return post(tx, {
     merchantId,
@@ -274,7 +304,13 @@ export function voidHold(tx: Tx, merchantId: string, holdId: string, at: Date): 
   return settleHold(tx, merchantId, holdId, 'void', at, 'available');
 }
 
-/** Undoes a posted posting with a new one whose entries are its negation. */
+/**
+ * Postings that may be undone. Holds are voided instead, and the postings that settle a hold are
+ * final (reversing one would put money back in `reserved` with no hold behind it).
+ */
+const REVERSIBLE = new Set(['top_up', 'collection_payment', 'funds_available']);
+
+/** Undoes a posted posting, once, with a new one whose entries are its negation. */
 export async function reversePosting(
   tx: Tx,
   merchantId: string,
@@ -290,10 +326,15 @@ export async function reversePosting(
     throw new SandbankError('resource_not_found', {
       message: `No balance transaction ${postingId.slice(0, 60)}.`,
     });
-  if (original.state !== 'posted') {
+  if (original.state !== 'posted' || !REVERSIBLE.has(original.type)) {
     throw new SandbankError('invalid_state', {
-      message: `Only a posted balance transaction can be reversed; this one is ${original.state}.`,
+      message: `Only a posted ${[...REVERSIBLE].join(', ')} balance transaction can be reversed, once; this one is a ${original.state} ${original.type}.`,
     });
+  }
+  // posted → reversed with compare-and-set: of two racing reversals, one wins.
+  const marked = await updateIfState(tx, ledgerPostings, original.id, 'posted', { state: 'reversed', updatedAt: at });
+  if (!marked) {
+    throw new SandbankError('invalid_state', { message: 'This balance transaction has just been reversed.' });
   }
   const entries = await tx
     .select({ amount: ledgerEntries.amount, kind: ledgerAccounts.kind })
