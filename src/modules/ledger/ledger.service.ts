@@ -332,7 +332,10 @@ export async function reversePosting(
     });
   }
   // posted → reversed with compare-and-set: of two racing reversals, one wins.
-  const marked = await updateIfState(tx, ledgerPostings, original.id, 'posted', { state: 'reversed', updatedAt: at });
+  const marked = await updateIfState(tx, ledgerPostings, original.id, 'posted', {
+    state: 'reversed',
+    updatedAt: at,
+  });
   if (!marked) {
     throw new SandbankError('invalid_state', { message: 'This balance transaction has just been reversed.' });
   }
