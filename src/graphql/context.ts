@@ -1,6 +1,6 @@
 import type { Tx } from '../db/client.ts';
 import { SandbankError } from '../kernel/errors.ts';
-import { type ListQuery, listQuerySchema } from '../kernel/pagination.ts';
+import { type ListQuery, listQuerySchema, type Page } from '../kernel/pagination.ts';
 import { parseInput } from '../kernel/validation.ts';
 import type { ServiceContext } from '../modules/context.ts';
 import {
@@ -99,4 +99,17 @@ export function listQueryOf(args: { first?: number | null; after?: string | null
     { limit: args.first ?? 20, ...(args.after ? { starting_after: args.after } : {}) },
     { limit: 'parameter_invalid', starting_after: 'parameter_invalid' },
   );
+}
+
+/** A page of the service layer as a Relay connection; cursors are the objects' ids. */
+export function toConnection<T extends { id: string }>(page: Page<T>, args: { after?: string | null }) {
+  return {
+    edges: page.data.map((node) => ({ cursor: node.id, node })),
+    pageInfo: {
+      hasNextPage: page.hasMore,
+      hasPreviousPage: Boolean(args.after),
+      startCursor: page.data[0]?.id ?? null,
+      endCursor: page.data.at(-1)?.id ?? null,
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { idempotentMutation, listQueryOf, serviceContext } from '../../graphql/context.ts';
+import { idempotentMutation, listQueryOf, serviceContext, toConnection } from '../../graphql/context.ts';
 import { SandbankErrorRef } from '../../graphql/errors.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -125,15 +125,7 @@ builder.queryFields((t) => ({
     description: 'Collections, newest first (first: 1-100, default 20).',
     resolve: async (_root, args, ctx) => {
       const page = await listCollections(serviceContext(ctx), listQueryOf(args));
-      return {
-        edges: page.data.map((row) => ({ cursor: row.id, node: row })),
-        pageInfo: {
-          hasNextPage: page.hasMore,
-          hasPreviousPage: Boolean(args.after),
-          startCursor: page.data[0]?.id ?? null,
-          endCursor: page.data.at(-1)?.id ?? null,
-        },
-      };
+      return toConnection(page, args);
     },
   }),
 }));

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { builder } from '../../graphql/builder.ts';
-import { idempotentMutation, listQueryOf, serviceContext } from '../../graphql/context.ts';
+import { idempotentMutation, listQueryOf, serviceContext, toConnection } from '../../graphql/context.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -55,15 +55,7 @@ builder.queryFields((t) => ({
         ...listQueryOf(args),
         ...(args.currency ? { currency: args.currency } : {}),
       });
-      return {
-        edges: page.data.map((row) => ({ cursor: row.id, node: row })),
-        pageInfo: {
-          hasNextPage: page.hasMore,
-          hasPreviousPage: Boolean(args.after),
-          startCursor: page.data[0]?.id ?? null,
-          endCursor: page.data.at(-1)?.id ?? null,
-        },
-      };
+      return toConnection(page, args);
     },
   }),
 }));

@@ -89,6 +89,10 @@ export async function runDueJobs(
   }
 }
 
+function ranJob(job: JobRow, state: RanJob['state'], error: string | null): RanJob {
+  return { id: job.id, kind: job.kind, objectId: job.objectId, dueAt: job.dueAt, state, error };
+}
+
 async function runJob(
   tx: Tx,
   merchant: MerchantRef,
@@ -106,14 +110,7 @@ async function runJob(
         .set({ state: 'done', attempts: job.attempts + 1, finishedAt: job.dueAt })
         .where(eq(scheduledJobs.id, job.id));
     });
-    return {
-      id: job.id,
-      kind: job.kind,
-      objectId: job.objectId,
-      dueAt: job.dueAt,
-      state: 'done',
-      error: null,
-    };
+    return ranJob(job, 'done', null);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     await tx
@@ -125,14 +122,7 @@ async function runJob(
         finishedAt: job.dueAt,
       })
       .where(eq(scheduledJobs.id, job.id));
-    return {
-      id: job.id,
-      kind: job.kind,
-      objectId: job.objectId,
-      dueAt: job.dueAt,
-      state: 'failed',
-      error: message,
-    };
+    return ranJob(job, 'failed', message);
   }
 }
 
