@@ -133,6 +133,48 @@ CREATE TABLE "scheduled_jobs" (
 	"finished_at" timestamp (3) with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "webhook_attempts" (
+	"id" text PRIMARY KEY NOT NULL,
+	"delivery_id" text NOT NULL,
+	"merchant_id" text NOT NULL,
+	"attempted_at" timestamp (3) with time zone NOT NULL,
+	"status" integer,
+	"duration_ms" integer NOT NULL,
+	"response_body" text,
+	"error" text,
+	"next_retry_at" timestamp (3) with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "webhook_deliveries" (
+	"id" text PRIMARY KEY NOT NULL,
+	"merchant_id" text NOT NULL,
+	"event_id" text NOT NULL,
+	"endpoint_id" text NOT NULL,
+	"state" text NOT NULL,
+	"attempts" integer NOT NULL,
+	"next_attempt_at" timestamp (3) with time zone NOT NULL,
+	"lease_until" timestamp (3) with time zone,
+	"last_status" integer,
+	"created_at" timestamp (3) with time zone NOT NULL,
+	"updated_at" timestamp (3) with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "webhook_endpoints" (
+	"id" text PRIMARY KEY NOT NULL,
+	"merchant_id" text NOT NULL,
+	"url" text NOT NULL,
+	"description" text,
+	"enabled_events" jsonb NOT NULL,
+	"enabled" boolean NOT NULL,
+	"secret" text NOT NULL,
+	"previous_secret" text,
+	"previous_secret_expires_at" timestamp (3) with time zone,
+	"failing_since" timestamp (3) with time zone,
+	"disabled_reason" text,
+	"created_at" timestamp (3) with time zone NOT NULL,
+	"updated_at" timestamp (3) with time zone NOT NULL
+);
+--> statement-breakpoint
 ALTER TABLE "collections" ADD CONSTRAINT "collections_merchant_id_merchants_id_fk" FOREIGN KEY ("merchant_id") REFERENCES "public"."merchants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "payment_attempts" ADD CONSTRAINT "payment_attempts_collection_id_collections_id_fk" FOREIGN KEY ("collection_id") REFERENCES "public"."collections"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ledger_entries" ADD CONSTRAINT "ledger_entries_posting_id_ledger_postings_id_fk" FOREIGN KEY ("posting_id") REFERENCES "public"."ledger_postings"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -150,4 +192,8 @@ CREATE INDEX "ledger_postings_merchant_idx" ON "ledger_postings" USING btree ("m
 CREATE INDEX "ledger_postings_source_idx" ON "ledger_postings" USING btree ("source_id");--> statement-breakpoint
 CREATE INDEX "api_keys_merchant_idx" ON "api_keys" USING btree ("merchant_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "merchants_one_default_uq" ON "merchants" USING btree ("is_default") WHERE "merchants"."is_default";--> statement-breakpoint
-CREATE INDEX "scheduled_jobs_due_idx" ON "scheduled_jobs" USING btree ("state","merchant_id","due_at","id");
+CREATE INDEX "scheduled_jobs_due_idx" ON "scheduled_jobs" USING btree ("state","merchant_id","due_at","id");--> statement-breakpoint
+CREATE INDEX "webhook_attempts_delivery_idx" ON "webhook_attempts" USING btree ("delivery_id","id");--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("state","next_attempt_at");--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_event_idx" ON "webhook_deliveries" USING btree ("event_id");--> statement-breakpoint
+CREATE INDEX "webhook_endpoints_merchant_idx" ON "webhook_endpoints" USING btree ("merchant_id","id");

@@ -7,6 +7,7 @@ import { type Database, openDatabase } from './db/client.ts';
 import { systemClock } from './kernel/clock.ts';
 import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/merchants.service.ts';
+import { deliverDue } from './modules/webhooks/webhooks.delivery.ts';
 import { createMetrics } from './observability.ts';
 
 export interface RunningServer {
@@ -39,9 +40,9 @@ function startDueWorkRunner(database: Database, config: Config, logger: Logger) 
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   const tick = () => {
-    running = runDueWork(database.db, config.publicUrl)
-      .then((count) => {
-        if (count > 0) logger.debug({ jobs: count }, 'ran due work');
+    running = Promise.all([runDueWork(database.db, config.publicUrl), deliverDue(database.db)])
+      .then(([jobs, deliveries]) => {
+        if (jobs + deliveries > 0) logger.debug({ jobs, deliveries }, 'ran due work');
       })
       .catch((error: unknown) => logger.error({ err: error }, 'due work failed'))
       .finally(() => {

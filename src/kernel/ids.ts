@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   webhookEndpoint: 'we',
   webhookDelivery: 'wd',
+  webhookAttempt: 'wa',
   request: 'req',
   job: 'job',
   posting: 'btx',

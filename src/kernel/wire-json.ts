@@ -22,12 +22,28 @@ export class WireDecimal {
 const MARK = `\u0001dec${randomBytes(6).toString('hex')}:`;
 const MARKED = new RegExp(`"\\\\u0001dec${MARK.slice(4, -1)}:(-?\\d+(?:\\.\\d+)?)"`, 'g');
 
-/** JSON.stringify that writes WireDecimal values as exact numbers and refuses bigint leaks. */
+/** JSON text stored elsewhere (an event's data as the database keeps it), embedded as is. */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+const RAW = new RegExp(`"\\\\u0001dec${MARK.slice(4, -1)}:raw(\\d+)"`, 'g');
+
+/** JSON.stringify that writes WireDecimal values as exact numbers, embeds RawJson, and refuses bigint leaks. */
 export function toWireJson(value: unknown): string {
+  const raws: string[] = [];
   const text = JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v === 'bigint')
       throw new TypeError('bigint reached the JSON renderer; wrap money in WireDecimal');
+    if (v instanceof RawJson) {
+      raws.push(v.text);
+      return `${MARK}raw${raws.length - 1}`;
+    }
     return v;
   });
-  return text.includes('\\u0001dec') ? text.replace(MARKED, '$1') : text;
+  if (!text.includes('\\u0001dec')) return text;
+  const exact = text.replace(MARKED, '$1');
+  return raws.length === 0
+    ? exact
+    : exact.replace(RAW, (_match, index: string) => raws[Number(index)] ?? 'null');
 }

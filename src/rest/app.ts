@@ -5,6 +5,7 @@ import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { registerCollectionRoutes } from '../modules/collections/collections.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
+import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import { requireKey } from './middleware/auth.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { jsonBody } from './middleware/json-body.ts';
@@ -35,6 +36,8 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerCollectionRoutes(api);
   registerLedgerRoutes(api);
   registerClockRoutes(api);
+  registerEventRoutes(api);
+  registerWebhookRoutes(api);
   api.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: {

@@ -180,13 +180,26 @@ export async function advanceClock(ctx: ServiceContext, raw: unknown): Promise<C
     seconds: 'parameter_invalid',
     to: 'parameter_invalid',
   });
-  return changeClock(ctx, (state, now, realNow) => {
+  let until: Date | null = null;
+  const view = await changeClock(ctx, (state, now, realNow) => {
     const target = advanceTarget(input, now);
+    until = target;
     const next = state.frozenAt
       ? { offsetMs: state.offsetMs, frozenAt: target }
       : { offsetMs: target.getTime() - realNow.getTime(), frozenAt: null };
     return { state: next, runUntil: target };
   });
+  // Work outside the clock's transaction (HTTP deliveries) runs after it commits, still before answering.
+  for (const hook of afterAdvanceHooks) await hook(ctx, until ?? view.now);
+  return view;
+}
+
+export type AfterAdvanceHook = (ctx: ServiceContext, until: Date) => Promise<unknown>;
+const afterAdvanceHooks: AfterAdvanceHook[] = [];
+
+/** Work a clock advance must also finish before it answers, outside its transaction (webhook retries). */
+export function registerAfterAdvance(hook: AfterAdvanceHook): void {
+  if (!afterAdvanceHooks.includes(hook)) afterAdvanceHooks.push(hook);
 }
 
 /** Stops the merchant's clock where it is. */

@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import { newId } from '../../kernel/ids.ts';
 import { toWireJson } from '../../kernel/wire-json.ts';
+import { fanOutSql } from '../events/events.service.ts';
 import type { CollectionRow } from './collections.resource.ts';
 
 interface Pending {
@@ -86,14 +87,13 @@ function batchStatement(batch: Pending[]): SQL {
     SELECT v.id, v.merchant_id, 'collection.created', v.object_id, v.data, v.created_at
     FROM (VALUES ${sql.join(batch.map(eventValues), sql`, `)}) AS v(id, merchant_id, object_id, data, created_at)
     JOIN inserted ON inserted.id = v.object_id
-    RETURNING object_id
+    RETURNING id, merchant_id, type, object_id, created_at
   ), expiry_jobs AS (
     INSERT INTO scheduled_jobs (id, merchant_id, kind, object_id, payload, due_at, state, attempts, created_at)
     SELECT v.id, v.merchant_id, ${COLLECTION_EXPIRY_JOB}, v.object_id, '{}'::jsonb, v.due_at, 'pending', 0, v.created_at
     FROM (VALUES ${sql.join(batch.map(jobValues), sql`, `)}) AS v(id, merchant_id, object_id, due_at, created_at)
     JOIN inserted ON inserted.id = v.object_id
-  )
-  SELECT object_id AS id FROM created_events`;
+  ), ${fanOutSql(sql.raw('created_events'))}`;
 }
 
 const writers = new WeakMap<Db, CollectionWriter>();

@@ -1,8 +1,15 @@
-import { sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.ts';
+import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '../../db/client.ts';
+import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
+import type { ListQuery, Page } from '../../kernel/pagination.ts';
+import { toPage } from '../../kernel/pagination.ts';
 import { toWireJson } from '../../kernel/wire-json.ts';
+import type { ServiceContext } from '../context.ts';
 import { events } from './events.table.ts';
+
+/** The channel every committed event is announced on (ids only: NOTIFY payloads stay small). */
+export const EVENTS_CHANNEL = 'sandbank_events';
 
 export interface EventInput {
   merchantId: string;
@@ -13,19 +20,92 @@ export interface EventInput {
 }
 
 /**
- * Writes one `evt_` row in the caller's transaction (the transactional outbox, DESIGN.md rule 5).
- * `data` is the object as the API renders it after the change.
+ * SQL that, given a CTE `created_events(id, merchant_id, type, object_id, created_at)` of events
+ * just inserted, fans them out to the merchant's enabled webhook endpoints (one delivery per event
+ * and endpoint, due at once) and announces them on EVENTS_CHANNEL. Both happen in the statement that
+ * writes the events, so deliveries exist exactly when the events commit, and the notification
+ * (queued by Postgres until commit) is never sent for a rolled-back transaction.
+ */
+export function fanOutSql(createdEvents: SQL): SQL {
+  return sql`deliveries AS (
+    INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, state, attempts, next_attempt_at, created_at, updated_at)
+    SELECT 'wd_' || substr(e.id, 5) || substr(w.id, 4), e.merchant_id, e.id, w.id, 'pending', 0, e.created_at, e.created_at, e.created_at
+    FROM ${createdEvents} e
+    JOIN webhook_endpoints w ON w.merchant_id = e.merchant_id AND w.enabled AND e.type <> 'webhook.test'
+      AND (w.enabled_events @> '["*"]'::jsonb OR w.enabled_events @> jsonb_build_array(e.type))
+  )
+  SELECT e.object_id AS id,
+    pg_notify(${EVENTS_CHANNEL}, json_build_object('id', e.id, 'merchant_id', e.merchant_id, 'type', e.type, 'object_id', e.object_id)::text) AS notified
+  FROM ${createdEvents} e`;
+}
+
+/**
+ * Writes one `evt_` row in the caller's transaction (the transactional outbox, DESIGN.md rule 5),
+ * with its webhook deliveries and its announcement. `data` is the object as the API renders it
+ * after the change; exact decimals survive because jsonb keeps numbers as numeric.
  */
 export async function recordEvent(exec: Executor, input: EventInput): Promise<string> {
   const id = newId('event');
-  await exec.insert(events).values({
-    id,
-    merchantId: input.merchantId,
-    type: input.type,
-    objectId: input.objectId,
-    // Exact decimals survive: jsonb stores numbers as numeric.
-    data: sql`${toWireJson(input.data)}::jsonb`,
-    createdAt: input.at,
-  });
+  await queryRows(
+    exec,
+    sql`WITH created_events AS (
+      INSERT INTO events (id, merchant_id, type, object_id, data, created_at)
+      VALUES (${id}, ${input.merchantId}, ${input.type}, ${input.objectId}, ${toWireJson(input.data)}::jsonb,
+        ${input.at.toISOString()}::timestamptz)
+      RETURNING id, merchant_id, type, object_id, created_at
+    ), ${fanOutSql(sql.raw('created_events'))}`,
+  );
   return id;
+}
+
+export interface EventRow {
+  id: string;
+  merchantId: string;
+  type: string;
+  objectId: string;
+  /** The event's data as the database keeps it (exact decimals). */
+  dataJson: string;
+  createdAt: Date;
+}
+
+const eventColumns = {
+  id: events.id,
+  merchantId: events.merchantId,
+  type: events.type,
+  objectId: events.objectId,
+  dataJson: sql<string>`${events.data}::text`,
+  createdAt: events.createdAt,
+};
+
+export interface EventListQuery extends ListQuery {
+  type?: string | undefined;
+  object_id?: string | undefined;
+}
+
+export async function listEvents(ctx: ServiceContext, query: EventListQuery): Promise<Page<EventRow>> {
+  const conditions = [eq(events.merchantId, ctx.merchant.id)];
+  if (query.starting_after) conditions.push(lt(events.id, query.starting_after));
+  if (query.type) conditions.push(eq(events.type, query.type));
+  if (query.object_id) conditions.push(eq(events.objectId, query.object_id));
+  const rows = await (ctx.tx ?? ctx.db)
+    .select(eventColumns)
+    .from(events)
+    .where(and(...conditions))
+    .orderBy(desc(events.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit);
+}
+
+export async function findEvent(exec: Executor, merchantId: string, id: string): Promise<EventRow | null> {
+  const [row] = await exec
+    .select(eventColumns)
+    .from(events)
+    .where(and(eq(events.id, id), eq(events.merchantId, merchantId)));
+  return row ?? null;
+}
+
+export async function getEvent(ctx: ServiceContext, id: string): Promise<EventRow> {
+  const row = await findEvent(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+  if (!row) throw new SandbankError('resource_not_found', { message: `No event ${id.slice(0, 60)}.` });
+  return row;
 }

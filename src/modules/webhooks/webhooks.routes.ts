@@ -1,0 +1,198 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { listQuerySchema } from '../../kernel/pagination.ts';
+import { sendJson, sendList, sendObject } from '../../rest/render.ts';
+import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import type { RestEnv } from '../../rest/types.ts';
+import { eventResource } from '../events/events.resource.ts';
+import { getEvent, listEvents } from '../events/events.service.ts';
+import { deliveryResource, endpointResource } from './webhooks.resource.ts';
+import {
+  createEndpoint,
+  createEndpointSchema,
+  type DeliveryLog,
+  deleteEndpoint,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  redeliverEvent,
+  redeliverSchema,
+  rotateSecret,
+  sendTestEvent,
+  updateEndpoint,
+  updateEndpointSchema,
+} from './webhooks.service.ts';
+
+const idParam = z.object({ id: z.string().min(1).max(64) });
+const json = <S extends z.ZodType>(schema: S) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+});
+const eventsQuery = listQuerySchema.extend({
+  type: z.string().max(100).optional(),
+  object_id: z.string().max(100).optional(),
+});
+const deliveriesList = (logs: DeliveryLog[]) => ({
+  status: 'success',
+  data: logs.map((log) => deliveryResource(log.delivery, log.attempts)),
+  has_more: false,
+  next_cursor: null,
+});
+const codes = { url: 'url_invalid' } as const;
+
+export function registerEventRoutes(api: OpenAPIHono<RestEnv>): void {
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/events',
+      tags: ['Events'],
+      summary: 'Events, newest first; filter by type and object_id',
+      request: { query: eventsQuery },
+    }),
+    async (c) => sendList(c, await listEvents(serviceContext(c), c.req.valid('query')), eventResource),
+    validationHook(),
+  );
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/events/{id}',
+      tags: ['Events'],
+      summary: 'One event',
+      request: { params: idParam },
+    }),
+    async (c) => sendObject(c, eventResource(await getEvent(serviceContext(c), c.req.valid('param').id))),
+    validationHook(),
+  );
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/events/{id}/deliveries',
+      tags: ['Events'],
+      summary: "An event's webhook deliveries with their attempt logs",
+      request: { params: idParam },
+    }),
+    async (c) =>
+      sendJson(c, 200, deliveriesList(await listDeliveries(serviceContext(c), c.req.valid('param').id))),
+    validationHook(),
+  );
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/events/{id}/redeliver',
+      tags: ['Events'],
+      summary: 'Deliver an event again now (one endpoint, or every subscribed one)',
+      request: { params: idParam, ...json(redeliverSchema) },
+    }),
+    async (c) =>
+      sendJson(
+        c,
+        200,
+        deliveriesList(await redeliverEvent(serviceContext(c), c.req.valid('param').id, c.get('body'))),
+      ),
+    validationHook(),
+  );
+}
+
+export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/webhook_endpoints',
+      tags: ['Webhooks'],
+      summary: 'Create a webhook endpoint (the secret is shown once)',
+      request: json(createEndpointSchema),
+    }),
+    async (c) =>
+      sendObject(
+        c,
+        endpointResource(await createEndpoint(serviceContext(c), c.get('body')), { withSecret: true }),
+      ),
+    validationHook(codes),
+  );
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/webhook_endpoints',
+      tags: ['Webhooks'],
+      summary: 'List webhook endpoints',
+      request: { query: listQuerySchema },
+    }),
+    async (c) =>
+      sendList(c, await listEndpoints(serviceContext(c), c.req.valid('query')), (row) =>
+        endpointResource(row),
+      ),
+    validationHook(),
+  );
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/webhook_endpoints/{id}',
+      tags: ['Webhooks'],
+      summary: 'One webhook endpoint',
+      request: { params: idParam },
+    }),
+    async (c) =>
+      sendObject(c, endpointResource(await getEndpoint(serviceContext(c), c.req.valid('param').id))),
+    validationHook(),
+  );
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/webhook_endpoints/{id}',
+      tags: ['Webhooks'],
+      summary: 'Update url, enabled_events, enabled or description',
+      request: { params: idParam, ...json(updateEndpointSchema) },
+    }),
+    async (c) =>
+      sendObject(
+        c,
+        endpointResource(await updateEndpoint(serviceContext(c), c.req.valid('param').id, c.get('body'))),
+      ),
+    validationHook(codes),
+  );
+  api.openapi(
+    operation({
+      method: 'delete',
+      path: '/webhook_endpoints/{id}',
+      tags: ['Webhooks'],
+      summary: 'Delete a webhook endpoint',
+      request: { params: idParam },
+    }),
+    async (c) => {
+      const deleted = await deleteEndpoint(serviceContext(c), c.req.valid('param').id);
+      return sendObject(c, { id: deleted.id, object: 'webhook_endpoint', deleted: true });
+    },
+    validationHook(),
+  );
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/webhook_endpoints/{id}/rotate_secret',
+      tags: ['Webhooks'],
+      summary: 'New secret; the old one signs too for 24 h',
+      request: { params: idParam },
+    }),
+    async (c) =>
+      sendObject(
+        c,
+        endpointResource(await rotateSecret(serviceContext(c), c.req.valid('param').id), {
+          withSecret: true,
+        }),
+      ),
+    validationHook(),
+  );
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/webhook_endpoints/{id}/test',
+      tags: ['Webhooks'],
+      summary: 'Send a webhook.test event to this endpoint',
+      request: { params: idParam },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const eventId = await sendTestEvent(ctx, c.req.valid('param').id);
+      return sendObject(c, eventResource(await getEvent(ctx, eventId)));
+    },
+    validationHook(),
+  );
+}

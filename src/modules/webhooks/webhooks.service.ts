@@ -1,0 +1,252 @@
+import { randomBytes } from 'node:crypto';
+import { and, asc, desc, eq, inArray, lt } from 'drizzle-orm';
+import { z } from 'zod';
+import { inTransaction } from '../../db/tx.ts';
+import { addSeconds } from '../../kernel/clock.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import type { ServiceContext } from '../context.ts';
+import { getEvent, recordEvent } from '../events/events.service.ts';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
+
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** After a rotation the old secret still signs for 24 h of clock time (both signatures are sent). */
+export const PREVIOUS_SECRET_SECONDS = 24 * 3600;
+
+const eventType = z
+  .string()
+  .regex(/^(\*|[a-z_]+\.[a-z_]+)$/, 'an event type is "*" or like "collection.succeeded"');
+const eventsList = z.array(eventType).min(1).max(100);
+const webhookUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
+export const createEndpointSchema = z.strictObject({
+  url: webhookUrl,
+  enabled_events: eventsList.optional(),
+  /** API.md's name for enabled_events. */
+  events: eventsList.optional(),
+  description: z.string().max(500).optional(),
+});
+
+export const updateEndpointSchema = z.strictObject({
+  url: webhookUrl.optional(),
+  enabled_events: eventsList.optional(),
+  events: eventsList.optional(),
+  enabled: z.boolean().optional(),
+  description: z.string().max(500).nullable().optional(),
+});
+
+const fieldCodes = { url: 'url_invalid' } as const;
+
+/** `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
+export function generateSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export async function createEndpoint(ctx: ServiceContext, raw: unknown): Promise<EndpointRow> {
+  const input = parseInput(createEndpointSchema, raw, fieldCodes);
+  const now = ctx.clock.now();
+  const row: EndpointRow = {
+    id: newId('webhookEndpoint'),
+    merchantId: ctx.merchant.id,
+    url: input.url,
+    description: input.description ?? null,
+    enabledEvents: input.enabled_events ?? input.events ?? ['*'],
+    enabled: true,
+    secret: generateSecret(),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    failingSince: null,
+    disabledReason: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await (ctx.tx ?? ctx.db).insert(webhookEndpoints).values(row);
+  return row;
+}
+
+export async function getEndpoint(ctx: ServiceContext, id: string): Promise<EndpointRow> {
+  const [row] = await (ctx.tx ?? ctx.db)
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.merchantId, ctx.merchant.id)));
+  if (!row)
+    throw new SandbankError('resource_not_found', { message: `No webhook endpoint ${id.slice(0, 60)}.` });
+  return row;
+}
+
+export async function listEndpoints(ctx: ServiceContext, query: ListQuery): Promise<Page<EndpointRow>> {
+  const conditions = [eq(webhookEndpoints.merchantId, ctx.merchant.id)];
+  if (query.starting_after) conditions.push(lt(webhookEndpoints.id, query.starting_after));
+  const rows = await (ctx.tx ?? ctx.db)
+    .select()
+    .from(webhookEndpoints)
+    .where(and(...conditions))
+    .orderBy(desc(webhookEndpoints.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit);
+}
+
+export async function updateEndpoint(ctx: ServiceContext, id: string, raw: unknown): Promise<EndpointRow> {
+  const input = parseInput(updateEndpointSchema, raw, fieldCodes);
+  const current = await getEndpoint(ctx, id);
+  const enabledEvents = input.enabled_events ?? input.events;
+  const reenabled = input.enabled === true && !current.enabled;
+  const [row] = await (ctx.tx ?? ctx.db)
+    .update(webhookEndpoints)
+    .set({
+      ...(input.url ? { url: input.url } : {}),
+      ...(enabledEvents ? { enabledEvents } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
+      ...(reenabled ? { failingSince: null, disabledReason: null } : {}),
+      ...(input.enabled === false ? { disabledReason: 'disabled by the merchant' } : {}),
+      updatedAt: ctx.clock.now(),
+    })
+    .where(eq(webhookEndpoints.id, current.id))
+    .returning();
+  if (!row) throw new SandbankError('resource_not_found');
+  return row;
+}
+
+/** Deletes an endpoint; its pending deliveries end as failed. */
+export async function deleteEndpoint(ctx: ServiceContext, id: string): Promise<EndpointRow> {
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const current = await getEndpoint({ ...ctx, tx }, id);
+    await tx
+      .update(webhookDeliveries)
+      .set({ state: 'failed', updatedAt: ctx.clock.now() })
+      .where(and(eq(webhookDeliveries.endpointId, current.id), eq(webhookDeliveries.state, 'pending')));
+    await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, current.id));
+    return current;
+  });
+}
+
+/** A new secret; the old one keeps signing (as a second signature) for 24 h of clock time. */
+export async function rotateSecret(ctx: ServiceContext, id: string): Promise<EndpointRow> {
+  const current = await getEndpoint(ctx, id);
+  const now = ctx.clock.now();
+  const [row] = await (ctx.tx ?? ctx.db)
+    .update(webhookEndpoints)
+    .set({
+      secret: generateSecret(),
+      previousSecret: current.secret,
+      previousSecretExpiresAt: addSeconds(now, PREVIOUS_SECRET_SECONDS),
+      updatedAt: now,
+    })
+    .where(eq(webhookEndpoints.id, current.id))
+    .returning();
+  if (!row) throw new SandbankError('resource_not_found');
+  return row;
+}
+
+/**
+ * Sends a `webhook.test` event to this endpoint only: the event is recorded for the merchant and
+ * one delivery is queued for the endpoint, whatever its enabled_events.
+ */
+export async function sendTestEvent(ctx: ServiceContext, id: string): Promise<string> {
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const endpoint = await getEndpoint({ ...ctx, tx }, id);
+    const now = ctx.clock.now();
+    const eventId = await recordEvent(tx, {
+      merchantId: ctx.merchant.id,
+      type: 'webhook.test',
+      objectId: endpoint.id,
+      data: { object: { id: endpoint.id, object: 'webhook_endpoint', url: endpoint.url } },
+      at: now,
+    });
+    await queueDelivery(tx, ctx.merchant.id, eventId, endpoint.id, now);
+    return eventId;
+  });
+}
+
+/** One delivery of an event to an endpoint, due now (idempotent: the id is the pair). */
+export async function queueDelivery(
+  exec: NonNullable<ServiceContext['tx']> | ServiceContext['db'],
+  merchantId: string,
+  eventId: string,
+  endpointId: string,
+  at: Date,
+): Promise<void> {
+  const id = `wd_${eventId.slice(4)}${endpointId.slice(3)}`;
+  await exec
+    .insert(webhookDeliveries)
+    .values({
+      id,
+      merchantId,
+      eventId,
+      endpointId,
+      state: 'pending',
+      attempts: 0,
+      nextAttemptAt: at,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .onConflictDoUpdate({
+      target: webhookDeliveries.id,
+      set: { state: 'pending', attempts: 0, nextAttemptAt: at, leaseUntil: null, updatedAt: at },
+    });
+}
+
+export interface DeliveryLog {
+  delivery: typeof webhookDeliveries.$inferSelect;
+  attempts: (typeof webhookAttempts.$inferSelect)[];
+}
+
+/** An event's deliveries with their attempt logs (GET /v1/events/{id}/deliveries). */
+export async function listDeliveries(ctx: ServiceContext, eventId: string): Promise<DeliveryLog[]> {
+  const event = await getEvent(ctx, eventId);
+  const exec = ctx.tx ?? ctx.db;
+  const deliveries = await exec
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.eventId, event.id), eq(webhookDeliveries.merchantId, ctx.merchant.id)))
+    .orderBy(asc(webhookDeliveries.id));
+  if (deliveries.length === 0) return [];
+  const attempts = await exec
+    .select()
+    .from(webhookAttempts)
+    .where(
+      inArray(
+        webhookAttempts.deliveryId,
+        deliveries.map((d) => d.id),
+      ),
+    )
+    .orderBy(asc(webhookAttempts.id));
+  return deliveries.map((delivery) => ({
+    delivery,
+    attempts: attempts.filter((a) => a.deliveryId === delivery.id),
+  }));
+}
+
+export const redeliverSchema = z.strictObject({ endpoint_id: z.string().min(1).max(64).optional() });
+
+/**
+ * Queues an event again, now, for one endpoint or for every enabled endpoint subscribed to its
+ * type; a fresh series of attempts (the attempt log keeps the earlier ones).
+ */
+export async function redeliverEvent(
+  ctx: ServiceContext,
+  eventId: string,
+  raw: unknown,
+): Promise<DeliveryLog[]> {
+  const input = parseInput(redeliverSchema, raw);
+  await inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const scoped = { ...ctx, tx };
+    const event = await getEvent(scoped, eventId);
+    const now = ctx.clock.now();
+    const targets = input.endpoint_id
+      ? [await getEndpoint(scoped, input.endpoint_id)]
+      : (
+          await tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.merchantId, ctx.merchant.id))
+        ).filter(
+          (endpoint) =>
+            endpoint.enabled &&
+            (endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(event.type)),
+        );
+    for (const endpoint of targets) await queueDelivery(tx, ctx.merchant.id, event.id, endpoint.id, now);
+  });
+  return listDeliveries(ctx, eventId);
+}

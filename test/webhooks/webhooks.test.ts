@@ -1,0 +1,282 @@
+import { eq } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { webhookDeliveries } from '../../src/db/schema.ts';
+import { createTestApp, type TestApp, type TestMerchant } from '../harness.ts';
+import { headerMap, Receiver } from './receiver.ts';
+
+let t: TestApp;
+let receiver: Receiver;
+beforeAll(async () => {
+  t = await createTestApp();
+  receiver = await new Receiver().start();
+});
+afterAll(async () => {
+  await receiver.stop();
+  await t.close();
+});
+beforeEach(() => {
+  receiver.received.length = 0;
+  receiver.status = 200;
+  receiver.headers = {};
+});
+
+type Json = Record<string, unknown>;
+const post = (m: TestMerchant, path: string, body: unknown = {}) =>
+  t.rest<Json>('POST', path, { key: m.secretKey, body });
+const get = (m: TestMerchant, path: string) => t.rest<Json>('GET', path, { key: m.secretKey });
+const advance = (m: TestMerchant, seconds: number) => post(m, '/v1/clock/advance', { seconds });
+
+async function endpoint(m: TestMerchant, body: Json = {}) {
+  const res = await post(m, '/v1/webhook_endpoints', { url: receiver.url, ...body });
+  expect(res.status).toBe(200);
+  return res.body as Json & { id: string; secret: string };
+}
+
+async function frozenMerchant(): Promise<TestMerchant> {
+  const m = await t.merchant();
+  await post(m, '/v1/clock/freeze');
+  return m;
+}
+
+const card = (number: string) => ({
+  method: 'card',
+  card: { number, exp_month: 12, exp_year: 2099, cvc: '123' },
+});
+
+describe('webhook endpoints', () => {
+  it('creates with a whsec_ secret shown once, lists, updates and deletes', async () => {
+    const m = await t.merchant();
+    const created = await endpoint(m, { enabled_events: ['collection.succeeded'], description: 'orders' });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(32);
+    expect(created).toMatchObject({
+      object: 'webhook_endpoint',
+      enabled: true,
+      enabled_events: ['collection.succeeded'],
+    });
+    const fetched = await get(m, `/v1/webhook_endpoints/${created.id}`);
+    expect(fetched.body.secret).toBeUndefined();
+    const listed = await t.rest<{ data: Json[] }>('GET', '/v1/webhook_endpoints', { key: m.secretKey });
+    expect(listed.body.data.map((e) => e.id)).toEqual([created.id]);
+    const updated = await post(m, `/v1/webhook_endpoints/${created.id}`, {
+      enabled_events: ['*'],
+      enabled: false,
+    });
+    expect(updated.body).toMatchObject({
+      enabled_events: ['*'],
+      enabled: false,
+      disabled_reason: 'disabled by the merchant',
+    });
+    const deleted = await t.rest<Json>('DELETE', `/v1/webhook_endpoints/${created.id}`, { key: m.secretKey });
+    expect(deleted.body).toMatchObject({ id: created.id, deleted: true });
+    expect((await get(m, `/v1/webhook_endpoints/${created.id}`)).status).toBe(404);
+    const other = await t.merchant();
+    const fresh = await endpoint(m);
+    expect((await get(other, `/v1/webhook_endpoints/${fresh.id}`)).status).toBe(404);
+    for (const [body, code] of [
+      [{ url: 'ftp://x' }, 'url_invalid'],
+      [{ url: receiver.url, enabled_events: ['Bad Type'] }, 'parameter_invalid'],
+      [{ url: receiver.url, colour: 'red' }, 'parameter_unknown'],
+    ] as const) {
+      const res = await post(m, '/v1/webhook_endpoints', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect((res.body.error as Json).code).toBe(code);
+    }
+  });
+});
+
+describe('deliveries', () => {
+  it('delivers every collection state change, signed so the standardwebhooks verifier accepts it', async () => {
+    const m = await frozenMerchant();
+    const all = await endpoint(m);
+    const onlySucceeded = await endpoint(m, { enabled_events: ['collection.succeeded'] });
+    await post(m, '/v1/collect', { amount: '10.50', currency: 'USD', reference: 'hooked' });
+    await post(m, '/v1/simulate/collections/hooked/pay', card('4242424242424242'));
+    await advance(m, 1);
+    const byEndpoint = (secret: string) =>
+      receiver.received.filter((r) => {
+        try {
+          new Webhook(secret).verify(r.body, headerMap(r.headers));
+          return true;
+        } catch {
+          return false;
+        }
+      });
+    const toAll = byEndpoint(all.secret);
+    expect(toAll.map((r) => (JSON.parse(r.body) as Json).type).sort()).toEqual(
+      ['collection.created', 'collection.succeeded', 'payment_attempt.succeeded'].sort(),
+    );
+    const toOne = byEndpoint(onlySucceeded.secret);
+    expect(toOne.map((r) => (JSON.parse(r.body) as Json).type)).toEqual(['collection.succeeded']);
+    expect(receiver.received).toHaveLength(4);
+    const created = toAll.find((r) => r.body.includes('"collection.created"'));
+    expect(created?.body).toContain('"amount": 10.50');
+    expect(created?.headers['webhook-id']).toMatch(/^evt_/);
+    expect(Math.abs(Number(created?.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+    const payload = new Webhook(all.secret).verify(
+      created?.body ?? '',
+      headerMap(created?.headers ?? {}),
+    ) as Json;
+    expect(payload).toMatchObject({
+      object: 'event',
+      type: 'collection.created',
+      data: { object: { reference: 'hooked', state: 'pending' } },
+    });
+    // Tampering is caught by the verifier.
+    expect(() =>
+      new Webhook(all.secret).verify(
+        (created?.body ?? '').replace('10.50', '99.99'),
+        headerMap(created?.headers ?? {}),
+      ),
+    ).toThrow();
+    // Delivered once: another advance sends nothing new.
+    await advance(m, 3600);
+    expect(receiver.received).toHaveLength(4);
+  });
+
+  it('retries on the schedule of clock time while the receiver fails, then fails; redelivery succeeds', async () => {
+    const m = await frozenMerchant();
+    const ep = await endpoint(m, { enabled_events: ['collection.created'] });
+    receiver.status = 500;
+    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'flaky' });
+    const eventId = String(((await get(m, '/v1/events?type=collection.created')).body.data as Json[])[0]?.id);
+    await advance(m, 1);
+    expect(receiver.received).toHaveLength(1);
+    await advance(m, 4); // 5 s after the first attempt: the first retry is not due before 5 s (+ up to 10% jitter)
+    expect(receiver.received.length).toBeLessThanOrEqual(2);
+    await advance(m, 2 * 86_400);
+    expect(receiver.received).toHaveLength(8); // the first attempt and 7 retries
+    const log = await t.rest<{ data: (Json & { attempts: Json[] })[] }>(
+      'GET',
+      `/v1/events/${eventId}/deliveries`,
+      { key: m.secretKey },
+    );
+    const delivery = log.body.data[0];
+    expect(delivery).toMatchObject({ state: 'failed', attempt_count: 8, endpoint: ep.id });
+    const attempts = delivery?.attempts ?? [];
+    expect(attempts.map((a) => a.status)).toEqual(Array(8).fill(500));
+    const gaps = attempts
+      .slice(1)
+      .map(
+        (a, i) => (Date.parse(String(a.attempted_at)) - Date.parse(String(attempts[i]?.attempted_at))) / 1000,
+      );
+    const schedule = [5, 300, 1800, 7200, 18000, 36000, 36000];
+    gaps.forEach((gap, i) => {
+      expect(gap).toBeGreaterThanOrEqual(schedule[i] ?? 0);
+      expect(gap).toBeLessThanOrEqual((schedule[i] ?? 0) * 1.1 + 1);
+    });
+    expect(attempts.at(-1)?.next_retry_at).toBeNull();
+    expect(attempts[0]?.response_body).toBe('status 500');
+
+    receiver.status = 200;
+    const redelivered = await post(m, `/v1/events/${eventId}/redeliver`, {});
+    expect(redelivered.status).toBe(200);
+    await advance(m, 1);
+    expect(receiver.received).toHaveLength(9);
+    const after = await t.rest<{ data: Json[] }>('GET', `/v1/events/${eventId}/deliveries`, {
+      key: m.secretKey,
+    });
+    expect(after.body.data[0]).toMatchObject({ state: 'delivered' });
+  });
+
+  it('a 410 disables the endpoint at once; redirects are not followed', async () => {
+    const m = await frozenMerchant();
+    const ep = await endpoint(m, { enabled_events: ['collection.created'] });
+    receiver.status = 302;
+    receiver.headers = { location: 'http://127.0.0.1:9/elsewhere' };
+    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'moved' });
+    await advance(m, 1);
+    expect(receiver.received).toHaveLength(1);
+    const [delivery] = await t.database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, ep.id));
+    expect(delivery).toMatchObject({ state: 'pending', lastStatus: 302, attempts: 1 });
+    receiver.status = 410;
+    receiver.headers = {};
+    await advance(m, 10);
+    expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
+      enabled: false,
+      disabled_reason: 'the receiver answered 410 Gone',
+    });
+    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'after-gone' });
+    await advance(m, 3600);
+    expect(receiver.received).toHaveLength(2);
+  });
+
+  it('an endpoint failing for 5 days of clock time is disabled', async () => {
+    const m = await frozenMerchant();
+    const ep = await endpoint(m, { enabled_events: ['collection.created'] });
+    receiver.status = 503;
+    for (let day = 0; day < 3; day++) {
+      await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: `down-${day}` });
+      await advance(m, 2 * 86_400 + 60);
+    }
+    expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
+      enabled: false,
+      disabled_reason: 'deliveries failed for 5 days',
+    });
+  });
+
+  it('rotating the secret signs with both for 24 hours of clock time, then with the new one only', async () => {
+    const m = await frozenMerchant();
+    const ep = await endpoint(m, { enabled_events: ['webhook.test', 'collection.created'] });
+    const rotated = await post(m, `/v1/webhook_endpoints/${ep.id}/rotate_secret`);
+    const newSecret = String(rotated.body.secret);
+    expect(newSecret).not.toBe(ep.secret);
+    const tested = await post(m, `/v1/webhook_endpoints/${ep.id}/test`);
+    expect(tested.body).toMatchObject({ type: 'webhook.test' });
+    await advance(m, 1);
+    const first = receiver.received[0];
+    expect(headerMap(first?.headers ?? {})['webhook-signature']?.split(' ')).toHaveLength(2);
+    for (const secret of [ep.secret, newSecret])
+      new Webhook(secret).verify(first?.body ?? '', headerMap(first?.headers ?? {}));
+    await advance(m, 24 * 3600);
+    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'after-rotation' });
+    await advance(m, 1);
+    const second = receiver.received[1];
+    expect(headerMap(second?.headers ?? {})['webhook-signature']?.split(' ')).toHaveLength(1);
+    new Webhook(newSecret).verify(second?.body ?? '', headerMap(second?.headers ?? {}));
+    expect(() =>
+      new Webhook(ep.secret).verify(second?.body ?? '', headerMap(second?.headers ?? {})),
+    ).toThrow();
+  });
+
+  it('nothing is delivered for a request that failed and wrote nothing', async () => {
+    const m = await frozenMerchant();
+    await endpoint(m);
+    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'once' });
+    const duplicate = await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'once' });
+    expect(duplicate.status).toBe(409);
+    await advance(m, 1);
+    expect(receiver.types()).toEqual(['collection.created']);
+  });
+});
+
+describe('events API', () => {
+  it('lists events newest first, filters by type and object, and gets one', async () => {
+    const m = await t.merchant();
+    const col = await post(m, '/v1/collect', { amount: '2.25', currency: 'USD', reference: 'ev' });
+    await post(m, '/v1/simulate/collections/ev/pay', card('4242424242424242'));
+    const all = await t.rest<{ data: Json[] }>('GET', '/v1/events', { key: m.secretKey });
+    expect(all.body.data.map((e) => e.type)).toEqual([
+      'collection.succeeded',
+      'payment_attempt.succeeded',
+      'collection.created',
+    ]);
+    const byObject = await t.rest<{ data: Json[] }>('GET', `/v1/events?object_id=${col.body.id}`, {
+      key: m.secretKey,
+    });
+    expect(byObject.body.data.map((e) => e.type)).toEqual(['collection.succeeded', 'collection.created']);
+    const one = await get(m, `/v1/events/${all.body.data[2]?.id}`);
+    expect(one.body).toMatchObject({
+      object: 'event',
+      type: 'collection.created',
+      data: { object: { state: 'pending' } },
+    });
+    expect(one.text).toContain('"amount": 2.25');
+    const other = await t.merchant();
+    expect((await get(other, `/v1/events/${all.body.data[0]?.id}`)).status).toBe(404);
+  });
+});
