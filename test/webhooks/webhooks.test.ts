@@ -280,3 +280,64 @@ describe('events API', () => {
     expect((await get(other, `/v1/events/${all.body.data[0]?.id}`)).status).toBe(404);
   });
 });
+
+describe('webhook endpoints over GraphQL', () => {
+  it('creates (secret shown once), lists, updates, rotates, tests and deletes with typed errors', async () => {
+    const m = await t.merchant();
+    const created = await t.gql<{ createWebhookEndpoint: Json }>(
+      `mutation($url: String!) { createWebhookEndpoint(url: $url, enabledEvents: ["collection.succeeded"]) {
+        __typename ... on MutationCreateWebhookEndpointSuccess { data { id secret enabledEvents enabled } } } }`,
+      { url: receiver.url },
+      { key: m.secretKey },
+    );
+    const data = (created.data.createWebhookEndpoint as { data: Json }).data;
+    expect(String(data.secret)).toMatch(/^whsec_/);
+    expect(data).toMatchObject({ enabledEvents: ['collection.succeeded'], enabled: true });
+    const listed = await t.gql<{ webhookEndpoints: { edges: { node: Json }[] } }>(
+      '{ webhookEndpoints { edges { node { id secret } } } }',
+      {},
+      { key: m.secretKey },
+    );
+    expect(listed.data.webhookEndpoints.edges).toEqual([{ node: { id: data.id, secret: null } }]);
+    const updated = await t.gql<{ updateWebhookEndpoint: Json }>(
+      `mutation($id: ID!) { updateWebhookEndpoint(id: $id, enabled: false) { ... on MutationUpdateWebhookEndpointSuccess { data { enabled disabledReason } } } }`,
+      { id: data.id },
+      { key: m.secretKey },
+    );
+    expect(updated.data.updateWebhookEndpoint).toEqual({
+      data: { enabled: false, disabledReason: 'disabled by the merchant' },
+    });
+    const rotated = await t.gql<{ rotateWebhookSecret: { data: Json } }>(
+      `mutation($id: ID!) { rotateWebhookSecret(id: $id) { ... on MutationRotateWebhookSecretSuccess { data { secret } } } }`,
+      { id: data.id },
+      { key: m.secretKey },
+    );
+    expect(rotated.data.rotateWebhookSecret.data.secret).not.toBe(data.secret);
+    const tested = await t.gql<{ testWebhookEndpoint: { data: string } }>(
+      `mutation($id: ID!) { testWebhookEndpoint(id: $id) { ... on MutationTestWebhookEndpointSuccess { data } } }`,
+      { id: data.id },
+      { key: m.secretKey },
+    );
+    expect(tested.data.testWebhookEndpoint.data).toMatch(/^evt_/);
+    const bad = await t.gql<{ createWebhookEndpoint: Json }>(
+      'mutation { createWebhookEndpoint(url: "ftp://nope") { ... on SandbankError { code param } } }',
+      {},
+      { key: m.secretKey },
+    );
+    expect(bad.data.createWebhookEndpoint).toEqual({ code: 'url_invalid', param: 'url' });
+    const deleted = await t.gql<{ deleteWebhookEndpoint: Json }>(
+      `mutation($id: ID!) { deleteWebhookEndpoint(id: $id) { __typename } }`,
+      { id: data.id },
+      { key: m.secretKey },
+    );
+    expect(deleted.data.deleteWebhookEndpoint).toEqual({
+      __typename: 'MutationDeleteWebhookEndpointSuccess',
+    });
+    const gone = await t.gql<{ webhookEndpoint: Json | null }>(
+      'query($id: ID!) { webhookEndpoint(id: $id) { id } }',
+      { id: data.id },
+      { key: m.secretKey },
+    );
+    expect(gone.data.webhookEndpoint).toBeNull();
+  });
+});
