@@ -20,13 +20,14 @@ export interface AppOptions {
   metrics?: Metrics;
   /** False while the server is shutting down: /readyz answers 503. */
   isReady?: () => boolean;
+  /** The Yoga instance to serve /graphql with (server.ts shares it with graphql-ws); built if absent. */
+  yoga?: ReturnType<typeof buildYoga>;
 }
 
 /** The whole HTTP surface: /v1 (REST), /graphql, /checkout, /docs and the health endpoints. */
-export function buildApp({ deps, metrics, isReady = () => true }: AppOptions) {
+export function buildApp({ deps, metrics, isReady = () => true, yoga = buildYoga() }: AppOptions) {
   registerJobs();
   const app = new Hono<RestEnv>();
-  const yoga = buildYoga();
   const sdl = printedSchema();
 
   app.use('*', async (c, next) => {

@@ -2,11 +2,17 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { systemClock } from './kernel/clock.ts';
+import { listen } from './listen.ts';
 import { createMerchant, getDefaultMerchant, rollKeys } from './modules/merchants/merchants.service.ts';
 
 const USAGE = `Usage:
   sandbank merchants create --name NAME     create a merchant and print its keys
+  sandbank listen --forward-to URL [--events a,b] [--api http://localhost:4242] [--key sk_test_...]
+      stream the merchant's events and POST each, signed with a printed secret, to URL
   sandbank keys roll [--merchant mch_...]    issue a new key pair (default merchant if omitted), revoking the old keys
+  sandbank listen --forward-to URL [--events a,b] [--api http://localhost:4242] [--key sk_test_...]
+                                             stream the merchant's events and POST each, signed, to URL
+                                             (key: --key or SANDBANK_SECRET_KEY; a signing secret is printed)
 
 Uses the same storage as the server (DATABASE_URL, or PGlite in SANDBANK_DATA_DIR, default .sandbank/).
 With PGlite the server must be stopped first (the data folder is locked); with the server running,
@@ -23,10 +29,16 @@ async function run(argv: string[]): Promise<number> {
     options: {
       name: { type: 'string' },
       merchant: { type: 'string' },
+      'forward-to': { type: 'string' },
+      events: { type: 'string' },
+      api: { type: 'string' },
+      key: { type: 'string' },
+      secret: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   const command = positionals.join(' ');
+  if (command === 'listen' && !values.help) return runListen(values);
   if (values.help || (command !== 'merchants create' && command !== 'keys roll')) {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
@@ -55,6 +67,24 @@ async function run(argv: string[]): Promise<number> {
   } finally {
     await database.close();
   }
+}
+
+async function runListen(values: Record<string, string | boolean | undefined>): Promise<number> {
+  const forwardTo = values['forward-to'];
+  const key = typeof values.key === 'string' ? values.key : process.env.SANDBANK_SECRET_KEY;
+  if (typeof forwardTo !== 'string' || !key) {
+    throw new Error('listen needs --forward-to URL and --key sk_test_... (or SANDBANK_SECRET_KEY)');
+  }
+  const config = loadConfig(process.env, []);
+  await listen({
+    api: typeof values.api === 'string' ? values.api : config.publicUrl,
+    key,
+    forwardTo,
+    events: typeof values.events === 'string' ? values.events.split(',').filter(Boolean) : null,
+    ...(typeof values.secret === 'string' ? { secret: values.secret } : {}),
+    log: (line) => process.stdout.write(`${line}\n`),
+  });
+  return 0;
 }
 
 run(process.argv.slice(2)).then(

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from './db/client.ts';
 import type { Clock } from './kernel/clock.ts';
+import type { EventBus } from './modules/events/events.bus.ts';
 
 /** What the adapters (REST, GraphQL, pages) are built from; server.ts (or a test) provides it. */
 export interface AppDeps {
@@ -10,4 +11,6 @@ export interface AppDeps {
   /** The merchant's simulated clock (API.md §8), loaded once per request. */
   clockFor: (merchantId: string) => Promise<Clock>;
   logger: Logger;
+  /** Live events for GraphQL subscriptions; server.ts provides it (in-process test apps may not). */
+  eventBus?: EventBus;
 }

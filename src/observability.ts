@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export function createLogger(level: string) {
   return pino({ level, base: { service: 'sandbank' } });
@@ -30,4 +30,16 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
   };
+}
+
+/** A gauge of the live GraphQL subscriptions this instance is streaming, read at scrape time. */
+export function trackLiveSubscriptions(metrics: Metrics, count: () => number): void {
+  new Gauge({
+    name: 'sandbank_live_subscriptions',
+    help: 'GraphQL subscriptions streaming live events from this instance',
+    registers: [metrics.registry],
+    collect() {
+      this.set(count());
+    },
+  });
 }

@@ -1,14 +1,18 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
+import { attachGraphQLWebSocket } from './graphql/ws.ts';
+import { buildYoga } from './graphql/yoga.ts';
 import { systemClock } from './kernel/clock.ts';
 import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
+import { EventBus } from './modules/events/events.bus.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/merchants.service.ts';
 import { deliverDue } from './modules/webhooks/webhooks.delivery.ts';
-import { createMetrics } from './observability.ts';
+import { createMetrics, trackLiveSubscriptions } from './observability.ts';
 
 export interface RunningServer {
   url: string;
@@ -50,11 +54,25 @@ function startDueWorkRunner(database: Database, config: Config, logger: Logger) 
       });
   };
   let timer = config.schedulerIntervalMs > 0 ? setTimeout(tick, config.schedulerIntervalMs) : undefined;
+  // A committed event may have deliveries due now: deliver at once rather than at the next tick.
+  let kicked = false;
+  let kicking: Promise<unknown> = Promise.resolve();
+  const kick = () => {
+    if (kicked || stopped || config.schedulerIntervalMs === 0) return;
+    kicked = true;
+    kicking = kicking.then(() => {
+      kicked = false;
+      return deliverDue(database.db).catch((error: unknown) =>
+        logger.error({ err: error }, 'webhook delivery failed'),
+      );
+    });
+  };
   return {
+    kick,
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await running;
+      await Promise.all([running, kicking]);
     },
   };
 }
@@ -67,25 +85,40 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       : { driver: 'pglite', ...(config.database.dataDir ? { dataDir: config.database.dataDir } : {}) },
   );
   let ready = true;
+  // One LISTEN per process: every instance on a shared Postgres hears every committed event.
+  const eventBus = new EventBus(database, logger);
   try {
     const defaultMerchant = await ensureDefaultMerchant(database.db, systemClock, config.pinnedKeys);
+    await eventBus.start();
     const metrics = createMetrics();
+    trackLiveSubscriptions(metrics, () => eventBus.size);
     const deps = {
       database,
       publicUrl: config.publicUrl,
       rateLimitPerSecond: config.rateLimitPerSecond,
       clockFor: (merchantId: string) => clockFor(database.db, merchantId),
       logger,
+      eventBus,
     };
-    const app = buildApp({ deps, metrics, isReady: () => ready });
+    const yoga = buildYoga();
+    const app = buildApp({ deps, metrics, isReady: () => ready, yoga });
     const server = await listen(app, config.host, config.port);
+    // graphql-ws on the same port and path; `serve` made a plain node:http server.
+    const graphqlWs = attachGraphQLWebSocket(server as Server, {
+      yoga,
+      deps,
+      closeTimeoutMs: Math.min(5_000, config.shutdownTimeoutMs),
+    });
     const runner = startDueWorkRunner(database, config, logger);
+    eventBus.onAnnouncement(() => runner.kick());
     const port = (server.address() as AddressInfo).port;
     let closing: Promise<void> | null = null;
     const close = () => {
       closing ??= (async () => {
         ready = false;
-        await runner.stop();
+        // Live subscribers go first (1001 Going away; clients reconnect elsewhere), then the LISTEN.
+        await Promise.all([runner.stop(), graphqlWs.close()]);
+        await eventBus.close();
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
             logger.warn('in-flight requests did not finish in time; closing their connections');
@@ -110,6 +143,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       close,
     };
   } catch (error) {
+    await eventBus.close();
     await database.close();
     throw error;
   }

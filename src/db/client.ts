@@ -42,6 +42,12 @@ export interface Database {
   /** Raw PGlite instance (for snapshots in tests); undefined on Postgres. */
   pglite?: PGlite;
   ping(): Promise<void>;
+  /**
+   * LISTENs on a channel (its own connection on Postgres, reconnected by postgres.js) and calls
+   * `onPayload` for each notification, in commit order. Resolves once the LISTEN is in place, with
+   * a function that stops listening. Notifications queued in a transaction arrive only after commit.
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -81,6 +87,10 @@ async function openPostgres(url: string, max: number, folder: string): Promise<D
     ping: async () => {
       await db.execute(sql`SELECT 1`);
     },
+    listen: async (channel, onPayload) => {
+      const { unlisten } = await client.listen(channel, onPayload);
+      return unlisten;
+    },
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -109,6 +119,12 @@ async function openPglite(
     pglite: client,
     ping: async () => {
       await client.query('SELECT 1');
+    },
+    listen: async (channel, onPayload) => {
+      const unlisten = await client.listen(channel, onPayload);
+      return async () => {
+        if (!client.closed) await unlisten();
+      };
     },
     close: async () => {
       await client.close();

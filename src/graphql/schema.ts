@@ -6,6 +6,7 @@ import '../modules/collections/collections.graphql.ts';
 import '../modules/ledger/ledger.graphql.ts';
 import '../modules/clock/clock.graphql.ts';
 import '../modules/webhooks/webhooks.graphql.ts';
+import './subscriptions.ts';
 
 /** The whole schema: every module's *.graphql.ts registers its types on the one builder. */
 export const schema = builder.toSchema({ sortSchema: true });

@@ -9,13 +9,15 @@ import { createYoga } from 'graphql-yoga';
 import type { AppDeps } from '../deps.ts';
 import { systemClock } from '../kernel/clock.ts';
 import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
-import { authenticate } from '../modules/merchants/merchants.service.ts';
+import { authenticate, type Principal } from '../modules/merchants/merchants.service.ts';
 import type { GraphQLContext } from './builder.ts';
 import { schema } from './schema.ts';
 
 export interface YogaServerContext {
   deps: AppDeps;
   requestId: string;
+  /** Set for operations over graphql-ws: the key the connection authenticated with (ws.ts). */
+  principal?: Principal;
 }
 
 function extensionsOf(error: SandbankError) {
@@ -72,7 +74,11 @@ export function buildYoga() {
       maxTokensPlugin({ n: 2000, ...tagRejection }),
       blockFieldSuggestionsPlugin(),
     ],
-    context: async ({ request, deps, requestId }): Promise<GraphQLContext> => {
+    context: async ({ request, deps, requestId, principal }): Promise<GraphQLContext> => {
+      if (principal) {
+        const clock = await deps.clockFor(principal.merchant.id);
+        return { deps, requestId, idempotencyKey: null, principal, clock, authError: null };
+      }
       const base = { deps, requestId, idempotencyKey: request.headers.get('idempotency-key') };
       try {
         const principal = await authenticate(deps.database.db, request.headers.get('authorization'));

@@ -1,4 +1,4 @@
-import { and, eq, isNull, ne } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { type Db, type Executor, isUniqueViolation } from '../../db/client.ts';
 import { type Clock, systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -84,7 +84,8 @@ function assertPinnedKey(key: string | undefined, kind: KeyKind, variable: strin
 
 /**
  * The default merchant, created on the first start. Pinned keys (SANDBANK_SECRET_KEY /
- * SANDBANK_PUBLIC_KEY) become its only active keys of their kind.
+ * SANDBANK_PUBLIC_KEY) are made active for it; its other keys stay valid (roll keys to revoke them),
+ * so several processes pinning different keys on one database never lock each other out.
  */
 export async function ensureDefaultMerchant(
   db: Db,
@@ -153,17 +154,6 @@ async function pinKey(
     throw new Error(`The pinned ${kind} key belongs to another merchant.`);
   if (!row) await insertKey(exec, merchantId, kind, key, at);
   else if (row.revokedAt) await exec.update(apiKeys).set({ revokedAt: null }).where(eq(apiKeys.id, row.id));
-  await exec
-    .update(apiKeys)
-    .set({ revokedAt: at })
-    .where(
-      and(
-        eq(apiKeys.merchantId, merchantId),
-        eq(apiKeys.kind, kind),
-        ne(apiKeys.keyHash, keyHash),
-        isNull(apiKeys.revokedAt),
-      ),
-    );
   forgetCachedKeys();
 }
 
