@@ -41,11 +41,14 @@ export async function startServerProcess(
   options: { args?: string[]; env?: Record<string, string>; postgres?: boolean; cwd?: string } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
+  // No background worker unless a test asks for one: on a shared Postgres it would also do the due
+  // work (webhook deliveries) of other test files' merchants, racing their clock advances.
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
+    SCHEDULER_INTERVAL_MS: '0',
   };
   delete env.DATABASE_URL;
   if (options.postgres && process.env.TEST_DATABASE_URL) env.DATABASE_URL = process.env.TEST_DATABASE_URL;

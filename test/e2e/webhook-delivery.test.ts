@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import postgres from 'postgres';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../server-process.ts';
@@ -81,9 +82,18 @@ const onPostgres = process.env.TEST_DATABASE_URL ? describe : () => undefined;
 onPostgres('two instances on one Postgres', () => {
   it('share the deliveries: each event reaches the receiver once', async () => {
     receiver.received.length = 0;
-    const env = { SANDBANK_SECRET_KEY: SECRET, SCHEDULER_INTERVAL_MS: '50' };
-    const a = await startServerProcess({ postgres: true, env });
-    const b = await startServerProcess({ postgres: true, env });
+    // A database of their own: their workers must not take other test files' deliveries.
+    const admin = postgres(process.env.TEST_DATABASE_URL ?? '', { max: 1, onnotice: () => {} });
+    const name = `sandbank_pair_${process.pid}_${Date.now()}`;
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+    const url = new URL(process.env.TEST_DATABASE_URL ?? '');
+    url.pathname = `/${name}`;
+    const env = { SANDBANK_SECRET_KEY: SECRET, SCHEDULER_INTERVAL_MS: '50', DATABASE_URL: url.toString() };
+    const a = await startServerProcess({ env });
+    const b = await startServerProcess({ env }).catch(async (error: unknown) => {
+      await a.stop();
+      throw error;
+    });
     try {
       const suffix = String(Date.now());
       await call(a, 'POST', '/v1/webhook_endpoints', {
@@ -105,6 +115,8 @@ onPostgres('two instances on one Postgres', () => {
     } finally {
       await a.stop();
       await b.stop();
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
     }
   });
 });
