@@ -7,6 +7,7 @@ import '../modules/ledger/ledger.graphql.ts';
 import '../modules/clock/clock.graphql.ts';
 import '../modules/webhooks/webhooks.graphql.ts';
 import './subscriptions.ts';
+import '../modules/events/events.graphql.ts';
 
 /** The whole schema: every module's *.graphql.ts registers its types on the one builder. */
 export const schema = builder.toSchema({ sortSchema: true });

@@ -341,3 +341,42 @@ describe('webhook endpoints over GraphQL', () => {
     expect(gone.data.webhookEndpoint).toBeNull();
   });
 });
+
+describe('events over GraphQL', () => {
+  it('lists the merchant events as a connection with filters and gets one', async () => {
+    const m = await t.merchant();
+    const col = await post(m, '/v1/collect', { amount: 4, currency: 'USD', reference: 'gql-ev' });
+    await post(m, '/v1/simulate/collections/gql-ev/pay', card('4242424242424242'));
+    const res = await t.gql<{ events: { edges: { node: Json }[] }; byObject: { edges: { node: Json }[] } }>(
+      `query($id: String!) {
+        events(first: 10) { edges { node { type objectId } } }
+        byObject: events(objectId: $id, type: "collection.succeeded") { edges { node { id type data } } }
+      }`,
+      { id: col.body.id },
+      { key: m.secretKey },
+    );
+    expect(res.data.events.edges.map((e) => e.node.type)).toEqual([
+      'collection.succeeded',
+      'payment_attempt.succeeded',
+      'collection.created',
+    ]);
+    const [only] = res.data.byObject.edges;
+    expect(only?.node).toMatchObject({
+      type: 'collection.succeeded',
+      data: { object: { reference: 'gql-ev', state: 'succeeded' } },
+    });
+    const one = await t.gql<{ event: Json | null }>(
+      'query($id: ID!) { event(id: $id) { type } }',
+      { id: only?.node.id },
+      { key: m.secretKey },
+    );
+    expect(one.data.event).toEqual({ type: 'collection.succeeded' });
+    const other = await t.merchant();
+    const hidden = await t.gql<{ event: Json | null }>(
+      'query($id: ID!) { event(id: $id) { type } }',
+      { id: only?.node.id },
+      { key: other.secretKey },
+    );
+    expect(hidden.data.event).toBeNull();
+  });
+});
