@@ -110,7 +110,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       closeTimeoutMs: Math.min(5_000, config.shutdownTimeoutMs),
     });
     const runner = startDueWorkRunner(database, config, logger);
-    eventBus.onAnnouncement(() => runner.kick());
+    eventBus.onAnnouncement((announcement) => {
+      if (announcement.deliveries) runner.kick();
+    });
     const port = (server.address() as AddressInfo).port;
     let closing: Promise<void> | null = null;
     const close = () => {

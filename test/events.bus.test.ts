@@ -53,7 +53,18 @@ describe('the bus filter', () => {
       parseAnnouncement(
         '{"id":"evt_1","merchant_id":"mch_1","type":"collection.created","object_id":"col_1"}',
       ),
-    ).toEqual({ id: 'evt_1', merchantId: 'mch_1', type: 'collection.created', objectId: 'col_1' });
+    ).toEqual({
+      id: 'evt_1',
+      merchantId: 'mch_1',
+      type: 'collection.created',
+      objectId: 'col_1',
+      deliveries: false,
+    });
+    expect(
+      parseAnnouncement(
+        '{"id":"evt_2","merchant_id":"mch_1","type":"collection.created","object_id":"col_1","deliveries":true}',
+      )?.deliveries,
+    ).toBe(true);
     expect(parseAnnouncement('not json')).toBeNull();
     expect(parseAnnouncement('null')).toBeNull();
     expect(parseAnnouncement('{"id":"evt_1"}')).toBeNull();

@@ -41,6 +41,8 @@ export interface Announcement {
   merchantId: string;
   type: string;
   objectId: string;
+  /** True when the event's statement queued webhook deliveries (the worker has work). */
+  deliveries: boolean;
 }
 
 /** A committed event as subscribers receive it. */
@@ -101,7 +103,7 @@ export function parseAnnouncement(payload: string): Announcement | null {
     return null;
   }
   if (typeof value !== 'object' || value === null) return null;
-  const { id, merchant_id, type, object_id } = value as Record<string, unknown>;
+  const { id, merchant_id, type, object_id, deliveries } = value as Record<string, unknown>;
   if (
     typeof id !== 'string' ||
     typeof merchant_id !== 'string' ||
@@ -109,7 +111,7 @@ export function parseAnnouncement(payload: string): Announcement | null {
     typeof object_id !== 'string'
   )
     return null;
-  return { id, merchantId: merchant_id, type, objectId: object_id };
+  return { id, merchantId: merchant_id, type, objectId: object_id, deliveries: deliveries === true };
 }
 
 /** A subscriber's stream: an async iterator over a bounded queue. */

@@ -33,9 +33,11 @@ export function fanOutSql(createdEvents: SQL): SQL {
     FROM ${createdEvents} e
     JOIN webhook_endpoints w ON w.merchant_id = e.merchant_id AND w.enabled AND e.type <> 'webhook.test'
       AND (w.enabled_events @> '["*"]'::jsonb OR w.enabled_events @> jsonb_build_array(e.type))
+    RETURNING event_id
   )
   SELECT e.object_id AS id,
-    pg_notify(${EVENTS_CHANNEL}, json_build_object('id', e.id, 'merchant_id', e.merchant_id, 'type', e.type, 'object_id', e.object_id)::text) AS notified
+    pg_notify(${EVENTS_CHANNEL}, json_build_object('id', e.id, 'merchant_id', e.merchant_id, 'type', e.type,
+      'object_id', e.object_id, 'deliveries', EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id))::text) AS notified
   FROM ${createdEvents} e`;
 }
 
