@@ -1,9 +1,9 @@
-import { inArray, sql } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/client.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { ID_PREFIXES } from '../../kernel/ids.ts';
-import { EVENTS_CHANNEL, type EventRow } from './events.service.ts';
+import { EVENTS_CHANNEL, type EventRow, eventColumns } from './events.service.ts';
 import { events } from './events.table.ts';
 
 /**
@@ -390,17 +390,7 @@ export class EventBus {
   }
 
   async #load(ids: string[]): Promise<Map<string, BusEvent>> {
-    const rows = await this.database.db
-      .select({
-        id: events.id,
-        merchantId: events.merchantId,
-        type: events.type,
-        objectId: events.objectId,
-        dataJson: sql<string>`${events.data}::text`,
-        createdAt: events.createdAt,
-      })
-      .from(events)
-      .where(inArray(events.id, ids));
+    const rows = await this.database.db.select(eventColumns).from(events).where(inArray(events.id, ids));
     return new Map(rows.map((row) => [row.id, { ...row, objectKind: objectKindOf(row.objectId) }]));
   }
 }

@@ -70,7 +70,8 @@ export interface EventRow {
   createdAt: Date;
 }
 
-const eventColumns = {
+/** The columns of an EventRow (data as its exact JSON text). */
+export const eventColumns = {
   id: events.id,
   merchantId: events.merchantId,
   type: events.type,
