@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema.ts';
 import { createTestApp, type TestApp, type TestMerchant } from '../harness.ts';
@@ -118,6 +119,11 @@ describe('deliveries', () => {
       created?.body ?? '',
       headerMap(created?.headers ?? {}),
     ) as Json;
+    // Svix's verifier (which reads the unbranded webhook-* headers too) accepts every delivery as well.
+    for (const r of toAll) new SvixWebhook(all.secret).verify(r.body, headerMap(r.headers));
+    expect(() =>
+      new SvixWebhook(onlySucceeded.secret).verify(created?.body ?? '', headerMap(created?.headers ?? {})),
+    ).toThrow();
     expect(payload).toMatchObject({
       object: 'event',
       type: 'collection.created',
