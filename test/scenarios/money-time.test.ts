@@ -314,3 +314,23 @@ describe('balances and top-ups', () => {
     expect(backwards.data.advanceClock).toEqual({ code: 'clock_backwards' });
   });
 });
+
+describe('advancing the clock with an Idempotency-Key', () => {
+  it('answers (no self-deadlock on the keyed transaction) and replays', async () => {
+    const m = await t.merchant();
+    await post(m, '/v1/clock/freeze');
+    await post(m, '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/unused' });
+    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'keyed-advance' });
+    const send = () =>
+      t.rest<Json>('POST', '/v1/clock/advance', {
+        key: m.secretKey,
+        body: { seconds: 60 },
+        headers: { 'idempotency-key': 'adv-1' },
+      });
+    const first = await send();
+    expect(first.status).toBe(200);
+    const again = await send();
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.now).toBe(first.body.now);
+  });
+});

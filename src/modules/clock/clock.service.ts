@@ -189,8 +189,11 @@ export async function advanceClock(ctx: ServiceContext, raw: unknown): Promise<C
       : { offsetMs: target.getTime() - realNow.getTime(), frozenAt: null };
     return { state: next, runUntil: target };
   });
-  // Work outside the clock's transaction (HTTP deliveries) runs after it commits, still before answering.
-  for (const hook of afterAdvanceHooks) await hook(ctx, until ?? view.now);
+  // Work outside the clock's transaction (HTTP deliveries) runs after it commits, still before
+  // answering. Inside a caller's transaction (an Idempotency-Key request) nothing has committed yet,
+  // and on PGlite the hooks' queries would wait for that very transaction: the background worker
+  // delivers those instead.
+  if (!ctx.tx) for (const hook of afterAdvanceHooks) await hook(ctx, until ?? view.now);
   return view;
 }
 
