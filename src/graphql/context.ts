@@ -113,3 +113,13 @@ export function toConnection<T extends { id: string }>(page: Page<T>, args: { af
     },
   };
 }
+
+/** A single-object query answers null, not an error, when the merchant has no such object. */
+export async function nullIfNotFound<T>(lookup: Promise<T>): Promise<T | null> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if (error instanceof SandbankError && error.code === 'resource_not_found') return null;
+    throw error;
+  }
+}

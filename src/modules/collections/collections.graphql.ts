@@ -1,5 +1,11 @@
 import { builder } from '../../graphql/builder.ts';
-import { idempotentMutation, listQueryOf, serviceContext, toConnection } from '../../graphql/context.ts';
+import {
+  idempotentMutation,
+  listQueryOf,
+  nullIfNotFound,
+  serviceContext,
+  toConnection,
+} from '../../graphql/context.ts';
 import { SandbankErrorRef } from '../../graphql/errors.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -111,14 +117,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'A collection by its reference (or id); null when the merchant has none.',
     args: { reference: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      try {
-        return await getCollection(serviceContext(ctx), args.reference);
-      } catch (error) {
-        if (error instanceof SandbankError && error.code === 'resource_not_found') return null;
-        throw error;
-      }
-    },
+    resolve: (_root, args, ctx) => nullIfNotFound(getCollection(serviceContext(ctx), args.reference)),
   }),
   collections: t.connection({
     type: CollectionRef,

@@ -1,6 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { listQueryOf, serviceContext, toConnection } from '../../graphql/context.ts';
-import { SandbankError } from '../../kernel/errors.ts';
+import { listQueryOf, nullIfNotFound, serviceContext, toConnection } from '../../graphql/context.ts';
 import { getEvent, listEvents } from './events.service.ts';
 import { EventRef } from './events.subscriptions.ts';
 
@@ -9,14 +8,7 @@ builder.queryFields((t) => ({
     type: EventRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      try {
-        return await getEvent(serviceContext(ctx), String(args.id));
-      } catch (error) {
-        if (error instanceof SandbankError && error.code === 'resource_not_found') return null;
-        throw error;
-      }
-    },
+    resolve: (_root, args, ctx) => nullIfNotFound(getEvent(serviceContext(ctx), String(args.id))),
   }),
   events: t.connection({
     type: EventRef,

@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { listQueryOf, serviceContext, toConnection } from '../../graphql/context.ts';
+import { listQueryOf, nullIfNotFound, serviceContext, toConnection } from '../../graphql/context.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import {
   createEndpoint,
@@ -41,14 +41,7 @@ builder.queryFields((t) => ({
     type: WebhookEndpointRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      try {
-        return await getEndpoint(serviceContext(ctx), String(args.id));
-      } catch (error) {
-        if (error instanceof SandbankError && error.code === 'resource_not_found') return null;
-        throw error;
-      }
-    },
+    resolve: (_root, args, ctx) => nullIfNotFound(getEndpoint(serviceContext(ctx), String(args.id))),
   }),
   webhookEndpoints: t.connection({
     type: WebhookEndpointRef,
