@@ -13,6 +13,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
+  WEBHOOK_BLOCK_PRIVATE_NETWORKS: z.enum(['0', '1', 'true', 'false']).default('false'),
 });
 
 export interface Config {
@@ -27,6 +28,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How often due work is looked for in real time; 0 turns the background runner off. */
   schedulerIntervalMs: number;
+  /** Refuse webhook receivers on loopback, private, link-local and metadata addresses. */
+  webhookBlockPrivateNetworks: boolean;
 }
 
 /** Reads configuration from the environment and command-line flags (--memory, --port N). */
@@ -64,5 +67,7 @@ export function loadConfig(
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     schedulerIntervalMs: e.SCHEDULER_INTERVAL_MS,
+    webhookBlockPrivateNetworks:
+      e.WEBHOOK_BLOCK_PRIVATE_NETWORKS === '1' || e.WEBHOOK_BLOCK_PRIVATE_NETWORKS === 'true',
   };
 }

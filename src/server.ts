@@ -12,6 +12,7 @@ import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
 import { EventBus } from './modules/events/events.bus.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/merchants.service.ts';
 import { deliverDue } from './modules/webhooks/webhooks.delivery.ts';
+import { useWebhookNetworkPolicy } from './modules/webhooks/webhooks.transport.ts';
 import { createMetrics, trackLiveSubscriptions } from './observability.ts';
 
 export interface RunningServer {
@@ -85,6 +86,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       : { driver: 'pglite', ...(config.database.dataDir ? { dataDir: config.database.dataDir } : {}) },
   );
   let ready = true;
+  useWebhookNetworkPolicy({ blockPrivateNetworks: config.webhookBlockPrivateNetworks });
   // One LISTEN per process: every instance on a shared Postgres hears every committed event.
   const eventBus = new EventBus(database, logger);
   try {

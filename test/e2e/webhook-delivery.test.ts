@@ -77,6 +77,38 @@ describe('webhook delivery by the background worker', () => {
   });
 });
 
+describe('WEBHOOK_BLOCK_PRIVATE_NETWORKS=true', () => {
+  it('the worker refuses a loopback receiver and logs why', async () => {
+    receiver.received.length = 0;
+    const server = await startServerProcess({
+      args: ['--memory'],
+      env: {
+        SANDBANK_SECRET_KEY: SECRET,
+        SCHEDULER_INTERVAL_MS: '50',
+        WEBHOOK_BLOCK_PRIVATE_NETWORKS: 'true',
+      },
+    });
+    try {
+      const endpoint = await call(server, 'POST', '/v1/webhook_endpoints', { url: receiver.url });
+      const event = await call(server, 'POST', `/v1/webhook_endpoints/${endpoint.id}/test`);
+      const deadline = Date.now() + 20_000;
+      let attempts: { error: string | null }[] = [];
+      while (attempts.length === 0) {
+        if (Date.now() > deadline) throw new Error('the worker made no attempt');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const log = (await call(server, 'GET', `/v1/events/${event.id}/deliveries`)) as {
+          data: { attempts: { error: string | null }[] }[];
+        };
+        attempts = log.data[0]?.attempts ?? [];
+      }
+      expect(attempts[0]?.error).toContain('127.0.0.1 (loopback)');
+      expect(receiver.received).toHaveLength(0);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 // Registered only when the suite runs against Postgres (CI does both runs).
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : () => undefined;
 onPostgres('two instances on one Postgres', () => {

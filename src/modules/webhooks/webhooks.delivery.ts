@@ -7,6 +7,7 @@ import { toWireJson } from '../../kernel/wire-json.ts';
 import { eventResource } from '../events/events.resource.ts';
 import { findEvent } from '../events/events.service.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
+import { sendWebhook } from './webhooks.transport.ts';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
@@ -53,7 +54,7 @@ export function signPayload(
   };
 }
 
-async function readCapped(response: Response): Promise<string> {
+async function readCapped(response: Awaited<ReturnType<typeof sendWebhook>>): Promise<string> {
   if (!response.body) return '';
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -79,13 +80,7 @@ interface AttemptOutcome {
 async function post(url: string, request: SignedRequest): Promise<AttemptOutcome> {
   const started = performance.now();
   try {
-    const response = await fetch(url, {
-      method: 'POST',
-      body: request.body,
-      headers: request.headers,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-    });
+    const response = await sendWebhook(url, { ...request, timeoutMs: ATTEMPT_TIMEOUT_MS });
     const responseBody = await readCapped(response);
     return {
       status: response.status,

@@ -1,0 +1,86 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, fetch } from 'undici';
+
+/**
+ * How webhook deliveries reach receivers. Local receivers (`http://localhost:3000/hook`) are the
+ * common case and allowed by default; with `WEBHOOK_BLOCK_PRIVATE_NETWORKS=true` every address a
+ * receiver's host resolves to must be public unicast. The check runs inside the connector, on the
+ * addresses the socket is then opened to, so a name that resolves to a public address when the
+ * endpoint is created and to 127.0.0.1 later (DNS rebinding) is still refused.
+ */
+export interface WebhookNetworkPolicy {
+  blockPrivateNetworks: boolean;
+}
+
+/** The range an address falls in when deliveries may not go there (ipaddr.js names), else null. */
+export function blockedRange(address: string): string | null {
+  if (!ipaddr.isValid(address)) return 'invalid';
+  // process() unwraps IPv4-mapped IPv6 (::ffff:127.0.0.1 is loopback, not "ipv4Mapped").
+  const range = ipaddr.process(address).range();
+  return range === 'unicast' ? null : range;
+}
+
+export class BlockedAddressError extends Error {
+  constructor(host: string, address: string, range: string) {
+    super(
+      `WEBHOOK_BLOCK_PRIVATE_NETWORKS: ${host} resolves to ${address} (${range}); only public addresses are allowed`,
+    );
+    this.name = 'BlockedAddressError';
+  }
+}
+
+type Resolve = (host: string) => Promise<string[]>;
+
+const resolveAll: Resolve = async (host) =>
+  isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+
+type Connector = ReturnType<typeof buildConnector>;
+
+/** A connector that resolves the host itself, refuses non-public addresses and connects to the one it checked. */
+export function guardedConnector(resolve: Resolve = resolveAll): Connector {
+  const connect = buildConnector({});
+  return (options, callback) => {
+    const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
+    resolve(host).then(
+      (addresses) => {
+        if (addresses.length === 0) return callback(new Error(`${host} did not resolve`), null);
+        for (const address of addresses) {
+          const range = blockedRange(address);
+          if (range) return callback(new BlockedAddressError(host, address, range), null);
+        }
+        // The TLS server name still comes from the URL's host (undici reads it from options.host).
+        connect({ ...options, hostname: addresses[0]! }, callback);
+      },
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
+    );
+  };
+}
+
+let dispatcher = new Agent();
+
+/** Sets the policy for every delivery this process sends (server.ts calls it from the configuration). */
+export function useWebhookNetworkPolicy(policy: WebhookNetworkPolicy, resolve?: Resolve): void {
+  const previous = dispatcher;
+  dispatcher = new Agent(policy.blockPrivateNetworks ? { connect: guardedConnector(resolve) } : {});
+  void previous.close().catch(() => undefined);
+}
+
+export interface WebhookRequest {
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
+
+/** One POST with redirects not followed; the caller reads the body (capped) and records the outcome. */
+export function sendWebhook(url: string, request: WebhookRequest) {
+  return fetch(url, {
+    method: 'POST',
+    body: request.body,
+    headers: request.headers,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(request.timeoutMs),
+    dispatcher,
+  });
+}

@@ -1,0 +1,109 @@
+import { lookup } from 'node:dns/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blockedRange, useWebhookNetworkPolicy } from '../../src/modules/webhooks/webhooks.transport.ts';
+import { createTestApp, type TestApp, type TestMerchant } from '../harness.ts';
+import { Receiver } from './receiver.ts';
+
+// The policy is process-wide (one HTTP dispatcher per process); vitest runs each file in its own
+// worker, so switching it here touches no other file's deliveries.
+let t: TestApp;
+let receiver: Receiver;
+beforeAll(async () => {
+  t = await createTestApp();
+  receiver = await new Receiver().start();
+});
+afterAll(async () => {
+  useWebhookNetworkPolicy({ blockPrivateNetworks: false });
+  await receiver.stop();
+  await t.close();
+});
+
+describe('blockedRange', () => {
+  // Special-purpose ranges from the IANA IPv4/IPv6 registries (RFC 6890, RFC 1918, RFC 4193, …).
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['127.255.0.9', 'loopback'],
+    ['10.20.30.40', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.254', 'private'],
+    ['192.168.1.1', 'private'],
+    ['169.254.169.254', 'linkLocal'], // cloud metadata (AWS, GCP, Azure)
+    ['100.64.0.1', 'carrierGradeNat'],
+    ['0.0.0.0', 'unspecified'],
+    ['224.0.0.251', 'multicast'],
+    ['255.255.255.255', 'broadcast'],
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fe80::1', 'linkLocal'],
+    ['fd00:ec2::254', 'uniqueLocal'], // AWS metadata over IPv6
+    ['::ffff:127.0.0.1', 'loopback'], // IPv4-mapped: judged as the IPv4 address
+    ['::ffff:10.0.0.1', 'private'],
+    ['not-an-ip', 'invalid'],
+  ])('%s is blocked as %s', (address, range) => {
+    expect(blockedRange(address)).toBe(range);
+  });
+
+  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111'])(
+    '%s is public',
+    (address) => {
+      expect(blockedRange(address)).toBeNull();
+    },
+  );
+});
+
+type Json = Record<string, unknown>;
+
+async function attemptsAfterTest(m: TestMerchant, url: string) {
+  const created = await t.rest<Json>('POST', '/v1/webhook_endpoints', { key: m.secretKey, body: { url } });
+  expect(created.status).toBe(200);
+  const sent = await t.rest<Json>('POST', `/v1/webhook_endpoints/${created.body.id}/test`, {
+    key: m.secretKey,
+  });
+  expect(sent.status).toBe(200);
+  await t.rest('POST', '/v1/clock/advance', { key: m.secretKey, body: { seconds: 1 } });
+  const log = await t.rest<{ data: { state: string; attempts: Json[] }[] }>(
+    'GET',
+    `/v1/events/${sent.body.id}/deliveries`,
+    { key: m.secretKey },
+  );
+  return { eventId: String(sent.body.id), delivery: log.body.data[0] };
+}
+
+describe('WEBHOOK_BLOCK_PRIVATE_NETWORKS', () => {
+  it('refuses loopback receivers at connect time, by literal address and by name, and records why', async () => {
+    const m = await t.merchant();
+    await t.rest('POST', '/v1/clock/freeze', { key: m.secretKey });
+    const port = new URL(receiver.url).port;
+    // A name the sandbox resolves only when it connects: what DNS rebinding relies on. Our resolver
+    // stands in for the attacker's DNS server and answers with the loopback address.
+    useWebhookNetworkPolicy({ blockPrivateNetworks: true }, async (host) =>
+      host === 'rebind.sandbank.test'
+        ? ['127.0.0.1']
+        : (await lookup(host, { all: true })).map((a) => a.address),
+    );
+    for (const [url, reason] of [
+      [receiver.url, '127.0.0.1 (loopback)'],
+      [`http://localhost:${port}/hooks`, '(loopback)'],
+      [`http://[::1]:${port}/hooks`, '::1 (loopback)'],
+      [`http://rebind.sandbank.test:${port}/hooks`, 'resolves to 127.0.0.1 (loopback)'],
+    ] as const) {
+      const { delivery } = await attemptsAfterTest(m, url);
+      expect(delivery?.state).toBe('pending'); // a refused connection is a failed attempt: retried on schedule
+      expect(delivery?.attempts).toHaveLength(1);
+      expect(delivery?.attempts[0]).toMatchObject({ status: null });
+      expect(String(delivery?.attempts[0]?.error)).toContain('WEBHOOK_BLOCK_PRIVATE_NETWORKS');
+      expect(String(delivery?.attempts[0]?.error)).toContain(reason);
+    }
+    expect(receiver.received).toHaveLength(0);
+  });
+
+  it('allows local receivers by default', async () => {
+    useWebhookNetworkPolicy({ blockPrivateNetworks: false });
+    const m = await t.merchant();
+    await t.rest('POST', '/v1/clock/freeze', { key: m.secretKey });
+    const before = receiver.received.length;
+    const { delivery } = await attemptsAfterTest(m, receiver.url);
+    expect(delivery).toMatchObject({ state: 'delivered' });
+    expect(receiver.received).toHaveLength(before + 1);
+  });
+});
