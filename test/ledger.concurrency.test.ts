@@ -15,7 +15,7 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, queryRows, type Tx } from '../src/db/client.ts';
-import { ledgerAccounts, ledgerEntries } from '../src/db/schema.ts';
+import { events, ledgerAccounts, ledgerEntries } from '../src/db/schema.ts';
 import type { CurrencyCode } from '../src/kernel/currency.ts';
 import { isSandbankError } from '../src/kernel/errors.ts';
 import type { MerchantRef } from '../src/modules/context.ts';
@@ -91,6 +91,16 @@ async function expectCleanLedger(merchantId: string): Promise<void> {
     .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerEntries.accountId))
     .where(and(eq(ledgerEntries.merchantId, merchantId), ne(ledgerAccounts.merchantId, merchantId)));
   expect(foreign).toEqual([]);
+}
+
+/** The types of the events recorded for one object, oldest first (committed rows only). */
+async function eventTypesOf(objectId: string): Promise<string[]> {
+  const rows = await database.db
+    .select({ type: events.type })
+    .from(events)
+    .where(eq(events.objectId, objectId))
+    .orderBy(events.id);
+  return rows.map((row) => row.type);
 }
 
 /** Splits settled results; any rejection that is not one of `expected` codes is rethrown. */
@@ -239,7 +249,15 @@ describe('ledger under concurrency', () => {
     const { ok, failed } = outcomes(await Promise.allSettled(attempts), ['invalid_state']);
     expect(ok).toHaveLength(holds.length);
     expect(failed).toHaveLength(attempts.length - holds.length);
-    for (const h of holds) expect(ok.filter((win) => win.hold === h)).toHaveLength(1);
+    for (const h of holds) {
+      const wins = ok.filter((win) => win.hold === h);
+      expect(wins).toHaveLength(1);
+      // One event per state change, and only the winner's: the losers rolled back theirs.
+      expect(await eventTypesOf(h.id)).toEqual([
+        'balance_transaction.created',
+        wins[0]?.event === 'post' ? 'balance_transaction.posted' : 'balance_transaction.voided',
+      ]);
+    }
     const posted = ok.filter((win) => win.event === 'post').reduce((sum, win) => sum + win.hold.amount, 0n);
     expect(await balances(m.id)).toEqual({ available: 100_000n - posted, pending: 0n, reserved: 0n });
     await expectCleanLedger(m.id);
@@ -254,6 +272,11 @@ describe('ledger under concurrency', () => {
     const { ok, failed } = outcomes(results, ['invalid_state']);
     expect(ok).toHaveLength(1);
     expect(failed).toHaveLength(5);
+    expect(await eventTypesOf(top.id)).toEqual([
+      'balance_transaction.created',
+      'balance_transaction.reversed',
+    ]);
+    expect(await eventTypesOf(ok[0]!.id)).toEqual(['balance_transaction.created']);
     expect(await balances(m.id)).toEqual({ available: 0n, pending: 0n, reserved: 0n });
     const settled = await hold(m.id, 1n).catch((error: unknown) => error);
     expect(isSandbankError(settled) && settled.code).toBe('insufficient_balance');

@@ -205,10 +205,13 @@ describe('GraphQL subscriptions over graphql-ws on /graphql', () => {
     expect(succeeded.id > created.id).toBe(true);
     // The payment attempt's events came on the same stream, in commit order.
     expect(rest.map((event) => event.type)).toContain('payment_attempt.succeeded');
-    // The stream is exactly the merchant's event log (GET /v1/events), in order.
+    // The stream is exactly the merchant's event log (GET /v1/events), in order — the ledger's
+    // balance_transaction events included.
     const log = await call(server, key, 'GET', '/v1/events?limit=100');
-    const logged = (log.body.data as { id: string }[]).map((event) => event.id).reverse();
-    expect([created, ...rest].map((event) => event.id)).toEqual(logged);
+    const logged = (log.body.data as { id: string; type: string }[]).reverse();
+    while (rest.length + 1 < logged.length) rest.push(await feed.next('the rest of the event log'));
+    expect([created, ...rest].map((event) => event.id)).toEqual(logged.map((event) => event.id));
+    expect(logged.map((event) => event.type)).toContain('balance_transaction.created');
     feed.unsubscribe();
     await liveSubscriptions(server, 0);
   });
@@ -258,14 +261,14 @@ describe('GraphQL subscriptions over graphql-ws on /graphql', () => {
     const seen: TransactionUpdateMessage[] = [];
     while (!seen.some((u) => u.id === id && u.state === 'succeeded'))
       seen.push(await all.next('all updates'));
-    expect(seen.map((u) => [u.kind, u.id === other ? 'other' : u.id === id ? 'watched' : 'attempt'])).toEqual(
-      [
-        ['payment_attempt', 'attempt'],
-        ['collection', 'other'],
-        ['payment_attempt', 'attempt'],
-        ['collection', 'watched'],
-      ],
-    );
+    // (the other collection's ledger posting among them: balance_transaction is a kind too).
+    expect(seen.map((u) => [u.kind, u.id === other ? 'other' : u.id === id ? 'watched' : '-'])).toEqual([
+      ['payment_attempt', '-'],
+      ['collection', 'other'],
+      ['balance_transaction', '-'],
+      ['payment_attempt', '-'],
+      ['collection', 'watched'],
+    ]);
     // ...while the filtered one got the watched collection's update only.
     expect(feed.received).toEqual([update]);
     feed.unsubscribe();

@@ -5,7 +5,9 @@ import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { invalidState, transition } from '../../kernel/state-machine.ts';
+import { recordEvent } from '../events/events.service.ts';
 import { holdMachine } from './ledger.machine.ts';
+import { balanceTransactionResource } from './ledger.resource.ts';
 import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts';
 
 export const MERCHANT_ACCOUNTS = ['available', 'pending', 'reserved'] as const;
@@ -186,7 +188,22 @@ export async function post(tx: Tx, input: PostingInput): Promise<PostingRow> {
       createdAt: input.at,
     })),
   );
+  await emitPostingEvent(tx, posting, 'created');
   return posting;
+}
+
+/**
+ * Balance transactions are objects with states too (pending → posted | voided; posted → reversed):
+ * their creation and every state change is an event, in the posting's transaction (DESIGN.md rule 5).
+ */
+async function emitPostingEvent(tx: Tx, posting: PostingRow, change: string): Promise<void> {
+  await recordEvent(tx, {
+    merchantId: posting.merchantId,
+    type: `balance_transaction.${change}`,
+    objectId: posting.id,
+    data: { object: balanceTransactionResource(posting) },
+    at: posting.updatedAt,
+  });
 }
 
 type Common = Pick<PostingInput, 'merchantId' | 'currency' | 'source' | 'at' | 'description'>;
@@ -273,6 +290,7 @@ async function settleHold(
     const current = await loadHold(tx, merchantId, holdId);
     throw invalidState(holdMachine, current.state as never, event);
   }
+  await emitPostingEvent(tx, { ...hold, state: to, updatedAt: at }, to);
   const amount = hold.reservedDelta;
   return post(tx, {
     merchantId,
@@ -339,6 +357,7 @@ export async function reversePosting(
   if (!marked) {
     throw new SandbankError('invalid_state', { message: 'This balance transaction has just been reversed.' });
   }
+  await emitPostingEvent(tx, { ...original, state: 'reversed', updatedAt: at }, 'reversed');
   const entries = await tx
     .select({ amount: ledgerEntries.amount, kind: ledgerAccounts.kind })
     .from(ledgerEntries)
