@@ -8,28 +8,26 @@
  * Every server runs in a child process on 127.0.0.1; autocannon runs in this process, so the load
  * generator shares the machine with the server (as it does on the 2-core reference box).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import {
+  freePort,
+  getStatus,
+  HOST,
+  installExitGuards,
+  readDurationSeconds,
+  SECRET_KEY,
+  sandbankEnv,
+  spawnChild,
+  waitForReady,
+  withChild,
+} from './harness.ts';
 
-const HOST = '127.0.0.1';
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SECRET_KEY = 'sk_test_bench0000000000000000000000000000';
-const PUBLIC_KEY = 'pk_test_bench0000000000000000000000000000';
 const CONNECTIONS = 50;
-const DEFAULT_DURATION_S = 10;
-const MAX_DURATION_S = 3600;
 const WARMUP_S = 2;
-const READY_POLL_MS = 100;
-const READY_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 15_000;
 const MAX_NON2XX_RATIO = 0.001;
-const OUTPUT_TAIL_CHARS = 16_000;
 const COLLECT_BODY = JSON.stringify({ amount: 125.5, currency: 'USD', email: 'bench@example.com' });
 const REQUEST_HEADERS = { authorization: `Bearer ${SECRET_KEY}`, 'content-type': 'application/json' };
 
@@ -48,13 +46,6 @@ http
   })
   .listen(Number(process.env.PORT), process.env.HOST);
 `;
-
-interface ManagedChild {
-  name: string;
-  process: ChildProcess;
-  /** The last characters the child wrote (stdout and stderr, interleaved). */
-  output(): string;
-}
 
 interface Measurement {
   target: string;
@@ -79,148 +70,6 @@ const GOALS: Goal[] = [
   { target: 'sandbank-pglite', minReqPerSec: 1200, maxP99Ms: 50 },
   { target: 'sandbank-postgres', minReqPerSec: 2500, maxP99Ms: 50 },
 ];
-
-// ---------------------------------------------------------------------------------------------
-// Child processes: every spawned child is tracked so nothing outlives the script.
-
-const liveChildren = new Set<ChildProcess>();
-
-function killAllChildrenNow(): void {
-  for (const child of liveChildren) child.kill('SIGKILL');
-}
-
-function installExitGuards(): void {
-  process.on('exit', killAllChildrenNow);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      console.error(`\n${signal}: stopping children.`);
-      killAllChildrenNow();
-      process.exit(130);
-    });
-  }
-}
-
-function captureTail(child: ChildProcess): () => string {
-  let tail = '';
-  const append = (chunk: Buffer) => {
-    tail = (tail + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  return () => tail;
-}
-
-function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv): ManagedChild {
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  liveChildren.add(child);
-  child.once('exit', () => liveChildren.delete(child));
-  const output = captureTail(child);
-  return { name, process: child, output };
-}
-
-function hasExited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
-}
-
-async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
-  if (hasExited(child)) return true;
-  const timeout = sleep(timeoutMs).then(() => false);
-  const exited = once(child, 'exit').then(() => true);
-  return Promise.race([exited, timeout]);
-}
-
-/** SIGTERM, wait up to 15 s, then SIGKILL. */
-async function stopChild(managed: ManagedChild): Promise<void> {
-  const child = managed.process;
-  if (hasExited(child)) return;
-  child.kill('SIGTERM');
-  if (await waitForExit(child, STOP_TIMEOUT_MS)) {
-    if (child.exitCode !== null && child.exitCode !== 0) {
-      console.warn(`  ${managed.name} exited with code ${child.exitCode} after SIGTERM.`);
-    }
-    return;
-  }
-  console.warn(`  ${managed.name} did not exit ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; sending SIGKILL.`);
-  child.kill('SIGKILL');
-  await waitForExit(child, STOP_TIMEOUT_MS);
-}
-
-/** Runs `body` with a started child and always stops the child afterwards. */
-async function withChild<T>(
-  start: () => ManagedChild,
-  body: (child: ManagedChild) => Promise<T>,
-): Promise<T> {
-  const child = start();
-  try {
-    return await body(child);
-  } finally {
-    await stopChild(child);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Small helpers.
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, HOST);
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('Could not read a free port.');
-  return address.port;
-}
-
-function readDurationSeconds(): number {
-  const raw = process.env.BENCH_DURATION?.trim();
-  if (!raw) return DEFAULT_DURATION_S;
-  const seconds = Number(raw);
-  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_DURATION_S) {
-    throw new Error(
-      `BENCH_DURATION must be a whole number of seconds from 1 to ${MAX_DURATION_S}, got "${raw}".`,
-    );
-  }
-  if (seconds < DEFAULT_DURATION_S) {
-    console.warn(`BENCH_DURATION=${seconds} is below ${DEFAULT_DURATION_S} s: numbers are indicative only.`);
-  }
-  return seconds;
-}
-
-/** Status of one GET, or null when the request failed (connection refused, timeout). */
-async function getStatus(url: string, headers: Record<string, string> = {}): Promise<number | null> {
-  try {
-    const response = await fetch(url, { headers, signal: AbortSignal.timeout(2_000) });
-    await response.arrayBuffer();
-    return response.status;
-  } catch {
-    return null;
-  }
-}
-
-/** Polls `url` every 100 ms until it answers 200; fails fast if the child exits. */
-async function waitForReady(managed: ManagedChild, url: string): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (hasExited(managed.process)) {
-      const { exitCode, signalCode } = managed.process;
-      throw new Error(
-        `${managed.name} exited (code ${exitCode}, signal ${signalCode}) before ${url} answered 200.\n` +
-          `--- child output ---\n${managed.output()}`,
-      );
-    }
-    if ((await getStatus(url)) === 200) return;
-    await sleep(READY_POLL_MS);
-  }
-  throw new Error(
-    `${managed.name}: ${url} did not answer 200 within ${READY_TIMEOUT_MS / 1000} s.\n` +
-      `--- child output ---\n${managed.output()}`,
-  );
-}
 
 // ---------------------------------------------------------------------------------------------
 // Load.
@@ -295,21 +144,6 @@ async function benchCeiling(durationSeconds: number): Promise<Measurement> {
       return measure('ceiling', `${base}/v1/collect`, durationSeconds);
     },
   );
-}
-
-function sandbankEnv(port: number, databaseUrl: string | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    HOST,
-    SANDBANK_SECRET_KEY: SECRET_KEY,
-    SANDBANK_PUBLIC_KEY: PUBLIC_KEY,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_SECOND: '0',
-  };
-  delete env.DATABASE_URL;
-  if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl;
-  return env;
 }
 
 /** Cheap durability check after the load: the list endpoint still answers with the key. */
