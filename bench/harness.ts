@@ -72,7 +72,7 @@ async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<bool
 }
 
 /** SIGTERM, wait up to 15 s, then SIGKILL. */
-async function stopChild(managed: ManagedChild): Promise<void> {
+export async function stopChild(managed: ManagedChild): Promise<void> {
   const child = managed.process;
   if (hasExited(child)) return;
   child.kill('SIGTERM');

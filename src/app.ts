@@ -35,7 +35,12 @@ export function buildApp({ deps, metrics, isReady = () => true, yoga = buildYoga
     const started = performance.now();
     c.set('deps', deps);
     c.set('requestId', requestId);
-    await next();
+    if (metrics) metrics.inFlight.value++;
+    try {
+      await next();
+    } finally {
+      if (metrics) metrics.inFlight.value--;
+    }
     c.res.headers.set('Request-Id', requestId);
     // While shutting down, keep-alive clients are told to go: no new request rides an old socket.
     if (!isReady()) c.res.headers.set('Connection', 'close');

@@ -9,13 +9,25 @@ export interface Metrics {
   registry: Registry;
   requests: Counter<'method' | 'route' | 'status'>;
   duration: Histogram<'method' | 'route'>;
+  /** HTTP requests being handled right now (read synchronously by the webhook pump). */
+  inFlight: { value: number };
 }
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const inFlight = { value: 0 };
+  new Gauge({
+    name: 'sandbank_http_requests_in_flight',
+    help: 'HTTP requests being handled',
+    registers: [registry],
+    collect() {
+      this.set(inFlight.value);
+    },
+  });
   return {
     registry,
+    inFlight,
     requests: new Counter({
       name: 'sandbank_http_requests_total',
       help: 'HTTP requests by method, matched route and status',

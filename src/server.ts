@@ -11,9 +11,9 @@ import { systemClock } from './kernel/clock.ts';
 import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
 import { EventBus } from './modules/events/events.bus.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/merchants.service.ts';
-import { deliverDue } from './modules/webhooks/webhooks.delivery.ts';
+import { DeliveryPump } from './modules/webhooks/webhooks.pump.ts';
 import { useWebhookNetworkPolicy } from './modules/webhooks/webhooks.transport.ts';
-import { createMetrics, trackLiveSubscriptions } from './observability.ts';
+import { createMetrics, type Metrics, trackLiveSubscriptions } from './observability.ts';
 
 export interface RunningServer {
   url: string;
@@ -37,43 +37,42 @@ function listen(app: ReturnType<typeof buildApp>, host: string, port: number) {
   });
 }
 
+/** In-flight API requests from which the API counts as saturated (webhooks.pump.ts). */
+const SATURATED_IN_FLIGHT = 16;
+
 /**
  * The background half of the scheduler: work that falls due in real time (by each merchant's
- * clock) runs within SCHEDULER_INTERVAL_MS. Clock advances run their own work synchronously.
+ * clock) runs within SCHEDULER_INTERVAL_MS; webhook deliveries also run as soon as the event that
+ * queued them commits. Clock advances run their own work synchronously.
  */
-function startDueWorkRunner(database: Database, config: Config, logger: Logger) {
+function startDueWorkRunner(database: Database, config: Config, logger: Logger, metrics: Metrics) {
+  const pump = new DeliveryPump(database.db, logger, {
+    apiSaturated: () => metrics.inFlight.value >= SATURATED_IN_FLIGHT,
+  });
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   const tick = () => {
-    running = Promise.all([runDueWork(database.db, config.publicUrl), deliverDue(database.db)])
-      .then(([jobs, deliveries]) => {
-        if (jobs + deliveries > 0) logger.debug({ jobs, deliveries }, 'ran due work');
+    pump.wake();
+    running = runDueWork(database.db, config.publicUrl)
+      .then((jobs) => {
+        if (jobs > 0) logger.debug({ jobs }, 'ran due jobs');
       })
       .catch((error: unknown) => logger.error({ err: error }, 'due work failed'))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, config.schedulerIntervalMs);
       });
   };
-  let timer = config.schedulerIntervalMs > 0 ? setTimeout(tick, config.schedulerIntervalMs) : undefined;
-  // A committed event may have deliveries due now: deliver at once rather than at the next tick.
-  let kicked = false;
-  let kicking: Promise<unknown> = Promise.resolve();
-  const kick = () => {
-    if (kicked || stopped || config.schedulerIntervalMs === 0) return;
-    kicked = true;
-    kicking = kicking.then(() => {
-      kicked = false;
-      return deliverDue(database.db).catch((error: unknown) =>
-        logger.error({ err: error }, 'webhook delivery failed'),
-      );
-    });
-  };
+  const enabled = config.schedulerIntervalMs > 0;
+  let timer = enabled ? setTimeout(tick, config.schedulerIntervalMs) : undefined;
   return {
-    kick,
+    /** A committed event has deliveries due now. */
+    kick: () => {
+      if (enabled) pump.wake();
+    },
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await Promise.all([running, kicking]);
+      await Promise.all([running, pump.stop()]);
     },
   };
 }
@@ -111,7 +110,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       deps,
       closeTimeoutMs: Math.min(5_000, config.shutdownTimeoutMs),
     });
-    const runner = startDueWorkRunner(database, config, logger);
+    const runner = startDueWorkRunner(database, config, logger, metrics);
     eventBus.onAnnouncement((announcement) => {
       if (announcement.deliveries) runner.kick();
     });

@@ -70,10 +70,12 @@ export interface TestApp {
 export interface TestAppOptions {
   rateLimitPerSecond?: number;
   clock?: Clock;
+  /** A database of the test's own (default: a fresh PGlite, or the shared TEST_DATABASE_URL). */
+  database?: Database;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await openTestDatabase();
+  const database = options.database ?? (await openTestDatabase());
   const deps: AppDeps = {
     database,
     publicUrl: PUBLIC_URL,

@@ -1,17 +1,15 @@
 import { createHmac } from 'node:crypto';
-import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import { addSeconds, systemClock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/ids.ts';
 import { toWireJson } from '../../kernel/wire-json.ts';
 import { eventResource } from '../events/events.resource.ts';
-import { findEvent } from '../events/events.service.ts';
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
+import type { EventRow } from '../events/events.service.ts';
+import { webhookEndpoints } from './webhooks.table.ts';
 import { sendWebhook } from './webhooks.transport.ts';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
-
-type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 /** Retries after the first attempt, in seconds of the merchant's clock (Standard Webhooks guidance). */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000] as const;
@@ -54,21 +52,6 @@ export function signPayload(
   };
 }
 
-async function readCapped(response: Awaited<ReturnType<typeof sendWebhook>>): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (size < RESPONSE_BODY_CAP) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  await reader.cancel().catch(() => undefined);
-  return Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_BODY_CAP);
-}
-
 interface AttemptOutcome {
   status: number | null;
   responseBody: string | null;
@@ -80,11 +63,14 @@ interface AttemptOutcome {
 async function post(url: string, request: SignedRequest): Promise<AttemptOutcome> {
   const started = performance.now();
   try {
-    const response = await sendWebhook(url, { ...request, timeoutMs: ATTEMPT_TIMEOUT_MS });
-    const responseBody = await readCapped(response);
+    const response = await sendWebhook(url, {
+      ...request,
+      timeoutMs: ATTEMPT_TIMEOUT_MS,
+      responseCap: RESPONSE_BODY_CAP,
+    });
     return {
       status: response.status,
-      responseBody,
+      responseBody: response.body,
       error: null,
       durationMs: Math.round(performance.now() - started),
     };
@@ -116,36 +102,228 @@ export interface DeliveryResult {
   status: number | null;
 }
 
-/**
- * Attempts one claimed delivery at merchant clock time `at`, records the attempt and decides what
- * comes next: delivered on a 2xx; a 410 disables the endpoint at once; otherwise a retry on the
- * schedule, failed after the last one, and the endpoint disabled once it has failed for 5 days.
- */
-export async function attemptDelivery(
-  db: Db,
-  delivery: DeliveryRow,
-  at: Date,
-  random: () => number = Math.random,
-): Promise<DeliveryResult> {
-  const [endpoint] = await db
-    .select()
-    .from(webhookEndpoints)
-    .where(eq(webhookEndpoints.id, delivery.endpointId));
-  const event = await findEvent(db, delivery.merchantId, delivery.eventId);
-  if (!endpoint?.enabled || !event) {
-    await db
-      .update(webhookDeliveries)
-      .set({ state: 'failed', leaseUntil: null, updatedAt: at })
-      .where(eq(webhookDeliveries.id, delivery.id));
-    return { deliveryId: delivery.id, state: 'failed', status: null };
-  }
-  const body = toWireJson(eventResource(event));
-  const headers = signPayload(event.id, body, secretsOf(endpoint, at), systemClock.now());
-  const outcome = await post(endpoint.url, { body, headers });
-  return recordOutcome(db, delivery, endpoint, outcome, at, random);
+/** A leased delivery with what sending it needs, to be attempted at merchant clock time `at`. */
+interface Claimed {
+  id: string;
+  merchantId: string;
+  attempts: number;
+  nextAttemptAt: Date;
+  at: Date;
+  endpoint: Pick<
+    EndpointRow,
+    'id' | 'url' | 'enabled' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'
+  > | null;
+  event: EventRow | null;
 }
 
-function secretsOf(endpoint: EndpointRow, at: Date): string[] {
+interface ClaimedRow {
+  id: string;
+  merchantId: string;
+  attempts: number;
+  nextAttemptAt: number;
+  at: number;
+  endpointId: string | null;
+  url: string;
+  enabled: boolean;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: number | null;
+  failingSince: number | null;
+  eventId: string | null;
+  type: string;
+  objectId: string;
+  dataJson: string;
+  createdAt: number;
+}
+
+/** A timestamp as epoch milliseconds (float8 reads back as a number from both drivers). */
+const epochMs = (column: string) => sql.raw(`round(extract(epoch FROM ${column}) * 1000)::float8`);
+const dateOrNull = (ms: number | null) => (ms === null ? null : new Date(ms));
+
+/**
+ * Leases the deliveries `due` selects (a query of `(id, clock_now)` that locks with SKIP LOCKED) and
+ * loads what sending them needs — endpoint and event — in the same statement, in due order.
+ */
+async function lease(db: Db, due: SQL): Promise<Claimed[]> {
+  const leaseUntil = new Date(systemClock.now().getTime() + LEASE_MS).toISOString();
+  const rows = await queryRows<ClaimedRow>(
+    db,
+    sql`WITH due AS (${due}),
+    leased AS (
+      UPDATE webhook_deliveries w SET lease_until = ${leaseUntil}::timestamptz
+      FROM due WHERE w.id = due.id
+      RETURNING w.id, w.merchant_id, w.event_id, w.endpoint_id, w.attempts, w.next_attempt_at, due.clock_now
+    )
+    SELECT l.id, l.merchant_id AS "merchantId", l.attempts, ${epochMs('l.next_attempt_at')} AS "nextAttemptAt",
+      ${epochMs('l.clock_now')} AS "at",
+      ep.id AS "endpointId", ep.url, ep.enabled, ep.secret, ep.previous_secret AS "previousSecret",
+      ${epochMs('ep.previous_secret_expires_at')} AS "previousSecretExpiresAt",
+      ${epochMs('ep.failing_since')} AS "failingSince",
+      e.id AS "eventId", e.type, e.object_id AS "objectId", e.data::text AS "dataJson",
+      ${epochMs('e.created_at')} AS "createdAt"
+    FROM leased l
+    LEFT JOIN webhook_endpoints ep ON ep.id = l.endpoint_id
+    LEFT JOIN events e ON e.id = l.event_id AND e.merchant_id = l.merchant_id
+    ORDER BY l.next_attempt_at, l.id`,
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    merchantId: row.merchantId,
+    attempts: row.attempts,
+    nextAttemptAt: new Date(row.nextAttemptAt),
+    at: new Date(row.at),
+    endpoint: row.endpointId
+      ? {
+          id: row.endpointId,
+          url: row.url,
+          enabled: row.enabled,
+          secret: row.secret,
+          previousSecret: row.previousSecret,
+          previousSecretExpiresAt: dateOrNull(row.previousSecretExpiresAt),
+          failingSince: dateOrNull(row.failingSince),
+        }
+      : null,
+    event: row.eventId
+      ? {
+          id: row.eventId,
+          merchantId: row.merchantId,
+          type: row.type,
+          objectId: row.objectId,
+          dataJson: row.dataJson,
+          createdAt: new Date(row.createdAt),
+        }
+      : null,
+  }));
+}
+
+/** Sends one delivery; null when there is nothing to send (endpoint deleted or disabled since). */
+async function send(claimed: Claimed): Promise<AttemptOutcome | null> {
+  const { endpoint, event, at } = claimed;
+  if (!endpoint?.enabled || !event) return null;
+  const body = toWireJson(eventResource(event));
+  const headers = signPayload(event.id, body, secretsOf(endpoint, at), systemClock.now());
+  return post(endpoint.url, { body, headers });
+}
+
+interface Decided {
+  claimed: Claimed;
+  outcome: AttemptOutcome | null;
+  ok: boolean;
+  gone: boolean;
+  state: DeliveryResult['state'];
+  nextRetryAt: Date | null;
+}
+
+/**
+ * What comes after an attempt: delivered on a 2xx; a 410 disables the endpoint at once; otherwise a
+ * retry on the schedule, failed after the last one.
+ */
+function decide(claimed: Claimed, outcome: AttemptOutcome | null, random: () => number): Decided {
+  if (!outcome) return { claimed, outcome, ok: false, gone: false, state: 'failed', nextRetryAt: null };
+  const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+  const gone = outcome.status === 410;
+  const delay = ok || gone ? null : retryDelaySeconds(claimed.attempts + 1, random);
+  const nextRetryAt = delay === null ? null : addSeconds(claimed.at, delay);
+  return {
+    claimed,
+    outcome,
+    ok,
+    gone,
+    state: ok ? 'delivered' : nextRetryAt ? 'pending' : 'failed',
+    nextRetryAt,
+  };
+}
+
+/**
+ * An endpoint's health after a batch of attempts, taken in due order: a success clears
+ * `failing_since`; failures start it; 5 days of failures (or a 410) disable the endpoint. Null when
+ * nothing changes (the common case: a healthy endpoint answering 2xx), so no row is written.
+ */
+function endpointChange(endpoint: NonNullable<Claimed['endpoint']>, attempts: Decided[]) {
+  let failingSince = endpoint.failingSince;
+  let disabledReason: string | null = null;
+  let updatedAt = attempts[0]?.claimed.at ?? new Date();
+  for (const attempt of attempts) {
+    updatedAt = attempt.claimed.at;
+    failingSince = attempt.ok ? null : (failingSince ?? attempt.claimed.at);
+    if (attempt.gone) disabledReason ??= 'the receiver answered 410 Gone';
+    else if (
+      failingSince &&
+      attempt.claimed.at.getTime() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS
+    )
+      disabledReason ??= 'deliveries failed for 5 days';
+  }
+  const same = (failingSince?.getTime() ?? null) === (endpoint.failingSince?.getTime() ?? null);
+  if (same && !disabledReason) return null;
+  return { failingSince, updatedAt, ...(disabledReason ? { enabled: false, disabledReason } : {}) };
+}
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+/**
+ * Records a batch of attempts: the attempt log and the deliveries in one statement (atomic on its
+ * own), plus — only when an endpoint's health changed — the endpoint, in the same transaction.
+ */
+async function recordOutcomes(db: Db, decided: Decided[]): Promise<void> {
+  if (decided.length === 0) return;
+  const attempted = decided.filter((d) => d.outcome);
+  const attemptRows = attempted.map(
+    ({ claimed, outcome, nextRetryAt }) =>
+      sql`(${newId('webhookAttempt')}, ${claimed.id}, ${claimed.merchantId}, ${iso(claimed.at)}::timestamptz,
+        ${outcome!.status}::int, ${outcome!.durationMs}::int, ${outcome!.responseBody}::text, ${outcome!.error}::text,
+        ${iso(nextRetryAt)}::timestamptz)`,
+  );
+  const deliveryRows = decided.map(
+    ({ claimed, outcome, state, nextRetryAt }) =>
+      sql`(${claimed.id}::text, ${state}::text, ${claimed.attempts + (outcome ? 1 : 0)}::int,
+        ${outcome?.status ?? null}::int, ${iso(nextRetryAt ?? claimed.nextAttemptAt)}::timestamptz,
+        ${iso(claimed.at)}::timestamptz)`,
+  );
+  const logAttempts =
+    attemptRows.length > 0
+      ? sql`WITH logged AS (
+          INSERT INTO webhook_attempts (id, delivery_id, merchant_id, attempted_at, status, duration_ms, response_body, error, next_retry_at)
+          VALUES ${sql.join(attemptRows, sql`, `)}
+        ) `
+      : sql``;
+  const statement = sql`${logAttempts}UPDATE webhook_deliveries d
+    SET state = v.state, attempts = v.attempts, last_status = COALESCE(v.last_status, d.last_status),
+      next_attempt_at = v.next_attempt_at, lease_until = NULL, updated_at = v.updated_at
+    FROM (VALUES ${sql.join(deliveryRows, sql`, `)}) AS v(id, state, attempts, last_status, next_attempt_at, updated_at)
+    WHERE d.id = v.id`;
+  const byEndpoint = new Map<string, { endpoint: NonNullable<Claimed['endpoint']>; attempts: Decided[] }>();
+  for (const d of attempted) {
+    const endpoint = d.claimed.endpoint!;
+    const entry = byEndpoint.get(endpoint.id) ?? { endpoint, attempts: [] };
+    entry.attempts.push(d);
+    byEndpoint.set(endpoint.id, entry);
+  }
+  const changes = [...byEndpoint.values()].flatMap(({ endpoint, attempts }) => {
+    const change = endpointChange(endpoint, attempts);
+    return change ? [{ id: endpoint.id, change }] : [];
+  });
+  if (changes.length === 0) {
+    await db.execute(statement);
+    return;
+  }
+  await db.transaction(async (tx) => {
+    await tx.execute(statement);
+    for (const { id, change } of changes)
+      await tx.update(webhookEndpoints).set(change).where(eq(webhookEndpoints.id, id));
+  });
+}
+
+/** Sends claimed deliveries in parallel and records every outcome together. */
+async function attemptAll(db: Db, claimed: Claimed[], random: () => number = Math.random) {
+  const outcomes = await Promise.all(claimed.map(send));
+  const decided = claimed.map((c, i) => decide(c, outcomes[i] ?? null, random));
+  await recordOutcomes(db, decided);
+  return decided.map(
+    (d): DeliveryResult => ({ deliveryId: d.claimed.id, state: d.state, status: d.outcome?.status ?? null }),
+  );
+}
+
+function secretsOf(endpoint: NonNullable<Claimed['endpoint']>, at: Date): string[] {
   const previousValid =
     endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at;
   return previousValid && endpoint.previousSecret
@@ -153,103 +331,29 @@ function secretsOf(endpoint: EndpointRow, at: Date): string[] {
     : [endpoint.secret];
 }
 
-async function recordOutcome(
-  db: Db,
-  delivery: DeliveryRow,
-  endpoint: EndpointRow,
-  outcome: AttemptOutcome,
-  at: Date,
-  random: () => number,
-): Promise<DeliveryResult> {
-  const attempts = delivery.attempts + 1;
-  const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
-  const gone = outcome.status === 410;
-  const delay = ok || gone ? null : retryDelaySeconds(attempts, random);
-  const nextRetryAt = delay === null ? null : addSeconds(at, delay);
-  const state: DeliveryResult['state'] = ok ? 'delivered' : nextRetryAt ? 'pending' : 'failed';
-  const failingSince = ok ? null : (endpoint.failingSince ?? at);
-  const failedTooLong = !ok && at.getTime() - failingSince!.getTime() >= DISABLE_AFTER_FAILING_MS;
-  const disabledReason = gone
-    ? 'the receiver answered 410 Gone'
-    : failedTooLong
-      ? 'deliveries failed for 5 days'
-      : null;
-  await db.transaction(async (tx) => {
-    await tx.insert(webhookAttempts).values({
-      id: newId('webhookAttempt'),
-      deliveryId: delivery.id,
-      merchantId: delivery.merchantId,
-      attemptedAt: at,
-      status: outcome.status,
-      durationMs: outcome.durationMs,
-      responseBody: outcome.responseBody,
-      error: outcome.error,
-      nextRetryAt,
-    });
-    await tx
-      .update(webhookDeliveries)
-      .set({
-        state,
-        attempts,
-        lastStatus: outcome.status,
-        leaseUntil: null,
-        ...(nextRetryAt ? { nextAttemptAt: nextRetryAt } : {}),
-        updatedAt: at,
-      })
-      .where(eq(webhookDeliveries.id, delivery.id));
-    await tx
-      .update(webhookEndpoints)
-      .set({
-        failingSince,
-        ...(disabledReason ? { enabled: false, disabledReason } : {}),
-        updatedAt: at,
-      })
-      .where(eq(webhookEndpoints.id, endpoint.id));
-  });
-  return { deliveryId: delivery.id, state, status: outcome.status };
-}
+/** Whether nobody holds a delivery's lease (a lease outlives a crashed worker by at most LEASE_MS). */
+const unleased = (realNow: Date) =>
+  sql`(d.lease_until IS NULL OR d.lease_until < ${realNow.toISOString()}::timestamptz)`;
 
-/** Claims up to `limit` deliveries due by their merchant's clock, with a lease so no other worker sends them. */
-export async function claimDueDeliveries(
-  db: Db,
-  limit: number,
-): Promise<(DeliveryRow & { clockNow: Date })[]> {
+/**
+ * One step of the background worker: leases up to `limit` deliveries due by their merchant's clock
+ * (SKIP LOCKED: several workers share them), sends them in parallel and records them together.
+ * Returns how many it attempted.
+ */
+export async function deliverDueBatch(db: Db, limit: number): Promise<number> {
   const realNow = systemClock.now();
-  const rows = await queryRows<{ id: string; clock_now: string }>(
+  const clockNow = sql`COALESCE(c.frozen_at, ${realNow.toISOString()}::timestamptz + make_interval(secs => COALESCE(c.offset_ms, 0) / 1000.0))`;
+  const claimed = await lease(
     db,
-    sql`WITH due AS (
-      SELECT d.id, COALESCE(c.frozen_at, ${realNow.toISOString()}::timestamptz + make_interval(secs => COALESCE(c.offset_ms, 0) / 1000.0)) AS clock_now
+    sql`SELECT d.id, ${clockNow} AS clock_now
       FROM webhook_deliveries d
       LEFT JOIN merchant_clocks c ON c.merchant_id = d.merchant_id
-      WHERE d.state = 'pending'
-        AND (d.lease_until IS NULL OR d.lease_until < ${realNow.toISOString()}::timestamptz)
-        AND d.next_attempt_at <= COALESCE(c.frozen_at, ${realNow.toISOString()}::timestamptz + make_interval(secs => COALESCE(c.offset_ms, 0) / 1000.0))
+      WHERE d.state = 'pending' AND ${unleased(realNow)} AND d.next_attempt_at <= ${clockNow}
       ORDER BY d.next_attempt_at
       LIMIT ${limit}
-      FOR UPDATE OF d SKIP LOCKED
-    )
-    UPDATE webhook_deliveries w SET lease_until = ${new Date(realNow.getTime() + LEASE_MS).toISOString()}::timestamptz
-    FROM due WHERE w.id = due.id
-    RETURNING w.id, due.clock_now::text AS clock_now`,
+      FOR UPDATE OF d SKIP LOCKED`,
   );
-  if (rows.length === 0) return [];
-  const clockNow = new Map(rows.map((row) => [row.id, new Date(row.clock_now)]));
-  const claimed = await db
-    .select()
-    .from(webhookDeliveries)
-    .where(
-      sql`${webhookDeliveries.id} IN (${sql.join(
-        rows.map((row) => sql`${row.id}`),
-        sql`, `,
-      )})`,
-    );
-  return claimed.map((row) => ({ ...row, clockNow: clockNow.get(row.id) ?? new Date() }));
-}
-
-/** The background worker's step: attempts every delivery due now (in parallel), returns how many. */
-export async function deliverDue(db: Db, limit = 50): Promise<number> {
-  const claimed = await claimDueDeliveries(db, limit);
-  await Promise.all(claimed.map((delivery) => attemptDelivery(db, delivery, delivery.clockNow)));
+  await attemptAll(db, claimed);
   return claimed.length;
 }
 
@@ -264,33 +368,18 @@ export async function deliverDueForMerchant(
 ): Promise<DeliveryResult[]> {
   const results: DeliveryResult[] = [];
   for (let guard = 0; guard < 10_000; guard++) {
-    const realNow = systemClock.now();
-    const [next] = await db
-      .select()
-      .from(webhookDeliveries)
-      .where(
-        and(
-          eq(webhookDeliveries.merchantId, merchantId),
-          eq(webhookDeliveries.state, 'pending'),
-          lte(webhookDeliveries.nextAttemptAt, until),
-          sql`(${webhookDeliveries.leaseUntil} IS NULL OR ${webhookDeliveries.leaseUntil} < ${realNow.toISOString()}::timestamptz)`,
-        ),
-      )
-      .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.id))
-      .limit(1);
-    if (!next) return results;
-    const leased = await db
-      .update(webhookDeliveries)
-      .set({ leaseUntil: new Date(realNow.getTime() + LEASE_MS) })
-      .where(
-        and(
-          eq(webhookDeliveries.id, next.id),
-          sql`(${webhookDeliveries.leaseUntil} IS NULL OR ${webhookDeliveries.leaseUntil} < ${realNow.toISOString()}::timestamptz)`,
-        ),
-      )
-      .returning({ id: webhookDeliveries.id });
-    if (leased.length === 0) continue; // another worker took it
-    results.push(await attemptDelivery(db, next, next.nextAttemptAt));
+    const claimed = await lease(
+      db,
+      sql`SELECT d.id, d.next_attempt_at AS clock_now
+        FROM webhook_deliveries d
+        WHERE d.merchant_id = ${merchantId} AND d.state = 'pending'
+          AND d.next_attempt_at <= ${until.toISOString()}::timestamptz AND ${unleased(systemClock.now())}
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT 1
+        FOR UPDATE OF d SKIP LOCKED`,
+    );
+    if (claimed.length === 0) return results;
+    results.push(...(await attemptAll(db, claimed)));
   }
   return results;
 }

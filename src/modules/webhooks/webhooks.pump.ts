@@ -1,0 +1,77 @@
+import type { Logger } from 'pino';
+import type { Db } from '../../db/client.ts';
+import { deliverDueBatch } from './webhooks.delivery.ts';
+
+export interface PumpOptions {
+  /** Deliveries leased and sent together. */
+  batchSize?: number;
+  /** How long a wake-up waits so that one batch carries the deliveries of several commits. */
+  coalesceMs?: number;
+  /**
+   * Whether the API is saturated right now. While it is, delivery takes at most a quarter of the
+   * time (after a batch that took t ms, the pump rests 3t ms): requests keep priority, deliveries
+   * lag and catch up when the load passes. Never true in normal use; see the README's benchmark.
+   */
+  apiSaturated?: () => boolean;
+}
+
+/**
+ * The background delivery loop of one process. `wake()` (on every committed event that queued a
+ * delivery, and on the scheduler's tick) runs batches until one comes back short; wake-ups while
+ * it runs are remembered, so nothing committed waits for the next tick.
+ */
+export class DeliveryPump {
+  readonly #db: Db;
+  readonly #logger: Logger;
+  readonly #batchSize: number;
+  readonly #coalesceMs: number;
+  readonly #apiSaturated: () => boolean;
+  #running: Promise<void> | null = null;
+  #again = false;
+  #stopped = false;
+
+  constructor(db: Db, logger: Logger, options: PumpOptions = {}) {
+    this.#db = db;
+    this.#logger = logger;
+    this.#batchSize = options.batchSize ?? 100;
+    this.#coalesceMs = options.coalesceMs ?? 10;
+    this.#apiSaturated = options.apiSaturated ?? (() => false);
+  }
+
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.#run().finally(() => {
+      this.#running = null;
+    });
+  }
+
+  async #run(): Promise<void> {
+    await sleep(this.#coalesceMs);
+    while (!this.#stopped) {
+      this.#again = false;
+      const started = performance.now();
+      let sent = 0;
+      try {
+        sent = await deliverDueBatch(this.#db, this.#batchSize);
+      } catch (error) {
+        this.#logger.error({ err: error }, 'webhook delivery failed');
+        return;
+      }
+      if (sent < this.#batchSize && !this.#again) return;
+      if (this.#apiSaturated()) await sleep(3 * (performance.now() - started));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#running;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,101 @@
+import { pino } from 'pino';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.ts';
+import { DeliveryPump } from '../../src/modules/webhooks/webhooks.pump.ts';
+import { createTestApp, openTestDatabase, type TestApp } from '../harness.ts';
+import { Receiver } from './receiver.ts';
+
+// The pump delivers every merchant's due deliveries in its database: on Postgres it gets a database
+// of its own, so it never takes another test file's deliveries.
+let t: TestApp;
+let receiver: Receiver;
+let dropDatabase = async () => {};
+beforeAll(async () => {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) {
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    const name = `sandbank_pump_${process.pid}_${Date.now()}`;
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+    const own = new URL(url);
+    own.pathname = `/${name}`;
+    t = await createTestApp({ database: await openDatabase({ driver: 'postgres', url: own.toString() }) });
+    dropDatabase = async () => {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    };
+  } else {
+    t = await createTestApp({ database: await openTestDatabase() });
+  }
+  receiver = await new Receiver().start();
+});
+afterAll(async () => {
+  await receiver.stop();
+  await t.close();
+  await dropDatabase();
+});
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('DeliveryPump', () => {
+  it('drains a backlog larger than a batch, even while the API counts as saturated', async () => {
+    const m = await t.merchant();
+    const created = await t.rest('POST', '/v1/webhook_endpoints', {
+      key: m.secretKey,
+      body: { url: receiver.url, enabled_events: ['collection.created'] },
+    });
+    expect(created.status).toBe(200);
+    for (let i = 0; i < 25; i++) {
+      const res = await t.rest('POST', '/v1/collect', {
+        key: m.secretKey,
+        body: { amount: 1, currency: 'USD', reference: `pump-${i}` },
+      });
+      expect(res.status).toBe(200);
+    }
+    let saturatedChecks = 0;
+    const pump = new DeliveryPump(t.database.db, pino({ level: 'silent' }), {
+      batchSize: 10,
+      coalesceMs: 0,
+      apiSaturated: () => {
+        saturatedChecks++;
+        return true;
+      },
+    });
+    pump.wake();
+    pump.wake(); // a wake-up while it runs is folded into the running loop, not a second sender
+    await until(() => receiver.received.length >= 25, '25 deliveries');
+    await pump.stop();
+    const ids = receiver.received.map((r) => r.headers['webhook-id']);
+    expect(new Set(ids).size).toBe(25);
+    expect(ids).toHaveLength(25);
+    // Three batches (10, 10, 5): it paced itself after each full one and went on.
+    expect(saturatedChecks).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a wake-up after the loop stopped starts it again; stop() ends it', async () => {
+    const m = await t.merchant();
+    await t.rest('POST', '/v1/webhook_endpoints', {
+      key: m.secretKey,
+      body: { url: receiver.url, enabled_events: ['collection.created'] },
+    });
+    const pump = new DeliveryPump(t.database.db, pino({ level: 'silent' }), { coalesceMs: 0 });
+    const before = receiver.received.length;
+    await t.rest('POST', '/v1/collect', { key: m.secretKey, body: { amount: 1, currency: 'USD' } });
+    pump.wake();
+    await until(() => receiver.received.length === before + 1, 'the first delivery');
+    await t.rest('POST', '/v1/collect', { key: m.secretKey, body: { amount: 2, currency: 'USD' } });
+    pump.wake();
+    await until(() => receiver.received.length === before + 2, 'the second delivery');
+    await pump.stop();
+    await t.rest('POST', '/v1/collect', { key: m.secretKey, body: { amount: 3, currency: 'USD' } });
+    pump.wake(); // stopped: does nothing
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(receiver.received.length).toBe(before + 2);
+  });
+});
