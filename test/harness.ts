@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { count, eq } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { buildApp } from '../src/app.ts';
 import { type Database, openDatabase } from '../src/db/client.ts';
 import type { AppDeps } from '../src/deps.ts';
@@ -72,6 +72,7 @@ export interface TestAppOptions {
   clock?: Clock;
   /** A database of the test's own (default: a fresh PGlite, or the shared TEST_DATABASE_URL). */
   database?: Database;
+  logger?: Logger;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -81,7 +82,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     publicUrl: PUBLIC_URL,
     rateLimitPerSecond: options.rateLimitPerSecond ?? 0,
     clockFor: async (merchantId) => options.clock ?? clockFor(database.db, merchantId),
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
   };
   const app = buildApp({ deps });
 

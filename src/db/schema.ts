@@ -1,4 +1,5 @@
 /** Every table, gathered for Drizzle and drizzle-kit. Tables live beside their module's service. */
+export * from '../modules/card-payments/card-payments.table.ts';
 export * from '../modules/clock/clock.table.ts';
 export * from '../modules/collections/collections.table.ts';
 export * from '../modules/events/events.table.ts';

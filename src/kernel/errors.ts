@@ -91,6 +91,8 @@ export const ERROR_REGISTRY = {
   invalid_cvc: spec(400, 'invalid_request_error', 'The CVC has the wrong length for this card brand.'),
   invalid_expiry: spec(400, 'invalid_request_error', 'The expiry month or year is not valid.'),
   card_declined: spec(402, 'card_error', 'The card was declined.'),
+  token_already_used: spec(400, 'invalid_request_error', 'This card token has already been used.'),
+  token_expired: spec(400, 'invalid_request_error', 'This card token has expired (tokens last 15 minutes).'),
   invalid_routing_number: spec(400, 'invalid_request_error', 'The routing number fails the ABA checksum.'),
   invalid_account_number: spec(400, 'invalid_request_error', 'An account number is 4-17 digits.'),
   clock_backwards: spec(400, 'invalid_request_error', 'The simulated clock only moves forward.'),

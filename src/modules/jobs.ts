@@ -1,3 +1,9 @@
+import {
+  EXPIRE_AUTHORIZATION_JOB,
+  expireAuthorizationJob,
+  SETTLE_REFUND_JOB,
+  settleRefundJob,
+} from './card-payments/card-payments.service.ts';
 import { registerAfterAdvance } from './clock/clock.service.ts';
 import { expireCollectionJob } from './collections/collections.service.ts';
 import { COLLECTION_EXPIRY_JOB } from './collections/collections.writer.ts';
@@ -9,5 +15,7 @@ import { deliverWebhooksUntil } from './webhooks/webhooks.delivery.ts';
 export function registerJobs(): void {
   registerJobHandler(COLLECTION_EXPIRY_JOB, expireCollectionJob);
   registerJobHandler(FUNDS_AVAILABLE_JOB, releasePendingFunds);
+  registerJobHandler(EXPIRE_AUTHORIZATION_JOB, expireAuthorizationJob);
+  registerJobHandler(SETTLE_REFUND_JOB, settleRefundJob);
   registerAfterAdvance(deliverWebhooksUntil);
 }

@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { registerCardPaymentRoutes } from '../modules/card-payments/card-payments.routes.ts';
 import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { registerCollectionRoutes } from '../modules/collections/collections.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
@@ -34,6 +35,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   });
   registerMerchantRoutes(api);
   registerCollectionRoutes(api);
+  registerCardPaymentRoutes(api);
   registerLedgerRoutes(api);
   registerClockRoutes(api);
   registerEventRoutes(api);

@@ -1,0 +1,163 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { listQuerySchema } from '../../kernel/pagination.ts';
+import { sendList, sendObject } from '../../rest/render.ts';
+import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import type { RestEnv } from '../../rest/types.ts';
+import { completeChallengeSchema } from '../collections/collections.schema.ts';
+import { cardPaymentResource, refundResource, tokenResource } from './card-payments.resource.ts';
+import {
+  amountFieldCodes,
+  captureSchema,
+  createCardPaymentFieldCodes,
+  createCardPaymentSchema,
+  createTokenSchema,
+  refundSchema,
+} from './card-payments.schema.ts';
+import {
+  type CardPaymentDetail,
+  captureCardPayment,
+  completeCardPayment3ds,
+  createCardPayment,
+  createToken,
+  getCardPayment,
+  listCardPayments,
+  refundCardPayment,
+  voidCardPayment,
+} from './card-payments.service.ts';
+
+const idParam = z.object({ id: z.string().min(1).max(255) });
+const json = <S extends z.ZodType>(schema: S, required = true) => ({
+  body: { content: { 'application/json': { schema } }, required },
+});
+const render = (publicUrl: string) => (detail: CardPaymentDetail) =>
+  cardPaymentResource(detail, detail.refunds, publicUrl);
+
+export function registerCardPaymentRoutes(api: OpenAPIHono<RestEnv>): void {
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/tokens',
+      tags: ['Card payments'],
+      summary: 'Tokenize a card (public or secret key): single use, 15 minutes of clock time',
+      request: json(createTokenSchema),
+    }),
+    async (c) => sendObject(c, tokenResource(await createToken(serviceContext(c), c.get('body')))),
+    validationHook({ card: 'parameter_invalid' }),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/card_payments',
+      tags: ['Card payments'],
+      summary: 'Authorize (and by default capture) a card payment with a card or a token',
+      request: json(createCardPaymentSchema),
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      return sendObject(c, render(ctx.publicUrl)(await createCardPayment(ctx, c.get('body'))));
+    },
+    validationHook({ ...createCardPaymentFieldCodes, card: 'parameter_invalid' }),
+  );
+
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/card_payments',
+      tags: ['Card payments'],
+      summary: 'List card payments, newest first',
+      request: {
+        query: listQuerySchema.extend({
+          collection: z.string().max(64).optional().describe('Only the payments of this collection (id).'),
+        }),
+      },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      return sendList(c, await listCardPayments(ctx, c.req.valid('query')), render(ctx.publicUrl));
+    },
+    validationHook(),
+  );
+
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/card_payments/{id}',
+      tags: ['Card payments'],
+      summary: 'Get a card payment with its refunds',
+      request: { params: idParam },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      return sendObject(c, render(ctx.publicUrl)(await getCardPayment(ctx, c.req.valid('param').id)));
+    },
+    validationHook(),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/card_payments/{id}/capture',
+      tags: ['Card payments'],
+      summary: 'Capture an authorization, in full or in part (the rest is released)',
+      request: { params: idParam, ...json(captureSchema, false) },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const detail = await captureCardPayment(ctx, c.req.valid('param').id, c.get('body'));
+      return sendObject(c, render(ctx.publicUrl)(detail));
+    },
+    validationHook(amountFieldCodes),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/card_payments/{id}/void',
+      tags: ['Card payments'],
+      summary: 'Void an authorization (nothing is captured)',
+      request: { params: idParam },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      return sendObject(c, render(ctx.publicUrl)(await voidCardPayment(ctx, c.req.valid('param').id)));
+    },
+    validationHook(),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/card_payments/{id}/refunds',
+      tags: ['Card payments'],
+      summary: 'Refund a captured payment, in full or in part (several refunds up to the captured amount)',
+      request: { params: idParam, ...json(refundSchema, false) },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const { payment, refund } = await refundCardPayment(ctx, c.req.valid('param').id, c.get('body'));
+      return sendObject(c, {
+        ...refundResource(refund),
+        card_payment: render(ctx.publicUrl)(payment),
+      });
+    },
+    validationHook(amountFieldCodes),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/simulate/card_payments/{id}/complete_3ds',
+      tags: ['Simulation'],
+      summary: "Answer a card payment's 3-D Secure challenge headlessly",
+      request: { params: idParam, ...json(completeChallengeSchema) },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const detail = await completeCardPayment3ds(ctx, c.req.valid('param').id, c.get('body'));
+      return sendObject(c, render(ctx.publicUrl)(detail));
+    },
+    validationHook(),
+  );
+}

@@ -1,0 +1,548 @@
+import { and, asc, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import type { Executor, Tx } from '../../db/client.ts';
+import { updateIfState } from '../../db/compare-and-set.ts';
+import { inTransaction } from '../../db/tx.ts';
+import { addSeconds } from '../../kernel/clock.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { parseAmount } from '../../kernel/money.ts';
+import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import { invalidState, transition } from '../../kernel/state-machine.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import {
+  decideAfterChallenge,
+  decideAuthorization,
+  type FinalDecision,
+  refundBehavior,
+  type ValidCard,
+  validateCard,
+} from '../cards/network.ts';
+import { completeChallengeSchema } from '../collections/collections.schema.ts';
+import type { ServiceContext } from '../context.ts';
+import { recordEvent } from '../events/events.service.ts';
+import { creditPendingFunds, fundsAvailableAt } from '../ledger/ledger.funds.ts';
+import { post } from '../ledger/ledger.service.ts';
+import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
+import { type CardPaymentEvent, cardPaymentMachine, refundMachine } from './card-payments.machine.ts';
+import {
+  type CardPaymentRow,
+  cardPaymentResource,
+  type RefundRow,
+  refundResource,
+  type TokenRow,
+} from './card-payments.resource.ts';
+import {
+  amountFieldCodes,
+  captureSchema,
+  createCardPaymentFieldCodes,
+  createCardPaymentSchema,
+  createTokenSchema,
+  refundSchema,
+} from './card-payments.schema.ts';
+import { cardPayments, cardRefunds, cardTokens } from './card-payments.table.ts';
+
+/** API.md §4: 0.01 to 999,999.99 USD, as collections. */
+export const CARD_PAYMENT_MAX_MINOR = 99_999_999n;
+/** An uncaptured authorization expires 7 days (clock time) after it was made. */
+export const AUTHORIZATION_TTL_SECONDS = 7 * 86_400;
+/** A token is usable once within 15 minutes of clock time. */
+export const TOKEN_TTL_SECONDS = 15 * 60;
+export const EXPIRE_AUTHORIZATION_JOB = 'card_payment.expire_authorization';
+export const SETTLE_REFUND_JOB = 'refund.settle';
+
+export interface CardPaymentDetail extends CardPaymentRow {
+  refunds: RefundRow[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens
+
+export async function createToken(ctx: ServiceContext, raw: unknown): Promise<TokenRow> {
+  const input = parseInput(createTokenSchema, raw, { card: 'parameter_invalid' });
+  const card = validateCard(input.card);
+  const now = ctx.clock.now();
+  const [row] = await (ctx.tx ?? ctx.db)
+    .insert(cardTokens)
+    .values({
+      id: newId('token'),
+      merchantId: ctx.merchant.id,
+      number: card.number,
+      expMonth: card.expMonth,
+      expYear: card.expYear,
+      cvc: card.cvc,
+      name: card.name,
+      brand: card.brand,
+      last4: card.last4,
+      expiresAt: addSeconds(now, TOKEN_TTL_SECONDS),
+      createdAt: now,
+    })
+    .returning();
+  if (!row) throw new Error('insert returned no row');
+  return row;
+}
+
+/** Spends a token (once, before it expires) and gives back its card. */
+async function spendToken(tx: Tx, ctx: ServiceContext, tokenId: string): Promise<ValidCard> {
+  const now = ctx.clock.now();
+  const [token] = await tx
+    .select()
+    .from(cardTokens)
+    .where(and(eq(cardTokens.id, tokenId), eq(cardTokens.merchantId, ctx.merchant.id)));
+  if (!token)
+    throw new SandbankError('resource_not_found', { param: 'token', message: `No token ${tokenId}.` });
+  if (token.usedAt) throw new SandbankError('token_already_used', { param: 'token' });
+  if (token.expiresAt <= now) throw new SandbankError('token_expired', { param: 'token' });
+  const spent = await tx
+    .update(cardTokens)
+    .set({ usedAt: now })
+    .where(and(eq(cardTokens.id, token.id), isNull(cardTokens.usedAt)))
+    .returning({ id: cardTokens.id });
+  if (spent.length === 0) throw new SandbankError('token_already_used', { param: 'token' });
+  return {
+    number: token.number,
+    brand: token.brand as ValidCard['brand'],
+    last4: token.last4,
+    expMonth: token.expMonth,
+    expYear: token.expYear,
+    cvc: token.cvc,
+    name: token.name,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+async function refundsOf(exec: Executor, paymentIds: string[]): Promise<Map<string, RefundRow[]>> {
+  const byPayment = new Map<string, RefundRow[]>(paymentIds.map((id) => [id, []]));
+  if (paymentIds.length === 0) return byPayment;
+  const rows = await exec
+    .select()
+    .from(cardRefunds)
+    .where(inArray(cardRefunds.cardPaymentId, paymentIds))
+    .orderBy(asc(cardRefunds.id));
+  for (const row of rows) byPayment.get(row.cardPaymentId)?.push(row);
+  return byPayment;
+}
+
+async function withRefunds(exec: Executor, row: CardPaymentRow): Promise<CardPaymentDetail> {
+  return { ...row, refunds: (await refundsOf(exec, [row.id])).get(row.id) ?? [] };
+}
+
+async function loadPayment(exec: Executor, ctx: ServiceContext, id: string): Promise<CardPaymentRow> {
+  const [row] = await exec
+    .select()
+    .from(cardPayments)
+    .where(and(eq(cardPayments.id, id), eq(cardPayments.merchantId, ctx.merchant.id)));
+  if (!row) throw new SandbankError('resource_not_found', { message: `No card payment ${id.slice(0, 60)}.` });
+  return row;
+}
+
+export async function getCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
+  const exec = ctx.tx ?? ctx.db;
+  return withRefunds(exec, await loadPayment(exec, ctx, id));
+}
+
+export async function listCardPayments(
+  ctx: ServiceContext,
+  query: ListQuery & { collection?: string | undefined },
+): Promise<Page<CardPaymentDetail>> {
+  const exec = ctx.tx ?? ctx.db;
+  const conditions = [eq(cardPayments.merchantId, ctx.merchant.id)];
+  if (query.starting_after) conditions.push(lt(cardPayments.id, query.starting_after));
+  if (query.collection) conditions.push(eq(cardPayments.collectionId, query.collection));
+  const rows = await exec
+    .select()
+    .from(cardPayments)
+    .where(and(...conditions))
+    .orderBy(desc(cardPayments.id))
+    .limit(query.limit + 1);
+  const page = toPage(rows, query.limit);
+  const refunds = await refundsOf(
+    exec,
+    page.data.map((row) => row.id),
+  );
+  return { ...page, data: page.data.map((row) => ({ ...row, refunds: refunds.get(row.id) ?? [] })) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events and transitions
+
+async function emitPaymentEvent(tx: Tx, ctx: ServiceContext, row: CardPaymentRow): Promise<void> {
+  const detail = await withRefunds(tx, row);
+  await recordEvent(tx, {
+    merchantId: row.merchantId,
+    type: `card_payment.${row.state}`,
+    objectId: row.id,
+    data: { object: cardPaymentResource(detail, detail.refunds, ctx.publicUrl) },
+    at: row.updatedAt,
+  });
+}
+
+function emitRefundEvent(tx: Tx, row: RefundRow): Promise<string> {
+  return recordEvent(tx, {
+    merchantId: row.merchantId,
+    type: `refund.${row.state}`,
+    objectId: row.id,
+    data: { object: refundResource(row) },
+    at: row.updatedAt,
+  });
+}
+
+/**
+ * One step of the payment's state machine, as a compare-and-set on its state (of two racing
+ * requests exactly one moves it; the other gets invalid_state naming the state it found), with
+ * the event in the same transaction.
+ */
+async function move(
+  tx: Tx,
+  ctx: ServiceContext,
+  payment: CardPaymentRow,
+  event: CardPaymentEvent,
+  values: Partial<CardPaymentRow> = {},
+): Promise<CardPaymentRow> {
+  const to = transition(cardPaymentMachine, payment.state as never, event);
+  const moved = await updateIfState(tx, cardPayments, payment.id, payment.state, {
+    ...values,
+    state: to,
+    updatedAt: ctx.clock.now(),
+  });
+  if (!moved) {
+    const current = await loadPayment(tx, ctx, payment.id);
+    throw invalidState(cardPaymentMachine, current.state as never, event);
+  }
+  await emitPaymentEvent(tx, ctx, moved);
+  return moved;
+}
+
+async function capture(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow, amount: bigint) {
+  const captured = await move(tx, ctx, payment, 'capture', { amountCaptured: amount });
+  await creditPendingFunds(tx, ctx, {
+    amount,
+    currency: captured.currency as CurrencyCode,
+    source: { type: 'card_payment', id: captured.id },
+    type: 'card_payment',
+    from: 'card_network',
+  });
+  return captured;
+}
+
+/** What follows an approval: capture at once (`capture: true`), or the authorization's expiry job. */
+async function afterAuthorization(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow) {
+  if (payment.captureOnAuthorize) return capture(tx, ctx, payment, payment.amount);
+  await scheduleJob(tx, {
+    merchantId: payment.merchantId,
+    kind: EXPIRE_AUTHORIZATION_JOB,
+    objectId: payment.id,
+    dueAt: payment.authorizationExpiresAt ?? addSeconds(ctx.clock.now(), AUTHORIZATION_TTL_SECONDS),
+    payload: {},
+    createdAt: ctx.clock.now(),
+  });
+  return payment;
+}
+
+function decisionColumns(decision: FinalDecision, now: Date): Partial<CardPaymentRow> {
+  return decision.outcome === 'approved'
+    ? {
+        networkResponseCode: decision.networkResponseCode,
+        authorizedAt: now,
+        authorizationExpiresAt: addSeconds(now, AUTHORIZATION_TTL_SECONDS),
+      }
+    : {
+        networkResponseCode: decision.networkResponseCode,
+        declineCode: decision.declineCode,
+        failureMessage: decision.message,
+      };
+}
+
+/** A declined payment exists (committed, with its event); the request still ends in 402. */
+function throwIfDeclined(payment: CardPaymentRow): void {
+  if (payment.state !== 'declined') return;
+  throw new SandbankError('card_declined', {
+    message: payment.failureMessage ?? 'The card was declined.',
+    declineCode: payment.declineCode ?? 'generic_decline',
+    objectId: payment.id,
+    commitWrites: true,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+
+/**
+ * POST /v1/card_payments: validates the card (400s before any network decision), asks the network,
+ * and records the payment in the state the answer leads to — authorized (then captured when
+ * `capture` is true), requires_action (3-D Secure), or declined (then 402 with the payment's id).
+ */
+export async function createCardPayment(ctx: ServiceContext, raw: unknown): Promise<CardPaymentDetail> {
+  const input = parseInput(createCardPaymentSchema, raw, {
+    ...createCardPaymentFieldCodes,
+    card: 'parameter_invalid',
+  });
+  const amount = parseAmount(input.amount, input.currency, { max: CARD_PAYMENT_MAX_MINOR });
+  if ((input.card === undefined) === (input.token === undefined)) {
+    throw new SandbankError(input.card ? 'parameter_invalid' : 'parameter_missing', {
+      param: 'card',
+      message: 'Send exactly one of card and token.',
+    });
+  }
+  const cardInput = input.card;
+  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const card = cardInput ? validateCard(cardInput) : await spendToken(tx, ctx, input.token ?? '');
+    const now = ctx.clock.now();
+    const decision = decideAuthorization(card, now);
+    const base = {
+      id: newId('cardPayment'),
+      merchantId: ctx.merchant.id,
+      collectionId: null,
+      amount,
+      amountCaptured: 0n,
+      amountRefunded: 0n,
+      currency: input.currency,
+      captureOnAuthorize: input.capture ?? true,
+      brand: card.brand,
+      last4: card.last4,
+      expMonth: card.expMonth,
+      expYear: card.expYear,
+      refundBehavior: refundBehavior(card),
+      reference: input.reference ?? null,
+      description: input.description ?? null,
+      metadata: input.metadata ?? {},
+      createdAt: now,
+      updatedAt: now,
+    };
+    let values: typeof cardPayments.$inferInsert;
+    if (decision.outcome === 'challenge') {
+      const passed = decideAfterChallenge(card, 'succeed', now);
+      values = {
+        ...base,
+        state: 'requires_action',
+        threeDSecure: 'required',
+        challengeResult:
+          passed.outcome === 'declined'
+            ? {
+                declineCode: passed.declineCode,
+                networkResponseCode: passed.networkResponseCode,
+                message: passed.message,
+              }
+            : null,
+      };
+    } else {
+      values = {
+        ...base,
+        state: decision.outcome === 'approved' ? 'authorized' : 'declined',
+        ...decisionColumns(decision, now),
+      };
+    }
+    const [row] = await tx.insert(cardPayments).values(values).returning();
+    if (!row) throw new Error('insert returned no row');
+    await emitPaymentEvent(tx, ctx, row);
+    return row.state === 'authorized' ? afterAuthorization(tx, ctx, row) : row;
+  });
+  throwIfDeclined(payment);
+  return withRefunds(ctx.tx ?? ctx.db, payment);
+}
+
+/** Ends a 3-D Secure challenge: authorized (and captured when asked) or declined (402). */
+export async function completeCardPayment3ds(
+  ctx: ServiceContext,
+  id: string,
+  raw: unknown,
+): Promise<CardPaymentDetail> {
+  const { outcome } = parseInput(completeChallengeSchema, raw);
+  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const current = await loadPayment(tx, ctx, id);
+    const now = ctx.clock.now();
+    const decision: FinalDecision =
+      outcome === 'fail'
+        ? {
+            outcome: 'declined',
+            declineCode: 'authentication_failed',
+            networkResponseCode: null,
+            message: '3-D Secure authentication failed.',
+          }
+        : current.challengeResult
+          ? { outcome: 'declined', ...current.challengeResult }
+          : { outcome: 'approved', networkResponseCode: '00' };
+    const threeDSecure = outcome === 'succeed' ? 'succeeded' : 'failed';
+    if (decision.outcome === 'declined')
+      return move(tx, ctx, current, 'fail_3ds', { threeDSecure, ...decisionColumns(decision, now) });
+    const authorized = await move(tx, ctx, current, 'complete_3ds', {
+      threeDSecure,
+      ...decisionColumns(decision, now),
+    });
+    return afterAuthorization(tx, ctx, authorized);
+  });
+  throwIfDeclined(payment);
+  return withRefunds(ctx.tx ?? ctx.db, payment);
+}
+
+/** Captures an authorization, in full or in part (the rest of the authorization is released). */
+export async function captureCardPayment(
+  ctx: ServiceContext,
+  id: string,
+  raw: unknown,
+): Promise<CardPaymentDetail> {
+  const input = parseInput(captureSchema, raw ?? {}, amountFieldCodes);
+  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const current = await loadPayment(tx, ctx, id);
+    transition(cardPaymentMachine, current.state as never, 'capture');
+    const amount =
+      input.amount === undefined
+        ? current.amount
+        : parseAmount(input.amount, current.currency as CurrencyCode, { max: current.amount });
+    return capture(tx, ctx, current, amount);
+  });
+  return withRefunds(ctx.tx ?? ctx.db, payment);
+}
+
+/** Cancels an authorization: nothing was on the balance, so nothing is posted. */
+export async function voidCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
+  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
+    move(tx, ctx, await loadPayment(tx, ctx, id), 'void'),
+  );
+  return withRefunds(ctx.tx ?? ctx.db, payment);
+}
+
+/** The scheduled expiry of an authorization nobody captured or voided. */
+export async function expireAuthorizationJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
+  const payment = await loadPayment(ctx.tx, ctx, job.objectId);
+  if (payment.state !== 'authorized') return; // captured or voided in time
+  await move(ctx.tx, ctx, payment, 'expire');
+}
+
+/**
+ * Refunds a captured payment, in full or in part, several times up to what was captured. The
+ * refund's money leaves the merchant's available balance when the refund is made — which may take
+ * it below zero while the payment's own funds are still pending, as a real acquirer's balance
+ * does; later debits that need available funds (payouts, transfers) are refused until it recovers.
+ * Refund magic cards: …7726 stays pending a banking day, …5126 fails (nothing moves).
+ */
+export async function refundCardPayment(
+  ctx: ServiceContext,
+  id: string,
+  raw: unknown,
+): Promise<{ payment: CardPaymentDetail; refund: RefundRow }> {
+  const input = parseInput(refundSchema, raw ?? {}, amountFieldCodes);
+  const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const current = await loadPayment(tx, ctx, id);
+    transition(cardPaymentMachine, current.state as never, 'refund');
+    const currency = current.currency as CurrencyCode;
+    const remaining = current.amountCaptured - current.amountRefunded;
+    const amount =
+      input.amount === undefined ? remaining : parseAmount(input.amount, currency, { max: remaining });
+    const now = ctx.clock.now();
+    const [pending] = await tx
+      .insert(cardRefunds)
+      .values({
+        id: newId('refund'),
+        merchantId: ctx.merchant.id,
+        cardPaymentId: current.id,
+        state: refundMachine.initial,
+        amount,
+        currency,
+        reason: input.reason ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (!pending) throw new Error('insert returned no row');
+    await emitRefundEvent(tx, pending);
+    if (current.refundBehavior === 'fails') {
+      const failed = await moveRefund(tx, ctx, pending, 'fail', {
+        failureReason: 'The card issuer declined the refund.',
+      });
+      return { payment: current, refund: failed };
+    }
+    const payment = await takeRefund(tx, ctx, current, amount);
+    await post(tx, {
+      merchantId: ctx.merchant.id,
+      currency,
+      type: 'refund',
+      source: { type: 'refund', id: pending.id },
+      relatedId: current.id,
+      at: now,
+      entries: [
+        { account: 'available', amount: -amount },
+        { account: 'card_network', amount },
+      ],
+      allowNegative: ['available'],
+    });
+    if (current.refundBehavior === 'pending_then_succeeds') {
+      await scheduleJob(tx, {
+        merchantId: ctx.merchant.id,
+        kind: SETTLE_REFUND_JOB,
+        objectId: pending.id,
+        dueAt: fundsAvailableAt(now, 1),
+        payload: {},
+        createdAt: now,
+      });
+      return { payment, refund: pending };
+    }
+    return { payment, refund: await moveRefund(tx, ctx, pending, 'succeed') };
+  });
+  return { payment: await withRefunds(ctx.tx ?? ctx.db, result.payment), refund: result.refund };
+}
+
+/**
+ * Adds a refund to the payment's refunded amount with one guarded UPDATE, so concurrent refunds can
+ * never together exceed the captured amount; the state follows (partially_refunded or refunded).
+ */
+async function takeRefund(
+  tx: Tx,
+  ctx: ServiceContext,
+  payment: CardPaymentRow,
+  amount: bigint,
+): Promise<CardPaymentRow> {
+  const total = sql`${cardPayments.amountRefunded} + ${amount.toString()}::bigint`;
+  const [updated] = await tx
+    .update(cardPayments)
+    .set({
+      amountRefunded: total,
+      state: sql`CASE WHEN ${total} = ${cardPayments.amountCaptured} THEN 'refunded' ELSE 'partially_refunded' END`,
+      updatedAt: ctx.clock.now(),
+    })
+    .where(
+      and(
+        eq(cardPayments.id, payment.id),
+        inArray(cardPayments.state, ['captured', 'partially_refunded']),
+        sql`${total} <= ${cardPayments.amountCaptured}`,
+      ),
+    )
+    .returning();
+  if (!updated) {
+    const current = await loadPayment(tx, ctx, payment.id);
+    transition(cardPaymentMachine, current.state as never, 'refund');
+    throw new SandbankError('amount_invalid', {
+      param: 'amount',
+      message: 'The refunds would exceed the captured amount.',
+    });
+  }
+  if (updated.state !== payment.state) await emitPaymentEvent(tx, ctx, updated);
+  return updated;
+}
+
+async function moveRefund(
+  tx: Tx,
+  ctx: ServiceContext,
+  refund: RefundRow,
+  event: 'succeed' | 'fail',
+  values: Partial<RefundRow> = {},
+): Promise<RefundRow> {
+  const to = transition(refundMachine, refund.state as never, event);
+  const moved = await updateIfState(tx, cardRefunds, refund.id, refund.state, {
+    ...values,
+    state: to,
+    updatedAt: ctx.clock.now(),
+  });
+  if (!moved) throw invalidState(refundMachine, refund.state as never, event);
+  await emitRefundEvent(tx, moved);
+  return moved;
+}
+
+/** The scheduled half of a pending refund (magic card …7726): it succeeds a banking day later. */
+export async function settleRefundJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
+  const [refund] = await ctx.tx.select().from(cardRefunds).where(eq(cardRefunds.id, job.objectId));
+  if (!refund || refund.state !== 'pending') return;
+  await moveRefund(ctx.tx, ctx, refund, 'succeed');
+}

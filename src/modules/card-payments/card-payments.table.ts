@@ -1,0 +1,90 @@
+import { boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
+
+/**
+ * A tokenized card (`tok_`), usable once within 15 minutes of clock time. The number is kept only
+ * so the network can decide on it when the token is used; no response, event or log renders it.
+ */
+export const cardTokens = pgTable('card_tokens', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull(),
+  number: text('number').notNull(),
+  expMonth: integer('exp_month').notNull(),
+  expYear: integer('exp_year').notNull(),
+  cvc: text('cvc').notNull(),
+  name: text('name'),
+  brand: text('brand').notNull(),
+  last4: text('last4').notNull(),
+  expiresAt: at('expires_at').notNull(),
+  usedAt: at('used_at'),
+  createdAt: createdAt(),
+});
+
+export interface ChallengeResult {
+  declineCode: string;
+  networkResponseCode: string | null;
+  message: string;
+}
+
+/** A card payment (`cp_`): authorization, capture, void, refunds, expiry (API.md §4). */
+export const cardPayments = pgTable(
+  'card_payments',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id').notNull(),
+    /** Set when the payment was made through a collection's checkout. */
+    collectionId: text('collection_id'),
+    state: text('state').notNull(),
+    amount: money('amount').notNull(),
+    amountCaptured: money('amount_captured').notNull(),
+    amountRefunded: money('amount_refunded').notNull(),
+    currency: currency(),
+    /** Capture at once when authorized (`capture: true`). */
+    captureOnAuthorize: boolean('capture_on_authorize').notNull(),
+    brand: text('brand').notNull(),
+    last4: text('last4').notNull(),
+    expMonth: integer('exp_month').notNull(),
+    expYear: integer('exp_year').notNull(),
+    networkResponseCode: text('network_response_code'),
+    declineCode: text('decline_code'),
+    failureMessage: text('failure_message'),
+    /** null (no challenge), required, succeeded or failed. */
+    threeDSecure: text('three_d_secure'),
+    /** The network's answer should the payer pass the challenge (decided at submission). */
+    challengeResult: jsonb('challenge_result').$type<ChallengeResult | null>(),
+    /** How refunds of this card behave (a magic card's property, kept instead of the number). */
+    refundBehavior: text('refund_behavior').notNull(),
+    reference: text('reference'),
+    description: text('description'),
+    metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
+    authorizedAt: at('authorized_at'),
+    /** When an uncaptured authorization expires (7 days of clock time after it was made). */
+    authorizationExpiresAt: at('authorization_expires_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('card_payments_merchant_id_idx').on(t.merchantId, t.id),
+    index('card_payments_collection_idx').on(t.collectionId),
+  ],
+);
+
+/** A refund (`re_`) of a captured card payment: pending → succeeded | failed. */
+export const cardRefunds = pgTable(
+  'card_refunds',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id').notNull(),
+    cardPaymentId: text('card_payment_id')
+      .notNull()
+      .references(() => cardPayments.id),
+    state: text('state').notNull(),
+    amount: money('amount').notNull(),
+    currency: currency(),
+    reason: text('reason'),
+    failureReason: text('failure_reason'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('card_refunds_payment_idx').on(t.cardPaymentId, t.id)],
+);
