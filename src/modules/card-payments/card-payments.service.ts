@@ -543,6 +543,6 @@ async function moveRefund(
 /** The scheduled half of a pending refund (magic card …7726): it succeeds a banking day later. */
 export async function settleRefundJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
   const [refund] = await ctx.tx.select().from(cardRefunds).where(eq(cardRefunds.id, job.objectId));
-  if (!refund || refund.state !== 'pending') return;
+  if (refund?.state !== 'pending') return;
   await moveRefund(ctx.tx, ctx, refund, 'succeed');
 }
