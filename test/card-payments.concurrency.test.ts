@@ -1,0 +1,112 @@
+/**
+ * Races on one card payment (issue 5, "Correctness"). With TEST_DATABASE_URL the requests run on a
+ * pool of 24 connections, so their transactions really overlap; on PGlite they serialize, and the
+ * same outcomes must hold.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/client.ts';
+import { createTestApp, openTestDatabase, type TestApp, type TestMerchant } from './harness.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  const url = process.env.TEST_DATABASE_URL;
+  const database = url
+    ? await openDatabase({ driver: 'postgres', url, maxConnections: 24 })
+    : await openTestDatabase();
+  t = await createTestApp({ database });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+type Json = Record<string, unknown>;
+const post = (m: TestMerchant, path: string, body?: unknown) =>
+  t.rest<Json>('POST', path, { key: m.secretKey, ...(body === undefined ? {} : { body }) });
+
+const visa = { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' };
+
+async function authorization(m: TestMerchant, amount = '100.00'): Promise<string> {
+  const res = await post(m, '/v1/card_payments', { amount, currency: 'USD', card: visa, capture: false });
+  expect(res.body.state).toBe('authorized');
+  return String(res.body.id);
+}
+
+async function usd(m: TestMerchant) {
+  const res = await t.rest<{ data: Json[] }>('GET', '/v1/balances', { key: m.secretKey });
+  const row = res.body.data.find((b) => b.currency === 'USD') ?? {};
+  return { available: Number(row.available ?? 0), pending: Number(row.pending ?? 0) };
+}
+
+async function countEvents(m: TestMerchant, objectId: string, type: string): Promise<number> {
+  const res = await t.rest<{ data: Json[] }>(
+    'GET',
+    `/v1/events?object_id=${objectId}&type=${type}&limit=100`,
+    {
+      key: m.secretKey,
+    },
+  );
+  return res.body.data.length;
+}
+
+async function postingsOf(m: TestMerchant, sourceId: string): Promise<Json[]> {
+  const res = await t.rest<{ data: Json[] }>('GET', '/v1/balance_transactions?limit=100', {
+    key: m.secretKey,
+  });
+  return res.body.data.filter((b) => (b.source as Json).id === sourceId);
+}
+
+describe('racing operations on one card payment', () => {
+  it('20 concurrent captures: exactly one wins, the others get 409, one credit in the ledger', async () => {
+    const m = await t.merchant();
+    const id = await authorization(m);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => post(m, `/v1/card_payments/${id}/capture`)),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, ...Array(19).fill(409)]);
+    for (const r of results.filter((r) => r.status === 409))
+      expect(r.body.error).toMatchObject({ code: 'invalid_state' });
+    expect(await countEvents(m, id, 'card_payment.captured')).toBe(1);
+    expect(await postingsOf(m, id)).toHaveLength(1);
+    expect(await usd(m)).toEqual({ available: 0, pending: 100 });
+  });
+
+  it('10 captures racing 10 voids: one operation wins, and the ledger matches it', async () => {
+    const m = await t.merchant();
+    const id = await authorization(m);
+    const calls = Array.from({ length: 20 }, (_, i) =>
+      post(m, `/v1/card_payments/${id}/${i % 2 ? 'void' : 'capture'}`).then((r) => ({
+        op: i % 2 ? 'void' : 'capture',
+        status: r.status,
+      })),
+    );
+    const results = await Promise.all(calls);
+    const winners = results.filter((r) => r.status === 200);
+    expect(winners).toHaveLength(1);
+    expect(results.filter((r) => r.status === 409)).toHaveLength(19);
+    const state = (await t.rest<Json>('GET', `/v1/card_payments/${id}`, { key: m.secretKey })).body.state;
+    expect(state).toBe(winners[0]?.op === 'void' ? 'voided' : 'captured');
+    expect(await usd(m)).toEqual({ available: 0, pending: winners[0]?.op === 'void' ? 0 : 100 });
+  });
+
+  it('20 concurrent refunds of 10.00 on 100.00 captured: exactly 10 succeed, never over-refunded', async () => {
+    const m = await t.merchant();
+    const paid = await post(m, '/v1/card_payments', { amount: '100.00', currency: 'USD', card: visa });
+    const id = String(paid.body.id);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => post(m, `/v1/card_payments/${id}/refunds`, { amount: '10.00' })),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(10);
+    // The losers were told why: the amount would exceed what is left, or the payment is refunded.
+    for (const r of results.filter((r) => r.status !== 200)) {
+      expect([400, 409]).toContain(r.status);
+      expect(['amount_invalid', 'invalid_state']).toContain((r.body.error as Json).code);
+    }
+    const final = await t.rest<Json>('GET', `/v1/card_payments/${id}`, { key: m.secretKey });
+    expect(final.body).toMatchObject({ state: 'refunded', amount_refunded: 100 });
+    expect(final.body.refunds).toHaveLength(10);
+    expect(await countEvents(m, id, 'card_payment.refunded')).toBe(1);
+    expect(await usd(m)).toEqual({ available: -100, pending: 100 });
+  });
+});
