@@ -21,7 +21,7 @@ export interface GraphQLContext {
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
-  AuthScopes: { secretKey: boolean };
+  AuthScopes: { secretKey: boolean; anyKey: boolean };
   Scalars: {
     Decimal: { Input: string | number; Output: string };
     DateTime: { Input: Date; Output: Date };
@@ -32,7 +32,7 @@ export const builder = new SchemaBuilder<{
   plugins: [ErrorsPlugin, ScopeAuthPlugin, RelayPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
-    authScopes: (ctx) => ({ secretKey: ctx.principal?.keyKind === 'secret' }),
+    authScopes: (ctx) => ({ secretKey: ctx.principal?.keyKind === 'secret', anyKey: Boolean(ctx.principal) }),
     unauthorizedError: (_parent, ctx) => ctx.authError ?? new SandbankError('secret_key_required'),
   },
   errors: { defaultTypes: [] },

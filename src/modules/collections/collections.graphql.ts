@@ -86,7 +86,7 @@ const CreateCollectionInput = builder.inputType('CreateCollectionInput', {
   }),
 });
 
-const CardInput = builder.inputType('CardInput', {
+export const CardInput = builder.inputType('CardInput', {
   fields: (t) => ({
     number: t.string({ required: true }),
     expMonth: t.int({ required: true }),
@@ -105,10 +105,21 @@ const BankAccountInput = builder.inputType('BankAccountInput', {
   }),
 });
 
-function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
+export function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(record).filter(([, value]) => value !== null && value !== undefined),
   );
+}
+
+/** A GraphQL CardInput as the REST body's `card`. */
+export function cardFields(card: typeof CardInput.$inferInput): Record<string, unknown> {
+  return withoutNulls({
+    number: card.number,
+    exp_month: card.expMonth,
+    exp_year: card.expYear,
+    cvc: card.cvc,
+    name: card.name,
+  });
 }
 
 builder.queryFields((t) => ({
@@ -201,13 +212,7 @@ builder.mutationFields((t) => ({
       const raw = args.card
         ? withoutNulls({
             method: 'card',
-            card: withoutNulls({
-              number: args.card.number,
-              exp_month: args.card.expMonth,
-              exp_year: args.card.expYear,
-              cvc: args.card.cvc,
-              name: args.card.name,
-            }),
+            card: cardFields(args.card),
             three_d_secure: args.threeDSecure,
           })
         : {

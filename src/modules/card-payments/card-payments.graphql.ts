@@ -1,0 +1,249 @@
+import { builder } from '../../graphql/builder.ts';
+import {
+  idempotentMutation,
+  listQueryOf,
+  nullIfNotFound,
+  serviceContext,
+  toConnection,
+} from '../../graphql/context.ts';
+import { MoneyRef } from '../../graphql/scalars.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { networkResponseDescription } from '../cards/network.ts';
+import { CardInput, cardFields, withoutNulls } from '../collections/collections.graphql.ts';
+import { cardPaymentMachine, refundMachine } from './card-payments.machine.ts';
+import { challengePageUrl, type RefundRow, type TokenRow } from './card-payments.resource.ts';
+import {
+  type CardPaymentDetail,
+  captureCardPayment,
+  completeCardPayment3ds,
+  createCardPayment,
+  createToken,
+  getCardPayment,
+  listCardPayments,
+  refundCardPayment,
+  voidCardPayment,
+} from './card-payments.service.ts';
+
+const CardPaymentStateEnum = builder.enumType('CardPaymentState', { values: cardPaymentMachine.states });
+const RefundStateEnum = builder.enumType('RefundState', { values: refundMachine.states });
+
+const money = (amount: bigint, currency: string) => ({ amount, currency: currency as CurrencyCode });
+
+const RefundRef = builder.objectRef<RefundRow>('Refund').implement({
+  description: 'A refund of a captured card payment: pending → succeeded | failed.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    cardPaymentId: t.exposeString('cardPaymentId'),
+    state: t.field({ type: RefundStateEnum, resolve: (row) => row.state as never }),
+    amount: t.field({ type: MoneyRef, resolve: (row) => money(row.amount, row.currency) }),
+    reason: t.exposeString('reason', { nullable: true }),
+    failureReason: t.exposeString('failureReason', { nullable: true }),
+    createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
+  }),
+});
+
+export const CardPaymentRef = builder.objectRef<CardPaymentDetail>('CardPayment').implement({
+  description: 'A Visa, Mastercard or Amex payment: POST /v1/card_payments (API.md §4).',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    state: t.field({ type: CardPaymentStateEnum, resolve: (row) => row.state as never }),
+    amount: t.field({ type: MoneyRef, resolve: (row) => money(row.amount, row.currency) }),
+    amountCaptured: t.field({ type: MoneyRef, resolve: (row) => money(row.amountCaptured, row.currency) }),
+    amountRefunded: t.field({ type: MoneyRef, resolve: (row) => money(row.amountRefunded, row.currency) }),
+    capture: t.boolean({ resolve: (row) => row.captureOnAuthorize }),
+    brand: t.exposeString('brand'),
+    last4: t.exposeString('last4'),
+    expMonth: t.exposeInt('expMonth'),
+    expYear: t.exposeInt('expYear'),
+    threeDSecure: t.exposeString('threeDSecure', { nullable: true }),
+    threeDSecureUrl: t.string({
+      nullable: true,
+      description: 'While requires_action: the challenge page (or call completeCardPaymentThreeDSecure).',
+      resolve: (row, _args, ctx) =>
+        row.state === 'requires_action' ? challengePageUrl(ctx.deps.publicUrl, row.id) : null,
+    }),
+    networkResponseCode: t.exposeString('networkResponseCode', { nullable: true }),
+    networkResponseMessage: t.string({
+      nullable: true,
+      resolve: (row) =>
+        row.networkResponseCode ? networkResponseDescription(row.networkResponseCode) : null,
+    }),
+    declineCode: t.exposeString('declineCode', { nullable: true }),
+    failureMessage: t.exposeString('failureMessage', { nullable: true }),
+    refunds: t.field({ type: [RefundRef], resolve: (row) => row.refunds }),
+    reference: t.exposeString('reference', { nullable: true }),
+    description: t.exposeString('description', { nullable: true }),
+    metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
+    collectionId: t.exposeString('collectionId', { nullable: true }),
+    authorizationExpiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      resolve: (row) => row.authorizationExpiresAt,
+    }),
+    createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
+  }),
+});
+
+const TokenRef = builder.objectRef<TokenRow>('CardToken').implement({
+  description: 'A single-use card token (15 minutes of clock time). Never carries the number.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    brand: t.exposeString('brand'),
+    last4: t.exposeString('last4'),
+    expMonth: t.exposeInt('expMonth'),
+    expYear: t.exposeInt('expYear'),
+    used: t.boolean({ resolve: (row) => row.usedAt !== null }),
+    expiresAt: t.field({ type: 'DateTime', resolve: (row) => row.expiresAt }),
+  }),
+});
+
+const RefundResultRef = builder
+  .objectRef<{ refund: RefundRow; payment: CardPaymentDetail }>('CardPaymentRefund')
+  .implement({
+    fields: (t) => ({
+      refund: t.field({ type: RefundRef, resolve: (result) => result.refund }),
+      cardPayment: t.field({ type: CardPaymentRef, resolve: (result) => result.payment }),
+    }),
+  });
+
+builder.queryFields((t) => ({
+  cardPayment: t.field({
+    type: CardPaymentRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => nullIfNotFound(getCardPayment(serviceContext(ctx), String(args.id))),
+  }),
+  cardPayments: t.connection({
+    type: CardPaymentRef,
+    description: 'Card payments, newest first (first: 1-100, default 20).',
+    args: { collectionId: t.arg.string() },
+    resolve: async (_root, args, ctx) => {
+      const query = { ...listQueryOf(args), collection: args.collectionId ?? undefined };
+      return toConnection(await listCardPayments(serviceContext(ctx), query), args);
+    },
+  }),
+}));
+
+/** An operation on one payment, replayed by its idempotency key like its REST twin. */
+const paymentMutation = (
+  ctx: Parameters<typeof serviceContext>[0],
+  name: string,
+  key: string | null | undefined,
+  input: Record<string, unknown>,
+  run: (svc: ReturnType<typeof serviceContext>) => Promise<CardPaymentDetail>,
+) => idempotentMutation<CardPaymentDetail>(ctx, { name, key, input }, run, getCardPayment);
+
+builder.mutationFields((t) => ({
+  createCardToken: t.field({
+    type: TokenRef,
+    errors: { types: [SandbankError] },
+    description: 'POST /v1/tokens: the one mutation the public key may call (browser tokenization).',
+    skipTypeScopes: true,
+    authScopes: { anyKey: true },
+    args: { card: t.arg({ type: CardInput, required: true }) },
+    resolve: (_root, args, ctx) => createToken(serviceContext(ctx), { card: cardFields(args.card) }),
+  }),
+  createCardPayment: t.field({
+    type: CardPaymentRef,
+    errors: { types: [SandbankError] },
+    description: 'POST /v1/card_payments: a decline is a CardDeclined-coded error carrying paymentId.',
+    args: {
+      amount: t.arg({ type: 'Decimal', required: true }),
+      currency: t.arg.string({ required: true }),
+      card: t.arg({ type: CardInput }),
+      token: t.arg.string(),
+      capture: t.arg.boolean({ description: 'Capture at once (default true).' }),
+      reference: t.arg.string(),
+      description: t.arg.string(),
+      metadata: t.arg({ type: 'JSONObject' }),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) => {
+      const raw = withoutNulls({
+        amount: args.amount,
+        currency: args.currency,
+        card: args.card ? cardFields(args.card) : undefined,
+        token: args.token,
+        capture: args.capture,
+        reference: args.reference,
+        description: args.description,
+        metadata: args.metadata,
+      });
+      return paymentMutation(ctx, 'createCardPayment', args.idempotencyKey, raw, (svc) =>
+        createCardPayment(svc, raw),
+      );
+    },
+  }),
+  captureCardPayment: t.field({
+    type: CardPaymentRef,
+    errors: { types: [SandbankError] },
+    args: {
+      id: t.arg.id({ required: true }),
+      amount: t.arg({ type: 'Decimal', description: 'At most the authorized amount (default: all).' }),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) => {
+      const raw = withoutNulls({ amount: args.amount });
+      return paymentMutation(ctx, 'captureCardPayment', args.idempotencyKey, { id: args.id, ...raw }, (svc) =>
+        captureCardPayment(svc, String(args.id), raw),
+      );
+    },
+  }),
+  voidCardPayment: t.field({
+    type: CardPaymentRef,
+    errors: { types: [SandbankError] },
+    args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_root, args, ctx) =>
+      paymentMutation(ctx, 'voidCardPayment', args.idempotencyKey, { id: args.id }, (svc) =>
+        voidCardPayment(svc, String(args.id)),
+      ),
+  }),
+  refundCardPayment: t.field({
+    type: RefundResultRef,
+    errors: { types: [SandbankError] },
+    args: {
+      id: t.arg.id({ required: true }),
+      amount: t.arg({ type: 'Decimal', description: 'Default: all that is captured and not refunded.' }),
+      reason: t.arg.string({ description: 'duplicate, fraudulent or requested_by_customer' }),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: async (_root, args, ctx) => {
+      const raw = withoutNulls({ amount: args.amount, reason: args.reason });
+      let refund: RefundRow | undefined;
+      const payment = await paymentMutation(
+        ctx,
+        'refundCardPayment',
+        args.idempotencyKey,
+        { id: args.id, ...raw },
+        async (svc) => {
+          const result = await refundCardPayment(svc, String(args.id), raw);
+          refund = result.refund;
+          return result.payment;
+        },
+      );
+      // A replay answers with the payment as it is now and its latest refund.
+      return { payment, refund: refund ?? (payment.refunds.at(-1) as RefundRow) };
+    },
+  }),
+  completeCardPaymentThreeDSecure: t.field({
+    type: CardPaymentRef,
+    errors: { types: [SandbankError] },
+    description: 'POST /v1/simulate/card_payments/{id}/complete_3ds.',
+    args: {
+      id: t.arg.id({ required: true }),
+      outcome: t.arg.string({ required: true, description: 'succeed or fail' }),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) =>
+      paymentMutation(
+        ctx,
+        'completeCardPaymentThreeDSecure',
+        args.idempotencyKey,
+        { id: args.id, outcome: args.outcome },
+        (svc) => completeCardPayment3ds(svc, String(args.id), { outcome: args.outcome }),
+      ),
+  }),
+}));
