@@ -276,6 +276,30 @@ describe('GraphQL subscriptions over graphql-ws on /graphql', () => {
     await liveSubscriptions(server, 0);
   });
 
+  it('transactionUpdated(kinds: ["card_payment"]) streams a card payment through authorized and captured', async () => {
+    const feed = new Feed<TransactionUpdateMessage>(
+      open(`Bearer ${key}`),
+      TRANSACTION_UPDATED,
+      { kinds: ['card_payment'] },
+      'transactionUpdated',
+    );
+    await liveSubscriptions(server, 1);
+    const paid = await call(server, key, 'POST', '/v1/card_payments', {
+      amount: '7.00',
+      currency: 'USD',
+      card: { number: '5555555555554444', exp_month: 12, exp_year: 2099, cvc: '123' },
+    });
+    expect(paid.status).toBe(200);
+    const authorized = await feed.next('card_payment.authorized');
+    const captured = await feed.next('card_payment.captured');
+    expect([authorized, captured].map((u) => [u.kind, u.id, u.state])).toEqual([
+      ['card_payment', paid.body.id, 'authorized'],
+      ['card_payment', paid.body.id, 'captured'],
+    ]);
+    feed.unsubscribe();
+    await liveSubscriptions(server, 0);
+  });
+
   it('rejects an unknown kind with a typed error', async () => {
     const feed = new Feed<TransactionUpdateMessage>(
       open(`Bearer ${key}`),

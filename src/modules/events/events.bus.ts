@@ -22,6 +22,8 @@ import { events } from './events.table.ts';
 const KIND_BY_PREFIX = {
   [ID_PREFIXES.collection]: 'collection',
   [ID_PREFIXES.paymentAttempt]: 'payment_attempt',
+  [ID_PREFIXES.cardPayment]: 'card_payment',
+  [ID_PREFIXES.refund]: 'refund',
   [ID_PREFIXES.posting]: 'balance_transaction',
 } as const satisfies Record<string, string>;
 
