@@ -12,6 +12,7 @@ import { buildRestApp } from './rest/app.ts';
 import { MAX_BODY_BYTES } from './rest/middleware/json-body.ts';
 import { sendError, toSandbankError } from './rest/render.ts';
 import type { RestEnv } from './rest/types.ts';
+import { buildChallengePages } from './web/challenge.ts';
 import { buildCheckout } from './web/checkout.ts';
 import { buildDocs } from './web/docs.ts';
 
@@ -85,6 +86,7 @@ export function buildApp({ deps, metrics, isReady = () => true, yoga = buildYoga
   });
   app.use('/graphql', limitBody);
   app.use('/checkout/*', limitBody);
+  app.use('/3ds/*', limitBody);
   app.get('/graphql/schema.graphql', (c) =>
     c.text(sdl, 200, { 'content-type': 'text/plain; charset=utf-8' }),
   );
@@ -92,6 +94,7 @@ export function buildApp({ deps, metrics, isReady = () => true, yoga = buildYoga
     yoga.fetch(c.req.raw, { deps, requestId: c.get('requestId') }),
   );
   app.route('/checkout', buildCheckout());
+  app.route('/3ds', buildChallengePages());
   app.route('/docs', buildDocs());
   app.get('/', (c) => c.redirect('/docs'));
   app.get('/healthz', (c) => c.json({ status: 'success' }));

@@ -182,6 +182,42 @@ describe('3-D Secure', () => {
   });
 });
 
+describe('the 3-D Secure page of next_action.url', () => {
+  it('shows the challenge, takes the answer from a plain form, then shows the outcome', async () => {
+    const m = await t.merchant();
+    const created = await pay(m, '4000002500003155', { capture: false });
+    const path = new URL(String((created.body.next_action as Json).url)).pathname;
+    const challenge = await t.app.request(path);
+    expect(challenge.status).toBe(200);
+    const page = await challenge.text();
+    expect(page).toContain('data-testid="challenge"');
+    expect(page).toContain('100.00 USD');
+    const answered = await t.app.request(path, {
+      method: 'POST',
+      body: new URLSearchParams({ outcome: 'succeed' }),
+    });
+    expect(answered.status).toBe(303);
+    expect(answered.headers.get('location')).toBe(path);
+    const outcome = await (await t.app.request(path)).text();
+    expect(outcome).toContain('data-state="authorized"');
+    expect((await get(m, `/v1/card_payments/${created.body.id}`)).body.three_d_secure).toBe('succeeded');
+    // Answering again changes nothing; a payment id that is not one is a 404 page.
+    await t.app.request(path, { method: 'POST', body: new URLSearchParams({ outcome: 'fail' }) });
+    expect((await get(m, `/v1/card_payments/${created.body.id}`)).body.state).toBe('authorized');
+    expect((await t.app.request('/3ds/cp_nope')).status).toBe(404);
+  });
+
+  it('a failed challenge shows the decline', async () => {
+    const m = await t.merchant();
+    const created = await pay(m, '4000000000003220');
+    const path = new URL(String((created.body.next_action as Json).url)).pathname;
+    await t.app.request(path, { method: 'POST', body: new URLSearchParams({ outcome: 'fail' }) });
+    const outcome = await (await t.app.request(path)).text();
+    expect(outcome).toContain('data-state="declined"');
+    expect(outcome).toContain('authentication_failed');
+  });
+});
+
 describe('capture, void, refunds', () => {
   it('authorizes without touching the balance, captures in part, then refunds up to the captured amount', async () => {
     const m = await t.merchant();

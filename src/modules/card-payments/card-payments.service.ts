@@ -5,7 +5,7 @@ import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { newId } from '../../kernel/ids.ts';
+import { hasPrefix, newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { invalidState, transition } from '../../kernel/state-machine.ts';
@@ -23,6 +23,7 @@ import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { creditPendingFunds, fundsAvailableAt } from '../ledger/ledger.funds.ts';
 import { post } from '../ledger/ledger.service.ts';
+import { merchants } from '../merchants/merchants.table.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import { type CardPaymentEvent, cardPaymentMachine, refundMachine } from './card-payments.machine.ts';
 import {
@@ -136,6 +137,21 @@ async function loadPayment(exec: Executor, ctx: ServiceContext, id: string): Pro
     .where(and(eq(cardPayments.id, id), eq(cardPayments.merchantId, ctx.merchant.id)));
   if (!row) throw new SandbankError('resource_not_found', { message: `No card payment ${id.slice(0, 60)}.` });
   return row;
+}
+
+/** The merchant of a card payment, for its 3-D Secure page (which has no API key: the link is the capability). */
+export async function findChallengeMerchant(
+  exec: Executor,
+  paymentId: string,
+): Promise<{ id: string; name: string } | null> {
+  if (!hasPrefix(paymentId, 'cardPayment') || paymentId.length > 64) return null;
+  const [row] = await exec
+    .select({ id: merchants.id, name: merchants.name })
+    .from(cardPayments)
+    .innerJoin(merchants, eq(merchants.id, cardPayments.merchantId))
+    .where(eq(cardPayments.id, paymentId))
+    .limit(1);
+  return row ?? null;
 }
 
 export async function getCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {

@@ -1,0 +1,94 @@
+import { Hono } from 'hono';
+import { html } from 'hono/html';
+import type { AppDeps } from '../deps.ts';
+import type { CurrencyCode } from '../kernel/currency.ts';
+import { SandbankError } from '../kernel/errors.ts';
+import { formatDecimal } from '../kernel/money.ts';
+import {
+  type CardPaymentDetail,
+  completeCardPayment3ds,
+  findChallengeMerchant,
+  getCardPayment,
+} from '../modules/card-payments/card-payments.service.ts';
+import type { ServiceContext } from '../modules/context.ts';
+import { page } from './layout.ts';
+
+type Env = { Variables: { deps: AppDeps } };
+
+const amountOf = (p: CardPaymentDetail) =>
+  `${formatDecimal(p.amount, p.currency as CurrencyCode)} ${p.currency}`;
+
+/**
+ * The 3-D Secure page of a direct card payment (`next_action.url` of POST /v1/card_payments): the
+ * simulated issuer asks the cardholder to complete or fail the challenge. No JavaScript needed.
+ */
+export function buildChallengePages() {
+  const app = new Hono<Env>();
+
+  async function contextFor(deps: AppDeps, id: string): Promise<ServiceContext | null> {
+    const merchant = await findChallengeMerchant(deps.database.db, id);
+    if (!merchant) return null;
+    return {
+      db: deps.database.db,
+      clock: await deps.clockFor(merchant.id),
+      merchant,
+      publicUrl: deps.publicUrl,
+    };
+  }
+
+  const notFound = () =>
+    page(
+      'Not found',
+      html`<section class="card"><h1>Challenge not found</h1><p class="muted">This link is not a Sandbank 3-D Secure challenge.</p></section>`,
+    );
+
+  const outcomeView = (p: CardPaymentDetail, merchant: string) =>
+    page(
+      '3-D Secure',
+      html`<section class="card" data-testid="challenge-result" data-state="${p.state}">
+  <h2>${merchant}</h2>
+  <p>Payment of <strong>${amountOf(p)}</strong> with ${p.brand} •••• ${p.last4}: <strong data-testid="payment-state">${p.state}</strong>${
+    p.declineCode ? html` (${p.declineCode})` : ''
+  }.</p>
+  <p class="muted">You can close this page.</p>
+</section>`,
+    );
+
+  app.get('/:id', async (c) => {
+    const ctx = await contextFor(c.get('deps'), c.req.param('id'));
+    if (!ctx) return c.html(notFound(), 404);
+    const payment = await getCardPayment(ctx, c.req.param('id'));
+    if (payment.state !== 'requires_action') return c.html(outcomeView(payment, ctx.merchant.name));
+    return c.html(
+      page(
+        '3-D Secure',
+        html`<section class="card" data-testid="challenge">
+  <h2>3-D Secure authentication</h2>
+  <p>${ctx.merchant.name} asks you to confirm a payment of <strong>${amountOf(payment)}</strong> with card •••• ${payment.last4}.</p>
+  <p class="muted">This is a simulated challenge: choose the outcome.</p>
+  <form method="post" action="/3ds/${payment.id}">
+    <button type="submit" name="outcome" value="succeed" data-testid="3ds-complete">Complete authentication</button>
+    <button type="submit" name="outcome" value="fail" class="danger" data-testid="3ds-fail">Fail authentication</button>
+  </form>
+</section>`,
+      ),
+    );
+  });
+
+  app.post('/:id', async (c) => {
+    const id = c.req.param('id');
+    const ctx = await contextFor(c.get('deps'), id);
+    if (!ctx) return c.html(notFound(), 404);
+    const form = await c.req.parseBody();
+    try {
+      await completeCardPayment3ds(ctx, id, { outcome: form.outcome === 'succeed' ? 'succeed' : 'fail' });
+    } catch (error) {
+      // A decline is an outcome to show; a second answer to an answered challenge shows the outcome too.
+      if (!(error instanceof SandbankError && ['card_declined', 'invalid_state'].includes(error.code)))
+        throw error;
+    }
+    return c.redirect(`/3ds/${id}`, 303);
+  });
+
+  return app;
+}
