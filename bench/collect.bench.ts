@@ -29,6 +29,14 @@ const CONNECTIONS = 50;
 const WARMUP_S = 2;
 const MAX_NON2XX_RATIO = 0.001;
 const COLLECT_BODY = JSON.stringify({ amount: 125.5, currency: 'USD', email: 'bench@example.com' });
+/** A captured card payment: authorization, capture, pending credit and its release job, three events. */
+const CARD_PAYMENT_BODY = JSON.stringify({
+  amount: 125.5,
+  currency: 'USD',
+  card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' },
+});
+/** Card payments must run at least this share of the collection create rate on the same database. */
+const CARD_PAYMENT_MIN_SHARE = 0.8;
 const REQUEST_HEADERS = { authorization: `Bearer ${SECRET_KEY}`, 'content-type': 'application/json' };
 
 /** A bare node:http server: reads the body, answers a fixed small JSON document. */
@@ -74,23 +82,28 @@ const GOALS: Goal[] = [
 // ---------------------------------------------------------------------------------------------
 // Load.
 
-function runLoad(url: string, durationSeconds: number): Promise<autocannon.Result> {
+function runLoad(url: string, durationSeconds: number, body = COLLECT_BODY): Promise<autocannon.Result> {
   return autocannon({
     url,
     connections: CONNECTIONS,
     duration: durationSeconds,
     method: 'POST',
     headers: REQUEST_HEADERS,
-    body: COLLECT_BODY,
+    body,
   });
 }
 
 /** Warm-up (not measured), then the measured run. */
-async function measure(target: string, url: string, durationSeconds: number): Promise<Measurement> {
+async function measure(
+  target: string,
+  url: string,
+  durationSeconds: number,
+  body = COLLECT_BODY,
+): Promise<Measurement> {
   console.log(`  warming up ${WARMUP_S} s…`);
-  await runLoad(url, WARMUP_S);
+  await runLoad(url, WARMUP_S, body);
   console.log(`  measuring ${durationSeconds} s, ${CONNECTIONS} connections → POST ${url}`);
-  const result = await runLoad(url, durationSeconds);
+  const result = await runLoad(url, durationSeconds, body);
   printRunSummary(result);
   return { target, result };
 }
@@ -162,7 +175,7 @@ async function verifyDurability(target: string, base: string): Promise<string[]>
 async function benchSandbank(
   target: SandbankTarget,
   durationSeconds: number,
-): Promise<{ measurement: Measurement; failures: string[] }> {
+): Promise<{ measurements: Measurement[]; failures: string[] }> {
   console.log(`\n[${target.name}] node --import tsx src/main.ts ${target.args.join(' ')}`.trimEnd());
   const port = await freePort();
   const env = sandbankEnv(port, target.databaseUrl);
@@ -175,7 +188,15 @@ async function benchSandbank(
       await waitForReady(child, `${base}/readyz`);
       const measurement = await measure(target.name, `${base}/v1/collect`, durationSeconds);
       const failures = [...loadFailures(measurement), ...(await verifyDurability(target.name, base))];
-      return { measurement, failures };
+      // The same server and database: captured card payments (issue 5's target is a share of the above).
+      const cards = await measure(
+        `${target.name} card_payments`,
+        `${base}/v1/card_payments`,
+        durationSeconds,
+        CARD_PAYMENT_BODY,
+      );
+      failures.push(...loadFailures(cards));
+      return { measurements: [measurement, cards], failures };
     },
   );
 }
@@ -232,6 +253,16 @@ function printTable(measurements: Measurement[], ceilingReqPerSec: number): void
 
 function printGoals(measurements: Measurement[]): void {
   console.log('\nTargets:');
+  for (const cards of measurements.filter((m) => m.target.endsWith(' card_payments'))) {
+    const collect = measurements.find((m) => `${m.target} card_payments` === cards.target);
+    if (!collect) continue;
+    const share = cards.result.requests.average / collect.result.requests.average;
+    console.log(
+      `  ${cards.target}: ≥ ${CARD_PAYMENT_MIN_SHARE * 100}% of the collection rate — ` +
+        `${share >= CARD_PAYMENT_MIN_SHARE ? 'held' : 'MISSED'} (${(share * 100).toFixed(0)}%: ` +
+        `${cards.result.requests.average.toFixed(0)}/s against ${collect.result.requests.average.toFixed(0)}/s)`,
+    );
+  }
   for (const goal of GOALS) {
     const label = `${goal.target}: ≥ ${goal.minReqPerSec} collections/s with p99 ≤ ${goal.maxP99Ms} ms`;
     const measured = measurements.find((m) => m.target === goal.target);
@@ -275,7 +306,7 @@ async function main(): Promise<number> {
   try {
     for (const target of targets) {
       const run = await benchSandbank(target, durationSeconds);
-      measurements.push(run.measurement);
+      measurements.push(...run.measurements);
       failures.push(...run.failures);
     }
   } finally {

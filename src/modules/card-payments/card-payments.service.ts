@@ -20,7 +20,7 @@ import {
 } from '../cards/network.ts';
 import { completeChallengeSchema } from '../collections/collections.schema.ts';
 import type { ServiceContext } from '../context.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { type EventInput, recordEvent, recordEvents } from '../events/events.service.ts';
 import { creditPendingFunds, fundsAvailableAt } from '../ledger/ledger.funds.ts';
 import { post } from '../ledger/ledger.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';
@@ -184,15 +184,27 @@ export async function listCardPayments(
 // ---------------------------------------------------------------------------------------------
 // Events and transitions
 
-async function emitPaymentEvent(tx: Tx, ctx: ServiceContext, row: CardPaymentRow): Promise<void> {
-  const detail = await withRefunds(tx, row);
-  await recordEvent(tx, {
+function paymentEvent(ctx: ServiceContext, row: CardPaymentRow, refunds: RefundRow[]): EventInput {
+  return {
     merchantId: row.merchantId,
     type: `card_payment.${row.state}`,
     objectId: row.id,
-    data: { object: cardPaymentResource(detail, detail.refunds, ctx.publicUrl) },
+    data: { object: cardPaymentResource(row, refunds, ctx.publicUrl) },
     at: row.updatedAt,
-  });
+  };
+}
+
+/**
+ * The payment's event with the object after the change. Only refunds change a payment that has
+ * refunds, so every other transition renders an empty refund list without reading it.
+ */
+async function emitPaymentEvent(
+  tx: Tx,
+  ctx: ServiceContext,
+  row: CardPaymentRow,
+  refunds: RefundRow[] = [],
+): Promise<void> {
+  await recordEvent(tx, paymentEvent(ctx, row, refunds));
 }
 
 function emitRefundEvent(tx: Tx, row: RefundRow): Promise<string> {
@@ -231,15 +243,20 @@ async function move(
   return moved;
 }
 
-async function capture(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow, amount: bigint) {
-  const captured = await move(tx, ctx, payment, 'capture', { amountCaptured: amount });
-  await creditPendingFunds(tx, ctx, {
-    amount,
+/** Captured funds land in `pending` and become available two banking days later. */
+function creditCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
+  return creditPendingFunds(tx, ctx, {
+    amount: captured.amountCaptured,
     currency: captured.currency as CurrencyCode,
     source: { type: 'card_payment', id: captured.id },
     type: 'card_payment',
     from: 'card_network',
   });
+}
+
+async function capture(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow, amount: bigint) {
+  const captured = await move(tx, ctx, payment, 'capture', { amountCaptured: amount });
+  await creditCapture(tx, ctx, captured);
   return captured;
 }
 
@@ -350,13 +367,31 @@ export async function createCardPayment(ctx: ServiceContext, raw: unknown): Prom
         ...decisionColumns(decision, now),
       };
     }
+    if (values.state === 'authorized' && values.captureOnAuthorize) {
+      // capture: true passes through authorized to captured: one row written, both events.
+      const [row] = await tx
+        .insert(cardPayments)
+        .values({
+          ...values,
+          state: transition(cardPaymentMachine, 'authorized', 'capture'),
+          amountCaptured: amount,
+        })
+        .returning();
+      if (!row) throw new Error('insert returned no row');
+      await recordEvents(tx, [
+        paymentEvent(ctx, { ...row, state: 'authorized', amountCaptured: 0n }, []),
+        paymentEvent(ctx, row, []),
+      ]);
+      await creditCapture(tx, ctx, row);
+      return row;
+    }
     const [row] = await tx.insert(cardPayments).values(values).returning();
     if (!row) throw new Error('insert returned no row');
     await emitPaymentEvent(tx, ctx, row);
     return row.state === 'authorized' ? afterAuthorization(tx, ctx, row) : row;
   });
   throwIfDeclined(payment);
-  return withRefunds(ctx.tx ?? ctx.db, payment);
+  return { ...payment, refunds: [] }; // a new payment has no refunds
 }
 
 /** Ends a 3-D Secure challenge: authorized (and captured when asked) or declined (402). */
@@ -534,7 +569,8 @@ async function takeRefund(
       message: 'The refunds would exceed the captured amount.',
     });
   }
-  if (updated.state !== payment.state) await emitPaymentEvent(tx, ctx, updated);
+  if (updated.state !== payment.state)
+    await emitPaymentEvent(tx, ctx, updated, (await refundsOf(tx, [updated.id])).get(updated.id) ?? []);
   return updated;
 }
 

@@ -47,17 +47,29 @@ export function fanOutSql(createdEvents: SQL): SQL {
  * after the change; exact decimals survive because jsonb keeps numbers as numeric.
  */
 export async function recordEvent(exec: Executor, input: EventInput): Promise<string> {
-  const id = newId('event');
+  const [id] = await recordEvents(exec, [input]);
+  return id as string;
+}
+
+/** Several events in one statement (in order: their ids ascend), e.g. authorized then captured. */
+export async function recordEvents(exec: Executor, inputs: EventInput[]): Promise<string[]> {
+  const ids = inputs.map(() => newId('event'));
   await queryRows(
     exec,
     sql`WITH created_events AS (
       INSERT INTO events (id, merchant_id, type, object_id, data, created_at)
-      VALUES (${id}, ${input.merchantId}, ${input.type}, ${input.objectId}, ${toWireJson(input.data)}::jsonb,
-        ${input.at.toISOString()}::timestamptz)
+      VALUES ${sql.join(
+        inputs.map(
+          (input, i) =>
+            sql`(${ids[i]}, ${input.merchantId}, ${input.type}, ${input.objectId}, ${toWireJson(input.data)}::jsonb,
+        ${input.at.toISOString()}::timestamptz)`,
+        ),
+        sql`, `,
+      )}
       RETURNING id, merchant_id, type, object_id, created_at
     ), ${fanOutSql(sql.raw('created_events'))}`,
   );
-  return id;
+  return ids;
 }
 
 export interface EventRow {
