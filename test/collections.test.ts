@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collections, events, paymentAttempts } from '../src/db/schema.ts';
+import { cardPayments, collections, events } from '../src/db/schema.ts';
 import { createTestApp, PUBLIC_URL, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;
@@ -155,12 +155,19 @@ describe('collections lifecycle', () => {
       body: card('4242424242424242'),
     });
     expect(paid.status).toBe(200);
+    // The checkout's card attempt is a real card payment, linked to the collection and captured.
     expect(paid.body).toMatchObject({
       state: 'succeeded',
-      payment_attempt: {
-        state: 'succeeded',
+      payment: {
+        object: 'card_payment',
+        state: 'captured',
         network_response_code: '00',
-        card: { brand: 'visa', last4: '4242' },
+        brand: 'visa',
+        last4: '4242',
+        amount: 25,
+        amount_captured: 25,
+        collection: paid.body.id,
+        reference: 'life-1',
       },
     });
     const q = await t.gql<{ collection: { state: string } }>(
@@ -177,7 +184,7 @@ describe('collections lifecycle', () => {
     expect(again.body).toMatchObject({ error: { code: 'collection_not_payable' } });
   });
 
-  it('a declined card keeps it pending and records a failed attempt', async () => {
+  it('a declined card keeps it pending and records the declined card payment in its history', async () => {
     await collect('life-2');
     const res = await t.rest('POST', '/v1/simulate/collections/life-2/pay', {
       key: merchant.secretKey,
@@ -188,16 +195,39 @@ describe('collections lifecycle', () => {
       error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline' },
     });
     const paymentId = (res.body.error as { payment_id: string }).payment_id;
-    expect(paymentId).toMatch(/^pay_/);
-    const got = await t.rest('GET', '/v1/collections/life-2', { key: merchant.secretKey });
-    expect(got.body.state).toBe('pending');
-    expect(got.body.payment_attempts).toEqual([
+    expect(paymentId).toMatch(/^cp_/);
+    // The payer retries with a good card: the history shows both, newest first.
+    const retry = await t.rest('POST', '/v1/simulate/collections/life-2/pay', {
+      key: merchant.secretKey,
+      body: card('5555555555554444'),
+    });
+    expect(retry.status).toBe(200);
+    const got = await t.rest<{ state: string; payments: Record<string, unknown>[] }>(
+      'GET',
+      '/v1/collections/life-2',
+      { key: merchant.secretKey },
+    );
+    expect(got.body.state).toBe('succeeded');
+    expect(got.body.payments).toEqual([
+      expect.objectContaining({ object: 'card_payment', state: 'captured', last4: '4444' }),
       expect.objectContaining({
         id: paymentId,
-        state: 'failed',
+        object: 'card_payment',
+        state: 'declined',
         decline_code: 'generic_decline',
         network_response_code: '05',
       }),
+    ]);
+    const gql = await t.gql<{
+      collection: { cardPayments: { state: string; declineCode: string | null }[] };
+    }>(
+      'query { collection(reference: "life-2") { cardPayments { state declineCode } } }',
+      {},
+      { key: merchant.secretKey },
+    );
+    expect(gql.data.collection.cardPayments).toEqual([
+      { state: 'captured', declineCode: null },
+      { state: 'declined', declineCode: 'generic_decline' },
     ]);
   });
 
@@ -210,19 +240,41 @@ describe('collections lifecycle', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       state: 'pending',
-      payment_attempt: { state: 'requires_action' },
-      next_action: { type: 'three_d_secure' },
+      payment: { object: 'card_payment', state: 'requires_action' },
+      next_action: { type: 'three_d_secure', url: expect.stringContaining('/checkout/') },
     });
-    const attempt = (res.body.payment_attempt as { id: string }).id;
-    const done = await t.rest('POST', `/v1/simulate/payment_attempts/${attempt}/complete_3ds`, {
+    // The card payment's own simulate step completes it, and its capture pays the collection.
+    const payment = (res.body.payment as { id: string }).id;
+    const done = await t.rest('POST', `/v1/simulate/card_payments/${payment}/complete_3ds`, {
       key: merchant.secretKey,
       body: { outcome: 'succeed' },
     });
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({
-      state: 'succeeded',
-      payment_attempt: { state: 'succeeded', card: { three_d_secure: 'succeeded' } },
+      state: 'captured',
+      three_d_secure: 'succeeded',
+      collection: res.body.id,
     });
+    const got = await t.rest('GET', '/v1/collections/life-3', { key: merchant.secretKey });
+    expect(got.body.state).toBe('succeeded');
+  });
+
+  it('a challenge answered after the collection was canceled is refused and captures nothing', async () => {
+    await collect('life-3b');
+    const res = await t.rest('POST', '/v1/simulate/collections/life-3b/pay', {
+      key: merchant.secretKey,
+      body: card('4000002500003155'),
+    });
+    const payment = (res.body.payment as { id: string }).id;
+    await t.rest('POST', '/v1/collections/life-3b/cancel', { key: merchant.secretKey });
+    const late = await t.rest('POST', `/v1/simulate/card_payments/${payment}/complete_3ds`, {
+      key: merchant.secretKey,
+      body: { outcome: 'succeed' },
+    });
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ error: { code: 'collection_not_payable' } });
+    const after = await t.rest('GET', `/v1/card_payments/${payment}`, { key: merchant.secretKey });
+    expect(after.body).toMatchObject({ state: 'requires_action', amount_captured: 0 });
   });
 
   it('4000008400001629 passes the challenge and is then declined', async () => {
@@ -250,7 +302,7 @@ describe('collections lifecycle', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       state: 'processing',
-      payment_attempt: { method: 'bank_account', state: 'processing', bank_account: { last4: '6789' } },
+      payment: { method: 'bank_account', state: 'processing', bank_account: { last4: '6789' } },
     });
     const bad = await t.rest('POST', '/v1/simulate/collections/life-5/pay', {
       key: merchant.secretKey,
@@ -274,7 +326,7 @@ describe('collections lifecycle', () => {
     expect(String((again.body.error as { message: string }).message)).toContain('canceled');
   });
 
-  it('validation failures of a payment write no attempt', async () => {
+  it('validation failures of a payment write no payment', async () => {
     await collect('life-7');
     const res = await t.rest('POST', '/v1/simulate/collections/life-7/pay', {
       key: merchant.secretKey,
@@ -282,9 +334,9 @@ describe('collections lifecycle', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: { code: 'invalid_card_number', param: 'card.number' } });
-    expect(await t.countRows(paymentAttempts, merchant.id)).toBeGreaterThan(0);
+    expect(await t.countRows(cardPayments, merchant.id)).toBeGreaterThan(0);
     const got = await t.rest('GET', '/v1/collections/life-7', { key: merchant.secretKey });
-    expect(got.body.payment_attempts).toEqual([]);
+    expect(got.body.payments).toEqual([]);
   });
 
   it('lists newest first with cursor pagination', async () => {

@@ -1,6 +1,6 @@
 import { GraphQLEnumType, getNamedType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collections, paymentAttempts } from '../src/db/schema.ts';
+import { cardPayments, collections } from '../src/db/schema.ts';
 import { schema } from '../src/graphql/schema.ts';
 import { ERROR_CODES, ERROR_REGISTRY, type ErrorCode } from '../src/kernel/errors.ts';
 import { createTestApp, type TestApp, type TestMerchant, type TestResponse } from './harness.ts';
@@ -127,7 +127,7 @@ describe('idempotency over REST', () => {
     expect(await t.countRows(collections, m.id)).toBe(2);
   });
 
-  it('stores a 402 card decline: the replay has the same payment_id and one attempt exists', async () => {
+  it('stores a 402 card decline: the replay has the same payment_id and one card payment exists', async () => {
     const m = await t.merchant();
     expect((await collect(m, { amount: 20, currency: 'USD', reference: 'declined' })).status).toBe(200);
     const pay = () =>
@@ -138,22 +138,20 @@ describe('idempotency over REST', () => {
       });
     const first = await pay();
     const error = expectError(first, 402, 'card_declined');
-    expect(error.payment_id).toMatch(/^pay_/);
+    expect(error.payment_id).toMatch(/^cp_/);
     const replay = await pay();
     expect(replay.status).toBe(402);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(first.text);
     expect(errorOf(replay).payment_id).toBe(error.payment_id);
-    expect(await t.countRows(paymentAttempts, m.id)).toBe(1);
-    const got = await t.rest<{ state: string; payment_attempts: { id: string; state: string }[] }>(
+    expect(await t.countRows(cardPayments, m.id)).toBe(1);
+    const got = await t.rest<{ state: string; payments: { id: string; state: string }[] }>(
       'GET',
       '/v1/collections/declined',
       { key: m.secretKey },
     );
     expect(got.body.state).toBe('pending');
-    expect(got.body.payment_attempts).toEqual([
-      expect.objectContaining({ id: error.payment_id, state: 'failed' }),
-    ]);
+    expect(got.body.payments).toEqual([expect.objectContaining({ id: error.payment_id, state: 'declined' })]);
   });
 
   it('scopes keys to the merchant: another merchant may use the same key', async () => {

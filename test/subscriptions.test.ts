@@ -203,8 +203,13 @@ describe('GraphQL subscriptions over graphql-ws on /graphql', () => {
     expect(succeeded.objectId).toBe(id);
     expect(succeeded.data.object).toMatchObject({ id, state: 'succeeded' });
     expect(succeeded.id > created.id).toBe(true);
-    // The payment attempt's events came on the same stream, in commit order.
-    expect(rest.map((event) => event.type)).toContain('payment_attempt.succeeded');
+    // The card payment's events came on the same stream, in commit order.
+    expect(rest.map((event) => event.type)).toEqual([
+      'card_payment.authorized',
+      'card_payment.captured',
+      'balance_transaction.created',
+      'collection.succeeded',
+    ]);
     // The stream is exactly the merchant's event log (GET /v1/events), in order — the ledger's
     // balance_transaction events included.
     const log = await call(server, key, 'GET', '/v1/events?limit=100');
@@ -261,12 +266,15 @@ describe('GraphQL subscriptions over graphql-ws on /graphql', () => {
     const seen: TransactionUpdateMessage[] = [];
     while (!seen.some((u) => u.id === id && u.state === 'succeeded'))
       seen.push(await all.next('all updates'));
-    // (the other collection's ledger posting among them: balance_transaction is a kind too).
+    // (card payments and ledger postings are kinds too).
     expect(seen.map((u) => [u.kind, u.id === other ? 'other' : u.id === id ? 'watched' : '-'])).toEqual([
-      ['payment_attempt', '-'],
-      ['collection', 'other'],
+      ['card_payment', '-'],
+      ['card_payment', '-'],
       ['balance_transaction', '-'],
-      ['payment_attempt', '-'],
+      ['collection', 'other'],
+      ['card_payment', '-'],
+      ['card_payment', '-'],
+      ['balance_transaction', '-'],
       ['collection', 'watched'],
     ]);
     // ...while the filtered one got the watched collection's update only.

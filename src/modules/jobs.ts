@@ -1,21 +1,24 @@
 import {
   EXPIRE_AUTHORIZATION_JOB,
   expireAuthorizationJob,
+  onCardPaymentCaptured,
   SETTLE_REFUND_JOB,
   settleRefundJob,
 } from './card-payments/card-payments.service.ts';
 import { registerAfterAdvance } from './clock/clock.service.ts';
+import { succeedCollectionOnCapture } from './collections/collections.pay.ts';
 import { expireCollectionJob } from './collections/collections.service.ts';
 import { COLLECTION_EXPIRY_JOB } from './collections/collections.writer.ts';
 import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger/ledger.funds.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
 import { deliverWebhooksUntil } from './webhooks/webhooks.delivery.ts';
 
-/** Every kind of due work and the module function that does it. Imported once by the app. */
+/** Every kind of due work and cross-module hook, and the module function that does it. Imported once by the app. */
 export function registerJobs(): void {
   registerJobHandler(COLLECTION_EXPIRY_JOB, expireCollectionJob);
   registerJobHandler(FUNDS_AVAILABLE_JOB, releasePendingFunds);
   registerJobHandler(EXPIRE_AUTHORIZATION_JOB, expireAuthorizationJob);
   registerJobHandler(SETTLE_REFUND_JOB, settleRefundJob);
   registerAfterAdvance(deliverWebhooksUntil);
+  onCardPaymentCaptured(succeedCollectionOnCapture);
 }

@@ -4,9 +4,10 @@ import type { AppDeps } from '../deps.ts';
 import type { CurrencyCode } from '../kernel/currency.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { formatDecimal } from '../kernel/money.ts';
+import type { CardPaymentRow } from '../modules/card-payments/card-payments.resource.ts';
 import { TEST_CARDS } from '../modules/cards/network.ts';
 import { completeChallenge, payCollection } from '../modules/collections/collections.pay.ts';
-import type { AttemptRow, CollectionRow } from '../modules/collections/collections.resource.ts';
+import type { CollectionRow } from '../modules/collections/collections.resource.ts';
 import {
   type CollectionDetail,
   findCheckoutMerchant,
@@ -102,24 +103,25 @@ const STATE_TEXT: Record<string, string> = {
 
 function statusView(detail: CollectionDetail) {
   const paid = detail.state === 'succeeded' || detail.state === 'processing';
-  const last = detail.attempts[0];
+  const card = detail.cardPayments.find((p) => p.state === 'captured' || p.state.endsWith('refunded'));
+  const bank = detail.attempts[0];
   return html`<section class="card" data-testid="status" data-state="${detail.state}">
   <h2>${paid ? 'Receipt' : 'Checkout closed'}</h2>
   <div class="${paid ? 'success' : 'error'}" data-testid="status-text">${STATE_TEXT[detail.state] ?? detail.state}</div>
   ${
-    paid && last
-      ? html`<dl style="margin-top:12px"><dt>Paid with</dt><dd>${last.method === 'card' ? `${last.cardBrand} •••• ${last.cardLast4}` : `bank account •••• ${last.bankAccountLast4}`}</dd><dt>Payment</dt><dd>${last.id}</dd></dl>`
+    paid && (card || bank)
+      ? html`<dl style="margin-top:12px"><dt>Paid with</dt><dd>${card ? `${card.brand} •••• ${card.last4}` : `bank account •••• ${bank?.bankAccountLast4}`}</dd><dt>Payment</dt><dd>${card?.id ?? bank?.id}</dd></dl>`
       : ''
   }
 </section>`;
 }
 
-function challengeView(row: CollectionRow, attempt: AttemptRow) {
+function challengeView(row: CollectionRow, payment: CardPaymentRow) {
   return html`<section class="card" data-testid="challenge">
   <h2>3-D Secure authentication</h2>
-  <p>Your bank asks you to confirm this payment of <strong>${money(row)}</strong> with card •••• ${attempt.cardLast4}.</p>
+  <p>Your bank asks you to confirm this payment of <strong>${money(row)}</strong> with card •••• ${payment.last4}.</p>
   <p class="muted">This is a simulated challenge: choose the outcome.</p>
-  <form method="post" action="/checkout/${row.id}/3ds/${attempt.id}">
+  <form method="post" action="/checkout/${row.id}/3ds/${payment.id}">
     <button type="submit" name="outcome" value="succeed" data-testid="3ds-complete">Complete authentication</button>
     <button type="submit" name="outcome" value="fail" class="danger" data-testid="3ds-fail">Fail authentication</button>
   </form>
@@ -167,14 +169,14 @@ export function buildCheckout() {
       cardError?: string | null;
       bankError?: string | null;
       status?: number;
-      attemptId?: string;
+      paymentId?: string;
     },
   ) {
     const detail = await getCollection(ctx, id);
-    const shown = options.attemptId ? detail.attempts.find((a) => a.id === options.attemptId) : undefined;
+    const shown = options.paymentId ? detail.cardPayments.find((p) => p.id === options.paymentId) : undefined;
     const cardError =
       options.cardError ??
-      (shown?.state === 'failed' ? (shown.failureMessage ?? 'The card was declined.') : null);
+      (shown?.state === 'declined' ? (shown.failureMessage ?? 'The card was declined.') : null);
     const body =
       detail.state === 'pending'
         ? html`${header(ctx.merchant.name, detail)}${cardForm(detail, options.form ?? {}, cardError)}${bankForm(detail, options.form ?? {}, options.bankError ?? null)}`
@@ -197,7 +199,7 @@ export function buildCheckout() {
       : {};
     const view = await render(ctx, c.req.param('id'), {
       form,
-      ...(c.req.query('attempt') ? { attemptId: c.req.query('attempt') } : {}),
+      ...(c.req.query('payment') ? { paymentId: c.req.query('payment') } : {}),
     });
     return c.html(view.html, 200);
   });
@@ -220,7 +222,7 @@ export function buildCheckout() {
       return c.redirect(redirectTarget(result.collection), 303);
     } catch (error) {
       if (error instanceof SandbankError && error.code === 'card_declined' && error.objectId) {
-        return c.redirect(`/checkout/${id}?attempt=${error.objectId}`, 303);
+        return c.redirect(`/checkout/${id}?payment=${error.objectId}`, 303);
       }
       // Re-show what the payer typed, except the CVC.
       const view = await render(ctx, id, {
@@ -252,37 +254,37 @@ export function buildCheckout() {
     }
   });
 
-  app.get('/:id/3ds/:attempt', async (c) => {
+  app.get('/:id/3ds/:payment', async (c) => {
     const id = c.req.param('id');
     const ctx = await contextFor(c.get('deps'), id);
     if (!ctx) return c.html(notFound(), 404);
     const detail = await getCollection(ctx, id);
-    const attempt = detail.attempts.find((a) => a.id === c.req.param('attempt'));
-    if (!attempt) return c.html(notFound(), 404);
-    if (attempt.state !== 'requires_action' || detail.state !== 'pending')
+    const payment = detail.cardPayments.find((p) => p.id === c.req.param('payment'));
+    if (!payment) return c.html(notFound(), 404);
+    if (payment.state !== 'requires_action' || detail.state !== 'pending')
       return c.redirect(`/checkout/${id}`, 303);
     return c.html(
-      page('3-D Secure', html`${header(ctx.merchant.name, detail)}${challengeView(detail, attempt)}`),
+      page('3-D Secure', html`${header(ctx.merchant.name, detail)}${challengeView(detail, payment)}`),
     );
   });
 
-  app.post('/:id/3ds/:attempt', async (c) => {
+  app.post('/:id/3ds/:payment', async (c) => {
     const id = c.req.param('id');
     const ctx = await contextFor(c.get('deps'), id);
     if (!ctx) return c.html(notFound(), 404);
     const form = (await c.req.parseBody()) as Form;
-    const attemptId = c.req.param('attempt');
+    const paymentId = c.req.param('payment');
     try {
       const result = await completeChallenge(
         ctx,
-        attemptId,
+        paymentId,
         { outcome: form.outcome === 'succeed' ? 'succeed' : 'fail' },
         id,
       );
       return c.redirect(redirectTarget(result.collection), 303);
     } catch (error) {
       if (error instanceof SandbankError && error.code === 'card_declined')
-        return c.redirect(`/checkout/${id}?attempt=${attemptId}`, 303);
+        return c.redirect(`/checkout/${id}?payment=${paymentId}`, 303);
       const view = await render(ctx, id, { cardError: messageOf(error), status: 409 });
       return c.html(view.html, 409);
     }

@@ -116,15 +116,19 @@ async function collect(extra: Record<string, unknown> = {}, ownReference = true)
   return res.body;
 }
 
-interface Attempt {
+/** A collection's payment: a card payment (cp_) or, for a bank account, a payment attempt. */
+interface Payment {
+  id: string;
+  object: string;
   state: string;
   decline_code: string | null;
-  card: { last4: string; three_d_secure: string | null } | null;
-  bank_account: { last4: string } | null;
+  last4?: string;
+  three_d_secure?: string | null;
+  bank_account?: { last4: string } | null;
 }
 
 async function collection(reference: string) {
-  const res = await api<{ state: string; payment_attempts: Attempt[] }>(
+  const res = await api<{ state: string; payments: Payment[] }>(
     'GET',
     `/v1/collections/${encodeURIComponent(reference)}`,
   );
@@ -195,17 +199,20 @@ describe('hosted checkout in Chromium', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${SECRET_KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({
-        query: 'query($r: String!) { collection(reference: $r) { state paymentAttempts { state } } }',
+        query: 'query($r: String!) { collection(reference: $r) { state cardPayments { state last4 } } }',
         variables: { r: created.reference },
       }),
     });
     expect(res.status).toBe(200);
     const json = (await res.json()) as {
-      data: { collection: { state: string; paymentAttempts: { state: string }[] } };
+      data: { collection: { state: string; cardPayments: { state: string; last4: string }[] } };
       errors?: unknown;
     };
     expect(json.errors).toBeUndefined();
-    expect(json.data.collection).toEqual({ state: 'succeeded', paymentAttempts: [{ state: 'succeeded' }] });
+    expect(json.data.collection).toEqual({
+      state: 'succeeded',
+      cardPayments: [{ state: 'captured', last4: '4242' }],
+    });
   });
 
   it('shows a decline inline, keeps the collection pending, and lets the payer retry', async () => {
@@ -222,8 +229,12 @@ describe('hosted checkout in Chromium', () => {
 
     const declined = await collection(created.reference);
     expect(declined.state).toBe('pending');
-    expect(declined.payment_attempts).toHaveLength(1);
-    expect(declined.payment_attempts[0]).toMatchObject({ state: 'failed', decline_code: 'generic_decline' });
+    expect(declined.payments).toHaveLength(1);
+    expect(declined.payments[0]).toMatchObject({
+      object: 'card_payment',
+      state: 'declined',
+      decline_code: 'generic_decline',
+    });
 
     await fillCard(page, '4242424242424242');
     await page.click('[data-testid="pay-card"]');
@@ -231,7 +242,7 @@ describe('hosted checkout in Chromium', () => {
 
     const paid = await collection(created.reference);
     expect(paid.state).toBe('succeeded');
-    expect(paid.payment_attempts.map((a) => a.state)).toEqual(['succeeded', 'failed']);
+    expect(paid.payments.map((a) => a.state)).toEqual(['captured', 'declined']);
   });
 
   it('runs the 3-D Secure challenge: Complete authentication pays', async () => {
@@ -241,19 +252,21 @@ describe('hosted checkout in Chromium', () => {
     await fillCard(page, '4000002500003155');
     await page.click('[data-testid="pay-card"]');
     await page.getByTestId('challenge').waitFor();
-    expect(new URL(page.url()).pathname).toMatch(new RegExp(`^/checkout/${created.id}/3ds/pay_`));
+    expect(new URL(page.url()).pathname).toMatch(new RegExp(`^/checkout/${created.id}/3ds/cp_`));
     await expect(page.getByTestId('challenge').textContent()).resolves.toContain('•••• 3155');
-    expect((await collection(created.reference)).payment_attempts[0]?.state).toBe('requires_action');
+    expect((await collection(created.reference)).payments[0]?.state).toBe('requires_action');
 
     await page.getByRole('button', { name: 'Complete authentication' }).click();
     expect(await status(page)).toBe('succeeded');
 
     const paid = await collection(created.reference);
     expect(paid.state).toBe('succeeded');
-    expect(paid.payment_attempts).toHaveLength(1);
-    expect(paid.payment_attempts[0]).toMatchObject({
-      state: 'succeeded',
-      card: { last4: '3155', three_d_secure: 'succeeded' },
+    expect(paid.payments).toHaveLength(1);
+    expect(paid.payments[0]).toMatchObject({
+      object: 'card_payment',
+      state: 'captured',
+      last4: '3155',
+      three_d_secure: 'succeeded',
     });
   });
 
@@ -274,11 +287,11 @@ describe('hosted checkout in Chromium', () => {
 
     const failed = await collection(created.reference);
     expect(failed.state).toBe('pending');
-    expect(failed.payment_attempts).toHaveLength(1);
-    expect(failed.payment_attempts[0]).toMatchObject({
-      state: 'failed',
+    expect(failed.payments).toHaveLength(1);
+    expect(failed.payments[0]).toMatchObject({
+      state: 'declined',
       decline_code: 'authentication_failed',
-      card: { three_d_secure: 'failed' },
+      three_d_secure: 'failed',
     });
   });
 
@@ -329,8 +342,8 @@ describe('hosted checkout in Chromium', () => {
 
     const submitted = await collection(created.reference);
     expect(submitted.state).toBe('processing');
-    expect(submitted.payment_attempts).toHaveLength(1);
-    expect(submitted.payment_attempts[0]).toMatchObject({
+    expect(submitted.payments).toHaveLength(1);
+    expect(submitted.payments[0]).toMatchObject({
       state: 'processing',
       bank_account: { last4: '6789' },
     });

@@ -218,8 +218,12 @@ describe('card money moves from pending to available two banking days later', ()
     expect(await usd(m)).toMatchObject({ available: 125.5, pending: 0, reserved: 0 });
 
     const txns = await t.rest<{ data: Json[] }>('GET', '/v1/balance_transactions', { key: m.secretKey });
-    expect(txns.body.data.map((row) => row.type)).toEqual(['funds_available', 'collection_payment']);
-    expect(txns.body.data[1]).toMatchObject({ pending: 125.5, available: 0, source: { type: 'collection' } });
+    expect(txns.body.data.map((row) => row.type)).toEqual(['funds_available', 'card_payment']);
+    expect(txns.body.data[1]).toMatchObject({
+      pending: 125.5,
+      available: 0,
+      source: { type: 'card_payment' },
+    });
     expect(txns.text).toContain('"pending":125.50');
   });
 });

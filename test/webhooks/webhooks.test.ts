@@ -108,14 +108,15 @@ describe('deliveries', () => {
     expect(toAll.map((r) => (JSON.parse(r.body) as Json).type).sort()).toEqual(
       [
         'balance_transaction.created',
+        'card_payment.authorized',
+        'card_payment.captured',
         'collection.created',
         'collection.succeeded',
-        'payment_attempt.succeeded',
       ].sort(),
     );
     const toOne = byEndpoint(onlySucceeded.secret);
     expect(toOne.map((r) => (JSON.parse(r.body) as Json).type)).toEqual(['collection.succeeded']);
-    expect(receiver.received).toHaveLength(5);
+    expect(receiver.received).toHaveLength(6);
     const created = toAll.find((r) => r.body.includes('"collection.created"'));
     expect(created?.body).toContain('"amount": 10.50');
     expect(created?.headers['webhook-id']).toMatch(/^evt_/);
@@ -143,7 +144,7 @@ describe('deliveries', () => {
     ).toThrow();
     // Delivered once: another advance sends nothing new.
     await advance(m, 3600);
-    expect(receiver.received).toHaveLength(5);
+    expect(receiver.received).toHaveLength(6);
   });
 
   it('retries on the schedule of clock time while the receiver fails, then fails; redelivery succeeds', async () => {
@@ -272,13 +273,14 @@ describe('events API', () => {
     await post(m, '/v1/simulate/collections/ev/pay', card('4242424242424242'));
     const all = await t.rest<{ data: Json[] }>('GET', '/v1/events', { key: m.secretKey });
     expect(all.body.data.map((e) => e.type)).toEqual([
-      'balance_transaction.created',
       'collection.succeeded',
-      'payment_attempt.succeeded',
+      'balance_transaction.created',
+      'card_payment.captured',
+      'card_payment.authorized',
       'collection.created',
     ]);
     // The ledger's side of the payment: the amount lands in pending (API.md §7).
-    const credited = await t.rest<Json>('GET', `/v1/events/${all.body.data[0]?.id}`, { key: m.secretKey });
+    const credited = await t.rest<Json>('GET', `/v1/events/${all.body.data[1]?.id}`, { key: m.secretKey });
     expect(credited.body).toMatchObject({
       type: 'balance_transaction.created',
       data: { object: { object: 'balance_transaction', state: 'posted', currency: 'USD' } },
@@ -288,7 +290,7 @@ describe('events API', () => {
       key: m.secretKey,
     });
     expect(byObject.body.data.map((e) => e.type)).toEqual(['collection.succeeded', 'collection.created']);
-    const one = await get(m, `/v1/events/${all.body.data[3]?.id}`);
+    const one = await get(m, `/v1/events/${all.body.data[4]?.id}`);
     expect(one.body).toMatchObject({
       object: 'event',
       type: 'collection.created',
@@ -375,9 +377,10 @@ describe('events over GraphQL', () => {
       { key: m.secretKey },
     );
     expect(res.data.events.edges.map((e) => e.node.type)).toEqual([
-      'balance_transaction.created',
       'collection.succeeded',
-      'payment_attempt.succeeded',
+      'balance_transaction.created',
+      'card_payment.captured',
+      'card_payment.authorized',
       'collection.created',
     ]);
     const [only] = res.data.byObject.edges;

@@ -6,11 +6,11 @@ import {
   serviceContext,
   toConnection,
 } from '../../graphql/context.ts';
+import { CardInput, cardFields, withoutNulls } from '../../graphql/inputs.ts';
 import { MoneyRef } from '../../graphql/scalars.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { networkResponseDescription } from '../cards/network.ts';
-import { CardInput, cardFields, withoutNulls } from '../collections/collections.graphql.ts';
 import { cardPaymentMachine, refundMachine } from './card-payments.machine.ts';
 import { challengePageUrl, type RefundRow, type TokenRow } from './card-payments.resource.ts';
 import {

@@ -130,7 +130,7 @@ async function withRefunds(exec: Executor, row: CardPaymentRow): Promise<CardPay
   return { ...row, refunds: (await refundsOf(exec, [row.id])).get(row.id) ?? [] };
 }
 
-async function loadPayment(exec: Executor, ctx: ServiceContext, id: string): Promise<CardPaymentRow> {
+export async function loadPayment(exec: Executor, ctx: ServiceContext, id: string): Promise<CardPaymentRow> {
   const [row] = await exec
     .select()
     .from(cardPayments)
@@ -157,6 +157,24 @@ export async function findChallengeMerchant(
 export async function getCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
   const exec = ctx.tx ?? ctx.db;
   return withRefunds(exec, await loadPayment(exec, ctx, id));
+}
+
+/** A collection's card payments (its checkout's card attempts), newest first, with their refunds. */
+export async function cardPaymentsOfCollection(
+  exec: Executor,
+  merchantId: string,
+  collectionId: string,
+): Promise<CardPaymentDetail[]> {
+  const rows = await exec
+    .select()
+    .from(cardPayments)
+    .where(and(eq(cardPayments.collectionId, collectionId), eq(cardPayments.merchantId, merchantId)))
+    .orderBy(desc(cardPayments.id));
+  const refunds = await refundsOf(
+    exec,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({ ...row, refunds: refunds.get(row.id) ?? [] }));
 }
 
 export async function listCardPayments(
@@ -254,9 +272,25 @@ function creditCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): P
   });
 }
 
+export type CaptureHook = (tx: Tx, ctx: ServiceContext, captured: CardPaymentRow) => Promise<void>;
+const captureHooks: CaptureHook[] = [];
+
+/**
+ * Work another module does when a payment is captured, in the capture's transaction (a collection
+ * paid through its checkout succeeds); registered once at start-up (modules/jobs.ts).
+ */
+export function onCardPaymentCaptured(hook: CaptureHook): void {
+  if (!captureHooks.includes(hook)) captureHooks.push(hook);
+}
+
+async function afterCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
+  await creditCapture(tx, ctx, captured);
+  for (const hook of captureHooks) await hook(tx, ctx, captured);
+}
+
 async function capture(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow, amount: bigint) {
   const captured = await move(tx, ctx, payment, 'capture', { amountCaptured: amount });
-  await creditCapture(tx, ctx, captured);
+  await afterCapture(tx, ctx, captured);
   return captured;
 }
 
@@ -289,7 +323,7 @@ function decisionColumns(decision: FinalDecision, now: Date): Partial<CardPaymen
 }
 
 /** A declined payment exists (committed, with its event); the request still ends in 402. */
-function throwIfDeclined(payment: CardPaymentRow): void {
+export function throwIfDeclined(payment: CardPaymentRow): void {
   if (payment.state !== 'declined') return;
   throw new SandbankError('card_declined', {
     message: payment.failureMessage ?? 'The card was declined.',
@@ -302,10 +336,101 @@ function throwIfDeclined(payment: CardPaymentRow): void {
 // ---------------------------------------------------------------------------------------------
 // Operations
 
+/** What a new card payment is made of, however it arrives (the API, or a collection's checkout). */
+export interface AuthorizationInput {
+  amount: bigint;
+  currency: CurrencyCode;
+  card: ValidCard;
+  capture: boolean;
+  collectionId?: string | null;
+  reference?: string | null;
+  description?: string | null;
+  metadata?: Record<string, string>;
+}
+
+/**
+ * Asks the network about a validated card and records the payment in the state the answer leads
+ * to — authorized (then captured when `capture`), requires_action (3-D Secure) or declined — with
+ * its events, in the caller's transaction.
+ */
+export async function authorizeCard(
+  tx: Tx,
+  ctx: ServiceContext,
+  input: AuthorizationInput,
+): Promise<CardPaymentRow> {
+  const { card, amount } = input;
+  const now = ctx.clock.now();
+  const decision = decideAuthorization(card, now);
+  const base = {
+    id: newId('cardPayment'),
+    merchantId: ctx.merchant.id,
+    collectionId: input.collectionId ?? null,
+    amount,
+    amountCaptured: 0n,
+    amountRefunded: 0n,
+    currency: input.currency,
+    captureOnAuthorize: input.capture,
+    brand: card.brand,
+    last4: card.last4,
+    expMonth: card.expMonth,
+    expYear: card.expYear,
+    refundBehavior: refundBehavior(card),
+    reference: input.reference ?? null,
+    description: input.description ?? null,
+    metadata: input.metadata ?? {},
+    createdAt: now,
+    updatedAt: now,
+  };
+  let values: typeof cardPayments.$inferInsert;
+  if (decision.outcome === 'challenge') {
+    const passed = decideAfterChallenge(card, 'succeed', now);
+    values = {
+      ...base,
+      state: 'requires_action',
+      threeDSecure: 'required',
+      challengeResult:
+        passed.outcome === 'declined'
+          ? {
+              declineCode: passed.declineCode,
+              networkResponseCode: passed.networkResponseCode,
+              message: passed.message,
+            }
+          : null,
+    };
+  } else {
+    values = {
+      ...base,
+      state: decision.outcome === 'approved' ? 'authorized' : 'declined',
+      ...decisionColumns(decision, now),
+    };
+  }
+  if (values.state === 'authorized' && values.captureOnAuthorize) {
+    // capture: true passes through authorized to captured: one row written, both events.
+    const [row] = await tx
+      .insert(cardPayments)
+      .values({
+        ...values,
+        state: transition(cardPaymentMachine, 'authorized', 'capture'),
+        amountCaptured: amount,
+      })
+      .returning();
+    if (!row) throw new Error('insert returned no row');
+    await recordEvents(tx, [
+      paymentEvent(ctx, { ...row, state: 'authorized', amountCaptured: 0n }, []),
+      paymentEvent(ctx, row, []),
+    ]);
+    await afterCapture(tx, ctx, row);
+    return row;
+  }
+  const [row] = await tx.insert(cardPayments).values(values).returning();
+  if (!row) throw new Error('insert returned no row');
+  await emitPaymentEvent(tx, ctx, row);
+  return row.state === 'authorized' ? afterAuthorization(tx, ctx, row) : row;
+}
+
 /**
  * POST /v1/card_payments: validates the card (400s before any network decision), asks the network,
- * and records the payment in the state the answer leads to — authorized (then captured when
- * `capture` is true), requires_action (3-D Secure), or declined (then 402 with the payment's id).
+ * and records the payment — a decline is committed, then answered with 402 and the payment's id.
  */
 export async function createCardPayment(ctx: ServiceContext, raw: unknown): Promise<CardPaymentDetail> {
   const input = parseInput(createCardPaymentSchema, raw, {
@@ -320,78 +445,48 @@ export async function createCardPayment(ctx: ServiceContext, raw: unknown): Prom
     });
   }
   const cardInput = input.card;
-  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
-    const card = cardInput ? validateCard(cardInput) : await spendToken(tx, ctx, input.token ?? '');
-    const now = ctx.clock.now();
-    const decision = decideAuthorization(card, now);
-    const base = {
-      id: newId('cardPayment'),
-      merchantId: ctx.merchant.id,
-      collectionId: null,
+  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
+    authorizeCard(tx, ctx, {
       amount,
-      amountCaptured: 0n,
-      amountRefunded: 0n,
       currency: input.currency,
-      captureOnAuthorize: input.capture ?? true,
-      brand: card.brand,
-      last4: card.last4,
-      expMonth: card.expMonth,
-      expYear: card.expYear,
-      refundBehavior: refundBehavior(card),
+      card: cardInput ? validateCard(cardInput) : await spendToken(tx, ctx, input.token ?? ''),
+      capture: input.capture ?? true,
       reference: input.reference ?? null,
       description: input.description ?? null,
       metadata: input.metadata ?? {},
-      createdAt: now,
-      updatedAt: now,
-    };
-    let values: typeof cardPayments.$inferInsert;
-    if (decision.outcome === 'challenge') {
-      const passed = decideAfterChallenge(card, 'succeed', now);
-      values = {
-        ...base,
-        state: 'requires_action',
-        threeDSecure: 'required',
-        challengeResult:
-          passed.outcome === 'declined'
-            ? {
-                declineCode: passed.declineCode,
-                networkResponseCode: passed.networkResponseCode,
-                message: passed.message,
-              }
-            : null,
-      };
-    } else {
-      values = {
-        ...base,
-        state: decision.outcome === 'approved' ? 'authorized' : 'declined',
-        ...decisionColumns(decision, now),
-      };
-    }
-    if (values.state === 'authorized' && values.captureOnAuthorize) {
-      // capture: true passes through authorized to captured: one row written, both events.
-      const [row] = await tx
-        .insert(cardPayments)
-        .values({
-          ...values,
-          state: transition(cardPaymentMachine, 'authorized', 'capture'),
-          amountCaptured: amount,
-        })
-        .returning();
-      if (!row) throw new Error('insert returned no row');
-      await recordEvents(tx, [
-        paymentEvent(ctx, { ...row, state: 'authorized', amountCaptured: 0n }, []),
-        paymentEvent(ctx, row, []),
-      ]);
-      await creditCapture(tx, ctx, row);
-      return row;
-    }
-    const [row] = await tx.insert(cardPayments).values(values).returning();
-    if (!row) throw new Error('insert returned no row');
-    await emitPaymentEvent(tx, ctx, row);
-    return row.state === 'authorized' ? afterAuthorization(tx, ctx, row) : row;
-  });
+    }),
+  );
   throwIfDeclined(payment);
   return { ...payment, refunds: [] }; // a new payment has no refunds
+}
+
+/** Answers a payment's 3-D Secure challenge in the caller's transaction. */
+export async function answerChallenge(
+  tx: Tx,
+  ctx: ServiceContext,
+  current: CardPaymentRow,
+  outcome: 'succeed' | 'fail',
+): Promise<CardPaymentRow> {
+  const now = ctx.clock.now();
+  const decision: FinalDecision =
+    outcome === 'fail'
+      ? {
+          outcome: 'declined',
+          declineCode: 'authentication_failed',
+          networkResponseCode: null,
+          message: '3-D Secure authentication failed.',
+        }
+      : current.challengeResult
+        ? { outcome: 'declined', ...current.challengeResult }
+        : { outcome: 'approved', networkResponseCode: '00' };
+  const threeDSecure = outcome === 'succeed' ? 'succeeded' : 'failed';
+  if (decision.outcome === 'declined')
+    return move(tx, ctx, current, 'fail_3ds', { threeDSecure, ...decisionColumns(decision, now) });
+  const authorized = await move(tx, ctx, current, 'complete_3ds', {
+    threeDSecure,
+    ...decisionColumns(decision, now),
+  });
+  return afterAuthorization(tx, ctx, authorized);
 }
 
 /** Ends a 3-D Secure challenge: authorized (and captured when asked) or declined (402). */
@@ -401,29 +496,9 @@ export async function completeCardPayment3ds(
   raw: unknown,
 ): Promise<CardPaymentDetail> {
   const { outcome } = parseInput(completeChallengeSchema, raw);
-  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
-    const current = await loadPayment(tx, ctx, id);
-    const now = ctx.clock.now();
-    const decision: FinalDecision =
-      outcome === 'fail'
-        ? {
-            outcome: 'declined',
-            declineCode: 'authentication_failed',
-            networkResponseCode: null,
-            message: '3-D Secure authentication failed.',
-          }
-        : current.challengeResult
-          ? { outcome: 'declined', ...current.challengeResult }
-          : { outcome: 'approved', networkResponseCode: '00' };
-    const threeDSecure = outcome === 'succeed' ? 'succeeded' : 'failed';
-    if (decision.outcome === 'declined')
-      return move(tx, ctx, current, 'fail_3ds', { threeDSecure, ...decisionColumns(decision, now) });
-    const authorized = await move(tx, ctx, current, 'complete_3ds', {
-      threeDSecure,
-      ...decisionColumns(decision, now),
-    });
-    return afterAuthorization(tx, ctx, authorized);
-  });
+  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
+    answerChallenge(tx, ctx, await loadPayment(tx, ctx, id), outcome),
+  );
   throwIfDeclined(payment);
   return withRefunds(ctx.tx ?? ctx.db, payment);
 }

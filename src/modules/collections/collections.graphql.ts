@@ -7,9 +7,13 @@ import {
   toConnection,
 } from '../../graphql/context.ts';
 import { SandbankErrorRef } from '../../graphql/errors.ts';
+import { CardInput, cardFields, withoutNulls } from '../../graphql/inputs.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { CardPaymentRef } from '../card-payments/card-payments.graphql.ts';
+import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
+import type { CardPaymentDetail } from '../card-payments/card-payments.service.ts';
 import { collectionMachine } from './collections.machine.ts';
 import { loadPayResult, type PayResult, payCollection } from './collections.pay.ts';
 import { type AttemptRow, type CollectionRow, checkoutUrl } from './collections.resource.ts';
@@ -45,7 +49,7 @@ const PaymentAttemptRef = builder.objectRef<AttemptRow>('PaymentAttempt').implem
   }),
 });
 
-type CollectionNode = CollectionRow & { attempts?: AttemptRow[] };
+type CollectionNode = CollectionRow & { attempts?: AttemptRow[]; cardPayments?: CardPaymentDetail[] };
 
 const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement({
   description: 'A hosted checkout session: POST /v1/collect.',
@@ -67,8 +71,15 @@ const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement(
     updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
     paymentAttempts: t.field({
       type: [PaymentAttemptRef],
+      description: 'Bank-account payment attempts, newest first (card attempts are cardPayments).',
       resolve: async (row, _args, ctx) =>
         row.attempts ?? (await getCollection(serviceContext(ctx), row.id)).attempts,
+    }),
+    cardPayments: t.field({
+      type: [CardPaymentRef],
+      description: "The checkout's card payments, newest first, each with its decline code if declined.",
+      resolve: async (row, _args, ctx) =>
+        row.cardPayments ?? (await getCollection(serviceContext(ctx), row.id)).cardPayments,
     }),
   }),
 });
@@ -86,16 +97,6 @@ const CreateCollectionInput = builder.inputType('CreateCollectionInput', {
   }),
 });
 
-export const CardInput = builder.inputType('CardInput', {
-  fields: (t) => ({
-    number: t.string({ required: true }),
-    expMonth: t.int({ required: true }),
-    expYear: t.int({ required: true }),
-    cvc: t.string({ required: true }),
-    name: t.string(),
-  }),
-});
-
 const BankAccountInput = builder.inputType('BankAccountInput', {
   fields: (t) => ({
     name: t.string(),
@@ -104,23 +105,6 @@ const BankAccountInput = builder.inputType('BankAccountInput', {
     accountType: t.string({ description: 'checking (default) or savings' }),
   }),
 });
-
-export function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(record).filter(([, value]) => value !== null && value !== undefined),
-  );
-}
-
-/** A GraphQL CardInput as the REST body's `card`. */
-export function cardFields(card: typeof CardInput.$inferInput): Record<string, unknown> {
-  return withoutNulls({
-    number: card.number,
-    exp_month: card.expMonth,
-    exp_year: card.expYear,
-    cvc: card.cvc,
-    name: card.name,
-  });
-}
 
 builder.queryFields((t) => ({
   collection: t.field({
@@ -143,16 +127,29 @@ builder.queryFields((t) => ({
 const PayResultRef = builder
   .objectRef<{
     collection: CollectionDetail | CollectionRow;
-    attempt: AttemptRow;
+    attempt: AttemptRow | null;
+    cardPayment: CardPaymentRow | null;
     nextActionUrl: string | null;
   }>('CollectionPayment')
   .implement({
     fields: (t) => ({
       collection: t.field({ type: CollectionRef, resolve: (result) => result.collection }),
-      paymentAttempt: t.field({ type: PaymentAttemptRef, resolve: (result) => result.attempt }),
+      cardPayment: t.field({
+        type: CardPaymentRef,
+        nullable: true,
+        description: 'The card payment this payment made (card method).',
+        resolve: (result) => (result.cardPayment ? { ...result.cardPayment, refunds: [] } : null),
+      }),
+      paymentAttempt: t.field({
+        type: PaymentAttemptRef,
+        nullable: true,
+        description: 'The bank payment attempt this payment made (bank_account method).',
+        resolve: (result) => result.attempt,
+      }),
       threeDSecureUrl: t.string({
         nullable: true,
-        description: 'Set when the card needs a 3-D Secure challenge: open it, or call completeThreeDSecure.',
+        description:
+          'Set when the card needs a 3-D Secure challenge: open it, or call completeCardPaymentThreeDSecure.',
         resolve: (result) => result.nextActionUrl,
       }),
     }),
@@ -233,13 +230,14 @@ builder.mutationFields((t) => ({
         },
         async (svc) => {
           const paid = await payCollection(svc, args.reference, raw);
-          return { ...paid, id: paid.attempt.id };
+          return { ...paid, id: paid.cardPayment?.id ?? paid.attempt?.id ?? '' };
         },
         loadPayResult,
       );
       return {
         collection: result.collection,
         attempt: result.attempt,
+        cardPayment: result.cardPayment,
         nextActionUrl: result.nextAction?.url ?? null,
       };
     },

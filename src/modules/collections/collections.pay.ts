@@ -1,50 +1,55 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
-import { updateIfState } from '../../db/compare-and-set.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { newId } from '../../kernel/ids.ts';
-import { invalidState } from '../../kernel/state-machine.ts';
+import { hasPrefix, newId } from '../../kernel/ids.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { validateBankAccount } from '../bank-accounts/bank-account.ts';
+import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
 import {
-  decideAfterChallenge,
-  decideAuthorization,
-  type NetworkDecision,
-  type ValidCard,
-  validateCard,
-} from '../cards/network.ts';
+  answerChallenge,
+  authorizeCard,
+  loadPayment,
+  throwIfDeclined,
+} from '../card-payments/card-payments.service.ts';
+import { validateCard } from '../cards/network.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
-import { creditPendingFunds } from '../ledger/ledger.funds.ts';
-import { attemptMachine } from './collections.machine.ts';
 import { type AttemptRow, attemptResource, type CollectionRow } from './collections.resource.ts';
 import { completeChallengeSchema, payCollectionSchema } from './collections.schema.ts';
 import { loadCollection, transitionCollection } from './collections.service.ts';
-import { collections, paymentAttempts } from './collections.table.ts';
+import { paymentAttempts } from './collections.table.ts';
 
 export interface NextAction {
   type: 'three_d_secure';
   url: string;
 }
 
+/** A payment of a collection: a card payment (cp_), or a bank payment attempt until ACH debits land. */
 export interface PayResult {
   collection: CollectionRow;
-  attempt: AttemptRow;
+  cardPayment: CardPaymentRow | null;
+  attempt: AttemptRow | null;
   nextAction: NextAction | null;
 }
 
-type Settled = Exclude<NetworkDecision, { outcome: 'challenge' }>;
+export function challengeUrl(publicUrl: string, collectionId: string, paymentId: string): string {
+  return `${publicUrl}/checkout/${collectionId}/3ds/${paymentId}`;
+}
 
-export function challengeUrl(publicUrl: string, collectionId: string, attemptId: string): string {
-  return `${publicUrl}/checkout/${collectionId}/3ds/${attemptId}`;
+function nextActionOf(ctx: ServiceContext, payment: CardPaymentRow): NextAction | null {
+  return payment.state === 'requires_action' && payment.collectionId
+    ? { type: 'three_d_secure', url: challengeUrl(ctx.publicUrl, payment.collectionId, payment.id) }
+    : null;
 }
 
 /**
  * Pays a pending collection by card or US bank account: the code path of the hosted checkout and
- * of POST /v1/simulate/collections/{reference}/pay. A declined card is recorded as a failed attempt,
- * the collection stays pending, and the call ends in 402 card_declined after the record commits.
+ * of POST /v1/simulate/collections/{reference}/pay. A card makes a real card payment (captured at
+ * once) linked to the collection, which succeeds when that payment is captured; a declined card is
+ * a declined card payment, the collection stays pending, and the call ends in 402 card_declined
+ * after the record commits.
  */
 export async function payCollection(
   ctx: ServiceContext,
@@ -52,105 +57,88 @@ export async function payCollection(
   raw: unknown,
 ): Promise<PayResult> {
   const input = parseInput(payCollectionSchema, raw, { card: 'parameter_invalid' });
-  const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
+  const result = await inTransaction(ctx.db, ctx.tx, async (tx): Promise<PayResult> => {
     if (input.method === 'bank_account') {
       const account = validateBankAccount(input.bank_account, 'bank_account');
       const collection = await payableCollection(tx, ctx, reference);
-      const attempt = await insertAttempt(tx, ctx, collection, {
-        method: 'bank_account',
-        state: 'processing',
+      const attempt = await insertBankAttempt(tx, ctx, collection, {
         bankRoutingNumber: account.routingNumber,
         bankAccountLast4: account.last4,
         bankAccountType: account.accountType,
       });
       return {
         collection: await transitionCollection(tx, ctx, collection, 'submit_bank_payment'),
+        cardPayment: null,
         attempt,
         nextAction: null,
       };
     }
     const card = validateCard(input.card);
     const collection = await payableCollection(tx, ctx, reference);
-    const now = ctx.clock.now();
-    let decision = decideAuthorization(card, now);
-    if (decision.outcome === 'challenge' && !input.three_d_secure) {
-      const passed = decideAfterChallenge(card, 'succeed', now);
-      const attempt = await insertAttempt(tx, ctx, collection, {
-        ...cardColumns(card),
-        state: 'requires_action',
-        threeDSecure: 'required',
-        challengeResult: passed.outcome === 'declined' ? declinedParts(passed) : null,
-      });
-      const nextAction: NextAction = {
-        type: 'three_d_secure',
-        url: challengeUrl(ctx.publicUrl, collection.id, attempt.id),
-      };
-      return { collection, attempt, nextAction };
-    }
-    let threeDSecure: string | null = null;
-    if (decision.outcome === 'challenge') {
-      decision = decideAfterChallenge(card, input.three_d_secure ?? 'fail', now);
-      threeDSecure = input.three_d_secure === 'succeed' ? 'succeeded' : 'failed';
-    }
-    return settleCardAttempt(tx, ctx, collection, decision, { ...cardColumns(card), threeDSecure });
+    let payment = await authorizeCard(tx, ctx, {
+      amount: collection.amount,
+      currency: collection.currency as CurrencyCode,
+      card,
+      capture: true,
+      collectionId: collection.id,
+      reference: collection.reference,
+    });
+    if (payment.state === 'requires_action' && input.three_d_secure)
+      payment = await answerChallenge(tx, ctx, payment, input.three_d_secure);
+    return {
+      collection: await loadCollection(tx, ctx, collection.id),
+      cardPayment: payment,
+      attempt: null,
+      nextAction: nextActionOf(ctx, payment),
+    };
   });
-  throwIfDeclined(result.attempt);
+  if (result.cardPayment) throwIfDeclined(result.cardPayment);
   return result;
 }
 
 /**
- * Ends a 3-D Secure challenge (the page's Complete / Fail buttons, or the simulate endpoint). The
- * checkout passes the collection of its URL, and an attempt of another collection is not found.
+ * Ends the 3-D Secure challenge of a collection's card payment (the checkout page's Complete / Fail
+ * buttons). The page passes the collection of its URL; a payment of another collection is not found.
  */
 export async function completeChallenge(
   ctx: ServiceContext,
-  attemptId: string,
+  paymentId: string,
   raw: unknown,
-  collectionId?: string,
+  collectionId: string,
 ): Promise<PayResult> {
   const { outcome } = parseInput(completeChallengeSchema, raw);
-  const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
-    const [attempt] = await tx
-      .select()
-      .from(paymentAttempts)
-      .where(and(eq(paymentAttempts.id, attemptId), eq(paymentAttempts.merchantId, ctx.merchant.id)));
-    if (!attempt || (collectionId !== undefined && attempt.collectionId !== collectionId))
+  const result = await inTransaction(ctx.db, ctx.tx, async (tx): Promise<PayResult> => {
+    const current = await loadPayment(tx, ctx, paymentId);
+    if (current.collectionId !== collectionId)
       throw new SandbankError('resource_not_found', {
-        message: `No payment attempt ${attemptId.slice(0, 60)}.`,
+        message: `No card payment ${paymentId.slice(0, 60)}.`,
       });
-    if (attempt.state !== 'requires_action')
-      throw invalidState(attemptMachine, attempt.state as never, 'complete_challenge');
-    const [current] = await tx.select().from(collections).where(eq(collections.id, attempt.collectionId));
-    if (!current) throw new SandbankError('resource_not_found');
-    const collection = await payableCollection(tx, ctx, current.reference);
-    const decision: Settled =
-      outcome === 'fail'
-        ? {
-            outcome: 'declined',
-            declineCode: 'authentication_failed',
-            networkResponseCode: null,
-            message: '3-D Secure authentication failed.',
-          }
-        : attempt.challengeResult
-          ? { outcome: 'declined', ...attempt.challengeResult }
-          : { outcome: 'approved', networkResponseCode: '00' };
-    return settleCardAttempt(tx, ctx, collection, decision, {
-      existing: attempt,
-      threeDSecure: outcome === 'succeed' ? 'succeeded' : 'failed',
-    });
+    await payableCollection(tx, ctx, collectionId);
+    const payment = await answerChallenge(tx, ctx, current, outcome);
+    return {
+      collection: await loadCollection(tx, ctx, collectionId),
+      cardPayment: payment,
+      attempt: null,
+      nextAction: null,
+    };
   });
-  throwIfDeclined(result.attempt);
+  if (result.cardPayment) throwIfDeclined(result.cardPayment);
   return result;
 }
 
-function throwIfDeclined(attempt: AttemptRow): void {
-  if (attempt.method !== 'card' || attempt.state !== 'failed') return;
-  throw new SandbankError('card_declined', {
-    message: attempt.failureMessage ?? 'The card was declined.',
-    declineCode: attempt.declineCode ?? 'generic_decline',
-    objectId: attempt.id,
-    commitWrites: true,
-  });
+/**
+ * The capture hook (modules/jobs.ts): a card payment of a collection was captured — at once, or
+ * after its 3-D Secure challenge however it was answered — so the collection is paid. A collection
+ * that stopped being payable meanwhile (expired, canceled) refuses, and the capture rolls back.
+ */
+export async function succeedCollectionOnCapture(
+  tx: Tx,
+  ctx: ServiceContext,
+  captured: CardPaymentRow,
+): Promise<void> {
+  if (!captured.collectionId) return;
+  const collection = await payableCollection(tx, ctx, captured.collectionId);
+  await transitionCollection(tx, ctx, collection, 'pay_by_card');
 }
 
 async function payableCollection(
@@ -167,31 +155,11 @@ async function payableCollection(
   return collection;
 }
 
-function cardColumns(card: ValidCard) {
-  return {
-    method: 'card' as const,
-    cardBrand: card.brand,
-    cardLast4: card.last4,
-    cardExpMonth: String(card.expMonth),
-    cardExpYear: String(card.expYear),
-  };
-}
-
-function declinedParts(decision: Extract<NetworkDecision, { outcome: 'declined' }>) {
-  return {
-    declineCode: decision.declineCode,
-    networkResponseCode: decision.networkResponseCode,
-    message: decision.message,
-  };
-}
-
-type AttemptColumns = Partial<AttemptRow> & Pick<AttemptRow, 'method' | 'state'>;
-
-async function insertAttempt(
+async function insertBankAttempt(
   exec: Executor,
   ctx: ServiceContext,
   collection: CollectionRow,
-  columns: AttemptColumns,
+  columns: Pick<AttemptRow, 'bankRoutingNumber' | 'bankAccountLast4' | 'bankAccountType'>,
 ): Promise<AttemptRow> {
   const now = ctx.clock.now();
   const [attempt] = await exec
@@ -200,6 +168,8 @@ async function insertAttempt(
       id: newId('paymentAttempt'),
       merchantId: collection.merchantId,
       collectionId: collection.id,
+      method: 'bank_account',
+      state: 'processing',
       amount: collection.amount,
       currency: collection.currency,
       createdAt: now,
@@ -208,77 +178,38 @@ async function insertAttempt(
     })
     .returning();
   if (!attempt) throw new Error('insert returned no row');
-  await emitAttemptEvent(exec, attempt);
-  return attempt;
-}
-
-function emitAttemptEvent(exec: Executor, attempt: AttemptRow): Promise<string> {
-  return recordEvent(exec, {
+  await recordEvent(exec, {
     merchantId: attempt.merchantId,
     type: `payment_attempt.${attempt.state}`,
     objectId: attempt.id,
     data: { object: attemptResource(attempt) },
     at: attempt.updatedAt,
   });
+  return attempt;
 }
 
-interface SettleOptions extends Partial<AttemptColumns> {
-  existing?: AttemptRow;
-}
-
-/** Records the network's final answer on an attempt and, when approved, marks the collection paid. */
-async function settleCardAttempt(
-  exec: Tx,
-  ctx: ServiceContext,
-  collection: CollectionRow,
-  decision: Settled,
-  { existing, ...columns }: SettleOptions,
-): Promise<PayResult> {
-  const approved = decision.outcome === 'approved';
-  const outcome = {
-    state: approved ? 'succeeded' : 'failed',
-    networkResponseCode: decision.networkResponseCode,
-    declineCode: approved ? null : decision.declineCode,
-    failureMessage: approved ? null : decision.message,
-  };
-  let attempt: AttemptRow;
-  if (existing) {
-    const updated = await updateIfState(exec, paymentAttempts, existing.id, existing.state, {
-      ...columns,
-      ...outcome,
-      updatedAt: ctx.clock.now(),
-    });
-    if (!updated) throw invalidState(attemptMachine, existing.state as never, 'complete_challenge');
-    attempt = updated;
-    await emitAttemptEvent(exec, attempt);
-  } else {
-    attempt = await insertAttempt(exec, ctx, collection, { method: 'card', ...columns, ...outcome });
-  }
-  if (!approved) return { collection, attempt, nextAction: null };
-  const paid = await transitionCollection(exec, ctx, collection, 'pay_by_card');
-  await creditPendingFunds(exec, ctx, {
-    amount: paid.amount,
-    currency: paid.currency as CurrencyCode,
-    source: { type: 'collection', id: paid.id },
-    type: 'collection_payment',
-    from: 'card_network',
-  });
-  return { collection: paid, attempt, nextAction: null };
-}
-
-/** A payment attempt and its collection as they are now (an idempotent replay of a payment). */
-export async function loadPayResult(ctx: ServiceContext, attemptId: string): Promise<PayResult> {
+/** A payment of a collection and the collection as they are now (an idempotent replay of a payment). */
+export async function loadPayResult(ctx: ServiceContext, paymentId: string): Promise<PayResult> {
   const exec = ctx.tx ?? ctx.db;
+  if (hasPrefix(paymentId, 'cardPayment')) {
+    const payment = await loadPayment(exec, ctx, paymentId);
+    if (!payment.collectionId) throw new SandbankError('resource_not_found');
+    return {
+      collection: await loadCollection(exec, ctx, payment.collectionId),
+      cardPayment: payment,
+      attempt: null,
+      nextAction: nextActionOf(ctx, payment),
+    };
+  }
   const [attempt] = await exec
     .select()
     .from(paymentAttempts)
-    .where(and(eq(paymentAttempts.id, attemptId), eq(paymentAttempts.merchantId, ctx.merchant.id)));
+    .where(and(eq(paymentAttempts.id, paymentId), eq(paymentAttempts.merchantId, ctx.merchant.id)));
   if (!attempt) throw new SandbankError('resource_not_found');
-  const [collection] = await exec.select().from(collections).where(eq(collections.id, attempt.collectionId));
-  if (!collection) throw new SandbankError('resource_not_found');
-  const nextAction: NextAction | null =
-    attempt.state === 'requires_action'
-      ? { type: 'three_d_secure', url: challengeUrl(ctx.publicUrl, collection.id, attempt.id) }
-      : null;
-  return { collection, attempt, nextAction };
+  return {
+    collection: await loadCollection(exec, ctx, attempt.collectionId),
+    cardPayment: null,
+    attempt,
+    nextAction: null,
+  };
 }

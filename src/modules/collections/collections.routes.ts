@@ -4,15 +4,21 @@ import { listQuerySchema } from '../../kernel/pagination.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
 import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
-import { completeChallenge, type PayResult, payCollection } from './collections.pay.ts';
+import { cardPaymentResource } from '../card-payments/card-payments.resource.ts';
+import { type PayResult, payCollection } from './collections.pay.ts';
 import { attemptResource, collectionResource } from './collections.resource.ts';
 import {
-  completeChallengeSchema,
   createCollectionFieldCodes,
   createCollectionSchema,
   payCollectionSchema,
 } from './collections.schema.ts';
-import { cancelCollection, createCollection, getCollection, listCollections } from './collections.service.ts';
+import {
+  type CollectionDetail,
+  cancelCollection,
+  createCollection,
+  getCollection,
+  listCollections,
+} from './collections.service.ts';
 
 const referenceParam = z.object({ reference: z.string().min(1).max(255) });
 const json = <S extends z.ZodType>(schema: S) => ({
@@ -22,9 +28,27 @@ const json = <S extends z.ZodType>(schema: S) => ({
 function payResultResource(result: PayResult, publicUrl: string) {
   return {
     ...collectionResource(result.collection, publicUrl),
-    payment_attempt: attemptResource(result.attempt),
+    payment: result.cardPayment
+      ? cardPaymentResource(result.cardPayment, [], publicUrl)
+      : result.attempt
+        ? attemptResource(result.attempt)
+        : null,
     next_action: result.nextAction,
   };
+}
+
+/** A collection's payments, newest first: its card payments and its bank payment attempts. */
+export function collectionPayments(detail: CollectionDetail, publicUrl: string): Record<string, unknown>[] {
+  const payments = [
+    ...detail.cardPayments.map((p) => ({
+      at: p.createdAt,
+      id: p.id,
+      body: cardPaymentResource(p, p.refunds, publicUrl),
+    })),
+    ...detail.attempts.map((a) => ({ at: a.createdAt, id: a.id, body: attemptResource(a) })),
+  ];
+  payments.sort((a, b) => b.at.getTime() - a.at.getTime() || (a.id < b.id ? 1 : -1));
+  return payments.map((p) => p.body);
 }
 
 export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
@@ -73,7 +97,7 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
       const detail = await getCollection(ctx, c.req.valid('param').reference);
       return sendObject(c, {
         ...collectionResource(detail, ctx.publicUrl),
-        payment_attempts: detail.attempts.map(attemptResource),
+        payments: collectionPayments(detail, ctx.publicUrl),
       });
     },
     validationHook(),
@@ -106,25 +130,6 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
     async (c) => {
       const ctx = serviceContext(c);
       const result = await payCollection(ctx, c.req.valid('param').reference, c.get('body'));
-      return sendObject(c, payResultResource(result, ctx.publicUrl));
-    },
-    validationHook(),
-  );
-
-  api.openapi(
-    operation({
-      method: 'post',
-      path: '/simulate/payment_attempts/{attempt}/complete_3ds',
-      tags: ['Simulation'],
-      summary: 'Complete or fail the 3-D Secure challenge of a checkout payment attempt',
-      request: {
-        params: z.object({ attempt: z.string().min(1).max(255) }),
-        ...json(completeChallengeSchema),
-      },
-    }),
-    async (c) => {
-      const ctx = serviceContext(c);
-      const result = await completeChallenge(ctx, c.req.valid('param').attempt, c.get('body'));
       return sendObject(c, payResultResource(result, ctx.publicUrl));
     },
     validationHook(),

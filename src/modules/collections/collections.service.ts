@@ -9,6 +9,7 @@ import { parseAmount } from '../../kernel/money.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { invalidState, transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
+import { type CardPaymentDetail, cardPaymentsOfCollection } from '../card-payments/card-payments.service.ts';
 import type { MerchantRef, ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';
@@ -24,7 +25,10 @@ export const COLLECTION_MAX_MINOR = 99_999_999n;
 export const DEFAULT_EXPIRES_IN_SECONDS = 86_400;
 
 export interface CollectionDetail extends CollectionRow {
+  /** Bank-account payment attempts (until ACH debits replace them), newest first. */
   attempts: AttemptRow[];
+  /** Card payments made through the checkout, newest first. */
+  cardPayments: CardPaymentDetail[];
 }
 
 export async function createCollection(ctx: ServiceContext, raw: unknown): Promise<CollectionRow> {
@@ -196,7 +200,7 @@ export async function getCollection(ctx: ServiceContext, reference: string): Pro
       .from(paymentAttempts)
       .where(eq(paymentAttempts.collectionId, row.id))
       .orderBy(desc(paymentAttempts.id));
-    return { ...row, attempts };
+    return { ...row, attempts, cardPayments: await cardPaymentsOfCollection(tx, ctx.merchant.id, row.id) };
   });
 }
 
