@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAGIC_CARDS } from './fixtures/magic-cards.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;
@@ -58,27 +59,8 @@ async function mutate(m: TestMerchant, field: string, args: string, variables: J
   return res.data[field] as Result;
 }
 
-/** API.md §13 again, through GraphQL: the same outcomes, codes and typed errors as REST. */
-const MAGIC: [string, string, string | null, string | null][] = [
-  ['4242424242424242', 'captured', null, '00'],
-  ['5555555555554444', 'captured', null, '00'],
-  ['2223003122003222', 'captured', null, '00'],
-  ['378282246310005', 'captured', null, '00'],
-  ['4000000000000002', 'declined', 'generic_decline', '05'],
-  ['4000000000009995', 'declined', 'insufficient_funds', '51'],
-  ['4000000000009987', 'declined', 'lost_card', '41'],
-  ['4000000000009979', 'declined', 'stolen_card', '43'],
-  ['4000000000000069', 'declined', 'expired_card', '54'],
-  ['4000000000000127', 'declined', 'incorrect_cvc', 'N7'],
-  ['4000000000000119', 'declined', 'processing_error', '96'],
-  ['4100000000000019', 'declined', 'fraudulent', '59'],
-  ['4000002500003155', 'requires_action', null, null],
-  ['4000000000003220', 'requires_action', null, null],
-  ['4000008400001629', 'requires_action', null, null],
-];
-
 describe('magic cards over GraphQL', () => {
-  it.each(MAGIC)('%s → %s %s', async (number, state, declineCode, iso) => {
+  it.each(MAGIC_CARDS)('%s → %s %s', async (number, state, declineCode, iso) => {
     const m = await t.merchant();
     const result = await create(m, { card: card(number) });
     if (state === 'declined') {

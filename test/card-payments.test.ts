@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import iso8583 from '../reference/iso8583_response_codes.json' with { type: 'json' };
+import { MAGIC_CARDS } from './fixtures/magic-cards.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
 // Everything the server logs, at debug level (each request is logged): raw card numbers must never be in it.
@@ -51,27 +52,6 @@ async function eventTypes(m: TestMerchant, objectId: string): Promise<string[]> 
 }
 
 const ISO = new Map(iso8583.codes.map((row) => [row.code, row.description]));
-
-/** API.md §13, with the ISO 8583 field 39 code each decline answers with. */
-const MAGIC_CARDS: [number: string, state: string, declineCode: string | null, iso: string | null][] = [
-  ['4242424242424242', 'captured', null, '00'],
-  ['5555555555554444', 'captured', null, '00'],
-  ['2223003122003222', 'captured', null, '00'],
-  ['378282246310005', 'captured', null, '00'],
-  ['4000000000000002', 'declined', 'generic_decline', '05'],
-  ['4000000000009995', 'declined', 'insufficient_funds', '51'],
-  ['4000000000009987', 'declined', 'lost_card', '41'],
-  ['4000000000009979', 'declined', 'stolen_card', '43'],
-  ['4000000000000069', 'declined', 'expired_card', '54'],
-  ['4000000000000127', 'declined', 'incorrect_cvc', 'N7'],
-  ['4000000000000119', 'declined', 'processing_error', '96'],
-  ['4100000000000019', 'declined', 'fraudulent', '59'],
-  ['4000002500003155', 'requires_action', null, null],
-  ['4000000000003220', 'requires_action', null, null],
-  ['4000008400001629', 'requires_action', null, null],
-  ['4000000000007726', 'captured', null, '00'],
-  ['4000000000005126', 'captured', null, '00'],
-];
 
 describe('magic cards (API.md §13) over REST', () => {
   it.each(MAGIC_CARDS)('%s → %s %s', async (number, state, declineCode, iso) => {

@@ -10,8 +10,7 @@ import {
   findChallengeMerchant,
   getCardPayment,
 } from '../modules/card-payments/card-payments.service.ts';
-import type { ServiceContext } from '../modules/context.ts';
-import { page } from './layout.ts';
+import { page, publicPageContext } from './layout.ts';
 
 type Env = { Variables: { deps: AppDeps } };
 
@@ -25,16 +24,8 @@ const amountOf = (p: CardPaymentDetail) =>
 export function buildChallengePages() {
   const app = new Hono<Env>();
 
-  async function contextFor(deps: AppDeps, id: string): Promise<ServiceContext | null> {
-    const merchant = await findChallengeMerchant(deps.database.db, id);
-    if (!merchant) return null;
-    return {
-      db: deps.database.db,
-      clock: await deps.clockFor(merchant.id),
-      merchant,
-      publicUrl: deps.publicUrl,
-    };
-  }
+  const contextFor = (deps: AppDeps, id: string) =>
+    publicPageContext(deps, (db) => findChallengeMerchant(db, id));
 
   const notFound = () =>
     page(

@@ -14,7 +14,7 @@ import {
   getCollection,
 } from '../modules/collections/collections.service.ts';
 import type { ServiceContext } from '../modules/context.ts';
-import { page } from './layout.ts';
+import { page, publicPageContext } from './layout.ts';
 
 type WebEnv = { Variables: { deps: AppDeps; requestId: string } };
 type Form = Record<string, string>;
@@ -144,16 +144,8 @@ function messageOf(error: unknown): string {
 export function buildCheckout() {
   const app = new Hono<WebEnv>();
 
-  async function contextFor(deps: AppDeps, collectionId: string): Promise<ServiceContext | null> {
-    const merchant = await findCheckoutMerchant(deps.database.db, collectionId);
-    if (!merchant) return null;
-    return {
-      db: deps.database.db,
-      clock: await deps.clockFor(merchant.id),
-      merchant,
-      publicUrl: deps.publicUrl,
-    };
-  }
+  const contextFor = (deps: AppDeps, collectionId: string) =>
+    publicPageContext(deps, (db) => findCheckoutMerchant(db, collectionId));
 
   const notFound = () =>
     page(

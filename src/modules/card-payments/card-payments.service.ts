@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
-import { updateIfState } from '../../db/compare-and-set.ts';
+import { transitionRow } from '../../db/compare-and-set.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -8,7 +8,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix, newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
-import { invalidState, transition } from '../../kernel/state-machine.ts';
+import { transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import {
   decideAfterChallenge,
@@ -247,16 +247,10 @@ async function move(
   event: CardPaymentEvent,
   values: Partial<CardPaymentRow> = {},
 ): Promise<CardPaymentRow> {
-  const to = transition(cardPaymentMachine, payment.state as never, event);
-  const moved = await updateIfState(tx, cardPayments, payment.id, payment.state, {
+  const moved = await transitionRow(tx, cardPaymentMachine, cardPayments, payment, event, {
     ...values,
-    state: to,
     updatedAt: ctx.clock.now(),
   });
-  if (!moved) {
-    const current = await loadPayment(tx, ctx, payment.id);
-    throw invalidState(cardPaymentMachine, current.state as never, event);
-  }
   await emitPaymentEvent(tx, ctx, moved);
   return moved;
 }
@@ -656,13 +650,10 @@ async function moveRefund(
   event: 'succeed' | 'fail',
   values: Partial<RefundRow> = {},
 ): Promise<RefundRow> {
-  const to = transition(refundMachine, refund.state as never, event);
-  const moved = await updateIfState(tx, cardRefunds, refund.id, refund.state, {
+  const moved = await transitionRow(tx, refundMachine, cardRefunds, refund, event, {
     ...values,
-    state: to,
     updatedAt: ctx.clock.now(),
   });
-  if (!moved) throw invalidState(refundMachine, refund.state as never, event);
   await emitRefundEvent(tx, moved);
   return moved;
 }
