@@ -8,8 +8,10 @@ import {
 } from '../../graphql/context.ts';
 import { CardInput, cardFields, withoutNulls } from '../../graphql/inputs.ts';
 import { MoneyRef } from '../../graphql/scalars.ts';
+import { TransactionRef } from '../../graphql/transaction.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { hasPrefix } from '../../kernel/ids.ts';
 import { networkResponseDescription } from '../cards/network.ts';
 import { cardPaymentMachine, refundMachine } from './card-payments.machine.ts';
 import { challengePageUrl, type RefundRow, type TokenRow } from './card-payments.resource.ts';
@@ -25,7 +27,6 @@ import {
   voidCardPayment,
 } from './card-payments.service.ts';
 
-const CardPaymentStateEnum = builder.enumType('CardPaymentState', { values: cardPaymentMachine.states });
 const RefundStateEnum = builder.enumType('RefundState', { values: refundMachine.states });
 
 const money = (amount: bigint, currency: string) => ({ amount, currency: currency as CurrencyCode });
@@ -45,11 +46,10 @@ const RefundRef = builder.objectRef<RefundRow>('Refund').implement({
 });
 
 export const CardPaymentRef = builder.objectRef<CardPaymentDetail>('CardPayment').implement({
-  description: 'A Visa, Mastercard or Amex payment: POST /v1/card_payments (API.md §4).',
+  description: `A Visa, Mastercard or Amex payment: POST /v1/card_payments (API.md §4). States: ${cardPaymentMachine.states.join(', ')}.`,
+  interfaces: [TransactionRef],
+  isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'cardPayment'),
   fields: (t) => ({
-    id: t.exposeID('id'),
-    state: t.field({ type: CardPaymentStateEnum, resolve: (row) => row.state as never }),
-    amount: t.field({ type: MoneyRef, resolve: (row) => money(row.amount, row.currency) }),
     amountCaptured: t.field({ type: MoneyRef, resolve: (row) => money(row.amountCaptured, row.currency) }),
     amountRefunded: t.field({ type: MoneyRef, resolve: (row) => money(row.amountRefunded, row.currency) }),
     capture: t.boolean({ resolve: (row) => row.captureOnAuthorize }),
@@ -72,8 +72,12 @@ export const CardPaymentRef = builder.objectRef<CardPaymentDetail>('CardPayment'
     }),
     declineCode: t.exposeString('declineCode', { nullable: true }),
     failureMessage: t.exposeString('failureMessage', { nullable: true }),
-    refunds: t.field({ type: [RefundRef], resolve: (row) => row.refunds }),
-    reference: t.exposeString('reference', { nullable: true }),
+    refunds: t.field({
+      type: [RefundRef],
+      resolve: async (row, _args, ctx) =>
+        (row as Partial<CardPaymentDetail>).refunds ??
+        (await getCardPayment(serviceContext(ctx), row.id)).refunds,
+    }),
     description: t.exposeString('description', { nullable: true }),
     metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
     collectionId: t.exposeString('collectionId', { nullable: true }),
@@ -82,7 +86,6 @@ export const CardPaymentRef = builder.objectRef<CardPaymentDetail>('CardPayment'
       nullable: true,
       resolve: (row) => row.authorizationExpiresAt,
     }),
-    createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
   }),
 });

@@ -9,8 +9,10 @@ import {
 import { SandbankErrorRef } from '../../graphql/errors.ts';
 import { CardInput, cardFields, withoutNulls } from '../../graphql/inputs.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
+import { TransactionRef } from '../../graphql/transaction.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { hasPrefix } from '../../kernel/ids.ts';
 import { CardPaymentRef } from '../card-payments/card-payments.graphql.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
 import type { CardPaymentDetail } from '../card-payments/card-payments.service.ts';
@@ -24,8 +26,6 @@ import {
   getCollection,
   listCollections,
 } from './collections.service.ts';
-
-const CollectionStateEnum = builder.enumType('CollectionState', { values: collectionMachine.states });
 
 const PaymentAttemptRef = builder.objectRef<AttemptRow>('PaymentAttempt').implement({
   description: 'One attempt to pay a collection, by card or bank account.',
@@ -52,22 +52,17 @@ const PaymentAttemptRef = builder.objectRef<AttemptRow>('PaymentAttempt').implem
 type CollectionNode = CollectionRow & { attempts?: AttemptRow[]; cardPayments?: CardPaymentDetail[] };
 
 const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement({
-  description: 'A hosted checkout session: POST /v1/collect.',
+  description: `A hosted checkout session: POST /v1/collect. States: ${collectionMachine.states.join(', ')}.`,
+  interfaces: [TransactionRef],
+  isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'collection'),
   fields: (t) => ({
-    id: t.exposeID('id'),
     reference: t.exposeString('reference'),
-    state: t.field({ type: CollectionStateEnum, resolve: (row) => row.state as never }),
-    amount: t.field({
-      type: MoneyRef,
-      resolve: (row) => ({ amount: row.amount, currency: row.currency as CurrencyCode }),
-    }),
     email: t.exposeString('email', { nullable: true }),
     description: t.exposeString('description', { nullable: true }),
     redirectUrl: t.exposeString('redirectUrl', { nullable: true }),
     metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
     checkoutUrl: t.string({ resolve: (row, _args, ctx) => checkoutUrl(ctx.deps.publicUrl, row.id) }),
     expiresAt: t.field({ type: 'DateTime', resolve: (row) => row.expiresAt }),
-    createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
     paymentAttempts: t.field({
       type: [PaymentAttemptRef],

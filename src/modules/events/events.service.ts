@@ -124,3 +124,29 @@ export async function getEvent(ctx: ServiceContext, id: string): Promise<EventRo
   if (!row) throw new SandbankError('resource_not_found', { message: `No event ${id.slice(0, 60)}.` });
   return row;
 }
+
+export interface TimelineEntry {
+  state: string;
+  eventType: string;
+  eventId: string;
+  at: Date;
+}
+
+/** An object's state changes, oldest first, from its events (the state is the type's last segment). */
+export async function timelineOf(
+  exec: Executor,
+  merchantId: string,
+  objectId: string,
+): Promise<TimelineEntry[]> {
+  const rows = await exec
+    .select({ id: events.id, type: events.type, createdAt: events.createdAt })
+    .from(events)
+    .where(and(eq(events.merchantId, merchantId), eq(events.objectId, objectId)))
+    .orderBy(events.id);
+  return rows.map((row) => ({
+    state: row.type.slice(row.type.lastIndexOf('.') + 1),
+    eventType: row.type,
+    eventId: row.id,
+    at: row.createdAt,
+  }));
+}
