@@ -362,6 +362,29 @@ describe('every (state × operation) pair', () => {
   });
 });
 
+describe('idempotency', () => {
+  it('a keyed payment replays its 200 or its 402 and creates one payment', async () => {
+    const m = await t.merchant();
+    const send = (key: string, number: string) =>
+      t.rest<Json>('POST', '/v1/card_payments', {
+        key: m.secretKey,
+        body: { amount: 3, currency: 'USD', card: card(number) },
+        headers: { 'idempotency-key': key },
+      });
+    const ok = await send('cp-ok', '4242424242424242');
+    const okAgain = await send('cp-ok', '4242424242424242');
+    expect(okAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(okAgain.body.id).toBe(ok.body.id);
+    const declined = await send('cp-no', '4000000000000002');
+    const declinedAgain = await send('cp-no', '4000000000000002');
+    expect(declinedAgain.status).toBe(402);
+    expect((declinedAgain.body.error as Json).payment_id).toBe((declined.body.error as Json).payment_id);
+    const list = await t.rest<{ data: Json[] }>('GET', '/v1/card_payments', { key: m.secretKey });
+    expect(list.body.data.map((p) => p.state)).toEqual(['declined', 'captured']);
+    expect(await balances(m)).toEqual({ available: 0, pending: 3 });
+  });
+});
+
 describe('tokens', () => {
   it('the public key tokenizes; a token pays once within 15 minutes of clock time', async () => {
     const m = await t.merchant();
