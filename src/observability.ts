@@ -1,8 +1,32 @@
-import { pino } from 'pino';
+import { type DestinationStream, pino, stdSerializers } from 'pino';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
-export function createLogger(level: string) {
-  return pino({ level, base: { service: 'sandbank' } });
+/**
+ * Query errors quote the statement's parameters ("Failed query: … params: 4242…,123"): card numbers,
+ * e-mail addresses. Every error goes through this before it is logged, so no parameter ever is.
+ */
+function redactParams(text: string): string {
+  return text.replace(/params: [^\n]*/g, 'params: [redacted]');
+}
+
+function errorSerializer(error: unknown): unknown {
+  const plain = stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
+  const seen = new Set<unknown>();
+  const scrub = (value: unknown): unknown => {
+    if (typeof value === 'string') return redactParams(value);
+    if (value && typeof value === 'object' && !seen.has(value)) {
+      seen.add(value);
+      for (const [key, inner] of Object.entries(value))
+        (value as Record<string, unknown>)[key] = scrub(inner);
+    }
+    return value;
+  };
+  return scrub(plain);
+}
+
+export function createLogger(level: string, destination?: DestinationStream) {
+  const options = { level, base: { service: 'sandbank' }, serializers: { err: errorSerializer } };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export interface Metrics {

@@ -145,6 +145,21 @@ describe('card payment mutations', () => {
     });
   });
 
+  it('a keyed refund replays the refund it made, not the newest one', async () => {
+    const m = await t.merchant();
+    const paid = await create(m, { card: card('4242424242424242') });
+    const refund = (amount: string, key: string) =>
+      mutate(m, 'refundCardPayment', `id: "${paid.data?.id}", amount: "${amount}", idempotencyKey: "${key}"`);
+    const first = await refund('10', 'refund-k1');
+    await refund('20', 'refund-k2');
+    const replay = await refund('10', 'refund-k1');
+    expect((replay.data?.refund as Json).id).toBe((first.data?.refund as Json).id);
+    expect(replay.data).toMatchObject({
+      refund: { amount: { amount: '10.00' } },
+      cardPayment: { amountRefunded: { amount: '30.00' } },
+    });
+  });
+
   it('3-D Secure through the simulate mutation; a token made with the public key pays once', async () => {
     const m = await t.merchant();
     const challenged = await create(m, { card: card('4000002500003155') });

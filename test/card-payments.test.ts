@@ -1,7 +1,9 @@
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import iso8583 from '../reference/iso8583_response_codes.json' with { type: 'json' };
+import { cardTokens, scheduledJobs } from '../src/db/schema.ts';
+import { createLogger } from '../src/observability.ts';
 import { MAGIC_CARDS } from './fixtures/magic-cards.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
@@ -16,7 +18,8 @@ const logSink = new Writable({
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ logger: pino({ level: 'debug' }, logSink) });
+  // The server's own logger configuration, at debug level.
+  t = await createTestApp({ logger: createLogger('debug', logSink) });
 });
 afterAll(async () => {
   await t.close();
@@ -385,6 +388,42 @@ describe('idempotency', () => {
   });
 });
 
+describe('edge cases', () => {
+  it('an id with a NUL byte is a 404, over the API and on the 3-D Secure page', async () => {
+    const m = await t.merchant();
+    expect((await get(m, '/v1/card_payments/cp_a%00b')).status).toBe(404);
+    expect((await post(m, '/v1/card_payments/cp_a%00b/capture')).status).toBe(404);
+    expect((await t.app.request('/3ds/cp_a%00b')).status).toBe(404);
+  });
+
+  it('an authorization past its expiry cannot be captured even if its expiry job never ran', async () => {
+    const m = await t.merchant();
+    await post(m, '/v1/clock/freeze');
+    const auth = await pay(m, '4242424242424242', { capture: false });
+    await t.database.db.delete(scheduledJobs).where(eq(scheduledJobs.objectId, String(auth.body.id)));
+    await post(m, '/v1/clock/advance', { seconds: 8 * 86_400 });
+    expect((await get(m, `/v1/card_payments/${auth.body.id}`)).body.state).toBe('authorized');
+    const late = await post(m, `/v1/card_payments/${auth.body.id}/capture`);
+    expect(late.status).toBe(409);
+    expect(String((late.body.error as Json).message)).toContain('expired');
+    expect(await balances(m)).toEqual({ available: 0, pending: 0 });
+  });
+
+  it('a spent token keeps neither the number nor the CVC', async () => {
+    const m = await t.merchant();
+    const token = await t.rest<Json>('POST', '/v1/tokens', {
+      key: m.publicKey,
+      body: { card: card('4242424242424242') },
+    });
+    await post(m, '/v1/card_payments', { amount: 1, currency: 'USD', token: token.body.id });
+    const [row] = await t.database.db
+      .select()
+      .from(cardTokens)
+      .where(eq(cardTokens.id, String(token.body.id)));
+    expect(row).toMatchObject({ number: '', cvc: '', last4: '4242' });
+  });
+});
+
 describe('tokens', () => {
   it('the public key tokenizes; a token pays once within 15 minutes of clock time', async () => {
     const m = await t.merchant();
@@ -450,5 +489,16 @@ describe('raw card numbers stay out of responses, events, errors and logs', () =
       expect(logged).not.toContain(number);
     }
     expect(logged).toContain('/v1/card_payments'); // the requests were logged
+  });
+
+  it('a failed query logged as an error never shows its parameters', async () => {
+    const failure = new Error(
+      'Failed query: insert into "card_tokens" values ($1, $2)\nparams: tok_1,4242424242424242,123',
+    );
+    failure.cause = new Error('params: 4000000000000002');
+    createLogger('info', logSink).error({ err: failure }, 'unhandled error');
+    expect(logged).toContain('params: [redacted]');
+    expect(logged).not.toContain('4242424242424242');
+    expect(logged).not.toContain('4000000000000002');
   });
 });

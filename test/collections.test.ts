@@ -257,6 +257,21 @@ describe('collections lifecycle', () => {
     });
     const got = await t.rest('GET', '/v1/collections/life-3', { key: merchant.secretKey });
     expect(got.body.state).toBe('succeeded');
+    expect(got.body.payment_attempts).toEqual([]); // kept for bank attempts (additive contract)
+    // The deprecated alias takes the card payment's id and answers with the collection.
+    await collect('life-3a');
+    const challenged = await t.rest('POST', '/v1/simulate/collections/life-3a/pay', {
+      key: merchant.secretKey,
+      body: card('4000002500003155'),
+    });
+    expect(challenged.body.payment_attempt).toBeNull();
+    const alias = await t.rest(
+      'POST',
+      `/v1/simulate/payment_attempts/${(challenged.body.payment as { id: string }).id}/complete_3ds`,
+      { key: merchant.secretKey, body: { outcome: 'succeed' } },
+    );
+    expect(alias.status).toBe(200);
+    expect(alias.body).toMatchObject({ state: 'succeeded', payment: { state: 'captured' } });
   });
 
   it('a challenge answered after the collection was canceled is refused and captures nothing', async () => {

@@ -12,6 +12,8 @@ export class Receiver {
   readonly received: Received[] = [];
   status = 200;
   headers: Record<string, string> = {};
+  /** The response body (default `status <code>`). */
+  body: string | null = null;
   private server: Server | null = null;
   url = '';
 
@@ -26,7 +28,7 @@ export class Receiver {
           path: req.url ?? '',
         });
         res.writeHead(this.status, { 'content-type': 'text/plain', ...this.headers });
-        res.end(`status ${this.status}`);
+        res.end(this.body ?? `status ${this.status}`);
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));

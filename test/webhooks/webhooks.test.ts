@@ -20,6 +20,7 @@ beforeEach(() => {
   receiver.received.length = 0;
   receiver.status = 200;
   receiver.headers = {};
+  receiver.body = null;
 });
 
 type Json = Record<string, unknown>;
@@ -190,6 +191,26 @@ describe('deliveries', () => {
       key: m.secretKey,
     });
     expect(after.body.data[0]).toMatchObject({ state: 'delivered' });
+  });
+
+  it('a response body with NUL bytes is logged (replaced), not a failed batch resent forever', async () => {
+    const m = await frozenMerchant();
+    await endpoint(m, { enabled_events: ['collection.created'] });
+    receiver.body = 'ok\u0000done';
+    const col = await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'nul' });
+    await advance(m, 1);
+    const events = await t.rest<{ data: Json[] }>('GET', `/v1/events?object_id=${col.body.id}`, {
+      key: m.secretKey,
+    });
+    const log = await t.rest<{ data: (Json & { attempts: Json[] })[] }>(
+      'GET',
+      `/v1/events/${events.body.data[0]?.id}/deliveries`,
+      { key: m.secretKey },
+    );
+    expect(log.body.data[0]).toMatchObject({ state: 'delivered' });
+    expect(log.body.data[0]?.attempts[0]?.response_body).toBe('ok\uFFFDdone');
+    await advance(m, 3600);
+    expect(receiver.received).toHaveLength(1);
   });
 
   it('a 410 disables the endpoint at once; redirects are not followed', async () => {

@@ -22,6 +22,7 @@ import {
   createCardPayment,
   createToken,
   getCardPayment,
+  getRefund,
   listCardPayments,
   refundCardPayment,
   voidCardPayment,
@@ -213,22 +214,18 @@ builder.mutationFields((t) => ({
       reason: t.arg.string({ description: 'duplicate, fraudulent or requested_by_customer' }),
       idempotencyKey: t.arg.string(),
     },
-    resolve: async (_root, args, ctx) => {
+    resolve: (_root, args, ctx) => {
       const raw = withoutNulls({ amount: args.amount, reason: args.reason });
-      let refund: RefundRow | undefined;
-      const payment = await paymentMutation(
+      // The stored result is the refund's id: a replay answers with that refund, as it is now.
+      return idempotentMutation<{ refund: RefundRow; payment: CardPaymentDetail }>(
         ctx,
-        'refundCardPayment',
-        args.idempotencyKey,
-        { id: args.id, ...raw },
+        { name: 'refundCardPayment', key: args.idempotencyKey, input: { id: args.id, ...raw } },
         async (svc) => {
           const result = await refundCardPayment(svc, String(args.id), raw);
-          refund = result.refund;
-          return result.payment;
+          return { ...result, id: result.refund.id };
         },
+        getRefund,
       );
-      // A replay answers with the payment as it is now and its latest refund.
-      return { payment, refund: refund ?? (payment.refunds.at(-1) as RefundRow) };
     },
   }),
   completeCardPaymentThreeDSecure: t.field({

@@ -86,17 +86,22 @@ export async function createToken(ctx: ServiceContext, raw: unknown): Promise<To
 /** Spends a token (once, before it expires) and gives back its card. */
 async function spendToken(tx: Tx, ctx: ServiceContext, tokenId: string): Promise<ValidCard> {
   const now = ctx.clock.now();
+  if (tokenId.includes('\u0000')) throw new SandbankError('resource_not_found', { param: 'token' });
   const [token] = await tx
     .select()
     .from(cardTokens)
     .where(and(eq(cardTokens.id, tokenId), eq(cardTokens.merchantId, ctx.merchant.id)));
   if (!token)
-    throw new SandbankError('resource_not_found', { param: 'token', message: `No token ${tokenId}.` });
+    throw new SandbankError('resource_not_found', {
+      param: 'token',
+      message: `No token ${tokenId.slice(0, 64)}.`,
+    });
   if (token.usedAt) throw new SandbankError('token_already_used', { param: 'token' });
   if (token.expiresAt <= now) throw new SandbankError('token_expired', { param: 'token' });
+  // Spent: the number and CVC are not kept a moment longer than the payment needs them.
   const spent = await tx
     .update(cardTokens)
-    .set({ usedAt: now })
+    .set({ usedAt: now, number: '', cvc: '' })
     .where(and(eq(cardTokens.id, token.id), isNull(cardTokens.usedAt)))
     .returning({ id: cardTokens.id });
   if (spent.length === 0) throw new SandbankError('token_already_used', { param: 'token' });
@@ -131,6 +136,9 @@ async function withRefunds(exec: Executor, row: CardPaymentRow): Promise<CardPay
 }
 
 export async function loadPayment(exec: Executor, ctx: ServiceContext, id: string): Promise<CardPaymentRow> {
+  // Postgres text cannot hold U+0000: such an id names no payment (a 404, not a 500).
+  if (id.includes('\u0000'))
+    throw new SandbankError('resource_not_found', { message: 'No such card payment.' });
   const [row] = await exec
     .select()
     .from(cardPayments)
@@ -144,7 +152,8 @@ export async function findChallengeMerchant(
   exec: Executor,
   paymentId: string,
 ): Promise<{ id: string; name: string } | null> {
-  if (!hasPrefix(paymentId, 'cardPayment') || paymentId.length > 64) return null;
+  if (!hasPrefix(paymentId, 'cardPayment') || paymentId.length > 64 || paymentId.includes('\u0000'))
+    return null;
   const [row] = await exec
     .select({ id: merchants.id, name: merchants.name })
     .from(cardPayments)
@@ -157,6 +166,22 @@ export async function findChallengeMerchant(
 export async function getCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
   const exec = ctx.tx ?? ctx.db;
   return withRefunds(exec, await loadPayment(exec, ctx, id));
+}
+
+/** A refund and its payment as they are now (an idempotent replay of a refund). */
+export async function getRefund(
+  ctx: ServiceContext,
+  id: string,
+): Promise<{ refund: RefundRow; payment: CardPaymentDetail }> {
+  const exec = ctx.tx ?? ctx.db;
+  const [refund] = id.includes('\u0000')
+    ? []
+    : await exec
+        .select()
+        .from(cardRefunds)
+        .where(and(eq(cardRefunds.id, id), eq(cardRefunds.merchantId, ctx.merchant.id)));
+  if (!refund) throw new SandbankError('resource_not_found', { message: 'No such refund.' });
+  return { refund, payment: await withRefunds(exec, await loadPayment(exec, ctx, refund.cardPaymentId)) };
 }
 
 /** A collection's card payments (its checkout's card attempts), newest first, with their refunds. */
@@ -507,6 +532,11 @@ export async function captureCardPayment(
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const current = await loadPayment(tx, ctx, id);
     transition(cardPaymentMachine, current.state as never, 'capture');
+    // Past its expiry an authorization cannot be captured, even before the expiry job has run.
+    if (current.authorizationExpiresAt && current.authorizationExpiresAt <= ctx.clock.now())
+      throw new SandbankError('invalid_state', {
+        message: `This authorization expired at ${current.authorizationExpiresAt.toISOString()}; it can no longer be captured.`,
+      });
     const amount =
       input.amount === undefined
         ? current.amount

@@ -1,13 +1,16 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
+import { SandbankError } from '../../kernel/errors.ts';
 import { listQuerySchema } from '../../kernel/pagination.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
 import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
 import { cardPaymentResource } from '../card-payments/card-payments.resource.ts';
-import { type PayResult, payCollection } from './collections.pay.ts';
+import { loadPayment } from '../card-payments/card-payments.service.ts';
+import { completeChallenge, type PayResult, payCollection } from './collections.pay.ts';
 import { attemptResource, collectionResource } from './collections.resource.ts';
 import {
+  completeChallengeSchema,
   createCollectionFieldCodes,
   createCollectionSchema,
   payCollectionSchema,
@@ -33,6 +36,8 @@ function payResultResource(result: PayResult, publicUrl: string) {
       : result.attempt
         ? attemptResource(result.attempt)
         : null,
+    // Kept (additive contract, API.md §1): the bank attempt, or null now that card attempts are card payments.
+    payment_attempt: result.attempt ? attemptResource(result.attempt) : null,
     next_action: result.nextAction,
   };
 }
@@ -98,6 +103,8 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
       return sendObject(c, {
         ...collectionResource(detail, ctx.publicUrl),
         payments: collectionPayments(detail, ctx.publicUrl),
+        // Kept (additive contract): the bank attempts; card attempts are in `payments`.
+        payment_attempts: detail.attempts.map(attemptResource),
       });
     },
     validationHook(),
@@ -130,6 +137,31 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
     async (c) => {
       const ctx = serviceContext(c);
       const result = await payCollection(ctx, c.req.valid('param').reference, c.get('body'));
+      return sendObject(c, payResultResource(result, ctx.publicUrl));
+    },
+    validationHook(),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/simulate/payment_attempts/{attempt}/complete_3ds',
+      tags: ['Simulation'],
+      deprecated: true,
+      summary:
+        "Deprecated alias: answer the 3-D Secure challenge of a collection's card payment (cp_ id); use /simulate/card_payments/{id}/complete_3ds",
+      request: {
+        params: z.object({ attempt: z.string().min(1).max(255) }),
+        ...json(completeChallengeSchema),
+      },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const id = c.req.valid('param').attempt;
+      const payment = await loadPayment(ctx.tx ?? ctx.db, ctx, id);
+      if (!payment.collectionId)
+        throw new SandbankError('resource_not_found', { message: 'No such payment.' });
+      const result = await completeChallenge(ctx, id, c.get('body'), payment.collectionId);
       return sendObject(c, payResultResource(result, ctx.publicUrl));
     },
     validationHook(),

@@ -84,7 +84,7 @@ async function post(url: string, request: SignedRequest): Promise<AttemptOutcome
     return {
       status: null,
       responseBody: null,
-      error: message.slice(0, 500),
+      error: message.slice(0, 500).replaceAll('\u0000', '\uFFFD'),
       durationMs: Math.round(performance.now() - started),
     };
   }
@@ -287,7 +287,7 @@ async function recordOutcomes(db: Db, decided: Decided[]): Promise<void> {
         ) `
       : sql``;
   const statement = sql`${logAttempts}UPDATE webhook_deliveries d
-    SET state = v.state, attempts = v.attempts, last_status = COALESCE(v.last_status, d.last_status),
+    SET state = v.state, attempts = v.attempts, last_status = v.last_status,
       next_attempt_at = v.next_attempt_at, lease_until = NULL, updated_at = v.updated_at
     FROM (VALUES ${sql.join(deliveryRows, sql`, `)}) AS v(id, state, attempts, last_status, next_attempt_at, updated_at)
     WHERE d.id = v.id`;

@@ -46,6 +46,8 @@ export class DeliveryPump {
     }
     this.#running = this.#run().finally(() => {
       this.#running = null;
+      // A wake-up that came after the loop's last look but before this point is not lost.
+      if (this.#again) this.wake();
     });
   }
 

@@ -103,6 +103,7 @@ export async function sendWebhook(
   }
   return {
     status: response.statusCode,
-    body: Buffer.concat(chunks).toString('utf8').slice(0, request.responseCap),
+    // Postgres text cannot hold U+0000: a receiver's NUL bytes must not break the attempt log.
+    body: Buffer.concat(chunks).toString('utf8').slice(0, request.responseCap).replaceAll('\u0000', '\uFFFD'),
   };
 }
