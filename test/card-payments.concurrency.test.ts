@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.ts';
+import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { createTestApp, openTestDatabase, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;
@@ -108,5 +109,35 @@ describe('racing operations on one card payment', () => {
     expect(final.body.refunds).toHaveLength(10);
     expect(await countEvents(m, id, 'card_payment.refunded')).toBe(1);
     expect(await usd(m)).toEqual({ available: -100, pending: 100 });
+  });
+
+  it('40 concurrent captured payments for two merchants: group-committed, every credit exact, ledger balanced', async () => {
+    const a = await t.merchant();
+    const b = await t.merchant();
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        post(i % 2 ? a : b, '/v1/card_payments', { amount: `${i + 1}.00`, currency: 'USD', card: visa }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(40).fill(200));
+    const sumOf = (odd: boolean) =>
+      Array.from({ length: 40 }, (_, i) => i + 1)
+        .filter((n) => (n % 2 === 0) === odd)
+        .reduce((x, y) => x + y, 0);
+    expect(await usd(a)).toEqual({ available: 0, pending: sumOf(true) });
+    expect(await usd(b)).toEqual({ available: 0, pending: sumOf(false) });
+    for (const r of results) {
+      const owner = Number(r.body.amount) % 2 === 0 ? a : b; // amount i + 1 went to a when i was odd
+      expect(await countEvents(owner, String(r.body.id), 'card_payment.captured')).toBe(1);
+    }
+    for (const m of [a, b]) {
+      const check = await verifyLedger(t.database.db, m.id);
+      expect(check.mismatches).toEqual([]);
+      for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
+      const list = await t.rest<{ data: Json[] }>('GET', '/v1/balance_transactions?limit=100', {
+        key: m.secretKey,
+      });
+      expect(list.body.data).toHaveLength(20);
+    }
   });
 });

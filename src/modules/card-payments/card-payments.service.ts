@@ -42,6 +42,7 @@ import {
   refundSchema,
 } from './card-payments.schema.ts';
 import { cardPayments, cardRefunds, cardTokens } from './card-payments.table.ts';
+import { writeCapturedPayment } from './card-payments.writer.ts';
 
 /** API.md §4: 0.01 to 999,999.99 USD, as collections. */
 export const CARD_PAYMENT_MAX_MINOR = 99_999_999n;
@@ -302,9 +303,18 @@ export function onCardPaymentCaptured(hook: CaptureHook): void {
   if (!captureHooks.includes(hook)) captureHooks.push(hook);
 }
 
+/** The other modules' capture hooks (the group-commit writer credits the ledger itself, in bulk). */
+export async function afterCaptureHooks(
+  tx: Tx,
+  ctx: ServiceContext,
+  captured: CardPaymentRow,
+): Promise<void> {
+  for (const hook of captureHooks) await hook(tx, ctx, captured);
+}
+
 async function afterCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
   await creditCapture(tx, ctx, captured);
-  for (const hook of captureHooks) await hook(tx, ctx, captured);
+  await afterCaptureHooks(tx, ctx, captured);
 }
 
 async function capture(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow, amount: bigint) {
@@ -372,11 +382,8 @@ export interface AuthorizationInput {
  * to — authorized (then captured when `capture`), requires_action (3-D Secure) or declined — with
  * its events, in the caller's transaction.
  */
-export async function authorizeCard(
-  tx: Tx,
-  ctx: ServiceContext,
-  input: AuthorizationInput,
-): Promise<CardPaymentRow> {
+/** The row a new payment starts as: the network's answer decides its first state. */
+function newPaymentValues(ctx: ServiceContext, input: AuthorizationInput): typeof cardPayments.$inferInsert {
   const { card, amount } = input;
   const now = ctx.clock.now();
   const decision = decideAuthorization(card, now);
@@ -400,10 +407,9 @@ export async function authorizeCard(
     createdAt: now,
     updatedAt: now,
   };
-  let values: typeof cardPayments.$inferInsert;
   if (decision.outcome === 'challenge') {
     const passed = decideAfterChallenge(card, 'succeed', now);
-    values = {
+    return {
       ...base,
       state: 'requires_action',
       threeDSecure: 'required',
@@ -416,33 +422,44 @@ export async function authorizeCard(
             }
           : null,
     };
-  } else {
-    values = {
-      ...base,
-      state: decision.outcome === 'approved' ? 'authorized' : 'declined',
-      ...decisionColumns(decision, now),
-    };
   }
-  if (values.state === 'authorized' && values.captureOnAuthorize) {
-    // capture: true passes through authorized to captured: one row written, both events.
-    const [row] = await tx
-      .insert(cardPayments)
-      .values({
-        ...values,
-        state: transition(cardPaymentMachine, 'authorized', 'capture'),
-        amountCaptured: amount,
-      })
-      .returning();
-    if (!row) throw new Error('insert returned no row');
-    await recordEvents(tx, [
-      paymentEvent(ctx, { ...row, state: 'authorized', amountCaptured: 0n }, []),
-      paymentEvent(ctx, row, []),
-    ]);
+  const values = {
+    ...base,
+    state: decision.outcome === 'approved' ? 'authorized' : 'declined',
+    ...decisionColumns(decision, now),
+  };
+  // capture: true passes through authorized to captured: one row written, both events.
+  return values.state === 'authorized' && input.capture
+    ? { ...values, state: transition(cardPaymentMachine, 'authorized', 'capture'), amountCaptured: amount }
+    : values;
+}
+
+/** The two events of a payment made captured at once: authorized, then captured. */
+export function capturedAtOnceEvents(ctx: ServiceContext, row: CardPaymentRow): EventInput[] {
+  return [
+    paymentEvent(ctx, { ...row, state: 'authorized', amountCaptured: 0n }, []),
+    paymentEvent(ctx, row, []),
+  ];
+}
+
+/**
+ * Asks the network about a validated card and records the payment in the state the answer leads
+ * to — authorized (then captured when `capture`), requires_action (3-D Secure) or declined — with
+ * its events, in the caller's transaction.
+ */
+export async function authorizeCard(
+  tx: Tx,
+  ctx: ServiceContext,
+  input: AuthorizationInput,
+): Promise<CardPaymentRow> {
+  const values = newPaymentValues(ctx, input);
+  const [row] = await tx.insert(cardPayments).values(values).returning();
+  if (!row) throw new Error('insert returned no row');
+  if (row.state === 'captured') {
+    await recordEvents(tx, capturedAtOnceEvents(ctx, row));
     await afterCapture(tx, ctx, row);
     return row;
   }
-  const [row] = await tx.insert(cardPayments).values(values).returning();
-  if (!row) throw new Error('insert returned no row');
   await emitPaymentEvent(tx, ctx, row);
   return row.state === 'authorized' ? afterAuthorization(tx, ctx, row) : row;
 }
@@ -464,6 +481,23 @@ export async function createCardPayment(ctx: ServiceContext, raw: unknown): Prom
     });
   }
   const cardInput = input.card;
+  if (cardInput && !ctx.tx && (input.capture ?? true)) {
+    // The common case — a raw card, captured at once, no idempotency key — goes through the
+    // group-commit writer when the network approves: many concurrent payments, one transaction.
+    const values = newPaymentValues(ctx, {
+      amount,
+      currency: input.currency,
+      card: validateCard(cardInput),
+      capture: true,
+      reference: input.reference ?? null,
+      description: input.description ?? null,
+      metadata: input.metadata ?? {},
+    });
+    if (values.state === 'captured') {
+      const row = await writeCapturedPayment(ctx, values as CardPaymentRow); // as stored
+      return { ...row, refunds: [] };
+    }
+  }
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
     authorizeCard(tx, ctx, {
       amount,

@@ -1,9 +1,11 @@
 import type { Tx } from '../../db/client.ts';
 import { addBankingDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
+import { newId } from '../../kernel/ids.ts';
 import type { ServiceContext } from '../context.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
-import { postFundsAvailable, postPendingCredit, type SystemAccount } from './ledger.service.ts';
+import { scheduledJobs } from '../scheduler/scheduler.table.ts';
+import { postFundsAvailable, postMany, postPendingCredit, type SystemAccount } from './ledger.service.ts';
 
 export const FUNDS_AVAILABLE_JOB = 'ledger.funds_available';
 
@@ -42,6 +44,53 @@ export async function creditPendingFunds(
     },
     createdAt: at,
   });
+}
+
+export interface PendingCredit {
+  merchantId: string;
+  amount: bigint;
+  currency: CurrencyCode;
+  source: { type: string; id: string };
+  type: string;
+  from: SystemAccount;
+  at: Date;
+}
+
+/** creditPendingFunds for a batch (a group commit): the postings in bulk, the release jobs in one insert. */
+export async function creditPendingFundsMany(tx: Tx, credits: PendingCredit[]): Promise<void> {
+  if (credits.length === 0) return;
+  const postings = await postMany(
+    tx,
+    credits.map((credit) => ({
+      merchantId: credit.merchantId,
+      currency: credit.currency,
+      type: credit.type,
+      source: credit.source,
+      at: credit.at,
+      entries: [
+        { account: credit.from, amount: -credit.amount },
+        { account: 'pending' as const, amount: credit.amount },
+      ],
+    })),
+  );
+  await tx.insert(scheduledJobs).values(
+    credits.map((credit, i) => ({
+      id: newId('job'),
+      merchantId: credit.merchantId,
+      kind: FUNDS_AVAILABLE_JOB,
+      objectId: postings[i]!.id,
+      payload: {
+        amount: credit.amount.toString(),
+        currency: credit.currency,
+        sourceType: credit.source.type,
+        sourceId: credit.source.id,
+      },
+      dueAt: fundsAvailableAt(credit.at),
+      state: 'pending' as const,
+      attempts: 0,
+      createdAt: credit.at,
+    })),
+  );
 }
 
 /** The scheduled half: pending → available. */

@@ -5,7 +5,7 @@ import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { invalidState, transition } from '../../kernel/state-machine.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { type EventInput, recordEvent, recordEvents } from '../events/events.service.ts';
 import { holdMachine } from './ledger.machine.ts';
 import { balanceTransactionResource } from './ledger.resource.ts';
 import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts';
@@ -196,14 +196,102 @@ export async function post(tx: Tx, input: PostingInput): Promise<PostingRow> {
  * Balance transactions are objects with states too (pending → posted | voided; posted → reversed):
  * their creation and every state change is an event, in the posting's transaction (DESIGN.md rule 5).
  */
-async function emitPostingEvent(tx: Tx, posting: PostingRow, change: string): Promise<void> {
-  await recordEvent(tx, {
+function postingEvent(posting: PostingRow, change: string): EventInput {
+  return {
     merchantId: posting.merchantId,
     type: `balance_transaction.${change}`,
     objectId: posting.id,
     data: { object: balanceTransactionResource(posting) },
     at: posting.updatedAt,
-  });
+  };
+}
+
+async function emitPostingEvent(tx: Tx, posting: PostingRow, change: string): Promise<void> {
+  await recordEvent(tx, postingEvent(posting, change));
+}
+
+/**
+ * Several postings in one go (a group commit): each account's balance is updated once with the
+ * batch's net change, in account-id order, and the postings, entries and their events are written
+ * in bulk. Only for postings with no guarded debit (credits to merchant accounts, debits of system
+ * accounts): a guarded debit must see the balance it takes from, one posting at a time — use post().
+ */
+export async function postMany(tx: Tx, inputs: PostingInput[]): Promise<PostingRow[]> {
+  if (inputs.length === 0) return [];
+  for (const input of inputs) {
+    assertBalanced(input.entries);
+    const guarded = input.entries.find(
+      (entry) =>
+        entry.amount < 0n &&
+        isMerchantAccount(entry.account) &&
+        !input.allowNegative?.includes(entry.account),
+    );
+    if (guarded) throw new Error(`postMany cannot take a guarded debit (${guarded.account}); use post()`);
+  }
+  const deltas = new Map<string, bigint>();
+  const entryRows: (typeof ledgerEntries.$inferInsert)[] = [];
+  const postingRows: (typeof ledgerPostings.$inferInsert)[] = [];
+  // Ids in input order, so the result lines up with `inputs` whatever the grouping below.
+  const postingIds = new Map(inputs.map((input) => [input, newId('posting')]));
+  const groups = new Map<string, PostingInput[]>();
+  for (const input of inputs) {
+    const key = `${input.merchantId}\u0000${input.currency}`;
+    groups.set(key, [...(groups.get(key) ?? []), input]);
+  }
+  for (const group of groups.values()) {
+    const first = group[0]!;
+    const kinds = group.flatMap((input) => input.entries.map((entry) => entry.account));
+    const ids = await accountIdsOf(tx, first.merchantId, first.currency, kinds, first.at);
+    for (const input of group) {
+      const postingId = postingIds.get(input)!;
+      postingRows.push({
+        id: postingId,
+        merchantId: input.merchantId,
+        currency: input.currency,
+        type: input.type,
+        state: input.state ?? 'posted',
+        sourceType: input.source.type,
+        sourceId: input.source.id,
+        description: input.description ?? null,
+        relatedId: input.relatedId ?? null,
+        availableDelta: deltaOf(input.entries, 'available'),
+        pendingDelta: deltaOf(input.entries, 'pending'),
+        reservedDelta: deltaOf(input.entries, 'reserved'),
+        createdAt: input.at,
+        updatedAt: input.at,
+      });
+      for (const entry of input.entries) {
+        const accountId = ids.get(entry.account)!;
+        deltas.set(accountId, (deltas.get(accountId) ?? 0n) + entry.amount);
+        entryRows.push({
+          id: newId('ledgerEntry'),
+          postingId,
+          accountId,
+          merchantId: input.merchantId,
+          currency: input.currency,
+          amount: entry.amount,
+          createdAt: input.at,
+        });
+      }
+    }
+  }
+  for (const accountId of [...deltas.keys()].sort()) {
+    const delta = deltas.get(accountId)!;
+    if (delta === 0n) continue;
+    await tx
+      .update(ledgerAccounts)
+      .set({ balance: sql`${ledgerAccounts.balance} + ${delta.toString()}::bigint` })
+      .where(eq(ledgerAccounts.id, accountId));
+  }
+  const inserted = await tx.insert(ledgerPostings).values(postingRows).returning();
+  const byId = new Map(inserted.map((posting) => [posting.id, posting]));
+  const postings = inputs.map((input) => byId.get(postingIds.get(input)!)!);
+  await tx.insert(ledgerEntries).values(entryRows);
+  await recordEvents(
+    tx,
+    postings.map((posting) => postingEvent(posting, 'created')),
+  );
+  return postings;
 }
 
 type Common = Pick<PostingInput, 'merchantId' | 'currency' | 'source' | 'at' | 'description'>;
