@@ -118,6 +118,26 @@ function deltaOf(entries: EntryInput[], account: MerchantAccount): bigint {
     .reduce((total, entry) => total + entry.amount, 0n);
 }
 
+/** A posting's row: its effect on the merchant's three balances and its source. */
+function postingValues(input: PostingInput, id: string): typeof ledgerPostings.$inferInsert {
+  return {
+    id,
+    merchantId: input.merchantId,
+    currency: input.currency,
+    type: input.type,
+    state: input.state ?? 'posted',
+    sourceType: input.source.type,
+    sourceId: input.source.id,
+    description: input.description ?? null,
+    relatedId: input.relatedId ?? null,
+    availableDelta: deltaOf(input.entries, 'available'),
+    pendingDelta: deltaOf(input.entries, 'pending'),
+    reservedDelta: deltaOf(input.entries, 'reserved'),
+    createdAt: input.at,
+    updatedAt: input.at,
+  };
+}
+
 /**
  * The only writer of money (DESIGN.md rule 3). Applies balanced entries to their accounts with
  * `UPDATE … SET balance = balance + $amount`, in account-id order so concurrent postings cannot
@@ -159,22 +179,7 @@ export async function post(tx: Tx, input: PostingInput): Promise<PostingRow> {
   }
   const [posting] = await tx
     .insert(ledgerPostings)
-    .values({
-      id: newId('posting'),
-      merchantId: input.merchantId,
-      currency: input.currency,
-      type: input.type,
-      state: input.state ?? 'posted',
-      sourceType: input.source.type,
-      sourceId: input.source.id,
-      description: input.description ?? null,
-      relatedId: input.relatedId ?? null,
-      availableDelta: deltaOf(input.entries, 'available'),
-      pendingDelta: deltaOf(input.entries, 'pending'),
-      reservedDelta: deltaOf(input.entries, 'reserved'),
-      createdAt: input.at,
-      updatedAt: input.at,
-    })
+    .values(postingValues(input, newId('posting')))
     .returning();
   if (!posting) throw new Error('posting insert returned no row');
   await tx.insert(ledgerEntries).values(
@@ -244,22 +249,7 @@ export async function postMany(tx: Tx, inputs: PostingInput[]): Promise<PostingR
     const ids = await accountIdsOf(tx, first.merchantId, first.currency, kinds, first.at);
     for (const input of group) {
       const postingId = postingIds.get(input)!;
-      postingRows.push({
-        id: postingId,
-        merchantId: input.merchantId,
-        currency: input.currency,
-        type: input.type,
-        state: input.state ?? 'posted',
-        sourceType: input.source.type,
-        sourceId: input.source.id,
-        description: input.description ?? null,
-        relatedId: input.relatedId ?? null,
-        availableDelta: deltaOf(input.entries, 'available'),
-        pendingDelta: deltaOf(input.entries, 'pending'),
-        reservedDelta: deltaOf(input.entries, 'reserved'),
-        createdAt: input.at,
-        updatedAt: input.at,
-      });
+      postingRows.push(postingValues(input, postingId));
       for (const entry of input.entries) {
         const accountId = ids.get(entry.account)!;
         deltas.set(accountId, (deltas.get(accountId) ?? 0n) + entry.amount);
