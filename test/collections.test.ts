@@ -274,7 +274,7 @@ describe('collections lifecycle', () => {
     expect(alias.body).toMatchObject({ state: 'succeeded', payment: { state: 'captured' } });
   });
 
-  it('a challenge answered after the collection was canceled is refused and captures nothing', async () => {
+  it('a collection that leaves pending declines its open 3-D Secure payments; a late answer captures nothing', async () => {
     await collect('life-3b');
     const res = await t.rest('POST', '/v1/simulate/collections/life-3b/pay', {
       key: merchant.secretKey,
@@ -286,10 +286,15 @@ describe('collections lifecycle', () => {
       key: merchant.secretKey,
       body: { outcome: 'succeed' },
     });
+    // Canceling the collection declined the payment still waiting on its challenge.
     expect(late.status).toBe(409);
-    expect(late.body).toMatchObject({ error: { code: 'collection_not_payable' } });
+    expect(late.body).toMatchObject({ error: { code: 'invalid_state' } });
     const after = await t.rest('GET', `/v1/card_payments/${payment}`, { key: merchant.secretKey });
-    expect(after.body).toMatchObject({ state: 'requires_action', amount_captured: 0 });
+    expect(after.body).toMatchObject({
+      state: 'declined',
+      decline_code: 'checkout_closed',
+      amount_captured: 0,
+    });
   });
 
   it('4000008400001629 passes the challenge and is then declined', async () => {

@@ -169,6 +169,30 @@ export async function getCardPayment(ctx: ServiceContext, id: string): Promise<C
   return withRefunds(exec, await loadPayment(exec, ctx, id));
 }
 
+/**
+ * A collection left `pending` (paid, expired, canceled): its card payments still waiting on a 3-D
+ * Secure answer can no longer pay it, so they are declined (`checkout_closed`) instead of waiting
+ * forever.
+ */
+export async function declineOpenChallenges(
+  exec: Executor,
+  ctx: ServiceContext,
+  collectionId: string,
+): Promise<void> {
+  const open = await exec
+    .select()
+    .from(cardPayments)
+    .where(and(eq(cardPayments.collectionId, collectionId), eq(cardPayments.state, 'requires_action')));
+  for (const payment of open) {
+    const declined = await transitionRow(exec, cardPaymentMachine, cardPayments, payment, 'fail_3ds', {
+      declineCode: 'checkout_closed',
+      failureMessage: 'The checkout closed before 3-D Secure was completed.',
+      updatedAt: ctx.clock.now(),
+    });
+    await recordEvent(exec, paymentEvent(ctx, declined, []));
+  }
+}
+
 /** A refund and its payment as they are now (an idempotent replay of a refund). */
 export async function getRefund(
   ctx: ServiceContext,

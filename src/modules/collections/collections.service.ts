@@ -9,7 +9,11 @@ import { parseAmount } from '../../kernel/money.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { invalidState, transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { type CardPaymentDetail, cardPaymentsOfCollection } from '../card-payments/card-payments.service.ts';
+import {
+  type CardPaymentDetail,
+  cardPaymentsOfCollection,
+  declineOpenChallenges,
+} from '../card-payments/card-payments.service.ts';
 import type { MerchantRef, ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';
@@ -151,6 +155,7 @@ export async function transitionCollection(
     throw invalidState(collectionMachine, (current?.state ?? row.state) as never, event);
   }
   await emitCollectionEvent(exec, ctx, updated, `collection.${to}`);
+  if (row.state === 'pending') await declineOpenChallenges(exec, ctx, row.id);
   return updated;
 }
 
