@@ -1,5 +1,5 @@
 import type { CurrencyCode } from '../kernel/currency.ts';
-import { ID_PREFIXES } from '../kernel/ids.ts';
+import { objectKindOf } from '../modules/events/events.bus.ts';
 import { type TimelineEntry, timelineOf } from '../modules/events/events.service.ts';
 import { builder } from './builder.ts';
 import { serviceContext } from './context.ts';
@@ -13,16 +13,6 @@ export interface TransactionShape {
   currency: string;
   reference: string | null;
   createdAt: Date;
-}
-
-const KINDS: Record<string, string> = {
-  [ID_PREFIXES.collection]: 'collection',
-  [ID_PREFIXES.cardPayment]: 'card_payment',
-};
-
-/** A transaction's kind from its id prefix (`col_…` → collection). */
-export function kindOf(id: string): string {
-  return KINDS[id.slice(0, id.indexOf('_'))] ?? 'unknown';
 }
 
 const TimelineEntryRef = builder.objectRef<TimelineEntry>('TimelineEntry').implement({
@@ -43,7 +33,10 @@ const TimelineEntryRef = builder.objectRef<TimelineEntry>('TimelineEntry').imple
 export const TransactionRef = builder.interfaceRef<TransactionShape>('Transaction').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
-    kind: t.string({ description: 'collection or card_payment', resolve: (row) => kindOf(row.id) }),
+    kind: t.string({
+      description: 'collection or card_payment',
+      resolve: (row) => objectKindOf(row.id) ?? 'unknown',
+    }),
     state: t.exposeString('state'),
     amount: t.field({
       type: MoneyRef,

@@ -59,3 +59,8 @@ export function operation<R extends Omit<RouteConfig, 'responses'>>(
     },
   } as R & { responses: RouteConfig['responses'] });
 }
+
+/** An operation's JSON request body for the OpenAPI document (`required: false` when it may be omitted). */
+export function jsonRequestBody<S extends z.ZodType>(schema: S, required = true) {
+  return { body: { content: { 'application/json': { schema } }, required } };
+}

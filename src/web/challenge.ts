@@ -10,7 +10,8 @@ import {
   findChallengeMerchant,
   getCardPayment,
 } from '../modules/card-payments/card-payments.service.ts';
-import { page, publicPageContext } from './layout.ts';
+import { publicPageContext } from './context.ts';
+import { page } from './layout.ts';
 
 type Env = { Variables: { deps: AppDeps } };
 

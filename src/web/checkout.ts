@@ -14,7 +14,8 @@ import {
   getCollection,
 } from '../modules/collections/collections.service.ts';
 import type { ServiceContext } from '../modules/context.ts';
-import { page, publicPageContext } from './layout.ts';
+import { publicPageContext } from './context.ts';
+import { page } from './layout.ts';
 
 type WebEnv = { Variables: { deps: AppDeps; requestId: string } };
 type Form = Record<string, string>;

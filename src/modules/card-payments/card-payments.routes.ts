@@ -2,7 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { listQuerySchema } from '../../kernel/pagination.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
-import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
 import { completeChallengeSchema } from '../collections/collections.schema.ts';
 import { cardPaymentResource, refundResource, tokenResource } from './card-payments.resource.ts';
@@ -27,9 +27,6 @@ import {
 } from './card-payments.service.ts';
 
 const idParam = z.object({ id: z.string().min(1).max(255) });
-const json = <S extends z.ZodType>(schema: S, required = true) => ({
-  body: { content: { 'application/json': { schema } }, required },
-});
 const render = (publicUrl: string) => (detail: CardPaymentDetail) =>
   cardPaymentResource(detail, detail.refunds, publicUrl);
 
@@ -40,7 +37,7 @@ export function registerCardPaymentRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/tokens',
       tags: ['Card payments'],
       summary: 'Tokenize a card (public or secret key): single use, 15 minutes of clock time',
-      request: json(createTokenSchema),
+      request: jsonRequestBody(createTokenSchema),
     }),
     async (c) => sendObject(c, tokenResource(await createToken(serviceContext(c), c.get('body')))),
     validationHook({ card: 'parameter_invalid' }),
@@ -52,7 +49,7 @@ export function registerCardPaymentRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/card_payments',
       tags: ['Card payments'],
       summary: 'Authorize (and by default capture) a card payment with a card or a token',
-      request: json(createCardPaymentSchema),
+      request: jsonRequestBody(createCardPaymentSchema),
     }),
     async (c) => {
       const ctx = serviceContext(c);
@@ -101,7 +98,7 @@ export function registerCardPaymentRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/card_payments/{id}/capture',
       tags: ['Card payments'],
       summary: 'Capture an authorization, in full or in part (the rest is released)',
-      request: { params: idParam, ...json(captureSchema, false) },
+      request: { params: idParam, ...jsonRequestBody(captureSchema, false) },
     }),
     async (c) => {
       const ctx = serviceContext(c);
@@ -132,7 +129,7 @@ export function registerCardPaymentRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/card_payments/{id}/refunds',
       tags: ['Card payments'],
       summary: 'Refund a captured payment, in full or in part (several refunds up to the captured amount)',
-      request: { params: idParam, ...json(refundSchema, false) },
+      request: { params: idParam, ...jsonRequestBody(refundSchema, false) },
     }),
     async (c) => {
       const ctx = serviceContext(c);
@@ -151,7 +148,7 @@ export function registerCardPaymentRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/simulate/card_payments/{id}/complete_3ds',
       tags: ['Simulation'],
       summary: "Answer a card payment's 3-D Secure challenge headlessly",
-      request: { params: idParam, ...json(completeChallengeSchema) },
+      request: { params: idParam, ...jsonRequestBody(completeChallengeSchema) },
     }),
     async (c) => {
       const ctx = serviceContext(c);

@@ -471,12 +471,20 @@ export function capturedAtOnceEvents(ctx: ServiceContext, row: CardPaymentRow): 
  * to — authorized (then captured when `capture`), requires_action (3-D Secure) or declined — with
  * its events, in the caller's transaction.
  */
-export async function authorizeCard(
+export function authorizeCard(
   tx: Tx,
   ctx: ServiceContext,
   input: AuthorizationInput,
 ): Promise<CardPaymentRow> {
-  const values = newPaymentValues(ctx, input);
+  return insertNewPayment(tx, ctx, newPaymentValues(ctx, input));
+}
+
+/** Writes a new payment in the state the network's answer gave it, with its events and what follows. */
+async function insertNewPayment(
+  tx: Tx,
+  ctx: ServiceContext,
+  values: typeof cardPayments.$inferInsert,
+): Promise<CardPaymentRow> {
   const [row] = await tx.insert(cardPayments).values(values).returning();
   if (!row) throw new Error('insert returned no row');
   if (row.state === 'captured') {
@@ -504,34 +512,27 @@ export async function createCardPayment(ctx: ServiceContext, raw: unknown): Prom
       message: 'Send exactly one of card and token.',
     });
   }
-  const cardInput = input.card;
-  if (cardInput && !ctx.tx && (input.capture ?? true)) {
-    // The common case — a raw card, captured at once, no idempotency key — goes through the
-    // group-commit writer when the network approves: many concurrent payments, one transaction.
-    const values = newPaymentValues(ctx, {
-      amount,
-      currency: input.currency,
-      card: validateCard(cardInput),
-      capture: true,
-      reference: input.reference ?? null,
-      description: input.description ?? null,
-      metadata: input.metadata ?? {},
-    });
-    if (values.state === 'captured') {
-      const row = await writeCapturedPayment(ctx, values as CardPaymentRow); // as stored
-      return { ...row, refunds: [] };
-    }
+  const of = (card: ValidCard): AuthorizationInput => ({
+    amount,
+    currency: input.currency,
+    card,
+    capture: input.capture ?? true,
+    reference: input.reference ?? null,
+    description: input.description ?? null,
+    metadata: input.metadata ?? {},
+  });
+  // A raw card is decided once, here; a token's card is known only once it is spent, in the transaction.
+  const decided = input.card ? newPaymentValues(ctx, of(validateCard(input.card))) : null;
+  if (decided?.state === 'captured' && !ctx.tx) {
+    // The common case — captured at once, no idempotency key — goes through the group-commit
+    // writer: many concurrent payments, one transaction.
+    const row = await writeCapturedPayment(ctx, decided as CardPaymentRow); // resolves with the row as stored
+    return { ...row, refunds: [] };
   }
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
-    authorizeCard(tx, ctx, {
-      amount,
-      currency: input.currency,
-      card: cardInput ? validateCard(cardInput) : await spendToken(tx, ctx, input.token ?? ''),
-      capture: input.capture ?? true,
-      reference: input.reference ?? null,
-      description: input.description ?? null,
-      metadata: input.metadata ?? {},
-    }),
+    decided
+      ? insertNewPayment(tx, ctx, decided)
+      : authorizeCard(tx, ctx, of(await spendToken(tx, ctx, input.token ?? ''))),
   );
   throwIfDeclined(payment);
   return { ...payment, refunds: [] }; // a new payment has no refunds

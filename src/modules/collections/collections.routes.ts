@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SandbankError } from '../../kernel/errors.ts';
 import { listQuerySchema } from '../../kernel/pagination.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
-import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
 import { cardPaymentResource } from '../card-payments/card-payments.resource.ts';
 import { loadPayment } from '../card-payments/card-payments.service.ts';
@@ -24,9 +24,6 @@ import {
 } from './collections.service.ts';
 
 const referenceParam = z.object({ reference: z.string().min(1).max(255) });
-const json = <S extends z.ZodType>(schema: S) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-});
 
 function payResultResource(result: PayResult, publicUrl: string) {
   return {
@@ -63,7 +60,7 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/collect',
       tags: ['Collections'],
       summary: 'Create a collection (a hosted checkout session)',
-      request: json(createCollectionSchema),
+      request: jsonRequestBody(createCollectionSchema),
     }),
     async (c) => {
       const ctx = serviceContext(c);
@@ -132,7 +129,7 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/simulate/collections/{reference}/pay',
       tags: ['Simulation'],
       summary: 'Pay a collection headlessly, through the same code path as the checkout page',
-      request: { params: referenceParam, ...json(payCollectionSchema) },
+      request: { params: referenceParam, ...jsonRequestBody(payCollectionSchema) },
     }),
     async (c) => {
       const ctx = serviceContext(c);
@@ -152,7 +149,7 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
         "Deprecated alias: answer the 3-D Secure challenge of a collection's card payment (cp_ id); use /simulate/card_payments/{id}/complete_3ds",
       request: {
         params: z.object({ attempt: z.string().min(1).max(255) }),
-        ...json(completeChallengeSchema),
+        ...jsonRequestBody(completeChallengeSchema),
       },
     }),
     async (c) => {

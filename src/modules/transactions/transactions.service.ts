@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { queryRows } from '../../db/client.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { hasPrefix, type IdKind } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { toPage } from '../../kernel/pagination.ts';
 import { cardPayments } from '../card-payments/card-payments.table.ts';
@@ -45,19 +46,26 @@ export async function listTransactions(
       sql`SELECT id FROM (${sql.join(parts, sql` UNION ALL `)}) AS t ORDER BY ${ulid('id')} DESC LIMIT ${query.limit + 1}`,
     )
   ).map((row) => row.id);
-  const byPrefix = (prefix: string) => ids.filter((id) => id.startsWith(prefix));
+  const byKind = (kind: IdKind) => ids.filter((id) => hasPrefix(id, kind));
   const [cols, cards] = await Promise.all([
-    byPrefix('col_').length
+    byKind('collection').length
       ? exec
           .select()
           .from(collections)
-          .where(and(eq(collections.merchantId, ctx.merchant.id), inArray(collections.id, byPrefix('col_'))))
+          .where(
+            and(eq(collections.merchantId, ctx.merchant.id), inArray(collections.id, byKind('collection'))),
+          )
       : [],
-    byPrefix('cp_').length
+    byKind('cardPayment').length
       ? exec
           .select()
           .from(cardPayments)
-          .where(and(eq(cardPayments.merchantId, ctx.merchant.id), inArray(cardPayments.id, byPrefix('cp_'))))
+          .where(
+            and(
+              eq(cardPayments.merchantId, ctx.merchant.id),
+              inArray(cardPayments.id, byKind('cardPayment')),
+            ),
+          )
       : [],
   ]);
   const rows = new Map<string, TransactionRow>([...cols, ...cards].map((row) => [row.id, row]));

@@ -2,7 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { listQuerySchema } from '../../kernel/pagination.ts';
 import { sendJson, sendList, sendObject } from '../../rest/render.ts';
-import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
 import { eventResource } from '../events/events.resource.ts';
 import { getEvent, listEvents } from '../events/events.service.ts';
@@ -24,9 +24,6 @@ import {
 } from './webhooks.service.ts';
 
 const idParam = z.object({ id: z.string().min(1).max(64) });
-const json = <S extends z.ZodType>(schema: S) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-});
 const eventsQuery = listQuerySchema.extend({
   type: z.string().max(100).optional(),
   object_id: z.string().max(100).optional(),
@@ -80,7 +77,7 @@ export function registerEventRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/events/{id}/redeliver',
       tags: ['Events'],
       summary: 'Deliver an event again now (one endpoint, or every subscribed one)',
-      request: { params: idParam, ...json(redeliverSchema) },
+      request: { params: idParam, ...jsonRequestBody(redeliverSchema) },
     }),
     async (c) =>
       sendJson(
@@ -99,7 +96,7 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/webhook_endpoints',
       tags: ['Webhooks'],
       summary: 'Create a webhook endpoint (the secret is shown once)',
-      request: json(createEndpointSchema),
+      request: jsonRequestBody(createEndpointSchema),
     }),
     async (c) =>
       sendObject(
@@ -140,7 +137,7 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/webhook_endpoints/{id}',
       tags: ['Webhooks'],
       summary: 'Update url, enabled_events, enabled or description',
-      request: { params: idParam, ...json(updateEndpointSchema) },
+      request: { params: idParam, ...jsonRequestBody(updateEndpointSchema) },
     }),
     async (c) =>
       sendObject(
