@@ -3,8 +3,17 @@
  * pool of 24 connections, so their transactions really overlap; on PGlite they serialize, and the
  * same outcomes must hold.
  */
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.ts';
+import { cardPayments, events, ledgerPostings, scheduledJobs } from '../src/db/schema.ts';
+import { systemClock } from '../src/kernel/clock.ts';
+import { newId } from '../src/kernel/ids.ts';
+import {
+  capturedPaymentWriterStats,
+  writeCapturedPayment,
+} from '../src/modules/card-payments/card-payments.writer.ts';
+import { FUNDS_AVAILABLE_JOB } from '../src/modules/ledger/ledger.funds.ts';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { createTestApp, openTestDatabase, type TestApp, type TestMerchant } from './harness.ts';
 
@@ -139,5 +148,109 @@ describe('racing operations on one card payment', () => {
       });
       expect(list.body.data).toHaveLength(20);
     }
+  });
+});
+
+describe('the group commit of payments captured at once', () => {
+  async function rowsOf(merchantId: string) {
+    const db = t.database.db;
+    const where = <T extends { merchantId: Parameters<typeof eq>[0] }>(table: T) =>
+      eq(table.merchantId, merchantId);
+    return {
+      payments: await db.select().from(cardPayments).where(where(cardPayments)),
+      events: await db
+        .select({ type: events.type, objectId: events.objectId })
+        .from(events)
+        .where(where(events)),
+      postings: await db.select().from(ledgerPostings).where(where(ledgerPostings)),
+      releaseJobs: await db
+        .select()
+        .from(scheduledJobs)
+        .where(and(where(scheduledJobs), eq(scheduledJobs.kind, FUNDS_AVAILABLE_JOB))),
+    };
+  }
+
+  it('once the accounts exist, a batch is one statement: rows, events, postings and jobs all written', async () => {
+    const m = await t.merchant();
+    // The first payment creates the merchant's ledger accounts (the transactional path).
+    expect((await post(m, '/v1/card_payments', { amount: '1.00', currency: 'USD', card: visa })).status).toBe(
+      200,
+    );
+    const before = { ...capturedPaymentWriterStats(t.database.db) };
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        post(m, '/v1/card_payments', { amount: `${i + 1}.25`, currency: 'USD', card: visa }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(30).fill(200));
+    const after = capturedPaymentWriterStats(t.database.db);
+    expect(after.statements).toBeGreaterThan(before.statements);
+    expect(after.transactions).toBe(before.transactions);
+    expect(after.retriedAlone).toBe(before.retriedAlone);
+
+    const { payments, events: written, postings, releaseJobs } = await rowsOf(m.id);
+    expect(payments).toHaveLength(31);
+    for (const r of results) {
+      const id = String(r.body.id);
+      const stored = payments.find((p) => p.id === id);
+      // The response is the row as stored, every column included.
+      expect(stored?.state).toBe('captured');
+      expect(r.body.amount_captured).toBe(r.body.amount);
+      expect(String(stored?.amountCaptured)).toBe(String(Math.round(Number(r.body.amount) * 100)));
+      expect(written.filter((e) => e.objectId === id).map((e) => e.type)).toEqual([
+        'card_payment.authorized',
+        'card_payment.captured',
+      ]);
+      const posting = postings.find((p) => p.sourceId === id);
+      expect(posting?.pendingDelta).toBe(stored?.amountCaptured);
+      expect(written.filter((e) => e.objectId === posting?.id).map((e) => e.type)).toEqual([
+        'balance_transaction.created',
+      ]);
+      expect(releaseJobs.filter((j) => j.objectId === posting?.id)).toHaveLength(1);
+    }
+    const pending = 100 + Array.from({ length: 30 }, (_, i) => (i + 1) * 100 + 25).reduce((x, y) => x + y, 0);
+    expect(await usd(m)).toEqual({ available: 0, pending: pending / 100 });
+    const check = await verifyLedger(t.database.db, m.id);
+    expect(check.mismatches).toEqual([]);
+  });
+
+  it('a batch that fails is retried one payment at a time: only the bad payment fails', async () => {
+    const m = await t.merchant();
+    const first = await post(m, '/v1/card_payments', { amount: '5.00', currency: 'USD', card: visa });
+    expect(first.status).toBe(200);
+    const [stored] = await t.database.db
+      .select()
+      .from(cardPayments)
+      .where(eq(cardPayments.id, String(first.body.id)));
+    if (!stored) throw new Error('the first payment was not stored');
+    const ctx = {
+      db: t.database.db,
+      clock: systemClock,
+      merchant: { id: m.id, name: m.name },
+      publicUrl: 'http://sandbank.test',
+    };
+    const before = { ...capturedPaymentWriterStats(t.database.db) };
+    const fresh = (amount: bigint) => ({
+      ...stored,
+      id: newId('cardPayment'),
+      amount,
+      amountCaptured: amount,
+    });
+    // Queued in one tick, so they share a batch; the middle one reuses a stored id.
+    const outcomes = await Promise.allSettled([
+      writeCapturedPayment(ctx, fresh(100n)),
+      writeCapturedPayment(ctx, { ...stored }),
+      writeCapturedPayment(ctx, fresh(200n)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const after = capturedPaymentWriterStats(t.database.db);
+    expect(after.retriedAlone).toBe(before.retriedAlone + 1);
+    expect(after.statements).toBe(before.statements);
+
+    const { payments, postings } = await rowsOf(m.id);
+    expect(payments).toHaveLength(3);
+    expect(postings.map((p) => p.pendingDelta).sort()).toEqual([100n, 200n, 500n]);
+    expect(await usd(m)).toEqual({ available: 0, pending: 8 });
+    expect((await verifyLedger(t.database.db, m.id)).mismatches).toEqual([]);
   });
 });

@@ -214,11 +214,21 @@ export function addBankingDays(date: LocalDate, days: number): LocalDate {
 // New York wall time <-> instants
 // ---------------------------------------------------------------------------------------------
 
+/** The last New York day nyDateOf answered, as the instants it spans: most calls fall in it again. */
+let lastNyDay: { date: LocalDate; from: number; until: number } | null = null;
+
 /** The New York calendar date of an instant. */
 export function nyDateOf(instant: Date): LocalDate {
   assertInstant(instant);
-  const ny = new TZDate(instant.getTime(), BANK_TIME_ZONE);
-  return formatParts(ny.getFullYear(), ny.getMonth() + 1, ny.getDate());
+  const time = instant.getTime();
+  if (lastNyDay && time >= lastNyDay.from && time < lastNyDay.until) return lastNyDay.date;
+  const ny = new TZDate(time, BANK_TIME_ZONE);
+  const date = formatParts(ny.getFullYear(), ny.getMonth() + 1, ny.getDate());
+  const from = nyInstant(date, '00:00').getTime();
+  const until = nyInstant(addCalendarDays(date, 1), '00:00').getTime();
+  // Only a day that really contains the instant is remembered (a DST-gap midnight would not).
+  if (time >= from && time < until) lastNyDay = { date, from, until };
+  return date;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /** Prefixes of every object id (API.md §1). */
@@ -28,7 +29,21 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
-const nextUlid = monotonicFactory();
+/**
+ * Cryptographic randomness drawn from a pool refilled 4 KiB at a time (ulid's default asks the
+ * system for one byte per character). A byte / 256 picks each of the 32 characters equally often.
+ */
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+function pooledRandom(): number {
+  if (poolAt >= pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  return (pool[poolAt++] as number) / 256;
+}
+
+const nextUlid = monotonicFactory(pooledRandom);
 
 /** An opaque, prefixed, time-sortable id: `col_01JD3…` (ULID, monotonic within a millisecond). */
 export function newId(kind: IdKind): string {

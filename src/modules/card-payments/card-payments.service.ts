@@ -320,25 +320,19 @@ export type CaptureHook = (tx: Tx, ctx: ServiceContext, captured: CardPaymentRow
 const captureHooks: CaptureHook[] = [];
 
 /**
- * Work another module does when a payment is captured, in the capture's transaction (a collection
- * paid through its checkout succeeds); registered once at start-up (modules/jobs.ts).
+ * Work another module does when a payment made through a collection's checkout is captured (the
+ * collection succeeds), in the capture's transaction; registered once at start-up (modules/jobs.ts).
+ * Payments that belong to no collection run no hook, which lets the API's captured-at-once payments
+ * take the group commit (card-payments.writer.ts).
  */
 export function onCardPaymentCaptured(hook: CaptureHook): void {
   if (!captureHooks.includes(hook)) captureHooks.push(hook);
 }
 
-/** The other modules' capture hooks (the group-commit writer credits the ledger itself, in bulk). */
-export async function afterCaptureHooks(
-  tx: Tx,
-  ctx: ServiceContext,
-  captured: CardPaymentRow,
-): Promise<void> {
-  for (const hook of captureHooks) await hook(tx, ctx, captured);
-}
-
 async function afterCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
   await creditCapture(tx, ctx, captured);
-  await afterCaptureHooks(tx, ctx, captured);
+  if (captured.collectionId === null) return;
+  for (const hook of captureHooks) await hook(tx, ctx, captured);
 }
 
 async function capture(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow, amount: bigint) {
@@ -401,13 +395,8 @@ export interface AuthorizationInput {
   metadata?: Record<string, string>;
 }
 
-/**
- * Asks the network about a validated card and records the payment in the state the answer leads
- * to — authorized (then captured when `capture`), requires_action (3-D Secure) or declined — with
- * its events, in the caller's transaction.
- */
 /** The row a new payment starts as: the network's answer decides its first state. */
-function newPaymentValues(ctx: ServiceContext, input: AuthorizationInput): typeof cardPayments.$inferInsert {
+function newPaymentValues(ctx: ServiceContext, input: AuthorizationInput): CardPaymentRow {
   const { card, amount } = input;
   const now = ctx.clock.now();
   const decision = decideAuthorization(card, now);
@@ -428,6 +417,14 @@ function newPaymentValues(ctx: ServiceContext, input: AuthorizationInput): typeo
     reference: input.reference ?? null,
     description: input.description ?? null,
     metadata: input.metadata ?? {},
+    // Every column is set (as stored), so the group commit can answer with this row.
+    networkResponseCode: null,
+    declineCode: null,
+    failureMessage: null,
+    threeDSecure: null,
+    challengeResult: null,
+    authorizedAt: null,
+    authorizationExpiresAt: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -525,8 +522,8 @@ export async function createCardPayment(ctx: ServiceContext, raw: unknown): Prom
   const decided = input.card ? newPaymentValues(ctx, of(validateCard(input.card))) : null;
   if (decided?.state === 'captured' && !ctx.tx) {
     // The common case — captured at once, no idempotency key — goes through the group-commit
-    // writer: many concurrent payments, one transaction.
-    const row = await writeCapturedPayment(ctx, decided as CardPaymentRow); // resolves with the row as stored
+    // writer: many concurrent payments, one statement.
+    const row = await writeCapturedPayment(ctx, decided);
     return { ...row, refunds: [] };
   }
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>

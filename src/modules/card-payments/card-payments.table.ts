@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
 
@@ -65,7 +66,8 @@ export const cardPayments = pgTable(
   },
   (t) => [
     index('card_payments_merchant_id_idx').on(t.merchantId, t.id),
-    index('card_payments_collection_idx').on(t.collectionId),
+    // Only checkout payments have a collection: the API's own (most payments) stay out of the index.
+    index('card_payments_collection_idx').on(t.collectionId).where(sql`${t.collectionId} IS NOT NULL`),
   ],
 );
 

@@ -1,11 +1,22 @@
-import type { Db } from '../../db/client.ts';
+import { sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/client.ts';
+import { type RecordCell, recordset } from '../../db/json-records.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import type { ServiceContext } from '../context.ts';
-import { recordEvents } from '../events/events.service.ts';
-import { creditPendingFundsMany } from '../ledger/ledger.funds.ts';
+import { createdEventsSql, fanOutSql, recordEvents } from '../events/events.service.ts';
+import { creditPendingFundsMany, creditPendingFundsSql, type PendingCredit } from '../ledger/ledger.funds.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
-import { afterCaptureHooks, capturedAtOnceEvents } from './card-payments.service.ts';
+import { capturedAtOnceEvents } from './card-payments.service.ts';
 import { cardPayments } from './card-payments.table.ts';
+
+export interface WriterStats {
+  /** Batches written by the single statement. */
+  statements: number;
+  /** Batches written by one transaction on the general path. */
+  transactions: number;
+  /** Batches whose transaction failed, so each payment was retried alone. */
+  retriedAlone: number;
+}
 
 interface Pending {
   ctx: ServiceContext;
@@ -18,13 +29,23 @@ const MAX_BATCH = 128;
 
 /**
  * Group commit for card payments captured at once (as collections.writer.ts does for collections).
- * Payments that arrive together are written in one transaction: their rows, both events of each,
- * the ledger credits (each account's balance updated once for the batch, so a merchant's hot
- * `pending` row is locked once per batch rather than once per payment) and the release jobs.
- * Every caller's promise settles only after that transaction has committed. When a batch fails,
- * its payments are retried one transaction each, so one bad payment fails only itself.
+ * Payments that arrive together are written by one statement: their rows, both events of each, the
+ * ledger credits (each account locked and updated once for the batch) with their
+ * `balance_transaction.created` events and release jobs, and the webhook fan-out. A single statement
+ * is its own transaction, so all of it commits or none does, and every caller's promise settles only
+ * after it has committed.
+ *
+ * When the statement cannot be used — a ledger account the batch touches does not exist yet (a
+ * merchant's first payment in a currency), or it failed — the batch is written in one transaction
+ * by the general path, which creates accounts; when that fails too, each payment is retried in a
+ * transaction of its own, so one bad payment fails only itself.
+ *
+ * Only payments that belong to no collection come here (the API's own): capture hooks act on
+ * payments made through a collection, which are written in their collection's transaction.
  */
 class CapturedPaymentWriter {
+  /** How many batches took each path (for tests and diagnosis). */
+  readonly stats: WriterStats = { statements: 0, transactions: 0, retriedAlone: 0 };
   #queue: Pending[] = [];
   #scheduled = false;
   #writing = false;
@@ -32,6 +53,8 @@ class CapturedPaymentWriter {
   constructor(private readonly db: Db) {}
 
   write(ctx: ServiceContext, row: CardPaymentRow): Promise<CardPaymentRow> {
+    if (row.collectionId !== null)
+      throw new Error('a collection payment is written in its collection’s transaction');
     return new Promise((resolve, reject) => {
       this.#queue.push({ ctx, row, resolve, reject });
       if (!this.#scheduled && !this.#writing) {
@@ -51,12 +74,19 @@ class CapturedPaymentWriter {
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, MAX_BATCH);
+        if (await this.#writeInOneStatement(batch).catch(() => false)) {
+          this.stats.statements += 1;
+          for (const pending of batch) pending.resolve(pending.row);
+          continue;
+        }
         try {
-          await this.#commit(batch);
+          await this.#writeInTransaction(batch);
+          this.stats.transactions += 1;
           for (const pending of batch) pending.resolve(pending.row);
         } catch {
+          this.stats.retriedAlone += 1;
           for (const pending of batch) {
-            await this.#commit([pending]).then(
+            await this.#writeInTransaction([pending]).then(
               () => pending.resolve(pending.row),
               (error: unknown) => pending.reject(error),
             );
@@ -68,44 +98,117 @@ class CapturedPaymentWriter {
     }
   }
 
-  #commit(batch: Pending[]): Promise<void> {
+  /** The common case: one round trip. False when it wrote nothing (an account is missing). */
+  async #writeInOneStatement(batch: Pending[]): Promise<boolean> {
+    const ledger = creditPendingFundsSql(batch.map(({ row }) => pendingCredit(row)));
+    const events = batch.flatMap(({ ctx, row }, i) => [...capturedAtOnceEvents(ctx, row), ledger.events[i]!]);
+    const createdEvents = createdEventsSql(events, ledger.ready);
+    const announced = await queryRows<{ id: string }>(
+      this.db,
+      sql`WITH ${ledger.ctes}, new_card_payments AS (
+        INSERT INTO card_payments (id, merchant_id, collection_id, state, amount, amount_captured, amount_refunded,
+          currency, capture_on_authorize, brand, last4, exp_month, exp_year, network_response_code, decline_code,
+          failure_message, three_d_secure, challenge_result, refund_behavior, reference, description, metadata,
+          authorized_at, authorization_expires_at, created_at, updated_at)
+        SELECT * FROM ${recordset(
+          batch.map(({ row }) => paymentRecord(row)),
+          PAYMENT_COLUMNS,
+        )}
+        WHERE ${ledger.ready}
+      ), ${createdEvents.cte}, ${fanOutSql(sql.raw('created_events'))}`,
+    );
+    return announced.length === events.length;
+  }
+
+  /** The general path: the same writes through the ledger's transactional postings. */
+  #writeInTransaction(batch: Pending[]): Promise<void> {
     return this.db.transaction(async (tx) => {
-      const inserted = await tx
-        .insert(cardPayments)
-        .values(batch.map((pending) => pending.row))
-        .returning();
-      // The rows as stored (every column, nulls included) are what the callers and events see.
-      const byId = new Map(inserted.map((row) => [row.id, row]));
-      for (const pending of batch) pending.row = byId.get(pending.row.id) ?? pending.row;
+      await tx.insert(cardPayments).values(batch.map((pending) => pending.row));
       await recordEvents(
         tx,
         batch.flatMap(({ ctx, row }) => capturedAtOnceEvents(ctx, row)),
       );
       await creditPendingFundsMany(
         tx,
-        batch.map(({ row }) => ({
-          merchantId: row.merchantId,
-          amount: row.amountCaptured,
-          currency: row.currency as CurrencyCode,
-          source: { type: 'card_payment', id: row.id },
-          type: 'card_payment',
-          from: 'card_network' as const,
-          at: row.createdAt,
-        })),
+        batch.map(({ row }) => pendingCredit(row)),
       );
-      for (const { ctx, row } of batch) await afterCaptureHooks(tx, ctx, row);
     });
   }
 }
 
+/** A captured payment's credit: into the merchant's pending balance, from the card network. */
+function pendingCredit(row: CardPaymentRow): PendingCredit {
+  return {
+    merchantId: row.merchantId,
+    amount: row.amountCaptured,
+    currency: row.currency as CurrencyCode,
+    source: { type: 'card_payment', id: row.id },
+    type: 'card_payment',
+    from: 'card_network',
+    at: row.createdAt,
+  };
+}
+
+/** The card_payments columns of the insert above, with their types. */
+const PAYMENT_COLUMNS =
+  'id text, merchant_id text, collection_id text, state text, amount bigint, amount_captured bigint, ' +
+  'amount_refunded bigint, currency text, capture_on_authorize boolean, brand text, last4 text, exp_month integer, ' +
+  'exp_year integer, network_response_code text, decline_code text, failure_message text, three_d_secure text, ' +
+  'challenge_result jsonb, refund_behavior text, reference text, description text, metadata jsonb, ' +
+  'authorized_at timestamptz, authorization_expires_at timestamptz, created_at timestamptz, updated_at timestamptz';
+
+/** A card_payments row as a record of PAYMENT_COLUMNS. */
+function paymentRecord(row: CardPaymentRow): Record<string, RecordCell> {
+  return {
+    id: row.id,
+    merchant_id: row.merchantId,
+    collection_id: row.collectionId,
+    state: row.state,
+    amount: row.amount,
+    amount_captured: row.amountCaptured,
+    amount_refunded: row.amountRefunded,
+    currency: row.currency,
+    capture_on_authorize: row.captureOnAuthorize,
+    brand: row.brand,
+    last4: row.last4,
+    exp_month: row.expMonth,
+    exp_year: row.expYear,
+    network_response_code: row.networkResponseCode,
+    decline_code: row.declineCode,
+    failure_message: row.failureMessage,
+    three_d_secure: row.threeDSecure,
+    challenge_result: row.challengeResult,
+    refund_behavior: row.refundBehavior,
+    reference: row.reference,
+    description: row.description,
+    metadata: row.metadata,
+    authorized_at: row.authorizedAt,
+    authorization_expires_at: row.authorizationExpiresAt,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
 const writers = new WeakMap<Db, CapturedPaymentWriter>();
 
-/** Writes a payment captured at once, with its events and ledger credit, through the group commit. */
-export function writeCapturedPayment(ctx: ServiceContext, row: CardPaymentRow): Promise<CardPaymentRow> {
-  let writer = writers.get(ctx.db);
+function writerOf(db: Db): CapturedPaymentWriter {
+  let writer = writers.get(db);
   if (!writer) {
-    writer = new CapturedPaymentWriter(ctx.db);
-    writers.set(ctx.db, writer);
+    writer = new CapturedPaymentWriter(db);
+    writers.set(db, writer);
   }
-  return writer.write(ctx, row);
+  return writer;
+}
+
+/**
+ * Writes a payment captured at once (every column set: it is the row as stored), with its events
+ * and ledger credit, through the group commit.
+ */
+export function writeCapturedPayment(ctx: ServiceContext, row: CardPaymentRow): Promise<CardPaymentRow> {
+  return writerOf(ctx.db).write(ctx, row);
+}
+
+/** The database's group-commit counters (a live object). */
+export function capturedPaymentWriterStats(db: Db): Readonly<WriterStats> {
+  return writerOf(db).stats;
 }

@@ -1,5 +1,6 @@
 import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.ts';
+import { RawJson, recordset } from '../../db/json-records.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
@@ -51,24 +52,37 @@ export async function recordEvent(exec: Executor, input: EventInput): Promise<st
   return id as string;
 }
 
+/**
+ * The CTE `created_events(id, merchant_id, type, object_id, created_at)` that inserts `inputs` (ids
+ * ascending in input order), for a statement that writes events together with other rows and ends
+ * with fanOutSql. `when`, a boolean SQL expression, lets such a statement write its events only if
+ * its other parts can (nothing is inserted, and nothing announced, when it is false).
+ */
+export function createdEventsSql(inputs: EventInput[], when: SQL = sql`true`): { ids: string[]; cte: SQL } {
+  const ids = inputs.map(() => newId('event'));
+  const rows = inputs.map((input, i) => ({
+    id: ids[i] as string,
+    merchant_id: input.merchantId,
+    type: input.type,
+    object_id: input.objectId,
+    data: new RawJson(toWireJson(input.data)),
+    created_at: input.at,
+  }));
+  return {
+    ids,
+    cte: sql`created_events AS (
+      INSERT INTO events (id, merchant_id, type, object_id, data, created_at)
+      SELECT * FROM ${recordset(rows, 'id text, merchant_id text, type text, object_id text, data jsonb, created_at timestamptz')}
+      WHERE ${when}
+      RETURNING id, merchant_id, type, object_id, created_at
+    )`,
+  };
+}
+
 /** Several events in one statement (in order: their ids ascend), e.g. authorized then captured. */
 export async function recordEvents(exec: Executor, inputs: EventInput[]): Promise<string[]> {
-  const ids = inputs.map(() => newId('event'));
-  await queryRows(
-    exec,
-    sql`WITH created_events AS (
-      INSERT INTO events (id, merchant_id, type, object_id, data, created_at)
-      VALUES ${sql.join(
-        inputs.map(
-          (input, i) =>
-            sql`(${ids[i]}, ${input.merchantId}, ${input.type}, ${input.objectId}, ${toWireJson(input.data)}::jsonb,
-        ${input.at.toISOString()}::timestamptz)`,
-        ),
-        sql`, `,
-      )}
-      RETURNING id, merchant_id, type, object_id, created_at
-    ), ${fanOutSql(sql.raw('created_events'))}`,
-  );
+  const { ids, cte } = createdEventsSql(inputs);
+  await queryRows(exec, sql`WITH ${cte}, ${fanOutSql(sql.raw('created_events'))}`);
   return ids;
 }
 

@@ -1,17 +1,35 @@
+import { sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
+import { recordset } from '../../db/json-records.ts';
 import { addBankingDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ServiceContext } from '../context.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import { scheduledJobs } from '../scheduler/scheduler.table.ts';
-import { postFundsAvailable, postMany, postPendingCredit, type SystemAccount } from './ledger.service.ts';
+import {
+  type PostingInput,
+  type PostingsStatement,
+  postFundsAvailable,
+  postMany,
+  postManySql,
+  postPendingCredit,
+  type SystemAccount,
+} from './ledger.service.ts';
 
 export const FUNDS_AVAILABLE_JOB = 'ledger.funds_available';
 
+/** fundsAvailableAt's last answer: a burst of payments on one day asks the same question. */
+let lastAvailability: { key: string; at: Date } | null = null;
+
 /** Card funds become available at the start (00:00 ET) of the second banking day after the payment. */
 export function fundsAvailableAt(paidAt: Date, bankingDays = 2): Date {
-  return nyInstant(addBankingDays(nyDateOf(paidAt), bankingDays), '00:00');
+  const key = `${nyDateOf(paidAt)}+${bankingDays}`;
+  if (lastAvailability?.key !== key) {
+    const at = nyInstant(addBankingDays(nyDateOf(paidAt), bankingDays), '00:00');
+    lastAvailability = { key, at };
+  }
+  return new Date(lastAvailability.at);
 }
 
 /**
@@ -56,41 +74,84 @@ export interface PendingCredit {
   at: Date;
 }
 
+function pendingCreditPosting(credit: PendingCredit): PostingInput {
+  return {
+    merchantId: credit.merchantId,
+    currency: credit.currency,
+    type: credit.type,
+    source: credit.source,
+    at: credit.at,
+    entries: [
+      { account: credit.from, amount: -credit.amount },
+      { account: 'pending', amount: credit.amount },
+    ],
+  };
+}
+
+/** The job that makes a pending credit available, as a scheduled_jobs row. */
+function releaseJobValues(credit: PendingCredit, postingId: string) {
+  return {
+    id: newId('job'),
+    merchantId: credit.merchantId,
+    kind: FUNDS_AVAILABLE_JOB,
+    objectId: postingId,
+    payload: {
+      amount: credit.amount.toString(),
+      currency: credit.currency,
+      sourceType: credit.source.type,
+      sourceId: credit.source.id,
+    },
+    dueAt: fundsAvailableAt(credit.at),
+    state: 'pending' as const,
+    attempts: 0,
+    createdAt: credit.at,
+  };
+}
+
 /** creditPendingFunds for a batch (a group commit): the postings in bulk, the release jobs in one insert. */
 export async function creditPendingFundsMany(tx: Tx, credits: PendingCredit[]): Promise<void> {
   if (credits.length === 0) return;
-  const postings = await postMany(
-    tx,
-    credits.map((credit) => ({
-      merchantId: credit.merchantId,
-      currency: credit.currency,
-      type: credit.type,
-      source: credit.source,
-      at: credit.at,
-      entries: [
-        { account: credit.from, amount: -credit.amount },
-        { account: 'pending' as const, amount: credit.amount },
-      ],
-    })),
-  );
-  await tx.insert(scheduledJobs).values(
-    credits.map((credit, i) => ({
-      id: newId('job'),
-      merchantId: credit.merchantId,
-      kind: FUNDS_AVAILABLE_JOB,
-      objectId: postings[i]!.id,
-      payload: {
-        amount: credit.amount.toString(),
-        currency: credit.currency,
-        sourceType: credit.source.type,
-        sourceId: credit.source.id,
-      },
-      dueAt: fundsAvailableAt(credit.at),
-      state: 'pending' as const,
-      attempts: 0,
-      createdAt: credit.at,
-    })),
-  );
+  const postings = await postMany(tx, credits.map(pendingCreditPosting));
+  await tx
+    .insert(scheduledJobs)
+    .values(credits.map((credit, i) => releaseJobValues(credit, postings[i]!.id)));
+}
+
+/**
+ * creditPendingFundsMany as parts of one statement (postManySql): the postings, and their release
+ * jobs in a `ledger_release_jobs` CTE written only when the postings are (`ready`).
+ */
+export function creditPendingFundsSql(credits: PendingCredit[]): PostingsStatement {
+  const statement = postManySql(credits.map(pendingCreditPosting));
+  const jobs = credits.map((credit, i) => {
+    const job = releaseJobValues(credit, statement.postings[i]!.id);
+    return {
+      id: job.id,
+      merchant_id: job.merchantId,
+      kind: job.kind,
+      object_id: job.objectId,
+      payload: job.payload,
+      due_at: job.dueAt,
+      state: job.state,
+      attempts: job.attempts,
+      last_error: null,
+      created_at: job.createdAt,
+      finished_at: null,
+    };
+  });
+  return {
+    ...statement,
+    ctes: sql`${statement.ctes}, ledger_release_jobs AS (
+      INSERT INTO scheduled_jobs (id, merchant_id, kind, object_id, payload, due_at, state, attempts, last_error,
+        created_at, finished_at)
+      SELECT * FROM ${recordset(
+        jobs,
+        'id text, merchant_id text, kind text, object_id text, payload jsonb, due_at timestamptz, state text, ' +
+          'attempts integer, last_error text, created_at timestamptz, finished_at timestamptz',
+      )}
+      WHERE ${statement.ready}
+    )`,
+  };
 }
 
 /** The scheduled half: pending → available. */

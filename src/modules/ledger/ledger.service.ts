@@ -1,6 +1,7 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { updateIfState } from '../../db/compare-and-set.ts';
+import { type RecordCell, recordset } from '../../db/json-records.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -223,16 +224,7 @@ async function emitPostingEvent(tx: Tx, posting: PostingRow, change: string): Pr
  */
 export async function postMany(tx: Tx, inputs: PostingInput[]): Promise<PostingRow[]> {
   if (inputs.length === 0) return [];
-  for (const input of inputs) {
-    assertBalanced(input.entries);
-    const guarded = input.entries.find(
-      (entry) =>
-        entry.amount < 0n &&
-        isMerchantAccount(entry.account) &&
-        !input.allowNegative?.includes(entry.account),
-    );
-    if (guarded) throw new Error(`postMany cannot take a guarded debit (${guarded.account}); use post()`);
-  }
+  assertBulkPostable(inputs);
   const deltas = new Map<string, bigint>();
   const entryRows: (typeof ledgerEntries.$inferInsert)[] = [];
   const postingRows: (typeof ledgerPostings.$inferInsert)[] = [];
@@ -282,6 +274,130 @@ export async function postMany(tx: Tx, inputs: PostingInput[]): Promise<PostingR
     postings.map((posting) => postingEvent(posting, 'created')),
   );
   return postings;
+}
+
+/** Bulk postings take no guarded debit: each must balance and may only lower what cannot be overdrawn. */
+function assertBulkPostable(inputs: PostingInput[]): void {
+  for (const input of inputs) {
+    assertBalanced(input.entries);
+    const guarded = input.entries.find(
+      (entry) =>
+        entry.amount < 0n &&
+        isMerchantAccount(entry.account) &&
+        !input.allowNegative?.includes(entry.account),
+    );
+    if (guarded)
+      throw new Error(`bulk postings cannot take a guarded debit (${guarded.account}); use post()`);
+  }
+}
+
+/** The parts of one SQL statement that make a batch of postings (postManySql). */
+export interface PostingsStatement {
+  /** CTE definitions (comma-separated, no WITH) that lock, update and insert. */
+  ctes: SQL;
+  /**
+   * True when every account the postings touch exists. When false nothing is written, and the
+   * other parts of the statement must write nothing either (guard them with `WHERE ${ready}`);
+   * the caller then takes the transactional path (postMany), which creates the accounts.
+   */
+  ready: SQL;
+  /** The postings as they will be stored, in input order. */
+  postings: PostingRow[];
+  /** Their balance_transaction.created events, in input order, for the statement's events CTE. */
+  events: EventInput[];
+}
+
+/**
+ * postMany as parts of a single statement, so a group commit costs one round trip. The accounts are
+ * locked in id order first (`SELECT … ORDER BY id FOR UPDATE`, the order post() updates in, so the
+ * two cannot deadlock), then each is updated once with the batch's net change, and the postings and
+ * entries are inserted. Accounts are never created here: a statement cannot update a row it inserts,
+ * so a batch touching a missing account writes nothing and reports `ready` false.
+ */
+export function postManySql(inputs: PostingInput[]): PostingsStatement {
+  assertBulkPostable(inputs);
+  const accounts = new Map<
+    string,
+    { merchant_id: string; currency: string; kind: AccountKind; delta: bigint }
+  >();
+  const postings: PostingRow[] = [];
+  const entries: Record<string, RecordCell>[] = [];
+  for (const input of inputs) {
+    const posting = postingValues(input, newId('posting')) as PostingRow;
+    postings.push(posting);
+    for (const entry of input.entries) {
+      const key = `${input.merchantId}\u0000${input.currency}\u0000${entry.account}`;
+      const account = accounts.get(key) ?? {
+        merchant_id: input.merchantId,
+        currency: input.currency,
+        kind: entry.account,
+        delta: 0n,
+      };
+      account.delta += entry.amount;
+      accounts.set(key, account);
+      entries.push({
+        id: newId('ledgerEntry'),
+        posting_id: posting.id,
+        merchant_id: input.merchantId,
+        currency: input.currency,
+        kind: entry.account,
+        amount: entry.amount,
+        created_at: input.at,
+      });
+    }
+  }
+  const postingRows = postings.map((p) => ({
+    id: p.id,
+    merchant_id: p.merchantId,
+    currency: p.currency,
+    type: p.type,
+    state: p.state,
+    source_type: p.sourceType,
+    source_id: p.sourceId,
+    description: p.description,
+    related_id: p.relatedId,
+    available_delta: p.availableDelta,
+    pending_delta: p.pendingDelta,
+    reserved_delta: p.reservedDelta,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+  }));
+  const ready = sql`(SELECT ok FROM ledger_ready)`;
+  const ctes = sql`ledger_deltas AS (
+    SELECT * FROM ${recordset([...accounts.values()], 'merchant_id text, currency text, kind text, delta bigint')}
+  ), ledger_locked AS (
+    SELECT a.id, a.merchant_id, a.currency, a.kind FROM ledger_accounts a
+    JOIN ledger_deltas d ON a.merchant_id = d.merchant_id AND a.currency = d.currency AND a.kind = d.kind
+    ORDER BY a.id
+    FOR UPDATE OF a
+  ), ledger_ready AS (
+    SELECT count(*) = ${accounts.size} AS ok FROM ledger_locked
+  ), ledger_balances AS (
+    UPDATE ledger_accounts a SET balance = a.balance + d.delta
+    FROM ledger_locked l
+    JOIN ledger_deltas d ON l.merchant_id = d.merchant_id AND l.currency = d.currency AND l.kind = d.kind
+    WHERE a.id = l.id AND ${ready}
+  ), ledger_new_postings AS (
+    INSERT INTO ledger_postings (id, merchant_id, currency, type, state, source_type, source_id, description,
+      related_id, available_delta, pending_delta, reserved_delta, created_at, updated_at)
+    SELECT * FROM ${recordset(
+      postingRows,
+      'id text, merchant_id text, currency text, type text, state text, source_type text, source_id text, ' +
+        'description text, related_id text, available_delta bigint, pending_delta bigint, reserved_delta bigint, ' +
+        'created_at timestamptz, updated_at timestamptz',
+    )}
+    WHERE ${ready}
+  ), ledger_new_entries AS (
+    INSERT INTO ledger_entries (id, posting_id, account_id, merchant_id, currency, amount, created_at)
+    SELECT v.id, v.posting_id, l.id, v.merchant_id, v.currency, v.amount, v.created_at
+    FROM ${recordset(
+      entries,
+      'id text, posting_id text, merchant_id text, currency text, kind text, amount bigint, created_at timestamptz',
+    )}
+    JOIN ledger_locked l ON l.merchant_id = v.merchant_id AND l.currency = v.currency AND l.kind = v.kind
+    WHERE ${ready}
+  )`;
+  return { ctes, ready, postings, events: postings.map((posting) => postingEvent(posting, 'created')) };
 }
 
 type Common = Pick<PostingInput, 'merchantId' | 'currency' | 'source' | 'at' | 'description'>;
