@@ -1,11 +1,11 @@
 import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.ts';
-import { RawJson, recordset } from '../../db/json-records.ts';
+import { recordset } from '../../db/json-records.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { toPage } from '../../kernel/pagination.ts';
-import { toWireJson } from '../../kernel/wire-json.ts';
+import { RawJson, toWireJson } from '../../kernel/wire-json.ts';
 import type { ServiceContext } from '../context.ts';
 import { events } from './events.table.ts';
 

@@ -341,7 +341,7 @@ export function postManySql(inputs: PostingInput[]): PostingsStatement {
         merchant_id: input.merchantId,
         currency: input.currency,
         kind: entry.account,
-        amount: entry.amount,
+        amount: String(entry.amount),
         created_at: input.at,
       });
     }
@@ -356,15 +356,18 @@ export function postManySql(inputs: PostingInput[]): PostingsStatement {
     source_id: p.sourceId,
     description: p.description,
     related_id: p.relatedId,
-    available_delta: p.availableDelta,
-    pending_delta: p.pendingDelta,
-    reserved_delta: p.reservedDelta,
+    available_delta: String(p.availableDelta),
+    pending_delta: String(p.pendingDelta),
+    reserved_delta: String(p.reservedDelta),
     created_at: p.createdAt,
     updated_at: p.updatedAt,
   }));
   const ready = sql`(SELECT ok FROM ledger_ready)`;
   const ctes = sql`ledger_deltas AS (
-    SELECT * FROM ${recordset([...accounts.values()], 'merchant_id text, currency text, kind text, delta bigint')}
+    SELECT * FROM ${recordset(
+      [...accounts.values()].map((account) => ({ ...account, delta: String(account.delta) })),
+      'merchant_id text, currency text, kind text, delta bigint',
+    )}
   ), ledger_locked AS (
     SELECT a.id, a.merchant_id, a.currency, a.kind FROM ledger_accounts a
     JOIN ledger_deltas d ON a.merchant_id = d.merchant_id AND a.currency = d.currency AND a.kind = d.kind
