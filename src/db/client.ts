@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { type ExtractTablesWithRelations, type SQL, sql } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { type PgDatabase, PgDialect, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
@@ -22,6 +22,20 @@ export async function queryRows<T>(exec: Executor, query: SQL): Promise<T[]> {
   const result = (await exec.execute(query)) as unknown;
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
+/** How each Postgres database runs a statement prepared (see queryRowsPrepared). */
+const preparedRunners = new WeakMap<Db, (query: SQL) => Promise<unknown[]>>();
+
+/**
+ * queryRows for a statement whose text is the same on every run (its values all travel as
+ * parameters, e.g. as `jsonb_to_recordset` arrays). On Postgres it is prepared once per connection:
+ * parsed and planned once, then one round trip per run instead of two (describe, then execute).
+ * PGlite runs it as any other query.
+ */
+export async function queryRowsPrepared<T>(db: Db, query: SQL): Promise<T[]> {
+  const run = preparedRunners.get(db);
+  return run ? ((await run(query)) as T[]) : queryRows<T>(db, query);
 }
 
 /** A unique-constraint violation (SQLSTATE 23505), from either driver, possibly wrapped by Drizzle. */
@@ -71,6 +85,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 async function openPostgres(url: string, max: number, folder: string): Promise<Database> {
   const client = postgres(url, { max, onnotice: () => {}, prepare: true });
   const db = drizzlePostgres({ client, schema }) as unknown as Db;
+  const dialect = new PgDialect();
+  preparedRunners.set(db, (query) => {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    return client.unsafe(text, params as never[], { prepare: true });
+  });
   // Several instances may start together on one database: one migrates at a time, holding a
   // session-level advisory lock on a dedicated single connection.
   const migrator = postgres(url, { max: 1, onnotice: () => {} });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type Db, queryRows } from '../../db/client.ts';
+import { type Db, queryRowsPrepared } from '../../db/client.ts';
 import { type RecordCell, recordset } from '../../db/json-records.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import type { ServiceContext } from '../context.ts';
@@ -26,6 +26,7 @@ interface Pending {
 }
 
 const MAX_BATCH = 128;
+const MAX_IN_FLIGHT = 2;
 
 /**
  * Group commit for card payments captured at once (as collections.writer.ts does for collections).
@@ -48,7 +49,8 @@ class CapturedPaymentWriter {
   readonly stats: WriterStats = { statements: 0, transactions: 0, retriedAlone: 0 };
   #queue: Pending[] = [];
   #scheduled = false;
-  #writing = false;
+  /** Batches being written now (at most MAX_IN_FLIGHT). */
+  #inFlight = 0;
 
   constructor(private readonly db: Db) {}
 
@@ -57,44 +59,53 @@ class CapturedPaymentWriter {
       throw new Error('a collection payment is written in its collection’s transaction');
     return new Promise((resolve, reject) => {
       this.#queue.push({ ctx, row, resolve, reject });
-      if (!this.#scheduled && !this.#writing) {
-        this.#scheduled = true;
-        setImmediate(() => void this.#flush());
-      }
+      this.#schedule();
     });
   }
 
+  #schedule(): void {
+    if (this.#scheduled || this.#inFlight >= MAX_IN_FLIGHT) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
   /**
-   * One batch at a time: while a batch commits, new payments queue up and go together in the next
-   * one. (Batches in parallel would only queue on the same merchant's account rows.)
+   * Starts a batch of what has queued, if a slot is free; while batches commit, new payments queue
+   * up and go together in the next one. Two in flight, not one: while one statement runs, the next
+   * is sent and waits for the account rows at its `FOR UPDATE` (both take them in id order, so they
+   * cannot deadlock); more would only queue on those rows.
    */
-  async #flush(): Promise<void> {
+  #flush(): void {
     this.#scheduled = false;
-    this.#writing = true;
+    while (this.#queue.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
+      const batch = this.#queue.splice(0, MAX_BATCH);
+      this.#inFlight += 1;
+      void this.#write(batch).finally(() => {
+        this.#inFlight -= 1;
+        if (this.#queue.length > 0) this.#schedule();
+      });
+    }
+  }
+
+  /** Writes a batch and settles its callers' promises; never rejects. */
+  async #write(batch: Pending[]): Promise<void> {
+    if (await this.#writeInOneStatement(batch).catch(() => false)) {
+      this.stats.statements += 1;
+      for (const pending of batch) pending.resolve(pending.row);
+      return;
+    }
     try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, MAX_BATCH);
-        if (await this.#writeInOneStatement(batch).catch(() => false)) {
-          this.stats.statements += 1;
-          for (const pending of batch) pending.resolve(pending.row);
-          continue;
-        }
-        try {
-          await this.#writeInTransaction(batch);
-          this.stats.transactions += 1;
-          for (const pending of batch) pending.resolve(pending.row);
-        } catch {
-          this.stats.retriedAlone += 1;
-          for (const pending of batch) {
-            await this.#writeInTransaction([pending]).then(
-              () => pending.resolve(pending.row),
-              (error: unknown) => pending.reject(error),
-            );
-          }
-        }
+      await this.#writeInTransaction(batch);
+      this.stats.transactions += 1;
+      for (const pending of batch) pending.resolve(pending.row);
+    } catch {
+      this.stats.retriedAlone += 1;
+      for (const pending of batch) {
+        await this.#writeInTransaction([pending]).then(
+          () => pending.resolve(pending.row),
+          (error: unknown) => pending.reject(error),
+        );
       }
-    } finally {
-      this.#writing = false;
     }
   }
 
@@ -103,7 +114,8 @@ class CapturedPaymentWriter {
     const ledger = creditPendingFundsSql(batch.map(({ row }) => pendingCredit(row)));
     const events = batch.flatMap(({ ctx, row }, i) => [...capturedAtOnceEvents(ctx, row), ledger.events[i]!]);
     const createdEvents = createdEventsSql(events, ledger.ready);
-    const announced = await queryRows<{ id: string }>(
+    // The text is the same for every batch (the rows travel as parameters): prepared once.
+    const announced = await queryRowsPrepared<{ id: string }>(
       this.db,
       sql`WITH ${ledger.ctes}, new_card_payments AS (
         INSERT INTO card_payments (id, merchant_id, collection_id, state, amount, amount_captured, amount_refunded,
