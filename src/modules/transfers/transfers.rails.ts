@@ -1,0 +1,179 @@
+/**
+ * The rail engine of bank transfers and payouts (API.md §5, §6, §13): per-rail limits, the FedACH
+ * timeline of an entry, when a return arrives, RTP completion, and what the magic accounts do.
+ * Pure and clock-free: every function takes the instant it works on. The timeline comes from the
+ * banking calendar (kernel/calendar.ts); the return codes from reference/ach_return_codes.json.
+ */
+import returnCodes from '../../../reference/ach_return_codes.json' with { type: 'json' };
+import rails from '../../../reference/rails_and_lifecycle.json' with { type: 'json' };
+import {
+  addBankingDays,
+  addCalendarDays,
+  type LocalDate,
+  nextSameDayAchWindow,
+  nyDateOf,
+  nyInstant,
+  standardAchSettlement,
+} from '../../kernel/calendar.ts';
+
+export const RAILS = ['ach', 'same_day_ach', 'rtp'] as const;
+export type Rail = (typeof RAILS)[number];
+export type AchRail = Exclude<Rail, 'rtp'>;
+export type Direction = 'credit' | 'debit';
+
+/** The largest amount of one entry on each rail, in US cents. */
+export const RAIL_LIMIT_MINOR: Readonly<Record<Rail, bigint>> = Object.freeze({
+  same_day_ach: BigInt(rails.same_day_ach.per_payment_limit_usd) * 100n,
+  rtp: BigInt(rails.rtp.per_transaction_limit_usd) * 100n,
+  // API.md §5: 99,999,999.99, the most a NACHA entry's ten-digit amount field can carry.
+  ach: 9_999_999_999n,
+});
+
+// ---------------------------------------------------------------------------------------------
+// ACH timeline
+
+export interface AchTimeline {
+  /** The FedACH window the entry goes in (1-3), and the banking day it belongs to. */
+  window: number;
+  windowDate: LocalDate;
+  /** The window's cut-off: the entry is `submitted` then. */
+  submitsAt: Date;
+  /** Same-Day ACH: the window's settlement; standard ACH: the next banking day, 08:30 ET. */
+  settlesAt: Date;
+}
+
+/**
+ * When an ACH entry created at `createdAt` is submitted and settles. Both rails go in the next
+ * window whose cut-off is at or after the instant (after the last window, on weekends and on Fed
+ * holidays: the next banking day's first window); they differ in settlement only.
+ */
+export function achTimeline(rail: AchRail, createdAt: Date): AchTimeline {
+  const window = nextSameDayAchWindow(createdAt);
+  return {
+    window: window.window,
+    windowDate: window.date,
+    submitsAt: window.cutoff,
+    settlesAt: rail === 'same_day_ach' ? window.settlement : standardAchSettlement(window),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Returns
+
+export interface ReturnReason {
+  code: string;
+  title: string;
+  /** Nacha's unauthorized-return codes (R05, R07, R10, R11, R29, R51). */
+  unauthorized: boolean;
+  /** The reference's time frame, e.g. "2 banking days" or "60 calendar days". */
+  timeFrame: string | null;
+}
+
+const RETURN_REASONS: ReadonlyMap<string, ReturnReason> = new Map(
+  returnCodes.codes.map((row) => [
+    row.code,
+    {
+      code: row.code,
+      title: row.title,
+      unauthorized: row.unauthorized_return,
+      timeFrame: row.time_frame,
+    },
+  ]),
+);
+
+/** A Nacha return code from the reference, or null (unassigned, retired or malformed). */
+export function achReturnReason(code: string): ReturnReason | null {
+  return RETURN_REASONS.get(code) ?? null;
+}
+
+/** Returns come back as return entries settle: 13:00 ET, the first window's settlement. */
+const RETURN_TIME_ET = '13:00';
+/** How many banking days after settlement an unprompted return arrives, by the code's time frame. */
+const RETURN_DELAY_BANKING_DAYS = { prompt: 1, late: 5 } as const;
+
+/**
+ * When a return of an entry settled at `settledAt` arrives on its own (a magic account). Codes with
+ * a 60-calendar-day time frame (the late, unauthorized-debit returns) arrive 5 banking days after
+ * settlement, when the funds already look final; every other code arrives the next banking day,
+ * inside its 2-banking-day frame. Both at 13:00 ET.
+ */
+export function returnArrivesAt(settledAt: Date, reason: ReturnReason): Date {
+  const late = reason.timeFrame?.startsWith('60 calendar days') ?? false;
+  const days = late ? RETURN_DELAY_BANKING_DAYS.late : RETURN_DELAY_BANKING_DAYS.prompt;
+  return nyInstant(addBankingDays(nyDateOf(settledAt), days), RETURN_TIME_ET);
+}
+
+/**
+ * The latest instant a return with this code may still arrive for an entry settled at
+ * `settledAt`: the end (24:00 ET) of the second banking day after settlement, or of the 60th
+ * calendar day for the 60-day codes. Codes with another time frame are treated as 2 banking days.
+ */
+export function returnDeadline(settledAt: Date, reason: ReturnReason): Date {
+  const settled = nyDateOf(settledAt);
+  const lastDay = reason.timeFrame?.startsWith('60 calendar days')
+    ? addCalendarDays(settled, 60)
+    : addBankingDays(settled, 2);
+  return nyInstant(addCalendarDays(lastDay, 1), '00:00');
+}
+
+// ---------------------------------------------------------------------------------------------
+// RTP
+
+/** RTP settles in real time: an accepted credit completes this many seconds after it is sent. */
+export const RTP_COMPLETION_SECONDS = 2;
+
+export function rtpCompletesAt(createdAt: Date): Date {
+  return new Date(createdAt.getTime() + RTP_COMPLETION_SECONDS * 1000);
+}
+
+/** ISO 20022 status reasons an RTP rejection can carry (ExternalStatusReason1Code). */
+export const RTP_REJECT_REASONS = {
+  AC03: 'Invalid creditor account number',
+  AM02: 'Amount exceeds the allowed maximum',
+} as const;
+export type RtpRejectReason = keyof typeof RTP_REJECT_REASONS;
+
+// ---------------------------------------------------------------------------------------------
+// Magic values (API.md §13)
+
+/** The routing number no rail reaches: RTP rejects it with AC03, ACH refuses it at creation. */
+export const UNREACHABLE_ROUTING_NUMBER = '790000051';
+
+export type RailOutcome =
+  /** ACH settles and stays settled; RTP completes. */
+  | { kind: 'succeeds' }
+  /** ACH settles, then comes back with this return. */
+  | { kind: 'returns'; reason: ReturnReason }
+  /** ACH stays `submitted` until a simulate step moves it. */
+  | { kind: 'stays_submitted' }
+  /** RTP is rejected by the receiving bank. */
+  | { kind: 'rejected'; reason: RtpRejectReason }
+  /** ACH refuses the entry at creation: the routing number is not on the network. */
+  | { kind: 'unreachable' };
+
+/** Account numbers whose return applies to debits only (a credit to them settles). */
+const DEBIT_ONLY_RETURNS: Readonly<Record<string, string>> = { '000222222227': 'R01', '000333333335': 'R10' };
+const RETURNS: Readonly<Record<string, string>> = { '000111111113': 'R02', '000111111116': 'R03' };
+const STAYS_SUBMITTED = '000000000009';
+/** `100XX`: returned with code RXX (when RXX is an assigned code; otherwise an ordinary account). */
+const CODE_ACCOUNT = /^100(\d\d)$/;
+
+/** What the simulated network does with an entry, decided by its rail and counterparty alone. */
+export function railOutcome(input: {
+  rail: Rail;
+  direction: Direction;
+  routingNumber: string;
+  accountNumber: string;
+}): RailOutcome {
+  const { rail, direction, routingNumber, accountNumber } = input;
+  if (routingNumber === UNREACHABLE_ROUTING_NUMBER)
+    return rail === 'rtp' ? { kind: 'rejected', reason: 'AC03' } : { kind: 'unreachable' };
+  if (rail === 'rtp') return { kind: 'succeeds' }; // RTP is irrevocable: no returns
+  if (accountNumber === STAYS_SUBMITTED) return { kind: 'stays_submitted' };
+  const code =
+    RETURNS[accountNumber] ??
+    (direction === 'debit' ? DEBIT_ONLY_RETURNS[accountNumber] : undefined) ??
+    (CODE_ACCOUNT.exec(accountNumber) ? `R${accountNumber.slice(3)}` : undefined);
+  const reason = code ? achReturnReason(code) : null;
+  return reason ? { kind: 'returns', reason } : { kind: 'succeeds' };
+}
