@@ -253,4 +253,41 @@ describe('the group commit of payments captured at once', () => {
     expect(await usd(m)).toEqual({ available: 0, pending: 8 });
     expect((await verifyLedger(t.database.db, m.id)).mismatches).toEqual([]);
   });
+  it("two batches creating the same merchants' first accounts in opposite orders do not deadlock", async () => {
+    const template = await post(await t.merchant(), '/v1/card_payments', {
+      amount: '1.00',
+      currency: 'USD',
+      card: visa,
+    });
+    const [stored] = await t.database.db
+      .select()
+      .from(cardPayments)
+      .where(eq(cardPayments.id, String(template.body.id)));
+    if (!stored) throw new Error('the template payment was not stored');
+    const fresh = await Promise.all(Array.from({ length: 6 }, () => t.merchant()));
+    const payFor = (m: TestMerchant) =>
+      writeCapturedPayment(
+        {
+          db: t.database.db,
+          clock: systemClock,
+          merchant: { id: m.id, name: m.name },
+          publicUrl: 'http://sandbank.test',
+        },
+        { ...stored, id: newId('cardPayment'), merchantId: m.id },
+      );
+    const before = { ...capturedPaymentWriterStats(t.database.db) };
+    // One batch with the new merchants in one order, the next (queued a tick later, so both are in
+    // flight) in the reverse order: both take the path that creates the accounts.
+    const first = fresh.map(payFor);
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = [...fresh].reverse().map(payFor);
+    const outcomes = await Promise.allSettled([...first, ...second]);
+    expect(outcomes.map((o) => o.status)).toEqual(Array(12).fill('fulfilled'));
+    const after = capturedPaymentWriterStats(t.database.db);
+    expect(after.retriedAlone).toBe(before.retriedAlone); // a deadlock would have failed a batch
+    for (const m of fresh) {
+      expect(await usd(m)).toEqual({ available: 0, pending: 2 });
+      expect((await verifyLedger(t.database.db, m.id)).mismatches).toEqual([]);
+    }
+  });
 });

@@ -186,6 +186,20 @@ describe('New York time', () => {
     expect(nyDateOf(z('2026-01-01T04:59:59.999Z'))).toBe('2025-12-31');
     expect(nyDateOf(z('2026-01-01T05:00:00Z'))).toBe('2026-01-01');
   });
+
+  it('nyDateOf stays right after it has remembered a day, at the edges of the calendar', () => {
+    // Before 1883-11-18 New York kept local mean time, UTC−4:56:02: midnight was 04:56:02Z.
+    expect(nyDateOf(z('1850-06-14T16:00:00Z'))).toBe('1850-06-14');
+    expect(nyDateOf(z('1850-06-15T04:56:01Z'))).toBe('1850-06-14');
+    expect(nyDateOf(z('1850-06-15T04:56:03Z'))).toBe('1850-06-15');
+    // The last day of the calendar has no next day to bound it, and still answers.
+    expect(nyDateOf(z('9999-12-31T12:00:00Z'))).toBe('9999-12-31');
+    expect(nyDateOf(z('9999-12-31T13:00:00Z'))).toBe('9999-12-31');
+    // A remembered day answers inside it and not past its end (EDT: midnight is 04:00Z).
+    expect(nyDateOf(z('2026-07-04T12:00:00Z'))).toBe('2026-07-04');
+    expect(nyDateOf(z('2026-07-05T03:59:59.999Z'))).toBe('2026-07-04');
+    expect(nyDateOf(z('2026-07-05T04:00:00Z'))).toBe('2026-07-05');
+  });
 });
 
 describe('Same-Day ACH windows', () => {

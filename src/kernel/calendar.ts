@@ -223,11 +223,15 @@ export function nyDateOf(instant: Date): LocalDate {
   const time = instant.getTime();
   if (lastNyDay && time >= lastNyDay.from && time < lastNyDay.until) return lastNyDay.date;
   const ny = new TZDate(time, BANK_TIME_ZONE);
-  const date = formatParts(ny.getFullYear(), ny.getMonth() + 1, ny.getDate());
-  const from = nyInstant(date, '00:00').getTime();
-  const until = nyInstant(addCalendarDays(date, 1), '00:00').getTime();
-  // Only a day that really contains the instant is remembered (a DST-gap midnight would not).
-  if (time >= from && time < until) lastNyDay = { date, from, until };
+  const year = ny.getFullYear();
+  const date = formatParts(year, ny.getMonth() + 1, ny.getDate());
+  // Remembered only for years with standard time (New York kept local mean time, UTC−4:56:02,
+  // until 1883-11-18, where nyInstant's midnight is off by seconds) and with a next day to bound it.
+  if (year >= 1884 && year <= 9998) {
+    const from = nyInstant(date, '00:00').getTime();
+    const until = nyInstant(addCalendarDays(date, 1), '00:00').getTime();
+    if (time >= from && time < until) lastNyDay = { date, from, until };
+  }
   return date;
 }
 

@@ -1,10 +1,11 @@
-import { sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRowsPrepared } from '../../db/client.ts';
 import { type RecordCell, recordset } from '../../db/json-records.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import type { ServiceContext } from '../context.ts';
 import { createdEventsSql, fanOutSql, recordEvents } from '../events/events.service.ts';
 import { creditPendingFundsMany, creditPendingFundsSql, type PendingCredit } from '../ledger/ledger.funds.ts';
+import { ledgerPostings } from '../ledger/ledger.table.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
 import { capturedAtOnceEvents } from './card-payments.service.ts';
 import { cardPayments } from './card-payments.table.ts';
@@ -89,7 +90,22 @@ class CapturedPaymentWriter {
 
   /** Writes a batch and settles its callers' promises; never rejects. */
   async #write(batch: Pending[]): Promise<void> {
-    if (await this.#writeInOneStatement(batch).catch(() => false)) {
+    let statement: ReturnType<typeof batchStatement> | null = null;
+    try {
+      statement = batchStatement(batch);
+    } catch {
+      // A payment the statement cannot render: the general path finds which one.
+    }
+    const written =
+      statement !== null &&
+      (await queryRowsPrepared(this.db, statement.query).then(
+        (announced) => announced.length === statement.eventCount, // none when an account is missing
+        // The statement failed, or its answer was lost after it committed (a dropped connection).
+        // It is atomic, so one of its new postings tells which: writing the batch again would fail
+        // on the ids and answer errors for payments that exist.
+        () => this.#postingExists(statement.firstPostingId).catch(() => false),
+      ));
+    if (written) {
       this.stats.statements += 1;
       for (const pending of batch) pending.resolve(pending.row);
       return;
@@ -109,27 +125,12 @@ class CapturedPaymentWriter {
     }
   }
 
-  /** The common case: one round trip. False when it wrote nothing (an account is missing). */
-  async #writeInOneStatement(batch: Pending[]): Promise<boolean> {
-    const ledger = creditPendingFundsSql(batch.map(({ row }) => pendingCredit(row)));
-    const events = batch.flatMap(({ ctx, row }, i) => [...capturedAtOnceEvents(ctx, row), ledger.events[i]!]);
-    const createdEvents = createdEventsSql(events, ledger.ready);
-    // The text is the same for every batch (the rows travel as parameters): prepared once.
-    const announced = await queryRowsPrepared<{ id: string }>(
-      this.db,
-      sql`WITH ${ledger.ctes}, new_card_payments AS (
-        INSERT INTO card_payments (id, merchant_id, collection_id, state, amount, amount_captured, amount_refunded,
-          currency, capture_on_authorize, brand, last4, exp_month, exp_year, network_response_code, decline_code,
-          failure_message, three_d_secure, challenge_result, refund_behavior, reference, description, metadata,
-          authorized_at, authorization_expires_at, created_at, updated_at)
-        SELECT * FROM ${recordset(
-          batch.map(({ row }) => paymentRecord(row)),
-          PAYMENT_COLUMNS,
-        )}
-        WHERE ${ledger.ready}
-      ), ${createdEvents.cte}, ${fanOutSql(sql.raw('created_events'))}`,
-    );
-    return announced.length === events.length;
+  async #postingExists(postingId: string): Promise<boolean> {
+    const rows = await this.db
+      .select({ id: ledgerPostings.id })
+      .from(ledgerPostings)
+      .where(eq(ledgerPostings.id, postingId));
+    return rows.length > 0;
   }
 
   /** The general path: the same writes through the ledger's transactional postings. */
@@ -146,6 +147,29 @@ class CapturedPaymentWriter {
       );
     });
   }
+}
+
+/**
+ * The common case, one round trip: the batch as one statement. It writes nothing when an account
+ * it needs is missing (then it announces no event). Its text is the same for every batch (the rows
+ * travel as parameters), so it is prepared once per connection.
+ */
+function batchStatement(batch: Pending[]): { query: SQL; eventCount: number; firstPostingId: string } {
+  const ledger = creditPendingFundsSql(batch.map(({ row }) => pendingCredit(row)));
+  const events = batch.flatMap(({ ctx, row }, i) => [...capturedAtOnceEvents(ctx, row), ledger.events[i]!]);
+  const createdEvents = createdEventsSql(events, ledger.ready);
+  const query = sql`WITH ${ledger.ctes}, new_card_payments AS (
+    INSERT INTO card_payments (id, merchant_id, collection_id, state, amount, amount_captured, amount_refunded,
+      currency, capture_on_authorize, brand, last4, exp_month, exp_year, network_response_code, decline_code,
+      failure_message, three_d_secure, challenge_result, refund_behavior, reference, description, metadata,
+      authorized_at, authorization_expires_at, created_at, updated_at)
+    SELECT * FROM ${recordset(
+      batch.map(({ row }) => paymentRecord(row)),
+      PAYMENT_COLUMNS,
+    )}
+    WHERE ${ledger.ready}
+  ), ${createdEvents.cte}, ${fanOutSql(sql.raw('created_events'))}`;
+  return { query, eventCount: events.length, firstPostingId: ledger.postings[0]!.id };
 }
 
 /** A captured payment's credit: into the merchant's pending balance, from the card network. */

@@ -235,7 +235,8 @@ export async function postMany(tx: Tx, inputs: PostingInput[]): Promise<PostingR
     const key = `${input.merchantId}\u0000${input.currency}`;
     groups.set(key, [...(groups.get(key) ?? []), input]);
   }
-  for (const group of groups.values()) {
+  // Merchants in one sorted order: two batches creating the same new accounts cannot deadlock.
+  for (const [, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const first = group[0]!;
     const kinds = group.flatMap((input) => input.entries.map((entry) => entry.account));
     const ids = await accountIdsOf(tx, first.merchantId, first.currency, kinds, first.at);
