@@ -7,4 +7,5 @@ export * from '../modules/idempotency/idempotency.table.ts';
 export * from '../modules/ledger/ledger.table.ts';
 export * from '../modules/merchants/merchants.table.ts';
 export * from '../modules/scheduler/scheduler.table.ts';
+export * from '../modules/transfers/transfers.table.ts';
 export * from '../modules/webhooks/webhooks.table.ts';

@@ -5,7 +5,7 @@ import { builder } from './builder.ts';
 import { serviceContext } from './context.ts';
 import { MoneyRef } from './scalars.ts';
 
-/** What every transaction object's row has (collections, card payments; transfers and others later). */
+/** What every transaction object's row has (collections, card payments, transfers; others later). */
 export interface TransactionShape {
   id: string;
   state: string;
@@ -34,7 +34,7 @@ export const TransactionRef = builder.interfaceRef<TransactionShape>('Transactio
   fields: (t) => ({
     id: t.exposeID('id'),
     kind: t.string({
-      description: 'collection or card_payment',
+      description: 'collection, card_payment or transfer',
       resolve: (row) => objectKindOf(row.id) ?? 'unknown',
     }),
     state: t.exposeString('state'),

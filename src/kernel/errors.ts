@@ -95,6 +95,17 @@ export const ERROR_REGISTRY = {
   token_expired: spec(400, 'invalid_request_error', 'This card token has expired (tokens last 15 minutes).'),
   invalid_routing_number: spec(400, 'invalid_request_error', 'The routing number fails the ABA checksum.'),
   invalid_account_number: spec(400, 'invalid_request_error', 'An account number is 4-17 digits.'),
+  rail_direction_unsupported: spec(
+    400,
+    'invalid_request_error',
+    'RTP only pushes money: RTP transfers are credits.',
+  ),
+  amount_exceeds_rail_limit: spec(400, 'invalid_request_error', 'The amount is over the limit of this rail.'),
+  routing_number_unreachable: spec(
+    400,
+    'invalid_request_error',
+    'The routing number is not reachable on this rail.',
+  ),
   clock_backwards: spec(400, 'invalid_request_error', 'The simulated clock only moves forward.'),
   insufficient_balance: spec(
     422,

@@ -11,6 +11,16 @@ import { expireCollectionJob } from './collections/collections.service.ts';
 import { COLLECTION_EXPIRY_JOB } from './collections/collections.writer.ts';
 import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger/ledger.funds.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
+import {
+  answerRtpJob,
+  returnTransferJob,
+  settleTransferJob,
+  submitTransferJob,
+  TRANSFER_RETURN_JOB,
+  TRANSFER_RTP_JOB,
+  TRANSFER_SETTLE_JOB,
+  TRANSFER_SUBMIT_JOB,
+} from './transfers/transfers.service.ts';
 import { deliverWebhooksUntil } from './webhooks/webhooks.delivery.ts';
 
 /** Every kind of due work and cross-module hook, and the module function that does it. Imported once by the app. */
@@ -19,6 +29,10 @@ export function registerJobs(): void {
   registerJobHandler(FUNDS_AVAILABLE_JOB, releasePendingFunds);
   registerJobHandler(EXPIRE_AUTHORIZATION_JOB, expireAuthorizationJob);
   registerJobHandler(SETTLE_REFUND_JOB, settleRefundJob);
+  registerJobHandler(TRANSFER_SUBMIT_JOB, submitTransferJob);
+  registerJobHandler(TRANSFER_SETTLE_JOB, settleTransferJob);
+  registerJobHandler(TRANSFER_RETURN_JOB, returnTransferJob);
+  registerJobHandler(TRANSFER_RTP_JOB, answerRtpJob);
   registerAfterAdvance(deliverWebhooksUntil);
   onCardPaymentCaptured(succeedCollectionOnCapture);
 }

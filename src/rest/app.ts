@@ -6,6 +6,7 @@ import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { registerCollectionRoutes } from '../modules/collections/collections.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
+import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import { requireKey } from './middleware/auth.ts';
 import { idempotency } from './middleware/idempotency.ts';
@@ -36,6 +37,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerMerchantRoutes(api);
   registerCollectionRoutes(api);
   registerCardPaymentRoutes(api);
+  registerTransferRoutes(api);
   registerLedgerRoutes(api);
   registerClockRoutes(api);
   registerEventRoutes(api);

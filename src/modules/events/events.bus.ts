@@ -25,6 +25,7 @@ const KIND_BY_PREFIX = {
   [ID_PREFIXES.cardPayment]: 'card_payment',
   [ID_PREFIXES.refund]: 'refund',
   [ID_PREFIXES.posting]: 'balance_transaction',
+  [ID_PREFIXES.transfer]: 'transfer',
 } as const satisfies Record<string, string>;
 
 export type ObjectKind = (typeof KIND_BY_PREFIX)[keyof typeof KIND_BY_PREFIX];

@@ -7,12 +7,16 @@ import { toPage } from '../../kernel/pagination.ts';
 import { cardPayments } from '../card-payments/card-payments.table.ts';
 import { collections } from '../collections/collections.table.ts';
 import type { ServiceContext } from '../context.ts';
+import { transfers } from '../transfers/transfers.table.ts';
 
 /** The kinds the `transactions` list spans so far, and the table each lives in. */
-export const TRANSACTION_KINDS = ['collection', 'card_payment'] as const;
+export const TRANSACTION_KINDS = ['collection', 'card_payment', 'transfer'] as const;
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
-export type TransactionRow = typeof collections.$inferSelect | typeof cardPayments.$inferSelect;
+export type TransactionRow =
+  | typeof collections.$inferSelect
+  | typeof cardPayments.$inferSelect
+  | typeof transfers.$inferSelect;
 
 /**
  * Every transaction of the merchant across kinds, newest first. Ids are ULIDs behind their prefix,
@@ -39,6 +43,8 @@ export async function listTransactions(
     parts.push(sql`SELECT id FROM collections WHERE merchant_id = ${ctx.merchant.id} ${after}`);
   if (kinds.includes('card_payment'))
     parts.push(sql`SELECT id FROM card_payments WHERE merchant_id = ${ctx.merchant.id} ${after}`);
+  if (kinds.includes('transfer'))
+    parts.push(sql`SELECT id FROM transfers WHERE merchant_id = ${ctx.merchant.id} ${after}`);
   if (parts.length === 0) return toPage([], query.limit);
   const ids = (
     await queryRows<{ id: string }>(
@@ -47,7 +53,7 @@ export async function listTransactions(
     )
   ).map((row) => row.id);
   const byKind = (kind: IdKind) => ids.filter((id) => hasPrefix(id, kind));
-  const [cols, cards] = await Promise.all([
+  const [cols, cards, sent] = await Promise.all([
     byKind('collection').length
       ? exec
           .select()
@@ -67,8 +73,14 @@ export async function listTransactions(
             ),
           )
       : [],
+    byKind('transfer').length
+      ? exec
+          .select()
+          .from(transfers)
+          .where(and(eq(transfers.merchantId, ctx.merchant.id), inArray(transfers.id, byKind('transfer'))))
+      : [],
   ]);
-  const rows = new Map<string, TransactionRow>([...cols, ...cards].map((row) => [row.id, row]));
+  const rows = new Map<string, TransactionRow>([...cols, ...cards, ...sent].map((row) => [row.id, row]));
   return toPage(
     ids.flatMap((id) => rows.get(id) ?? []),
     query.limit,

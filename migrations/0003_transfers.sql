@@ -1,0 +1,32 @@
+CREATE TABLE "transfers" (
+	"id" text PRIMARY KEY NOT NULL,
+	"merchant_id" text NOT NULL,
+	"rail" text NOT NULL,
+	"direction" text NOT NULL,
+	"state" text NOT NULL,
+	"amount" bigint NOT NULL,
+	"currency" text NOT NULL,
+	"counterparty_name" text NOT NULL,
+	"routing_number" text NOT NULL,
+	"account_last4" text NOT NULL,
+	"account_type" text NOT NULL,
+	"sec_code" text,
+	"outcome" text NOT NULL,
+	"outcome_code" text,
+	"hold_id" text,
+	"expected_submission_at" timestamp (3) with time zone,
+	"expected_settlement_at" timestamp (3) with time zone,
+	"submitted_at" timestamp (3) with time zone,
+	"settled_at" timestamp (3) with time zone,
+	"returned_at" timestamp (3) with time zone,
+	"return_code" text,
+	"return_reason" text,
+	"failure_reason" text,
+	"reference" text,
+	"description" text,
+	"metadata" jsonb NOT NULL,
+	"created_at" timestamp (3) with time zone NOT NULL,
+	"updated_at" timestamp (3) with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX "transfers_merchant_id_idx" ON "transfers" USING btree ("merchant_id","id");

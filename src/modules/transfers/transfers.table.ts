@@ -1,0 +1,46 @@
+import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
+
+/**
+ * A bank transfer (`tr_`) over ACH, Same-Day ACH or RTP (API.md §5). Only the counterparty's
+ * account number's last 4 digits are kept: what the network does with the entry (the magic
+ * accounts of §13) is decided at creation and kept in `outcome` / `outcome_code`.
+ */
+export const transfers = pgTable(
+  'transfers',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id').notNull(),
+    rail: text('rail').notNull(),
+    direction: text('direction').notNull(),
+    state: text('state').notNull(),
+    amount: money('amount').notNull(),
+    currency: currency(),
+    counterpartyName: text('counterparty_name').notNull(),
+    routingNumber: text('routing_number').notNull(),
+    accountLast4: text('account_last4').notNull(),
+    accountType: text('account_type').notNull(),
+    /** ACH only: PPD, CCD or WEB. */
+    secCode: text('sec_code'),
+    /** succeeds, returns, stays_submitted or rejected (transfers.rails.ts RailOutcome). */
+    outcome: text('outcome').notNull(),
+    /** The return code (returns) or the ISO 20022 reason (rejected) the outcome carries. */
+    outcomeCode: text('outcome_code'),
+    /** A credit's hold on the available balance (a ledger posting id), from creation. */
+    holdId: text('hold_id'),
+    expectedSubmissionAt: at('expected_submission_at'),
+    expectedSettlementAt: at('expected_settlement_at'),
+    submittedAt: at('submitted_at'),
+    settledAt: at('settled_at'),
+    returnedAt: at('returned_at'),
+    returnCode: text('return_code'),
+    returnReason: text('return_reason'),
+    failureReason: text('failure_reason'),
+    reference: text('reference'),
+    description: text('description'),
+    metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('transfers_merchant_id_idx').on(t.merchantId, t.id)],
+);
