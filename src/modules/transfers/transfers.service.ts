@@ -222,12 +222,13 @@ async function submit(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<Tr
   else await postPendingCredit(tx, { ...common(row, now), type: 'transfer', from: 'bank_rails' });
   await emit(tx, moved);
   if (row.outcome !== 'stays_submitted') {
-    const settlesAt = row.expectedSettlementAt ?? now;
+    // A step taken early keeps the rail's settlement time; a late one settles when it is due now.
+    const settlesAt = Math.max((row.expectedSettlementAt ?? now).getTime(), now.getTime());
     await scheduleJob(tx, {
       merchantId: row.merchantId,
       kind: TRANSFER_SETTLE_JOB,
       objectId: row.id,
-      dueAt: settlesAt > now ? settlesAt : now,
+      dueAt: new Date(settlesAt),
       createdAt: now,
     });
   }
