@@ -92,6 +92,20 @@ export async function idempotentMutation<T>(
   return reload(svc, stored.id);
 }
 
+/**
+ * The mutations on one kind of object, replayed by their idempotency key like their REST twins:
+ * `reload` answers a replay with the object as it is now.
+ */
+export function mutationsOf<T>(reload: (svc: ServiceContext, id: string) => Promise<T>) {
+  return (
+    ctx: GraphQLContext,
+    name: string,
+    key: string | null | undefined,
+    input: Record<string, unknown>,
+    run: (svc: ServiceContext) => Promise<T & { id: string }>,
+  ): Promise<T> => idempotentMutation<T>(ctx, { name, key, input }, run, reload);
+}
+
 /** Relay arguments read with the same rules as REST's limit and starting_after. */
 export function listQueryOf(args: { first?: number | null; after?: string | null }): ListQuery {
   return parseInput(

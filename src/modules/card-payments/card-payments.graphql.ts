@@ -2,6 +2,7 @@ import { builder } from '../../graphql/builder.ts';
 import {
   idempotentMutation,
   listQueryOf,
+  mutationsOf,
   nullIfNotFound,
   serviceContext,
   toConnection,
@@ -131,14 +132,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/** An operation on one payment, replayed by its idempotency key like its REST twin. */
-const paymentMutation = (
-  ctx: Parameters<typeof serviceContext>[0],
-  name: string,
-  key: string | null | undefined,
-  input: Record<string, unknown>,
-  run: (svc: ReturnType<typeof serviceContext>) => Promise<CardPaymentDetail>,
-) => idempotentMutation<CardPaymentDetail>(ctx, { name, key, input }, run, getCardPayment);
+const paymentMutation = mutationsOf(getCardPayment);
 
 builder.mutationFields((t) => ({
   createCardToken: t.field({

@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
-import {
-  cardSchema,
-  metadataSchema,
-  REFERENCE_PATTERN,
-  wireAmount,
-} from '../collections/collections.schema.ts';
+import { cardSchema, labelFields, moneyFieldCodes, wireAmount } from '../collections/collections.schema.ts';
 
 export const createTokenSchema = z.strictObject({ card: cardSchema });
 
@@ -15,19 +10,10 @@ export const createCardPaymentSchema = z.strictObject({
   card: cardSchema.optional().describe('The card, or `token` from POST /v1/tokens (exactly one).'),
   token: z.string().min(1).max(64).optional(),
   capture: z.boolean().optional().describe('Capture at once (default true); false only authorizes.'),
-  reference: z
-    .string()
-    .regex(REFERENCE_PATTERN, 'a reference is 1-100 characters of A-Z a-z 0-9 . _ : -')
-    .optional(),
-  description: z.string().max(1000).optional(),
-  metadata: metadataSchema.optional(),
+  ...labelFields,
 });
 
-export const createCardPaymentFieldCodes: FieldCodes = {
-  amount: 'amount_invalid',
-  currency: 'currency_unsupported',
-  reference: 'reference_invalid',
-};
+export const createCardPaymentFieldCodes: FieldCodes = moneyFieldCodes;
 
 export const captureSchema = z.strictObject({
   amount: wireAmount.optional().describe('At most the authorized amount (default: all of it).'),

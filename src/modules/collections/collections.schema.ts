@@ -14,6 +14,23 @@ export const metadataSchema = z
   .refine((value) => Object.keys(value).length <= 50, 'metadata has at most 50 keys')
   .describe('Up to 50 string keys (≤ 40 chars) with string values (≤ 500 chars).');
 
+/** What a merchant may attach to a payment or transfer: its reference, description and metadata. */
+export const labelFields = {
+  reference: z
+    .string()
+    .regex(REFERENCE_PATTERN, 'a reference is 1-100 characters of A-Z a-z 0-9 . _ : -')
+    .optional(),
+  description: z.string().max(1000).optional(),
+  metadata: metadataSchema.optional(),
+};
+
+/** The error codes of the fields a money-moving request shares. */
+export const moneyFieldCodes: FieldCodes = {
+  amount: 'amount_invalid',
+  currency: 'currency_unsupported',
+  reference: 'reference_invalid',
+};
+
 export const createCollectionSchema = z.strictObject({
   amount: wireAmount,
   currency: z

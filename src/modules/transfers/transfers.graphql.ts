@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import {
-  idempotentMutation,
   listQueryOf,
+  mutationsOf,
   nullIfNotFound,
   serviceContext,
   toConnection,
@@ -96,14 +96,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/** An operation on one transfer, replayed by its idempotency key like its REST twin. */
-const transferMutation = (
-  ctx: Parameters<typeof serviceContext>[0],
-  name: string,
-  key: string | null | undefined,
-  input: Record<string, unknown>,
-  run: (svc: ReturnType<typeof serviceContext>) => Promise<TransferRow>,
-) => idempotentMutation<TransferRow>(ctx, { name, key, input }, run, getTransfer);
+const transferMutation = mutationsOf(getTransfer);
 
 const stepArgs = (t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0]) => ({
   id: t.arg.id({ required: true }),

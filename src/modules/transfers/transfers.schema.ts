@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
-import { metadataSchema, REFERENCE_PATTERN, wireAmount } from '../collections/collections.schema.ts';
+import { labelFields, moneyFieldCodes, wireAmount } from '../collections/collections.schema.ts';
 import { RAILS } from './transfers.rails.ts';
 
 export const createTransferSchema = z.strictObject({
@@ -11,19 +11,10 @@ export const createTransferSchema = z.strictObject({
   currency: z.enum(['USD'], { error: 'bank transfers are in USD (upper-case ISO 4217 code)' }),
   counterparty: bankAccountSchema.extend({ name: z.string().min(1).max(100) }),
   sec_code: z.enum(['PPD', 'CCD', 'WEB']).optional().describe('ACH only (default CCD).'),
-  reference: z
-    .string()
-    .regex(REFERENCE_PATTERN, 'a reference is 1-100 characters of A-Z a-z 0-9 . _ : -')
-    .optional(),
-  description: z.string().max(1000).optional(),
-  metadata: metadataSchema.optional(),
+  ...labelFields,
 });
 
-export const createTransferFieldCodes: FieldCodes = {
-  amount: 'amount_invalid',
-  currency: 'currency_unsupported',
-  reference: 'reference_invalid',
-};
+export const createTransferFieldCodes: FieldCodes = moneyFieldCodes;
 
 export const returnTransferSchema = z.strictObject({
   code: z
