@@ -198,6 +198,45 @@ describe('ACH on the Federal Reserve timeline', () => {
   });
 });
 
+describe('steps taken through the API before the rail', () => {
+  it('an early submit, then a return before settlement: the window and the settlement have nothing left to do', async () => {
+    const m = await merchantAt(TUESDAY_0900);
+    const id = String((await transfer(m, { rail: 'same_day_ach', direction: 'credit' })).body.id);
+    expect((await post(m, `/v1/simulate/transfers/${id}/submit`)).body).toMatchObject({
+      state: 'submitted',
+      submitted_at: TUESDAY_0900,
+    });
+    expect(await usd(m)).toEqual({ available: 750, pending: 0, reserved: 0 });
+    const returned = await post(m, `/v1/simulate/transfers/${id}/return`, { code: 'R04' });
+    expect(returned.body).toMatchObject({ state: 'returned', return_code: 'R04', settled_at: null });
+    expect(await usd(m)).toEqual({ available: 1000, pending: 0, reserved: 0 });
+    // The window (10:30 ET) and the settlement (13:00 ET) pass: their work finds nothing to do.
+    expect(await advanceTo(m, '2031-12-03T18:00:00.000Z')).toEqual([
+      'transfer.submit@2031-12-02T15:30:00.000Z',
+      'transfer.settle@2031-12-02T18:00:00.000Z',
+    ]);
+    expect((await get(m, `/v1/transfers/${id}`)).body).toMatchObject({ state: 'returned', settled_at: null });
+    expect(await usd(m)).toEqual({ available: 1000, pending: 0, reserved: 0 });
+    expect(await eventTypes(m, id)).toEqual(['transfer.created', 'transfer.submitted', 'transfer.returned']);
+  });
+
+  it('a debit returned before it settles gives back its pending funds', async () => {
+    const m = await merchantAt(TUESDAY_0900, '0');
+    const id = String(
+      (await transfer(m, { rail: 'ach', direction: 'debit', account: '000000000009' })).body.id,
+    );
+    expect((await get(m, `/v1/transfers/${id}`)).body).toMatchObject({ expected_settlement_at: null });
+    await post(m, `/v1/simulate/transfers/${id}/submit`);
+    expect(await usd(m)).toEqual({ available: 0, pending: 250, reserved: 0 });
+    await post(m, `/v1/simulate/transfers/${id}/return`);
+    expect((await get(m, `/v1/transfers/${id}`)).body).toMatchObject({
+      state: 'returned',
+      return_code: 'R01',
+    });
+    expect(await usd(m)).toEqual({ available: 0, pending: 0, reserved: 0 });
+  });
+});
+
 describe('concurrent credits against one balance', () => {
   it('20 credits of 100.00 on 1,000.00: exactly 10 are accepted, the balance never goes below zero', async () => {
     const m = await merchantAt(TUESDAY_0900);
@@ -251,21 +290,34 @@ describe('RTP', () => {
 
 describe('validation changes nothing', () => {
   it.each([
-    [{ rail: 'rtp', direction: 'credit', amount: '10000000.01' }, 'amount_exceeds_rail_limit'],
-    [{ rail: 'same_day_ach', direction: 'credit', amount: '1000000.01' }, 'amount_exceeds_rail_limit'],
-    [{ rail: 'ach', direction: 'debit', amount: '100000000.00' }, 'amount_exceeds_rail_limit'],
-    [{ rail: 'rtp', direction: 'debit' }, 'rail_direction_unsupported'],
-    [{ rail: 'ach', direction: 'credit', routing: '021000022' }, 'invalid_routing_number'],
-    [{ rail: 'ach', direction: 'credit', account: '123' }, 'invalid_account_number'],
-    [{ rail: 'wire', direction: 'credit' }, 'parameter_invalid'],
-    [{ rail: 'ach', direction: 'credit', amount: '0.001' }, 'amount_invalid'],
-    [{ rail: 'rtp', direction: 'credit', sec_code: 'PPD' }, 'parameter_invalid'],
-  ] as const)('%j → 400 %s', async (fields, code) => {
+    [{ rail: 'rtp', direction: 'credit', amount: '10000000.01' }, 'amount_exceeds_rail_limit', 'amount'],
+    [
+      { rail: 'same_day_ach', direction: 'credit', amount: '1000000.01' },
+      'amount_exceeds_rail_limit',
+      'amount',
+    ],
+    [{ rail: 'ach', direction: 'debit', amount: '100000000.00' }, 'amount_exceeds_rail_limit', 'amount'],
+    [{ rail: 'rtp', direction: 'debit' }, 'rail_direction_unsupported', 'direction'],
+    [
+      { rail: 'ach', direction: 'credit', routing: '021000022' },
+      'invalid_routing_number',
+      'counterparty.routing_number',
+    ],
+    [
+      { rail: 'ach', direction: 'credit', account: '123' },
+      'invalid_account_number',
+      'counterparty.account_number',
+    ],
+    [{ rail: 'wire', direction: 'credit' }, 'parameter_invalid', 'rail'],
+    [{ rail: 'ach', direction: 'credit', amount: '0.001' }, 'amount_invalid', 'amount'],
+    [{ rail: 'rtp', direction: 'credit', sec_code: 'PPD' }, 'parameter_invalid', 'sec_code'],
+  ] as const)('%j → 400 %s', async (fields, code, param) => {
     const m = await merchantAt(TUESDAY_0900, '1000000.00');
     const res = await transfer(m, fields);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: { code } });
+    expect(res.body).toMatchObject({ error: { code, param } });
     expect((await get(m, '/v1/transfers')).body.data).toEqual([]);
+    expect((await get(m, '/v1/events?type=transfer.created')).body.data).toEqual([]);
     expect(await usd(m)).toEqual({ available: 1000000, pending: 0, reserved: 0 });
   });
 
@@ -371,7 +423,7 @@ describe('over GraphQL', () => {
       amount: { amount: '42.00', currency: 'USD' },
       secCode: 'CCD',
       expectedSubmissionAt: '2031-12-02T15:30:00.000Z',
-      expectedSettlementAt: '2031-12-02T18:00:00.000Z',
+      expectedSettlementAt: null, // this account stays submitted until a step moves it
       counterparty: { name: 'Payer', accountNumberLast4: '0009' },
       timeline: [{ state: 'created', eventType: 'transfer.created' }],
     });

@@ -5,8 +5,9 @@ import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
-import { parseAmount } from '../../kernel/money.ts';
+import { formatDecimal, parseAmount } from '../../kernel/money.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import { transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { validateBankAccount } from '../bank-accounts/bank-account.ts';
 import type { ServiceContext } from '../context.ts';
@@ -99,7 +100,7 @@ export async function createTransfer(ctx: ServiceContext, raw: unknown): Promise
   if (amount > RAIL_LIMIT_MINOR[rail]) {
     throw new SandbankError('amount_exceeds_rail_limit', {
       param: 'amount',
-      message: `The amount is over the ${rail} limit of ${RAIL_LIMIT_MINOR[rail] / 100n} USD per entry.`,
+      message: `The amount is over the ${rail} limit of ${formatDecimal(RAIL_LIMIT_MINOR[rail], 'USD')} USD per entry.`,
     });
   }
   if (rail === 'rtp' && input.sec_code !== undefined) {
@@ -139,7 +140,9 @@ export async function createTransfer(ctx: ServiceContext, raw: unknown): Promise
       outcome.kind === 'returns' ? outcome.reason.code : outcome.kind === 'rejected' ? outcome.reason : null,
     holdId: null,
     expectedSubmissionAt: timeline?.submitsAt ?? null,
-    expectedSettlementAt: timeline?.settlesAt ?? rtpCompletesAt(now),
+    // An entry that stays submitted until a simulate step moves it has no settlement to expect.
+    expectedSettlementAt:
+      outcome.kind === 'stays_submitted' ? null : (timeline?.settlesAt ?? rtpCompletesAt(now)),
     submittedAt: null,
     settledAt: null,
     returnedAt: null,
@@ -270,6 +273,7 @@ async function returnEntry(
   code: string,
 ): Promise<TransferRow> {
   assertAch(row, 'return');
+  transition(achTransferMachine, row.state as never, 'return'); // a wrong state is 409 before a bad code's 400
   const reason = achReturnReason(code);
   if (!reason) {
     throw new SandbankError('parameter_invalid', {
@@ -369,8 +373,14 @@ async function dueStep(
   from: string,
   work: (tx: Tx, row: TransferRow) => Promise<TransferRow>,
 ): Promise<void> {
-  const row = await loadTransfer(ctx.tx, ctx.merchant.id, job.objectId);
-  if (row.state === from) await work(ctx.tx, row);
+  // Locked, so a step racing through the API waits for this one (or this one sees its result)
+  // instead of making the job fail on a compare-and-set it lost.
+  const [row] = await ctx.tx
+    .select()
+    .from(transfers)
+    .where(and(eq(transfers.id, job.objectId), eq(transfers.merchantId, ctx.merchant.id)))
+    .for('update');
+  if (row?.state === from) await work(ctx.tx, row);
 }
 
 export const submitTransferJob = (ctx: Ctx, job: JobRow) =>
