@@ -1,6 +1,6 @@
 import { eq, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRowsPrepared } from '../../db/client.ts';
-import { type RecordCell, recordset } from '../../db/json-records.ts';
+import { insertRecordsSql } from '../../db/json-records.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import type { ServiceContext } from '../context.ts';
 import { createdEventsSql, fanOutSql, recordEvents } from '../events/events.service.ts';
@@ -159,15 +159,11 @@ function batchStatement(batch: Pending[]): { query: SQL; eventCount: number; fir
   const events = batch.flatMap(({ ctx, row }, i) => [...capturedAtOnceEvents(ctx, row), ledger.events[i]!]);
   const createdEvents = createdEventsSql(events, ledger.ready);
   const query = sql`WITH ${ledger.ctes}, new_card_payments AS (
-    INSERT INTO card_payments (id, merchant_id, collection_id, state, amount, amount_captured, amount_refunded,
-      currency, capture_on_authorize, brand, last4, exp_month, exp_year, network_response_code, decline_code,
-      failure_message, three_d_secure, challenge_result, refund_behavior, reference, description, metadata,
-      authorized_at, authorization_expires_at, created_at, updated_at)
-    SELECT * FROM ${recordset(
-      batch.map(({ row }) => paymentRecord(row)),
-      PAYMENT_COLUMNS,
+    ${insertRecordsSql(
+      cardPayments,
+      batch.map(({ row }) => row),
+      ledger.ready,
     )}
-    WHERE ${ledger.ready}
   ), ${createdEvents.cte}, ${fanOutSql(sql.raw('created_events'))}`;
   return { query, eventCount: events.length, firstPostingId: ledger.postings[0]!.id };
 }
@@ -182,46 +178,6 @@ function pendingCredit(row: CardPaymentRow): PendingCredit {
     type: 'card_payment',
     from: 'card_network',
     at: row.createdAt,
-  };
-}
-
-/** The card_payments columns of the insert above, with their types. */
-const PAYMENT_COLUMNS =
-  'id text, merchant_id text, collection_id text, state text, amount bigint, amount_captured bigint, ' +
-  'amount_refunded bigint, currency text, capture_on_authorize boolean, brand text, last4 text, exp_month integer, ' +
-  'exp_year integer, network_response_code text, decline_code text, failure_message text, three_d_secure text, ' +
-  'challenge_result jsonb, refund_behavior text, reference text, description text, metadata jsonb, ' +
-  'authorized_at timestamptz, authorization_expires_at timestamptz, created_at timestamptz, updated_at timestamptz';
-
-/** A card_payments row as a record of PAYMENT_COLUMNS. */
-function paymentRecord(row: CardPaymentRow): Record<string, RecordCell> {
-  return {
-    id: row.id,
-    merchant_id: row.merchantId,
-    collection_id: row.collectionId,
-    state: row.state,
-    amount: String(row.amount),
-    amount_captured: String(row.amountCaptured),
-    amount_refunded: String(row.amountRefunded),
-    currency: row.currency,
-    capture_on_authorize: row.captureOnAuthorize,
-    brand: row.brand,
-    last4: row.last4,
-    exp_month: row.expMonth,
-    exp_year: row.expYear,
-    network_response_code: row.networkResponseCode,
-    decline_code: row.declineCode,
-    failure_message: row.failureMessage,
-    three_d_secure: row.threeDSecure,
-    challenge_result: row.challengeResult,
-    refund_behavior: row.refundBehavior,
-    reference: row.reference,
-    description: row.description,
-    metadata: row.metadata,
-    authorized_at: row.authorizedAt,
-    authorization_expires_at: row.authorizationExpiresAt,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
   };
 }
 

@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.ts';
-import { recordset } from '../../db/json-records.ts';
+import { insertRecordsSql } from '../../db/json-records.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
@@ -62,18 +62,16 @@ export function createdEventsSql(inputs: EventInput[], when: SQL = sql`true`): {
   const ids = inputs.map(() => newId('event'));
   const rows = inputs.map((input, i) => ({
     id: ids[i] as string,
-    merchant_id: input.merchantId,
+    merchantId: input.merchantId,
     type: input.type,
-    object_id: input.objectId,
+    objectId: input.objectId,
     data: new RawJson(toWireJson(input.data)),
-    created_at: input.at,
+    createdAt: input.at,
   }));
   return {
     ids,
     cte: sql`created_events AS (
-      INSERT INTO events (id, merchant_id, type, object_id, data, created_at)
-      SELECT * FROM ${recordset(rows, 'id text, merchant_id text, type text, object_id text, data jsonb, created_at timestamptz')}
-      WHERE ${when}
+      ${insertRecordsSql(events, rows, when)}
       RETURNING id, merchant_id, type, object_id, created_at
     )`,
   };

@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { recordset } from '../../db/json-records.ts';
+import { insertRecordsSql } from '../../db/json-records.ts';
 import { addBankingDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ServiceContext } from '../context.ts';
-import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
+import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
 import { scheduledJobs } from '../scheduler/scheduler.table.ts';
 import {
   type PostingInput,
@@ -48,20 +48,9 @@ export async function creditPendingFunds(
   },
 ): Promise<void> {
   const at = ctx.clock.now();
-  const posting = await postPendingCredit(tx, { ...input, merchantId: ctx.merchant.id, at });
-  await scheduleJob(tx, {
-    merchantId: ctx.merchant.id,
-    kind: FUNDS_AVAILABLE_JOB,
-    objectId: posting.id,
-    dueAt: fundsAvailableAt(at),
-    payload: {
-      amount: input.amount.toString(),
-      currency: input.currency,
-      sourceType: input.source.type,
-      sourceId: input.source.id,
-    },
-    createdAt: at,
-  });
+  const credit = { ...input, merchantId: ctx.merchant.id, at };
+  const posting = await postPendingCredit(tx, credit);
+  await tx.insert(scheduledJobs).values(releaseJobValues(credit, posting.id));
 }
 
 export interface PendingCredit {
@@ -89,9 +78,8 @@ function pendingCreditPosting(credit: PendingCredit): PostingInput {
 }
 
 /** The job that makes a pending credit available, as a scheduled_jobs row. */
-function releaseJobValues(credit: PendingCredit, postingId: string) {
-  return {
-    id: newId('job'),
+function releaseJobValues(credit: Omit<PendingCredit, 'type' | 'from'>, postingId: string) {
+  return jobValues({
     merchantId: credit.merchantId,
     kind: FUNDS_AVAILABLE_JOB,
     objectId: postingId,
@@ -102,10 +90,8 @@ function releaseJobValues(credit: PendingCredit, postingId: string) {
       sourceId: credit.source.id,
     },
     dueAt: fundsAvailableAt(credit.at),
-    state: 'pending' as const,
-    attempts: 0,
     createdAt: credit.at,
-  };
+  });
 }
 
 /** creditPendingFunds for a batch (a group commit): the postings in bulk, the release jobs in one insert. */
@@ -123,33 +109,11 @@ export async function creditPendingFundsMany(tx: Tx, credits: PendingCredit[]): 
  */
 export function creditPendingFundsSql(credits: PendingCredit[]): PostingsStatement {
   const statement = postManySql(credits.map(pendingCreditPosting));
-  const jobs = credits.map((credit, i) => {
-    const job = releaseJobValues(credit, statement.postings[i]!.id);
-    return {
-      id: job.id,
-      merchant_id: job.merchantId,
-      kind: job.kind,
-      object_id: job.objectId,
-      payload: job.payload,
-      due_at: job.dueAt,
-      state: job.state,
-      attempts: job.attempts,
-      last_error: null,
-      created_at: job.createdAt,
-      finished_at: null,
-    };
-  });
+  const jobs = credits.map((credit, i) => releaseJobValues(credit, statement.postings[i]!.id));
   return {
     ...statement,
     ctes: sql`${statement.ctes}, ledger_release_jobs AS (
-      INSERT INTO scheduled_jobs (id, merchant_id, kind, object_id, payload, due_at, state, attempts, last_error,
-        created_at, finished_at)
-      SELECT * FROM ${recordset(
-        jobs,
-        'id text, merchant_id text, kind text, object_id text, payload jsonb, due_at timestamptz, state text, ' +
-          'attempts integer, last_error text, created_at timestamptz, finished_at timestamptz',
-      )}
-      WHERE ${statement.ready}
+      ${insertRecordsSql(scheduledJobs, jobs, statement.ready)}
     )`,
   };
 }

@@ -1,7 +1,7 @@
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { updateIfState } from '../../db/compare-and-set.ts';
-import { type RecordCell, recordset } from '../../db/json-records.ts';
+import { insertRecordsSql, type RecordCell, recordset } from '../../db/json-records.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -347,22 +347,6 @@ export function postManySql(inputs: PostingInput[]): PostingsStatement {
       });
     }
   }
-  const postingRows = postings.map((p) => ({
-    id: p.id,
-    merchant_id: p.merchantId,
-    currency: p.currency,
-    type: p.type,
-    state: p.state,
-    source_type: p.sourceType,
-    source_id: p.sourceId,
-    description: p.description,
-    related_id: p.relatedId,
-    available_delta: String(p.availableDelta),
-    pending_delta: String(p.pendingDelta),
-    reserved_delta: String(p.reservedDelta),
-    created_at: p.createdAt,
-    updated_at: p.updatedAt,
-  }));
   const ready = sql`(SELECT ok FROM ledger_ready)`;
   const ctes = sql`ledger_deltas AS (
     SELECT * FROM ${recordset(
@@ -382,15 +366,7 @@ export function postManySql(inputs: PostingInput[]): PostingsStatement {
     JOIN ledger_deltas d ON l.merchant_id = d.merchant_id AND l.currency = d.currency AND l.kind = d.kind
     WHERE a.id = l.id AND ${ready}
   ), ledger_new_postings AS (
-    INSERT INTO ledger_postings (id, merchant_id, currency, type, state, source_type, source_id, description,
-      related_id, available_delta, pending_delta, reserved_delta, created_at, updated_at)
-    SELECT * FROM ${recordset(
-      postingRows,
-      'id text, merchant_id text, currency text, type text, state text, source_type text, source_id text, ' +
-        'description text, related_id text, available_delta bigint, pending_delta bigint, reserved_delta bigint, ' +
-        'created_at timestamptz, updated_at timestamptz',
-    )}
-    WHERE ${ready}
+    ${insertRecordsSql(ledgerPostings, postings, ready)}
   ), ledger_new_entries AS (
     INSERT INTO ledger_entries (id, posting_id, account_id, merchant_id, currency, amount, created_at)
     SELECT v.id, v.posting_id, l.id, v.merchant_id, v.currency, v.amount, v.created_at

@@ -28,9 +28,15 @@ export interface ScheduleInput {
 
 /** Schedules work in the caller's transaction, so it exists exactly when the change that needs it commits. */
 export async function scheduleJob(exec: Executor, input: ScheduleInput): Promise<string> {
-  const id = newId('job');
-  await exec.insert(scheduledJobs).values({
-    id,
+  const values = jobValues(input);
+  await exec.insert(scheduledJobs).values(values);
+  return values.id;
+}
+
+/** A new job's row (pending, not yet tried), for callers that insert jobs in bulk. */
+export function jobValues(input: ScheduleInput): typeof scheduledJobs.$inferInsert & { id: string } {
+  return {
+    id: newId('job'),
     merchantId: input.merchantId,
     kind: input.kind,
     objectId: input.objectId,
@@ -39,8 +45,7 @@ export async function scheduleJob(exec: Executor, input: ScheduleInput): Promise
     state: 'pending',
     attempts: 0,
     createdAt: input.createdAt,
-  });
-  return id;
+  };
 }
 
 export interface RanJob {
