@@ -310,7 +310,7 @@ describe('collections lifecycle', () => {
     );
   });
 
-  it('a bank account payment moves it to processing', async () => {
+  it('a bank account payment moves it to processing with an ACH debit of the account', async () => {
     await collect('life-5');
     const res = await t.rest('POST', '/v1/simulate/collections/life-5/pay', {
       key: merchant.secretKey,
@@ -322,7 +322,17 @@ describe('collections lifecycle', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       state: 'processing',
-      payment: { method: 'bank_account', state: 'processing', bank_account: { last4: '6789' } },
+      payment: {
+        object: 'transfer',
+        rail: 'ach',
+        direction: 'debit',
+        state: 'pending',
+        sec_code: 'WEB',
+        counterparty: { account_number: '••••6789' },
+        collection: res.body.id,
+        reference: 'life-5',
+      },
+      payment_attempt: null,
     });
     const bad = await t.rest('POST', '/v1/simulate/collections/life-5/pay', {
       key: merchant.secretKey,

@@ -312,7 +312,7 @@ describe('GraphQL subscriptions over graphql-ws on /graphql', () => {
     const feed = new Feed<TransactionUpdateMessage>(
       open(`Bearer ${key}`),
       TRANSACTION_UPDATED,
-      { kinds: ['payout'] },
+      { kinds: ['no_such_kind'] },
       'transactionUpdated',
     );
     await expect(feed.next('the error')).rejects.toThrow(/parameter_invalid/);

@@ -6,6 +6,7 @@
  * day (5 banking days for the 60-day unauthorized codes).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;
@@ -16,38 +17,10 @@ afterAll(async () => {
   await t.close();
 });
 
-type Json = Record<string, unknown>;
-const post = (m: TestMerchant, path: string, body?: unknown) =>
-  t.rest<Json>('POST', path, { key: m.secretKey, ...(body === undefined ? {} : { body }) });
-const get = (m: TestMerchant, path: string) => t.rest<Json>('GET', path, { key: m.secretKey });
+const { post, get, usd, merchantAt, advanceTo, eventTypes } = clockedMerchants(() => t);
 
 const ROUTING = '021000021';
 const TUESDAY_0900 = '2031-12-02T14:00:00.000Z';
-
-async function usd(m: TestMerchant) {
-  const res = await t.rest<{ data: Json[] }>('GET', '/v1/balances', { key: m.secretKey });
-  const row = res.body.data.find((b) => b.currency === 'USD') ?? {};
-  return { available: Number(row.available), pending: Number(row.pending), reserved: Number(row.reserved) };
-}
-
-/** A merchant whose clock is frozen at `at`, with `funds` USD available. */
-async function merchantAt(at: string, funds = '1000.00'): Promise<TestMerchant> {
-  const m = await t.merchant();
-  expect((await post(m, '/v1/clock/freeze')).status).toBe(200);
-  expect((await post(m, '/v1/clock/advance', { to: at })).status).toBe(200);
-  if (funds !== '0') {
-    expect((await post(m, '/v1/simulate/balance/top_up', { amount: funds, currency: 'USD' })).status).toBe(
-      200,
-    );
-  }
-  return m;
-}
-
-const advanceTo = async (m: TestMerchant, to: string) => {
-  const res = await post(m, '/v1/clock/advance', { to });
-  expect(res.status).toBe(200);
-  return (res.body.ran as Json[]).map((job) => `${job.kind}@${job.due_at}`);
-};
 
 function transfer(m: TestMerchant, fields: Json & { account?: string; routing?: string }) {
   const { account = '000123456789', routing = ROUTING, ...rest } = fields;
@@ -62,13 +35,6 @@ function transfer(m: TestMerchant, fields: Json & { account?: string; routing?: 
     },
     ...rest,
   });
-}
-
-async function eventTypes(m: TestMerchant, objectId: string): Promise<string[]> {
-  const res = await t.rest<{ data: Json[] }>('GET', `/v1/events?object_id=${objectId}&limit=100`, {
-    key: m.secretKey,
-  });
-  return res.body.data.map((e) => String(e.type)).reverse();
 }
 
 describe('ACH on the Federal Reserve timeline', () => {

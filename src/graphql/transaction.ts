@@ -5,7 +5,7 @@ import { builder } from './builder.ts';
 import { serviceContext } from './context.ts';
 import { MoneyRef } from './scalars.ts';
 
-/** What every transaction object's row has (collections, card payments, transfers; others later). */
+/** What every transaction object's row has (collections, card payments, transfers, payouts; others later). */
 export interface TransactionShape {
   id: string;
   state: string;
@@ -34,7 +34,7 @@ export const TransactionRef = builder.interfaceRef<TransactionShape>('Transactio
   fields: (t) => ({
     id: t.exposeID('id'),
     kind: t.string({
-      description: 'collection, card_payment or transfer',
+      description: 'collection, card_payment, transfer or payout',
       resolve: (row) => objectKindOf(row.id) ?? 'unknown',
     }),
     state: t.exposeString('state'),

@@ -6,13 +6,14 @@ import {
   settleRefundJob,
 } from './card-payments/card-payments.service.ts';
 import { registerAfterAdvance } from './clock/clock.service.ts';
-import { succeedCollectionOnCapture } from './collections/collections.pay.ts';
+import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
 import { expireCollectionJob } from './collections/collections.service.ts';
 import { COLLECTION_EXPIRY_JOB } from './collections/collections.writer.ts';
 import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger/ledger.funds.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
 import {
   answerRtpJob,
+  onCollectionDebit,
   returnTransferJob,
   settleTransferJob,
   submitTransferJob,
@@ -35,4 +36,5 @@ export function registerJobs(): void {
   registerJobHandler(TRANSFER_RTP_JOB, answerRtpJob);
   registerAfterAdvance(deliverWebhooksUntil);
   onCardPaymentCaptured(succeedCollectionOnCapture);
+  onCollectionDebit(followCollectionDebit);
 }

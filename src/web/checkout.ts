@@ -105,13 +105,14 @@ const STATE_TEXT: Record<string, string> = {
 function statusView(detail: CollectionDetail) {
   const paid = detail.state === 'succeeded' || detail.state === 'processing';
   const card = detail.cardPayments.find((p) => p.state === 'captured' || p.state.endsWith('refunded'));
-  const bank = detail.attempts[0];
+  const bank = detail.debits[0];
   return html`<section class="card" data-testid="status" data-state="${detail.state}">
   <h2>${paid ? 'Receipt' : 'Checkout closed'}</h2>
   <div class="${paid ? 'success' : 'error'}" data-testid="status-text">${STATE_TEXT[detail.state] ?? detail.state}</div>
+  ${detail.failureMessage ? html`<p class="muted" data-testid="failure">${detail.failureMessage}</p>` : ''}
   ${
     paid && (card || bank)
-      ? html`<dl style="margin-top:12px"><dt>Paid with</dt><dd>${card ? `${card.brand} •••• ${card.last4}` : `bank account •••• ${bank?.bankAccountLast4}`}</dd><dt>Payment</dt><dd>${card?.id ?? bank?.id}</dd></dl>`
+      ? html`<dl style="margin-top:12px"><dt>Paid with</dt><dd>${card ? `${card.brand} •••• ${card.last4}` : `bank account •••• ${bank?.accountLast4}`}</dd><dt>Payment</dt><dd>${card?.id ?? bank?.id}</dd></dl>`
       : ''
   }
 </section>`;

@@ -116,19 +116,19 @@ async function collect(extra: Record<string, unknown> = {}, ownReference = true)
   return res.body;
 }
 
-/** A collection's payment: a card payment (cp_) or, for a bank account, a payment attempt. */
+/** A collection's payment: a card payment (cp_) or, for a bank account, an ACH debit (tr_). */
 interface Payment {
   id: string;
   object: string;
   state: string;
-  decline_code: string | null;
+  decline_code?: string | null;
   last4?: string;
   three_d_secure?: string | null;
-  bank_account?: { last4: string } | null;
+  counterparty?: { account_number: string };
 }
 
 async function collection(reference: string) {
-  const res = await api<{ state: string; payments: Payment[] }>(
+  const res = await api<{ state: string; failure_code: string | null; payments: Payment[] }>(
     'GET',
     `/v1/collections/${encodeURIComponent(reference)}`,
   );
@@ -328,24 +328,63 @@ describe('hosted checkout in Chromium', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
   });
 
-  it('pays by US bank account and shows it processing', async () => {
-    const created = await collect();
-    const page = await openCheckout(created);
-
+  /** Pays a checkout on the page with the bank account `account`; returns its ACH debit. */
+  async function payByBank(page: Page, created: Created, account: string) {
     await page.fill('#account_name', 'Ada Lovelace');
     await page.fill('#routing_number', '110000000');
-    await page.fill('#account_number', '000123456789');
+    await page.fill('#account_number', account);
     await page.click('[data-testid="pay-bank"]');
     expect(await status(page)).toBe('processing');
     await expect(page.getByTestId('status-text').textContent()).resolves.toContain('processing');
-    await expect(page.locator('[data-testid="status"] dd').first().textContent()).resolves.toContain('6789');
-
+    const last4 = account.slice(-4);
+    await expect(page.locator('[data-testid="status"] dd').first().textContent()).resolves.toContain(last4);
     const submitted = await collection(created.reference);
     expect(submitted.state).toBe('processing');
     expect(submitted.payments).toHaveLength(1);
-    expect(submitted.payments[0]).toMatchObject({
-      state: 'processing',
-      bank_account: { last4: '6789' },
+    const debit = submitted.payments[0] as Payment & { expected_settlement_at: string };
+    expect(debit).toMatchObject({
+      object: 'transfer',
+      direction: 'debit',
+      state: 'pending',
+      counterparty: { account_number: `••••${last4}` },
     });
+    return debit;
+  }
+
+  /** Moves the default merchant's clock (the bank tests run last: it only goes forward). */
+  async function advanceClock(body: { to: string } | { seconds: number }) {
+    const res = await api('POST', '/v1/clock/advance', body);
+    expect(res.status).toBe(200);
+  }
+
+  it('pays by US bank account: processing, then succeeded once the clock passes settlement', async () => {
+    const created = await collect();
+    const page = await openCheckout(created);
+    const debit = await payByBank(page, created, '000123456789');
+
+    await advanceClock({ to: debit.expected_settlement_at });
+    await page.reload();
+    expect(await status(page)).toBe('succeeded');
+    await expect(page.getByTestId('status-text').textContent()).resolves.toContain('complete');
+    const settled = await collection(created.reference);
+    expect(settled.state).toBe('succeeded');
+    expect(settled.payments[0]).toMatchObject({ id: debit.id, state: 'settled' });
+  });
+
+  it('pays from 000222222227: the debit settles, then returns R01 and the checkout shows it failed', async () => {
+    const created = await collect();
+    const page = await openCheckout(created);
+    const debit = await payByBank(page, created, '000222222227');
+
+    await advanceClock({ to: debit.expected_settlement_at });
+    // The return arrives the next banking day: a week covers any weekend and holiday in between.
+    await advanceClock({ seconds: 7 * 86_400 });
+    await page.reload();
+    expect(await status(page)).toBe('failed');
+    await expect(page.getByTestId('failure').textContent()).resolves.toContain('R01 Insufficient Funds');
+    await page.screenshot({ path: '/tmp/checkout-bank-returned.png', fullPage: true });
+    const failed = await collection(created.reference);
+    expect(failed).toMatchObject({ state: 'failed', failure_code: 'R01' });
+    expect(failed.payments[0]).toMatchObject({ id: debit.id, state: 'returned', return_code: 'R01' });
   });
 });

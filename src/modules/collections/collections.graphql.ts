@@ -16,6 +16,8 @@ import { hasPrefix } from '../../kernel/ids.ts';
 import { CardPaymentRef } from '../card-payments/card-payments.graphql.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
 import type { CardPaymentDetail } from '../card-payments/card-payments.service.ts';
+import { TransferRef } from '../transfers/transfers.graphql.ts';
+import type { TransferRow } from '../transfers/transfers.resource.ts';
 import { collectionMachine } from './collections.machine.ts';
 import { loadPayResult, type PayResult, payCollection } from './collections.pay.ts';
 import { type AttemptRow, type CollectionRow, checkoutUrl } from './collections.resource.ts';
@@ -49,7 +51,11 @@ const PaymentAttemptRef = builder.objectRef<AttemptRow>('PaymentAttempt').implem
   }),
 });
 
-type CollectionNode = CollectionRow & { attempts?: AttemptRow[]; cardPayments?: CardPaymentDetail[] };
+type CollectionNode = CollectionRow & {
+  attempts?: AttemptRow[];
+  debits?: TransferRow[];
+  cardPayments?: CardPaymentDetail[];
+};
 
 const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement({
   description: `A hosted checkout session: POST /v1/collect. States: ${collectionMachine.states.join(', ')}.`,
@@ -64,11 +70,23 @@ const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement(
     checkoutUrl: t.string({ resolve: (row, _args, ctx) => checkoutUrl(ctx.deps.publicUrl, row.id) }),
     expiresAt: t.field({ type: 'DateTime', resolve: (row) => row.expiresAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
+    failureCode: t.exposeString('failureCode', {
+      nullable: true,
+      description: 'Why a bank payment failed: the ACH return code of its debit.',
+    }),
+    failureMessage: t.exposeString('failureMessage', { nullable: true }),
     paymentAttempts: t.field({
       type: [PaymentAttemptRef],
-      description: 'Bank-account payment attempts, newest first (card attempts are cardPayments).',
+      description:
+        'Bank-account payment attempts made before bank payments became ACH debits (see transfers), newest first.',
       resolve: async (row, _args, ctx) =>
         row.attempts ?? (await getCollection(serviceContext(ctx), row.id)).attempts,
+    }),
+    transfers: t.field({
+      type: [TransferRef],
+      description: "The checkout's bank-account payments: ACH debits of the payer's account, newest first.",
+      resolve: async (row, _args, ctx) =>
+        row.debits ?? (await getCollection(serviceContext(ctx), row.id)).debits,
     }),
     cardPayments: t.field({
       type: [CardPaymentRef],
@@ -124,6 +142,7 @@ const PayResultRef = builder
     collection: CollectionDetail | CollectionRow;
     attempt: AttemptRow | null;
     cardPayment: CardPaymentRow | null;
+    debit: TransferRow | null;
     nextActionUrl: string | null;
   }>('CollectionPayment')
   .implement({
@@ -135,10 +154,17 @@ const PayResultRef = builder
         description: 'The card payment this payment made (card method).',
         resolve: (result) => (result.cardPayment ? { ...result.cardPayment, refunds: [] } : null),
       }),
+      transfer: t.field({
+        type: TransferRef,
+        nullable: true,
+        description: "The ACH debit of the payer's account this payment made (bank account).",
+        resolve: (result) => result.debit,
+      }),
       paymentAttempt: t.field({
         type: PaymentAttemptRef,
         nullable: true,
-        description: 'The bank payment attempt this payment made (bank_account method).',
+        description: 'Null: bank payments are ACH debits now (transfer); kept for older clients.',
+        deprecationReason: 'Use transfer (bank account) or cardPayment.',
         resolve: (result) => result.attempt,
       }),
       threeDSecureUrl: t.string({
@@ -225,7 +251,7 @@ builder.mutationFields((t) => ({
         },
         async (svc) => {
           const paid = await payCollection(svc, args.reference, raw);
-          return { ...paid, id: paid.cardPayment?.id ?? paid.attempt?.id ?? '' };
+          return { ...paid, id: paid.cardPayment?.id ?? paid.debit?.id ?? paid.attempt?.id ?? '' };
         },
         loadPayResult,
       );
@@ -233,6 +259,7 @@ builder.mutationFields((t) => ({
         collection: result.collection,
         attempt: result.attempt,
         cardPayment: result.cardPayment,
+        debit: result.debit,
         nextActionUrl: result.nextAction?.url ?? null,
       };
     },

@@ -1,16 +1,21 @@
 import { defineMachine } from '../../kernel/state-machine.ts';
 
-/** API.md §3: pending → processing → succeeded | failed; pending → succeeded (card); pending → expired | canceled. */
+/**
+ * API.md §3: pending → processing → succeeded | failed; pending → succeeded (card); pending →
+ * expired | canceled. A bank payment succeeds when its ACH debit settles; a return that arrives
+ * after settlement (R01 comes a banking day later) still fails it, as the money goes back.
+ */
 export const collectionMachine = defineMachine({
   object: 'collection',
   states: ['pending', 'processing', 'succeeded', 'failed', 'expired', 'canceled'],
   initial: 'pending',
-  final: ['succeeded', 'failed', 'expired', 'canceled'],
+  final: ['failed', 'expired', 'canceled'],
   transitions: {
     pay_by_card: { from: ['pending'], to: 'succeeded' },
     submit_bank_payment: { from: ['pending'], to: 'processing' },
     settle_bank_payment: { from: ['processing'], to: 'succeeded' },
     fail_bank_payment: { from: ['processing'], to: 'failed' },
+    return_bank_payment: { from: ['succeeded'], to: 'failed' },
     expire: { from: ['pending'], to: 'expired' },
     cancel: { from: ['pending'], to: 'canceled' },
   },

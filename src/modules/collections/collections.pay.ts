@@ -3,7 +3,7 @@ import type { Executor, Tx } from '../../db/client.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { hasPrefix, newId } from '../../kernel/ids.ts';
+import { hasPrefix } from '../../kernel/ids.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { validateBankAccount } from '../bank-accounts/bank-account.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
@@ -15,8 +15,13 @@ import {
 } from '../card-payments/card-payments.service.ts';
 import { validateCard } from '../cards/network.ts';
 import type { ServiceContext } from '../context.ts';
-import { recordEvent } from '../events/events.service.ts';
-import { type AttemptRow, attemptResource, type CollectionRow } from './collections.resource.ts';
+import type { TransferRow } from '../transfers/transfers.resource.ts';
+import {
+  type CollectionDebitStep,
+  createCollectionDebit,
+  getTransfer,
+} from '../transfers/transfers.service.ts';
+import type { AttemptRow, CollectionRow } from './collections.resource.ts';
 import { completeChallengeSchema, payCollectionSchema } from './collections.schema.ts';
 import { loadCollection, transitionCollection } from './collections.service.ts';
 import { paymentAttempts } from './collections.table.ts';
@@ -26,10 +31,15 @@ export interface NextAction {
   url: string;
 }
 
-/** A payment of a collection: a card payment (cp_), or a bank payment attempt until ACH debits land. */
+/**
+ * A payment of a collection: a card payment (cp_) or an ACH debit of the payer's account (tr_).
+ * `attempt` is a bank payment attempt (pay_) made before bank payments became ACH debits: only
+ * an idempotent replay of such an old payment still carries one.
+ */
 export interface PayResult {
   collection: CollectionRow;
   cardPayment: CardPaymentRow | null;
+  debit: TransferRow | null;
   attempt: AttemptRow | null;
   nextAction: NextAction | null;
 }
@@ -49,7 +59,8 @@ function nextActionOf(ctx: ServiceContext, payment: CardPaymentRow): NextAction 
  * of POST /v1/simulate/collections/{reference}/pay. A card makes a real card payment (captured at
  * once) linked to the collection, which succeeds when that payment is captured; a declined card is
  * a declined card payment, the collection stays pending, and the call ends in 402 card_declined
- * after the record commits.
+ * after the record commits. A bank account makes a standard ACH debit of the payer's account: the
+ * collection is `processing` until the debit settles (succeeded) or comes back (failed).
  */
 export async function payCollection(
   ctx: ServiceContext,
@@ -61,15 +72,12 @@ export async function payCollection(
     if (input.method === 'bank_account') {
       const account = validateBankAccount(input.bank_account, 'bank_account');
       const collection = await payableCollection(tx, ctx, reference);
-      const attempt = await insertBankAttempt(tx, ctx, collection, {
-        bankRoutingNumber: account.routingNumber,
-        bankAccountLast4: account.last4,
-        bankAccountType: account.accountType,
-      });
+      const debit = await createCollectionDebit(tx, ctx, collection, account);
       return {
         collection: await transitionCollection(tx, ctx, collection, 'submit_bank_payment'),
         cardPayment: null,
-        attempt,
+        debit,
+        attempt: null,
         nextAction: null,
       };
     }
@@ -88,6 +96,7 @@ export async function payCollection(
     return {
       collection: await loadCollection(tx, ctx, collection.id),
       cardPayment: payment,
+      debit: null,
       attempt: null,
       nextAction: nextActionOf(ctx, payment),
     };
@@ -118,6 +127,7 @@ export async function completeChallenge(
     return {
       collection: await loadCollection(tx, ctx, collectionId),
       cardPayment: payment,
+      debit: null,
       attempt: null,
       nextAction: null,
     };
@@ -141,6 +151,35 @@ export async function succeedCollectionOnCapture(
   await transitionCollection(tx, ctx, collection, 'pay_by_card');
 }
 
+/**
+ * The collection-debit hook (modules/jobs.ts): the ACH debit of a collection's bank payment
+ * settled (the collection succeeds) or came back (it fails with the return code, even after it
+ * succeeded: the money went back to the payer).
+ */
+export async function followCollectionDebit(
+  tx: Tx,
+  ctx: ServiceContext,
+  debit: TransferRow,
+  step: CollectionDebitStep,
+): Promise<void> {
+  if (!debit.collectionId) return;
+  const collection = await loadCollection(tx, ctx, debit.collectionId);
+  if (step === 'settled') {
+    await transitionCollection(tx, ctx, collection, 'settle_bank_payment');
+    return;
+  }
+  await transitionCollection(
+    tx,
+    ctx,
+    collection,
+    collection.state === 'succeeded' ? 'return_bank_payment' : 'fail_bank_payment',
+    {
+      failureCode: debit.returnCode,
+      failureMessage: `The bank returned the debit: ${debit.returnCode} ${debit.returnReason}.`,
+    },
+  );
+}
+
 async function payableCollection(
   exec: Executor,
   ctx: ServiceContext,
@@ -155,39 +194,6 @@ async function payableCollection(
   return collection;
 }
 
-async function insertBankAttempt(
-  exec: Executor,
-  ctx: ServiceContext,
-  collection: CollectionRow,
-  columns: Pick<AttemptRow, 'bankRoutingNumber' | 'bankAccountLast4' | 'bankAccountType'>,
-): Promise<AttemptRow> {
-  const now = ctx.clock.now();
-  const [attempt] = await exec
-    .insert(paymentAttempts)
-    .values({
-      id: newId('paymentAttempt'),
-      merchantId: collection.merchantId,
-      collectionId: collection.id,
-      method: 'bank_account',
-      state: 'processing',
-      amount: collection.amount,
-      currency: collection.currency,
-      createdAt: now,
-      updatedAt: now,
-      ...columns,
-    })
-    .returning();
-  if (!attempt) throw new Error('insert returned no row');
-  await recordEvent(exec, {
-    merchantId: attempt.merchantId,
-    type: `payment_attempt.${attempt.state}`,
-    objectId: attempt.id,
-    data: { object: attemptResource(attempt) },
-    at: attempt.updatedAt,
-  });
-  return attempt;
-}
-
 /** A payment of a collection and the collection as they are now (an idempotent replay of a payment). */
 export async function loadPayResult(ctx: ServiceContext, paymentId: string): Promise<PayResult> {
   const exec = ctx.tx ?? ctx.db;
@@ -197,8 +203,20 @@ export async function loadPayResult(ctx: ServiceContext, paymentId: string): Pro
     return {
       collection: await loadCollection(exec, ctx, payment.collectionId),
       cardPayment: payment,
+      debit: null,
       attempt: null,
       nextAction: nextActionOf(ctx, payment),
+    };
+  }
+  if (hasPrefix(paymentId, 'transfer')) {
+    const debit = await getTransfer(ctx, paymentId);
+    if (!debit.collectionId) throw new SandbankError('resource_not_found');
+    return {
+      collection: await loadCollection(exec, ctx, debit.collectionId),
+      cardPayment: null,
+      debit,
+      attempt: null,
+      nextAction: null,
     };
   }
   const [attempt] = await exec
@@ -209,6 +227,7 @@ export async function loadPayResult(ctx: ServiceContext, paymentId: string): Pro
   return {
     collection: await loadCollection(exec, ctx, attempt.collectionId),
     cardPayment: null,
+    debit: null,
     attempt,
     nextAction: null,
   };

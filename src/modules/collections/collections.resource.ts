@@ -24,6 +24,8 @@ export function collectionResource(row: CollectionRow, publicUrl: string): Recor
     redirect_url: row.redirectUrl,
     metadata: row.metadata,
     checkout_url: checkoutUrl(publicUrl, row.id),
+    failure_code: row.failureCode,
+    failure_message: row.failureMessage,
     expires_at: row.expiresAt.toISOString(),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

@@ -7,6 +7,7 @@ import { jsonRequestBody, operation, serviceContext, validationHook } from '../.
 import type { RestEnv } from '../../rest/types.ts';
 import { cardPaymentResource } from '../card-payments/card-payments.resource.ts';
 import { loadPayment } from '../card-payments/card-payments.service.ts';
+import { transferResource } from '../transfers/transfers.resource.ts';
 import { completeChallenge, type PayResult, payCollection } from './collections.pay.ts';
 import { attemptResource, collectionResource } from './collections.resource.ts';
 import {
@@ -30,16 +31,19 @@ function payResultResource(result: PayResult, publicUrl: string) {
     ...collectionResource(result.collection, publicUrl),
     payment: result.cardPayment
       ? cardPaymentResource(result.cardPayment, [], publicUrl)
-      : result.attempt
-        ? attemptResource(result.attempt)
-        : null,
-    // Kept (additive contract, API.md §1): the bank attempt, or null now that card attempts are card payments.
+      : result.debit
+        ? transferResource(result.debit)
+        : result.attempt
+          ? attemptResource(result.attempt)
+          : null,
+    // Kept (additive contract, API.md §1): null now that card payments are card payments and bank
+    // payments ACH debits (a replay of an older bank payment still shows its attempt).
     payment_attempt: result.attempt ? attemptResource(result.attempt) : null,
     next_action: result.nextAction,
   };
 }
 
-/** A collection's payments, newest first: its card payments and its bank payment attempts. */
+/** A collection's payments, newest first: its card payments, its ACH debits and any older bank attempts. */
 export function collectionPayments(detail: CollectionDetail, publicUrl: string): Record<string, unknown>[] {
   const payments = [
     ...detail.cardPayments.map((p) => ({
@@ -47,6 +51,7 @@ export function collectionPayments(detail: CollectionDetail, publicUrl: string):
       id: p.id,
       body: cardPaymentResource(p, p.refunds, publicUrl),
     })),
+    ...detail.debits.map((d) => ({ at: d.createdAt, id: d.id, body: transferResource(d) })),
     ...detail.attempts.map((a) => ({ at: a.createdAt, id: a.id, body: attemptResource(a) })),
   ];
   payments.sort((a, b) => b.at.getTime() - a.at.getTime() || (a.id < b.id ? 1 : -1));
@@ -91,7 +96,7 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
       method: 'get',
       path: '/collections/{reference}',
       tags: ['Collections'],
-      summary: 'Get a collection by its reference (or id), with its payment attempts',
+      summary: 'Get a collection by its reference (or id), with its payments',
       request: { params: referenceParam },
     }),
     async (c) => {
@@ -100,7 +105,7 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
       return sendObject(c, {
         ...collectionResource(detail, ctx.publicUrl),
         payments: collectionPayments(detail, ctx.publicUrl),
-        // Kept (additive contract): the bank attempts; card attempts are in `payments`.
+        // Kept (additive contract): bank attempts made before bank payments became ACH debits.
         payment_attempts: detail.attempts.map(attemptResource),
       });
     },

@@ -18,6 +18,8 @@ import type { MerchantRef, ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
+import type { TransferRow } from '../transfers/transfers.resource.ts';
+import { debitsOfCollection } from '../transfers/transfers.service.ts';
 import { type CollectionEvent, collectionMachine } from './collections.machine.ts';
 import { type AttemptRow, type CollectionRow, collectionResource } from './collections.resource.ts';
 import { createCollectionFieldCodes, createCollectionSchema } from './collections.schema.ts';
@@ -29,8 +31,10 @@ export const COLLECTION_MAX_MINOR = 99_999_999n;
 export const DEFAULT_EXPIRES_IN_SECONDS = 86_400;
 
 export interface CollectionDetail extends CollectionRow {
-  /** Bank-account payment attempts (until ACH debits replace them), newest first. */
+  /** Bank-account payment attempts made before bank payments became ACH debits, newest first. */
   attempts: AttemptRow[];
+  /** ACH debits of the payer's account (bank-account payments), newest first. */
+  debits: TransferRow[];
   /** Card payments made through the checkout, newest first. */
   cardPayments: CardPaymentDetail[];
 }
@@ -51,6 +55,8 @@ export async function createCollection(ctx: ServiceContext, raw: unknown): Promi
     redirectUrl: input.redirect_url ?? null,
     metadata: input.metadata ?? {},
     state: collectionMachine.initial,
+    failureCode: null,
+    failureMessage: null,
     expiresAt: addSeconds(now, input.expires_in ?? DEFAULT_EXPIRES_IN_SECONDS),
     createdAt: now,
     updatedAt: now,
@@ -144,9 +150,11 @@ export async function transitionCollection(
   ctx: ServiceContext,
   row: CollectionRow,
   event: CollectionEvent,
+  values: Pick<Partial<CollectionRow>, 'failureCode' | 'failureMessage'> = {},
 ): Promise<CollectionRow> {
   const to = transition(collectionMachine, row.state as never, event);
   const updated = await updateIfState(exec, collections, row.id, row.state, {
+    ...values,
     state: to,
     updatedAt: ctx.clock.now(),
   });
@@ -205,7 +213,12 @@ export async function getCollection(ctx: ServiceContext, reference: string): Pro
       .from(paymentAttempts)
       .where(eq(paymentAttempts.collectionId, row.id))
       .orderBy(desc(paymentAttempts.id));
-    return { ...row, attempts, cardPayments: await cardPaymentsOfCollection(tx, ctx.merchant.id, row.id) };
+    return {
+      ...row,
+      attempts,
+      debits: await debitsOfCollection(tx, ctx.merchant.id, row.id),
+      cardPayments: await cardPaymentsOfCollection(tx, ctx.merchant.id, row.id),
+    };
   });
 }
 

@@ -17,6 +17,9 @@ export const collections = pgTable(
     redirectUrl: text('redirect_url'),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
     state: text('state').notNull(),
+    /** Why a bank payment failed: its ACH return code and reason. */
+    failureCode: text('failure_code'),
+    failureMessage: text('failure_message'),
     expiresAt: at('expires_at').notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

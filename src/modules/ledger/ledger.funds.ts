@@ -3,7 +3,6 @@ import type { Tx } from '../../db/client.ts';
 import { insertRecordsSql } from '../../db/json-records.ts';
 import { addBankingDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
-import { newId } from '../../kernel/ids.ts';
 import type { ServiceContext } from '../context.ts';
 import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
 import { scheduledJobs } from '../scheduler/scheduler.table.ts';

@@ -10,7 +10,7 @@ import type { ServiceContext } from '../context.ts';
 import { transfers } from '../transfers/transfers.table.ts';
 
 /** The kinds the `transactions` list spans so far, and the table each lives in. */
-export const TRANSACTION_KINDS = ['collection', 'card_payment', 'transfer'] as const;
+export const TRANSACTION_KINDS = ['collection', 'card_payment', 'transfer', 'payout'] as const;
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
 export type TransactionRow =
@@ -43,8 +43,12 @@ export async function listTransactions(
     parts.push(sql`SELECT id FROM collections WHERE merchant_id = ${ctx.merchant.id} ${after}`);
   if (kinds.includes('card_payment'))
     parts.push(sql`SELECT id FROM card_payments WHERE merchant_id = ${ctx.merchant.id} ${after}`);
-  if (kinds.includes('transfer'))
-    parts.push(sql`SELECT id FROM transfers WHERE merchant_id = ${ctx.merchant.id} ${after}`);
+  for (const kind of ['transfer', 'payout'] as const) {
+    if (kinds.includes(kind))
+      parts.push(
+        sql`SELECT id FROM transfers WHERE merchant_id = ${ctx.merchant.id} AND kind = ${kind} ${after}`,
+      );
+  }
   if (parts.length === 0) return toPage([], query.limit);
   const ids = (
     await queryRows<{ id: string }>(
@@ -53,6 +57,7 @@ export async function listTransactions(
     )
   ).map((row) => row.id);
   const byKind = (kind: IdKind) => ids.filter((id) => hasPrefix(id, kind));
+  const onRails = [...byKind('transfer'), ...byKind('payout')];
   const [cols, cards, sent] = await Promise.all([
     byKind('collection').length
       ? exec
@@ -73,11 +78,11 @@ export async function listTransactions(
             ),
           )
       : [],
-    byKind('transfer').length
+    onRails.length
       ? exec
           .select()
           .from(transfers)
-          .where(and(eq(transfers.merchantId, ctx.merchant.id), inArray(transfers.id, byKind('transfer'))))
+          .where(and(eq(transfers.merchantId, ctx.merchant.id), inArray(transfers.id, onRails)))
       : [],
   ]);
   const rows = new Map<string, TransactionRow>([...cols, ...cards, ...sent].map((row) => [row.id, row]));

@@ -10,24 +10,27 @@ import { withoutNulls } from '../../graphql/inputs.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
-import { achTransferMachine, rtpTransferMachine } from './transfers.machine.ts';
+import { type EntryKind, statesOf } from './transfers.machine.ts';
 import { RAILS } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
 import {
-  cancelTransfer,
+  createPayout,
   createTransfer,
+  type EntrySteps,
+  getPayout,
   getTransfer,
+  listPayouts,
   listTransfers,
-  simulateReturn,
-  simulateSettle,
-  simulateSubmit,
+  payoutSteps,
+  transferSteps,
 } from './transfers.service.ts';
 
 const RailEnum = builder.enumType('TransferRail', { values: RAILS });
 const DirectionEnum = builder.enumType('TransferDirection', { values: ['credit', 'debit'] as const });
 
 const CounterpartyRef = builder.objectRef<TransferRow>('TransferCounterparty').implement({
-  description: 'The account at the other end. Only the last 4 digits of its number are kept.',
+  description:
+    "The account at the other end (a payout's destination). Only the last 4 digits of its number are kept.",
   fields: (t) => ({
     name: t.exposeString('counterpartyName'),
     routingNumber: t.exposeString('routingNumber'),
@@ -37,9 +40,7 @@ const CounterpartyRef = builder.objectRef<TransferRow>('TransferCounterparty').i
 });
 
 export const TransferRef = builder.objectRef<TransferRow>('Transfer').implement({
-  description:
-    `A bank transfer (API.md §5). ACH and Same-Day ACH: ${achTransferMachine.states.join(', ')}; ` +
-    `RTP: ${rtpTransferMachine.states.join(', ')}.`,
+  description: `A bank transfer (API.md §5). States: ${statesOf('transfer').join(', ')}.`,
   interfaces: [TransactionRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'transfer'),
   fields: (t) => ({
@@ -63,6 +64,39 @@ export const TransferRef = builder.objectRef<TransferRow>('Transfer').implement(
     returnCode: t.exposeString('returnCode', { nullable: true }),
     returnReason: t.exposeString('returnReason', { nullable: true }),
     failureReason: t.exposeString('failureReason', { nullable: true }),
+    collection: t.exposeString('collectionId', {
+      nullable: true,
+      description: 'The id of the collection this debit pays (its checkout was paid by bank account).',
+    }),
+    description: t.exposeString('description', { nullable: true }),
+    metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
+  }),
+});
+
+export const PayoutRef = builder.objectRef<TransferRow>('Payout').implement({
+  description: `A payout of available USD to the merchant's own bank account (API.md §6). States: ${statesOf('payout').join(', ')}.`,
+  interfaces: [TransactionRef],
+  isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'payout'),
+  fields: (t) => ({
+    method: t.field({ type: RailEnum, resolve: (row) => row.rail as never }),
+    destination: t.field({ type: CounterpartyRef, resolve: (row) => row }),
+    expectedSubmissionAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      resolve: (row) => row.expectedSubmissionAt,
+    }),
+    inTransitAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.submittedAt }),
+    arrivalAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.expectedSettlementAt }),
+    paidAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.settledAt }),
+    returnedAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.returnedAt }),
+    failureCode: t.string({
+      nullable: true,
+      description: 'The ACH return code or the RTP rejection reason.',
+      resolve: (row) =>
+        row.returnCode ?? (row.state === 'failed' && row.rail === 'rtp' ? row.outcomeCode : null),
+    }),
+    failureReason: t.string({ nullable: true, resolve: (row) => row.returnReason ?? row.failureReason }),
     description: t.exposeString('description', { nullable: true }),
     metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
     updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
@@ -78,12 +112,39 @@ const CounterpartyInput = builder.inputType('TransferCounterpartyInput', {
   }),
 });
 
+const bankAccountFields = (input: typeof CounterpartyInput.$inferInput) =>
+  withoutNulls({
+    name: input.name,
+    routing_number: input.routingNumber,
+    account_number: input.accountNumber,
+    account_type: input.accountType,
+  });
+
 builder.queryFields((t) => ({
   transfer: t.field({
     type: TransferRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => nullIfNotFound(getTransfer(serviceContext(ctx), String(args.id))),
+  }),
+  payout: t.field({
+    type: PayoutRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => nullIfNotFound(getPayout(serviceContext(ctx), String(args.id))),
+  }),
+  payouts: t.connection({
+    type: PayoutRef,
+    description: 'Payouts, newest first (first: 1-100, default 20).',
+    args: { method: t.arg({ type: RailEnum }), state: t.arg.string() },
+    resolve: async (_root, args, ctx) => {
+      const query = {
+        ...listQueryOf(args),
+        method: args.method ?? undefined,
+        state: args.state ?? undefined,
+      };
+      return toConnection(await listPayouts(serviceContext(ctx), query), args);
+    },
   }),
   transfers: t.connection({
     type: TransferRef,
@@ -97,11 +158,63 @@ builder.queryFields((t) => ({
 }));
 
 const transferMutation = mutationsOf(getTransfer);
+const payoutMutation = mutationsOf(getPayout);
 
-const stepArgs = (t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0]) => ({
-  id: t.arg.id({ required: true }),
-  idempotencyKey: t.arg.string(),
-});
+type MutationFieldBuilder = Parameters<Parameters<typeof builder.mutationFields>[0]>[0];
+
+/**
+ * cancelX, simulateXSubmit, simulateXSettle and simulateXReturn of one kind (X = Transfer or
+ * Payout): the REST cancel and simulate steps, replayable by idempotency key.
+ */
+function stepMutations(
+  t: MutationFieldBuilder,
+  kind: EntryKind,
+  type: typeof TransferRef,
+  steps: EntrySteps,
+) {
+  const name = kind === 'transfer' ? 'Transfer' : 'Payout';
+  const plural = `${kind}s`;
+  const run = kind === 'transfer' ? transferMutation : payoutMutation;
+  const args = { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() };
+  const simple = (mutation: string, description: string, work: EntrySteps['submit']) =>
+    t.field({
+      type,
+      errors: { types: [SandbankError] },
+      description,
+      args,
+      resolve: (_root, a, ctx) =>
+        run(ctx, mutation, a.idempotencyKey, { id: a.id }, (svc) => work(svc, String(a.id))),
+    });
+  return {
+    [`cancel${name}`]: simple(
+      `cancel${name}`,
+      `POST /v1/${plural}/{id}/cancel: an ACH ${kind} before submission.`,
+      steps.cancel,
+    ),
+    [`simulate${name}Submit`]: simple(
+      `simulate${name}Submit`,
+      `POST /v1/simulate/${plural}/{id}/submit.`,
+      steps.submit,
+    ),
+    [`simulate${name}Settle`]: simple(
+      `simulate${name}Settle`,
+      `POST /v1/simulate/${plural}/{id}/settle.`,
+      steps.settle,
+    ),
+    [`simulate${name}Return`]: t.field({
+      type,
+      errors: { types: [SandbankError] },
+      description: `POST /v1/simulate/${plural}/{id}/return: code defaults to R01 (debits) or R03 (credits).`,
+      args: { ...args, code: t.arg.string() },
+      resolve: (_root, a, ctx) => {
+        const raw = withoutNulls({ code: a.code });
+        return run(ctx, `simulate${name}Return`, a.idempotencyKey, { id: a.id, ...raw }, (svc) =>
+          steps.return(svc, String(a.id), raw),
+        );
+      },
+    }),
+  };
+}
 
 builder.mutationFields((t) => ({
   createTransfer: t.field({
@@ -126,12 +239,7 @@ builder.mutationFields((t) => ({
         direction: args.direction,
         amount: args.amount,
         currency: args.currency,
-        counterparty: withoutNulls({
-          name: args.counterparty.name,
-          routing_number: args.counterparty.routingNumber,
-          account_number: args.counterparty.accountNumber,
-          account_type: args.counterparty.accountType,
-        }),
+        counterparty: bankAccountFields(args.counterparty),
         sec_code: args.secCode,
         reference: args.reference,
         description: args.description,
@@ -142,50 +250,33 @@ builder.mutationFields((t) => ({
       );
     },
   }),
-  cancelTransfer: t.field({
-    type: TransferRef,
+  createPayout: t.field({
+    type: PayoutRef,
     errors: { types: [SandbankError] },
-    description: 'POST /v1/transfers/{id}/cancel: an ACH transfer before submission.',
-    args: stepArgs(t),
-    resolve: (_root, args, ctx) =>
-      transferMutation(ctx, 'cancelTransfer', args.idempotencyKey, { id: args.id }, (svc) =>
-        cancelTransfer(svc, String(args.id)),
-      ),
-  }),
-  simulateTransferSubmit: t.field({
-    type: TransferRef,
-    errors: { types: [SandbankError] },
-    description: 'POST /v1/simulate/transfers/{id}/submit.',
-    args: stepArgs(t),
-    resolve: (_root, args, ctx) =>
-      transferMutation(ctx, 'simulateTransferSubmit', args.idempotencyKey, { id: args.id }, (svc) =>
-        simulateSubmit(svc, String(args.id)),
-      ),
-  }),
-  simulateTransferSettle: t.field({
-    type: TransferRef,
-    errors: { types: [SandbankError] },
-    description: 'POST /v1/simulate/transfers/{id}/settle.',
-    args: stepArgs(t),
-    resolve: (_root, args, ctx) =>
-      transferMutation(ctx, 'simulateTransferSettle', args.idempotencyKey, { id: args.id }, (svc) =>
-        simulateSettle(svc, String(args.id)),
-      ),
-  }),
-  simulateTransferReturn: t.field({
-    type: TransferRef,
-    errors: { types: [SandbankError] },
-    description: 'POST /v1/simulate/transfers/{id}/return: code defaults to R01 (debits) or R03 (credits).',
-    args: { ...stepArgs(t), code: t.arg.string() },
+    description: "POST /v1/payouts: available USD to the merchant's own bank account (held at once).",
+    args: {
+      amount: t.arg({ type: 'Decimal', required: true }),
+      currency: t.arg.string({ required: true }),
+      method: t.arg({ type: RailEnum, description: 'ach (default), same_day_ach or rtp' }),
+      destination: t.arg({ type: CounterpartyInput, required: true }),
+      reference: t.arg.string(),
+      description: t.arg.string(),
+      metadata: t.arg({ type: 'JSONObject' }),
+      idempotencyKey: t.arg.string(),
+    },
     resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({ code: args.code });
-      return transferMutation(
-        ctx,
-        'simulateTransferReturn',
-        args.idempotencyKey,
-        { id: args.id, ...raw },
-        (svc) => simulateReturn(svc, String(args.id), raw),
-      );
+      const raw = withoutNulls({
+        amount: args.amount,
+        currency: args.currency,
+        method: args.method,
+        destination: bankAccountFields(args.destination),
+        reference: args.reference,
+        description: args.description,
+        metadata: args.metadata,
+      });
+      return payoutMutation(ctx, 'createPayout', args.idempotencyKey, raw, (svc) => createPayout(svc, raw));
     },
   }),
+  ...stepMutations(t, 'transfer', TransferRef, transferSteps),
+  ...stepMutations(t, 'payout', PayoutRef, payoutSteps),
 }));

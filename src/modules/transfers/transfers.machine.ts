@@ -1,8 +1,17 @@
-import { defineMachine } from '../../kernel/state-machine.ts';
+import { defineMachine, type Machine } from '../../kernel/state-machine.ts';
 
 /**
- * API.md §5, ACH and Same-Day ACH: pending → submitted → settled, then possibly returned (a return
- * may also come before settlement); pending → canceled before submission.
+ * The rail engine moves every entry with the same events; each kind of entry names its states its
+ * own way. ACH and Same-Day ACH: `submit` at the window's cut-off, `settle` at its settlement,
+ * `return_unsettled` / `return` when the RDFI sends the entry back before / after settlement,
+ * `cancel` before submission. RTP: `complete` or `reject` seconds after sending.
+ */
+type AchEvent = 'submit' | 'settle' | 'return_unsettled' | 'return' | 'cancel';
+type RtpEvent = 'complete' | 'reject';
+
+/**
+ * API.md §5, ACH and Same-Day ACH transfers: pending → submitted → settled, then possibly returned
+ * (a return may also come before settlement); pending → canceled before submission.
  */
 export const achTransferMachine = defineMachine({
   object: 'transfer',
@@ -12,12 +21,13 @@ export const achTransferMachine = defineMachine({
   transitions: {
     submit: { from: ['pending'], to: 'submitted' },
     settle: { from: ['submitted'], to: 'settled' },
-    return: { from: ['submitted', 'settled'], to: 'returned' },
+    return_unsettled: { from: ['submitted'], to: 'returned' },
+    return: { from: ['settled'], to: 'returned' },
     cancel: { from: ['pending'], to: 'canceled' },
   },
-});
+}) satisfies Machine<string, AchEvent>;
 
-/** RTP: pending → completed | rejected within seconds; irrevocable once completed. */
+/** RTP transfers: pending → completed | rejected within seconds; irrevocable once completed. */
 export const rtpTransferMachine = defineMachine({
   object: 'RTP transfer',
   states: ['pending', 'completed', 'rejected'],
@@ -27,7 +37,59 @@ export const rtpTransferMachine = defineMachine({
     complete: { from: ['pending'], to: 'completed' },
     reject: { from: ['pending'], to: 'rejected' },
   },
-});
+}) satisfies Machine<string, RtpEvent>;
 
-export type AchTransferEvent = keyof typeof achTransferMachine.transitions;
-export type RtpTransferEvent = keyof typeof rtpTransferMachine.transitions;
+/**
+ * API.md §6, payouts over ACH and Same-Day ACH: pending → in_transit (submitted) → paid (settled);
+ * an entry the bank sends back is `failed` while in transit and `returned` once paid;
+ * pending → canceled before submission.
+ */
+export const achPayoutMachine = defineMachine({
+  object: 'payout',
+  states: ['pending', 'in_transit', 'paid', 'failed', 'returned', 'canceled'],
+  initial: 'pending',
+  final: ['failed', 'returned', 'canceled'],
+  transitions: {
+    submit: { from: ['pending'], to: 'in_transit' },
+    settle: { from: ['in_transit'], to: 'paid' },
+    return_unsettled: { from: ['in_transit'], to: 'failed' },
+    return: { from: ['paid'], to: 'returned' },
+    cancel: { from: ['pending'], to: 'canceled' },
+  },
+}) satisfies Machine<string, AchEvent>;
+
+/** RTP payouts: pending → paid | failed within seconds (an instant payment has no batch in transit). */
+export const rtpPayoutMachine = defineMachine({
+  object: 'RTP payout',
+  states: ['pending', 'paid', 'failed'],
+  initial: 'pending',
+  final: ['paid', 'failed'],
+  transitions: {
+    complete: { from: ['pending'], to: 'paid' },
+    reject: { from: ['pending'], to: 'failed' },
+  },
+}) satisfies Machine<string, RtpEvent>;
+
+export type EntryKind = 'transfer' | 'payout';
+export type AchMachine = Machine<string, AchEvent>;
+export type RtpMachine = Machine<string, RtpEvent>;
+
+const MACHINES = {
+  transfer: { ach: achTransferMachine, rtp: rtpTransferMachine },
+  payout: { ach: achPayoutMachine, rtp: rtpPayoutMachine },
+} as const satisfies Record<EntryKind, { ach: AchMachine; rtp: RtpMachine }>;
+
+export function achMachineOf(kind: EntryKind): AchMachine {
+  return MACHINES[kind].ach;
+}
+
+export function rtpMachineOf(kind: EntryKind): RtpMachine {
+  return MACHINES[kind].rtp;
+}
+
+/** Every state an entry of this kind can be in, on any rail (for list filters and docs). */
+export function statesOf(kind: EntryKind): string[] {
+  return [...new Set([...MACHINES[kind].ach.states, ...MACHINES[kind].rtp.states])];
+}
+
+export type AchTransferEvent = AchEvent;

@@ -28,3 +28,20 @@ export const listTransfersQuery = {
   rail: z.enum(RAILS).optional().describe('Only transfers on this rail.'),
   state: z.string().max(32).optional().describe('Only transfers in this state.'),
 };
+
+export const createPayoutSchema = z.strictObject({
+  amount: wireAmount,
+  currency: z.enum(['USD'], {
+    error: 'payouts are in USD (EUR, GBP and JPY go through FX settlements)',
+  }),
+  method: z.enum(RAILS).describe('The rail: ach (default), same_day_ach or rtp.').default('ach'),
+  destination: bankAccountSchema
+    .extend({ name: z.string().min(1).max(100) })
+    .describe("The merchant's own bank account."),
+  ...labelFields,
+});
+
+export const listPayoutsQuery = {
+  method: z.enum(RAILS).optional().describe('Only payouts on this rail.'),
+  state: z.string().max(32).optional().describe('Only payouts in this state.'),
+};

@@ -7,9 +7,9 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { formatDecimal, parseAmount } from '../../kernel/money.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
-import { transition } from '../../kernel/state-machine.ts';
+import { canTransition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { validateBankAccount } from '../bank-accounts/bank-account.ts';
+import { type BankAccount, validateBankAccount } from '../bank-accounts/bank-account.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
 import {
@@ -21,24 +21,35 @@ import {
   voidHold,
 } from '../ledger/ledger.service.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
-import { type AchTransferEvent, achTransferMachine, rtpTransferMachine } from './transfers.machine.ts';
 import {
-  type AchRail,
+  type AchMachine,
+  type AchTransferEvent,
+  achMachineOf,
+  type EntryKind,
+  rtpMachineOf,
+} from './transfers.machine.ts';
+import {
   achReturnReason,
   achTimeline,
   type Direction,
   RAIL_LIMIT_MINOR,
   type Rail,
+  type RailOutcome,
   RTP_REJECT_REASONS,
   railOutcome,
   returnArrivesAt,
   rtpCompletesAt,
 } from './transfers.rails.ts';
-import { type TransferRow, transferResource } from './transfers.resource.ts';
-import { createTransferFieldCodes, createTransferSchema, returnTransferSchema } from './transfers.schema.ts';
+import { railEntryResource, type TransferRow } from './transfers.resource.ts';
+import {
+  createPayoutSchema,
+  createTransferFieldCodes,
+  createTransferSchema,
+  returnTransferSchema,
+} from './transfers.schema.ts';
 import { transfers } from './transfers.table.ts';
 
-/** Due work that moves a transfer along the rail's timeline (payload: none; the row says what). */
+/** Due work that moves a transfer or payout along the rail's timeline (payload: none; the row says what). */
 export const TRANSFER_SUBMIT_JOB = 'transfer.submit';
 export const TRANSFER_SETTLE_JOB = 'transfer.settle';
 export const TRANSFER_RETURN_JOB = 'transfer.return';
@@ -49,26 +60,36 @@ type Ctx = ServiceContext & { tx: Tx };
 // ---------------------------------------------------------------------------------------------
 // Reads
 
-async function loadTransfer(exec: Executor, merchantId: string, id: string): Promise<TransferRow> {
+async function loadEntry(
+  exec: Executor,
+  merchantId: string,
+  kind: EntryKind,
+  id: string,
+): Promise<TransferRow> {
   const [row] = id.includes('\u0000')
     ? []
     : await exec
         .select()
         .from(transfers)
-        .where(and(eq(transfers.id, id), eq(transfers.merchantId, merchantId)));
-  if (!row) throw new SandbankError('resource_not_found', { message: `No transfer ${id.slice(0, 60)}.` });
+        .where(and(eq(transfers.id, id), eq(transfers.merchantId, merchantId), eq(transfers.kind, kind)));
+  if (!row) throw new SandbankError('resource_not_found', { message: `No ${kind} ${id.slice(0, 60)}.` });
   return row;
 }
 
 export function getTransfer(ctx: ServiceContext, id: string): Promise<TransferRow> {
-  return loadTransfer(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+  return loadEntry(ctx.tx ?? ctx.db, ctx.merchant.id, 'transfer', id);
 }
 
-export async function listTransfers(
+export function getPayout(ctx: ServiceContext, id: string): Promise<TransferRow> {
+  return loadEntry(ctx.tx ?? ctx.db, ctx.merchant.id, 'payout', id);
+}
+
+async function listEntries(
   ctx: ServiceContext,
+  kind: EntryKind,
   query: ListQuery & { rail?: Rail | undefined; state?: string | undefined },
 ): Promise<Page<TransferRow>> {
-  const conditions = [eq(transfers.merchantId, ctx.merchant.id)];
+  const conditions = [eq(transfers.merchantId, ctx.merchant.id), eq(transfers.kind, kind)];
   if (query.starting_after) conditions.push(lt(transfers.id, query.starting_after));
   if (query.rail) conditions.push(eq(transfers.rail, query.rail));
   if (query.state) conditions.push(eq(transfers.state, query.state));
@@ -81,60 +102,99 @@ export async function listTransfers(
   return toPage(rows, query.limit);
 }
 
+export const listTransfers = (
+  ctx: ServiceContext,
+  query: ListQuery & { rail?: Rail | undefined; state?: string | undefined },
+) => listEntries(ctx, 'transfer', query);
+
+export const listPayouts = (
+  ctx: ServiceContext,
+  query: ListQuery & { method?: Rail | undefined; state?: string | undefined },
+) => listEntries(ctx, 'payout', { ...query, rail: query.method });
+
+/** The ACH debits that pay a collection (its checkout's bank-account payments), newest first. */
+export function debitsOfCollection(exec: Executor, merchantId: string, collectionId: string) {
+  return exec
+    .select()
+    .from(transfers)
+    .where(and(eq(transfers.collectionId, collectionId), eq(transfers.merchantId, merchantId)))
+    .orderBy(desc(transfers.id));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Create
 
-/**
- * POST /v1/transfers. Validates everything before writing (400s change nothing), then in one
- * transaction: the row, a credit's hold on the available balance (422 insufficient_balance when
- * short, and nothing is written), its `transfer.created` event and the first due work of its rail.
- */
-export async function createTransfer(ctx: ServiceContext, raw: unknown): Promise<TransferRow> {
-  const input = parseInput(createTransferSchema, raw, createTransferFieldCodes);
-  const rail: Rail = input.rail;
-  const direction: Direction = input.direction;
-  const amount = parseAmount(input.amount, input.currency);
-  if (rail === 'rtp' && direction === 'debit') {
+/** What an entry is, once its request is parsed: the one shape transfers, payouts and a checkout's debit share. */
+interface EntrySpec {
+  kind: EntryKind;
+  rail: Rail;
+  direction: Direction;
+  amount: bigint;
+  currency: CurrencyCode;
+  account: BankAccount;
+  name: string;
+  secCode: string | null;
+  collectionId?: string;
+  reference: string | null;
+  description: string | null;
+  metadata: Record<string, string>;
+}
+
+/** The request's names of the rail and the account (errors point at them). */
+interface SpecParams {
+  rail: string;
+  account: string;
+}
+
+/** Rail rules that need the whole request: RTP is credit-only, per-rail limits, reachable routing. */
+function checkRailRules(spec: EntrySpec, params: SpecParams): RailOutcome {
+  if (spec.rail === 'rtp' && spec.direction === 'debit') {
     throw new SandbankError('rail_direction_unsupported', { param: 'direction' });
   }
-  if (amount > RAIL_LIMIT_MINOR[rail]) {
+  if (spec.amount > RAIL_LIMIT_MINOR[spec.rail]) {
     throw new SandbankError('amount_exceeds_rail_limit', {
       param: 'amount',
-      message: `The amount is over the ${rail} limit of ${formatDecimal(RAIL_LIMIT_MINOR[rail], 'USD')} USD per entry.`,
+      message: `The amount is over the ${spec.rail} limit of ${formatDecimal(RAIL_LIMIT_MINOR[spec.rail], 'USD')} USD per entry.`,
     });
   }
-  if (rail === 'rtp' && input.sec_code !== undefined) {
-    throw new SandbankError('parameter_invalid', { param: 'sec_code', message: 'sec_code is for ACH only.' });
-  }
-  const account = validateBankAccount(input.counterparty, 'counterparty');
   const outcome = railOutcome({
-    rail,
-    direction,
-    routingNumber: account.routingNumber,
-    accountNumber: account.accountNumber,
+    rail: spec.rail,
+    direction: spec.direction,
+    routingNumber: spec.account.routingNumber,
+    accountNumber: spec.account.accountNumber,
   });
   if (outcome.kind === 'unreachable') {
     throw new SandbankError('routing_number_unreachable', {
-      param: 'counterparty.routing_number',
-      message: `Routing number ${account.routingNumber} is not reachable over ACH.`,
+      param: `${params.account}.routing_number`,
+      message: `Routing number ${spec.account.routingNumber} is not reachable over ACH.`,
     });
   }
+  return outcome;
+}
+
+/**
+ * Writes a checked entry in the caller's transaction: the row, a credit's hold on the available
+ * balance (422 insufficient_balance when short: the caller's transaction then writes nothing), its
+ * `created` event and the first due work of its rail.
+ */
+async function insertEntry(tx: Tx, ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome) {
   const now = ctx.clock.now();
-  const id = newId('transfer');
-  const timeline = rail === 'rtp' ? null : achTimeline(rail, now);
+  const id = newId(spec.kind);
+  const timeline = spec.rail === 'rtp' ? null : achTimeline(spec.rail, now);
   const values: TransferRow = {
     id,
     merchantId: ctx.merchant.id,
-    rail,
-    direction,
+    kind: spec.kind,
+    rail: spec.rail,
+    direction: spec.direction,
     state: 'pending',
-    amount,
-    currency: input.currency,
-    counterpartyName: input.counterparty.name,
-    routingNumber: account.routingNumber,
-    accountLast4: account.last4,
-    accountType: account.accountType,
-    secCode: rail === 'rtp' ? null : (input.sec_code ?? 'CCD'),
+    amount: spec.amount,
+    currency: spec.currency,
+    counterpartyName: spec.name,
+    routingNumber: spec.account.routingNumber,
+    accountLast4: spec.account.last4,
+    accountType: spec.account.accountType,
+    secCode: spec.secCode,
     outcome: outcome.kind,
     outcomeCode:
       outcome.kind === 'returns' ? outcome.reason.code : outcome.kind === 'rejected' ? outcome.reason : null,
@@ -149,80 +209,183 @@ export async function createTransfer(ctx: ServiceContext, raw: unknown): Promise
     returnCode: null,
     returnReason: null,
     failureReason: null,
-    reference: input.reference ?? null,
-    description: input.description ?? null,
-    metadata: input.metadata ?? {},
+    collectionId: spec.collectionId ?? null,
+    reference: spec.reference,
+    description: spec.description,
+    metadata: spec.metadata,
     createdAt: now,
     updatedAt: now,
   };
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
-    if (direction === 'credit') {
-      const hold = await placeHold(tx, {
-        merchantId: ctx.merchant.id,
-        currency: values.currency as CurrencyCode,
-        amount,
-        type: 'transfer',
-        source: { type: 'transfer', id },
-        at: now,
-      });
-      values.holdId = hold.id;
-    }
-    const [row] = await tx.insert(transfers).values(values).returning();
-    if (!row) throw new Error('transfer insert returned no row');
-    await emit(tx, row, 'created');
-    await scheduleJob(tx, {
-      merchantId: row.merchantId,
-      kind: rail === 'rtp' ? TRANSFER_RTP_JOB : TRANSFER_SUBMIT_JOB,
-      objectId: row.id,
-      dueAt: rail === 'rtp' ? (row.expectedSettlementAt as Date) : (row.expectedSubmissionAt as Date),
-      createdAt: now,
+  if (spec.direction === 'credit') {
+    const hold = await placeHold(tx, {
+      merchantId: ctx.merchant.id,
+      currency: spec.currency,
+      amount: spec.amount,
+      type: spec.kind,
+      source: { type: spec.kind, id },
+      at: now,
     });
-    return row;
+    values.holdId = hold.id;
+  }
+  const [row] = await tx.insert(transfers).values(values).returning();
+  if (!row) throw new Error('transfer insert returned no row');
+  await emit(tx, row, 'created');
+  await scheduleJob(tx, {
+    merchantId: row.merchantId,
+    kind: spec.rail === 'rtp' ? TRANSFER_RTP_JOB : TRANSFER_SUBMIT_JOB,
+    objectId: row.id,
+    dueAt: spec.rail === 'rtp' ? (row.expectedSettlementAt as Date) : (row.expectedSubmissionAt as Date),
+    createdAt: now,
   });
+  return row;
+}
+
+/** Checks everything before writing (400s change nothing), then writes in one transaction. */
+function createEntry(ctx: ServiceContext, spec: EntrySpec, params: SpecParams): Promise<TransferRow> {
+  const outcome = checkRailRules(spec, params);
+  return inTransaction(ctx.db, ctx.tx, (tx) => insertEntry(tx, ctx, spec, outcome));
+}
+
+/** POST /v1/transfers: a credit sends money (held from available at once), a debit pulls it. */
+export function createTransfer(ctx: ServiceContext, raw: unknown): Promise<TransferRow> {
+  const input = parseInput(createTransferSchema, raw, createTransferFieldCodes);
+  if (input.rail === 'rtp' && input.sec_code !== undefined) {
+    throw new SandbankError('parameter_invalid', { param: 'sec_code', message: 'sec_code is for ACH only.' });
+  }
+  const spec: EntrySpec = {
+    kind: 'transfer',
+    rail: input.rail,
+    direction: input.direction,
+    amount: parseAmount(input.amount, input.currency),
+    currency: input.currency,
+    account: validateBankAccount(input.counterparty, 'counterparty'),
+    name: input.counterparty.name,
+    secCode: input.rail === 'rtp' ? null : (input.sec_code ?? 'CCD'),
+    reference: input.reference ?? null,
+    description: input.description ?? null,
+    metadata: input.metadata ?? {},
+  };
+  return createEntry(ctx, spec, { rail: 'rail', account: 'counterparty' });
+}
+
+/**
+ * POST /v1/payouts: the merchant's available USD to its own bank account, as a credit on the
+ * chosen rail (CCD for ACH: a business's own account).
+ */
+export function createPayout(ctx: ServiceContext, raw: unknown): Promise<TransferRow> {
+  const input = parseInput(createPayoutSchema, raw, createTransferFieldCodes);
+  const spec: EntrySpec = {
+    kind: 'payout',
+    rail: input.method,
+    direction: 'credit',
+    amount: parseAmount(input.amount, input.currency),
+    currency: input.currency,
+    account: validateBankAccount(input.destination, 'destination'),
+    name: input.destination.name,
+    secCode: input.method === 'rtp' ? null : 'CCD',
+    reference: input.reference ?? null,
+    description: input.description ?? null,
+    metadata: input.metadata ?? {},
+  };
+  return createEntry(ctx, spec, { rail: 'method', account: 'destination' });
+}
+
+/**
+ * A checkout paid by bank account (collections.pay.ts): a standard ACH debit of the payer's account
+ * (SEC code WEB, an internet-authorized consumer debit), written in the caller's transaction. The
+ * collection follows it through the hooks of onCollectionDebit.
+ */
+export function createCollectionDebit(
+  tx: Tx,
+  ctx: ServiceContext,
+  collection: { id: string; reference: string; amount: bigint; currency: string },
+  account: BankAccount,
+): Promise<TransferRow> {
+  const spec: EntrySpec = {
+    kind: 'transfer',
+    rail: 'ach',
+    direction: 'debit',
+    amount: collection.amount,
+    currency: collection.currency as CurrencyCode,
+    account,
+    name: account.name ?? 'Checkout payer',
+    secCode: 'WEB',
+    collectionId: collection.id,
+    reference: collection.reference,
+    description: `Checkout payment of collection ${collection.reference}`,
+    metadata: {},
+  };
+  return insertEntry(tx, ctx, spec, checkRailRules(spec, { rail: 'method', account: 'bank_account' }));
+}
+
+/** What happened to a collection's debit; the collections module listens (modules/jobs.ts). */
+export type CollectionDebitStep = 'settled' | 'returned';
+type CollectionDebitHook = (
+  tx: Tx,
+  ctx: ServiceContext,
+  debit: TransferRow,
+  step: CollectionDebitStep,
+) => Promise<void>;
+const collectionDebitHooks: CollectionDebitHook[] = [];
+
+export function onCollectionDebit(hook: CollectionDebitHook): void {
+  if (!collectionDebitHooks.includes(hook)) collectionDebitHooks.push(hook);
+}
+
+async function afterCollectionDebit(
+  tx: Tx,
+  ctx: ServiceContext,
+  row: TransferRow,
+  step: CollectionDebitStep,
+) {
+  if (row.collectionId === null) return;
+  for (const hook of collectionDebitHooks) await hook(tx, ctx, row, step);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Steps
+// Steps. Each kind names its states its own way (transfers.machine.ts); the engine moves every
+// entry with the same events, so a payout is `in_transit` where a transfer is `submitted`.
 
 function emit(tx: Tx, row: TransferRow, type: string = row.state): Promise<string> {
   return recordEvent(tx, {
     merchantId: row.merchantId,
-    type: `transfer.${type}`,
+    type: `${row.kind}.${type}`,
     objectId: row.id,
-    data: { object: transferResource(row) },
+    data: { object: railEntryResource(row) },
     at: row.updatedAt,
   });
 }
 
-function assertAch(
-  row: TransferRow,
-  event: AchTransferEvent,
-): asserts row is TransferRow & { rail: AchRail } {
+const kindOf = (row: TransferRow) => row.kind as EntryKind;
+
+function achMachine(row: TransferRow, event: AchTransferEvent): AchMachine {
+  const machine = achMachineOf(kindOf(row));
   if (row.rail === 'rtp') {
     throw new SandbankError('invalid_state', {
-      message: `This RTP transfer is ${row.state}; ${event} is a step of ACH transfers only.`,
+      message: `This RTP ${row.kind} is ${row.state}; ${event} is a step of ACH ${row.kind}s only.`,
     });
   }
+  return machine;
 }
 
 const common = (row: TransferRow, at: Date) => ({
   merchantId: row.merchantId,
   currency: row.currency as CurrencyCode,
   amount: row.amount,
-  source: { type: 'transfer', id: row.id },
+  source: { type: row.kind, id: row.id },
   at,
 });
 
 /** pending → submitted: a credit's hold goes to the rail; a debit's funds arrive in `pending`. */
 async function submit(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<TransferRow> {
-  assertAch(row, 'submit');
+  const machine = achMachine(row, 'submit');
   const now = ctx.clock.now();
-  const moved = await transitionRow(tx, achTransferMachine, transfers, row, 'submit', {
+  const moved = await transitionRow(tx, machine, transfers, row, 'submit', {
     submittedAt: now,
     updatedAt: now,
   });
   if (row.direction === 'credit') await postHold(tx, row.merchantId, row.holdId as string, now, 'bank_rails');
-  else await postPendingCredit(tx, { ...common(row, now), type: 'transfer', from: 'bank_rails' });
+  else await postPendingCredit(tx, { ...common(row, now), type: row.kind, from: 'bank_rails' });
   await emit(tx, moved);
   if (row.outcome !== 'stays_submitted') {
     // A step taken early keeps the rail's settlement time; a late one settles when it is due now.
@@ -240,14 +403,15 @@ async function submit(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<Tr
 
 /** submitted → settled: a debit's funds become available; a magic account's return is scheduled. */
 async function settle(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<TransferRow> {
-  assertAch(row, 'settle');
+  const machine = achMachine(row, 'settle');
   const now = ctx.clock.now();
-  const moved = await transitionRow(tx, achTransferMachine, transfers, row, 'settle', {
+  const moved = await transitionRow(tx, machine, transfers, row, 'settle', {
     settledAt: now,
     updatedAt: now,
   });
   if (row.direction === 'debit') await postFundsAvailable(tx, { ...common(row, now), relatedId: row.id });
   await emit(tx, moved);
+  await afterCollectionDebit(tx, ctx, moved, 'settled');
   const reason = row.outcome === 'returns' && row.outcomeCode ? achReturnReason(row.outcomeCode) : null;
   if (reason) {
     await scheduleJob(tx, {
@@ -262,9 +426,10 @@ async function settle(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<Tr
 }
 
 /**
- * submitted | settled → returned, undoing the entry's ledger effect: a credit's money comes back to
- * `available`; a debit's leaves `pending` (not settled yet) or `available` (settled, even below
- * zero, as an ODFI's balance does when a debit it already paid out bounces).
+ * submitted | settled → returned (a payout: failed | returned), undoing the entry's ledger effect:
+ * a credit's money comes back to `available`; a debit's leaves `pending` (not settled yet) or
+ * `available` (settled, even below zero, as an ODFI's balance does when a debit it already paid
+ * out bounces).
  */
 async function returnEntry(
   tx: Tx,
@@ -272,8 +437,16 @@ async function returnEntry(
   row: TransferRow,
   code: string,
 ): Promise<TransferRow> {
-  assertAch(row, 'return');
-  transition(achTransferMachine, row.state as never, 'return'); // a wrong state is 409 before a bad code's 400
+  const machine = achMachine(row, 'return');
+  const wasSettled = canTransition(machine, row.state, 'return');
+  const event = wasSettled ? 'return' : 'return_unsettled';
+  if (!wasSettled && !canTransition(machine, row.state, event)) {
+    // A wrong state is 409 before a bad code's 400.
+    const from = [...machine.transitions.return_unsettled.from, ...machine.transitions.return.from];
+    throw new SandbankError('invalid_state', {
+      message: `This ${machine.object} is ${row.state}; return needs it to be ${from.join(' or ')}.`,
+    });
+  }
   const reason = achReturnReason(code);
   if (!reason) {
     throw new SandbankError('parameter_invalid', {
@@ -282,8 +455,7 @@ async function returnEntry(
     });
   }
   const now = ctx.clock.now();
-  const wasSettled = row.state === 'settled';
-  const moved = await transitionRow(tx, achTransferMachine, transfers, row, 'return', {
+  const moved = await transitionRow(tx, machine, transfers, row, event, {
     returnedAt: now,
     returnCode: reason.code,
     returnReason: reason.title,
@@ -293,7 +465,7 @@ async function returnEntry(
   const sign = row.direction === 'credit' ? 1n : -1n;
   await post(tx, {
     ...common(row, now),
-    type: 'transfer_return',
+    type: `${row.kind}_return`,
     relatedId: row.holdId,
     entries: [
       { account: 'bank_rails', amount: -sign * row.amount },
@@ -302,14 +474,20 @@ async function returnEntry(
     ...(sign < 0n ? { allowNegative: [from] } : {}),
   });
   await emit(tx, moved);
+  await afterCollectionDebit(tx, ctx, moved, 'returned');
   return moved;
 }
 
 /** pending → canceled (ACH before submission): a credit's hold is released. */
 async function cancel(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<TransferRow> {
-  assertAch(row, 'cancel');
+  const machine = achMachine(row, 'cancel');
+  if (row.collectionId !== null) {
+    throw new SandbankError('invalid_state', {
+      message: `This debit pays collection ${row.reference}; it moves with the collection and cannot be canceled on its own.`,
+    });
+  }
   const now = ctx.clock.now();
-  const moved = await transitionRow(tx, achTransferMachine, transfers, row, 'cancel', { updatedAt: now });
+  const moved = await transitionRow(tx, machine, transfers, row, 'cancel', { updatedAt: now });
   if (row.holdId) await voidHold(tx, row.merchantId, row.holdId, now);
   await emit(tx, moved);
   return moved;
@@ -317,11 +495,12 @@ async function cancel(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<Tr
 
 /** RTP: the receiving bank's answer, seconds after the credit was sent. */
 async function answerRtp(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<TransferRow> {
+  const machine = rtpMachineOf(kindOf(row));
   const now = ctx.clock.now();
   const holdId = row.holdId as string;
   if (row.outcome === 'rejected') {
     const code = (row.outcomeCode ?? 'AC03') as keyof typeof RTP_REJECT_REASONS;
-    const moved = await transitionRow(tx, rtpTransferMachine, transfers, row, 'reject', {
+    const moved = await transitionRow(tx, machine, transfers, row, 'reject', {
       failureReason: `${code}: ${RTP_REJECT_REASONS[code]}`,
       updatedAt: now,
     });
@@ -329,7 +508,7 @@ async function answerRtp(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise
     await emit(tx, moved);
     return moved;
   }
-  const moved = await transitionRow(tx, rtpTransferMachine, transfers, row, 'complete', {
+  const moved = await transitionRow(tx, machine, transfers, row, 'complete', {
     submittedAt: row.createdAt,
     settledAt: now,
     updatedAt: now,
@@ -342,35 +521,43 @@ async function answerRtp(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise
 /** A step requested through the API (simulate/… or cancel), in a transaction of its own. */
 function step(
   ctx: ServiceContext,
+  kind: EntryKind,
   id: string,
   work: (tx: Tx, row: TransferRow) => Promise<TransferRow>,
 ): Promise<TransferRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) => work(tx, await loadTransfer(tx, ctx.merchant.id, id)));
-}
-
-export const cancelTransfer = (ctx: ServiceContext, id: string) =>
-  step(ctx, id, (tx, row) => cancel(tx, ctx, row));
-export const simulateSubmit = (ctx: ServiceContext, id: string) =>
-  step(ctx, id, (tx, row) => submit(tx, ctx, row));
-export const simulateSettle = (ctx: ServiceContext, id: string) =>
-  step(ctx, id, (tx, row) => settle(tx, ctx, row));
-
-/** `POST /v1/simulate/transfers/{id}/return {code?}`: R01 for a debit, R03 for a credit by default. */
-export function simulateReturn(ctx: ServiceContext, id: string, raw: unknown): Promise<TransferRow> {
-  const input = parseInput(returnTransferSchema, raw ?? {});
-  return step(ctx, id, (tx, row) =>
-    returnEntry(tx, ctx, row, input.code ?? (row.direction === 'debit' ? 'R01' : 'R03')),
+  return inTransaction(ctx.db, ctx.tx, async (tx) =>
+    work(tx, await loadEntry(tx, ctx.merchant.id, kind, id)),
   );
 }
 
+/** The API's steps of one kind of entry: cancel, and the simulate steps of tests. */
+function stepsOf(kind: EntryKind) {
+  return {
+    cancel: (ctx: ServiceContext, id: string) => step(ctx, kind, id, (tx, row) => cancel(tx, ctx, row)),
+    submit: (ctx: ServiceContext, id: string) => step(ctx, kind, id, (tx, row) => submit(tx, ctx, row)),
+    settle: (ctx: ServiceContext, id: string) => step(ctx, kind, id, (tx, row) => settle(tx, ctx, row)),
+    /** `…/return {code?}`: R01 for a debit, R03 for a credit by default. */
+    return: (ctx: ServiceContext, id: string, raw: unknown) => {
+      const input = parseInput(returnTransferSchema, raw ?? {});
+      return step(ctx, kind, id, (tx, row) =>
+        returnEntry(tx, ctx, row, input.code ?? (row.direction === 'debit' ? 'R01' : 'R03')),
+      );
+    },
+  };
+}
+
+export type EntrySteps = ReturnType<typeof stepsOf>;
+export const transferSteps: EntrySteps = stepsOf('transfer');
+export const payoutSteps: EntrySteps = stepsOf('payout');
+
 // ---------------------------------------------------------------------------------------------
-// Due work: the rail moving the transfer on as the clock passes. A step already taken through the
+// Due work: the rail moving the entry on as the clock passes. A step already taken through the
 // API leaves the job nothing to do.
 
 async function dueStep(
   ctx: Ctx,
   job: JobRow,
-  from: string,
+  event: AchTransferEvent | 'complete',
   work: (tx: Tx, row: TransferRow) => Promise<TransferRow>,
 ): Promise<void> {
   // Locked, so a step racing through the API waits for this one (or this one sees its result)
@@ -380,14 +567,19 @@ async function dueStep(
     .from(transfers)
     .where(and(eq(transfers.id, job.objectId), eq(transfers.merchantId, ctx.merchant.id)))
     .for('update');
-  if (row?.state === from) await work(ctx.tx, row);
+  if (!row) return;
+  const due =
+    event === 'complete'
+      ? canTransition(rtpMachineOf(kindOf(row)), row.state, 'complete')
+      : row.rail !== 'rtp' && canTransition(achMachineOf(kindOf(row)), row.state, event);
+  if (due) await work(ctx.tx, row);
 }
 
 export const submitTransferJob = (ctx: Ctx, job: JobRow) =>
-  dueStep(ctx, job, 'pending', (tx, row) => submit(tx, ctx, row));
+  dueStep(ctx, job, 'submit', (tx, row) => submit(tx, ctx, row));
 export const settleTransferJob = (ctx: Ctx, job: JobRow) =>
-  dueStep(ctx, job, 'submitted', (tx, row) => settle(tx, ctx, row));
+  dueStep(ctx, job, 'settle', (tx, row) => settle(tx, ctx, row));
 export const returnTransferJob = (ctx: Ctx, job: JobRow) =>
-  dueStep(ctx, job, 'settled', (tx, row) => returnEntry(tx, ctx, row, row.outcomeCode ?? 'R01'));
+  dueStep(ctx, job, 'return', (tx, row) => returnEntry(tx, ctx, row, row.outcomeCode ?? 'R01'));
 export const answerRtpJob = (ctx: Ctx, job: JobRow) =>
-  dueStep(ctx, job, 'pending', (tx, row) => answerRtp(tx, ctx, row));
+  dueStep(ctx, job, 'complete', (tx, row) => answerRtp(tx, ctx, row));

@@ -1,16 +1,24 @@
+import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
 
 /**
- * A bank transfer (`tr_`) over ACH, Same-Day ACH or RTP (API.md §5). Only the counterparty's
- * account number's last 4 digits are kept: what the network does with the entry (the magic
- * accounts of §13) is decided at creation and kept in `outcome` / `outcome_code`.
+ * An entry on the bank rails: a transfer (`tr_`, API.md §5) or a payout of the merchant's balance
+ * to its own bank account (`po_`, §6), over ACH, Same-Day ACH or RTP. Both ride the one rail
+ * engine (transfers.service.ts); `kind` says which, and `state` holds the kind's own state names
+ * (a payout is `in_transit` where a transfer is `submitted`). Only the counterparty's account
+ * number's last 4 digits are kept: what the network does with the entry (the magic accounts of
+ * §13) is decided at creation and kept in `outcome` / `outcome_code`.
  */
 export const transfers = pgTable(
   'transfers',
   {
     id: text('id').primaryKey(),
     merchantId: text('merchant_id').notNull(),
+    /** transfer or payout. */
+    kind: text('kind', { enum: ['transfer', 'payout'] })
+      .notNull()
+      .default('transfer'),
     rail: text('rail').notNull(),
     direction: text('direction').notNull(),
     state: text('state').notNull(),
@@ -36,11 +44,16 @@ export const transfers = pgTable(
     returnCode: text('return_code'),
     returnReason: text('return_reason'),
     failureReason: text('failure_reason'),
+    /** The collection an ACH debit pays (its checkout's bank-account method), if any. */
+    collectionId: text('collection_id'),
     reference: text('reference'),
     description: text('description'),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('transfers_merchant_id_idx').on(t.merchantId, t.id)],
+  (t) => [
+    index('transfers_merchant_kind_id_idx').on(t.merchantId, t.kind, t.id),
+    index('transfers_collection_idx').on(t.collectionId).where(sql`${t.collectionId} IS NOT NULL`),
+  ],
 );
