@@ -5,7 +5,6 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/client.ts';
 import { cardPayments, events, ledgerPostings, scheduledJobs } from '../src/db/schema.ts';
 import { systemClock } from '../src/kernel/clock.ts';
 import { newId } from '../src/kernel/ids.ts';
@@ -19,11 +18,7 @@ import { createTestApp, openTestDatabase, type TestApp, type TestMerchant } from
 
 let t: TestApp;
 beforeAll(async () => {
-  const url = process.env.TEST_DATABASE_URL;
-  const database = url
-    ? await openDatabase({ driver: 'postgres', url, maxConnections: 24 })
-    : await openTestDatabase();
-  t = await createTestApp({ database });
+  t = await createTestApp({ database: await openTestDatabase({ connections: 24 }) });
 });
 afterAll(async () => {
   await t.close();

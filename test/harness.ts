@@ -11,10 +11,14 @@ import { createMerchant } from '../src/modules/merchants/merchants.service.ts';
 
 export const PUBLIC_URL = 'http://sandbank.test';
 
-/** The database under test: real Postgres when TEST_DATABASE_URL is set, else PGlite from the migrated snapshot. */
-export async function openTestDatabase(): Promise<Database> {
+/**
+ * The database under test: real Postgres when TEST_DATABASE_URL is set (a pool of `connections`:
+ * race tests ask for 24 so their transactions really overlap), else PGlite from the migrated
+ * snapshot (one connection: races serialize, and the same outcomes must hold).
+ */
+export async function openTestDatabase(options: { connections?: number } = {}): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL;
-  if (url) return openDatabase({ driver: 'postgres', url, maxConnections: 4 });
+  if (url) return openDatabase({ driver: 'postgres', url, maxConnections: options.connections ?? 4 });
   const snapshot = process.env.SANDBANK_TEST_SNAPSHOT;
   const loadDataDir = snapshot ? new Blob([readFileSync(snapshot)]) : undefined;
   return openDatabase({ driver: 'pglite', ...(loadDataDir ? { loadDataDir } : {}) });

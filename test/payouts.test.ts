@@ -9,18 +9,13 @@
  * payouts really overlap; on PGlite they serialize, and the same outcome must hold.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/client.ts';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
-import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
+import { clockedMerchants, gqlStep, type Json, stateStepCases } from './fixtures/clocked-merchant.ts';
 import { createTestApp, openTestDatabase, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;
 beforeAll(async () => {
-  const url = process.env.TEST_DATABASE_URL;
-  const database = url
-    ? await openDatabase({ driver: 'postgres', url, maxConnections: 24 })
-    : await openTestDatabase();
-  t = await createTestApp({ database });
+  t = await createTestApp({ database: await openTestDatabase({ connections: 24 }) });
 });
 afterAll(async () => {
   await t.close();
@@ -265,58 +260,51 @@ describe('bad input changes nothing', () => {
 });
 
 describe('every (state × step) pair of a payout', () => {
-  const steps = ['submit', 'settle', 'return', 'cancel'] as const;
-  const allowed: Record<string, readonly string[]> = {
-    pending: ['submit', 'cancel'],
-    in_transit: ['settle', 'return'],
-    paid: ['return'],
-    failed: [],
-    returned: [],
-    canceled: [],
+  /** What the balance is in each state: held, paid out, or back in available. */
+  const balances: Record<string, Json> = {
+    pending: { available: 700, reserved: 300 },
+    in_transit: { available: 700, reserved: 0 },
+    paid: { available: 700, reserved: 0 },
+    failed: { available: 1000, reserved: 0 },
+    returned: { available: 1000, reserved: 0 },
+    canceled: { available: 1000, reserved: 0 },
   };
-  /** Brings a payout to the account that stays submitted (no due work moves it) to `state`. */
-  const reach: Record<string, readonly string[]> = {
-    pending: [],
-    in_transit: ['submit'],
-    paid: ['submit', 'settle'],
-    failed: ['submit', 'return'],
-    returned: ['submit', 'settle', 'return'],
-    canceled: ['cancel'],
-  };
-  const path = (id: string, step: string) =>
-    step === 'cancel' ? `/v1/payouts/${id}/cancel` : `/v1/simulate/payouts/${id}/${step}`;
-
-  for (const [state, way] of Object.entries(reach)) {
-    for (const step of steps) {
-      const ok = allowed[state]?.includes(step) ?? false;
-      it(`${state} × ${step} → ${ok ? '200' : '409'}`, async () => {
+  const stateOf = async (m: TestMerchant, id: string) =>
+    String((await get(m, `/v1/payouts/${id}`)).body.state);
+  const cases = stateStepCases(
+    () => t,
+    {
+      steps: ['submit', 'settle', 'return', 'cancel'],
+      allowed: {
+        pending: ['submit', 'cancel'],
+        in_transit: ['settle', 'return'],
+        paid: ['return'],
+        failed: [],
+        returned: [],
+        canceled: [],
+      },
+      // To the account that stays in transit, so no due work moves the payout.
+      reach: {
+        pending: [],
+        in_transit: ['submit'],
+        paid: ['submit', 'settle'],
+        failed: ['submit', 'return'],
+        returned: ['submit', 'settle', 'return'],
+        canceled: ['cancel'],
+      },
+    },
+    {
+      create: async () => {
         const m = await merchantAt(TUESDAY_0900);
-        const id = String((await payout(m, { account: '000000000009' })).body.id);
-        for (const move of way) expect((await post(m, path(id, move))).status).toBe(200);
-        expect((await get(m, `/v1/payouts/${id}`)).body.state).toBe(state);
-        const res = await post(m, path(id, step));
-        if (ok) {
-          expect(res.status).toBe(200);
-        } else {
-          expect(res.status).toBe(409);
-          expect(res.body).toMatchObject({ error: { code: 'invalid_state' } });
-          expect(JSON.stringify(res.body)).toContain(`is ${state}`);
-        }
-        // Whatever happened, the money adds up: held, paid out, or back in available.
-        const balance = await usd(m);
-        const now = String((await get(m, `/v1/payouts/${id}`)).body.state);
-        const expected: Record<string, Json> = {
-          pending: { available: 700, reserved: 300 },
-          in_transit: { available: 700, reserved: 0 },
-          paid: { available: 700, reserved: 0 },
-          failed: { available: 1000, reserved: 0 },
-          returned: { available: 1000, reserved: 0 },
-          canceled: { available: 1000, reserved: 0 },
-        };
-        expect(balance).toMatchObject(expected[now] ?? {});
-      });
-    }
-  }
+        return { m, id: String((await payout(m, { account: '000000000009' })).body.id) };
+      },
+      path: (id, step) =>
+        step === 'cancel' ? `/v1/payouts/${id}/cancel` : `/v1/simulate/payouts/${id}/${step}`,
+      stateOf,
+      check: async (m, id) => expect(await usd(m)).toMatchObject(balances[await stateOf(m, id)] ?? {}),
+    },
+  );
+  for (const c of cases) it(c.name, c.run);
 });
 
 describe('concurrent payouts against one balance', () => {
@@ -384,16 +372,8 @@ describe('over GraphQL', () => {
       timeline: [{ state: 'created', eventType: 'payout.created' }],
     });
     const id = String(created.data.id);
-    const step = async (mutation: string, extra = '') =>
-      (
-        (await gql(
-          m,
-          `mutation { ${mutation}(id: "${id}"${extra}) {
-          __typename ... on Mutation${mutation[0]?.toUpperCase()}${mutation.slice(1)}Success { data { state failureCode } }
-          ... on SandbankError { code }
-        } }`,
-        )) as Record<string, Json>
-      )[mutation];
+    const step = (mutation: string, extra = '') =>
+      gqlStep(() => t, m, id, mutation, 'state failureCode', extra);
     expect(await step('simulatePayoutSubmit')).toMatchObject({ data: { state: 'in_transit' } });
     expect(await step('cancelPayout')).toMatchObject({ __typename: 'SandbankError', code: 'invalid_state' });
     expect(await step('simulatePayoutSettle')).toMatchObject({ data: { state: 'paid' } });

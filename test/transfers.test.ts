@@ -6,7 +6,7 @@
  * day (5 banking days for the 60-day unauthorized codes).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
+import { clockedMerchants, gqlStep, type Json, stateStepCases } from './fixtures/clocked-merchant.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;
@@ -300,45 +300,39 @@ describe('validation changes nothing', () => {
 
 describe('every (state × step) pair', () => {
   const steps = ['submit', 'settle', 'return', 'cancel'] as const;
-  const allowed: Record<string, readonly string[]> = {
-    pending: ['submit', 'cancel'],
-    submitted: ['settle', 'return'],
-    settled: ['return'],
-    returned: [],
-    canceled: [],
-  };
-  /** Brings a debit (from the account that stays submitted, so no due work moves it) to `state`. */
-  const reach: Record<string, readonly string[]> = {
-    pending: [],
-    submitted: ['submit'],
-    settled: ['submit', 'settle'],
-    returned: ['submit', 'return'],
-    canceled: ['cancel'],
-  };
   const path = (id: string, step: string) =>
     step === 'cancel' ? `/v1/transfers/${id}/cancel` : `/v1/simulate/transfers/${id}/${step}`;
-
-  for (const [state, way] of Object.entries(reach)) {
-    for (const step of steps) {
-      const ok = allowed[state]?.includes(step) ?? false;
-      it(`${state} × ${step} → ${ok ? '200' : '409'}`, async () => {
+  const cases = stateStepCases(
+    () => t,
+    {
+      steps,
+      allowed: {
+        pending: ['submit', 'cancel'],
+        submitted: ['settle', 'return'],
+        settled: ['return'],
+        returned: [],
+        canceled: [],
+      },
+      // From the account that stays submitted, so no due work moves the debit.
+      reach: {
+        pending: [],
+        submitted: ['submit'],
+        settled: ['submit', 'settle'],
+        returned: ['submit', 'return'],
+        canceled: ['cancel'],
+      },
+    },
+    {
+      create: async () => {
         const m = await merchantAt(TUESDAY_0900, '0');
-        const id = String(
-          (await transfer(m, { rail: 'ach', direction: 'debit', account: '000000000009' })).body.id,
-        );
-        for (const move of way) expect((await post(m, path(id, move))).status).toBe(200);
-        expect((await get(m, `/v1/transfers/${id}`)).body.state).toBe(state);
-        const res = await post(m, path(id, step));
-        if (ok) {
-          expect(res.status).toBe(200);
-        } else {
-          expect(res.status).toBe(409);
-          expect(res.body).toMatchObject({ error: { code: 'invalid_state' } });
-          expect(JSON.stringify(res.body)).toContain(`is ${state}`);
-        }
-      });
-    }
-  }
+        const res = await transfer(m, { rail: 'ach', direction: 'debit', account: '000000000009' });
+        return { m, id: String(res.body.id) };
+      },
+      path,
+      stateOf: async (m, id) => String((await get(m, `/v1/transfers/${id}`)).body.state),
+    },
+  );
+  for (const c of cases) it(c.name, c.run);
 
   it('an RTP transfer has no ACH steps; a return code must be a Nacha code', async () => {
     const m = await merchantAt(TUESDAY_0900);
@@ -394,16 +388,8 @@ describe('over GraphQL', () => {
       timeline: [{ state: 'created', eventType: 'transfer.created' }],
     });
     const id = String(created.data.id);
-    const step = async (mutation: string, extra = '') =>
-      (
-        (await gql(
-          m,
-          `mutation { ${mutation}(id: "${id}"${extra}) {
-          __typename ... on Mutation${mutation[0]?.toUpperCase()}${mutation.slice(1)}Success { data { state returnCode } }
-          ... on SandbankError { code message }
-        } }`,
-        )) as Record<string, Json>
-      )[mutation];
+    const step = (mutation: string, extra = '') =>
+      gqlStep(() => t, m, id, mutation, 'state returnCode', extra);
     expect(await step('simulateTransferSubmit')).toMatchObject({ data: { state: 'submitted' } });
     expect(await step('cancelTransfer')).toMatchObject({
       __typename: 'SandbankError',
