@@ -4,6 +4,7 @@ export * from '../modules/clock/clock.table.ts';
 export * from '../modules/collections/collections.table.ts';
 export * from '../modules/events/events.table.ts';
 export * from '../modules/idempotency/idempotency.table.ts';
+export * from '../modules/issuing/issuing.table.ts';
 export * from '../modules/ledger/ledger.table.ts';
 export * from '../modules/merchants/merchants.table.ts';
 export * from '../modules/scheduler/scheduler.table.ts';

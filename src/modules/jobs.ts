@@ -9,6 +9,10 @@ import { registerAfterAdvance } from './clock/clock.service.ts';
 import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
 import { expireCollectionJob } from './collections/collections.service.ts';
 import { COLLECTION_EXPIRY_JOB } from './collections/collections.writer.ts';
+import {
+  EXPIRE_ISSUING_AUTHORIZATION_JOB,
+  expireIssuingAuthorizationJob,
+} from './issuing/issuing.service.ts';
 import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger/ledger.funds.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
 import {
@@ -34,6 +38,7 @@ export function registerJobs(): void {
   registerJobHandler(TRANSFER_SETTLE_JOB, settleTransferJob);
   registerJobHandler(TRANSFER_RETURN_JOB, returnTransferJob);
   registerJobHandler(TRANSFER_RTP_JOB, answerRtpJob);
+  registerJobHandler(EXPIRE_ISSUING_AUTHORIZATION_JOB, expireIssuingAuthorizationJob);
   registerAfterAdvance(deliverWebhooksUntil);
   onCardPaymentCaptured(succeedCollectionOnCapture);
   onCollectionDebit(followCollectionDebit);

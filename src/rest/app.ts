@@ -4,6 +4,7 @@ import { createMiddleware } from 'hono/factory';
 import { registerCardPaymentRoutes } from '../modules/card-payments/card-payments.routes.ts';
 import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { registerCollectionRoutes } from '../modules/collections/collections.routes.ts';
+import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
@@ -38,6 +39,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerCollectionRoutes(api);
   registerCardPaymentRoutes(api);
   registerTransferRoutes(api);
+  registerIssuingRoutes(api);
   registerLedgerRoutes(api);
   registerClockRoutes(api);
   registerEventRoutes(api);

@@ -27,6 +27,7 @@ const KIND_BY_PREFIX = {
   [ID_PREFIXES.posting]: 'balance_transaction',
   [ID_PREFIXES.transfer]: 'transfer',
   [ID_PREFIXES.payout]: 'payout',
+  [ID_PREFIXES.issuingAuthorization]: 'issuing_authorization',
 } as const satisfies Record<string, string>;
 
 export type ObjectKind = (typeof KIND_BY_PREFIX)[keyof typeof KIND_BY_PREFIX];

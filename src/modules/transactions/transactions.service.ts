@@ -7,16 +7,24 @@ import { toPage } from '../../kernel/pagination.ts';
 import { cardPayments } from '../card-payments/card-payments.table.ts';
 import { collections } from '../collections/collections.table.ts';
 import type { ServiceContext } from '../context.ts';
+import { issuingAuthorizations } from '../issuing/issuing.table.ts';
 import { transfers } from '../transfers/transfers.table.ts';
 
 /** The kinds the `transactions` list spans so far, and the table each lives in. */
-export const TRANSACTION_KINDS = ['collection', 'card_payment', 'transfer', 'payout'] as const;
+export const TRANSACTION_KINDS = [
+  'collection',
+  'card_payment',
+  'transfer',
+  'payout',
+  'issuing_authorization',
+] as const;
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
 export type TransactionRow =
   | typeof collections.$inferSelect
   | typeof cardPayments.$inferSelect
-  | typeof transfers.$inferSelect;
+  | typeof transfers.$inferSelect
+  | typeof issuingAuthorizations.$inferSelect;
 
 /**
  * Every transaction of the merchant across kinds, newest first. Ids are ULIDs behind their prefix,
@@ -49,6 +57,8 @@ export async function listTransactions(
         sql`SELECT id FROM transfers WHERE merchant_id = ${ctx.merchant.id} AND kind = ${kind} ${after}`,
       );
   }
+  if (kinds.includes('issuing_authorization'))
+    parts.push(sql`SELECT id FROM issuing_authorizations WHERE merchant_id = ${ctx.merchant.id} ${after}`);
   if (parts.length === 0) return toPage([], query.limit);
   const ids = (
     await queryRows<{ id: string }>(
@@ -58,7 +68,7 @@ export async function listTransactions(
   ).map((row) => row.id);
   const byKind = (kind: IdKind) => ids.filter((id) => hasPrefix(id, kind));
   const onRails = [...byKind('transfer'), ...byKind('payout')];
-  const [cols, cards, sent] = await Promise.all([
+  const [cols, cards, sent, issued] = await Promise.all([
     byKind('collection').length
       ? exec
           .select()
@@ -84,8 +94,21 @@ export async function listTransactions(
           .from(transfers)
           .where(and(eq(transfers.merchantId, ctx.merchant.id), inArray(transfers.id, onRails)))
       : [],
+    byKind('issuingAuthorization').length
+      ? exec
+          .select()
+          .from(issuingAuthorizations)
+          .where(
+            and(
+              eq(issuingAuthorizations.merchantId, ctx.merchant.id),
+              inArray(issuingAuthorizations.id, byKind('issuingAuthorization')),
+            ),
+          )
+      : [],
   ]);
-  const rows = new Map<string, TransactionRow>([...cols, ...cards, ...sent].map((row) => [row.id, row]));
+  const rows = new Map<string, TransactionRow>(
+    [...cols, ...cards, ...sent, ...issued].map((row) => [row.id, row]),
+  );
   return toPage(
     ids.flatMap((id) => rows.get(id) ?? []),
     query.limit,

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import type { FieldCodes } from '../../kernel/validation.ts';
+import { metadataSchema, wireAmount } from '../collections/collections.schema.ts';
+import { LIMIT_INTERVALS } from './issuing.controls.ts';
+
+const mccList = z.array(z.string().max(8)).max(200);
+
+export const spendingControlsSchema = z.strictObject({
+  limits: z
+    .array(z.strictObject({ amount: wireAmount, interval: z.enum(LIMIT_INTERVALS) }))
+    .max(20)
+    .optional()
+    .describe('Spending limits in USD; every one applies (calendar windows in UTC on the clock).'),
+  allowed_mccs: mccList.optional().describe('Only these merchant category codes are allowed.'),
+  blocked_mccs: mccList.optional().describe('These merchant category codes are declined.'),
+});
+
+export const createVirtualCardSchema = z.strictObject({
+  brand: z.enum(['visa', 'mastercard']),
+  cardholder_name: z.string().min(1).max(100),
+  currency: z.enum(['USD']).optional().describe('Virtual cards spend USD.'),
+  spending_controls: spendingControlsSchema.optional(),
+  metadata: metadataSchema.optional(),
+});
+
+export const updateVirtualCardSchema = z.strictObject({
+  state: z.enum(['active', 'frozen', 'canceled']).optional(),
+  spending_controls: spendingControlsSchema.optional(),
+  metadata: metadataSchema.optional(),
+});
+
+export const virtualCardFieldCodes: FieldCodes = { currency: 'currency_unsupported' };
+
+export const simulateAuthorizationSchema = z.strictObject({
+  amount: wireAmount,
+  currency: z.enum(['USD']).optional(),
+  merchant: z.strictObject({
+    name: z.string().min(1).max(100),
+    mcc: z.string().max(8),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, 'a country is an ISO 3166-1 alpha-2 code')
+      .optional()
+      .describe('Default US.'),
+  }),
+  reference: z.string().max(100).optional(),
+});
+
+export const authorizationFieldCodes: FieldCodes = {
+  amount: 'amount_invalid',
+  currency: 'currency_unsupported',
+};
+
+export const authorizationAmountSchema = z.strictObject({ amount: wireAmount.optional() });

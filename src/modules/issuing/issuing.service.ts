@@ -1,0 +1,563 @@
+import { randomInt } from 'node:crypto';
+import { and, desc, eq, gte, inArray, lt } from 'drizzle-orm';
+import type { Executor, Tx } from '../../db/client.ts';
+import { transitionRow } from '../../db/compare-and-set.ts';
+import { inTransaction } from '../../db/tx.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { formatDecimal, parseAmount } from '../../kernel/money.ts';
+import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import { transition } from '../../kernel/state-machine.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import { luhnCheckDigit, TEST_CARDS } from '../cards/network.ts';
+import type { ServiceContext } from '../context.ts';
+import { recordEvent } from '../events/events.service.ts';
+import { placeHold, post, postHold, voidHold } from '../ledger/ledger.service.ts';
+import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
+import {
+  DECLINES,
+  decideIssuing,
+  type IssuingDecision,
+  LIMIT_INTERVALS,
+  type LimitInterval,
+  type PriorSpend,
+  type SpendingControls,
+  validateMcc,
+  windowStart,
+} from './issuing.controls.ts';
+import { issuingAuthorizationMachine, virtualCardMachine } from './issuing.machine.ts';
+import {
+  type IssuingAuthorizationRow,
+  issuingAuthorizationResource,
+  type VirtualCardRow,
+  virtualCardResource,
+} from './issuing.resource.ts';
+import {
+  authorizationAmountSchema,
+  authorizationFieldCodes,
+  createVirtualCardSchema,
+  simulateAuthorizationSchema,
+  spendingControlsSchema,
+  updateVirtualCardSchema,
+  virtualCardFieldCodes,
+} from './issuing.schema.ts';
+import { issuingAuthorizations, type StoredControls, virtualCards } from './issuing.table.ts';
+
+/** An approved authorization not captured within this many days of clock time expires. */
+export const AUTHORIZATION_TTL_DAYS = 7;
+export const EXPIRE_ISSUING_AUTHORIZATION_JOB = 'issuing.expire_authorization';
+/** The most one authorization may be for (USD cents): 999,999.99, as for card payments. */
+const AUTHORIZATION_MAX_MINOR = 99_999_999n;
+
+/**
+ * The BINs this sandbox issues from (16-digit numbers). None of the magic test cards starts with
+ * them, so an issued card is never one of those; the closed loop recognises its cards by them.
+ */
+export const ISSUING_BINS = { visa: '485932', mastercard: '532610' } as const;
+
+type Ctx = ServiceContext & { tx: Tx };
+
+// ---------------------------------------------------------------------------------------------
+// Cards
+
+function newCardNumber(brand: keyof typeof ISSUING_BINS): string {
+  let body = ISSUING_BINS[brand];
+  while (body.length < 15) body += String(randomInt(10));
+  return body + luhnCheckDigit(body);
+}
+
+/** Parses and validates spending controls: amounts in USD, MCCs of ISO 18245, stored as strings. */
+function parseControls(input: unknown, param = 'spending_controls'): StoredControls {
+  const parsed = parseInput(spendingControlsSchema, input ?? {});
+  const limits = (parsed.limits ?? []).map((limit, i) => {
+    const amount = parseAmount(limit.amount, 'USD', { max: AUTHORIZATION_MAX_MINOR * 1000n });
+    if (amount <= 0n) throw new SandbankError('amount_invalid', { param: `${param}.limits.${i}.amount` });
+    return { amount: amount.toString(), interval: limit.interval };
+  });
+  const mccs = (list: string[] | undefined, name: string) =>
+    list?.map((mcc, i) => validateMcc(mcc, `${param}.${name}.${i}`));
+  return {
+    limits,
+    allowed_mccs: mccs(parsed.allowed_mccs, 'allowed_mccs') ?? null,
+    blocked_mccs: mccs(parsed.blocked_mccs, 'blocked_mccs') ?? [],
+  };
+}
+
+function controlsOf(stored: StoredControls): SpendingControls {
+  return {
+    limits: stored.limits.map((limit) => ({
+      amount: BigInt(limit.amount),
+      interval: limit.interval as LimitInterval,
+    })),
+    allowedMccs: stored.allowed_mccs,
+    blockedMccs: stored.blocked_mccs,
+  };
+}
+
+function emitCard(exec: Executor, row: VirtualCardRow, type: string): Promise<string> {
+  return recordEvent(exec, {
+    merchantId: row.merchantId,
+    type: `virtual_card.${type}`,
+    objectId: row.id,
+    data: { object: virtualCardResource(row) },
+    at: row.updatedAt,
+  });
+}
+
+/** POST /v1/virtual_cards: a unique, Luhn-valid number of the brand, a CVC, three years of validity. */
+export async function createVirtualCard(ctx: ServiceContext, raw: unknown): Promise<VirtualCardRow> {
+  const input = parseInput(createVirtualCardSchema, raw, virtualCardFieldCodes);
+  const controls = parseControls(input.spending_controls);
+  const now = ctx.clock.now();
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const number = newCardNumber(input.brand);
+      if (TEST_CARDS.some((card) => card.number === number)) continue;
+      const [row] = await tx
+        .insert(virtualCards)
+        .values({
+          id: newId('virtualCard'),
+          merchantId: ctx.merchant.id,
+          brand: input.brand,
+          number,
+          cvc: String(randomInt(1000)).padStart(3, '0'),
+          last4: number.slice(-4),
+          expMonth: now.getUTCMonth() + 1,
+          expYear: now.getUTCFullYear() + 3,
+          cardholderName: input.cardholder_name,
+          state: virtualCardMachine.initial,
+          spendingControls: controls,
+          metadata: input.metadata ?? {},
+          createdAt: now,
+          updatedAt: now,
+        })
+        .onConflictDoNothing({ target: virtualCards.number })
+        .returning();
+      if (!row) continue; // that number is taken: draw another
+      await emitCard(tx, row, 'created');
+      return row;
+    }
+    throw new Error('could not draw an unused card number');
+  });
+}
+
+async function loadCard(
+  exec: Executor,
+  merchantId: string,
+  id: string,
+  lock = false,
+): Promise<VirtualCardRow> {
+  const query = exec
+    .select()
+    .from(virtualCards)
+    .where(and(eq(virtualCards.id, id), eq(virtualCards.merchantId, merchantId)));
+  const [row] = id.includes('\u0000') ? [] : lock ? await query.for('update') : await query;
+  if (!row) throw new SandbankError('resource_not_found', { message: `No virtual card ${id.slice(0, 60)}.` });
+  return row;
+}
+
+export function getVirtualCard(ctx: ServiceContext, id: string): Promise<VirtualCardRow> {
+  return loadCard(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+}
+
+export async function listVirtualCards(
+  ctx: ServiceContext,
+  query: ListQuery & { state?: string | undefined },
+): Promise<Page<VirtualCardRow>> {
+  const conditions = [eq(virtualCards.merchantId, ctx.merchant.id)];
+  if (query.starting_after) conditions.push(lt(virtualCards.id, query.starting_after));
+  if (query.state) conditions.push(eq(virtualCards.state, query.state));
+  const rows = await (ctx.tx ?? ctx.db)
+    .select()
+    .from(virtualCards)
+    .where(and(...conditions))
+    .orderBy(desc(virtualCards.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit);
+}
+
+const STATE_EVENTS = { active: 'unfreeze', frozen: 'freeze', canceled: 'cancel' } as const;
+
+/**
+ * POST /v1/virtual_cards/{id}: a new state (active ⇄ frozen → canceled; 409 invalid_state
+ * otherwise), new spending controls (replacing the old ones), new metadata. One event per call:
+ * `virtual_card.<state>` when the state changed, else `virtual_card.updated`.
+ */
+export async function updateVirtualCard(
+  ctx: ServiceContext,
+  id: string,
+  raw: unknown,
+): Promise<VirtualCardRow> {
+  const input = parseInput(updateVirtualCardSchema, raw);
+  const controls = input.spending_controls === undefined ? undefined : parseControls(input.spending_controls);
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const card = await loadCard(tx, ctx.merchant.id, id, true);
+    const now = ctx.clock.now();
+    const values = {
+      ...(controls ? { spendingControls: controls } : {}),
+      ...(input.metadata ? { metadata: input.metadata } : {}),
+      updatedAt: now,
+    };
+    const changesState = input.state !== undefined && input.state !== card.state;
+    if (!changesState && card.state === 'canceled') {
+      throw new SandbankError('invalid_state', {
+        message: 'This virtual card is canceled; it cannot change.',
+      });
+    }
+    const [row] = changesState
+      ? [await transitionRow(tx, virtualCardMachine, virtualCards, card, STATE_EVENTS[input.state!], values)]
+      : await tx.update(virtualCards).set(values).where(eq(virtualCards.id, card.id)).returning();
+    if (!row) throw new Error('virtual card update returned no row');
+    await emitCard(tx, row, changesState ? row.state : 'updated');
+    return row;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Authorizations
+
+function emitAuthorization(exec: Executor, row: IssuingAuthorizationRow, type: string): Promise<string> {
+  return recordEvent(exec, {
+    merchantId: row.merchantId,
+    type: `issuing_authorization.${type}`,
+    objectId: row.id,
+    data: { object: issuingAuthorizationResource(row) },
+    at: row.updatedAt,
+  });
+}
+
+/** The card's earlier authorizations that may count against a limit now (those in the widest window). */
+async function priorSpend(tx: Tx, card: VirtualCardRow, now: Date): Promise<PriorSpend[]> {
+  const intervals = card.spendingControls.limits.map((limit) => limit.interval as LimitInterval);
+  const widest = [...LIMIT_INTERVALS].reverse().find((interval) => intervals.includes(interval));
+  const start = widest ? windowStart(widest, now) : null;
+  if (!start) return [];
+  return tx
+    .select({
+      createdAt: issuingAuthorizations.createdAt,
+      state: issuingAuthorizations.state,
+      amount: issuingAuthorizations.amount,
+      amountReversed: issuingAuthorizations.amountReversed,
+      amountCaptured: issuingAuthorizations.amountCaptured,
+    })
+    .from(issuingAuthorizations)
+    .where(
+      and(
+        eq(issuingAuthorizations.cardId, card.id),
+        gte(issuingAuthorizations.createdAt, start),
+        inArray(issuingAuthorizations.state, ['approved', 'captured']),
+      ),
+    );
+}
+
+export interface AuthorizationRequest {
+  amount: bigint;
+  merchant: { name: string; mcc: string; country: string };
+  reference?: string | null;
+  cardPaymentId?: string | null;
+}
+
+/**
+ * Decides an authorization on a card locked by the caller, in the card merchant's transaction and
+ * on its clock: the controls in the precedence of issuing.controls.ts, then the funds — an approval
+ * holds the amount on the merchant's available USD (a hold that does not fit is declined
+ * insufficient_funds, inside a savepoint so nothing of it stays). Writes the authorization, its
+ * event and its expiry.
+ */
+export async function authorizeOnCard(
+  tx: Tx,
+  ctx: ServiceContext,
+  card: VirtualCardRow,
+  request: AuthorizationRequest,
+): Promise<IssuingAuthorizationRow> {
+  const now = ctx.clock.now();
+  const id = newId('issuingAuthorization');
+  let decision: IssuingDecision = decideIssuing({
+    card: { ...card, controls: controlsOf(card.spendingControls) },
+    amount: request.amount,
+    mcc: request.merchant.mcc,
+    now,
+    prior: await priorSpend(tx, card, now),
+  });
+  let holdId: string | null = null;
+  if (decision.outcome === 'approved') {
+    try {
+      holdId = await tx.transaction(async (savepoint) => {
+        const hold = await placeHold(savepoint, {
+          merchantId: card.merchantId,
+          currency: 'USD',
+          amount: request.amount,
+          type: 'issuing_authorization',
+          source: { type: 'issuing_authorization', id },
+          at: now,
+        });
+        return hold.id;
+      });
+    } catch (error) {
+      if (!(error instanceof SandbankError && error.code === 'insufficient_balance')) throw error;
+      decision = { outcome: 'declined', reason: 'insufficient_funds', interval: null };
+    }
+  }
+  const approved = decision.outcome === 'approved';
+  const [row] = await tx
+    .insert(issuingAuthorizations)
+    .values({
+      id,
+      merchantId: card.merchantId,
+      cardId: card.id,
+      state: approved ? 'approved' : 'declined',
+      amount: request.amount,
+      amountReversed: 0n,
+      amountCaptured: 0n,
+      amountRefunded: 0n,
+      currency: 'USD',
+      merchantName: request.merchant.name,
+      merchantMcc: request.merchant.mcc,
+      merchantCountry: request.merchant.country,
+      declineReason: decision.outcome === 'declined' ? decision.reason : null,
+      declineInterval: decision.outcome === 'declined' ? decision.interval : null,
+      networkResponseCode: decision.outcome === 'declined' ? DECLINES[decision.reason].iso : '00',
+      holdId,
+      cardPaymentId: request.cardPaymentId ?? null,
+      reference: request.reference ?? null,
+      expiresAt: approved ? new Date(now.getTime() + AUTHORIZATION_TTL_DAYS * 86_400_000) : null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  if (!row) throw new Error('authorization insert returned no row');
+  await emitAuthorization(tx, row, row.state);
+  if (approved && row.expiresAt) {
+    await scheduleJob(tx, {
+      merchantId: row.merchantId,
+      kind: EXPIRE_ISSUING_AUTHORIZATION_JOB,
+      objectId: row.id,
+      dueAt: row.expiresAt,
+      createdAt: now,
+    });
+  }
+  return row;
+}
+
+/**
+ * POST /v1/simulate/virtual_cards/{id}/authorizations: a merchant somewhere asks to charge the
+ * card. Approved or declined, the answer is 200 with the authorization (a decline is the card
+ * issuer's answer, not an API error). The card row is locked: authorizations of one card are
+ * decided one at a time, so concurrent ones never overshoot a limit or the balance.
+ */
+export async function simulateAuthorization(
+  ctx: ServiceContext,
+  cardId: string,
+  raw: unknown,
+): Promise<IssuingAuthorizationRow> {
+  const input = parseInput(simulateAuthorizationSchema, raw, authorizationFieldCodes);
+  const amount = parseAmount(input.amount, 'USD', { max: AUTHORIZATION_MAX_MINOR });
+  const mcc = validateMcc(input.merchant.mcc, 'merchant.mcc');
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const card = await loadCard(tx, ctx.merchant.id, cardId, true);
+    return authorizeOnCard(tx, ctx, card, {
+      amount,
+      merchant: { name: input.merchant.name, mcc, country: input.merchant.country ?? 'US' },
+      reference: input.reference ?? null,
+    });
+  });
+}
+
+async function loadAuthorization(exec: Executor, merchantId: string, id: string, lock = false) {
+  const query = exec
+    .select()
+    .from(issuingAuthorizations)
+    .where(and(eq(issuingAuthorizations.id, id), eq(issuingAuthorizations.merchantId, merchantId)));
+  const [row] = id.includes('\u0000') ? [] : lock ? await query.for('update') : await query;
+  if (!row)
+    throw new SandbankError('resource_not_found', {
+      message: `No issuing authorization ${id.slice(0, 60)}.`,
+    });
+  return row;
+}
+
+export function getAuthorization(ctx: ServiceContext, id: string): Promise<IssuingAuthorizationRow> {
+  return loadAuthorization(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+}
+
+export async function listAuthorizations(
+  ctx: ServiceContext,
+  cardId: string,
+  query: ListQuery,
+): Promise<Page<IssuingAuthorizationRow>> {
+  const card = await getVirtualCard(ctx, cardId);
+  const conditions = [eq(issuingAuthorizations.cardId, card.id)];
+  if (query.starting_after) conditions.push(lt(issuingAuthorizations.id, query.starting_after));
+  const rows = await (ctx.tx ?? ctx.db)
+    .select()
+    .from(issuingAuthorizations)
+    .where(and(...conditions))
+    .orderBy(desc(issuingAuthorizations.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit);
+}
+
+function optionalAmount(raw: unknown, fallback: bigint, max: bigint | null, what: string): bigint {
+  const input = parseInput(authorizationAmountSchema, raw ?? {}, { amount: 'amount_invalid' });
+  if (input.amount === undefined) return fallback;
+  const amount = parseAmount(input.amount, 'USD');
+  if (max !== null && amount > max) {
+    throw new SandbankError('amount_invalid', {
+      param: 'amount',
+      message: `At most ${formatDecimal(max, 'USD')} USD can be ${what}.`,
+    });
+  }
+  return amount;
+}
+
+/** A step on one authorization, in a transaction of its own, with the row locked. */
+function step(
+  ctx: ServiceContext,
+  id: string,
+  work: (tx: Tx, row: IssuingAuthorizationRow) => Promise<IssuingAuthorizationRow>,
+): Promise<IssuingAuthorizationRow> {
+  return inTransaction(ctx.db, ctx.tx, async (tx) =>
+    work(tx, await loadAuthorization(tx, ctx.merchant.id, id, true)),
+  );
+}
+
+const outstanding = (row: IssuingAuthorizationRow) => row.amount - row.amountReversed;
+
+/**
+ * Clearing (`capture {amount?}`, default what is still authorized). The amount may differ from
+ * the authorization, as clearing does (a tip, a fuel pump): the hold is released and the captured
+ * amount leaves available — above the hold even if that takes available below zero, as an issuer
+ * must pay a clearing it approved.
+ */
+export function captureAuthorization(ctx: ServiceContext, id: string, raw: unknown) {
+  return step(ctx, id, (tx, row) => {
+    transition(issuingAuthorizationMachine, row.state as never, 'capture');
+    const amount = optionalAmount(raw, outstanding(row), null, 'captured');
+    return captureOn(tx, ctx, row, amount);
+  });
+}
+
+async function captureOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthorizationRow, amount: bigint) {
+  const now = ctx.clock.now();
+  const moved = await transitionRow(tx, issuingAuthorizationMachine, issuingAuthorizations, row, 'capture', {
+    amountCaptured: amount,
+    updatedAt: now,
+  });
+  if (amount === outstanding(row)) {
+    await postHold(tx, row.merchantId, row.holdId as string, now, 'card_network');
+  } else {
+    await voidHold(tx, row.merchantId, row.holdId as string, now);
+    await post(tx, {
+      merchantId: row.merchantId,
+      currency: 'USD',
+      type: 'issuing_capture',
+      source: { type: 'issuing_authorization', id: row.id },
+      at: now,
+      entries: [
+        { account: 'available', amount: -amount },
+        { account: 'card_network', amount },
+      ],
+      allowNegative: ['available'],
+    });
+  }
+  await emitAuthorization(tx, moved, 'captured');
+  return moved;
+}
+
+/**
+ * `reverse {amount?}`: the merchant gives back all (default) or part of what is still authorized;
+ * the hold shrinks by it, and what was reversed no longer counts against a limit.
+ */
+export function reverseAuthorization(ctx: ServiceContext, id: string, raw: unknown) {
+  return step(ctx, id, (tx, row) => {
+    transition(issuingAuthorizationMachine, row.state as never, 'reverse');
+    const amount = optionalAmount(raw, outstanding(row), outstanding(row), 'reversed');
+    return reverseOn(tx, ctx, row, amount);
+  });
+}
+
+async function reverseOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthorizationRow, amount: bigint) {
+  const now = ctx.clock.now();
+  const left = outstanding(row) - amount;
+  const moved = await transitionRow(
+    tx,
+    issuingAuthorizationMachine,
+    issuingAuthorizations,
+    row,
+    left === 0n ? 'reverse' : 'reverse_part',
+    { amountReversed: row.amountReversed + amount, updatedAt: now },
+  );
+  await voidHold(tx, row.merchantId, row.holdId as string, now);
+  if (left > 0n) {
+    const hold = await placeHold(tx, {
+      merchantId: row.merchantId,
+      currency: 'USD',
+      amount: left,
+      type: 'issuing_authorization',
+      source: { type: 'issuing_authorization', id: row.id },
+      at: now,
+    });
+    await tx
+      .update(issuingAuthorizations)
+      .set({ holdId: hold.id })
+      .where(eq(issuingAuthorizations.id, row.id));
+    moved.holdId = hold.id;
+  }
+  await emitAuthorization(tx, moved, 'reversed');
+  return moved;
+}
+
+/** `refund {amount?}`: money back from the merchant on a capture, up to what was captured. */
+export function refundAuthorization(ctx: ServiceContext, id: string, raw: unknown) {
+  return step(ctx, id, async (tx, row) => {
+    transition(issuingAuthorizationMachine, row.state as never, 'refund'); // 409 before a 400 on the amount
+    const left = row.amountCaptured - row.amountRefunded;
+    if (left === 0n) {
+      throw new SandbankError('invalid_state', { message: 'This authorization is refunded in full.' });
+    }
+    const amount = optionalAmount(raw, left, left, 'refunded');
+    const now = ctx.clock.now();
+    const moved = await transitionRow(tx, issuingAuthorizationMachine, issuingAuthorizations, row, 'refund', {
+      amountRefunded: row.amountRefunded + amount,
+      updatedAt: now,
+    });
+    await post(tx, {
+      merchantId: row.merchantId,
+      currency: 'USD',
+      type: 'issuing_refund',
+      source: { type: 'issuing_authorization', id: row.id },
+      at: now,
+      entries: [
+        { account: 'card_network', amount: -amount },
+        { account: 'available', amount },
+      ],
+    });
+    await emitAuthorization(tx, moved, 'refunded');
+    return moved;
+  });
+}
+
+/** Due work: an approved authorization still not captured at its expiry releases its hold. */
+export async function expireIssuingAuthorizationJob(ctx: Ctx, job: JobRow): Promise<void> {
+  const [row] = await ctx.tx
+    .select()
+    .from(issuingAuthorizations)
+    .where(
+      and(eq(issuingAuthorizations.id, job.objectId), eq(issuingAuthorizations.merchantId, ctx.merchant.id)),
+    )
+    .for('update');
+  if (row?.state !== 'approved') return;
+  const now = ctx.clock.now();
+  const moved = await transitionRow(
+    ctx.tx,
+    issuingAuthorizationMachine,
+    issuingAuthorizations,
+    row,
+    'expire',
+    {
+      updatedAt: now,
+    },
+  );
+  await voidHold(ctx.tx, row.merchantId, row.holdId as string, now);
+  await emitAuthorization(ctx.tx, moved, 'expired');
+}
