@@ -14,6 +14,10 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
   WEBHOOK_BLOCK_PRIVATE_NETWORKS: z.enum(['0', '1', 'true', 'false']).default('false'),
+  SANDBANK_MERCHANT_MCC: z
+    .string()
+    .regex(/^(?!0000)\d{4}$/, 'a merchant category code is four digits, 0001-9999')
+    .default('5999'),
 });
 
 export interface Config {
@@ -30,6 +34,8 @@ export interface Config {
   schedulerIntervalMs: number;
   /** Refuse webhook receivers on loopback, private, link-local and metadata addresses. */
   webhookBlockPrivateNetworks: boolean;
+  /** The merchant category code this sandbox's merchants present to its issuer (the closed loop). */
+  merchantMcc: string;
 }
 
 /** Reads configuration from the environment and command-line flags (--memory, --port N). */
@@ -69,5 +75,6 @@ export function loadConfig(
     schedulerIntervalMs: e.SCHEDULER_INTERVAL_MS,
     webhookBlockPrivateNetworks:
       e.WEBHOOK_BLOCK_PRIVATE_NETWORKS === '1' || e.WEBHOOK_BLOCK_PRIVATE_NETWORKS === 'true',
+    merchantMcc: e.SANDBANK_MERCHANT_MCC,
   };
 }

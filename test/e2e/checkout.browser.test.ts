@@ -245,6 +245,50 @@ describe('hosted checkout in Chromium', () => {
     expect(paid.payments.map((a) => a.state)).toEqual(['captured', 'declined']);
   });
 
+  it('pays with a virtual card issued here: frozen it is declined inline, active the collection succeeds', async () => {
+    expect((await api('POST', '/v1/simulate/balance/top_up', { amount: 100, currency: 'USD' })).status).toBe(
+      200,
+    );
+    const issued = await api<{
+      id: string;
+      number: string;
+      cvc: string;
+      exp_month: number;
+      exp_year: number;
+    }>('POST', '/v1/virtual_cards', { brand: 'mastercard', cardholder_name: 'Ada Lovelace' });
+    expect(issued.status).toBe(200);
+    const card = issued.body;
+    expect((await api('POST', `/v1/virtual_cards/${card.id}`, { state: 'frozen' })).status).toBe(200);
+    const created = await collect();
+    const page = await openCheckout(created);
+    const fillIssued = async () => {
+      await page.fill('#number', card.number);
+      await page.fill('#exp_month', String(card.exp_month));
+      await page.fill('#exp_year', String(card.exp_year));
+      await page.fill('#cvc', card.cvc);
+      await page.fill('#name', 'Ada Lovelace');
+      await page.click('[data-testid="pay-card"]');
+    };
+    await fillIssued();
+    const error = page.getByTestId('card-error');
+    await error.waitFor();
+    expect(await error.textContent()).toContain('declined');
+    expect((await collection(created.reference)).payments[0]).toMatchObject({
+      state: 'declined',
+      decline_code: 'restricted_card',
+    });
+
+    expect((await api('POST', `/v1/virtual_cards/${card.id}`, { state: 'active' })).status).toBe(200);
+    await fillIssued();
+    expect(await status(page)).toBe('succeeded');
+    const auths = await api<{ data: { state: string; merchant: { name: string } }[] }>(
+      'GET',
+      `/v1/virtual_cards/${card.id}/authorizations`,
+    );
+    expect(auths.body.data.map((a) => a.state)).toEqual(['captured', 'declined']);
+    expect(auths.body.data[0]?.merchant.name).toBe(merchantName);
+  });
+
   it('runs the 3-D Secure challenge: Complete authentication pays', async () => {
     const created = await collect();
     const page = await openCheckout(created);

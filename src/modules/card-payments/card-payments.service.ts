@@ -14,6 +14,7 @@ import {
   decideAfterChallenge,
   decideAuthorization,
   type FinalDecision,
+  type NetworkDecision,
   refundBehavior,
   type ValidCard,
   validateCard,
@@ -21,6 +22,12 @@ import {
 import { completeChallengeSchema } from '../collections/collections.schema.ts';
 import type { ServiceContext } from '../context.ts';
 import { type EventInput, recordEvent, recordEvents } from '../events/events.service.ts';
+import {
+  authorizeFromAcquirer,
+  followAcquirer,
+  type IssuerAnswer,
+  isIssuedNumber,
+} from '../issuing/issuing.service.ts';
 import { creditPendingFunds, fundsAvailableAt } from '../ledger/ledger.funds.ts';
 import { post } from '../ledger/ledger.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';
@@ -302,6 +309,8 @@ async function move(
     updatedAt: ctx.clock.now(),
   });
   await emitPaymentEvent(tx, ctx, moved);
+  if (moved.issuingAuthorizationId && (event === 'void' || event === 'expire' || event === 'fail_3ds'))
+    await followAcquirer(tx, ctx, moved.issuingAuthorizationId, { kind: 'reverse' });
   return moved;
 }
 
@@ -331,6 +340,11 @@ export function onCardPaymentCaptured(hook: CaptureHook): void {
 
 async function afterCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
   await creditCapture(tx, ctx, captured);
+  if (captured.issuingAuthorizationId)
+    await followAcquirer(tx, ctx, captured.issuingAuthorizationId, {
+      kind: 'capture',
+      amount: captured.amountCaptured,
+    });
   if (captured.collectionId === null) return;
   for (const hook of captureHooks) await hook(tx, ctx, captured);
 }
@@ -395,13 +409,20 @@ export interface AuthorizationInput {
   metadata?: Record<string, string>;
 }
 
-/** The row a new payment starts as: the network's answer decides its first state. */
-function newPaymentValues(ctx: ServiceContext, input: AuthorizationInput): CardPaymentRow {
+/**
+ * The row a new payment starts as: the network's answer decides its first state — or, in the
+ * closed loop, the answer of this sandbox's issuer (`issuer`), for a card it issued.
+ */
+function newPaymentValues(
+  ctx: ServiceContext,
+  input: AuthorizationInput,
+  issuer?: { id: string; answer: IssuerAnswer },
+): CardPaymentRow {
   const { card, amount } = input;
   const now = ctx.clock.now();
-  const decision = decideAuthorization(card, now);
+  const decision: NetworkDecision = issuer ? issuer.answer.decision : decideAuthorization(card, now);
   const base = {
-    id: newId('cardPayment'),
+    id: issuer?.id ?? newId('cardPayment'),
     merchantId: ctx.merchant.id,
     collectionId: input.collectionId ?? null,
     amount,
@@ -425,6 +446,7 @@ function newPaymentValues(ctx: ServiceContext, input: AuthorizationInput): CardP
     challengeResult: null,
     authorizedAt: null,
     authorizationExpiresAt: null,
+    issuingAuthorizationId: issuer?.answer.authorizationId ?? null,
     createdAt: now,
     updatedAt: now,
   };
@@ -468,12 +490,22 @@ export function capturedAtOnceEvents(ctx: ServiceContext, row: CardPaymentRow): 
  * to — authorized (then captured when `capture`), requires_action (3-D Secure) or declined — with
  * its events, in the caller's transaction.
  */
-export function authorizeCard(
+export async function authorizeCard(
   tx: Tx,
   ctx: ServiceContext,
   input: AuthorizationInput,
 ): Promise<CardPaymentRow> {
-  return insertNewPayment(tx, ctx, newPaymentValues(ctx, input));
+  if (!isIssuedNumber(input.card.number)) return insertNewPayment(tx, ctx, newPaymentValues(ctx, input));
+  const id = newId('cardPayment');
+  const answer = await authorizeFromAcquirer(tx, ctx, {
+    number: input.card.number,
+    cvc: input.card.cvc,
+    expMonth: input.card.expMonth,
+    expYear: input.card.expYear,
+    amount: input.amount,
+    cardPaymentId: id,
+  });
+  return insertNewPayment(tx, ctx, newPaymentValues(ctx, input, { id, answer }));
 }
 
 /** Writes a new payment in the state the network's answer gave it, with its events and what follows. */
@@ -518,8 +550,10 @@ export async function createCardPayment(ctx: ServiceContext, raw: unknown): Prom
     description: input.description ?? null,
     metadata: input.metadata ?? {},
   });
-  // A raw card is decided once, here; a token's card is known only once it is spent, in the transaction.
-  const decided = input.card ? newPaymentValues(ctx, of(validateCard(input.card))) : null;
+  // A raw card is decided once, here; a token's card is known only once it is spent, in the
+  // transaction, and so is a card this sandbox issued (its issuer decides, in the transaction).
+  const card = input.card ? validateCard(input.card) : null;
+  const decided = card && !isIssuedNumber(card.number) ? newPaymentValues(ctx, of(card)) : null;
   if (decided?.state === 'captured' && !ctx.tx) {
     // The common case — captured at once, no idempotency key — goes through the group-commit
     // writer: many concurrent payments, one statement.
@@ -529,7 +563,7 @@ export async function createCardPayment(ctx: ServiceContext, raw: unknown): Prom
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
     decided
       ? insertNewPayment(tx, ctx, decided)
-      : authorizeCard(tx, ctx, of(await spendToken(tx, ctx, input.token ?? ''))),
+      : authorizeCard(tx, ctx, of(card ?? (await spendToken(tx, ctx, input.token ?? '')))),
   );
   throwIfDeclined(payment);
   return { ...payment, refunds: [] }; // a new payment has no refunds
@@ -661,6 +695,8 @@ export async function refundCardPayment(
       return { payment: current, refund: failed };
     }
     const payment = await takeRefund(tx, ctx, current, amount);
+    if (current.issuingAuthorizationId)
+      await followAcquirer(tx, ctx, current.issuingAuthorizationId, { kind: 'refund', amount });
     await post(tx, {
       merchantId: ctx.merchant.id,
       currency,

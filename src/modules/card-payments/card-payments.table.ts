@@ -53,6 +53,8 @@ export const cardPayments = pgTable(
     threeDSecure: text('three_d_secure'),
     /** The network's answer should the payer pass the challenge (decided at submission). */
     challengeResult: jsonb('challenge_result').$type<ChallengeResult | null>(),
+    /** The closed loop: the issuing authorization of this sandbox's virtual card that decided it. */
+    issuingAuthorizationId: text('issuing_authorization_id'),
     /** How refunds of this card behave (a magic card's property, kept instead of the number). */
     refundBehavior: text('refund_behavior').notNull(),
     reference: text('reference'),

@@ -10,9 +10,11 @@ import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { luhnCheckDigit, TEST_CARDS } from '../cards/network.ts';
+import { clockFor } from '../clock/clock.service.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { placeHold, post, postHold, voidHold } from '../ledger/ledger.service.ts';
+import { merchants } from '../merchants/merchants.table.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import {
   DECLINES,
@@ -509,32 +511,35 @@ async function reverseOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthorizationR
 
 /** `refund {amount?}`: money back from the merchant on a capture, up to what was captured. */
 export function refundAuthorization(ctx: ServiceContext, id: string, raw: unknown) {
-  return step(ctx, id, async (tx, row) => {
+  return step(ctx, id, (tx, row) => {
     transition(issuingAuthorizationMachine, row.state as never, 'refund'); // 409 before a 400 on the amount
     const left = row.amountCaptured - row.amountRefunded;
     if (left === 0n) {
       throw new SandbankError('invalid_state', { message: 'This authorization is refunded in full.' });
     }
-    const amount = optionalAmount(raw, left, left, 'refunded');
-    const now = ctx.clock.now();
-    const moved = await transitionRow(tx, issuingAuthorizationMachine, issuingAuthorizations, row, 'refund', {
-      amountRefunded: row.amountRefunded + amount,
-      updatedAt: now,
-    });
-    await post(tx, {
-      merchantId: row.merchantId,
-      currency: 'USD',
-      type: 'issuing_refund',
-      source: { type: 'issuing_authorization', id: row.id },
-      at: now,
-      entries: [
-        { account: 'card_network', amount: -amount },
-        { account: 'available', amount },
-      ],
-    });
-    await emitAuthorization(tx, moved, 'refunded');
-    return moved;
+    return refundOn(tx, ctx, row, optionalAmount(raw, left, left, 'refunded'));
   });
+}
+
+async function refundOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthorizationRow, amount: bigint) {
+  const now = ctx.clock.now();
+  const moved = await transitionRow(tx, issuingAuthorizationMachine, issuingAuthorizations, row, 'refund', {
+    amountRefunded: row.amountRefunded + amount,
+    updatedAt: now,
+  });
+  await post(tx, {
+    merchantId: row.merchantId,
+    currency: 'USD',
+    type: 'issuing_refund',
+    source: { type: 'issuing_authorization', id: row.id },
+    at: now,
+    entries: [
+      { account: 'card_network', amount: -amount },
+      { account: 'available', amount },
+    ],
+  });
+  await emitAuthorization(tx, moved, 'refunded');
+  return moved;
 }
 
 /** Due work: an approved authorization still not captured at its expiry releases its hold. */
@@ -560,4 +565,117 @@ export async function expireIssuingAuthorizationJob(ctx: Ctx, job: JobRow): Prom
   );
   await voidHold(ctx.tx, row.merchantId, row.holdId as string, now);
   await emitAuthorization(ctx.tx, moved, 'expired');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The closed loop: a card payment of this sandbox made with a card this sandbox issued. The
+// acquiring side (card-payments) asks here instead of the magic-number network; the issuing
+// merchant's controls, balance and clock decide, and the answer becomes the card payment's.
+
+/** The merchant category code acquiring merchants of this sandbox present to the issuer. */
+let sandboxMerchantMcc = '5999';
+
+/** Sets it (SANDBANK_MERCHANT_MCC, at start-up). */
+export function setSandboxMerchantMcc(mcc: string): void {
+  sandboxMerchantMcc = validateMcc(mcc, 'SANDBANK_MERCHANT_MCC');
+}
+
+/** Whether a card number comes from this sandbox's issuing BINs. */
+export function isIssuedNumber(number: string): boolean {
+  return number.length === 16 && Object.values(ISSUING_BINS).some((bin) => number.startsWith(bin));
+}
+
+/** The issuing merchant's context inside the acquirer's transaction: its own clock and name. */
+async function issuerContext(tx: Tx, acquirer: ServiceContext, merchantId: string): Promise<ServiceContext> {
+  const [merchant] = await tx
+    .select({ id: merchants.id, name: merchants.name })
+    .from(merchants)
+    .where(eq(merchants.id, merchantId));
+  if (!merchant) throw new Error(`card issuer ${merchantId} not found`);
+  return { ...acquirer, tx, clock: await clockFor(acquirer.db, merchantId), merchant };
+}
+
+export interface AcquirerRequest {
+  number: string;
+  cvc: string;
+  expMonth: number;
+  expYear: number;
+  amount: bigint;
+  cardPaymentId: string;
+}
+
+export interface IssuerAnswer {
+  decision:
+    | { outcome: 'approved'; networkResponseCode: '00' }
+    | { outcome: 'declined'; declineCode: string; networkResponseCode: string; message: string };
+  authorizationId: string | null;
+}
+
+const declined = (declineCode: string, iso: string, message: string): IssuerAnswer => ({
+  decision: { outcome: 'declined', declineCode, networkResponseCode: iso, message },
+  authorizationId: null,
+});
+
+/**
+ * Authorizes a card payment of `acquirer` on the virtual card with this number, whoever issued it.
+ * A number no card has is declined `invalid_account` (14); a wrong CVC `incorrect_cvc` (N7) and a
+ * wrong expiry `expired_card` (54), before the issuer's controls are asked.
+ */
+export async function authorizeFromAcquirer(
+  tx: Tx,
+  acquirer: ServiceContext,
+  request: AcquirerRequest,
+): Promise<IssuerAnswer> {
+  const [card] = await tx
+    .select()
+    .from(virtualCards)
+    .where(eq(virtualCards.number, request.number))
+    .for('update');
+  if (!card) return declined('invalid_account', '14', 'No card with this number was issued.');
+  if (card.cvc !== request.cvc)
+    return declined('incorrect_cvc', 'N7', "The card's security code is incorrect.");
+  if (card.expMonth !== request.expMonth || card.expYear !== request.expYear)
+    return declined('expired_card', '54', "The card's expiry date is incorrect.");
+  const issuer = await issuerContext(tx, acquirer, card.merchantId);
+  const auth = await authorizeOnCard(tx, issuer, card, {
+    amount: request.amount,
+    merchant: { name: acquirer.merchant.name, mcc: sandboxMerchantMcc, country: 'US' },
+    cardPaymentId: request.cardPaymentId,
+  });
+  if (auth.state === 'approved')
+    return { decision: { outcome: 'approved', networkResponseCode: '00' }, authorizationId: auth.id };
+  const reason = auth.declineReason as keyof typeof DECLINES;
+  const interval = auth.declineInterval ? ` (${auth.declineInterval})` : '';
+  return {
+    decision: {
+      outcome: 'declined',
+      declineCode: DECLINES[reason].acquirerCode,
+      networkResponseCode: DECLINES[reason].iso,
+      message: `The card issuer declined the payment: ${reason.replaceAll('_', ' ')}${interval}.`,
+    },
+    authorizationId: auth.id,
+  };
+}
+
+/**
+ * What the acquiring side did next, mirrored on the issuing side: a capture clears the
+ * authorization for the captured amount; a void or an expiry reverses it; a refund refunds it.
+ */
+export async function followAcquirer(
+  tx: Tx,
+  acquirer: ServiceContext,
+  authorizationId: string,
+  step: { kind: 'capture'; amount: bigint } | { kind: 'reverse' } | { kind: 'refund'; amount: bigint },
+): Promise<void> {
+  const [row] = await tx
+    .select()
+    .from(issuingAuthorizations)
+    .where(eq(issuingAuthorizations.id, authorizationId))
+    .for('update');
+  if (!row) return;
+  const issuer = await issuerContext(tx, acquirer, row.merchantId);
+  if (step.kind === 'capture' && row.state === 'approved') await captureOn(tx, issuer, row, step.amount);
+  else if (step.kind === 'reverse' && row.state === 'approved')
+    await reverseOn(tx, issuer, row, outstanding(row));
+  else if (step.kind === 'refund' && row.state === 'captured') await refundOn(tx, issuer, row, step.amount);
 }

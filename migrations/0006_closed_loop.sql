@@ -1,0 +1,1 @@
+ALTER TABLE "card_payments" ADD COLUMN "issuing_authorization_id" text;
