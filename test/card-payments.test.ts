@@ -1,25 +1,17 @@
-import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import iso8583 from '../reference/iso8583_response_codes.json' with { type: 'json' };
 import { cardTokens, scheduledJobs } from '../src/db/schema.ts';
-import { createLogger } from '../src/observability.ts';
 import { MAGIC_CARDS } from './fixtures/magic-cards.ts';
-import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
+import { createTestApp, debugLogCapture, type TestApp, type TestMerchant } from './harness.ts';
 
 // Everything the server logs, at debug level (each request is logged): raw card numbers must never be in it.
-let logged = '';
-const logSink = new Writable({
-  write(chunk, _encoding, done) {
-    logged += String(chunk);
-    done();
-  },
-});
+const logs = debugLogCapture();
 
 let t: TestApp;
 beforeAll(async () => {
   // The server's own logger configuration, at debug level.
-  t = await createTestApp({ logger: createLogger('debug', logSink) });
+  t = await createTestApp({ logger: logs.logger });
 });
 afterAll(async () => {
   await t.close();
@@ -486,9 +478,9 @@ describe('raw card numbers stay out of responses, events, errors and logs', () =
     for (const number of [...numbers, '5555555555554444']) {
       expect(listed.text).not.toContain(number);
       expect(events.text).not.toContain(number);
-      expect(logged).not.toContain(number);
+      expect(logs.text()).not.toContain(number);
     }
-    expect(logged).toContain('/v1/card_payments'); // the requests were logged
+    expect(logs.text()).toContain('/v1/card_payments'); // the requests were logged
   });
 
   it('a failed query logged as an error never shows its parameters', async () => {
@@ -496,9 +488,9 @@ describe('raw card numbers stay out of responses, events, errors and logs', () =
       'Failed query: insert into "card_tokens" values ($1, $2)\nparams: tok_1,4242424242424242,123',
     );
     failure.cause = new Error('params: 4000000000000002');
-    createLogger('info', logSink).error({ err: failure }, 'unhandled error');
-    expect(logged).toContain('params: [redacted]');
-    expect(logged).not.toContain('4242424242424242');
-    expect(logged).not.toContain('4000000000000002');
+    logs.logger.error({ err: failure }, 'unhandled error');
+    expect(logs.text()).toContain('params: [redacted]');
+    expect(logs.text()).not.toContain('4242424242424242');
+    expect(logs.text()).not.toContain('4000000000000002');
   });
 });

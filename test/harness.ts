@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { count, eq } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { type Logger, pino } from 'pino';
@@ -8,8 +9,24 @@ import type { AppDeps } from '../src/deps.ts';
 import { type Clock, systemClock } from '../src/kernel/clock.ts';
 import { clockFor } from '../src/modules/clock/clock.service.ts';
 import { createMerchant } from '../src/modules/merchants/merchants.service.ts';
+import { createLogger } from '../src/observability.ts';
 
 export const PUBLIC_URL = 'http://sandbank.test';
+
+/**
+ * The server's own logger at debug level (each request is logged), writing into memory: tests
+ * that must prove a secret (a card number, a CVC) is never logged read `text()`.
+ */
+export function debugLogCapture(): { logger: Logger; text: () => string } {
+  let logged = '';
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logged += String(chunk);
+      done();
+    },
+  });
+  return { logger: createLogger('debug', sink), text: () => logged };
+}
 
 /**
  * The database under test: real Postgres when TEST_DATABASE_URL is set (a pool of `connections`:

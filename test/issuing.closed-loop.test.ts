@@ -4,23 +4,15 @@
  * clock; an issuing decline is the card payment's decline. Everything is logged at debug level:
  * the card number and CVC must never be in the log, the events or the errors.
  */
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/observability.ts';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
-import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
+import { createTestApp, debugLogCapture, type TestApp, type TestMerchant } from './harness.ts';
 
-let logged = '';
-const logSink = new Writable({
-  write(chunk, _encoding, done) {
-    logged += String(chunk);
-    done();
-  },
-});
+const logs = debugLogCapture();
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ logger: createLogger('debug', logSink) });
+  t = await createTestApp({ logger: logs.logger });
 });
 afterAll(async () => {
   await t.close();
@@ -234,7 +226,7 @@ describe('a card payment with a virtual card of this sandbox', () => {
       const events = JSON.stringify((await get(m, '/v1/events?limit=100')).body);
       for (const secret of secretsOf(card)) expect(events).not.toContain(secret);
     }
-    expect(logged).toContain('/v1/simulate/collections/loop-col/pay');
-    expect(logged).not.toContain(card.number);
+    expect(logs.text()).toContain('/v1/simulate/collections/loop-col/pay');
+    expect(logs.text()).not.toContain(card.number);
   });
 });
