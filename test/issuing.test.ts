@@ -227,6 +227,25 @@ describe('limits reset with their UTC calendar windows on the clock', () => {
     });
   }
 
+  it('a weekly window that began last month still counts its spend next to a monthly limit', async () => {
+    // 2031-10-01 is a Wednesday: the week began on Monday 2031-09-29.
+    const m = await merchantAt('2031-09-29T12:00:00.000Z');
+    const card = await issue(m, {
+      spending_controls: {
+        limits: [
+          { amount: 500, interval: 'monthly' },
+          { amount: 50, interval: 'weekly' },
+        ],
+      },
+    });
+    expect((await authorize(m, card.id, '40.00')).state).toBe('approved');
+    await advanceTo(m, '2031-10-01T12:00:00.000Z');
+    expect(await authorize(m, card.id, '20.00')).toMatchObject({
+      state: 'declined',
+      decline_interval: 'weekly',
+    });
+  });
+
   it('a reversal frees the limit; an expiry 7 days later frees it; a refund does not', async () => {
     const m = await merchantAt(WEDNESDAY);
     const card = await issue(m, { spending_controls: { limits: [{ amount: 50, interval: 'all_time' }] } });

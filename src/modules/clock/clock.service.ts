@@ -52,6 +52,15 @@ async function readState(exec: Db | Tx, merchantId: string): Promise<ClockState>
   return row ? { offsetMs: row.offsetMs, frozenAt: row.frozenAt } : REAL_TIME;
 }
 
+/**
+ * A merchant's clock read inside a transaction that is already open (another merchant's, in the
+ * closed loop of issuing): never through a second connection, which on PGlite would wait for the
+ * open transaction forever.
+ */
+export async function clockInTransaction(tx: Tx, merchantId: string): Promise<MerchantClock> {
+  return new MerchantClock(await readState(tx, merchantId), systemClock);
+}
+
 /** The clock services of a merchant read time from. */
 export async function clockFor(
   db: Db,

@@ -10,7 +10,7 @@ import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { luhnCheckDigit, TEST_CARDS } from '../cards/network.ts';
-import { clockFor } from '../clock/clock.service.ts';
+import { clockInTransaction } from '../clock/clock.service.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { placeHold, post, postHold, voidHold } from '../ledger/ledger.service.ts';
@@ -20,7 +20,6 @@ import {
   DECLINES,
   decideIssuing,
   type IssuingDecision,
-  LIMIT_INTERVALS,
   type LimitInterval,
   type PriorSpend,
   type SpendingControls,
@@ -230,10 +229,12 @@ function emitAuthorization(exec: Executor, row: IssuingAuthorizationRow, type: s
 
 /** The card's earlier authorizations that may count against a limit now (those in the widest window). */
 async function priorSpend(tx: Tx, card: VirtualCardRow, now: Date): Promise<PriorSpend[]> {
-  const intervals = card.spendingControls.limits.map((limit) => limit.interval as LimitInterval);
-  const widest = [...LIMIT_INTERVALS].reverse().find((interval) => intervals.includes(interval));
-  const start = widest ? windowStart(widest, now) : null;
-  if (!start) return [];
+  // The earliest start of any of the card's windows (a week can begin before its month or year).
+  const starts = card.spendingControls.limits
+    .map((limit) => windowStart(limit.interval as LimitInterval, now))
+    .filter((start): start is Date => start !== null);
+  if (starts.length === 0) return [];
+  const start = new Date(Math.min(...starts.map((at) => at.getTime())));
   return tx
     .select({
       createdAt: issuingAuthorizations.createdAt,
@@ -592,7 +593,7 @@ async function issuerContext(tx: Tx, acquirer: ServiceContext, merchantId: strin
     .from(merchants)
     .where(eq(merchants.id, merchantId));
   if (!merchant) throw new Error(`card issuer ${merchantId} not found`);
-  return { ...acquirer, tx, clock: await clockFor(acquirer.db, merchantId), merchant };
+  return { ...acquirer, tx, clock: await clockInTransaction(tx, merchantId), merchant };
 }
 
 export interface AcquirerRequest {
