@@ -18,7 +18,7 @@ afterAll(async () => {
   await t.close();
 });
 
-const { post, get, usd, merchantAt, eventTypes } = clockedMerchants(() => t);
+const { post, get, usd, merchantAt, advanceTo, eventTypes } = clockedMerchants(() => t);
 const WEDNESDAY = '2031-12-03T15:00:00.000Z';
 
 type IssuedCard = Json & { id: string; number: string; cvc: string; exp_month: number; exp_year: number };
@@ -130,6 +130,8 @@ describe('a card payment with a virtual card of this sandbox', () => {
     });
     expect(await usd(issuer)).toEqual({ available: 100, pending: 0, reserved: 0 });
     for (const secret of secretsOf(card)) expect(JSON.stringify(res.body)).not.toContain(secret);
+    // The acquirer learns the reason, not the issuer's controls: the tripped interval stays there.
+    expect(JSON.stringify(res.body)).not.toContain('daily');
   });
 
   it('a wrong CVC or expiry, or a number never issued, is declined before the issuer is asked', async () => {
@@ -228,5 +230,67 @@ describe('a card payment with a virtual card of this sandbox', () => {
     }
     expect(logs.text()).toContain('/v1/simulate/collections/loop-col/pay');
     expect(logs.text()).not.toContain(card.number);
+  });
+});
+
+describe('the closed loop keeps both ledgers whole', () => {
+  it("the issuer cannot step a card payment's authorization, and it does not expire on the issuer's clock", async () => {
+    const issuer = await merchantAt(WEDNESDAY, '100.00');
+    const acquirer = await merchantAt(WEDNESDAY, '0');
+    const card = await issue(issuer);
+    const held = await pay(acquirer, card, '40.00', { capture: false });
+    expect(held.body.state).toBe('authorized');
+    const [auth] = await authorizationsOf(issuer, card);
+    expect(auth).toMatchObject({ state: 'approved', expires_at: null, card_payment: held.body.id });
+    for (const step of ['capture', 'reverse', 'refund']) {
+      const res = await post(issuer, `/v1/simulate/issuing_authorizations/${auth?.id}/${step}`, {});
+      expect(res.status, step).toBe(409);
+      expect(res.body).toMatchObject({ error: { code: 'invalid_state' } });
+    }
+    // Eight days pass on the issuer's clock only: the acquirer's authorization still stands.
+    expect(await advanceTo(issuer, '2031-12-11T15:00:00.000Z')).toEqual([]);
+    expect((await authorizationsOf(issuer, card))[0]?.state).toBe('approved');
+    expect(await usd(issuer)).toEqual({ available: 60, pending: 0, reserved: 40 });
+
+    // The acquirer captures: the issuer pays exactly what the acquirer receives.
+    const captured = await post(acquirer, `/v1/card_payments/${held.body.id}/capture`);
+    expect(captured.body.state).toBe('captured');
+    expect(await usd(issuer)).toEqual({ available: 60, pending: 0, reserved: 0 });
+    expect(await usd(acquirer)).toEqual({ available: 0, pending: 40, reserved: 0 });
+    const over = await post(acquirer, `/v1/card_payments/${held.body.id}/refunds`, { amount: 40.01 });
+    expect(over.status).toBe(400);
+    expect((await post(acquirer, `/v1/card_payments/${held.body.id}/refunds`, { amount: 40 })).status).toBe(
+      200,
+    );
+    expect(await usd(issuer)).toEqual({ available: 100, pending: 0, reserved: 0 });
+    expect((await authorizationsOf(issuer, card))[0]).toMatchObject({ amount_refunded: 40 });
+  });
+
+  it('two merchants paying each other with role-swapped captures and refunds at once never deadlock', async () => {
+    const a = await merchantAt(WEDNESDAY, '1000.00');
+    const b = await merchantAt(WEDNESDAY, '1000.00');
+    const cardOfA = await issue(a);
+    const cardOfB = await issue(b);
+    // Each acquires on the other's card: a acquires with b's card, b with a's.
+    const sides = Array.from({ length: 12 }, (_, i) =>
+      i % 2 === 0 ? { acquirer: a, card: cardOfB } : { acquirer: b, card: cardOfA },
+    );
+    const held: string[] = [];
+    for (const side of sides)
+      held.push(String((await pay(side.acquirer, side.card, '10.00', { capture: false })).body.id));
+    const moves = await Promise.all(
+      sides.flatMap((side, i) => [
+        post(side.acquirer, `/v1/card_payments/${held[i]}/capture`),
+        pay(side.acquirer, side.card, '5.00'),
+      ]),
+    );
+    expect(moves.map((res) => res.status)).toEqual(moves.map(() => 200));
+    const refunds = await Promise.all(
+      sides.map((side, i) => post(side.acquirer, `/v1/card_payments/${held[i]}/refunds`, { amount: 4 })),
+    );
+    expect(refunds.map((res) => res.status)).toEqual(refunds.map(() => 200));
+    // Each paid 6 × 15.00 as issuer and got 6 × 4.00 back; each has 6 × 15.00 pending as acquirer
+    // and paid 6 × 4.00 of refunds out of available.
+    for (const m of [a, b]) expect(await usd(m)).toEqual({ available: 910, pending: 90, reserved: 0 });
   });
 });

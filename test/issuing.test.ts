@@ -302,6 +302,32 @@ describe('funding through the ledger', () => {
     for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
   });
 
+  it('a capture beyond the largest authorization is 400, not a server error', async () => {
+    const m = await merchantAt(WEDNESDAY, '100.00');
+    const auth = await authorize(m, (await issue(m)).id, '10.00');
+    const huge = await post(m, `/v1/simulate/issuing_authorizations/${auth.id}/capture`, {
+      amount: '99999999999999999999.99',
+    });
+    expect(huge.status).toBe(400);
+    expect(huge.body).toMatchObject({ error: { code: 'amount_invalid', param: 'amount' } });
+    expect((await get(m, `/v1/issuing_authorizations/${auth.id}`)).body.state).toBe('approved');
+    expect(await usd(m)).toEqual({ available: 90, pending: 0, reserved: 10 });
+  });
+
+  it('a partial reverse keeps the rest held even when an over-capture took available below zero', async () => {
+    const m = await merchantAt(WEDNESDAY, '100.00');
+    const card = await issue(m);
+    const first = await authorize(m, card.id, '50.00');
+    const second = await authorize(m, card.id, '50.00');
+    // Clearing 80.00 on a 50.00 authorization: the issuer pays it, available goes to −30.
+    await post(m, `/v1/simulate/issuing_authorizations/${second.id}/capture`, { amount: 80 });
+    expect(await usd(m)).toEqual({ available: -30, pending: 0, reserved: 50 });
+    const reversed = await post(m, `/v1/simulate/issuing_authorizations/${first.id}/reverse`, { amount: 10 });
+    expect(reversed.status, JSON.stringify(reversed.body)).toBe(200);
+    expect(reversed.body).toMatchObject({ state: 'approved', amount_reversed: 10 });
+    expect(await usd(m)).toEqual({ available: -20, pending: 0, reserved: 40 });
+  });
+
   it('every (state × step) pair: allowed steps succeed, others 409', async () => {
     const m = await merchantAt(WEDNESDAY);
     const card = await issue(m, { spending_controls: { blocked_mccs: ['7995'] } });

@@ -339,12 +339,13 @@ export function onCardPaymentCaptured(hook: CaptureHook): void {
 }
 
 async function afterCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
-  await creditCapture(tx, ctx, captured);
+  // The issuer first: it locks both merchants' ledgers in one order before either is touched.
   if (captured.issuingAuthorizationId)
     await followAcquirer(tx, ctx, captured.issuingAuthorizationId, {
       kind: 'capture',
       amount: captured.amountCaptured,
     });
+  await creditCapture(tx, ctx, captured);
   if (captured.collectionId === null) return;
   for (const hook of captureHooks) await hook(tx, ctx, captured);
 }

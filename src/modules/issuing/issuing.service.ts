@@ -13,7 +13,7 @@ import { luhnCheckDigit, TEST_CARDS } from '../cards/network.ts';
 import { clockInTransaction } from '../clock/clock.service.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
-import { placeHold, post, postHold, voidHold } from '../ledger/ledger.service.ts';
+import { lockLedgers, placeHold, post, postHold, voidHold } from '../ledger/ledger.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import {
@@ -323,7 +323,12 @@ export async function authorizeOnCard(
       holdId,
       cardPaymentId: request.cardPaymentId ?? null,
       reference: request.reference ?? null,
-      expiresAt: approved ? new Date(now.getTime() + AUTHORIZATION_TTL_DAYS * 86_400_000) : null,
+      // A closed-loop authorization lives as long as its card payment: the acquirer's void or
+      // expiry reverses it, so it has no expiry of its own on the issuer's clock.
+      expiresAt:
+        approved && !request.cardPaymentId
+          ? new Date(now.getTime() + AUTHORIZATION_TTL_DAYS * 86_400_000)
+          : null,
       createdAt: now,
       updatedAt: now,
     })
@@ -400,11 +405,11 @@ export async function listAuthorizations(
   return toPage(rows, query.limit);
 }
 
-function optionalAmount(raw: unknown, fallback: bigint, max: bigint | null, what: string): bigint {
+function optionalAmount(raw: unknown, fallback: bigint, max: bigint, what: string): bigint {
   const input = parseInput(authorizationAmountSchema, raw ?? {}, { amount: 'amount_invalid' });
   if (input.amount === undefined) return fallback;
   const amount = parseAmount(input.amount, 'USD');
-  if (max !== null && amount > max) {
+  if (amount > max) {
     throw new SandbankError('amount_invalid', {
       param: 'amount',
       message: `At most ${formatDecimal(max, 'USD')} USD can be ${what}.`,
@@ -413,18 +418,31 @@ function optionalAmount(raw: unknown, fallback: bigint, max: bigint | null, what
   return amount;
 }
 
-/** A step on one authorization, in a transaction of its own, with the row locked. */
+/**
+ * A simulated step on one authorization, in a transaction of its own, with the row locked. An
+ * authorization of a card payment made on this sandbox (the closed loop) is driven by that
+ * payment only: clearing it here would debit the issuer without crediting the acquirer, or credit
+ * the acquirer for money the issuer never paid.
+ */
 function step(
   ctx: ServiceContext,
   id: string,
   work: (tx: Tx, row: IssuingAuthorizationRow) => Promise<IssuingAuthorizationRow>,
 ): Promise<IssuingAuthorizationRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) =>
-    work(tx, await loadAuthorization(tx, ctx.merchant.id, id, true)),
-  );
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const row = await loadAuthorization(tx, ctx.merchant.id, id, true);
+    if (row.cardPaymentId) {
+      throw new SandbankError('invalid_state', {
+        message:
+          'This authorization belongs to a card payment made on this sandbox; it follows that payment (capture, void or refund the card payment instead).',
+      });
+    }
+    return work(tx, row);
+  });
 }
 
 const outstanding = (row: IssuingAuthorizationRow) => row.amount - row.amountReversed;
+const byAmount = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Clearing (`capture {amount?}`, default what is still authorized). The amount may differ from
@@ -435,7 +453,7 @@ const outstanding = (row: IssuingAuthorizationRow) => row.amount - row.amountRev
 export function captureAuthorization(ctx: ServiceContext, id: string, raw: unknown) {
   return step(ctx, id, (tx, row) => {
     transition(issuingAuthorizationMachine, row.state as never, 'capture');
-    const amount = optionalAmount(raw, outstanding(row), null, 'captured');
+    const amount = optionalAmount(raw, outstanding(row), AUTHORIZATION_MAX_MINOR, 'captured');
     return captureOn(tx, ctx, row, amount);
   });
 }
@@ -492,6 +510,8 @@ async function reverseOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthorizationR
   );
   await voidHold(tx, row.merchantId, row.holdId as string, now);
   if (left > 0n) {
+    // What stays authorized was held a moment ago; re-holding it must not fail because available
+    // went below zero since (an over-capture elsewhere): it never goes lower than before the reverse.
     const hold = await placeHold(tx, {
       merchantId: row.merchantId,
       currency: 'USD',
@@ -499,6 +519,7 @@ async function reverseOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthorizationR
       type: 'issuing_authorization',
       source: { type: 'issuing_authorization', id: row.id },
       at: now,
+      allowNegative: ['available'],
     });
     await tx
       .update(issuingAuthorizations)
@@ -552,7 +573,7 @@ export async function expireIssuingAuthorizationJob(ctx: Ctx, job: JobRow): Prom
       and(eq(issuingAuthorizations.id, job.objectId), eq(issuingAuthorizations.merchantId, ctx.merchant.id)),
     )
     .for('update');
-  if (row?.state !== 'approved') return;
+  if (row?.state !== 'approved' || row.cardPaymentId) return;
   const now = ctx.clock.now();
   const moved = await transitionRow(
     ctx.tx,
@@ -637,6 +658,7 @@ export async function authorizeFromAcquirer(
     return declined('incorrect_cvc', 'N7', "The card's security code is incorrect.");
   if (card.expMonth !== request.expMonth || card.expYear !== request.expYear)
     return declined('expired_card', '54', "The card's expiry date is incorrect.");
+  await lockLedgers(tx, [acquirer.merchant.id, card.merchantId], 'USD');
   const issuer = await issuerContext(tx, acquirer, card.merchantId);
   const auth = await authorizeOnCard(tx, issuer, card, {
     amount: request.amount,
@@ -645,14 +667,15 @@ export async function authorizeFromAcquirer(
   });
   if (auth.state === 'approved')
     return { decision: { outcome: 'approved', networkResponseCode: '00' }, authorizationId: auth.id };
+  // The acquirer learns the reason's code, as over a card network, not the issuer's controls (the
+  // interval that tripped stays on the issuer's authorization).
   const reason = auth.declineReason as keyof typeof DECLINES;
-  const interval = auth.declineInterval ? ` (${auth.declineInterval})` : '';
   return {
     decision: {
       outcome: 'declined',
       declineCode: DECLINES[reason].acquirerCode,
       networkResponseCode: DECLINES[reason].iso,
-      message: `The card issuer declined the payment: ${reason.replaceAll('_', ' ')}${interval}.`,
+      message: `The card issuer declined the payment: ${reason.replaceAll('_', ' ')}.`,
     },
     authorizationId: auth.id,
   };
@@ -674,9 +697,15 @@ export async function followAcquirer(
     .where(eq(issuingAuthorizations.id, authorizationId))
     .for('update');
   if (!row) return;
+  await lockLedgers(tx, [acquirer.merchant.id, row.merchantId], 'USD');
   const issuer = await issuerContext(tx, acquirer, row.merchantId);
   if (step.kind === 'capture' && row.state === 'approved') await captureOn(tx, issuer, row, step.amount);
   else if (step.kind === 'reverse' && row.state === 'approved')
     await reverseOn(tx, issuer, row, outstanding(row));
-  else if (step.kind === 'refund' && row.state === 'captured') await refundOn(tx, issuer, row, step.amount);
+  else if (step.kind === 'refund' && row.state === 'captured') {
+    // The acquirer caps its refunds at what it captured, which is what the issuer cleared; the cap
+    // here keeps the issuer from ever crediting back more than it paid.
+    const left = row.amountCaptured - row.amountRefunded;
+    if (left > 0n) await refundOn(tx, issuer, row, [step.amount, left].sort(byAmount)[0] as bigint);
+  }
 }

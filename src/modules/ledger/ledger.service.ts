@@ -423,8 +423,33 @@ export function postFundsAvailable(
   });
 }
 
+/**
+ * Locks every account of these merchants in one currency, in id order (the order post() updates
+ * in), before a transaction that moves money for two merchants touches either: a closed-loop card
+ * payment posts on the acquirer's and the issuer's ledgers, and two such payments with the roles
+ * swapped would otherwise lock the same two ledgers in opposite orders and deadlock.
+ * `FOR NO KEY UPDATE` is the lock an UPDATE of the balance takes, so entries referencing the
+ * accounts are not blocked.
+ */
+export async function lockLedgers(tx: Tx, merchantIds: readonly string[], currency: CurrencyCode) {
+  await tx
+    .select({ id: ledgerAccounts.id })
+    .from(ledgerAccounts)
+    .where(
+      and(
+        inArray(ledgerAccounts.merchantId, [...new Set(merchantIds)]),
+        eq(ledgerAccounts.currency, currency),
+      ),
+    )
+    .orderBy(ledgerAccounts.id)
+    .for('no key update');
+}
+
 /** Reserves available funds (a hold): posted later to its destination, or voided back. */
-export function placeHold(tx: Tx, input: Common & { amount: bigint; type?: string }): Promise<PostingRow> {
+export function placeHold(
+  tx: Tx,
+  input: Common & { amount: bigint; type?: string; allowNegative?: readonly MerchantAccount[] },
+): Promise<PostingRow> {
   return post(tx, {
     ...input,
     type: input.type ?? 'hold',
