@@ -8,11 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
-import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
+import { createTestApp, openTestDatabase, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // On Postgres, 8 connections: concurrent payments of one collection really race.
+  t = await createTestApp({ database: await openTestDatabase({ connections: 8 }) });
 });
 afterAll(async () => {
   await t.close();
@@ -44,6 +45,28 @@ const collectionEvents = async (m: TestMerchant, id: string) =>
   (await eventTypes(m, id)).filter((type) => type.startsWith('collection.'));
 
 describe('a checkout paid by bank account', () => {
+  it('paid six times at once, it makes one debit; the others are told it is no longer payable', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '0');
+    expect(
+      (await post(m, '/v1/collect', { amount: 120, currency: 'USD', reference: 'bank-race' })).status,
+    ).toBe(200);
+    const tries = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        post(m, '/v1/simulate/collections/bank-race/pay', {
+          method: 'bank_account',
+          bank_account: { name: 'Ada Lovelace', routing_number: '110000000', account_number: '000123456789' },
+        }),
+      ),
+    );
+    expect(tries.filter((res) => res.status === 200)).toHaveLength(1);
+    for (const res of tries.filter((r) => r.status !== 200)) {
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ error: { code: 'collection_not_payable' } });
+    }
+    const debits = (await get(m, '/v1/transfers?limit=100')).body.data as Json[];
+    expect(debits.filter((d) => d.collection !== null)).toHaveLength(1);
+  });
+
   it('is processing until its ACH debit settles, then succeeded, with the funds available', async () => {
     const m = await merchantAt(WEDNESDAY_1000, '0');
     const paid = await paidByBank(m, 'bank-ok', '000123456789');

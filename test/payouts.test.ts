@@ -114,13 +114,49 @@ describe('a payout on the rails', () => {
     });
   });
 
+  it('an Idempotency-Key replays the payout instead of paying twice; another body with it is 422', async () => {
+    const m = await merchantAt(TUESDAY_0900);
+    const send = (amount: string) =>
+      t.rest<Json>('POST', '/v1/payouts', {
+        key: m.secretKey,
+        headers: { 'idempotency-key': 'payout-once' },
+        body: {
+          amount,
+          currency: 'USD',
+          method: 'ach',
+          destination: {
+            name: 'Ops',
+            routing_number: ROUTING,
+            account_number: '000123456789',
+            account_type: 'checking',
+          },
+        },
+      });
+    const first = await send('300.00');
+    const again = await send('300.00');
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    const other = await send('301.00');
+    expect(other.status).toBe(422);
+    expect(other.body).toMatchObject({ error: { code: 'idempotency_key_reused' } });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((await get(m, '/v1/payouts')).body.data).toHaveLength(1);
+    expect(await usd(m)).toEqual({ available: 700, pending: 0, reserved: 300 });
+  });
+
   it('RTP at 03:00 ET on Christmas Day is paid two seconds later; routing 790000051 fails with AC03', async () => {
     const m = await merchantAt('2031-12-25T08:00:00.000Z');
     const paid = await payout(m, { method: 'rtp', amount: '10000000.00' });
     expect(paid.status).toBe(422); // over the balance, not over the limit
     expect(paid.body).toMatchObject({ error: { code: 'insufficient_balance' } });
     const created = await payout(m, { method: 'rtp' });
-    expect(created.body).toMatchObject({ state: 'pending', arrival_at: '2031-12-25T08:00:02.000Z' });
+    // Instant: never in transit, arriving two seconds later.
+    expect(created.body).toMatchObject({
+      state: 'pending',
+      in_transit_at: null,
+      arrival_at: '2031-12-25T08:00:02.000Z',
+    });
     const rejected = await payout(m, { method: 'rtp', routing: '790000051', amount: '100.00' });
     expect(rejected.status).toBe(200);
     expect(await usd(m)).toEqual({ available: 600, pending: 0, reserved: 400 });
@@ -129,9 +165,12 @@ describe('a payout on the rails', () => {
       state: 'paid',
       paid_at: '2031-12-25T08:00:02.000Z',
     });
+    expect((await get(m, `/v1/payouts/${created.body.id}`)).body).toMatchObject({ in_transit_at: null });
     expect((await get(m, `/v1/payouts/${rejected.body.id}`)).body).toMatchObject({
       state: 'failed',
       failure_code: 'AC03',
+      in_transit_at: null,
+      arrival_at: null,
       paid_at: null,
     });
     expect(await eventTypes(m, String(created.body.id))).toEqual(['payout.created', 'payout.paid']);

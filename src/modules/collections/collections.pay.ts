@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Executor, Tx } from '../../db/client.ts';
+import type { Tx } from '../../db/client.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -24,7 +24,7 @@ import {
 import type { AttemptRow, CollectionRow } from './collections.resource.ts';
 import { completeChallengeSchema, payCollectionSchema } from './collections.schema.ts';
 import { loadCollection, transitionCollection } from './collections.service.ts';
-import { paymentAttempts } from './collections.table.ts';
+import { collections, paymentAttempts } from './collections.table.ts';
 
 export interface NextAction {
   type: 'three_d_secure';
@@ -180,12 +180,12 @@ export async function followCollectionDebit(
   );
 }
 
-async function payableCollection(
-  exec: Executor,
-  ctx: ServiceContext,
-  reference: string,
-): Promise<CollectionRow> {
-  const collection = await loadCollection(exec, ctx, reference);
+async function payableCollection(tx: Tx, ctx: ServiceContext, reference: string): Promise<CollectionRow> {
+  const found = await loadCollection(tx, ctx, reference);
+  // Locked, then read again: of two payments racing for one collection, the second waits for the
+  // first to commit and then finds it no longer pending.
+  const [collection] = await tx.select().from(collections).where(eq(collections.id, found.id)).for('update');
+  if (!collection) throw new Error(`collection ${found.id} vanished`);
   if (collection.state !== 'pending') {
     throw new SandbankError('collection_not_payable', {
       message: `This collection is ${collection.state} and cannot be paid.`,

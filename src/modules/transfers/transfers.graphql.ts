@@ -12,7 +12,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { type EntryKind, statesOf } from './transfers.machine.ts';
 import { RAILS } from './transfers.rails.ts';
-import type { TransferRow } from './transfers.resource.ts';
+import { payoutArrivalAt, payoutInTransitAt, type TransferRow } from './transfers.resource.ts';
 import {
   createPayout,
   createTransfer,
@@ -86,8 +86,8 @@ export const PayoutRef = builder.objectRef<TransferRow>('Payout').implement({
       nullable: true,
       resolve: (row) => row.expectedSubmissionAt,
     }),
-    inTransitAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.submittedAt }),
-    arrivalAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.expectedSettlementAt }),
+    inTransitAt: t.field({ type: 'DateTime', nullable: true, resolve: payoutInTransitAt }),
+    arrivalAt: t.field({ type: 'DateTime', nullable: true, resolve: payoutArrivalAt }),
     paidAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.settledAt }),
     returnedAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.returnedAt }),
     failureCode: t.string({

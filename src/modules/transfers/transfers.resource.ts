@@ -49,6 +49,14 @@ export function transferResource(row: TransferRow): Record<string, unknown> {
  * the transfer's submission / expected settlement / settlement; `failure_code` is the ACH return
  * code or the RTP rejection reason, whichever ended it.
  */
+/** When the payout went in transit: ACH's submission; an RTP payout is never in transit (instant). */
+export const payoutInTransitAt = (row: TransferRow): Date | null =>
+  row.rail === 'rtp' ? null : row.submittedAt;
+
+/** When the payout arrives (arrived): none for one that never will (failed, canceled). */
+export const payoutArrivalAt = (row: TransferRow): Date | null =>
+  row.state === 'failed' || row.state === 'canceled' ? null : row.expectedSettlementAt;
+
 export function payoutResource(row: TransferRow): Record<string, unknown> {
   const rtpReason = row.state === 'failed' && row.rail === 'rtp' ? row.outcomeCode : null;
   return {
@@ -60,8 +68,8 @@ export function payoutResource(row: TransferRow): Record<string, unknown> {
     currency: row.currency,
     destination: bankAccount(row),
     expected_submission_at: iso(row.expectedSubmissionAt),
-    in_transit_at: iso(row.submittedAt),
-    arrival_at: iso(row.expectedSettlementAt),
+    in_transit_at: iso(payoutInTransitAt(row)),
+    arrival_at: iso(payoutArrivalAt(row)),
     paid_at: iso(row.settledAt),
     returned_at: iso(row.returnedAt),
     failure_code: row.returnCode ?? rtpReason,
