@@ -1,4 +1,12 @@
 import { z } from 'zod';
+import {
+  DEFAULT_FX_RATES,
+  DEFAULT_SPREAD,
+  type FxTargetCurrency,
+  parseFxRatesConfig,
+  parseSpreadConfig,
+  type Rate,
+} from './modules/fx/fx.rates.ts';
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4242),
@@ -18,6 +26,8 @@ const envSchema = z.object({
     .string()
     .regex(/^(?!0000)\d{4}$/, 'a merchant category code is four digits, 0001-9999')
     .default('5999'),
+  FX_RATES: z.string().optional(),
+  FX_SPREAD: z.string().optional(),
 });
 
 export interface Config {
@@ -36,6 +46,16 @@ export interface Config {
   webhookBlockPrivateNetworks: boolean;
   /** The merchant category code this sandbox's merchants present to its issuer (the closed loop). */
   merchantMcc: string;
+  /** Base mid rates USD→EUR/GBP/JPY (FX_RATES) and the spread taken off them (FX_SPREAD, a percentage). */
+  fx: { rates: Record<FxTargetCurrency, Rate>; spread: Rate };
+}
+
+function configured<T>(name: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new Error(`Invalid configuration ${name}: ${(error as Error).message}`);
+  }
 }
 
 /** Reads configuration from the environment and command-line flags (--memory, --port N). */
@@ -76,5 +96,15 @@ export function loadConfig(
     webhookBlockPrivateNetworks:
       e.WEBHOOK_BLOCK_PRIVATE_NETWORKS === '1' || e.WEBHOOK_BLOCK_PRIVATE_NETWORKS === 'true',
     merchantMcc: e.SANDBANK_MERCHANT_MCC,
+    fx: {
+      rates:
+        e.FX_RATES === undefined
+          ? { ...DEFAULT_FX_RATES }
+          : configured('FX_RATES', () => parseFxRatesConfig(e.FX_RATES as string)),
+      spread:
+        e.FX_SPREAD === undefined
+          ? DEFAULT_SPREAD
+          : configured('FX_SPREAD', () => parseSpreadConfig(e.FX_SPREAD as string)),
+    },
   };
 }

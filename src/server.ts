@@ -10,6 +10,7 @@ import { buildYoga } from './graphql/yoga.ts';
 import { systemClock } from './kernel/clock.ts';
 import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
 import { EventBus } from './modules/events/events.bus.ts';
+import { setFxConfig } from './modules/fx/fx.service.ts';
 import { setSandboxMerchantMcc } from './modules/issuing/issuing.service.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/merchants.service.ts';
 import { DeliveryPump } from './modules/webhooks/webhooks.pump.ts';
@@ -88,6 +89,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   let ready = true;
   useWebhookNetworkPolicy({ blockPrivateNetworks: config.webhookBlockPrivateNetworks });
   setSandboxMerchantMcc(config.merchantMcc);
+  setFxConfig(config.fx);
   // One LISTEN per process: every instance on a shared Postgres hears every committed event.
   const eventBus = new EventBus(database, logger);
   try {

@@ -34,7 +34,8 @@ export const TransactionRef = builder.interfaceRef<TransactionShape>('Transactio
   fields: (t) => ({
     id: t.exposeID('id'),
     kind: t.string({
-      description: 'collection, card_payment, transfer or payout',
+      description:
+        'collection, card_payment, transfer, payout, issuing_authorization, fx_conversion or fx_settlement',
       resolve: (row) => objectKindOf(row.id) ?? 'unknown',
     }),
     state: t.exposeString('state'),

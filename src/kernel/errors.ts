@@ -112,6 +112,13 @@ export const ERROR_REGISTRY = {
     'invalid_request_error',
     'The available balance is too low for this operation.',
   ),
+  quote_expired: spec(422, 'invalid_request_error', 'The FX quote has expired; ask for a new one.'),
+  quote_already_used: spec(409, 'conflict_error', 'The FX quote has already been used.'),
+  destination_invalid: spec(
+    400,
+    'invalid_request_error',
+    'The destination account abroad is not valid (IBAN, or Japanese bank, branch and account).',
+  ),
   rate_limited: spec(
     429,
     'rate_limit_error',

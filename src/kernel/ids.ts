@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   issuingAuthorization: 'iauth',
   fxQuote: 'fxq',
   fxConversion: 'fxc',
+  fxSettlement: 'fxs',
   event: 'evt',
   webhookEndpoint: 'we',
   webhookDelivery: 'wd',

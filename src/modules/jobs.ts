@@ -10,6 +10,12 @@ import { followCollectionDebit, succeedCollectionOnCapture } from './collections
 import { expireCollectionJob } from './collections/collections.service.ts';
 import { COLLECTION_EXPIRY_JOB } from './collections/collections.writer.ts';
 import {
+  EXPIRE_FX_QUOTE_JOB,
+  expireQuoteJob,
+  PAY_FX_SETTLEMENT_JOB,
+  paySettlementJob,
+} from './fx/fx.service.ts';
+import {
   EXPIRE_ISSUING_AUTHORIZATION_JOB,
   expireIssuingAuthorizationJob,
 } from './issuing/issuing.service.ts';
@@ -39,6 +45,8 @@ export function registerJobs(): void {
   registerJobHandler(TRANSFER_RETURN_JOB, returnTransferJob);
   registerJobHandler(TRANSFER_RTP_JOB, answerRtpJob);
   registerJobHandler(EXPIRE_ISSUING_AUTHORIZATION_JOB, expireIssuingAuthorizationJob);
+  registerJobHandler(EXPIRE_FX_QUOTE_JOB, expireQuoteJob);
+  registerJobHandler(PAY_FX_SETTLEMENT_JOB, paySettlementJob);
   registerAfterAdvance(deliverWebhooksUntil);
   onCardPaymentCaptured(succeedCollectionOnCapture);
   onCollectionDebit(followCollectionDebit);

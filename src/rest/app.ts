@@ -4,6 +4,7 @@ import { createMiddleware } from 'hono/factory';
 import { registerCardPaymentRoutes } from '../modules/card-payments/card-payments.routes.ts';
 import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { registerCollectionRoutes } from '../modules/collections/collections.routes.ts';
+import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
 import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
@@ -40,6 +41,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerCardPaymentRoutes(api);
   registerTransferRoutes(api);
   registerIssuingRoutes(api);
+  registerFxRoutes(api);
   registerLedgerRoutes(api);
   registerClockRoutes(api);
   registerEventRoutes(api);

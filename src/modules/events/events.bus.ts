@@ -28,6 +28,8 @@ const KIND_BY_PREFIX = {
   [ID_PREFIXES.transfer]: 'transfer',
   [ID_PREFIXES.payout]: 'payout',
   [ID_PREFIXES.issuingAuthorization]: 'issuing_authorization',
+  [ID_PREFIXES.fxConversion]: 'fx_conversion',
+  [ID_PREFIXES.fxSettlement]: 'fx_settlement',
 } as const satisfies Record<string, string>;
 
 export type ObjectKind = (typeof KIND_BY_PREFIX)[keyof typeof KIND_BY_PREFIX];

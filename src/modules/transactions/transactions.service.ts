@@ -7,6 +7,7 @@ import { toPage } from '../../kernel/pagination.ts';
 import { cardPayments } from '../card-payments/card-payments.table.ts';
 import { collections } from '../collections/collections.table.ts';
 import type { ServiceContext } from '../context.ts';
+import { fxConversions, fxSettlements } from '../fx/fx.table.ts';
 import { issuingAuthorizations } from '../issuing/issuing.table.ts';
 import { transfers } from '../transfers/transfers.table.ts';
 
@@ -17,6 +18,8 @@ export const TRANSACTION_KINDS = [
   'transfer',
   'payout',
   'issuing_authorization',
+  'fx_conversion',
+  'fx_settlement',
 ] as const;
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
@@ -24,7 +27,9 @@ export type TransactionRow =
   | typeof collections.$inferSelect
   | typeof cardPayments.$inferSelect
   | typeof transfers.$inferSelect
-  | typeof issuingAuthorizations.$inferSelect;
+  | typeof issuingAuthorizations.$inferSelect
+  | typeof fxConversions.$inferSelect
+  | typeof fxSettlements.$inferSelect;
 
 /**
  * Every transaction of the merchant across kinds, newest first. Ids are ULIDs behind their prefix,
@@ -57,8 +62,17 @@ export async function listTransactions(
         sql`SELECT id FROM transfers WHERE merchant_id = ${ctx.merchant.id} AND kind = ${kind} ${after}`,
       );
   }
-  if (kinds.includes('issuing_authorization'))
-    parts.push(sql`SELECT id FROM issuing_authorizations WHERE merchant_id = ${ctx.merchant.id} ${after}`);
+  const ownTables = [
+    ['issuing_authorization', 'issuing_authorizations'],
+    ['fx_conversion', 'fx_conversions'],
+    ['fx_settlement', 'fx_settlements'],
+  ] as const;
+  for (const [kind, table] of ownTables) {
+    if (kinds.includes(kind))
+      parts.push(
+        sql`SELECT id FROM ${sql.identifier(table)} WHERE merchant_id = ${ctx.merchant.id} ${after}`,
+      );
+  }
   if (parts.length === 0) return toPage([], query.limit);
   const ids = (
     await queryRows<{ id: string }>(
@@ -68,7 +82,7 @@ export async function listTransactions(
   ).map((row) => row.id);
   const byKind = (kind: IdKind) => ids.filter((id) => hasPrefix(id, kind));
   const onRails = [...byKind('transfer'), ...byKind('payout')];
-  const [cols, cards, sent, issued] = await Promise.all([
+  const [cols, cards, sent, issued, converted, settled] = await Promise.all([
     byKind('collection').length
       ? exec
           .select()
@@ -105,9 +119,31 @@ export async function listTransactions(
             ),
           )
       : [],
+    byKind('fxConversion').length
+      ? exec
+          .select()
+          .from(fxConversions)
+          .where(
+            and(
+              eq(fxConversions.merchantId, ctx.merchant.id),
+              inArray(fxConversions.id, byKind('fxConversion')),
+            ),
+          )
+      : [],
+    byKind('fxSettlement').length
+      ? exec
+          .select()
+          .from(fxSettlements)
+          .where(
+            and(
+              eq(fxSettlements.merchantId, ctx.merchant.id),
+              inArray(fxSettlements.id, byKind('fxSettlement')),
+            ),
+          )
+      : [],
   ]);
   const rows = new Map<string, TransactionRow>(
-    [...cols, ...cards, ...sent, ...issued].map((row) => [row.id, row]),
+    [...cols, ...cards, ...sent, ...issued, ...converted, ...settled].map((row) => [row.id, row]),
   );
   return toPage(
     ids.flatMap((id) => rows.get(id) ?? []),

@@ -1,0 +1,265 @@
+import { builder } from '../../graphql/builder.ts';
+import {
+  listQueryOf,
+  mutationsOf,
+  nullIfNotFound,
+  serviceContext,
+  toConnection,
+} from '../../graphql/context.ts';
+import { withoutNulls } from '../../graphql/inputs.ts';
+import { MoneyRef } from '../../graphql/scalars.ts';
+import { TransactionRef } from '../../graphql/transaction.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { hasPrefix } from '../../kernel/ids.ts';
+import { fxQuoteMachine, fxSettlementMachine } from './fx.machine.ts';
+import { formatRate } from './fx.rates.ts';
+import type { FxConversionRow, FxQuoteRow, FxSettlementRow } from './fx.resource.ts';
+import { FX_TARGETS, LOCK_DURATIONS, type LockDuration } from './fx.schema.ts';
+import {
+  createConversion,
+  createQuote,
+  createSettlement,
+  type FxRate,
+  type FxRates,
+  getConversion,
+  getQuote,
+  getRates,
+  getSettlement,
+  listConversions,
+  listSettlements,
+} from './fx.service.ts';
+
+const money = (amount: bigint, currency: string) => ({ amount, currency: currency as CurrencyCode });
+
+const TargetEnum = builder.enumType('FxTargetCurrency', { values: FX_TARGETS });
+const LockEnum = builder.enumType('FxLockDuration', {
+  values: Object.keys(LOCK_DURATIONS) as LockDuration[],
+});
+const QuoteStateEnum = builder.enumType('FxQuoteState', { values: fxQuoteMachine.states });
+
+const FxRateRef = builder.objectRef<FxRate>('FxRate').implement({
+  description: 'USD into one currency: exact decimal strings, target units per USD.',
+  fields: (t) => ({
+    sourceCurrency: t.string({ resolve: () => 'USD' }),
+    targetCurrency: t.field({ type: TargetEnum, resolve: (r) => r.targetCurrency }),
+    midRate: t.string({ resolve: (r) => formatRate(r.mid) }),
+    rate: t.string({
+      description: 'The sell rate: the mid rate less the spread.',
+      resolve: (r) => formatRate(r.rate),
+    }),
+  }),
+});
+
+const FxRatesRef = builder.objectRef<FxRates>('FxRates').implement({
+  description: "The rates at the clock's time; they change every UTC hour, deterministically.",
+  fields: (t) => ({
+    at: t.field({ type: 'DateTime', resolve: (r) => r.at }),
+    asOf: t.field({ type: 'DateTime', resolve: (r) => r.asOf }),
+    nextChangeAt: t.field({ type: 'DateTime', resolve: (r) => r.nextChangeAt }),
+    spread: t.string({ description: 'As a fraction: 0.005 is 0.5%.', resolve: (r) => formatRate(r.spread) }),
+    rates: t.field({ type: [FxRateRef], resolve: (r) => r.rates }),
+  }),
+});
+
+export const FxQuoteRef = builder.objectRef<FxQuoteRow>('FxQuote').implement({
+  description: `A locked rate (API.md §11), usable once before expiresAt. States: ${fxQuoteMachine.states.join(', ')}.`,
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    state: t.field({ type: QuoteStateEnum, resolve: (row) => row.state as never }),
+    rate: t.exposeString('rate'),
+    midRate: t.exposeString('midRate'),
+    sourceAmount: t.field({ type: MoneyRef, resolve: (row) => money(row.sourceAmount, row.sourceCurrency) }),
+    targetAmount: t.field({ type: MoneyRef, resolve: (row) => money(row.targetAmount, row.targetCurrency) }),
+    fee: t.field({ type: MoneyRef, resolve: (row) => money(row.fee, row.sourceCurrency) }),
+    fixedSide: t.exposeString('fixedSide'),
+    lockDuration: t.field({ type: LockEnum, resolve: (row) => row.lockDuration as never }),
+    expiresAt: t.field({ type: 'DateTime', resolve: (row) => row.expiresAt }),
+    usedBy: t.exposeString('usedBy', { nullable: true }),
+    createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
+  }),
+});
+
+export const FxConversionRef = builder.objectRef<FxConversionRow>('FxConversion').implement({
+  description: 'USD converted into EUR, GBP or JPY at a quote (amount: the USD that left).',
+  interfaces: [TransactionRef],
+  isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'fxConversion'),
+  fields: (t) => ({
+    quoteId: t.exposeString('quoteId'),
+    rate: t.exposeString('rate'),
+    targetAmount: t.field({ type: MoneyRef, resolve: (row) => money(row.targetAmount, row.targetCurrency) }),
+    fee: t.field({ type: MoneyRef, resolve: (row) => money(row.fee, row.currency) }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
+  }),
+});
+
+const DestinationRef = builder.objectRef<FxSettlementRow['destination']>('FxDestination').implement({
+  description: 'Where a settlement pays: an IBAN or a Japanese account, last 4 characters only.',
+  fields: (t) => ({
+    type: t.string({ resolve: (d) => d.type }),
+    name: t.string({ resolve: (d) => d.name }),
+    country: t.string({ nullable: true, resolve: (d) => (d.type === 'iban' ? d.country : 'JP') }),
+    bankCode: t.string({
+      nullable: true,
+      resolve: (d) => (d.type === 'jp_bank_account' ? d.bank_code : null),
+    }),
+    branchCode: t.string({
+      nullable: true,
+      resolve: (d) => (d.type === 'jp_bank_account' ? d.branch_code : null),
+    }),
+    last4: t.string({ resolve: (d) => d.last4 }),
+  }),
+});
+
+export const FxSettlementRef = builder.objectRef<FxSettlementRow>('FxSettlement').implement({
+  description: `A payment abroad (amount: what is paid, in EUR, GBP or JPY). States: ${fxSettlementMachine.states.join(', ')}.`,
+  interfaces: [TransactionRef],
+  isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'fxSettlement'),
+  fields: (t) => ({
+    quoteId: t.exposeString('quoteId', { nullable: true }),
+    sourceAmount: t.field({
+      type: MoneyRef,
+      nullable: true,
+      resolve: (row) =>
+        row.sourceAmount === null ? null : money(row.sourceAmount, row.sourceCurrency ?? 'USD'),
+    }),
+    rate: t.exposeString('rate', { nullable: true }),
+    destination: t.field({ type: DestinationRef, resolve: (row) => row.destination }),
+    expectedPaidAt: t.field({ type: 'DateTime', resolve: (row) => row.expectedPaidAt }),
+    paidAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.paidAt }),
+    failedAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.failedAt }),
+    failureCode: t.exposeString('failureCode', { nullable: true }),
+    failureReason: t.exposeString('failureReason', { nullable: true }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
+  }),
+});
+
+const DestinationInput = builder.inputType('FxDestinationInput', {
+  description: 'EUR/GBP: name and iban. JPY: name, bankCode (4 digits), branchCode (3), accountNumber (7).',
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    iban: t.string(),
+    bankCode: t.string(),
+    branchCode: t.string(),
+    accountNumber: t.string(),
+  }),
+});
+
+builder.queryFields((t) => ({
+  fxRates: t.field({ type: FxRatesRef, resolve: (_root, _args, ctx) => getRates(serviceContext(ctx)) }),
+  fxQuote: t.field({
+    type: FxQuoteRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => nullIfNotFound(getQuote(serviceContext(ctx), String(args.id))),
+  }),
+  fxConversion: t.field({
+    type: FxConversionRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => nullIfNotFound(getConversion(serviceContext(ctx), String(args.id))),
+  }),
+  fxConversions: t.connection({
+    type: FxConversionRef,
+    resolve: async (_root, args, ctx) =>
+      toConnection(await listConversions(serviceContext(ctx), listQueryOf(args)), args),
+  }),
+  fxSettlement: t.field({
+    type: FxSettlementRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => nullIfNotFound(getSettlement(serviceContext(ctx), String(args.id))),
+  }),
+  fxSettlements: t.connection({
+    type: FxSettlementRef,
+    args: { state: t.arg.string() },
+    resolve: async (_root, args, ctx) =>
+      toConnection(
+        await listSettlements(serviceContext(ctx), { ...listQueryOf(args), state: args.state ?? undefined }),
+        args,
+      ),
+  }),
+}));
+
+const quoteMutation = mutationsOf(getQuote);
+const conversionMutation = mutationsOf(getConversion);
+const settlementMutation = mutationsOf(getSettlement);
+
+builder.mutationFields((t) => ({
+  createFxQuote: t.field({
+    type: FxQuoteRef,
+    errors: { types: [SandbankError] },
+    description: 'POST /v1/fx/quotes: exactly one of sourceAmount (USD) and targetAmount.',
+    args: {
+      targetCurrency: t.arg({ type: TargetEnum, required: true }),
+      sourceAmount: t.arg({ type: 'Decimal' }),
+      targetAmount: t.arg({ type: 'Decimal' }),
+      lockDuration: t.arg({ type: LockEnum }),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) => {
+      const raw = withoutNulls({
+        target_currency: args.targetCurrency,
+        source_amount: args.sourceAmount,
+        target_amount: args.targetAmount,
+        lock_duration: args.lockDuration,
+      });
+      return quoteMutation(ctx, 'createFxQuote', args.idempotencyKey, raw, (svc) => createQuote(svc, raw));
+    },
+  }),
+  createFxConversion: t.field({
+    type: FxConversionRef,
+    errors: { types: [SandbankError] },
+    description: 'POST /v1/fx/conversions: available USD into the target balance at the quote.',
+    args: {
+      quoteId: t.arg.id({ required: true }),
+      reference: t.arg.string(),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) => {
+      const raw = withoutNulls({ quote_id: String(args.quoteId), reference: args.reference });
+      return conversionMutation(ctx, 'createFxConversion', args.idempotencyKey, raw, (svc) =>
+        createConversion(svc, raw),
+      );
+    },
+  }),
+  createFxSettlement: t.field({
+    type: FxSettlementRef,
+    errors: { types: [SandbankError] },
+    description:
+      'POST /v1/fx/settlements: funded by quoteId; or targetCurrency + sourceAmount|targetAmount; or currency + amount (a balance).',
+    args: {
+      quoteId: t.arg.id(),
+      targetCurrency: t.arg({ type: TargetEnum }),
+      sourceAmount: t.arg({ type: 'Decimal' }),
+      targetAmount: t.arg({ type: 'Decimal' }),
+      currency: t.arg({ type: TargetEnum }),
+      amount: t.arg({ type: 'Decimal' }),
+      destination: t.arg({ type: DestinationInput, required: true }),
+      reference: t.arg.string(),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) => {
+      const d = args.destination;
+      const raw = withoutNulls({
+        quote_id: args.quoteId === null || args.quoteId === undefined ? undefined : String(args.quoteId),
+        target_currency: args.targetCurrency,
+        source_amount: args.sourceAmount,
+        target_amount: args.targetAmount,
+        currency: args.currency,
+        amount: args.amount,
+        destination: withoutNulls({
+          name: d.name,
+          iban: d.iban,
+          bank_code: d.bankCode,
+          branch_code: d.branchCode,
+          account_number: d.accountNumber,
+        }),
+        reference: args.reference,
+      });
+      return settlementMutation(ctx, 'createFxSettlement', args.idempotencyKey, raw, (svc) =>
+        createSettlement(svc, raw),
+      );
+    },
+  }),
+}));

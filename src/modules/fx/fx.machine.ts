@@ -1,0 +1,29 @@
+import { defineMachine } from '../../kernel/state-machine.ts';
+
+/** A quote is open until a conversion or a settlement uses it, or its lock runs out. */
+export const fxQuoteMachine = defineMachine({
+  object: 'FX quote',
+  states: ['open', 'used', 'expired'],
+  initial: 'open',
+  final: ['used', 'expired'],
+  transitions: {
+    use: { from: ['open'], to: 'used' },
+    expire: { from: ['open'], to: 'expired' },
+  },
+});
+
+/**
+ * A settlement abroad (API.md §11): pending (created) → converted (the target amount is fixed and
+ * held on the target balance) → paid (the next US banking day) | failed (the destination refused).
+ */
+export const fxSettlementMachine = defineMachine({
+  object: 'FX settlement',
+  states: ['pending', 'converted', 'paid', 'failed'],
+  initial: 'pending',
+  final: ['paid', 'failed'],
+  transitions: {
+    convert: { from: ['pending'], to: 'converted' },
+    pay: { from: ['converted'], to: 'paid' },
+    fail: { from: ['converted'], to: 'failed' },
+  },
+});

@@ -1,0 +1,79 @@
+import { minorUnits } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { type FxTargetCurrency, RATE_SCALE, type Rate, roundHalfEven } from './fx.rates.ts';
+
+/**
+ * Quote arithmetic, exact in bigint. Amounts are minor units: USD cents, EUR/GBP cents, whole yen.
+ * A rate is target major units per USD major unit, on RATE_SCALE. So for S cents and T target
+ * minor units, T = S × rate × 10^targetDigits / (100 × RATE_SCALE) exactly.
+ */
+const USD_DIGITS = 2n;
+
+/** The denominator and the target's scale of the exact conversion of cents at a rate. */
+function scaleOf(target: FxTargetCurrency) {
+  return { up: 10n ** BigInt(minorUnits(target)), down: 10n ** USD_DIGITS * RATE_SCALE };
+}
+
+/** Smallest integer ≥ n / d, for n ≥ 0 and d > 0. */
+export function ceilDiv(n: bigint, d: bigint): bigint {
+  return (n + d - 1n) / d;
+}
+
+/** Target minor units for `sourceCents` at `rate`: rounded half to even (API.md §11). */
+export function targetFromSource(sourceCents: bigint, rate: Rate, target: FxTargetCurrency): bigint {
+  const { up, down } = scaleOf(target);
+  return roundHalfEven(sourceCents * rate * up, down);
+}
+
+/**
+ * The fewest USD cents that buy `targetMinor` at `rate` (S × rate ≥ T exactly): when the merchant
+ * fixes the target amount, it never pays less than the quoted rate says.
+ */
+export function sourceFromTarget(targetMinor: bigint, rate: Rate, target: FxTargetCurrency): bigint {
+  const { up, down } = scaleOf(target);
+  return ceilDiv(targetMinor * down, rate * up);
+}
+
+/** USD cents worth `targetMinor` at the mid rate, half to even (for the fee). */
+function midValueInCents(targetMinor: bigint, mid: Rate, target: FxTargetCurrency): bigint {
+  const { up, down } = scaleOf(target);
+  return roundHalfEven(targetMinor * down, mid * up);
+}
+
+export interface QuoteAmounts {
+  sourceAmount: bigint;
+  targetAmount: bigint;
+  /** USD cents: the spread inside sourceAmount (what the target would cost at the mid rate, less). */
+  fee: bigint;
+}
+
+/**
+ * The amounts of a quote. Source fixed: the target is the source at the rate, half to even.
+ * Target fixed: exactly that target, for the fewest cents that buy it. `fee` is informational —
+ * sourceAmount − (targetAmount at the mid rate), never below zero; it is inside sourceAmount, not
+ * charged on top. A quote that would move nothing on either side is 400 amount_invalid.
+ */
+export function quoteAmounts(
+  input: { rate: Rate; mid: Rate; target: FxTargetCurrency } & (
+    | { sourceAmount: bigint; targetAmount?: undefined }
+    | { targetAmount: bigint; sourceAmount?: undefined }
+  ),
+): QuoteAmounts {
+  const { rate, mid, target } = input;
+  const sourceAmount =
+    input.sourceAmount !== undefined
+      ? input.sourceAmount
+      : sourceFromTarget(input.targetAmount, rate, target);
+  const targetAmount =
+    input.targetAmount !== undefined
+      ? input.targetAmount
+      : targetFromSource(input.sourceAmount, rate, target);
+  if (targetAmount <= 0n || sourceAmount <= 0n) {
+    throw new SandbankError('amount_invalid', {
+      param: input.sourceAmount !== undefined ? 'source_amount' : 'target_amount',
+      message: `This amount converts to nothing in ${target}; quote a larger amount.`,
+    });
+  }
+  const atMid = midValueInCents(targetAmount, mid, target);
+  return { sourceAmount, targetAmount, fee: sourceAmount > atMid ? sourceAmount - atMid : 0n };
+}

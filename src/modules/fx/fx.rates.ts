@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * FX rates as exact decimals: a rate is a bigint scaled by RATE_SCALE (10 decimal places), so
+ * "151.5" is 1_515_000_000_000n. No float ever holds a rate or an amount.
+ */
+export type Rate = bigint;
+export const RATE_SCALE = 10n ** 10n;
+const RATE_PLACES = 10;
+
+export const FX_TARGET_CURRENCIES = ['EUR', 'GBP', 'JPY'] as const;
+export type FxTargetCurrency = (typeof FX_TARGET_CURRENCIES)[number];
+
+export function isFxTargetCurrency(value: unknown): value is FxTargetCurrency {
+  return typeof value === 'string' && (FX_TARGET_CURRENCIES as readonly string[]).includes(value);
+}
+
+const DECIMAL = /^(\d{1,12})(?:\.(\d{1,10}))?$/;
+
+/** "0.92" → 9_200_000_000n; at most 10 decimals, greater than zero. */
+export function parseRate(text: string): Rate {
+  const match = DECIMAL.exec(text.trim());
+  if (!match)
+    throw new Error(`"${text.slice(0, 40)}" is not a decimal rate with at most ${RATE_PLACES} decimals`);
+  const rate = BigInt(match[1] as string) * RATE_SCALE + BigInt((match[2] ?? '').padEnd(RATE_PLACES, '0'));
+  if (rate <= 0n) throw new Error('a rate must be greater than zero');
+  return rate;
+}
+
+/** The exact decimal, trailing zeros dropped: 9_200_000_000n → "0.92", 10n ** 10n → "1". */
+export function formatRate(rate: Rate): string {
+  const whole = rate / RATE_SCALE;
+  const fraction = (rate % RATE_SCALE).toString().padStart(RATE_PLACES, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : `${whole}`;
+}
+
+/** Base mid rates (target units per USD) when FX_RATES does not say otherwise. */
+export const DEFAULT_FX_RATES: Record<FxTargetCurrency, Rate> = {
+  EUR: parseRate('0.92'),
+  GBP: parseRate('0.79'),
+  JPY: parseRate('151.5'),
+};
+
+/** FX_RATES: "EUR=0.92,GBP=0.79,JPY=151.5"; a currency left out keeps its default. */
+export function parseFxRatesConfig(text: string): Record<FxTargetCurrency, Rate> {
+  const rates = { ...DEFAULT_FX_RATES };
+  for (const part of text.split(',')) {
+    if (part.trim() === '') continue;
+    const [code = '', value, ...rest] = part.split('=').map((s) => s.trim());
+    if (value === undefined || rest.length > 0) throw new Error(`"${part.trim()}" is not CURRENCY=rate`);
+    if (!isFxTargetCurrency(code)) throw new Error(`${code.slice(0, 10)} is not one of EUR, GBP, JPY`);
+    rates[code] = parseRate(value);
+  }
+  return rates;
+}
+
+/** 0.5% as a fraction on the rate scale (0.005). */
+export const DEFAULT_SPREAD: Rate = parseRate('0.005');
+
+/** FX_SPREAD: a percentage, "0.5" → 0.005; from 0 up to (not including) 50. */
+export function parseSpreadConfig(text: string): Rate {
+  const trimmed = text.trim();
+  const percent = trimmed === '0' ? 0n : parseRate(trimmed);
+  if (percent >= 50n * RATE_SCALE) throw new Error('the spread is a percentage below 50');
+  if (percent % 100n !== 0n) throw new Error('the spread has at most 8 decimals');
+  return percent / 100n;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** The UTC hour an instant falls in: every instant of it has the same rates. */
+export function hourStart(instant: Date): Date {
+  return new Date(Math.floor(instant.getTime() / HOUR_MS) * HOUR_MS);
+}
+
+/** When the rates change next: the next UTC hour. */
+export function nextRateChangeAt(instant: Date): Date {
+  return new Date(hourStart(instant).getTime() + HOUR_MS);
+}
+
+/** numerator / denominator rounded half to even (banker's rounding), for either sign of numerator. */
+export function roundHalfEven(numerator: bigint, denominator: bigint): bigint {
+  if (denominator <= 0n) throw new Error('roundHalfEven: the denominator must be positive');
+  const negative = numerator < 0n;
+  const n = negative ? -numerator : numerator;
+  let quotient = n / denominator;
+  const twice = (n % denominator) * 2n;
+  if (twice > denominator || (twice === denominator && quotient % 2n === 1n)) quotient += 1n;
+  return negative ? -quotient : quotient;
+}
+
+/**
+ * The hour's movement in 1/100,000 of the base rate, in [-1000, 1000] (±1%): a deterministic hash
+ * of the currency and the hour gives r in [0, 500]; the hour's parity is the last bit, so two
+ * adjacent hours always differ — by construction, not by luck.
+ */
+function movement(currency: FxTargetCurrency, hour: number): bigint {
+  const digest = createHash('sha256').update(`${currency}:${hour}`).digest();
+  const r = BigInt(digest.readUInt32BE(0) % 501); // 0..500
+  const parity = BigInt(((hour % 2) + 2) % 2);
+  return 2n * r + parity - 1000n; // -1000..1001 → clamp the one value above the band
+}
+
+/**
+ * The mid rate of `currency` at an instant: the base rate moved by the hour's movement (±1%), the
+ * same for every instant of one UTC hour and different from the hour before and after.
+ */
+export function midRateAt(base: Rate, currency: FxTargetCurrency, instant: Date): Rate {
+  const hour = Math.floor(instant.getTime() / HOUR_MS);
+  let k = movement(currency, hour);
+  if (k > 1000n) k = 999n; // 1001 (odd hour, r = 500) → 999: still odd, so still unlike its neighbours
+  return roundHalfEven(base * (100_000n + k), 100_000n);
+}
+
+/**
+ * The rate the merchant gets: the mid rate less the spread, rounded down — toward fewer target
+ * units per USD, so the desk never gives more than the spread says.
+ */
+export function sellRate(mid: Rate, spread: Rate): Rate {
+  return (mid * (RATE_SCALE - spread)) / RATE_SCALE;
+}

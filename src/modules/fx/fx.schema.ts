@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { FieldCodes } from '../../kernel/validation.ts';
+import { wireAmount } from '../collections/collections.schema.ts';
+
+export const FX_TARGETS = ['EUR', 'GBP', 'JPY'] as const;
+export const LOCK_DURATIONS = { five_minutes: 300, hour: 3_600, day: 86_400 } as const;
+export type LockDuration = keyof typeof LOCK_DURATIONS;
+
+const targetCurrency = z.enum(FX_TARGETS, { error: 'FX targets are EUR, GBP and JPY' });
+
+export const createQuoteSchema = z.strictObject({
+  source_currency: z.enum(['USD'], { error: 'quotes sell USD' }).optional().describe('Always USD.'),
+  target_currency: targetCurrency,
+  source_amount: wireAmount.optional().describe('USD to sell (then target_amount is computed), or…'),
+  target_amount: wireAmount
+    .optional()
+    .describe('…the target amount to buy (then source_amount is computed).'),
+  lock_duration: z
+    .enum(Object.keys(LOCK_DURATIONS) as [LockDuration, ...LockDuration[]])
+    .optional()
+    .describe('How long the rate stays locked: five_minutes (default), hour or day.'),
+});
+
+export const quoteFieldCodes: FieldCodes = {
+  source_currency: 'currency_unsupported',
+  target_currency: 'currency_unsupported',
+  source_amount: 'amount_invalid',
+  target_amount: 'amount_invalid',
+};
+
+export const createConversionSchema = z.strictObject({
+  quote_id: z.string().min(1).max(255),
+  reference: z.string().max(100).optional(),
+});
+
+/** Validated per currency in the service (IBAN or Japanese account), so it is loose here. */
+const destinationSchema = z
+  .record(z.string(), z.unknown())
+  .describe('EUR/GBP: {name, iban}. JPY: {name, bank_code (4 digits), branch_code (3), account_number (7)}.');
+
+export const createSettlementSchema = z.strictObject({
+  quote_id: z.string().min(1).max(255).optional().describe('Convert at this locked quote, or…'),
+  target_currency: targetCurrency.optional().describe('…convert now at the current rate (with an amount)…'),
+  source_amount: wireAmount.optional(),
+  target_amount: wireAmount.optional(),
+  currency: targetCurrency.optional().describe('…or pay out of the EUR/GBP/JPY balance (with amount).'),
+  amount: wireAmount.optional(),
+  destination: destinationSchema,
+  reference: z.string().max(100).optional(),
+});
+
+export const settlementFieldCodes: FieldCodes = {
+  ...quoteFieldCodes,
+  currency: 'currency_unsupported',
+  amount: 'amount_invalid',
+  destination: 'destination_invalid',
+};
+
+export const listSettlementsQuery = {
+  state: z.string().max(32).optional().describe('Only settlements in this state.'),
+};

@@ -1,0 +1,277 @@
+/**
+ * The FX arithmetic and destination checks, pure (issue 8): property tests over any amount and
+ * rate, a table of conversions computed by hand, rates on the clock, IBAN and Japanese accounts.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatDecimal } from '../src/kernel/money.ts';
+import {
+  FAILING_DESTINATIONS,
+  failureOf,
+  validateIbanDestination,
+  validateJpyDestination,
+} from '../src/modules/fx/fx.destinations.ts';
+import { quoteAmounts, sourceFromTarget, targetFromSource } from '../src/modules/fx/fx.quote-math.ts';
+import {
+  DEFAULT_FX_RATES,
+  type FxTargetCurrency,
+  formatRate,
+  midRateAt,
+  parseFxRatesConfig,
+  parseRate,
+  parseSpreadConfig,
+  RATE_SCALE,
+  roundHalfEven,
+  sellRate,
+} from '../src/modules/fx/fx.rates.ts';
+
+const targets = fc.constantFrom<FxTargetCurrency>('EUR', 'GBP', 'JPY');
+/** Realistic rates with up to 10 decimals: 0.0001 … 1000 target units per USD. */
+const rates = fc.bigInt({ min: 1_000_000n, max: 1000n * RATE_SCALE });
+const amounts = fc.bigInt({ min: 1n, max: 100_000_000_000n });
+const digitsOf = (target: FxTargetCurrency) => (target === 'JPY' ? 0 : 2);
+/** Exact real value of cents × rate in target minor units, as a fraction num / den. */
+const exact = (cents: bigint, rate: bigint, target: FxTargetCurrency) => ({
+  num: cents * rate * 10n ** BigInt(digitsOf(target)),
+  den: 100n * RATE_SCALE,
+});
+
+describe('conversion properties (fast-check)', () => {
+  it('a source-fixed quote: the target has the minor units, is within half a unit of exact, and converting the source reproduces it', () => {
+    fc.assert(
+      fc.property(amounts, rates, targets, (source, rate, target) => {
+        const { num, den } = exact(source, rate, target);
+        if (num * 2n < den) return; // converts to less than half a unit: refused, tested below
+        const q = quoteAmounts({ rate, mid: rate, target, sourceAmount: source });
+        expect(q.sourceAmount).toBe(source);
+        expect(formatDecimal(q.targetAmount, target).split('.')[1]?.length ?? 0).toBe(digitsOf(target));
+        // |T − exact| ≤ ½ unit: |2·T·den − 2·num| ≤ den
+        const gap = 2n * q.targetAmount * den - 2n * num;
+        expect(gap <= den && -gap <= den).toBe(true);
+        expect(targetFromSource(q.sourceAmount, rate, target)).toBe(q.targetAmount);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a target-fixed quote: exactly that target, for the fewest cents that buy it at the rate', () => {
+    fc.assert(
+      fc.property(amounts, rates, targets, (wanted, rate, target) => {
+        const q = quoteAmounts({ rate, mid: rate, target, targetAmount: wanted });
+        expect(q.targetAmount).toBe(wanted);
+        const at = (cents: bigint) => exact(cents, rate, target);
+        const paid = at(q.sourceAmount);
+        expect(paid.num >= wanted * paid.den).toBe(true); // never under the quoted rate
+        const lessOne = at(q.sourceAmount - 1n);
+        expect(lessOne.num < wanted * lessOne.den).toBe(true); // and not a cent more than needed
+        expect(sourceFromTarget(q.targetAmount, rate, target)).toBe(q.sourceAmount);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('the sell rate is never above the mid rate, and the fee is never negative', () => {
+    fc.assert(
+      fc.property(
+        amounts,
+        rates,
+        targets,
+        fc.bigInt({ min: 0n, max: RATE_SCALE / 10n }),
+        (source, mid, target, spread) => {
+          const rate = sellRate(mid, spread);
+          expect(rate <= mid).toBe(true);
+          expect(mid * (RATE_SCALE - spread) - rate * RATE_SCALE < RATE_SCALE).toBe(true);
+          if (rate === 0n || exact(source, rate, target).num * 2n < exact(source, rate, target).den) return;
+          expect(quoteAmounts({ rate, mid, target, sourceAmount: source }).fee >= 0n).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it('half to even for either sign', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }),
+        fc.bigInt({ min: 1n, max: 10n ** 6n }),
+        (n, d) => {
+          const r = roundHalfEven(n, d);
+          expect(roundHalfEven(-n, d)).toBe(-r);
+          const gap = 2n * (r * d - n);
+          expect(gap <= d && -gap <= d).toBe(true);
+          if (gap === d || gap === -d) expect(r % 2n).toBe(0n);
+        },
+      ),
+    );
+  });
+});
+
+describe('conversions computed by hand', () => {
+  // cents, rate, target → target minor units (half to even).
+  it.each([
+    [10_000n, '0.92', 'EUR', 9_200n], // 100.00 USD × 0.92 = 92.00
+    [100n, '0.925', 'EUR', 92n], // 0.925 EUR → 0.92 (tie, 2 even)
+    [100n, '0.935', 'EUR', 94n], // 0.935 EUR → 0.94 (tie, 4 even)
+    [100n, '0.9351', 'GBP', 94n], // 0.9351 → 0.94 (above the tie)
+    [100n, '0.7849', 'GBP', 78n], // 0.7849 → 0.78
+    [100n, '150.5', 'JPY', 150n], // 150.5 yen → 150 (tie, even)
+    [300n, '150.5', 'JPY', 452n], // 451.5 yen → 452 (tie, even)
+    [500n, '151.5', 'JPY', 758n], // 757.5 yen → 758 (tie, even)
+    [700n, '151.5', 'JPY', 1060n], // 1060.5 yen → 1060 (tie, even)
+    [1n, '151.5', 'JPY', 2n], // 0.01 USD = 1.515 yen → 2
+    [12_345n, '151.4321', 'JPY', 18_694n], // 123.45 × 151.4321 = 18694.292745 → 18694
+    [999_999_999n, '0.9234567891', 'EUR', 923_456_788n], // 9,999,999.99 × 0.9234567891 = 9,234,567.881…→ .88
+  ] as const)('%s cents at %s → %s %s', (cents, rate, target, expected) => {
+    expect(targetFromSource(cents, parseRate(rate), target)).toBe(expected);
+  });
+
+  it.each([
+    [9_200n, '0.92', 'EUR', 10_000n], // 92.00 EUR at 0.92 = 100.00 USD exactly
+    [1n, '0.92', 'EUR', 2n], // 0.01 EUR needs 0.0108… USD → 0.02
+    [10_000n, '151.5', 'JPY', 6_601n], // ¥10,000 / 151.5 = 66.0066… → 66.01 USD
+    [1_515n, '151.5', 'JPY', 1_000n], // ¥1,515 = 10.00 USD exactly
+  ] as const)('buying %s %s minor units at %s costs %s cents', (wanted, rate, target, cents) => {
+    expect(sourceFromTarget(wanted, parseRate(rate), target)).toBe(cents);
+  });
+
+  it('the fee is the spread inside the source amount: 100.00 USD at mid 0.92 less 0.5%', () => {
+    const mid = parseRate('0.92');
+    const rate = sellRate(mid, parseSpreadConfig('0.5'));
+    expect(formatRate(rate)).toBe('0.9154');
+    // 100.00 USD → 91.54 EUR; 91.54 EUR at mid is 99.5000 USD → fee 0.50 USD.
+    expect(quoteAmounts({ rate, mid, target: 'EUR', sourceAmount: 10_000n })).toEqual({
+      sourceAmount: 10_000n,
+      targetAmount: 9_154n,
+      fee: 50n,
+    });
+  });
+
+  it('an amount that converts to nothing is refused', () => {
+    expect(() =>
+      quoteAmounts({ rate: parseRate('0.004'), mid: parseRate('0.004'), target: 'JPY', sourceAmount: 1n }),
+    ).toThrow(/converts to nothing/);
+  });
+});
+
+describe('rates on the clock', () => {
+  const at = (iso: string) => new Date(iso);
+
+  it('the same instant gives the same rate; the same hour too; adjacent hours always differ; within ±1%', () => {
+    for (const currency of ['EUR', 'GBP', 'JPY'] as const) {
+      const base = DEFAULT_FX_RATES[currency];
+      expect(midRateAt(base, currency, at('2031-12-03T15:00:00Z'))).toBe(
+        midRateAt(base, currency, at('2031-12-03T15:59:59.999Z')),
+      );
+      let previous = midRateAt(base, currency, at('2031-01-01T00:00:00Z'));
+      for (let hour = 1; hour < 24 * 400; hour++) {
+        const rate = midRateAt(base, currency, new Date(Date.UTC(2031, 0, 1) + hour * 3_600_000));
+        expect(rate).not.toBe(previous);
+        expect(rate * 100n >= base * 99n && rate * 100n <= base * 101n).toBe(true);
+        previous = rate;
+      }
+    }
+  });
+
+  it('FX_RATES and FX_SPREAD are read exactly and refused when malformed', () => {
+    expect(parseFxRatesConfig('JPY=149.25, EUR = 0.9')).toEqual({
+      EUR: parseRate('0.9'),
+      GBP: DEFAULT_FX_RATES.GBP,
+      JPY: parseRate('149.25'),
+    });
+    expect(() => parseFxRatesConfig('CHF=0.88')).toThrow(/EUR, GBP, JPY/);
+    expect(() => parseFxRatesConfig('EUR=-1')).toThrow(/decimal rate/);
+    expect(() => parseFxRatesConfig('EUR=0')).toThrow(/greater than zero/);
+    expect(parseSpreadConfig('0')).toBe(0n);
+    expect(formatRate(parseSpreadConfig('1.25'))).toBe('0.0125');
+    expect(() => parseSpreadConfig('50')).toThrow(/below 50/);
+    expect(formatRate(parseRate('151.5000'))).toBe('151.5');
+    expect(formatRate(RATE_SCALE)).toBe('1');
+  });
+});
+
+/** ISO 13616 mod 97, written here as the oracle: letters A=10 … Z=35, rearranged, remainder 1. */
+function mod97Valid(iban: string): boolean {
+  const rearranged = iban.slice(4) + iban.slice(0, 4);
+  let remainder = 0;
+  for (const ch of rearranged) {
+    const value = /[0-9]/.test(ch) ? ch : String(ch.charCodeAt(0) - 55);
+    for (const digit of value) remainder = (remainder * 10 + Number(digit)) % 97;
+  }
+  return remainder === 1;
+}
+
+describe('destinations abroad', () => {
+  const VALID = {
+    DE: 'DE89370400440532013000',
+    FR: 'FR1420041010050500013M02606',
+    GB: 'GB29NWBK60161331926819',
+    NL: 'NL91ABNA0417164300',
+  } as const;
+
+  it.each(Object.entries(VALID))(
+    '%s: accepted (spaces and case ignored); a one-digit typo is refused',
+    (country, iban) => {
+      expect(mod97Valid(iban)).toBe(true);
+      const currency = country === 'GB' ? 'GBP' : 'EUR';
+      const spaced = iban.replace(/(.{4})/g, '$1 ').toLowerCase();
+      expect(validateIbanDestination({ name: 'Beneficiary', iban: spaced }, currency)).toEqual({
+        name: 'Beneficiary',
+        iban,
+      });
+      // Change one digit of the account part: the check digits no longer match.
+      const at = iban.length - 2;
+      const typo = iban.slice(0, at) + String((Number(iban[at]) + 1) % 10) + iban.slice(at + 1);
+      expect(mod97Valid(typo)).toBe(false);
+      expect(() => validateIbanDestination({ name: 'Beneficiary', iban: typo }, currency)).toThrow(/mod-97/);
+    },
+  );
+
+  it.each([
+    [{ name: 'X', iban: 'DE8937040044053201300' }, 'EUR', /DE IBAN has 22 characters; this one has 21/],
+    [{ name: 'X', iban: 'ZZ89370400440532013000' }, 'EUR', /known country/],
+    [{ name: 'X', iban: VALID.DE }, 'GBP', /UK \(GB\) IBAN/],
+    [{ name: 'X', iban: 'BR1800360305000010009795493C1' }, 'EUR', /SEPA/],
+    [{ name: ' ', iban: VALID.DE }, 'EUR', /name is required/],
+    [{ name: 'X', iban: VALID.DE, bic: 'COBADEFFXXX' }, 'EUR', /only name, iban/],
+    [{ name: 'X' }, 'EUR', /needs an iban/],
+  ] as const)('%j as %s is refused: %s', (destination, currency, message) => {
+    expect(() => validateIbanDestination(destination, currency)).toThrow(message);
+  });
+
+  it('Japanese accounts: 4, 3 and 7 digits as strings; the holder in katakana or Latin letters', () => {
+    const ok = { name: 'ﾔﾏﾀﾞ ﾀﾛｳ', bank_code: '0001', branch_code: '001', account_number: '0012345' };
+    expect(validateJpyDestination(ok)).toEqual({
+      name: 'ﾔﾏﾀﾞ ﾀﾛｳ',
+      bankCode: '0001',
+      branchCode: '001',
+      accountNumber: '0012345',
+    });
+    expect(validateJpyDestination({ ...ok, name: 'ヤマダ タロウ' }).name).toBe('ヤマダ タロウ');
+    expect(validateJpyDestination({ ...ok, name: 'Yamada Taro' }).name).toBe('Yamada Taro');
+    for (const [field, value] of [
+      ['bank_code', '001'],
+      ['bank_code', 1],
+      ['branch_code', '1234'],
+      ['account_number', '123456'],
+      ['account_number', '12345678'],
+      ['name', '山田太郎'],
+    ] as const) {
+      expect(() => validateJpyDestination({ ...ok, [field]: value })).toThrow(
+        expect.objectContaining({ code: 'destination_invalid', param: `destination.${field}` }),
+      );
+    }
+  });
+
+  it('the magic destinations are valid accounts and are the ones that fail', () => {
+    expect(mod97Valid(FAILING_DESTINATIONS.EUR) && mod97Valid(FAILING_DESTINATIONS.GBP)).toBe(true);
+    const eur = validateIbanDestination({ name: 'X', iban: FAILING_DESTINATIONS.EUR }, 'EUR');
+    const gbp = validateIbanDestination({ name: 'X', iban: FAILING_DESTINATIONS.GBP }, 'GBP');
+    const jpy = validateJpyDestination({
+      name: 'X',
+      bank_code: '0001',
+      branch_code: '001',
+      account_number: '9999999',
+    });
+    for (const failing of [eur, gbp, jpy]) expect(failureOf(failing)).toEqual({ code: 'AC04' });
+    expect(failureOf(validateIbanDestination({ name: 'X', iban: VALID.DE }, 'EUR'))).toBeNull();
+  });
+});

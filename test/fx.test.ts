@@ -1,0 +1,414 @@
+/**
+ * Foreign exchange over the API (issue 8): rates that move with the merchant's clock, quotes that
+ * lock and expire, conversions through the ledger, settlements to foreign accounts paid the next
+ * US banking day. The pure arithmetic has its own property and table tests (fx.math.test.ts).
+ * With TEST_DATABASE_URL the suite runs on 8 Postgres connections, so concurrent conversions of
+ * one quote really race.
+ *
+ * Instants by hand: 2031-12-03 is a Wednesday (EST, UTC−5); 15:00Z is 10:00 ET. A settlement
+ * created then is paid Thursday 2031-12-04 at 12:00 ET = 17:00Z. Friday 2031-12-05 → Monday
+ * 2031-12-08 12:00 ET.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
+import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
+import { createTestApp, openTestDatabase, type TestApp, type TestMerchant } from './harness.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ database: await openTestDatabase({ connections: 8 }) });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const { post, get, merchantAt, advanceTo, eventTypes } = clockedMerchants(() => t);
+
+const WEDNESDAY_1000 = '2031-12-03T15:00:00.000Z';
+const THURSDAY_NOON = '2031-12-04T17:00:00.000Z';
+const JP_ACCOUNT = {
+  name: 'ヤマダ タロウ',
+  bank_code: '0001',
+  branch_code: '123',
+  account_number: '1234567',
+};
+const DE_IBAN = { name: 'Lieferant GmbH', iban: 'DE89 3704 0044 0532 0130 00' };
+
+/** A balance row (JSON numbers, exact for these amounts), or null when the currency was never touched. */
+async function balance(m: TestMerchant, currency: string) {
+  const res = await get(m, '/v1/balances');
+  const row = (res.body.data as Json[]).find((b) => b.currency === currency);
+  return row ? { available: Number(row.available), reserved: Number(row.reserved) } : null;
+}
+
+async function quote(m: TestMerchant, body: Json) {
+  const res = await post(m, '/v1/fx/quotes', body);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as Json & { id: string; rate: string; expires_at: string };
+}
+
+/** Exact decimal strings as scaled integers, for comparisons without floats. */
+const scaled = (decimal: string, places = 10) => {
+  const [whole, fraction = ''] = decimal.split('.');
+  return BigInt(whole + fraction.padEnd(places, '0'));
+};
+
+async function expectLedgerBalanced(m: TestMerchant) {
+  const check = await verifyLedger(t.database.db, m.id);
+  expect(check.mismatches).toEqual([]);
+  for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
+}
+
+describe('rates', () => {
+  it('are fixed for an instant and its hour, move with the next hour, and carry the 0.5% spread', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '0');
+    const first = (await get(m, '/v1/fx/rates')).body;
+    expect(first).toMatchObject({
+      source_currency: 'USD',
+      at: WEDNESDAY_1000,
+      as_of: WEDNESDAY_1000,
+      next_change_at: '2031-12-03T16:00:00.000Z',
+      spread: '0.005',
+    });
+    const rates = first.rates as Json[];
+    expect(rates.map((r) => r.target_currency)).toEqual(['EUR', 'GBP', 'JPY']);
+    for (const r of rates) {
+      const mid = scaled(String(r.mid_rate));
+      const sell = scaled(String(r.rate));
+      // sell = mid × 0.995 rounded down to 10 places: never above it, never a unit below it.
+      expect(mid * 995n - sell * 1000n).toBeGreaterThanOrEqual(0n);
+      expect(mid * 995n - sell * 1000n).toBeLessThan(1000n);
+    }
+    // Another merchant at the same instant sees the same rates; later in the hour too.
+    const twin = await merchantAt(WEDNESDAY_1000, '0');
+    expect((await get(twin, '/v1/fx/rates')).body.rates).toEqual(rates);
+    await advanceTo(m, '2031-12-03T15:59:59.000Z');
+    expect((await get(m, '/v1/fx/rates')).body.rates).toEqual(rates);
+    await advanceTo(m, '2031-12-03T16:00:00.000Z');
+    const next = (await get(m, '/v1/fx/rates')).body.rates as Json[];
+    for (const [i, r] of next.entries()) expect(r.mid_rate).not.toBe(rates[i]?.mid_rate);
+    // GraphQL says the same.
+    const res = await t.gql<{ fxRates: Json }>(
+      '{ fxRates { asOf spread rates { targetCurrency midRate rate } } }',
+      {},
+      { key: m.secretKey },
+    );
+    expect(res.data.fxRates).toEqual({
+      asOf: '2031-12-03T16:00:00.000Z',
+      spread: '0.005',
+      rates: next.map((r) => ({ targetCurrency: r.target_currency, midRate: r.mid_rate, rate: r.rate })),
+    });
+  });
+});
+
+describe('quotes and conversions', () => {
+  it('a quote locks the sell rate; its amounts have the currency’s minor units; conversion moves both balances', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '1000.00');
+    const rates = (await get(m, '/v1/fx/rates')).body.rates as Json[];
+    const jpy = rates.find((r) => r.target_currency === 'JPY');
+    const q = await quote(m, { target_currency: 'JPY', source_amount: '100.00' });
+    expect(q).toMatchObject({
+      object: 'fx_quote',
+      state: 'open',
+      source_currency: 'USD',
+      target_currency: 'JPY',
+      rate: jpy?.rate,
+      mid_rate: jpy?.mid_rate,
+      source_amount: 100,
+      fixed_side: 'source',
+      lock_duration: 'five_minutes',
+      expires_at: '2031-12-03T15:05:00.000Z',
+    });
+    expect(Number.isInteger(q.target_amount)).toBe(true); // whole yen
+    const converted = await post(m, '/v1/fx/conversions', { quote_id: q.id, reference: 'to-yen' });
+    expect(converted.status, JSON.stringify(converted.body)).toBe(200);
+    expect(converted.body).toMatchObject({
+      object: 'fx_conversion',
+      state: 'completed',
+      quote: q.id,
+      source_amount: 100,
+      target_currency: 'JPY',
+      target_amount: q.target_amount,
+      rate: q.rate,
+    });
+    expect(await balance(m, 'USD')).toEqual({ available: 900.0, reserved: 0.0 });
+    expect(await balance(m, 'JPY')).toEqual({ available: Number(q.target_amount), reserved: 0 });
+    expect((await get(m, `/v1/fx/quotes/${q.id}`)).body).toMatchObject({
+      state: 'used',
+      used_by: converted.body.id,
+    });
+    expect(await eventTypes(m, q.id)).toEqual(['fx_quote.created', 'fx_quote.used']);
+    expect(await eventTypes(m, String(converted.body.id))).toEqual(['fx_conversion.completed']);
+    await expectLedgerBalanced(m);
+
+    const again = await post(m, '/v1/fx/conversions', { quote_id: q.id });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: { code: 'quote_already_used', param: 'quote_id' } });
+  });
+
+  it('a target amount is bought exactly; the merchant pays at least target ÷ rate', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '1000.00');
+    const q = await quote(m, { target_currency: 'EUR', target_amount: '250.00', lock_duration: 'hour' });
+    expect(q).toMatchObject({
+      target_amount: 250,
+      fixed_side: 'target',
+      expires_at: '2031-12-03T16:00:00.000Z',
+    });
+    const paid = scaled(String(q.source_amount), 2);
+    const rate = scaled(q.rate);
+    // paid (cents) × rate ≥ 250.00 EUR, and one cent less would not be.
+    expect(paid * rate).toBeGreaterThanOrEqual(25_000n * 10n ** 10n);
+    expect((paid - 1n) * rate).toBeLessThan(25_000n * 10n ** 10n);
+  });
+
+  it('usable at expires_at − 1 s, refused at expires_at + 1 s; the expiry is an event', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '1000.00');
+    const early = await quote(m, { target_currency: 'GBP', source_amount: 10 });
+    const late = await quote(m, { target_currency: 'GBP', source_amount: 10 });
+    await advanceTo(m, '2031-12-03T15:04:59.000Z');
+    expect((await post(m, '/v1/fx/conversions', { quote_id: early.id })).status).toBe(200);
+    const ran = await advanceTo(m, '2031-12-03T15:05:01.000Z');
+    expect(ran).toContain(`fx.expire_quote@2031-12-03T15:05:00.000Z`);
+    const refused = await post(m, '/v1/fx/conversions', { quote_id: late.id });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ error: { code: 'quote_expired', param: 'quote_id' } });
+    expect((await get(m, `/v1/fx/quotes/${late.id}`)).body.state).toBe('expired');
+    expect(await eventTypes(m, late.id)).toEqual(['fx_quote.created', 'fx_quote.expired']);
+    expect(await balance(m, 'USD')).toEqual({ available: 990.0, reserved: 0.0 });
+  });
+
+  it('a conversion beyond the USD available is 422 and changes nothing (the quote stays open)', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '50.00');
+    const q = await quote(m, { target_currency: 'EUR', source_amount: '50.01' });
+    const res = await post(m, '/v1/fx/conversions', { quote_id: q.id });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ error: { code: 'insufficient_balance' } });
+    expect((await get(m, `/v1/fx/quotes/${q.id}`)).body.state).toBe('open');
+    expect(await balance(m, 'EUR')).toBeNull();
+    expect((await get(m, '/v1/fx/conversions')).body.data).toEqual([]);
+  });
+
+  it.each([
+    [{ target_currency: 'CHF', source_amount: 1 }, 'currency_unsupported', 'target_currency'],
+    [{ target_currency: 'JPY' }, 'parameter_missing', 'source_amount'],
+    [{ target_currency: 'JPY', source_amount: 1, target_amount: 1 }, 'parameter_invalid', 'source_amount'],
+    [{ target_currency: 'JPY', target_amount: '10.5' }, 'amount_invalid', 'target_amount'],
+    [{ target_currency: 'EUR', source_amount: '10000000.01' }, 'amount_invalid', 'source_amount'],
+    [
+      { target_currency: 'EUR', source_amount: 1, lock_duration: 'week' },
+      'parameter_invalid',
+      'lock_duration',
+    ],
+  ])('a bad quote request %j is 400 %s', async (body, code, param) => {
+    const m = await merchantAt(WEDNESDAY_1000, '0');
+    const res = await post(m, '/v1/fx/quotes', body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: { code, param } });
+  });
+
+  it('two concurrent conversions of one quote: exactly one succeeds', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '1000.00');
+    const q = await quote(m, { target_currency: 'EUR', source_amount: '100.00' });
+    const tries = await Promise.all(
+      [1, 2, 3, 4].map(() => post(m, '/v1/fx/conversions', { quote_id: q.id })),
+    );
+    expect(tries.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+    expect(await balance(m, 'USD')).toEqual({ available: 900.0, reserved: 0.0 });
+    await expectLedgerBalanced(m);
+  });
+});
+
+describe('settlements abroad', () => {
+  it('USD → JPY to a Japanese account: converted at once, paid the next banking day at 12:00 ET', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '1000.00');
+    const q = await quote(m, { target_currency: 'JPY', source_amount: '200.00' });
+    const created = await post(m, '/v1/fx/settlements', {
+      quote_id: q.id,
+      destination: JP_ACCOUNT,
+      reference: 'inv-7',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body).toMatchObject({
+      object: 'fx_settlement',
+      state: 'converted',
+      funding: 'conversion',
+      amount: q.target_amount,
+      currency: 'JPY',
+      source_amount: 200,
+      rate: q.rate,
+      destination: {
+        type: 'jp_bank_account',
+        name: 'ヤマダ タロウ',
+        bank_code: '0001',
+        branch_code: '123',
+        last4: '4567',
+      },
+      expected_paid_at: THURSDAY_NOON,
+      paid_at: null,
+    });
+    expect(JSON.stringify(created.body)).not.toContain('1234567');
+    expect(await balance(m, 'USD')).toEqual({ available: 800.0, reserved: 0.0 });
+    expect(await balance(m, 'JPY')).toEqual({ available: 0, reserved: Number(q.target_amount) });
+    const ran = await advanceTo(m, THURSDAY_NOON);
+    expect(ran).toContain(`fx.pay_settlement@${THURSDAY_NOON}`);
+    expect((await get(m, `/v1/fx/settlements/${created.body.id}`)).body).toMatchObject({
+      state: 'paid',
+      paid_at: THURSDAY_NOON,
+    });
+    expect(await balance(m, 'JPY')).toEqual({ available: 0, reserved: 0 });
+    expect(await eventTypes(m, String(created.body.id))).toEqual([
+      'fx_settlement.pending',
+      'fx_settlement.converted',
+      'fx_settlement.paid',
+    ]);
+    await expectLedgerBalanced(m);
+  });
+
+  it('from a EUR balance to an IBAN on a Friday: paid Monday; converted now with a target amount', async () => {
+    const m = await merchantAt('2031-12-05T15:00:00.000Z', '1000.00');
+    await post(m, '/v1/simulate/balance/top_up', { amount: '300.00', currency: 'EUR' });
+    const fromBalance = await post(m, '/v1/fx/settlements', {
+      currency: 'EUR',
+      amount: '120.50',
+      destination: DE_IBAN,
+    });
+    expect(fromBalance.status, JSON.stringify(fromBalance.body)).toBe(200);
+    expect(fromBalance.body).toMatchObject({
+      state: 'converted',
+      funding: 'balance',
+      quote: null,
+      source_amount: null,
+      amount: 120.5,
+      destination: { type: 'iban', country: 'DE', last4: '3000' },
+      expected_paid_at: '2031-12-08T17:00:00.000Z',
+    });
+    const convertedNow = await post(m, '/v1/fx/settlements', {
+      target_currency: 'EUR',
+      target_amount: '50.00',
+      destination: DE_IBAN,
+    });
+    expect(convertedNow.body).toMatchObject({ state: 'converted', funding: 'conversion', amount: 50 });
+    expect((await get(m, `/v1/fx/quotes/${convertedNow.body.quote}`)).body).toMatchObject({ state: 'used' });
+    expect(await balance(m, 'EUR')).toEqual({ available: 179.5, reserved: 170.5 });
+    await advanceTo(m, '2031-12-08T17:00:00.000Z');
+    expect(await balance(m, 'EUR')).toEqual({ available: 179.5, reserved: 0.0 });
+    const listed = (await get(m, '/v1/fx/settlements?state=paid')).body.data as Json[];
+    expect(listed.map((s) => s.id)).toEqual([convertedNow.body.id, fromBalance.body.id]);
+  });
+
+  it('the magic failing destination fails on the payment day; the money is back on the target balance', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '1000.00');
+    const created = await post(m, '/v1/fx/settlements', {
+      target_currency: 'JPY',
+      source_amount: '10.00',
+      destination: { ...JP_ACCOUNT, account_number: '9999999' },
+    });
+    expect(created.status).toBe(200);
+    const yen = Number(created.body.amount);
+    await advanceTo(m, THURSDAY_NOON);
+    expect((await get(m, `/v1/fx/settlements/${created.body.id}`)).body).toMatchObject({
+      state: 'failed',
+      failed_at: THURSDAY_NOON,
+      failure_code: 'AC04',
+    });
+    expect(await balance(m, 'JPY')).toEqual({ available: yen, reserved: 0 });
+    expect(await eventTypes(m, String(created.body.id))).toEqual([
+      'fx_settlement.pending',
+      'fx_settlement.converted',
+      'fx_settlement.failed',
+    ]);
+  });
+
+  it.each([
+    [
+      { currency: 'EUR', amount: 1, destination: { name: 'X', iban: 'DE89370400440532013001' } },
+      'destination_invalid',
+      'destination.iban',
+    ],
+    [
+      { currency: 'JPY', amount: 1, destination: { ...JP_ACCOUNT, branch_code: '12' } },
+      'destination_invalid',
+      'destination.branch_code',
+    ],
+    [{ currency: 'GBP', destination: DE_IBAN }, 'parameter_missing', 'amount'],
+    [{ destination: DE_IBAN }, 'parameter_missing', 'quote_id'],
+    [
+      { currency: 'EUR', amount: 1, quote_id: 'fxq_x', destination: DE_IBAN },
+      'parameter_invalid',
+      'quote_id',
+    ],
+  ])('a bad settlement %j is 400 %s', async (body, code, param) => {
+    const m = await merchantAt(WEDNESDAY_1000, '100.00');
+    const res = await post(m, '/v1/fx/settlements', body);
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body).toMatchObject({ error: { code, param } });
+    expect((await get(m, '/v1/fx/settlements')).body.data).toEqual([]);
+  });
+
+  it('a JPY quote cannot pay an IBAN; a settlement beyond the balance is 422; neither writes anything', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '100.00');
+    const q = await quote(m, { target_currency: 'JPY', source_amount: '10.00' });
+    const wrong = await post(m, '/v1/fx/settlements', { quote_id: q.id, destination: DE_IBAN });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toMatchObject({ error: { code: 'destination_invalid' } });
+    const short = await post(m, '/v1/fx/settlements', {
+      currency: 'GBP',
+      amount: 5,
+      destination: { name: 'Ltd', iban: 'GB29NWBK60161331926819' },
+    });
+    expect(short.status).toBe(422);
+    expect((await get(m, `/v1/fx/quotes/${q.id}`)).body.state).toBe('open');
+    expect((await get(m, '/v1/fx/settlements')).body.data).toEqual([]);
+  });
+});
+
+describe('over GraphQL', () => {
+  it('quotes, converts and settles; conversions and settlements are Transactions', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '1000.00');
+    const gql = async (query: string) => {
+      const res = await t.gql<Json>(query, {}, { key: m.secretKey });
+      expect(res.errors).toBeUndefined();
+      return res.data as Record<string, Json>;
+    };
+    const created =
+      await gql(`mutation { createFxQuote(targetCurrency: GBP, sourceAmount: "80.00", lockDuration: day) {
+      __typename ... on MutationCreateFxQuoteSuccess { data { id state rate sourceAmount { amount } targetAmount { amount currency } expiresAt } } } }`);
+    const q = created.createFxQuote?.data as Json & { id: string };
+    expect(q).toMatchObject({
+      state: 'open',
+      sourceAmount: { amount: '80.00' },
+      expiresAt: '2031-12-04T15:00:00.000Z',
+    });
+    const conversion = await gql(`mutation { createFxConversion(quoteId: "${q.id}") {
+      __typename ... on MutationCreateFxConversionSuccess { data { id kind state amount { amount currency } targetAmount { amount currency } } } } }`);
+    expect(conversion.createFxConversion?.data).toMatchObject({
+      kind: 'fx_conversion',
+      state: 'completed',
+      amount: { amount: '80.00', currency: 'USD' },
+      targetAmount: q.targetAmount,
+    });
+    const reused = await gql(`mutation { createFxConversion(quoteId: "${q.id}") {
+      __typename ... on SandbankError { code param } } }`);
+    expect(reused.createFxConversion).toEqual({
+      __typename: 'SandbankError',
+      code: 'quote_already_used',
+      param: 'quote_id',
+    });
+    const settled = await gql(`mutation { createFxSettlement(targetCurrency: JPY, targetAmount: "5000",
+      destination: { name: "Yamada Taro", bankCode: "0005", branchCode: "001", accountNumber: "7654321" }) {
+      __typename ... on MutationCreateFxSettlementSuccess { data { id kind state amount { amount currency } destination { type last4 } } } } }`);
+    expect(settled.createFxSettlement?.data).toMatchObject({
+      kind: 'fx_settlement',
+      state: 'converted',
+      amount: { amount: '5000', currency: 'JPY' },
+      destination: { type: 'jp_bank_account', last4: '4321' },
+    });
+    const listed = await gql(
+      '{ transactions(kinds: ["fx_conversion", "fx_settlement"]) { edges { node { kind } } } }',
+    );
+    expect(((listed.transactions?.edges ?? []) as Json[]).map((e) => (e.node as Json).kind)).toEqual([
+      'fx_settlement',
+      'fx_conversion',
+    ]);
+  });
+});
