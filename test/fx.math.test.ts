@@ -44,6 +44,7 @@ describe('conversion properties (fast-check)', () => {
         if (num * 2n < den) return; // converts to less than half a unit: refused, tested below
         const q = quoteAmounts({ rate, mid: rate, target, sourceAmount: source });
         expect(q.sourceAmount).toBe(source);
+        expect(q.rate).toBe(rate);
         expect(formatDecimal(q.targetAmount, target).split('.')[1]?.length ?? 0).toBe(digitsOf(target));
         // |T − exact| ≤ ½ unit: |2·T·den − 2·num| ≤ den
         const gap = 2n * q.targetAmount * den - 2n * num;
@@ -54,17 +55,22 @@ describe('conversion properties (fast-check)', () => {
     );
   });
 
-  it('a target-fixed quote: exactly that target, for the fewest cents that buy it at the rate', () => {
+  it('a target-fixed quote: exactly that target, for the fewest cents at the sell rate; its locked rate reproduces the target and is never above the sell rate', () => {
     fc.assert(
-      fc.property(amounts, rates, targets, (wanted, rate, target) => {
-        const q = quoteAmounts({ rate, mid: rate, target, targetAmount: wanted });
+      fc.property(amounts, rates, targets, (wanted, sell, target) => {
+        fc.pre(sourceFromTarget(wanted, sell, target) <= 1_000_000_000n); // what one quote may sell
+        const q = quoteAmounts({ rate: sell, mid: sell, target, targetAmount: wanted });
         expect(q.targetAmount).toBe(wanted);
-        const at = (cents: bigint) => exact(cents, rate, target);
-        const paid = at(q.sourceAmount);
-        expect(paid.num >= wanted * paid.den).toBe(true); // never under the quoted rate
-        const lessOne = at(q.sourceAmount - 1n);
-        expect(lessOne.num < wanted * lessOne.den).toBe(true); // and not a cent more than needed
-        expect(sourceFromTarget(q.targetAmount, rate, target)).toBe(q.sourceAmount);
+        const paid = exact(q.sourceAmount, sell, target);
+        expect(paid.num >= wanted * paid.den).toBe(true); // enough at the sell rate…
+        const lessOne = exact(q.sourceAmount - 1n, sell, target);
+        expect(lessOne.num < wanted * lessOne.den).toBe(true); // …and not a cent more than needed
+        // The locked rate: at most the sell rate; the source at it buys at least the target
+        // (the merchant never pays under it), and converting the source at it gives the target back.
+        expect(q.rate <= sell).toBe(true);
+        const atLocked = exact(q.sourceAmount, q.rate, target);
+        expect(atLocked.num >= wanted * atLocked.den).toBe(true);
+        expect(targetFromSource(q.sourceAmount, q.rate, target)).toBe(wanted);
       }),
       { numRuns: 2000 },
     );
@@ -133,12 +139,34 @@ describe('conversions computed by hand', () => {
     expect(sourceFromTarget(wanted, parseRate(rate), target)).toBe(cents);
   });
 
+  it('a target-fixed quote locks the effective rate of its whole cents (¥10,000 at 151.5; 250.00 EUR at 0.9154)', () => {
+    // ¥10,000 ÷ 151.5 = 66.0066… USD → 66.01; 10,000 ÷ 66.01 = 151.49219815179518… → up at the 10th decimal.
+    const yen = quoteAmounts({
+      rate: parseRate('151.5'),
+      mid: parseRate('151.5'),
+      target: 'JPY',
+      targetAmount: 10_000n,
+    });
+    expect([yen.sourceAmount, formatRate(yen.rate)]).toEqual([6_601n, '151.4921981518']);
+    // 250.00 EUR ÷ 0.9154 = 273.1046… USD → 273.11; 250 ÷ 273.11 = 0.91538208048039…
+    const eur = quoteAmounts({
+      rate: parseRate('0.9154'),
+      mid: parseRate('0.92'),
+      target: 'EUR',
+      targetAmount: 25_000n,
+    });
+    expect([eur.sourceAmount, formatRate(eur.rate)]).toEqual([27_311n, '0.9153820805']);
+    // 250.00 EUR at mid 0.92 is 271.7391… USD → 271.74; the fee is 273.11 − 271.74.
+    expect(eur.fee).toBe(137n);
+  });
+
   it('the fee is the spread inside the source amount: 100.00 USD at mid 0.92 less 0.5%', () => {
     const mid = parseRate('0.92');
     const rate = sellRate(mid, parseSpreadConfig('0.5'));
     expect(formatRate(rate)).toBe('0.9154');
     // 100.00 USD → 91.54 EUR; 91.54 EUR at mid is 99.5000 USD → fee 0.50 USD.
     expect(quoteAmounts({ rate, mid, target: 'EUR', sourceAmount: 10_000n })).toEqual({
+      rate,
       sourceAmount: 10_000n,
       targetAmount: 9_154n,
       fee: 50n,
@@ -155,7 +183,7 @@ describe('conversions computed by hand', () => {
 describe('rates on the clock', () => {
   const at = (iso: string) => new Date(iso);
 
-  it('the same instant gives the same rate; the same hour too; adjacent hours always differ; within ±1%', () => {
+  it('the same instant gives the same rate; the same hour too; adjacent hours always differ, by at most 0.15%; within ±0.85%', () => {
     for (const currency of ['EUR', 'GBP', 'JPY'] as const) {
       const base = DEFAULT_FX_RATES[currency];
       expect(midRateAt(base, currency, at('2031-12-03T15:00:00Z'))).toBe(
@@ -165,7 +193,9 @@ describe('rates on the clock', () => {
       for (let hour = 1; hour < 24 * 400; hour++) {
         const rate = midRateAt(base, currency, new Date(Date.UTC(2031, 0, 1) + hour * 3_600_000));
         expect(rate).not.toBe(previous);
-        expect(rate * 100n >= base * 99n && rate * 100n <= base * 101n).toBe(true);
+        const step = rate > previous ? rate - previous : previous - rate;
+        expect(step * 10_000n <= base * 15n).toBe(true);
+        expect(rate * 10_000n >= base * 9_915n && rate * 10_000n <= base * 10_085n).toBe(true);
         previous = rate;
       }
     }

@@ -9,6 +9,7 @@
  * created then is paid Thursday 2031-12-04 at 12:00 ET = 17:00Z. Friday 2031-12-05 → Monday
  * 2031-12-08 12:00 ET.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
@@ -101,6 +102,72 @@ describe('rates', () => {
   });
 });
 
+describe('rates at any instant', () => {
+  it('?at= gives the rates of that hour, the same as the clock gives when it gets there', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '0');
+    const later = (await get(m, '/v1/fx/rates?at=2031-12-04T09:30:00.000Z')).body;
+    expect(later).toMatchObject({ at: '2031-12-04T09:30:00.000Z', as_of: '2031-12-04T09:00:00.000Z' });
+    const earlier = (await get(m, '/v1/fx/rates?at=2031-12-02T09:30:00%2B01:00')).body;
+    expect(earlier).toMatchObject({ as_of: '2031-12-02T08:00:00.000Z' });
+    const bad = await get(m, '/v1/fx/rates?at=yesterday');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: { param: 'at' } });
+    await advanceTo(m, '2031-12-04T09:00:00.000Z');
+    expect((await get(m, '/v1/fx/rates')).body.rates).toEqual(later.rates);
+    const res = await t.gql<{ fxRates: Json }>(
+      '{ fxRates(at: "2031-12-04T09:59:59Z") { asOf rates { midRate } } }',
+      {},
+      { key: m.secretKey },
+    );
+    expect(res.data.fxRates).toEqual({
+      asOf: '2031-12-04T09:00:00.000Z',
+      rates: (later.rates as Json[]).map((r) => ({ midRate: r.mid_rate })),
+    });
+  });
+});
+
+describe('the ledger under conversions (fast-check)', () => {
+  const target = fc.constantFrom('EUR', 'GBP', 'JPY');
+  const step = fc.oneof(
+    fc.record({
+      target,
+      source_amount: fc.integer({ min: 1, max: 50_000 }).map((c) => (c / 100).toFixed(2)),
+    }),
+    fc.record({ target, target_amount: fc.integer({ min: 1, max: 5_000_000 }) }),
+  );
+
+  it('after every conversion each currency sums to zero and the balances moved by exactly the quoted amounts', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 4 }), async (steps) => {
+        const m = await merchantAt(WEDNESDAY_1000, '1000000.00');
+        for (const { target: currency, ...amount } of steps) {
+          const body =
+            'target_amount' in amount
+              ? {
+                  target_amount:
+                    currency === 'JPY' ? amount.target_amount : (amount.target_amount / 100).toFixed(2),
+                }
+              : amount;
+          const q = await quote(m, { target_currency: currency, ...body });
+          const before = { usd: await balance(m, 'USD'), target: await balance(m, currency) };
+          const res = await post(m, '/v1/fx/conversions', { quote_id: q.id });
+          expect(res.status, JSON.stringify(res.body)).toBe(200);
+          await expectLedgerBalanced(m);
+          const cents = (value: unknown) => Math.round(Number(value) * 100);
+          const usd = await balance(m, 'USD');
+          expect(cents(before.usd?.available) - cents(usd?.available)).toBe(cents(q.source_amount));
+          const after = await balance(m, currency);
+          const unit = currency === 'JPY' ? 1 : 100;
+          expect(Math.round(((after?.available ?? 0) - (before.target?.available ?? 0)) * unit)).toBe(
+            Math.round(Number(q.target_amount) * unit),
+          );
+        }
+      }),
+      { numRuns: 12 },
+    );
+  });
+});
+
 describe('quotes and conversions', () => {
   it('a quote locks the sell rate; its amounts have the currency’s minor units; conversion moves both balances', async () => {
     const m = await merchantAt(WEDNESDAY_1000, '1000.00');
@@ -159,6 +226,28 @@ describe('quotes and conversions', () => {
     // paid (cents) × rate ≥ 250.00 EUR, and one cent less would not be.
     expect(paid * rate).toBeGreaterThanOrEqual(25_000n * 10n ** 10n);
     expect((paid - 1n) * rate).toBeLessThan(25_000n * 10n ** 10n);
+    // The locked rate is the effective rate of those cents: never above the hour's sell rate.
+    const rates = (await get(m, '/v1/fx/rates')).body.rates as Json[];
+    const sell = scaled(String(rates.find((r) => r.target_currency === 'EUR')?.rate));
+    expect(rate).toBeLessThanOrEqual(sell);
+    const converted = await post(m, '/v1/fx/conversions', { quote_id: q.id });
+    expect(converted.body).toMatchObject({ source_amount: q.source_amount, target_amount: 250 });
+    expect(await balance(m, 'EUR')).toEqual({ available: 250, reserved: 0 });
+  });
+
+  it('quotes are listed newest first, by state', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '1000.00');
+    const a = await quote(m, { target_currency: 'EUR', source_amount: 1 });
+    const b = await quote(m, { target_currency: 'JPY', source_amount: 1 });
+    await post(m, '/v1/fx/conversions', { quote_id: a.id });
+    expect(((await get(m, '/v1/fx/quotes')).body.data as Json[]).map((q) => q.id)).toEqual([b.id, a.id]);
+    expect(((await get(m, '/v1/fx/quotes?state=used')).body.data as Json[]).map((q) => q.id)).toEqual([a.id]);
+    const listed = await t.gql<{ fxQuotes: { edges: { node: Json }[] } }>(
+      '{ fxQuotes(state: open) { edges { node { id state } } } }',
+      {},
+      { key: m.secretKey },
+    );
+    expect(listed.data.fxQuotes.edges.map((e) => e.node)).toEqual([{ id: b.id, state: 'open' }]);
   });
 
   it('usable at expires_at − 1 s, refused at expires_at + 1 s; the expiry is an event', async () => {

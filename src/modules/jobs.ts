@@ -9,12 +9,8 @@ import { registerAfterAdvance } from './clock/clock.service.ts';
 import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
 import { expireCollectionJob } from './collections/collections.service.ts';
 import { COLLECTION_EXPIRY_JOB } from './collections/collections.writer.ts';
-import {
-  EXPIRE_FX_QUOTE_JOB,
-  expireQuoteJob,
-  PAY_FX_SETTLEMENT_JOB,
-  paySettlementJob,
-} from './fx/fx.service.ts';
+import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx/fx.service.ts';
+import { PAY_FX_SETTLEMENT_JOB, paySettlementJob } from './fx/fx.settlements.ts';
 import {
   EXPIRE_ISSUING_AUTHORIZATION_JOB,
   expireIssuingAuthorizationJob,

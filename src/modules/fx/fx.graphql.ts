@@ -12,23 +12,13 @@ import { TransactionRef } from '../../graphql/transaction.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
+import { createConversion, getConversion, listConversions } from './fx.conversions.ts';
 import { fxQuoteMachine, fxSettlementMachine } from './fx.machine.ts';
 import { formatRate } from './fx.rates.ts';
 import type { FxConversionRow, FxQuoteRow, FxSettlementRow } from './fx.resource.ts';
 import { FX_TARGETS, LOCK_DURATIONS, type LockDuration } from './fx.schema.ts';
-import {
-  createConversion,
-  createQuote,
-  createSettlement,
-  type FxRate,
-  type FxRates,
-  getConversion,
-  getQuote,
-  getRates,
-  getSettlement,
-  listConversions,
-  listSettlements,
-} from './fx.service.ts';
+import { createQuote, type FxRate, type FxRates, getQuote, getRates, listQuotes } from './fx.service.ts';
+import { createSettlement, getSettlement, listSettlements } from './fx.settlements.ts';
 
 const money = (amount: bigint, currency: string) => ({ amount, currency: currency as CurrencyCode });
 
@@ -146,12 +136,26 @@ const DestinationInput = builder.inputType('FxDestinationInput', {
 });
 
 builder.queryFields((t) => ({
-  fxRates: t.field({ type: FxRatesRef, resolve: (_root, _args, ctx) => getRates(serviceContext(ctx)) }),
+  fxRates: t.field({
+    type: FxRatesRef,
+    description: "The rates at the clock's time, or of the hour of `at` (any instant).",
+    args: { at: t.arg({ type: 'DateTime' }) },
+    resolve: (_root, args, ctx) => getRates(serviceContext(ctx), args.at ?? undefined),
+  }),
   fxQuote: t.field({
     type: FxQuoteRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => nullIfNotFound(getQuote(serviceContext(ctx), String(args.id))),
+  }),
+  fxQuotes: t.connection({
+    type: FxQuoteRef,
+    args: { state: t.arg({ type: QuoteStateEnum }) },
+    resolve: async (_root, args, ctx) =>
+      toConnection(
+        await listQuotes(serviceContext(ctx), { ...listQueryOf(args), state: args.state ?? undefined }),
+        args,
+      ),
   }),
   fxConversion: t.field({
     type: FxConversionRef,

@@ -40,7 +40,23 @@ function midValueInCents(targetMinor: bigint, mid: Rate, target: FxTargetCurrenc
   return roundHalfEven(targetMinor * down, mid * up);
 }
 
+/**
+ * The rate at which `sourceCents` buy exactly `targetMinor`, rounded up on the rate's 10th decimal.
+ * Rounded up, so sourceCents at it buy at least targetMinor (the merchant never pays under it), by
+ * less than sourceCents × 10⁻¹⁰ target units: under half a minor unit below MAX_EXACT_SOURCE_CENTS,
+ * so converting sourceCents at it gives targetMinor back exactly.
+ */
+export function effectiveRate(sourceCents: bigint, targetMinor: bigint, target: FxTargetCurrency): Rate {
+  const { up, down } = scaleOf(target);
+  return ceilDiv(targetMinor * down, sourceCents * up);
+}
+
+/** Below this many cents a target-fixed quote's effective rate reproduces its target exactly (any currency). */
+export const MAX_EXACT_SOURCE_CENTS = 5_000_000_000n; // 50,000,000.00 USD
+
 export interface QuoteAmounts {
+  /** The locked rate: the sell rate, or for a target-fixed quote the effective rate (never above it). */
+  rate: Rate;
   sourceAmount: bigint;
   targetAmount: bigint;
   /** USD cents: the spread inside sourceAmount (what the target would cost at the mid rate, less). */
@@ -48,10 +64,17 @@ export interface QuoteAmounts {
 }
 
 /**
- * The amounts of a quote. Source fixed: the target is the source at the rate, half to even.
- * Target fixed: exactly that target, for the fewest cents that buy it. `fee` is informational —
- * sourceAmount − (targetAmount at the mid rate), never below zero; it is inside sourceAmount, not
- * charged on top. A quote that would move nothing on either side is 400 amount_invalid.
+ * The amounts of a quote at the sell rate `rate`, so that in both cases converting sourceAmount at
+ * the returned rate gives targetAmount exactly (targetFromSource).
+ * - Source fixed: the target is the source at the sell rate, rounded half to even (API.md §11); the
+ *   locked rate is the sell rate.
+ * - Target fixed: exactly that target, for the fewest whole cents that buy it at the sell rate;
+ *   whole cents rarely buy a target exactly, so the locked rate is the effective rate those cents
+ *   get (target ÷ source, rounded up on the 10th decimal): never above the sell rate, and the
+ *   merchant pays at least target ÷ rate.
+ * `fee` is informational: sourceAmount − (targetAmount at the mid rate), never below zero; it is
+ * inside sourceAmount, not charged on top. A quote that would move nothing on either side is 400
+ * amount_invalid.
  */
 export function quoteAmounts(
   input: { rate: Rate; mid: Rate; target: FxTargetCurrency } & (
@@ -59,21 +82,29 @@ export function quoteAmounts(
     | { targetAmount: bigint; sourceAmount?: undefined }
   ),
 ): QuoteAmounts {
-  const { rate, mid, target } = input;
+  const { mid, target } = input;
+  const fixedTarget = input.targetAmount !== undefined;
   const sourceAmount =
     input.sourceAmount !== undefined
       ? input.sourceAmount
-      : sourceFromTarget(input.targetAmount, rate, target);
+      : sourceFromTarget(input.targetAmount, input.rate, target);
   const targetAmount =
     input.targetAmount !== undefined
       ? input.targetAmount
-      : targetFromSource(input.sourceAmount, rate, target);
+      : targetFromSource(input.sourceAmount, input.rate, target);
   if (targetAmount <= 0n || sourceAmount <= 0n) {
     throw new SandbankError('amount_invalid', {
-      param: input.sourceAmount !== undefined ? 'source_amount' : 'target_amount',
+      param: fixedTarget ? 'target_amount' : 'source_amount',
       message: `This amount converts to nothing in ${target}; quote a larger amount.`,
     });
   }
+  if (fixedTarget && sourceAmount > MAX_EXACT_SOURCE_CENTS) {
+    throw new SandbankError('amount_invalid', {
+      param: 'target_amount',
+      message: 'This target amount costs more than one quote can sell; quote a smaller amount.',
+    });
+  }
+  const rate = fixedTarget ? effectiveRate(sourceAmount, targetAmount, target) : input.rate;
   const atMid = midValueInCents(targetAmount, mid, target);
-  return { sourceAmount, targetAmount, fee: sourceAmount > atMid ? sourceAmount - atMid : 0n };
+  return { rate, sourceAmount, targetAmount, fee: sourceAmount > atMid ? sourceAmount - atMid : 0n };
 }

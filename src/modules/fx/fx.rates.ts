@@ -89,27 +89,39 @@ export function roundHalfEven(numerator: bigint, denominator: bigint): bigint {
   return negative ? -quotient : quotient;
 }
 
+/** A deterministic integer in [0, size) for a key: the first 32 bits of its SHA-256. */
+function hashed(key: string, size: number): number {
+  return createHash('sha256').update(key).digest().readUInt32BE(0) % size;
+}
+
+const DAY_HOURS = 24;
+
 /**
- * The hour's movement in 1/100,000 of the base rate, in [-1000, 1000] (±1%): a deterministic hash
- * of the currency and the hour gives r in [0, 500]; the hour's parity is the last bit, so two
- * adjacent hours always differ — by construction, not by luck.
+ * How far a currency's mid rate is from its base in one UTC hour, in 1/100,000 of the base:
+ * - a trend: each UTC day has an anchor within ±0.8% (hashed from the currency and the day), and
+ *   the hours between two midnights move in a straight line from one anchor to the next;
+ * - a wobble of the hour itself within ±0.04% (hashed from the currency and the hour);
+ * - the hour's parity as the last bit, so two adjacent hours always differ, by construction.
+ * So the rate drifts over days and moves a little each hour, and never more than ±0.85%.
  */
-function movement(currency: FxTargetCurrency, hour: number): bigint {
-  const digest = createHash('sha256').update(`${currency}:${hour}`).digest();
-  const r = BigInt(digest.readUInt32BE(0) % 501); // 0..500
-  const parity = BigInt(((hour % 2) + 2) % 2);
-  return 2n * r + parity - 1000n; // -1000..1001 → clamp the one value above the band
+export function movementAt(currency: FxTargetCurrency, hour: number): number {
+  const day = Math.floor(hour / DAY_HOURS);
+  const from = hashed(`${currency}:day:${day}`, 1601) - 800;
+  const to = hashed(`${currency}:day:${day + 1}`, 1601) - 800;
+  const intoDay = hour - day * DAY_HOURS;
+  const trend = from + Math.round(((to - from) * intoDay) / DAY_HOURS);
+  const k = trend + hashed(`${currency}:hour:${hour}`, 81) - 40;
+  const parity = ((hour % 2) + 2) % 2;
+  return ((k % 2) + 2) % 2 === parity ? k : k + 1;
 }
 
 /**
- * The mid rate of `currency` at an instant: the base rate moved by the hour's movement (±1%), the
- * same for every instant of one UTC hour and different from the hour before and after.
+ * The mid rate of `currency` at an instant: the base rate moved by its hour's movement, the same
+ * for every instant of one UTC hour and different from the hour before and after.
  */
 export function midRateAt(base: Rate, currency: FxTargetCurrency, instant: Date): Rate {
   const hour = Math.floor(instant.getTime() / HOUR_MS);
-  let k = movement(currency, hour);
-  if (k > 1000n) k = 999n; // 1001 (odd hour, r = 500) → 999: still odd, so still unlike its neighbours
-  return roundHalfEven(base * (100_000n + k), 100_000n);
+  return roundHalfEven(base * (100_000n + BigInt(movementAt(currency, hour))), 100_000n);
 }
 
 /**

@@ -1,33 +1,77 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { listQuerySchema } from '../../kernel/pagination.ts';
+import { type ListQuery, listQuerySchema, type Page } from '../../kernel/pagination.ts';
+import type { FieldCodes } from '../../kernel/validation.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
 import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
+import type { ServiceContext } from '../context.ts';
+import { createConversion, getConversion, listConversions } from './fx.conversions.ts';
 import { fxConversionResource, fxQuoteResource, fxSettlementResource } from './fx.resource.ts';
 import {
   createConversionSchema,
   createQuoteSchema,
   createSettlementSchema,
-  listSettlementsQuery,
+  listByStateQuery,
   quoteFieldCodes,
+  ratesQuery,
   settlementFieldCodes,
 } from './fx.schema.ts';
-import {
-  createConversion,
-  createQuote,
-  createSettlement,
-  fxRatesResource,
-  getConversion,
-  getQuote,
-  getRates,
-  getSettlement,
-  listConversions,
-  listSettlements,
-} from './fx.service.ts';
+import { createQuote, fxRatesResource, getQuote, getRates, listQuotes } from './fx.service.ts';
+import { createSettlement, getSettlement, listSettlements } from './fx.settlements.ts';
 
 const idParam = z.object({ id: z.string().min(1).max(255) });
 const TAG = 'Foreign exchange';
+
+/** One FX object's create, get and list routes under /v1/fx/{plural}. */
+interface FxObjectRoutes<Row> {
+  plural: string;
+  what: string;
+  createSummary: string;
+  createSchema: z.ZodType;
+  fieldCodes: FieldCodes;
+  create: (ctx: ServiceContext, raw: unknown) => Promise<Row>;
+  get: (ctx: ServiceContext, id: string) => Promise<Row>;
+  list: (ctx: ServiceContext, query: ListQuery & { state?: string | undefined }) => Promise<Page<Row>>;
+  resource: (row: Row) => Record<string, unknown>;
+}
+
+function registerFxObject<Row>(api: OpenAPIHono<RestEnv>, routes: FxObjectRoutes<Row>): void {
+  const { plural, what, resource } = routes;
+  api.openapi(
+    operation({
+      method: 'post',
+      path: `/fx/${plural}`,
+      tags: [TAG],
+      summary: routes.createSummary,
+      request: jsonRequestBody(routes.createSchema),
+    }),
+    async (c) => sendObject(c, resource(await routes.create(serviceContext(c), c.get('body')))),
+    validationHook(routes.fieldCodes),
+  );
+  api.openapi(
+    operation({
+      method: 'get',
+      path: `/fx/${plural}/{id}`,
+      tags: [TAG],
+      summary: `Get an ${what}`,
+      request: { params: idParam },
+    }),
+    async (c) => sendObject(c, resource(await routes.get(serviceContext(c), c.req.valid('param').id))),
+    validationHook(),
+  );
+  api.openapi(
+    operation({
+      method: 'get',
+      path: `/fx/${plural}`,
+      tags: [TAG],
+      summary: `List ${what}s, newest first`,
+      request: { query: listQuerySchema.extend(listByStateQuery) },
+    }),
+    async (c) => sendList(c, await routes.list(serviceContext(c), c.req.valid('query')), resource),
+    validationHook(),
+  );
+}
 
 export function registerFxRoutes(api: OpenAPIHono<RestEnv>): void {
   api.openapi(
@@ -35,106 +79,47 @@ export function registerFxRoutes(api: OpenAPIHono<RestEnv>): void {
       method: 'get',
       path: '/fx/rates',
       tags: [TAG],
-      summary: 'Mid and sell rates USD→EUR, GBP, JPY at the clock’s time (they change every UTC hour)',
+      summary:
+        'Mid and sell rates USD→EUR, GBP, JPY at the clock’s time or at `at` (they change every UTC hour)',
+      request: { query: ratesQuery },
     }),
-    (c) => sendObject(c, fxRatesResource(getRates(serviceContext(c)))),
+    (c) => {
+      const { at } = c.req.valid('query');
+      return sendObject(c, fxRatesResource(getRates(serviceContext(c), at ? new Date(at) : undefined)));
+    },
     validationHook(),
   );
-
-  const creates = [
-    [
-      'quotes',
-      'Lock a rate: a quote for a source or a target amount',
-      createQuoteSchema,
-      quoteFieldCodes,
-      createQuote,
-      fxQuoteResource,
-    ],
-    [
-      'conversions',
-      'Convert available USD into EUR, GBP or JPY at a quote',
-      createConversionSchema,
-      {},
-      createConversion,
-      fxConversionResource,
-    ],
-    [
-      'settlements',
-      'Pay a foreign account (IBAN or Japanese account), converted or from a balance',
-      createSettlementSchema,
-      settlementFieldCodes,
-      createSettlement,
-      fxSettlementResource,
-    ],
-  ] as const;
-  for (const [plural, summary, schema, codes, create, resource] of creates) {
-    api.openapi(
-      operation({
-        method: 'post',
-        path: `/fx/${plural}`,
-        tags: [TAG],
-        summary,
-        request: jsonRequestBody(schema),
-      }),
-      async (c) =>
-        sendObject(
-          c,
-          (resource as (row: never) => Record<string, unknown>)(
-            (await create(serviceContext(c), c.get('body'))) as never,
-          ),
-        ),
-      validationHook(codes),
-    );
-  }
-
-  const gets = [
-    ['quotes', 'an FX quote', getQuote, fxQuoteResource],
-    ['conversions', 'an FX conversion', getConversion, fxConversionResource],
-    ['settlements', 'an FX settlement', getSettlement, fxSettlementResource],
-  ] as const;
-  for (const [plural, what, get, resource] of gets) {
-    api.openapi(
-      operation({
-        method: 'get',
-        path: `/fx/${plural}/{id}`,
-        tags: [TAG],
-        summary: `Get ${what}`,
-        request: { params: idParam },
-      }),
-      async (c) =>
-        sendObject(
-          c,
-          (resource as (row: never) => Record<string, unknown>)(
-            (await get(serviceContext(c), c.req.valid('param').id)) as never,
-          ),
-        ),
-      validationHook(),
-    );
-  }
-
-  api.openapi(
-    operation({
-      method: 'get',
-      path: '/fx/conversions',
-      tags: [TAG],
-      summary: 'List FX conversions, newest first',
-      request: { query: listQuerySchema },
-    }),
-    async (c) =>
-      sendList(c, await listConversions(serviceContext(c), c.req.valid('query')), fxConversionResource),
-    validationHook(),
-  );
-
-  api.openapi(
-    operation({
-      method: 'get',
-      path: '/fx/settlements',
-      tags: [TAG],
-      summary: 'List FX settlements, newest first',
-      request: { query: listQuerySchema.extend(listSettlementsQuery) },
-    }),
-    async (c) =>
-      sendList(c, await listSettlements(serviceContext(c), c.req.valid('query')), fxSettlementResource),
-    validationHook(),
-  );
+  registerFxObject(api, {
+    plural: 'quotes',
+    what: 'FX quote',
+    createSummary: 'Lock a rate: a quote for a source or a target amount',
+    createSchema: createQuoteSchema,
+    fieldCodes: quoteFieldCodes,
+    create: createQuote,
+    get: getQuote,
+    list: listQuotes,
+    resource: fxQuoteResource,
+  });
+  registerFxObject(api, {
+    plural: 'conversions',
+    what: 'FX conversion',
+    createSummary: 'Convert available USD into EUR, GBP or JPY at a quote',
+    createSchema: createConversionSchema,
+    fieldCodes: {},
+    create: createConversion,
+    get: getConversion,
+    list: listConversions,
+    resource: fxConversionResource,
+  });
+  registerFxObject(api, {
+    plural: 'settlements',
+    what: 'FX settlement',
+    createSummary: 'Pay a foreign account (IBAN or Japanese account), converted or from a balance',
+    createSchema: createSettlementSchema,
+    fieldCodes: settlementFieldCodes,
+    create: createSettlement,
+    get: getSettlement,
+    list: listSettlements,
+    resource: fxSettlementResource,
+  });
 }

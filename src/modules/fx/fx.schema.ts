@@ -56,6 +56,13 @@ export const settlementFieldCodes: FieldCodes = {
   destination: 'destination_invalid',
 };
 
-export const listSettlementsQuery = {
-  state: z.string().max(32).optional().describe('Only settlements in this state.'),
+export const listByStateQuery = {
+  state: z.string().max(32).optional().describe('Only objects in this state.'),
 };
+
+export const ratesQuery = z.strictObject({
+  at: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe("The rates of this instant's hour (any instant); the clock's time when left out."),
+});

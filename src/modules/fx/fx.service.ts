@@ -2,7 +2,6 @@ import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { transitionRow } from '../../db/compare-and-set.ts';
 import { inTransaction } from '../../db/tx.ts';
-import { addBankingDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -11,16 +10,9 @@ import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
-import { placeHold, post, postHold, voidHold } from '../ledger/ledger.service.ts';
+import { post } from '../ledger/ledger.service.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
-import {
-  failureOf,
-  failureReasonOf,
-  type NormalizedDestination,
-  validateIbanDestination,
-  validateJpyDestination,
-} from './fx.destinations.ts';
-import { fxQuoteMachine, fxSettlementMachine } from './fx.machine.ts';
+import { fxQuoteMachine } from './fx.machine.ts';
 import { quoteAmounts } from './fx.quote-math.ts';
 import {
   DEFAULT_FX_RATES,
@@ -33,36 +25,31 @@ import {
   type Rate,
   sellRate,
 } from './fx.rates.ts';
+import { type FxQuoteRow, fxQuoteResource } from './fx.resource.ts';
 import {
-  type FxConversionRow,
-  type FxQuoteRow,
-  type FxSettlementRow,
-  fxConversionResource,
-  fxQuoteResource,
-  fxSettlementResource,
-} from './fx.resource.ts';
-import {
-  createConversionSchema,
   createQuoteSchema,
-  createSettlementSchema,
   FX_TARGETS,
   LOCK_DURATIONS,
   type LockDuration,
   quoteFieldCodes,
-  settlementFieldCodes,
 } from './fx.schema.ts';
-import { fxConversions, fxQuotes, fxSettlements, type StoredFxDestination } from './fx.table.ts';
+import { type fxConversions, fxQuotes, type fxSettlements } from './fx.table.ts';
 
+/**
+ * FX rates and quotes (API.md §11), and what conversions and settlements share: taking a quote and
+ * converting on the ledger. Conversions live in fx.conversions.ts, settlements in fx.settlements.ts.
+ */
 export const EXPIRE_FX_QUOTE_JOB = 'fx.expire_quote';
-export const PAY_FX_SETTLEMENT_JOB = 'fx.pay_settlement';
 
 /** The largest USD amount one quote sells (a sandbox bound: amounts stay far from overflow). */
 const MAX_SOURCE_MINOR = 1_000_000_000n; // 10,000,000.00 USD
 /** The largest target amount one quote buys or one settlement pays, in major units. */
 const MAX_TARGET_MAJOR = 2_000_000_000n;
 
-/** When a settlement is paid: the next US banking day at this New York time. */
-const SETTLEMENT_PAY_TIME = '12:00';
+/** The most of `currency` one quote buys or one settlement pays, in minor units. */
+export function maxTargetMinor(currency: FxTargetCurrency): bigint {
+  return MAX_TARGET_MAJOR * 10n ** BigInt(currency === 'JPY' ? 0 : 2);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Rates
@@ -82,12 +69,10 @@ export interface FxRate {
   rate: Rate;
 }
 
-/** The rates at an instant: the same instant always gives the same rates; each UTC hour has its own. */
-export function ratesAt(instant: Date): FxRate[] {
-  return FX_TARGETS.map((targetCurrency) => {
-    const mid = midRateAt(baseRates[targetCurrency], targetCurrency, instant);
-    return { targetCurrency, mid, rate: sellRate(mid, spread) };
-  });
+/** The rate of one currency at an instant: the hour's mid rate and the sell rate under it. */
+function rateAt(targetCurrency: FxTargetCurrency, instant: Date): FxRate {
+  const mid = midRateAt(baseRates[targetCurrency], targetCurrency, instant);
+  return { targetCurrency, mid, rate: sellRate(mid, spread) };
 }
 
 export interface FxRates {
@@ -98,10 +83,19 @@ export interface FxRates {
   rates: FxRate[];
 }
 
-/** GET /v1/fx/rates: the mid and sell rates of the clock's hour. */
-export function getRates(ctx: ServiceContext): FxRates {
-  const now = ctx.clock.now();
-  return { at: now, asOf: hourStart(now), nextChangeAt: nextRateChangeAt(now), spread, rates: ratesAt(now) };
+/**
+ * GET /v1/fx/rates: the mid and sell rates of the clock's hour, or of the hour of `at` (any instant,
+ * past or future: the rates are a pure function of time, so a chart can ask for any hour).
+ */
+export function getRates(ctx: ServiceContext, at?: Date): FxRates {
+  const instant = at ?? ctx.clock.now();
+  return {
+    at: instant,
+    asOf: hourStart(instant),
+    nextChangeAt: nextRateChangeAt(instant),
+    spread,
+    rates: FX_TARGETS.map((currency) => rateAt(currency, instant)),
+  };
 }
 
 export function fxRatesResource(rates: FxRates): Record<string, unknown> {
@@ -122,9 +116,10 @@ export function fxRatesResource(rates: FxRates): Record<string, unknown> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Quotes
+// Shared by quotes, conversions and settlements
 
-function emit(
+/** Writes the event `<object>.<type>` of a row's change, at the row's updatedAt. */
+export function emit(
   exec: Executor,
   object: string,
   row: { id: string; merchantId: string; updatedAt: Date },
@@ -140,10 +135,56 @@ function emit(
   });
 }
 
+type FxTable = typeof fxQuotes | typeof fxConversions | typeof fxSettlements;
+
+/** One of the merchant's FX objects (404 resource_not_found otherwise), its row locked when asked. */
+export async function loadOne<T>(
+  exec: Executor,
+  table: FxTable,
+  merchantId: string,
+  id: string,
+  what: string,
+  options: { lock?: boolean; param?: string } = {},
+): Promise<T> {
+  const query = exec
+    .select()
+    .from(table)
+    .where(and(eq(table.id, id), eq(table.merchantId, merchantId)));
+  const [row] = id.includes('\u0000') ? [] : options.lock ? await query.for('update') : await query;
+  if (!row) {
+    throw new SandbankError('resource_not_found', {
+      message: `No ${what} ${id.slice(0, 60)}.`,
+      ...(options.param ? { param: options.param } : {}),
+    });
+  }
+  return row as T;
+}
+
+/** A page of the merchant's FX objects of one table, newest first, optionally in one state. */
+export async function listOf<T extends { id: string }>(
+  ctx: ServiceContext,
+  table: FxTable,
+  query: ListQuery & { state?: string | undefined },
+): Promise<Page<T>> {
+  const conditions = [eq(table.merchantId, ctx.merchant.id)];
+  if (query.starting_after) conditions.push(lt(table.id, query.starting_after));
+  if (query.state) conditions.push(eq(table.state, query.state));
+  const rows = await (ctx.tx ?? ctx.db)
+    .select()
+    .from(table)
+    .where(and(...conditions))
+    .orderBy(desc(table.id))
+    .limit(query.limit + 1);
+  return toPage(rows as T[], query.limit);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quotes
+
 const emitQuote = (exec: Executor, row: FxQuoteRow, type: string) =>
   emit(exec, 'fx_quote', row, type, fxQuoteResource(row));
 
-interface QuoteRequest {
+export interface QuoteRequest {
   target: FxTargetCurrency;
   sourceAmount?: unknown;
   targetAmount?: unknown;
@@ -151,7 +192,7 @@ interface QuoteRequest {
 }
 
 /** The amounts of a quote request at the clock's rate (400s for a bad or missing amount). */
-function priceQuote(now: Date, request: QuoteRequest) {
+export function priceQuote(now: Date, request: QuoteRequest) {
   const { target } = request;
   const hasSource = request.sourceAmount !== undefined;
   const hasTarget = request.targetAmount !== undefined;
@@ -161,8 +202,7 @@ function priceQuote(now: Date, request: QuoteRequest) {
       message: 'Give exactly one of source_amount (USD to sell) and target_amount (to buy).',
     });
   }
-  const mid = midRateAt(baseRates[target], target, now);
-  const rate = sellRate(mid, spread);
+  const { mid, rate } = rateAt(target, now);
   const amounts = hasSource
     ? quoteAmounts({
         rate,
@@ -179,7 +219,7 @@ function priceQuote(now: Date, request: QuoteRequest) {
         target,
         targetAmount: parseAmount(request.targetAmount, target, {
           param: 'target_amount',
-          max: MAX_TARGET_MAJOR * 10n ** BigInt(target === 'JPY' ? 0 : 2),
+          max: maxTargetMinor(target),
         }),
       });
   if (amounts.sourceAmount > MAX_SOURCE_MINOR) {
@@ -188,10 +228,11 @@ function priceQuote(now: Date, request: QuoteRequest) {
       message: 'This target amount costs more than 10,000,000.00 USD, the most one quote sells.',
     });
   }
-  return { ...amounts, mid, rate, fixedSide: hasSource ? 'source' : 'target' };
+  return { ...amounts, mid, fixedSide: hasSource ? 'source' : 'target' };
 }
 
-async function insertQuote(tx: Tx, ctx: ServiceContext, request: QuoteRequest): Promise<FxQuoteRow> {
+/** Prices and writes a quote, with its created event and the job that expires it. */
+export async function insertQuote(tx: Tx, ctx: ServiceContext, request: QuoteRequest): Promise<FxQuoteRow> {
   const now = ctx.clock.now();
   const priced = priceQuote(now, request);
   const [row] = await tx
@@ -239,41 +280,37 @@ export function createQuote(ctx: ServiceContext, raw: unknown): Promise<FxQuoteR
   return inTransaction(ctx.db, ctx.tx, (tx) => insertQuote(tx, ctx, request));
 }
 
-async function loadOne<T>(
-  exec: Executor,
-  table: typeof fxQuotes | typeof fxConversions | typeof fxSettlements,
-  merchantId: string,
-  id: string,
-  what: string,
-  lock = false,
-): Promise<T> {
-  const query = exec
-    .select()
-    .from(table)
-    .where(and(eq(table.id, id), eq(table.merchantId, merchantId)));
-  const [row] = id.includes('\u0000') ? [] : lock ? await query.for('update') : await query;
-  if (!row) throw new SandbankError('resource_not_found', { message: `No ${what} ${id.slice(0, 60)}.` });
-  return row as T;
-}
-
 export function getQuote(ctx: ServiceContext, id: string): Promise<FxQuoteRow> {
   return loadOne(ctx.tx ?? ctx.db, fxQuotes, ctx.merchant.id, id, 'FX quote');
 }
 
+export function listQuotes(
+  ctx: ServiceContext,
+  query: ListQuery & { state?: string | undefined },
+): Promise<Page<FxQuoteRow>> {
+  return listOf(ctx, fxQuotes, query);
+}
+
+/** The quote a request names, its row locked (404 on quote_id when it is not the merchant's). */
+export function lockQuote(tx: Tx, ctx: ServiceContext, quoteId: string): Promise<FxQuoteRow> {
+  return loadOne<FxQuoteRow>(tx, fxQuotes, ctx.merchant.id, quoteId, 'FX quote', {
+    lock: true,
+    param: 'quote_id',
+  });
+}
+
 /**
- * Takes a quote for a conversion or a settlement, with its row locked: of two requests racing for
- * one quote, the second waits and then finds it used (409 quote_already_used). A quote is usable
+ * Takes a locked quote for a conversion or a settlement: of two requests racing for one quote, the
+ * second waits on the row lock and then finds it used (409 quote_already_used). A quote is usable
  * strictly before `expires_at` on the clock (422 quote_expired from that instant on, whether or not
  * the expiry job has run yet).
  */
-async function useQuote(tx: Tx, ctx: ServiceContext, quoteId: string, usedBy: string): Promise<FxQuoteRow> {
-  const quote = await loadOne<FxQuoteRow>(tx, fxQuotes, ctx.merchant.id, quoteId, 'FX quote', true).catch(
-    (error: unknown) => {
-      if (error instanceof SandbankError)
-        throw new SandbankError(error.code, { param: 'quote_id', message: error.message });
-      throw error;
-    },
-  );
+export async function useQuote(
+  tx: Tx,
+  ctx: ServiceContext,
+  quote: FxQuoteRow,
+  usedBy: string,
+): Promise<FxQuoteRow> {
   const now = ctx.clock.now();
   if (quote.state === 'used') {
     throw new SandbankError('quote_already_used', {
@@ -309,310 +346,31 @@ export async function expireQuoteJob(ctx: ServiceContext & { tx: Tx }, job: JobR
 /**
  * The ledger of a conversion at a quote: USD leaves available for the FX desk (fx_liquidity), and
  * the target currency comes from the desk into available. Each posting balances in its own
- * currency, so the ledger sums to zero per currency after every conversion.
+ * currency, so the ledger sums to zero per currency after every conversion. 422
+ * insufficient_balance (and nothing written) when the USD available is short.
  */
-async function convertOnLedger(
+export async function convertOnLedger(
   tx: Tx,
   ctx: ServiceContext,
   quote: FxQuoteRow,
   source: { type: string; id: string },
-) {
+): Promise<void> {
   const at = ctx.clock.now();
-  const target = quote.targetCurrency as CurrencyCode;
+  const base = { merchantId: ctx.merchant.id, type: 'fx_conversion', source, at };
   await post(tx, {
-    merchantId: ctx.merchant.id,
+    ...base,
     currency: 'USD',
-    type: 'fx_conversion',
-    source,
-    at,
     entries: [
       { account: 'available', amount: -quote.sourceAmount },
       { account: 'fx_liquidity', amount: quote.sourceAmount },
     ],
   });
   await post(tx, {
-    merchantId: ctx.merchant.id,
-    currency: target,
-    type: 'fx_conversion',
-    source,
-    at,
+    ...base,
+    currency: quote.targetCurrency as CurrencyCode,
     entries: [
       { account: 'fx_liquidity', amount: -quote.targetAmount },
       { account: 'available', amount: quote.targetAmount },
     ],
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Conversions
-
-/** POST /v1/fx/conversions {quote_id}: available USD into the target's available, at the locked rate. */
-export async function createConversion(ctx: ServiceContext, raw: unknown): Promise<FxConversionRow> {
-  const input = parseInput(createConversionSchema, raw);
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
-    const id = newId('fxConversion');
-    const quote = await useQuote(tx, ctx, input.quote_id, id);
-    await convertOnLedger(tx, ctx, quote, { type: 'fx_conversion', id });
-    const now = ctx.clock.now();
-    const [row] = await tx
-      .insert(fxConversions)
-      .values({
-        id,
-        merchantId: ctx.merchant.id,
-        state: 'completed',
-        quoteId: quote.id,
-        amount: quote.sourceAmount,
-        currency: quote.sourceCurrency,
-        targetCurrency: quote.targetCurrency,
-        targetAmount: quote.targetAmount,
-        rate: quote.rate,
-        fee: quote.fee,
-        reference: input.reference ?? null,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    if (!row) throw new Error('conversion insert returned no row');
-    await emit(tx, 'fx_conversion', row, 'completed', fxConversionResource(row));
-    return row;
-  });
-}
-
-export function getConversion(ctx: ServiceContext, id: string): Promise<FxConversionRow> {
-  return loadOne(ctx.tx ?? ctx.db, fxConversions, ctx.merchant.id, id, 'FX conversion');
-}
-
-export async function listConversions(ctx: ServiceContext, query: ListQuery): Promise<Page<FxConversionRow>> {
-  const conditions = [eq(fxConversions.merchantId, ctx.merchant.id)];
-  if (query.starting_after) conditions.push(lt(fxConversions.id, query.starting_after));
-  const rows = await (ctx.tx ?? ctx.db)
-    .select()
-    .from(fxConversions)
-    .where(and(...conditions))
-    .orderBy(desc(fxConversions.id))
-    .limit(query.limit + 1);
-  return toPage(rows, query.limit);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Settlements
-
-const emitSettlement = (exec: Executor, row: FxSettlementRow, type: string) =>
-  emit(exec, 'fx_settlement', row, type, fxSettlementResource(row));
-
-function validateDestination(raw: unknown, currency: FxTargetCurrency): NormalizedDestination {
-  return currency === 'JPY' ? validateJpyDestination(raw) : validateIbanDestination(raw, currency);
-}
-
-/** What is kept of a destination: the name, the bank's codes, the account's last 4 characters. */
-function storedDestination(destination: NormalizedDestination): StoredFxDestination {
-  if ('iban' in destination) {
-    return {
-      type: 'iban',
-      name: destination.name,
-      country: destination.iban.slice(0, 2),
-      last4: destination.iban.slice(-4),
-    };
-  }
-  return {
-    type: 'jp_bank_account',
-    name: destination.name,
-    bank_code: destination.bankCode,
-    branch_code: destination.branchCode,
-    last4: destination.accountNumber.slice(-4),
-  };
-}
-
-type Funding =
-  | { kind: 'quote'; quoteId: string; currency: FxTargetCurrency | null }
-  | { kind: 'convert_now'; request: QuoteRequest }
-  | { kind: 'balance'; currency: FxTargetCurrency; amount: bigint };
-
-/** Which of the three ways the settlement is funded (exactly one), every 400 before any write. */
-function fundingOf(input: ReturnType<typeof parseSettlement>, now: Date): Funding {
-  const ways = [
-    input.quote_id !== undefined,
-    input.target_currency !== undefined ||
-      input.source_amount !== undefined ||
-      input.target_amount !== undefined,
-    input.currency !== undefined || input.amount !== undefined,
-  ].filter(Boolean).length;
-  if (ways !== 1) {
-    throw new SandbankError(ways === 0 ? 'parameter_missing' : 'parameter_invalid', {
-      param: 'quote_id',
-      message:
-        'Fund a settlement one way: quote_id; or target_currency with source_amount or target_amount (converted now); or currency with amount (from that balance).',
-    });
-  }
-  if (input.quote_id !== undefined) return { kind: 'quote', quoteId: input.quote_id, currency: null };
-  if (input.currency !== undefined || input.amount !== undefined) {
-    if (input.currency === undefined || input.amount === undefined) {
-      throw new SandbankError('parameter_missing', {
-        param: input.currency === undefined ? 'currency' : 'amount',
-        message: 'A settlement from a balance needs both currency and amount.',
-      });
-    }
-    const amount = parseAmount(input.amount, input.currency, {
-      max: MAX_TARGET_MAJOR * 10n ** BigInt(input.currency === 'JPY' ? 0 : 2),
-    });
-    return { kind: 'balance', currency: input.currency, amount };
-  }
-  if (input.target_currency === undefined) {
-    throw new SandbankError('parameter_missing', {
-      param: 'target_currency',
-      message: 'A settlement converted now needs target_currency.',
-    });
-  }
-  const request: QuoteRequest = {
-    target: input.target_currency,
-    sourceAmount: input.source_amount,
-    targetAmount: input.target_amount,
-    lockDuration: 'five_minutes',
-  };
-  priceQuote(now, request);
-  return { kind: 'convert_now', request };
-}
-
-function parseSettlement(raw: unknown) {
-  return parseInput(createSettlementSchema, raw, settlementFieldCodes);
-}
-
-/**
- * POST /v1/fx/settlements: pays a foreign account. Funded by converting USD (a locked quote, or at
- * the current rate) or out of a EUR/GBP/JPY balance; the target amount is then held on the target
- * balance (`pending → converted`, both in this request) and paid the next US banking day at 12:00
- * ET, or returned to that balance when the destination fails.
- */
-export async function createSettlement(ctx: ServiceContext, raw: unknown): Promise<FxSettlementRow> {
-  const input = parseSettlement(raw);
-  const funding = fundingOf(input, ctx.clock.now());
-  const knownCurrency =
-    funding.kind === 'balance'
-      ? funding.currency
-      : funding.kind === 'convert_now'
-        ? funding.request.target
-        : null;
-  // With a quote the currency is the quote's: the destination is checked once the quote is read.
-  if (knownCurrency) validateDestination(input.destination, knownCurrency);
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
-    const id = newId('fxSettlement');
-    const now = ctx.clock.now();
-    let quote: FxQuoteRow | null = null;
-    if (funding.kind === 'quote') {
-      const peek = await loadOne<FxQuoteRow>(
-        tx,
-        fxQuotes,
-        ctx.merchant.id,
-        funding.quoteId,
-        'FX quote',
-      ).catch((error: unknown) => {
-        if (error instanceof SandbankError)
-          throw new SandbankError(error.code, { param: 'quote_id', message: error.message });
-        throw error;
-      });
-      validateDestination(input.destination, peek.targetCurrency as FxTargetCurrency);
-      quote = await useQuote(tx, ctx, funding.quoteId, id);
-    } else if (funding.kind === 'convert_now') {
-      quote = await useQuote(tx, ctx, (await insertQuote(tx, ctx, funding.request)).id, id);
-    }
-    const currency = (quote?.targetCurrency ??
-      (funding as { currency: FxTargetCurrency }).currency) as FxTargetCurrency;
-    const amount = quote?.targetAmount ?? (funding as { amount: bigint }).amount;
-    const destination = validateDestination(input.destination, currency);
-    const failure = failureOf(destination);
-    const [created] = await tx
-      .insert(fxSettlements)
-      .values({
-        id,
-        merchantId: ctx.merchant.id,
-        state: fxSettlementMachine.initial,
-        quoteId: quote?.id ?? null,
-        sourceCurrency: quote?.sourceCurrency ?? null,
-        sourceAmount: quote?.sourceAmount ?? null,
-        rate: quote?.rate ?? null,
-        fee: quote?.fee ?? null,
-        amount,
-        currency,
-        destination: storedDestination(destination),
-        failsWith: failure?.code ?? null,
-        expectedPaidAt: nyInstant(addBankingDays(nyDateOf(now), 1), SETTLEMENT_PAY_TIME),
-        reference: input.reference ?? null,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    if (!created) throw new Error('settlement insert returned no row');
-    await emitSettlement(tx, created, 'pending');
-    if (quote) await convertOnLedger(tx, ctx, quote, { type: 'fx_settlement', id });
-    const hold = await placeHold(tx, {
-      merchantId: ctx.merchant.id,
-      currency,
-      amount,
-      type: 'fx_settlement',
-      source: { type: 'fx_settlement', id },
-      at: now,
-    });
-    const converted = await transitionRow(tx, fxSettlementMachine, fxSettlements, created, 'convert', {
-      holdId: hold.id,
-      convertedAt: now,
-      updatedAt: now,
-    });
-    await emitSettlement(tx, converted, 'converted');
-    await scheduleJob(tx, {
-      merchantId: ctx.merchant.id,
-      kind: PAY_FX_SETTLEMENT_JOB,
-      objectId: id,
-      dueAt: converted.expectedPaidAt,
-      createdAt: now,
-    });
-    return converted;
-  });
-}
-
-/** Due work: the beneficiary's bank credits the settlement (the hold leaves), or refuses it. */
-export async function paySettlementJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
-  const [row] = await ctx.tx
-    .select()
-    .from(fxSettlements)
-    .where(and(eq(fxSettlements.id, job.objectId), eq(fxSettlements.merchantId, ctx.merchant.id)))
-    .for('update');
-  if (row?.state !== 'converted') return;
-  const now = ctx.clock.now();
-  if (row.failsWith) {
-    await voidHold(ctx.tx, row.merchantId, row.holdId as string, now);
-    const failed = await transitionRow(ctx.tx, fxSettlementMachine, fxSettlements, row, 'fail', {
-      failedAt: now,
-      failureCode: row.failsWith,
-      failureReason: failureReasonOf(row.failsWith),
-      updatedAt: now,
-    });
-    await emitSettlement(ctx.tx, failed, 'failed');
-    return;
-  }
-  await postHold(ctx.tx, row.merchantId, row.holdId as string, now, 'bank_rails');
-  const paid = await transitionRow(ctx.tx, fxSettlementMachine, fxSettlements, row, 'pay', {
-    paidAt: now,
-    updatedAt: now,
-  });
-  await emitSettlement(ctx.tx, paid, 'paid');
-}
-
-export function getSettlement(ctx: ServiceContext, id: string): Promise<FxSettlementRow> {
-  return loadOne(ctx.tx ?? ctx.db, fxSettlements, ctx.merchant.id, id, 'FX settlement');
-}
-
-export async function listSettlements(
-  ctx: ServiceContext,
-  query: ListQuery & { state?: string | undefined },
-): Promise<Page<FxSettlementRow>> {
-  const conditions = [eq(fxSettlements.merchantId, ctx.merchant.id)];
-  if (query.starting_after) conditions.push(lt(fxSettlements.id, query.starting_after));
-  if (query.state) conditions.push(eq(fxSettlements.state, query.state));
-  const rows = await (ctx.tx ?? ctx.db)
-    .select()
-    .from(fxSettlements)
-    .where(and(...conditions))
-    .orderBy(desc(fxSettlements.id))
-    .limit(query.limit + 1);
-  return toPage(rows, query.limit);
 }

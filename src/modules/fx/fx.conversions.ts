@@ -1,0 +1,56 @@
+import { inTransaction } from '../../db/tx.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { ListQuery, Page } from '../../kernel/pagination.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import type { ServiceContext } from '../context.ts';
+import { type FxConversionRow, fxConversionResource } from './fx.resource.ts';
+import { createConversionSchema } from './fx.schema.ts';
+import { convertOnLedger, emit, listOf, loadOne, lockQuote, useQuote } from './fx.service.ts';
+import { fxConversions } from './fx.table.ts';
+
+/**
+ * POST /v1/fx/conversions {quote_id}: available USD into the target's available at the locked rate,
+ * in one transaction: the quote is used, both postings are written and the conversion is
+ * `completed` (422 quote_expired, 409 quote_already_used, 422 insufficient_balance: nothing written).
+ */
+export async function createConversion(ctx: ServiceContext, raw: unknown): Promise<FxConversionRow> {
+  const input = parseInput(createConversionSchema, raw);
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const id = newId('fxConversion');
+    const quote = await useQuote(tx, ctx, await lockQuote(tx, ctx, input.quote_id), id);
+    await convertOnLedger(tx, ctx, quote, { type: 'fx_conversion', id });
+    const now = ctx.clock.now();
+    const [row] = await tx
+      .insert(fxConversions)
+      .values({
+        id,
+        merchantId: ctx.merchant.id,
+        state: 'completed',
+        quoteId: quote.id,
+        amount: quote.sourceAmount,
+        currency: quote.sourceCurrency,
+        targetCurrency: quote.targetCurrency,
+        targetAmount: quote.targetAmount,
+        rate: quote.rate,
+        fee: quote.fee,
+        reference: input.reference ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (!row) throw new Error('conversion insert returned no row');
+    await emit(tx, 'fx_conversion', row, 'completed', fxConversionResource(row));
+    return row;
+  });
+}
+
+export function getConversion(ctx: ServiceContext, id: string): Promise<FxConversionRow> {
+  return loadOne(ctx.tx ?? ctx.db, fxConversions, ctx.merchant.id, id, 'FX conversion');
+}
+
+export function listConversions(
+  ctx: ServiceContext,
+  query: ListQuery & { state?: string | undefined },
+): Promise<Page<FxConversionRow>> {
+  return listOf(ctx, fxConversions, query);
+}

@@ -1,0 +1,256 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor, Tx } from '../../db/client.ts';
+import { transitionRow } from '../../db/compare-and-set.ts';
+import { inTransaction } from '../../db/tx.ts';
+import { addBankingDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { parseAmount } from '../../kernel/money.ts';
+import type { ListQuery, Page } from '../../kernel/pagination.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import type { ServiceContext } from '../context.ts';
+import { placeHold, postHold, voidHold } from '../ledger/ledger.service.ts';
+import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
+import {
+  failureOf,
+  failureReasonOf,
+  type NormalizedDestination,
+  validateIbanDestination,
+  validateJpyDestination,
+} from './fx.destinations.ts';
+import { fxSettlementMachine } from './fx.machine.ts';
+import type { FxTargetCurrency } from './fx.rates.ts';
+import { type FxQuoteRow, type FxSettlementRow, fxSettlementResource } from './fx.resource.ts';
+import { createSettlementSchema, settlementFieldCodes } from './fx.schema.ts';
+import {
+  convertOnLedger,
+  emit,
+  insertQuote,
+  listOf,
+  loadOne,
+  lockQuote,
+  maxTargetMinor,
+  priceQuote,
+  type QuoteRequest,
+  useQuote,
+} from './fx.service.ts';
+import { fxSettlements, type StoredFxDestination } from './fx.table.ts';
+
+/**
+ * Settlements abroad (API.md §11): a payment to a foreign account in EUR, GBP or JPY, funded by
+ * converting USD (a locked quote, or at the current rate) or out of that currency's balance — the
+ * latter is how a EUR, GBP or JPY payout is made (API.md §6).
+ */
+export const PAY_FX_SETTLEMENT_JOB = 'fx.pay_settlement';
+
+/** When a settlement is paid: the next US banking day at this New York time. */
+const SETTLEMENT_PAY_TIME = '12:00';
+
+const emitSettlement = (exec: Executor, row: FxSettlementRow, type: string) =>
+  emit(exec, 'fx_settlement', row, type, fxSettlementResource(row));
+
+function validateDestination(raw: unknown, currency: FxTargetCurrency): NormalizedDestination {
+  return currency === 'JPY' ? validateJpyDestination(raw) : validateIbanDestination(raw, currency);
+}
+
+/** What is kept of a destination: the name, the bank's codes, the account's last 4 characters. */
+function storedDestination(destination: NormalizedDestination): StoredFxDestination {
+  if ('iban' in destination) {
+    return {
+      type: 'iban',
+      name: destination.name,
+      country: destination.iban.slice(0, 2),
+      last4: destination.iban.slice(-4),
+    };
+  }
+  return {
+    type: 'jp_bank_account',
+    name: destination.name,
+    bank_code: destination.bankCode,
+    branch_code: destination.branchCode,
+    last4: destination.accountNumber.slice(-4),
+  };
+}
+
+type SettlementInput = ReturnType<typeof parseSettlement>;
+
+type Funding =
+  | { kind: 'quote'; quoteId: string }
+  | { kind: 'convert_now'; currency: FxTargetCurrency; request: QuoteRequest }
+  | { kind: 'balance'; currency: FxTargetCurrency; amount: bigint };
+
+function parseSettlement(raw: unknown) {
+  return parseInput(createSettlementSchema, raw, settlementFieldCodes);
+}
+
+/** Which of the three ways the settlement is funded (exactly one), every 400 before any write. */
+function fundingOf(input: SettlementInput, now: Date): Funding {
+  const ways = [
+    input.quote_id !== undefined,
+    input.target_currency !== undefined ||
+      input.source_amount !== undefined ||
+      input.target_amount !== undefined,
+    input.currency !== undefined || input.amount !== undefined,
+  ].filter(Boolean).length;
+  if (ways !== 1) {
+    throw new SandbankError(ways === 0 ? 'parameter_missing' : 'parameter_invalid', {
+      param: 'quote_id',
+      message:
+        'Fund a settlement one way: quote_id; or target_currency with source_amount or target_amount (converted now); or currency with amount (from that balance).',
+    });
+  }
+  if (input.quote_id !== undefined) return { kind: 'quote', quoteId: input.quote_id };
+  if (input.currency !== undefined || input.amount !== undefined) {
+    if (input.currency === undefined || input.amount === undefined) {
+      throw new SandbankError('parameter_missing', {
+        param: input.currency === undefined ? 'currency' : 'amount',
+        message: 'A settlement from a balance needs both currency and amount.',
+      });
+    }
+    const amount = parseAmount(input.amount, input.currency, { max: maxTargetMinor(input.currency) });
+    return { kind: 'balance', currency: input.currency, amount };
+  }
+  if (input.target_currency === undefined) {
+    throw new SandbankError('parameter_missing', {
+      param: 'target_currency',
+      message: 'A settlement converted now needs target_currency.',
+    });
+  }
+  const request: QuoteRequest = {
+    target: input.target_currency,
+    sourceAmount: input.source_amount,
+    targetAmount: input.target_amount,
+    lockDuration: 'five_minutes',
+  };
+  priceQuote(now, request);
+  return { kind: 'convert_now', currency: input.target_currency, request };
+}
+
+/**
+ * What a settlement pays, and the quote it converts at, taken for it: the named quote (its
+ * destination checked against its currency first, so a wrong destination leaves it open), or a new
+ * one at the current rate; no quote for a settlement paid out of a balance.
+ */
+async function fund(
+  tx: Tx,
+  ctx: ServiceContext,
+  funding: Funding,
+  destination: unknown,
+  settlementId: string,
+): Promise<{ quote: FxQuoteRow | null; currency: FxTargetCurrency; amount: bigint }> {
+  if (funding.kind === 'balance') return { quote: null, ...funding };
+  let quote: FxQuoteRow;
+  if (funding.kind === 'convert_now') {
+    quote = await useQuote(tx, ctx, await insertQuote(tx, ctx, funding.request), settlementId);
+  } else {
+    const named = await lockQuote(tx, ctx, funding.quoteId);
+    validateDestination(destination, named.targetCurrency as FxTargetCurrency);
+    quote = await useQuote(tx, ctx, named, settlementId);
+  }
+  return { quote, currency: quote.targetCurrency as FxTargetCurrency, amount: quote.targetAmount };
+}
+
+/**
+ * POST /v1/fx/settlements: pays a foreign account. The target amount is converted (or taken from
+ * the balance) and held on the target balance — `pending → converted`, both in this request — then
+ * paid the next US banking day at 12:00 ET, or returned to that balance when the destination fails.
+ * Every 400 and 422 leaves nothing written (a named quote stays open).
+ */
+export async function createSettlement(ctx: ServiceContext, raw: unknown): Promise<FxSettlementRow> {
+  const input = parseSettlement(raw);
+  const funding = fundingOf(input, ctx.clock.now());
+  // With a quote the currency is the quote's: the destination is checked once the quote is read.
+  if (funding.kind !== 'quote') validateDestination(input.destination, funding.currency);
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const id = newId('fxSettlement');
+    const now = ctx.clock.now();
+    const { quote, currency, amount } = await fund(tx, ctx, funding, input.destination, id);
+    const destination = validateDestination(input.destination, currency);
+    const failure = failureOf(destination);
+    const [created] = await tx
+      .insert(fxSettlements)
+      .values({
+        id,
+        merchantId: ctx.merchant.id,
+        state: fxSettlementMachine.initial,
+        quoteId: quote?.id ?? null,
+        sourceCurrency: quote?.sourceCurrency ?? null,
+        sourceAmount: quote?.sourceAmount ?? null,
+        rate: quote?.rate ?? null,
+        fee: quote?.fee ?? null,
+        amount,
+        currency,
+        destination: storedDestination(destination),
+        failsWith: failure?.code ?? null,
+        expectedPaidAt: nyInstant(addBankingDays(nyDateOf(now), 1), SETTLEMENT_PAY_TIME),
+        reference: input.reference ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (!created) throw new Error('settlement insert returned no row');
+    await emitSettlement(tx, created, 'pending');
+    if (quote) await convertOnLedger(tx, ctx, quote, { type: 'fx_settlement', id });
+    const hold = await placeHold(tx, {
+      merchantId: ctx.merchant.id,
+      currency,
+      amount,
+      type: 'fx_settlement',
+      source: { type: 'fx_settlement', id },
+      at: now,
+    });
+    const converted = await transitionRow(tx, fxSettlementMachine, fxSettlements, created, 'convert', {
+      holdId: hold.id,
+      convertedAt: now,
+      updatedAt: now,
+    });
+    await emitSettlement(tx, converted, 'converted');
+    await scheduleJob(tx, {
+      merchantId: ctx.merchant.id,
+      kind: PAY_FX_SETTLEMENT_JOB,
+      objectId: id,
+      dueAt: converted.expectedPaidAt,
+      createdAt: now,
+    });
+    return converted;
+  });
+}
+
+/** Due work: the beneficiary's bank credits the settlement (the hold leaves), or refuses it. */
+export async function paySettlementJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
+  const [row] = await ctx.tx
+    .select()
+    .from(fxSettlements)
+    .where(and(eq(fxSettlements.id, job.objectId), eq(fxSettlements.merchantId, ctx.merchant.id)))
+    .for('update');
+  if (row?.state !== 'converted') return;
+  const now = ctx.clock.now();
+  if (row.failsWith) {
+    await voidHold(ctx.tx, row.merchantId, row.holdId as string, now);
+    const failed = await transitionRow(ctx.tx, fxSettlementMachine, fxSettlements, row, 'fail', {
+      failedAt: now,
+      failureCode: row.failsWith,
+      failureReason: failureReasonOf(row.failsWith),
+      updatedAt: now,
+    });
+    await emitSettlement(ctx.tx, failed, 'failed');
+    return;
+  }
+  await postHold(ctx.tx, row.merchantId, row.holdId as string, now, 'bank_rails');
+  const paid = await transitionRow(ctx.tx, fxSettlementMachine, fxSettlements, row, 'pay', {
+    paidAt: now,
+    updatedAt: now,
+  });
+  await emitSettlement(ctx.tx, paid, 'paid');
+}
+
+export function getSettlement(ctx: ServiceContext, id: string): Promise<FxSettlementRow> {
+  return loadOne(ctx.tx ?? ctx.db, fxSettlements, ctx.merchant.id, id, 'FX settlement');
+}
+
+export function listSettlements(
+  ctx: ServiceContext,
+  query: ListQuery & { state?: string | undefined },
+): Promise<Page<FxSettlementRow>> {
+  return listOf(ctx, fxSettlements, query);
+}
