@@ -10,6 +10,8 @@ CREATE TABLE "fx_conversions" (
 	"target_amount" bigint NOT NULL,
 	"fee" bigint NOT NULL,
 	"reference" text,
+	"description" text,
+	"metadata" jsonb NOT NULL,
 	"created_at" timestamp (3) with time zone NOT NULL,
 	"updated_at" timestamp (3) with time zone NOT NULL
 );
@@ -21,6 +23,7 @@ CREATE TABLE "fx_quotes" (
 	"source_currency" text NOT NULL,
 	"target_currency" text NOT NULL,
 	"rate" text NOT NULL,
+	"sell_rate" text NOT NULL,
 	"mid_rate" text NOT NULL,
 	"source_amount" bigint NOT NULL,
 	"target_amount" bigint NOT NULL,
@@ -54,6 +57,8 @@ CREATE TABLE "fx_settlements" (
 	"failure_code" text,
 	"failure_reason" text,
 	"reference" text,
+	"description" text,
+	"metadata" jsonb NOT NULL,
 	"created_at" timestamp (3) with time zone NOT NULL,
 	"updated_at" timestamp (3) with time zone NOT NULL
 );

@@ -36,61 +36,80 @@ const exact = (cents: bigint, rate: bigint, target: FxTargetCurrency) => ({
   den: 100n * RATE_SCALE,
 });
 
+/** A spread of 0 to 2% on the rate scale. */
+const spreads = fc.bigInt({ min: 0n, max: RATE_SCALE / 50n });
+/** Sources up to what one quote may sell: 10,000,000.00 USD. */
+const sources = fc.bigInt({ min: 1n, max: 1_000_000_000n });
+
+/** What every quote promises about its locked rate (API.md §11; README, Foreign exchange). */
+function expectLockedRateHolds(
+  q: ReturnType<typeof quoteAmounts>,
+  mid: bigint,
+  target: FxTargetCurrency,
+): void {
+  // Converting the source at the locked rate, half to even, reproduces the target…
+  expect(targetFromSource(q.sourceAmount, q.rate, target)).toBe(q.targetAmount);
+  // …the merchant never pays under the quoted rate (source × rate ≥ target, exactly)…
+  const atLocked = exact(q.sourceAmount, q.rate, target);
+  expect(atLocked.num >= q.targetAmount * atLocked.den).toBe(true);
+  // …never gets more than the mid rate, and the fee (the spread inside the source) is never negative.
+  expect(q.rate <= mid).toBe(true);
+  expect(q.fee >= 0n && q.fee <= q.sourceAmount).toBe(true);
+  expect(formatDecimal(q.targetAmount, target).split('.')[1]?.length ?? 0).toBe(digitsOf(target));
+}
+
 describe('conversion properties (fast-check)', () => {
-  it('a source-fixed quote: the target has the minor units, is within half a unit of exact, and converting the source reproduces it', () => {
+  it('a source-fixed quote: the target is the source at the sell rate, half to even (capped at the mid rate); the locked rate reproduces it', () => {
     fc.assert(
-      fc.property(amounts, rates, targets, (source, rate, target) => {
-        const { num, den } = exact(source, rate, target);
-        if (num * 2n < den) return; // converts to less than half a unit: refused, tested below
-        const q = quoteAmounts({ rate, mid: rate, target, sourceAmount: source });
+      fc.property(sources, rates, spreads, targets, (source, mid, spread, target) => {
+        const sell = sellRate(mid, spread);
+        const { num, den } = exact(source, sell, target);
+        const atMid = exact(source, mid, target);
+        // Converts to more than half a unit, worth a whole one at mid (less is refused, tested below).
+        fc.pre(num * 2n > den && atMid.num >= atMid.den);
+        const q = quoteAmounts({ rate: sell, mid, target, sourceAmount: source });
         expect(q.sourceAmount).toBe(source);
-        expect(q.rate).toBe(rate);
-        expect(formatDecimal(q.targetAmount, target).split('.')[1]?.length ?? 0).toBe(digitsOf(target));
-        // |T − exact| ≤ ½ unit: |2·T·den − 2·num| ≤ den
-        const gap = 2n * q.targetAmount * den - 2n * num;
-        expect(gap <= den && -gap <= den).toBe(true);
-        expect(targetFromSource(q.sourceAmount, rate, target)).toBe(q.targetAmount);
+        const halfEven = targetFromSource(source, sell, target);
+        if (q.targetAmount === halfEven) {
+          // |T − exact| ≤ ½ unit: |2·T·den − 2·num| ≤ den
+          const gap = 2n * q.targetAmount * den - 2n * num;
+          expect(gap <= den && -gap <= den).toBe(true);
+        } else {
+          // Capped: half to even would beat the mid rate; the target is what the source is worth at it.
+          expect(halfEven * atMid.den > atMid.num).toBe(true);
+          expect(q.targetAmount).toBe(atMid.num / atMid.den);
+        }
+        expectLockedRateHolds(q, mid, target);
       }),
-      { numRuns: 2000 },
+      { numRuns: 3000 },
     );
   });
 
-  it('a target-fixed quote: exactly that target, for the fewest cents at the sell rate; its locked rate reproduces the target and is never above the sell rate', () => {
+  it('a target-fixed quote: exactly that target, for the fewest cents at the sell rate; the locked rate reproduces it and is never above the sell rate', () => {
     fc.assert(
-      fc.property(amounts, rates, targets, (wanted, sell, target) => {
+      fc.property(amounts, rates, spreads, targets, (wanted, mid, spread, target) => {
+        const sell = sellRate(mid, spread);
         fc.pre(sourceFromTarget(wanted, sell, target) <= 1_000_000_000n); // what one quote may sell
-        const q = quoteAmounts({ rate: sell, mid: sell, target, targetAmount: wanted });
+        const q = quoteAmounts({ rate: sell, mid, target, targetAmount: wanted });
         expect(q.targetAmount).toBe(wanted);
         const paid = exact(q.sourceAmount, sell, target);
         expect(paid.num >= wanted * paid.den).toBe(true); // enough at the sell rate…
         const lessOne = exact(q.sourceAmount - 1n, sell, target);
         expect(lessOne.num < wanted * lessOne.den).toBe(true); // …and not a cent more than needed
-        // The locked rate: at most the sell rate; the source at it buys at least the target
-        // (the merchant never pays under it), and converting the source at it gives the target back.
         expect(q.rate <= sell).toBe(true);
-        const atLocked = exact(q.sourceAmount, q.rate, target);
-        expect(atLocked.num >= wanted * atLocked.den).toBe(true);
-        expect(targetFromSource(q.sourceAmount, q.rate, target)).toBe(wanted);
+        expectLockedRateHolds(q, mid, target);
       }),
-      { numRuns: 2000 },
+      { numRuns: 3000 },
     );
   });
 
-  it('the sell rate is never above the mid rate, and the fee is never negative', () => {
+  it('the sell rate is never above the mid rate and at most one unit of the 10th decimal below mid × (1 − spread)', () => {
     fc.assert(
-      fc.property(
-        amounts,
-        rates,
-        targets,
-        fc.bigInt({ min: 0n, max: RATE_SCALE / 10n }),
-        (source, mid, target, spread) => {
-          const rate = sellRate(mid, spread);
-          expect(rate <= mid).toBe(true);
-          expect(mid * (RATE_SCALE - spread) - rate * RATE_SCALE < RATE_SCALE).toBe(true);
-          if (rate === 0n || exact(source, rate, target).num * 2n < exact(source, rate, target).den) return;
-          expect(quoteAmounts({ rate, mid, target, sourceAmount: source }).fee >= 0n).toBe(true);
-        },
-      ),
+      fc.property(rates, spreads, (mid, spread) => {
+        const rate = sellRate(mid, spread);
+        expect(rate <= mid).toBe(true);
+        expect(mid * (RATE_SCALE - spread) - rate * RATE_SCALE < RATE_SCALE).toBe(true);
+      }),
     );
   });
 
@@ -160,6 +179,27 @@ describe('conversions computed by hand', () => {
     expect(eur.fee).toBe(137n);
   });
 
+  it('a source-fixed quote rounds half to even at the sell rate, locks the effective rate, and never beats the mid rate', () => {
+    // 200.00 USD at 151.558016925 = 30,311.603385 yen → ¥30,312; 30,312 ÷ 200 = 151.56 exactly.
+    const up = quoteAmounts({
+      rate: parseRate('151.558016925'),
+      mid: parseRate('152.319615'),
+      target: 'JPY',
+      sourceAmount: 20_000n,
+    });
+    expect([up.targetAmount, formatRate(up.rate)]).toEqual([30_312n, '151.56']);
+    // 30,312 yen at mid 152.319615 is 199.0026… USD → 199.00: the fee is 1.00 USD.
+    expect(up.fee).toBe(100n);
+    // 0.01 USD at sell 150.05 is 1.5005 yen → 2 half to even, but only 1.5081 yen at mid 150.81: ¥1.
+    const cent = quoteAmounts({
+      rate: parseRate('150.05'),
+      mid: parseRate('150.81'),
+      target: 'JPY',
+      sourceAmount: 1n,
+    });
+    expect([cent.targetAmount, formatRate(cent.rate), cent.fee]).toEqual([1n, '100', 0n]);
+  });
+
   it('the fee is the spread inside the source amount: 100.00 USD at mid 0.92 less 0.5%', () => {
     const mid = parseRate('0.92');
     const rate = sellRate(mid, parseSpreadConfig('0.5'));
@@ -210,7 +250,10 @@ describe('rates on the clock', () => {
     expect(() => parseFxRatesConfig('CHF=0.88')).toThrow(/EUR, GBP, JPY/);
     expect(() => parseFxRatesConfig('EUR=-1')).toThrow(/decimal rate/);
     expect(() => parseFxRatesConfig('EUR=0')).toThrow(/greater than zero/);
+    expect(() => parseFxRatesConfig('EUR=0.0000000001')).toThrow(/outside 0.0001 to 1000000/);
+    expect(() => parseFxRatesConfig('JPY=999999999999')).toThrow(/outside 0.0001 to 1000000/);
     expect(parseSpreadConfig('0')).toBe(0n);
+    expect(parseSpreadConfig('0.00')).toBe(0n);
     expect(formatRate(parseSpreadConfig('1.25'))).toBe('0.0125');
     expect(() => parseSpreadConfig('50')).toThrow(/below 50/);
     expect(formatRate(parseRate('151.5000'))).toBe('151.5');

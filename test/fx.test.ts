@@ -131,7 +131,7 @@ describe('the ledger under conversions (fast-check)', () => {
   const step = fc.oneof(
     fc.record({
       target,
-      source_amount: fc.integer({ min: 1, max: 50_000 }).map((c) => (c / 100).toFixed(2)),
+      source_amount: fc.integer({ min: 100, max: 50_000 }).map((c) => (c / 100).toFixed(2)),
     }),
     fc.record({ target, target_amount: fc.integer({ min: 1, max: 5_000_000 }) }),
   );
@@ -179,7 +179,7 @@ describe('quotes and conversions', () => {
       state: 'open',
       source_currency: 'USD',
       target_currency: 'JPY',
-      rate: jpy?.rate,
+      sell_rate: jpy?.rate,
       mid_rate: jpy?.mid_rate,
       source_amount: 100,
       fixed_side: 'source',
@@ -187,6 +187,16 @@ describe('quotes and conversions', () => {
       expires_at: '2031-12-03T15:05:00.000Z',
     });
     expect(Number.isInteger(q.target_amount)).toBe(true); // whole yen
+    // The locked rate is the effective rate: 100.00 USD at it, half to even, is the target exactly,
+    // and it differs from the sell rate by less than the half yen of the rounding.
+    const locked = scaled(q.rate);
+    expect((10_000n * locked) / 100n).toBeLessThan(
+      BigInt(Number(q.target_amount)) * 10n ** 10n + 10n ** 10n / 2n,
+    );
+    expect(10_000n * locked).toBeGreaterThanOrEqual(BigInt(Number(q.target_amount)) * 10n ** 12n);
+    const sell = scaled(String(jpy?.rate));
+    const gap = locked > sell ? locked - sell : sell - locked;
+    expect(gap * 100n * 2n).toBeLessThanOrEqual(10n ** 10n);
     const converted = await post(m, '/v1/fx/conversions', { quote_id: q.id, reference: 'to-yen' });
     expect(converted.status, JSON.stringify(converted.body)).toBe(200);
     expect(converted.body).toMatchObject({
@@ -295,6 +305,26 @@ describe('quotes and conversions', () => {
     expect(res.body).toMatchObject({ error: { code, param } });
   });
 
+  it('a conversion takes a reference, a description and metadata; a bad reference is 400 and the quote stays open', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '100.00');
+    const q = await quote(m, { target_currency: 'GBP', source_amount: 10 });
+    const bad = await post(m, '/v1/fx/conversions', { quote_id: q.id, reference: '' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: { code: 'reference_invalid', param: 'reference' } });
+    expect((await get(m, `/v1/fx/quotes/${q.id}`)).body.state).toBe('open');
+    const ok = await post(m, '/v1/fx/conversions', {
+      quote_id: q.id,
+      reference: 'treasury-7',
+      description: 'Pounds for the London office',
+      metadata: { desk: 'ops' },
+    });
+    expect(ok.body).toMatchObject({
+      reference: 'treasury-7',
+      description: 'Pounds for the London office',
+      metadata: { desk: 'ops' },
+    });
+  });
+
   it('two concurrent conversions of one quote: exactly one succeeds', async () => {
     const m = await merchantAt(WEDNESDAY_1000, '1000.00');
     const q = await quote(m, { target_currency: 'EUR', source_amount: '100.00' });
@@ -346,7 +376,7 @@ describe('settlements abroad', () => {
     });
     expect(await balance(m, 'JPY')).toEqual({ available: 0, reserved: 0 });
     expect(await eventTypes(m, String(created.body.id))).toEqual([
-      'fx_settlement.pending',
+      'fx_settlement.created',
       'fx_settlement.converted',
       'fx_settlement.paid',
     ]);
@@ -402,7 +432,7 @@ describe('settlements abroad', () => {
     });
     expect(await balance(m, 'JPY')).toEqual({ available: yen, reserved: 0 });
     expect(await eventTypes(m, String(created.body.id))).toEqual([
-      'fx_settlement.pending',
+      'fx_settlement.created',
       'fx_settlement.converted',
       'fx_settlement.failed',
     ]);
@@ -421,10 +451,16 @@ describe('settlements abroad', () => {
     ],
     [{ currency: 'GBP', destination: DE_IBAN }, 'parameter_missing', 'amount'],
     [{ destination: DE_IBAN }, 'parameter_missing', 'quote_id'],
+    [{ currency: 'EUR', target_amount: 1, destination: DE_IBAN }, 'parameter_invalid', 'currency'],
+    [
+      { currency: 'EUR', amount: 1, destination: DE_IBAN, reference: 'inv 7' },
+      'reference_invalid',
+      'reference',
+    ],
     [
       { currency: 'EUR', amount: 1, quote_id: 'fxq_x', destination: DE_IBAN },
       'parameter_invalid',
-      'quote_id',
+      'currency',
     ],
   ])('a bad settlement %j is 400 %s', async (body, code, param) => {
     const m = await merchantAt(WEDNESDAY_1000, '100.00');
@@ -491,6 +527,14 @@ describe('over GraphQL', () => {
       state: 'converted',
       amount: { amount: '5000', currency: 'JPY' },
       destination: { type: 'jp_bank_account', last4: '4321' },
+    });
+    const nameless = await gql(`mutation { createFxSettlement(currency: JPY, amount: "1",
+      destination: { bankCode: "0005", branchCode: "001", accountNumber: "7654321" }) {
+      __typename ... on SandbankError { code param } } }`);
+    expect(nameless.createFxSettlement).toEqual({
+      __typename: 'SandbankError',
+      code: 'destination_invalid',
+      param: 'destination.name',
     });
     const listed = await gql(
       '{ transactions(kinds: ["fx_conversion", "fx_settlement"]) { edges { node { kind } } } }',

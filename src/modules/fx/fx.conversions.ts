@@ -4,7 +4,7 @@ import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { type FxConversionRow, fxConversionResource } from './fx.resource.ts';
-import { createConversionSchema } from './fx.schema.ts';
+import { conversionFieldCodes, createConversionSchema } from './fx.schema.ts';
 import { convertOnLedger, emit, listOf, loadOne, lockQuote, useQuote } from './fx.service.ts';
 import { fxConversions } from './fx.table.ts';
 
@@ -14,7 +14,7 @@ import { fxConversions } from './fx.table.ts';
  * `completed` (422 quote_expired, 409 quote_already_used, 422 insufficient_balance: nothing written).
  */
 export async function createConversion(ctx: ServiceContext, raw: unknown): Promise<FxConversionRow> {
-  const input = parseInput(createConversionSchema, raw);
+  const input = parseInput(createConversionSchema, raw, conversionFieldCodes);
   return inTransaction(ctx.db, ctx.tx, async (tx) => {
     const id = newId('fxConversion');
     const quote = await useQuote(tx, ctx, await lockQuote(tx, ctx, input.quote_id), id);
@@ -34,6 +34,8 @@ export async function createConversion(ctx: ServiceContext, raw: unknown): Promi
         rate: quote.rate,
         fee: quote.fee,
         reference: input.reference ?? null,
+        description: input.description ?? null,
+        metadata: input.metadata ?? {},
         createdAt: now,
         updatedAt: now,
       })

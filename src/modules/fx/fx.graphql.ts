@@ -57,7 +57,11 @@ export const FxQuoteRef = builder.objectRef<FxQuoteRow>('FxQuote').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     state: t.field({ type: QuoteStateEnum, resolve: (row) => row.state as never }),
-    rate: t.exposeString('rate'),
+    rate: t.exposeString('rate', {
+      description:
+        'The locked rate: sourceAmount × rate, rounded half to even, is targetAmount; sourceAmount × rate ≥ targetAmount.',
+    }),
+    sellRate: t.exposeString('sellRate', { description: "The hour's sell rate the quote was priced at." }),
     midRate: t.exposeString('midRate'),
     sourceAmount: t.field({ type: MoneyRef, resolve: (row) => money(row.sourceAmount, row.sourceCurrency) }),
     targetAmount: t.field({ type: MoneyRef, resolve: (row) => money(row.targetAmount, row.targetCurrency) }),
@@ -67,6 +71,7 @@ export const FxQuoteRef = builder.objectRef<FxQuoteRow>('FxQuote').implement({
     expiresAt: t.field({ type: 'DateTime', resolve: (row) => row.expiresAt }),
     usedBy: t.exposeString('usedBy', { nullable: true }),
     createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
   }),
 });
 
@@ -79,6 +84,8 @@ export const FxConversionRef = builder.objectRef<FxConversionRow>('FxConversion'
     rate: t.exposeString('rate'),
     targetAmount: t.field({ type: MoneyRef, resolve: (row) => money(row.targetAmount, row.targetCurrency) }),
     fee: t.field({ type: MoneyRef, resolve: (row) => money(row.fee, row.currency) }),
+    description: t.exposeString('description', { nullable: true }),
+    metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
     updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
   }),
 });
@@ -106,7 +113,16 @@ export const FxSettlementRef = builder.objectRef<FxSettlementRow>('FxSettlement'
   interfaces: [TransactionRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'fxSettlement'),
   fields: (t) => ({
+    funding: t.string({
+      description: 'conversion (from USD at a quote) or balance (out of the EUR, GBP or JPY balance)',
+      resolve: (row) => (row.quoteId ? 'conversion' : 'balance'),
+    }),
     quoteId: t.exposeString('quoteId', { nullable: true }),
+    fee: t.field({
+      type: MoneyRef,
+      nullable: true,
+      resolve: (row) => (row.fee === null ? null : money(row.fee, row.sourceCurrency ?? 'USD')),
+    }),
     sourceAmount: t.field({
       type: MoneyRef,
       nullable: true,
@@ -116,10 +132,13 @@ export const FxSettlementRef = builder.objectRef<FxSettlementRow>('FxSettlement'
     rate: t.exposeString('rate', { nullable: true }),
     destination: t.field({ type: DestinationRef, resolve: (row) => row.destination }),
     expectedPaidAt: t.field({ type: 'DateTime', resolve: (row) => row.expectedPaidAt }),
+    convertedAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.convertedAt }),
     paidAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.paidAt }),
     failedAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.failedAt }),
     failureCode: t.exposeString('failureCode', { nullable: true }),
     failureReason: t.exposeString('failureReason', { nullable: true }),
+    description: t.exposeString('description', { nullable: true }),
+    metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
     updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
   }),
 });
@@ -127,7 +146,7 @@ export const FxSettlementRef = builder.objectRef<FxSettlementRow>('FxSettlement'
 const DestinationInput = builder.inputType('FxDestinationInput', {
   description: 'EUR/GBP: name and iban. JPY: name, bankCode (4 digits), branchCode (3), accountNumber (7).',
   fields: (t) => ({
-    name: t.string({ required: true }),
+    name: t.string(),
     iban: t.string(),
     bankCode: t.string(),
     branchCode: t.string(),
@@ -218,10 +237,17 @@ builder.mutationFields((t) => ({
     args: {
       quoteId: t.arg.id({ required: true }),
       reference: t.arg.string(),
+      description: t.arg.string(),
+      metadata: t.arg({ type: 'JSONObject' }),
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({ quote_id: String(args.quoteId), reference: args.reference });
+      const raw = withoutNulls({
+        quote_id: String(args.quoteId),
+        reference: args.reference,
+        description: args.description,
+        metadata: args.metadata,
+      });
       return conversionMutation(ctx, 'createFxConversion', args.idempotencyKey, raw, (svc) =>
         createConversion(svc, raw),
       );
@@ -241,6 +267,8 @@ builder.mutationFields((t) => ({
       amount: t.arg({ type: 'Decimal' }),
       destination: t.arg({ type: DestinationInput, required: true }),
       reference: t.arg.string(),
+      description: t.arg.string(),
+      metadata: t.arg({ type: 'JSONObject' }),
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
@@ -260,6 +288,8 @@ builder.mutationFields((t) => ({
           account_number: d.accountNumber,
         }),
         reference: args.reference,
+        description: args.description,
+        metadata: args.metadata,
       });
       return settlementMutation(ctx, 'createFxSettlement', args.idempotencyKey, raw, (svc) =>
         createSettlement(svc, raw),

@@ -40,22 +40,28 @@ function midValueInCents(targetMinor: bigint, mid: Rate, target: FxTargetCurrenc
   return roundHalfEven(targetMinor * down, mid * up);
 }
 
+/** The most target minor units `sourceCents` are worth at the mid rate (rounded down). */
+function worthAtMid(sourceCents: bigint, mid: Rate, target: FxTargetCurrency): bigint {
+  const { up, down } = scaleOf(target);
+  return (sourceCents * mid * up) / down;
+}
+
 /**
  * The rate at which `sourceCents` buy exactly `targetMinor`, rounded up on the rate's 10th decimal.
  * Rounded up, so sourceCents at it buy at least targetMinor (the merchant never pays under it), by
  * less than sourceCents × 10⁻¹⁰ target units: under half a minor unit below MAX_EXACT_SOURCE_CENTS,
- * so converting sourceCents at it gives targetMinor back exactly.
+ * so converting sourceCents at it, half to even, gives targetMinor back exactly.
  */
 export function effectiveRate(sourceCents: bigint, targetMinor: bigint, target: FxTargetCurrency): Rate {
   const { up, down } = scaleOf(target);
   return ceilDiv(targetMinor * down, sourceCents * up);
 }
 
-/** Below this many cents a target-fixed quote's effective rate reproduces its target exactly (any currency). */
+/** Below this many cents a quote's effective rate reproduces its target exactly (any currency). */
 export const MAX_EXACT_SOURCE_CENTS = 5_000_000_000n; // 50,000,000.00 USD
 
 export interface QuoteAmounts {
-  /** The locked rate: the sell rate, or for a target-fixed quote the effective rate (never above it). */
+  /** The locked rate: the effective rate of the two amounts (effectiveRate). */
   rate: Rate;
   sourceAmount: bigint;
   targetAmount: bigint;
@@ -64,17 +70,17 @@ export interface QuoteAmounts {
 }
 
 /**
- * The amounts of a quote at the sell rate `rate`, so that in both cases converting sourceAmount at
- * the returned rate gives targetAmount exactly (targetFromSource).
- * - Source fixed: the target is the source at the sell rate, rounded half to even (API.md §11); the
- *   locked rate is the sell rate.
- * - Target fixed: exactly that target, for the fewest whole cents that buy it at the sell rate;
- *   whole cents rarely buy a target exactly, so the locked rate is the effective rate those cents
- *   get (target ÷ source, rounded up on the 10th decimal): never above the sell rate, and the
- *   merchant pays at least target ÷ rate.
- * `fee` is informational: sourceAmount − (targetAmount at the mid rate), never below zero; it is
- * inside sourceAmount, not charged on top. A quote that would move nothing on either side is 400
- * amount_invalid.
+ * The amounts of a quote priced at the sell rate `rate` (the mid rate `mid` less the spread):
+ * - Source fixed: the target is the source at the sell rate, rounded half to even (API.md §11) —
+ *   but never more than the source is worth at the mid rate (that cap only binds for a few cents,
+ *   where half a minor unit is more than the spread; with FX_SPREAD=0 it makes rounding down).
+ * - Target fixed: exactly that target, for the fewest whole cents that buy it at the sell rate.
+ * The locked rate is then the effective rate of the two amounts: converting sourceAmount at it,
+ * half to even, gives targetAmount exactly, and sourceAmount × rate ≥ targetAmount — the merchant
+ * never pays under the quoted rate. It differs from the sell rate only by the rounding to whole
+ * minor units, and is never above the mid rate. `fee` is sourceAmount − (targetAmount at the mid
+ * rate): the spread inside sourceAmount, not charged on top, never negative. A quote that would
+ * move nothing on either side, or too much for the rate to be exact, is 400 amount_invalid.
  */
 export function quoteAmounts(
   input: { rate: Rate; mid: Rate; target: FxTargetCurrency } & (
@@ -83,7 +89,7 @@ export function quoteAmounts(
   ),
 ): QuoteAmounts {
   const { mid, target } = input;
-  const fixedTarget = input.targetAmount !== undefined;
+  const param = input.targetAmount !== undefined ? 'target_amount' : 'source_amount';
   const sourceAmount =
     input.sourceAmount !== undefined
       ? input.sourceAmount
@@ -91,20 +97,26 @@ export function quoteAmounts(
   const targetAmount =
     input.targetAmount !== undefined
       ? input.targetAmount
-      : targetFromSource(input.sourceAmount, input.rate, target);
+      : minBigInt(
+          targetFromSource(input.sourceAmount, input.rate, target),
+          worthAtMid(input.sourceAmount, mid, target),
+        );
   if (targetAmount <= 0n || sourceAmount <= 0n) {
     throw new SandbankError('amount_invalid', {
-      param: fixedTarget ? 'target_amount' : 'source_amount',
+      param,
       message: `This amount converts to nothing in ${target}; quote a larger amount.`,
     });
   }
-  if (fixedTarget && sourceAmount > MAX_EXACT_SOURCE_CENTS) {
+  if (sourceAmount > MAX_EXACT_SOURCE_CENTS) {
     throw new SandbankError('amount_invalid', {
-      param: 'target_amount',
-      message: 'This target amount costs more than one quote can sell; quote a smaller amount.',
+      param,
+      message: 'This amount is more than one quote can convert; quote a smaller amount.',
     });
   }
-  const rate = fixedTarget ? effectiveRate(sourceAmount, targetAmount, target) : input.rate;
-  const atMid = midValueInCents(targetAmount, mid, target);
-  return { rate, sourceAmount, targetAmount, fee: sourceAmount > atMid ? sourceAmount - atMid : 0n };
+  const fee = sourceAmount - midValueInCents(targetAmount, mid, target);
+  return { rate: effectiveRate(sourceAmount, targetAmount, target), sourceAmount, targetAmount, fee };
+}
+
+function minBigInt(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
 }

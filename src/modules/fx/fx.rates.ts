@@ -17,12 +17,17 @@ export function isFxTargetCurrency(value: unknown): value is FxTargetCurrency {
 
 const DECIMAL = /^(\d{1,12})(?:\.(\d{1,10}))?$/;
 
-/** "0.92" → 9_200_000_000n; at most 10 decimals, greater than zero. */
-export function parseRate(text: string): Rate {
+/** "0.92" → 9_200_000_000n, "0" → 0n: a non-negative decimal with at most 10 decimals. */
+function parseDecimal(text: string): Rate {
   const match = DECIMAL.exec(text.trim());
   if (!match)
     throw new Error(`"${text.slice(0, 40)}" is not a decimal rate with at most ${RATE_PLACES} decimals`);
-  const rate = BigInt(match[1] as string) * RATE_SCALE + BigInt((match[2] ?? '').padEnd(RATE_PLACES, '0'));
+  return BigInt(match[1] as string) * RATE_SCALE + BigInt((match[2] ?? '').padEnd(RATE_PLACES, '0'));
+}
+
+/** "0.92" → 9_200_000_000n; at most 10 decimals, greater than zero. */
+export function parseRate(text: string): Rate {
+  const rate = parseDecimal(text);
   if (rate <= 0n) throw new Error('a rate must be greater than zero');
   return rate;
 }
@@ -41,6 +46,10 @@ export const DEFAULT_FX_RATES: Record<FxTargetCurrency, Rate> = {
   JPY: parseRate('151.5'),
 };
 
+/** The bounds of a configured base rate: far enough from zero and overflow for exact quotes. */
+const MIN_BASE_RATE = parseRate('0.0001');
+const MAX_BASE_RATE = parseRate('1000000');
+
 /** FX_RATES: "EUR=0.92,GBP=0.79,JPY=151.5"; a currency left out keeps its default. */
 export function parseFxRatesConfig(text: string): Record<FxTargetCurrency, Rate> {
   const rates = { ...DEFAULT_FX_RATES };
@@ -49,7 +58,10 @@ export function parseFxRatesConfig(text: string): Record<FxTargetCurrency, Rate>
     const [code = '', value, ...rest] = part.split('=').map((s) => s.trim());
     if (value === undefined || rest.length > 0) throw new Error(`"${part.trim()}" is not CURRENCY=rate`);
     if (!isFxTargetCurrency(code)) throw new Error(`${code.slice(0, 10)} is not one of EUR, GBP, JPY`);
-    rates[code] = parseRate(value);
+    const rate = parseRate(value);
+    if (rate < MIN_BASE_RATE || rate > MAX_BASE_RATE)
+      throw new Error(`${code}=${value} is outside 0.0001 to 1000000 ${code} per USD`);
+    rates[code] = rate;
   }
   return rates;
 }
@@ -59,8 +71,7 @@ export const DEFAULT_SPREAD: Rate = parseRate('0.005');
 
 /** FX_SPREAD: a percentage, "0.5" → 0.005; from 0 up to (not including) 50. */
 export function parseSpreadConfig(text: string): Rate {
-  const trimmed = text.trim();
-  const percent = trimmed === '0' ? 0n : parseRate(trimmed);
+  const percent = parseDecimal(text);
   if (percent >= 50n * RATE_SCALE) throw new Error('the spread is a percentage below 50');
   if (percent % 100n !== 0n) throw new Error('the spread has at most 8 decimals');
   return percent / 100n;

@@ -21,6 +21,7 @@ export function fxQuoteResource(row: FxQuoteRow): Record<string, unknown> {
     source_currency: row.sourceCurrency,
     target_currency: row.targetCurrency,
     rate: row.rate,
+    sell_rate: row.sellRate,
     mid_rate: row.midRate,
     source_amount: money(row.sourceAmount, row.sourceCurrency),
     target_amount: money(row.targetAmount, row.targetCurrency),
@@ -47,6 +48,8 @@ export function fxConversionResource(row: FxConversionRow): Record<string, unkno
     rate: row.rate,
     fee: money(row.fee, row.currency),
     reference: row.reference,
+    description: row.description,
+    metadata: row.metadata,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -73,6 +76,8 @@ export function fxSettlementResource(row: FxSettlementRow): Record<string, unkno
     failure_code: row.failureCode,
     failure_reason: row.failureReason,
     reference: row.reference,
+    description: row.description,
+    metadata: row.metadata,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

@@ -9,6 +9,7 @@ import type { ServiceContext } from '../context.ts';
 import { createConversion, getConversion, listConversions } from './fx.conversions.ts';
 import { fxConversionResource, fxQuoteResource, fxSettlementResource } from './fx.resource.ts';
 import {
+  conversionFieldCodes,
   createConversionSchema,
   createQuoteSchema,
   createSettlementSchema,
@@ -105,7 +106,7 @@ export function registerFxRoutes(api: OpenAPIHono<RestEnv>): void {
     what: 'FX conversion',
     createSummary: 'Convert available USD into EUR, GBP or JPY at a quote',
     createSchema: createConversionSchema,
-    fieldCodes: {},
+    fieldCodes: conversionFieldCodes,
     create: createConversion,
     get: getConversion,
     list: listConversions,

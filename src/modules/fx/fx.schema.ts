@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
-import { wireAmount } from '../collections/collections.schema.ts';
+import { labelFields, moneyFieldCodes, wireAmount } from '../collections/collections.schema.ts';
 
 export const FX_TARGETS = ['EUR', 'GBP', 'JPY'] as const;
 export const LOCK_DURATIONS = { five_minutes: 300, hour: 3_600, day: 86_400 } as const;
@@ -29,9 +29,11 @@ export const quoteFieldCodes: FieldCodes = {
 };
 
 export const createConversionSchema = z.strictObject({
-  quote_id: z.string().min(1).max(255),
-  reference: z.string().max(100).optional(),
+  quote_id: z.string().min(1).max(255).describe('The quote to convert at (once, before it expires).'),
+  ...labelFields,
 });
+
+export const conversionFieldCodes: FieldCodes = { reference: moneyFieldCodes.reference };
 
 /** Validated per currency in the service (IBAN or Japanese account), so it is loose here. */
 const destinationSchema = z
@@ -46,11 +48,12 @@ export const createSettlementSchema = z.strictObject({
   currency: targetCurrency.optional().describe('…or pay out of the EUR/GBP/JPY balance (with amount).'),
   amount: wireAmount.optional(),
   destination: destinationSchema,
-  reference: z.string().max(100).optional(),
+  ...labelFields,
 });
 
 export const settlementFieldCodes: FieldCodes = {
   ...quoteFieldCodes,
+  ...conversionFieldCodes,
   currency: 'currency_unsupported',
   amount: 'amount_invalid',
   destination: 'destination_invalid',

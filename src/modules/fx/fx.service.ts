@@ -228,11 +228,25 @@ export function priceQuote(now: Date, request: QuoteRequest) {
       message: 'This target amount costs more than 10,000,000.00 USD, the most one quote sells.',
     });
   }
-  return { ...amounts, mid, fixedSide: hasSource ? 'source' : 'target' };
+  if (amounts.targetAmount > maxTargetMinor(target)) {
+    throw new SandbankError('amount_invalid', {
+      param: 'source_amount',
+      message: `This amount buys more than ${MAX_TARGET_MAJOR} ${target}, the most one quote buys.`,
+    });
+  }
+  return { ...amounts, mid, sell: rate, fixedSide: hasSource ? 'source' : 'target' };
 }
 
-/** Prices and writes a quote, with its created event and the job that expires it. */
-export async function insertQuote(tx: Tx, ctx: ServiceContext, request: QuoteRequest): Promise<FxQuoteRow> {
+/**
+ * Prices and writes a quote with its created event, and the job that expires it unless the caller
+ * uses it at once (`usedAtOnce`: a settlement converted at the current rate).
+ */
+export async function insertQuote(
+  tx: Tx,
+  ctx: ServiceContext,
+  request: QuoteRequest,
+  usedAtOnce = false,
+): Promise<FxQuoteRow> {
   const now = ctx.clock.now();
   const priced = priceQuote(now, request);
   const [row] = await tx
@@ -244,6 +258,7 @@ export async function insertQuote(tx: Tx, ctx: ServiceContext, request: QuoteReq
       sourceCurrency: 'USD',
       targetCurrency: request.target,
       rate: formatRate(priced.rate),
+      sellRate: formatRate(priced.sell),
       midRate: formatRate(priced.mid),
       sourceAmount: priced.sourceAmount,
       targetAmount: priced.targetAmount,
@@ -257,6 +272,7 @@ export async function insertQuote(tx: Tx, ctx: ServiceContext, request: QuoteReq
     .returning();
   if (!row) throw new Error('quote insert returned no row');
   await emitQuote(tx, row, 'created');
+  if (usedAtOnce) return row;
   await scheduleJob(tx, {
     merchantId: row.merchantId,
     kind: EXPIRE_FX_QUOTE_JOB,

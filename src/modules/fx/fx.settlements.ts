@@ -83,20 +83,23 @@ function parseSettlement(raw: unknown) {
   return parseInput(createSettlementSchema, raw, settlementFieldCodes);
 }
 
+/** The fields of each way to fund a settlement. */
+const FUNDING_WAYS = [
+  ['quote_id'],
+  ['target_currency', 'source_amount', 'target_amount'],
+  ['currency', 'amount'],
+] as const;
+
 /** Which of the three ways the settlement is funded (exactly one), every 400 before any write. */
 function fundingOf(input: SettlementInput, now: Date): Funding {
-  const ways = [
-    input.quote_id !== undefined,
-    input.target_currency !== undefined ||
-      input.source_amount !== undefined ||
-      input.target_amount !== undefined,
-    input.currency !== undefined || input.amount !== undefined,
-  ].filter(Boolean).length;
-  if (ways !== 1) {
-    throw new SandbankError(ways === 0 ? 'parameter_missing' : 'parameter_invalid', {
-      param: 'quote_id',
-      message:
-        'Fund a settlement one way: quote_id; or target_currency with source_amount or target_amount (converted now); or currency with amount (from that balance).',
+  const sent = FUNDING_WAYS.map((fields) => fields.filter((field) => input[field] !== undefined)).filter(
+    (fields) => fields.length > 0,
+  );
+  if (sent.length !== 1) {
+    throw new SandbankError(sent.length === 0 ? 'parameter_missing' : 'parameter_invalid', {
+      // Two ways at once: the first field of the second way is the one that conflicts.
+      param: sent[1]?.[0] ?? 'quote_id',
+      message: `${sent.length > 1 ? `${sent.map((fields) => fields[0]).join(' and ')} fund a settlement in different ways. ` : ''}Fund a settlement one way: quote_id; or target_currency with source_amount or target_amount (converted now); or currency with amount (from that balance).`,
     });
   }
   if (input.quote_id !== undefined) return { kind: 'quote', quoteId: input.quote_id };
@@ -141,7 +144,7 @@ async function fund(
   if (funding.kind === 'balance') return { quote: null, ...funding };
   let quote: FxQuoteRow;
   if (funding.kind === 'convert_now') {
-    quote = await useQuote(tx, ctx, await insertQuote(tx, ctx, funding.request), settlementId);
+    quote = await useQuote(tx, ctx, await insertQuote(tx, ctx, funding.request, true), settlementId);
   } else {
     const named = await lockQuote(tx, ctx, funding.quoteId);
     validateDestination(destination, named.targetCurrency as FxTargetCurrency);
@@ -184,12 +187,14 @@ export async function createSettlement(ctx: ServiceContext, raw: unknown): Promi
         failsWith: failure?.code ?? null,
         expectedPaidAt: nyInstant(addBankingDays(nyDateOf(now), 1), SETTLEMENT_PAY_TIME),
         reference: input.reference ?? null,
+        description: input.description ?? null,
+        metadata: input.metadata ?? {},
         createdAt: now,
         updatedAt: now,
       })
       .returning();
     if (!created) throw new Error('settlement insert returned no row');
-    await emitSettlement(tx, created, 'pending');
+    await emitSettlement(tx, created, 'created');
     if (quote) await convertOnLedger(tx, ctx, quote, { type: 'fx_settlement', id });
     const hold = await placeHold(tx, {
       merchantId: ctx.merchant.id,

@@ -14,8 +14,13 @@ export const fxQuotes = pgTable(
     state: text('state').notNull(),
     sourceCurrency: currency('source_currency'),
     targetCurrency: currency('target_currency'),
-    /** The rate the merchant gets (target per source unit), the spread taken off the mid rate. */
+    /**
+     * The locked rate: the rate at which source_amount converts to target_amount (half to even),
+     * target ÷ source rounded up on the 10th decimal — so source × rate ≥ target, always.
+     */
     rate: text('rate').notNull(),
+    /** The hour's sell rate the quote was priced at (the mid rate less the spread). */
+    sellRate: text('sell_rate').notNull(),
     midRate: text('mid_rate').notNull(),
     sourceAmount: money('source_amount').notNull(),
     targetAmount: money('target_amount').notNull(),
@@ -49,6 +54,8 @@ export const fxConversions = pgTable(
     targetAmount: money('target_amount').notNull(),
     fee: money('fee').notNull(),
     reference: text('reference'),
+    description: text('description'),
+    metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -91,6 +98,8 @@ export const fxSettlements = pgTable(
     failureCode: text('failure_code'),
     failureReason: text('failure_reason'),
     reference: text('reference'),
+    description: text('description'),
+    metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
