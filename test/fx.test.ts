@@ -487,6 +487,57 @@ describe('settlements abroad', () => {
   });
 });
 
+describe('simulated steps of a settlement', () => {
+  const create = async (m: TestMerchant) => {
+    const res = await post(m, '/v1/fx/settlements', {
+      target_currency: 'GBP',
+      source_amount: '100.00',
+      destination: { name: 'Ltd', iban: 'GB29NWBK60161331926819' },
+    });
+    expect(res.status).toBe(200);
+    return res.body as Json & { id: string; amount: number };
+  };
+
+  it('pay now: paid before its payment day; the job then has nothing to do', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '1000.00');
+    const s = await create(m);
+    const paid = await post(m, `/v1/simulate/fx_settlements/${s.id}/pay`);
+    expect(paid.body).toMatchObject({ state: 'paid', paid_at: WEDNESDAY_1000 });
+    expect(await balance(m, 'GBP')).toEqual({ available: 0, reserved: 0 });
+    await advanceTo(m, THURSDAY_NOON);
+    expect(await eventTypes(m, s.id)).toEqual([
+      'fx_settlement.created',
+      'fx_settlement.converted',
+      'fx_settlement.paid',
+    ]);
+    const again = await post(m, `/v1/simulate/fx_settlements/${s.id}/fail`, { code: 'XX99' });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: { code: 'invalid_state' } });
+    await expectLedgerBalanced(m);
+  });
+
+  it('fail now with a reason: the amount is back on available; an unknown reason is 400', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '1000.00');
+    const s = await create(m);
+    const bad = await post(m, `/v1/simulate/fx_settlements/${s.id}/fail`, { code: 'ZZ01' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: { code: 'parameter_invalid', param: 'code' } });
+    const failed = await post(m, `/v1/simulate/fx_settlements/${s.id}/fail`, { code: 'BE01' });
+    expect(failed.body).toMatchObject({ state: 'failed', failure_code: 'BE01' });
+    expect(String(failed.body.failure_reason)).toMatch(/name does not match/);
+    expect(await balance(m, 'GBP')).toEqual({ available: s.amount, reserved: 0 });
+    const res = await t.gql<Json>(
+      `mutation { simulateFxSettlementPay(id: "${s.id}") { __typename ... on SandbankError { code } } }`,
+      {},
+      { key: m.secretKey },
+    );
+    expect(res.data).toEqual({
+      simulateFxSettlementPay: { __typename: 'SandbankError', code: 'invalid_state' },
+    });
+    expect((await post(m, '/v1/simulate/fx_settlements/fxs_nope/pay')).status).toBe(404);
+  });
+});
+
 describe('over GraphQL', () => {
   it('quotes, converts and settles; conversions and settlements are Transactions', async () => {
     const m = await merchantAt(WEDNESDAY_1000, '1000.00');

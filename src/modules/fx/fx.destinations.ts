@@ -28,8 +28,14 @@ export const FAILING_DESTINATIONS = {
   JPY: '9999999',
 } as const;
 
-const FAILURE_REASONS: Record<string, string> = {
+/** The ISO 20022 reasons a beneficiary's bank refuses a settlement with (magic or simulated). */
+export const FAILURE_REASONS: Record<string, string> = {
+  AC01: "The beneficiary's bank reports the account number incorrect (ISO 20022 AC01).",
   AC04: "The beneficiary's bank reports the account closed (ISO 20022 AC04).",
+  AC06: "The beneficiary's bank reports the account blocked (ISO 20022 AC06).",
+  AG01: "The beneficiary's bank forbids this payment on the account (ISO 20022 AG01).",
+  BE01: "The beneficiary's name does not match the account (ISO 20022 BE01).",
+  MS03: "The beneficiary's bank refused the payment without a reason (ISO 20022 MS03).",
 };
 
 export function failureReasonOf(code: string): string {

@@ -18,7 +18,13 @@ import { formatRate } from './fx.rates.ts';
 import type { FxConversionRow, FxQuoteRow, FxSettlementRow } from './fx.resource.ts';
 import { FX_TARGETS, LOCK_DURATIONS, type LockDuration } from './fx.schema.ts';
 import { createQuote, type FxRate, type FxRates, getQuote, getRates, listQuotes } from './fx.service.ts';
-import { createSettlement, getSettlement, listSettlements } from './fx.settlements.ts';
+import {
+  createSettlement,
+  getSettlement,
+  listSettlements,
+  simulateSettlementFail,
+  simulateSettlementPay,
+} from './fx.settlements.ts';
 
 const money = (amount: bigint, currency: string) => ({ amount, currency: currency as CurrencyCode });
 
@@ -293,6 +299,33 @@ builder.mutationFields((t) => ({
       });
       return settlementMutation(ctx, 'createFxSettlement', args.idempotencyKey, raw, (svc) =>
         createSettlement(svc, raw),
+      );
+    },
+  }),
+  simulateFxSettlementPay: t.field({
+    type: FxSettlementRef,
+    errors: { types: [SandbankError] },
+    description: 'POST /v1/simulate/fx_settlements/{id}/pay: paid now, before its payment day.',
+    args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_root, args, ctx) =>
+      settlementMutation(ctx, 'simulateFxSettlementPay', args.idempotencyKey, { id: args.id }, (svc) =>
+        simulateSettlementPay(svc, String(args.id)),
+      ),
+  }),
+  simulateFxSettlementFail: t.field({
+    type: FxSettlementRef,
+    errors: { types: [SandbankError] },
+    description:
+      'POST /v1/simulate/fx_settlements/{id}/fail: refused now (code: ISO 20022, AC04 by default).',
+    args: { id: t.arg.id({ required: true }), code: t.arg.string(), idempotencyKey: t.arg.string() },
+    resolve: (_root, args, ctx) => {
+      const raw = withoutNulls({ code: args.code });
+      return settlementMutation(
+        ctx,
+        'simulateFxSettlementFail',
+        args.idempotencyKey,
+        { id: args.id, ...raw },
+        (svc) => simulateSettlementFail(svc, String(args.id), raw),
       );
     },
   }),

@@ -13,13 +13,20 @@ import {
   createConversionSchema,
   createQuoteSchema,
   createSettlementSchema,
+  failSettlementSchema,
   listByStateQuery,
   quoteFieldCodes,
   ratesQuery,
   settlementFieldCodes,
 } from './fx.schema.ts';
 import { createQuote, fxRatesResource, getQuote, getRates, listQuotes } from './fx.service.ts';
-import { createSettlement, getSettlement, listSettlements } from './fx.settlements.ts';
+import {
+  createSettlement,
+  getSettlement,
+  listSettlements,
+  simulateSettlementFail,
+  simulateSettlementPay,
+} from './fx.settlements.ts';
 
 const idParam = z.object({ id: z.string().min(1).max(255) });
 const TAG = 'Foreign exchange';
@@ -123,4 +130,35 @@ export function registerFxRoutes(api: OpenAPIHono<RestEnv>): void {
     list: listSettlements,
     resource: fxSettlementResource,
   });
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/simulate/fx_settlements/{id}/pay',
+      tags: ['Simulation'],
+      summary: 'Pay a converted FX settlement now, before its payment day',
+      request: { params: idParam },
+    }),
+    async (c) =>
+      sendObject(
+        c,
+        fxSettlementResource(await simulateSettlementPay(serviceContext(c), c.req.valid('param').id)),
+      ),
+    validationHook(),
+  );
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/simulate/fx_settlements/{id}/fail',
+      tags: ['Simulation'],
+      summary:
+        'Fail a converted FX settlement now with an ISO 20022 reason (the amount returns to available)',
+      request: { params: idParam, ...jsonRequestBody(failSettlementSchema, false) },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const row = await simulateSettlementFail(ctx, c.req.valid('param').id, c.get('body'));
+      return sendObject(c, fxSettlementResource(row));
+    },
+    validationHook(),
+  );
 }

@@ -69,3 +69,11 @@ export const ratesQuery = z.strictObject({
     .optional()
     .describe("The rates of this instant's hour (any instant); the clock's time when left out."),
 });
+
+export const failSettlementSchema = z.strictObject({
+  code: z
+    .string()
+    .max(8)
+    .optional()
+    .describe('The ISO 20022 reason: AC01, AC04 (default), AC06, AG01, BE01 or MS03.'),
+});

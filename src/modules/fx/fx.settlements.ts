@@ -12,6 +12,7 @@ import type { ServiceContext } from '../context.ts';
 import { placeHold, postHold, voidHold } from '../ledger/ledger.service.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import {
+  FAILURE_REASONS,
   failureOf,
   failureReasonOf,
   type NormalizedDestination,
@@ -21,7 +22,7 @@ import {
 import { fxSettlementMachine } from './fx.machine.ts';
 import type { FxTargetCurrency } from './fx.rates.ts';
 import { type FxQuoteRow, type FxSettlementRow, fxSettlementResource } from './fx.resource.ts';
-import { createSettlementSchema, settlementFieldCodes } from './fx.schema.ts';
+import { createSettlementSchema, failSettlementSchema, settlementFieldCodes } from './fx.schema.ts';
 import {
   convertOnLedger,
   emit,
@@ -221,7 +222,39 @@ export async function createSettlement(ctx: ServiceContext, raw: unknown): Promi
   });
 }
 
-/** Due work: the beneficiary's bank credits the settlement (the hold leaves), or refuses it. */
+/** The beneficiary's bank credits a converted settlement (the hold leaves), or refuses it (back to available). */
+async function settle(
+  tx: Tx,
+  ctx: ServiceContext,
+  row: FxSettlementRow,
+  failureCode: string | null,
+): Promise<FxSettlementRow> {
+  const now = ctx.clock.now();
+  if (failureCode) {
+    const failed = await transitionRow(tx, fxSettlementMachine, fxSettlements, row, 'fail', {
+      failedAt: now,
+      failureCode,
+      failureReason: failureReasonOf(failureCode),
+      updatedAt: now,
+    });
+    await voidHold(tx, row.merchantId, row.holdId as string, now);
+    await emitSettlement(tx, failed, 'failed');
+    return failed;
+  }
+  const paid = await transitionRow(tx, fxSettlementMachine, fxSettlements, row, 'pay', {
+    paidAt: now,
+    updatedAt: now,
+  });
+  await postHold(tx, row.merchantId, row.holdId as string, now, 'bank_rails');
+  await emitSettlement(tx, paid, 'paid');
+  return paid;
+}
+
+function lockSettlement(tx: Tx, ctx: ServiceContext, id: string): Promise<FxSettlementRow> {
+  return loadOne<FxSettlementRow>(tx, fxSettlements, ctx.merchant.id, id, 'FX settlement', { lock: true });
+}
+
+/** Due work: on its payment day a settlement is paid, or fails when its destination is a magic one. */
 export async function paySettlementJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
   const [row] = await ctx.tx
     .select()
@@ -229,24 +262,36 @@ export async function paySettlementJob(ctx: ServiceContext & { tx: Tx }, job: Jo
     .where(and(eq(fxSettlements.id, job.objectId), eq(fxSettlements.merchantId, ctx.merchant.id)))
     .for('update');
   if (row?.state !== 'converted') return;
-  const now = ctx.clock.now();
-  if (row.failsWith) {
-    await voidHold(ctx.tx, row.merchantId, row.holdId as string, now);
-    const failed = await transitionRow(ctx.tx, fxSettlementMachine, fxSettlements, row, 'fail', {
-      failedAt: now,
-      failureCode: row.failsWith,
-      failureReason: failureReasonOf(row.failsWith),
-      updatedAt: now,
-    });
-    await emitSettlement(ctx.tx, failed, 'failed');
-    return;
-  }
-  await postHold(ctx.tx, row.merchantId, row.holdId as string, now, 'bank_rails');
-  const paid = await transitionRow(ctx.tx, fxSettlementMachine, fxSettlements, row, 'pay', {
-    paidAt: now,
-    updatedAt: now,
+  await settle(ctx.tx, ctx, row, row.failsWith);
+}
+
+/** POST /v1/simulate/fx_settlements/{id}/pay: the beneficiary's bank credits it now (409 unless converted). */
+export function simulateSettlementPay(ctx: ServiceContext, id: string): Promise<FxSettlementRow> {
+  return inTransaction(ctx.db, ctx.tx, async (tx) =>
+    settle(tx, ctx, await lockSettlement(tx, ctx, id), null),
+  );
+}
+
+/**
+ * POST /v1/simulate/fx_settlements/{id}/fail {code?}: the beneficiary's bank refuses it now with an
+ * ISO 20022 reason (AC04 by default); the amount goes back to the target balance's available.
+ */
+export function simulateSettlementFail(
+  ctx: ServiceContext,
+  id: string,
+  raw: unknown,
+): Promise<FxSettlementRow> {
+  const code = parseInput(failSettlementSchema, raw ?? {}).code ?? 'AC04';
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const row = await lockSettlement(tx, ctx, id);
+    if (row.state === 'converted' && !(code in FAILURE_REASONS)) {
+      throw new SandbankError('parameter_invalid', {
+        param: 'code',
+        message: `${code} is not one of the simulated reasons: ${Object.keys(FAILURE_REASONS).join(', ')}.`,
+      });
+    }
+    return settle(tx, ctx, row, code);
   });
-  await emitSettlement(ctx.tx, paid, 'paid');
 }
 
 export function getSettlement(ctx: ServiceContext, id: string): Promise<FxSettlementRow> {
