@@ -415,6 +415,26 @@ describe('settlements abroad', () => {
     expect(listed.map((s) => s.id)).toEqual([convertedNow.body.id, fromBalance.body.id]);
   });
 
+  it('a EUR payout is a settlement out of the EUR balance; POST /v1/payouts stays USD and points there', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '0');
+    await post(m, '/v1/simulate/balance/top_up', { amount: '80.00', currency: 'EUR' });
+    const usdOnly = await post(m, '/v1/payouts', {
+      amount: '80.00',
+      currency: 'EUR',
+      destination: { name: 'Me', routing_number: '110000000', account_number: '000123456789' },
+    });
+    expect(usdOnly.status).toBe(400);
+    expect(usdOnly.body).toMatchObject({ error: { code: 'currency_unsupported', param: 'currency' } });
+    expect(JSON.stringify(usdOnly.body)).toContain('/v1/fx/settlements');
+    const payout = await post(m, '/v1/fx/settlements', {
+      currency: 'EUR',
+      amount: '80.00',
+      destination: DE_IBAN,
+    });
+    expect(payout.body).toMatchObject({ state: 'converted', funding: 'balance', amount: 80 });
+    expect(await balance(m, 'EUR')).toEqual({ available: 0, reserved: 80 });
+  });
+
   it('the magic failing destination fails on the payment day; the money is back on the target balance', async () => {
     const m = await merchantAt(WEDNESDAY_1000, '1000.00');
     const created = await post(m, '/v1/fx/settlements', {
