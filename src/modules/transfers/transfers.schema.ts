@@ -32,7 +32,8 @@ export const listTransfersQuery = {
 export const createPayoutSchema = z.strictObject({
   amount: wireAmount,
   currency: z.enum(['USD'], {
-    error: 'payouts are in USD; pay out EUR, GBP or JPY with POST /v1/fx/settlements {currency, amount, destination}',
+    error:
+      'payouts are in USD; pay out EUR, GBP or JPY with POST /v1/fx/settlements {currency, amount, destination}',
   }),
   method: z.enum(RAILS).describe('The rail: ach (default), same_day_ach or rtp.').default('ach'),
   destination: bankAccountSchema
