@@ -14,6 +14,7 @@ import { sendError, toSandbankError } from './rest/render.ts';
 import type { RestEnv } from './rest/types.ts';
 import { buildChallengePages } from './web/challenge.ts';
 import { buildCheckout } from './web/checkout.ts';
+import { buildDashboard } from './web/dashboard/app.ts';
 import { buildDocs } from './web/docs.ts';
 
 export interface AppOptions {
@@ -87,6 +88,7 @@ export function buildApp({ deps, metrics, isReady = () => true, yoga = buildYoga
   app.use('/graphql', limitBody);
   app.use('/checkout/*', limitBody);
   app.use('/3ds/*', limitBody);
+  app.use('/dashboard/*', limitBody);
   app.get('/graphql/schema.graphql', (c) =>
     c.text(sdl, 200, { 'content-type': 'text/plain; charset=utf-8' }),
   );
@@ -96,6 +98,7 @@ export function buildApp({ deps, metrics, isReady = () => true, yoga = buildYoga
   app.route('/checkout', buildCheckout());
   app.route('/3ds', buildChallengePages());
   app.route('/docs', buildDocs());
+  app.route('/dashboard', buildDashboard() as never);
   app.get('/', (c) => c.redirect('/docs'));
   app.get('/healthz', (c) => c.json({ status: 'success' }));
   app.get('/readyz', async (c) => {

@@ -13,6 +13,8 @@ function banner(server: RunningServer, publicUrl: string, storage: string): stri
     '  Sandbank — payment simulation sandbox (TEST MODE)',
     '',
     `  API        ${publicUrl}/v1        (docs: ${publicUrl}/docs)`,
+    `  Dashboard  ${server.dashboardSignInUrl}`,
+    '             (a one-time sign-in link for the merchant below, valid 24 hours)',
     `  GraphQL    ${publicUrl}/graphql`,
     `  Checkout   ${publicUrl}/checkout/{collection id}`,
     `  Storage    ${storage}`,

@@ -9,6 +9,7 @@ import { attachGraphQLWebSocket } from './graphql/ws.ts';
 import { buildYoga } from './graphql/yoga.ts';
 import { systemClock } from './kernel/clock.ts';
 import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
+import { createSignInLink } from './modules/dashboard/dashboard.service.ts';
 import { EventBus } from './modules/events/events.bus.ts';
 import { setFxConfig } from './modules/fx/fx.service.ts';
 import { setSandboxMerchantMcc } from './modules/issuing/issuing.service.ts';
@@ -22,6 +23,8 @@ export interface RunningServer {
   port: number;
   database: Database;
   defaultMerchant: DefaultMerchant;
+  /** A one-time link that signs a browser in to the default merchant's dashboard (24 h). */
+  dashboardSignInUrl: string;
   /** Graceful stop: refuse new connections, finish in-flight requests, close the database. */
   close(): Promise<void>;
 }
@@ -94,6 +97,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const eventBus = new EventBus(database, logger);
   try {
     const defaultMerchant = await ensureDefaultMerchant(database.db, systemClock, config.pinnedKeys);
+    const signInToken = await createSignInLink(database.db, systemClock, defaultMerchant.merchant.id);
     await eventBus.start();
     const metrics = createMetrics();
     trackLiveSubscriptions(metrics, () => eventBus.size);
@@ -147,6 +151,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       port,
       database,
       defaultMerchant,
+      dashboardSignInUrl: `${config.publicUrl}/dashboard/login/${signInToken}`,
       close,
     };
   } catch (error) {

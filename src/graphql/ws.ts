@@ -5,8 +5,10 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { AppDeps } from '../deps.ts';
+import { systemClock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { newId } from '../kernel/ids.ts';
+import { sessionFor, sessionTokenOf } from '../modules/dashboard/dashboard.service.ts';
 import { authenticate, type Principal, requireSecretKey } from '../modules/merchants/merchants.service.ts';
 import { MAX_BODY_BYTES } from '../rest/middleware/json-body.ts';
 import type { buildYoga } from './yoga.ts';
@@ -36,7 +38,8 @@ type EnvelopedArgs = ExecutionArgs & {
 /**
  * GraphQL over WebSocket (the graphql-transport-ws protocol of graphql-ws) on the HTTP server's
  * port at /graphql, executed by the same Yoga envelop as HTTP (same schema, abuse limits, error
- * masking). The connection authenticates with connectionParams.authorization ("Bearer sk_test_...")
+ * masking). The connection authenticates with connectionParams.authorization ("Bearer sk_test_..."),
+ * or, from a dashboard page, with the browser's session cookie
  * on connect and again for each operation: a missing, invalid or revoked key closes it with 4401, a
  * public key with 4403.
  */
@@ -59,9 +62,33 @@ export function attachGraphQLWebSocket(
   };
   server.on('upgrade', onUpgrade);
 
+  /**
+   * A dashboard page's connection: no key in connectionParams, the browser's session cookie on the
+   * upgrade request, from a page of this server (the Origin must be this host: another site's page
+   * cannot ride the cookie).
+   */
+  async function dashboardPrincipal(request: IncomingMessage): Promise<Principal | null> {
+    const token = sessionTokenOf(request.headers.cookie);
+    const origin = request.headers.origin;
+    if (!token || !origin) return null;
+    const host = request.headers.host;
+    const allowed = [new URL(deps.publicUrl).origin, `http://${host}`, `https://${host}`];
+    if (!allowed.includes(origin)) return null;
+    const session = await sessionFor(deps.database.db, systemClock, token);
+    return session ? { merchant: session.merchant, keyKind: 'secret' } : null;
+  }
+
   /** The connection's principal, or null after closing it (4401 missing/invalid key, 4403 public key). */
-  async function authorize(socket: WebSocket, authorization: string | null): Promise<Principal | null> {
+  async function authorize(
+    socket: WebSocket,
+    authorization: string | null,
+    request: IncomingMessage,
+  ): Promise<Principal | null> {
     try {
+      if (authorization === null) {
+        const viaSession = await dashboardPrincipal(request);
+        if (viaSession) return viaSession;
+      }
       const principal = await authenticate(deps.database.db, authorization);
       requireSecretKey(principal);
       return principal;
@@ -76,10 +103,15 @@ export function attachGraphQLWebSocket(
     {
       isProd: true, // internal errors never reach a close reason
       onConnect: async (ctx) =>
-        (await authorize(ctx.extra.socket, authorizationOf(ctx.connectionParams))) !== null,
+        (await authorize(ctx.extra.socket, authorizationOf(ctx.connectionParams), ctx.extra.request)) !==
+        null,
       onSubscribe: async (ctx, _id, payload) => {
         // Checked again per operation (the key cache makes it cheap): a revoked key stops here.
-        const principal = await authorize(ctx.extra.socket, authorizationOf(ctx.connectionParams));
+        const principal = await authorize(
+          ctx.extra.socket,
+          authorizationOf(ctx.connectionParams),
+          ctx.extra.request,
+        );
         if (!principal) return [new GraphQLError('The API key is no longer valid.')];
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           deps,

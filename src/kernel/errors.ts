@@ -33,6 +33,11 @@ export const ERROR_REGISTRY = {
     'No API key provided. Send "Authorization: Bearer sk_test_...".',
   ),
   api_key_invalid: spec(401, 'authentication_error', 'The API key is unknown or has been revoked.'),
+  sign_in_link_invalid: spec(
+    401,
+    'authentication_error',
+    'The dashboard sign-in link is unknown, used or expired; sign in with the secret key.',
+  ),
   secret_key_required: spec(
     403,
     'permission_error',

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.ts';
+import { type Executor, queryRows } from '../../db/client.ts';
 import { CURRENCY_CODES, type CurrencyCode } from '../../kernel/currency.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
@@ -86,4 +86,44 @@ export async function verifyLedger(exec: Executor, merchantId: string): Promise<
     if (recomputed !== account.stored) mismatches.push({ ...account, recomputed });
   }
   return { sums, mismatches };
+}
+
+export interface BalancePoint {
+  at: Date;
+  available: bigint;
+  pending: bigint;
+  reserved: bigint;
+}
+
+/**
+ * The merchant's balances in one currency after each of its last `limit` postings, oldest first:
+ * running sums of the postings' effects (what GET /v1/balance_transactions lists), for a chart of
+ * balance over clock time.
+ */
+export async function balanceHistory(
+  ctx: ServiceContext,
+  currency: CurrencyCode,
+  limit = 200,
+): Promise<BalancePoint[]> {
+  const rows = await queryRows<{ at: string | Date; available: string; pending: string; reserved: string }>(
+    ctx.tx ?? ctx.db,
+    sql`
+    SELECT at, available, pending, reserved FROM (
+      SELECT id, created_at AS at,
+        (SUM(available_delta) OVER w)::text AS available,
+        (SUM(pending_delta) OVER w)::text AS pending,
+        (SUM(reserved_delta) OVER w)::text AS reserved
+      FROM ledger_postings
+      WHERE merchant_id = ${ctx.merchant.id} AND currency = ${currency}
+      WINDOW w AS (ORDER BY created_at, id)
+      ORDER BY created_at DESC, id DESC
+      LIMIT ${limit}
+    ) recent ORDER BY at, id`,
+  );
+  return rows.map((r) => ({
+    at: new Date(r.at),
+    available: BigInt(r.available),
+    pending: BigInt(r.pending),
+    reserved: BigInt(r.reserved),
+  }));
 }

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import { type Db, type Executor, isUniqueViolation } from '../../db/client.ts';
 import { type Clock, systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -41,8 +41,31 @@ async function insertKey(
     kind,
     keyHash: hashKey(key),
     last4: key.slice(-4),
+    publicKey: kind === 'public' ? key : null,
     createdAt: at,
   });
+}
+
+export interface ActiveKey {
+  kind: KeyKind;
+  last4: string;
+  /** The whole key, for a public key created since keys are kept so (null for secret keys). */
+  publicKey: string | null;
+  createdAt: Date;
+}
+
+/** The merchant's keys in use, newest first (the dashboard's keys page). */
+export async function activeKeys(db: Db, merchantId: string): Promise<ActiveKey[]> {
+  return db
+    .select({
+      kind: apiKeys.kind,
+      last4: apiKeys.last4,
+      publicKey: apiKeys.publicKey,
+      createdAt: apiKeys.createdAt,
+    })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)))
+    .orderBy(desc(apiKeys.createdAt));
 }
 
 /** Creates a merchant with a fresh (or pinned) key pair; the keys are returned once and stored hashed. */

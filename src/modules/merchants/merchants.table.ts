@@ -14,7 +14,7 @@ export const merchants = pgTable(
   (t) => [uniqueIndex('merchants_one_default_uq').on(t.isDefault).where(sql`${t.isDefault}`)],
 );
 
-/** API keys, stored as SHA-256 hashes of the full key; only the last 4 characters are kept readable. */
+/** API keys, stored as SHA-256 hashes of the full key; of a secret key only the last 4 characters stay readable. */
 export const apiKeys = pgTable(
   'api_keys',
   {
@@ -25,6 +25,8 @@ export const apiKeys = pgTable(
     kind: text('kind', { enum: ['secret', 'public'] }).notNull(),
     keyHash: text('key_hash').notNull().unique(),
     last4: text('last4').notNull(),
+    /** Public keys in full (they are meant for browsers; the dashboard shows them). Null for secret keys. */
+    publicKey: text('public_key'),
     createdAt: createdAt(),
     revokedAt: at('revoked_at'),
   },

@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import type { Clock } from '../../kernel/clock.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import type { MerchantRef } from '../context.ts';
+import { hashKey } from '../merchants/keys.ts';
+import { authenticate, getMerchant, requireSecretKey } from '../merchants/merchants.service.ts';
+import { dashboardSessions, dashboardSignInLinks } from './dashboard.table.ts';
+
+/**
+ * Dashboard sign-in (issue 9): a session per browser, opened with the secret key or a one-time
+ * link. Sessions and links live in real time (they are not business time): a session lasts
+ * SESSION_HOURS, a link LINK_HOURS and one use. Tokens are 256 random bits; only hashes are stored.
+ */
+export const SESSION_HOURS = 12;
+/** The cookie that carries a dashboard session (the dashboard sets it; graphql-ws reads it). */
+export const DASHBOARD_SESSION_COOKIE = 'sandbank_session';
+const LINK_HOURS = 24;
+const HOUR_MS = 3_600_000;
+
+export interface DashboardSession {
+  merchant: MerchantRef;
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+/** A new random token (URL- and cookie-safe). */
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** A one-time sign-in link's token for the merchant, valid LINK_HOURS. */
+export async function createSignInLink(db: Db, clock: Clock, merchantId: string): Promise<string> {
+  const token = newToken();
+  const now = clock.now();
+  await db.insert(dashboardSignInLinks).values({
+    tokenHash: hashKey(token),
+    merchantId,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + LINK_HOURS * HOUR_MS),
+  });
+  return token;
+}
+
+async function openSession(
+  db: Db,
+  clock: Clock,
+  merchant: MerchantRef,
+): Promise<{ token: string; session: DashboardSession }> {
+  const token = newToken();
+  const now = clock.now();
+  const session = {
+    merchant,
+    csrfToken: newToken(),
+    expiresAt: new Date(now.getTime() + SESSION_HOURS * HOUR_MS),
+  };
+  await db.insert(dashboardSessions).values({
+    tokenHash: hashKey(token),
+    merchantId: merchant.id,
+    csrfToken: session.csrfToken,
+    createdAt: now,
+    expiresAt: session.expiresAt,
+  });
+  return { token, session };
+}
+
+/** Signs in with a pasted secret key (401 for anything else, 403 for a public key). */
+export async function signInWithKey(db: Db, clock: Clock, key: string) {
+  const principal = await authenticate(db, `Bearer ${key.trim()}`);
+  requireSecretKey(principal);
+  return openSession(db, clock, principal.merchant);
+}
+
+/** Signs in with a one-time link: used once, within its lifetime (else 401 sign_in_link_invalid). */
+export async function signInWithLink(db: Db, clock: Clock, token: string) {
+  const now = clock.now();
+  const [link] = await db
+    .update(dashboardSignInLinks)
+    .set({ usedAt: now })
+    .where(
+      and(
+        eq(dashboardSignInLinks.tokenHash, hashKey(token)),
+        isNull(dashboardSignInLinks.usedAt),
+        gt(dashboardSignInLinks.expiresAt, now),
+      ),
+    )
+    .returning();
+  const merchant = link ? await getMerchant(db, link.merchantId) : null;
+  if (!merchant) throw new SandbankError('sign_in_link_invalid');
+  return openSession(db, clock, merchant);
+}
+
+/** Opens a session for a merchant the caller has just created (the sign-up page). */
+export function signInNewMerchant(db: Db, clock: Clock, merchant: MerchantRef) {
+  return openSession(db, clock, merchant);
+}
+
+/** The live session of a cookie token, or null (unknown, ended or expired). */
+export async function sessionFor(db: Db, clock: Clock, token: string): Promise<DashboardSession | null> {
+  if (token.length < 16 || token.length > 100) return null;
+  const [row] = await db
+    .select()
+    .from(dashboardSessions)
+    .where(
+      and(
+        eq(dashboardSessions.tokenHash, hashKey(token)),
+        isNull(dashboardSessions.endedAt),
+        gt(dashboardSessions.expiresAt, clock.now()),
+      ),
+    )
+    .limit(1);
+  const merchant = row ? await getMerchant(db, row.merchantId) : null;
+  if (!row || !merchant) return null;
+  return { merchant, csrfToken: row.csrfToken, expiresAt: row.expiresAt };
+}
+
+/** Signs out: the session ends at once. */
+export async function endSession(db: Db, clock: Clock, token: string): Promise<void> {
+  await db
+    .update(dashboardSessions)
+    .set({ endedAt: clock.now() })
+    .where(eq(dashboardSessions.tokenHash, hashKey(token)));
+}
+
+/** The cookie header's dashboard session token, if any. */
+export function sessionTokenOf(cookieHeader: string | undefined): string | null {
+  for (const part of (cookieHeader ?? '').split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === DASHBOARD_SESSION_COOKIE) return value.join('=') || null;
+  }
+  return null;
+}

@@ -1,0 +1,210 @@
+import type { Hono } from 'hono';
+import { html } from 'hono/html';
+import { systemClock } from '../../kernel/clock.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import {
+  endSession,
+  signInNewMerchant,
+  signInWithKey,
+  signInWithLink,
+} from '../../modules/dashboard/dashboard.service.ts';
+import { activeKeys, createMerchant, rollKeys } from '../../modules/merchants/merchants.service.ts';
+import { publicShell, shell } from './layout.ts';
+import {
+  clearSessionCookie,
+  type DashContext,
+  type DashEnv,
+  dashboardPath,
+  formOf,
+  setSessionCookie,
+} from './session.ts';
+import { csrfField, setFlash, takeFlash, when } from './ui.ts';
+
+/**
+ * Signing in and out, signing up, and the API keys page. Secret keys are stored hashed, so the keys
+ * page can reveal a secret key only in the browser session that pasted it, signed up or rolled it
+ * (kept in this process's memory until sign-out); elsewhere, rolling shows a new pair once.
+ */
+const revealable = new Map<string, string>();
+
+function remember(token: string, secretKey: string): void {
+  if (revealable.size > 10_000) revealable.clear();
+  revealable.set(token, secretKey);
+}
+
+function signInPage(c: DashContext, error: string | null, next: string) {
+  return publicShell(
+    c,
+    'Sign in to the dashboard',
+    html`<section class="card">
+  ${error ? html`<div class="error" role="alert" data-testid="sign-in-error">${error}</div>` : ''}
+  <form method="post" action="/dashboard/login">
+    ${csrfField(c)}
+    <input type="hidden" name="next" value="${next}">
+    <label for="key">Secret key</label>
+    <input id="key" name="key" autocomplete="off" placeholder="sk_test_…" required data-testid="sign-in-key">
+    <button type="submit" data-testid="sign-in">Sign in</button>
+  </form>
+  <p class="muted">Or open the one-time sign-in link the server printed when it started. No merchant yet?
+  <a href="/dashboard/signup">Sign up</a> for a new sandbox merchant.</p>
+</section>`,
+  );
+}
+
+function keysOnce(keys: { secretKey: string; publicKey: string }) {
+  return html`<section class="card keys-once" data-testid="keys-once">
+  <h2>Your keys</h2>
+  <p>Copy the secret key now: it is stored hashed and shown only this once.</p>
+  <dl class="details"><dt>Secret key</dt><dd><code data-testid="secret-key">${keys.secretKey}</code></dd>
+  <dt>Public key</dt><dd><code data-testid="public-key">${keys.publicKey}</code></dd></dl>
+</section>`;
+}
+
+export function registerAccountPages(app: Hono<DashEnv>): void {
+  app.get('/login', (c) => {
+    if (c.get('session')) return c.redirect('/dashboard');
+    return signInPage(c, null, dashboardPath(c.req.query('next')));
+  });
+
+  app.post('/login', async (c) => {
+    const form = await formOf(c);
+    const next = dashboardPath(form.next);
+    try {
+      const { token } = await signInWithKey(c.get('deps').database.db, systemClock, form.key ?? '');
+      setSessionCookie(c, token);
+      remember(token, (form.key ?? '').trim());
+      return c.redirect(next, 303);
+    } catch (error) {
+      if (!(error instanceof SandbankError)) throw error;
+      c.status(401);
+      const message =
+        error.code === 'secret_key_required'
+          ? 'That is a public key: the dashboard needs the secret key (sk_test_…).'
+          : 'That key is unknown or revoked.';
+      return signInPage(c, message, next);
+    }
+  });
+
+  app.get('/login/:token', async (c) => {
+    try {
+      const { token } = await signInWithLink(c.get('deps').database.db, systemClock, c.req.param('token'));
+      setSessionCookie(c, token);
+      return c.redirect('/dashboard', 303);
+    } catch (error) {
+      if (!(error instanceof SandbankError)) throw error;
+      c.status(401);
+      return signInPage(
+        c,
+        'This sign-in link is unknown, used or expired. Sign in with the secret key.',
+        '/dashboard',
+      );
+    }
+  });
+
+  app.post('/logout', async (c) => {
+    const token = c.get('sessionToken');
+    if (token) {
+      await endSession(c.get('deps').database.db, systemClock, token);
+      revealable.delete(token);
+    }
+    clearSessionCookie(c);
+    return c.redirect('/dashboard/login', 303);
+  });
+
+  app.get('/signup', (c) =>
+    publicShell(
+      c,
+      'Sign up for a sandbox merchant',
+      html`<section class="card">
+  <form method="post" action="/dashboard/signup">
+    ${csrfField(c)}
+    <label for="name">Business name</label>
+    <input id="name" name="name" maxlength="100" required data-testid="signup-name">
+    <button type="submit" data-testid="signup">Create the merchant</button>
+  </form>
+  <p class="muted">A new isolated sandbox: its own keys, clock, balances and webhooks. <a href="/dashboard/login">Sign in</a> instead.</p>
+</section>`,
+    ),
+  );
+
+  app.post('/signup', async (c) => {
+    const form = await formOf(c);
+    const db = c.get('deps').database.db;
+    try {
+      const created = await createMerchant(db, systemClock, { name: form.name });
+      const { token } = await signInNewMerchant(db, systemClock, created.merchant);
+      setSessionCookie(c, token);
+      c.set('sessionToken', token);
+      remember(token, created.secretKey);
+      setFlash(c, {
+        notice: `Welcome, ${created.merchant.name}.`,
+        keys: { secretKey: created.secretKey, publicKey: created.publicKey },
+      });
+      return c.redirect('/dashboard/keys', 303);
+    } catch (error) {
+      if (!(error instanceof SandbankError)) throw error;
+      c.status(400);
+      return publicShell(
+        c,
+        'Sign up for a sandbox merchant',
+        html`<div class="error" role="alert">${error.message}</div><p><a href="/dashboard/signup">Try again</a></p>`,
+      );
+    }
+  });
+
+  app.get('/keys', async (c) => keysPage(c, false));
+  app.post('/keys/reveal', async (c) => keysPage(c, true));
+
+  app.post('/keys/roll', async (c) => {
+    const session = c.get('session');
+    const token = c.get('sessionToken');
+    if (!session || !token) return c.redirect('/dashboard/login', 303);
+    const keys = await rollKeys(c.get('deps').database.db, systemClock, session.merchant.id);
+    remember(token, keys.secretKey);
+    setFlash(c, { notice: 'New keys issued; the old ones are revoked.', keys });
+    return c.redirect('/dashboard/keys', 303);
+  });
+}
+
+async function keysPage(c: DashContext, reveal: boolean): Promise<Response> {
+  const session = c.get('session');
+  const token = c.get('sessionToken');
+  if (!session || !token) return c.redirect('/dashboard/login', 303);
+  const flash = takeFlash(c);
+  const keys = await activeKeys(c.get('deps').database.db, session.merchant.id);
+  const secret = keys.find((k) => k.kind === 'secret');
+  const publicKey = keys.find((k) => k.kind === 'public');
+  const known = revealable.get(token);
+  return shell(
+    c,
+    { title: 'API keys', active: 'keys', flash: flash ? { ...flash, keys: undefined } : null },
+    html`${flash?.keys ? keysOnce(flash.keys) : ''}
+<section class="card">
+  <dl class="details">
+    <dt>Public key</dt>
+    <dd><code data-testid="public-key-shown">${publicKey?.publicKey ?? `pk_test_…${publicKey?.last4 ?? '????'}`}</code></dd>
+    <dt>Secret key</dt>
+    <dd>${
+      reveal && known
+        ? html`<code data-testid="secret-key-revealed">${known}</code>`
+        : html`<code data-testid="secret-key-masked">sk_test_••••••••${secret?.last4 ?? '????'}</code>`
+    }
+    ${
+      reveal && !known
+        ? html`<p class="muted" data-testid="reveal-unavailable">Secret keys are stored hashed, so only the browser session that pasted, created or rolled this key can show it again. Roll the keys to get a new pair shown once.</p>`
+        : ''
+    }</dd>
+    <dt>Issued</dt><dd>${when(secret?.createdAt)}</dd>
+  </dl>
+  <div class="actions">
+    ${
+      reveal
+        ? ''
+        : html`<form method="post" action="/dashboard/keys/reveal" class="inline">${csrfField(c)}<button type="submit" class="secondary" data-testid="reveal-secret">Reveal secret key</button></form>`
+    }
+    <form method="post" action="/dashboard/keys/roll" class="inline">${csrfField(c)}<button type="submit" class="danger" data-testid="roll-keys">Roll keys</button></form>
+  </div>
+  <p class="muted">Rolling issues a new pair and revokes the old keys at once (API clients using them get 401).</p>
+</section>`,
+  );
+}

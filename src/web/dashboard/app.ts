@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Hono } from 'hono';
+import { registerAccountPages } from './account.ts';
+import { registerCardPages } from './cards.ts';
+import { registerClockActions } from './clock.ts';
+import { registerCreatePages } from './create.ts';
+import { registerFxPages } from './fx.ts';
+import { registerHomePage } from './home.ts';
+import { csrfValid, type DashContext, type DashEnv, loadSession } from './session.ts';
+import { registerTransactionPages } from './transactions.ts';
+import { registerWebhookPages } from './webhooks.ts';
+
+/**
+ * The merchant dashboard at /dashboard (issue 9): server-rendered pages over the same service
+ * functions as REST and GraphQL (DESIGN.md rule 1), a session cookie, CSRF tokens on every form,
+ * a Content-Security-Policy without inline script or style, and live updates over graphql-ws.
+ */
+
+/** Paths that answer without a session (sign-in, sign-up, the static assets). */
+const PUBLIC_PATHS = [/^\/dashboard\/login(\/[^/]+)?$/, /^\/dashboard\/signup$/, /^\/dashboard\/assets\//];
+
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+const here = dirname(fileURLToPath(import.meta.url));
+const graphqlWsUmd = join(dirname(createRequire(import.meta.url).resolve('graphql-ws')), '..', 'umd');
+
+/** The static files of the dashboard: its script, its stylesheet, and graphql-ws's browser build. */
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'dashboard.js': { file: join(here, 'assets', 'dashboard.js'), type: 'text/javascript; charset=utf-8' },
+  'dashboard.css': { file: join(here, 'assets', 'dashboard.css'), type: 'text/css; charset=utf-8' },
+  'graphql-ws.min.js': {
+    file: join(graphqlWsUmd, 'graphql-ws.min.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
+};
+const assetCache = new Map<string, string>();
+
+function asset(name: string): { body: string; type: string } | null {
+  const entry = ASSETS[name];
+  if (!entry) return null;
+  let body = assetCache.get(name);
+  if (body === undefined) {
+    body = readFileSync(entry.file, 'utf8');
+    assetCache.set(name, body);
+  }
+  return { body, type: entry.type };
+}
+
+function refuse(c: DashContext, status: 403, message: string): Response {
+  return c.html(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Refused · Sandbank</title><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head><body><main class="narrow"><h1>Refused</h1><p class="error" data-testid="refused">${message}</p><p><a href="/dashboard">Back to the dashboard</a></p></main></body></html>`,
+    status,
+  );
+}
+
+export function buildDashboard() {
+  const app = new Hono<DashEnv>();
+
+  app.use('*', async (c, next) => {
+    await next();
+    c.res.headers.set('Content-Security-Policy', DASHBOARD_CSP);
+    c.res.headers.set('X-Frame-Options', 'DENY');
+    c.res.headers.set('X-Content-Type-Options', 'nosniff');
+    c.res.headers.set('Referrer-Policy', 'same-origin');
+    if (!c.req.path.startsWith('/dashboard/assets/')) c.res.headers.set('Cache-Control', 'no-store');
+  });
+
+  app.get('/assets/:name', (c) => {
+    const found = asset(c.req.param('name'));
+    if (!found) return c.text('Not found', 404);
+    return c.body(found.body, 200, { 'Content-Type': found.type, 'Cache-Control': 'public, max-age=300' });
+  });
+
+  app.use('*', loadSession);
+
+  // Signed out: every page but sign-in and sign-up sends the browser to sign in.
+  app.use('*', async (c, next) => {
+    if (c.get('session') || PUBLIC_PATHS.some((pattern) => pattern.test(c.req.path))) return next();
+    const back = c.req.method === 'GET' ? `?next=${encodeURIComponent(c.req.path)}` : '';
+    return c.redirect(`/dashboard/login${back}`, 303);
+  });
+
+  // Every form carries the CSRF token of its browser (the session's, or the signed-out cookie's).
+  app.use('*', async (c, next) => {
+    if (c.req.method !== 'POST') return next();
+    const type = c.req.header('content-type') ?? '';
+    if (!type.startsWith('application/x-www-form-urlencoded') && !type.startsWith('multipart/form-data'))
+      return refuse(c, 403, 'The dashboard takes its own forms only.');
+    const form = await c.req.parseBody();
+    const token = typeof form._csrf === 'string' ? form._csrf : undefined;
+    if (!csrfValid(c, token))
+      return refuse(
+        c,
+        403,
+        'This form was refused: its CSRF token is missing or wrong. Reload the page and try again.',
+      );
+    return next();
+  });
+
+  registerAccountPages(app);
+  registerClockActions(app);
+  registerHomePage(app);
+  registerTransactionPages(app);
+  registerCreatePages(app);
+  registerCardPages(app);
+  registerFxPages(app);
+  registerWebhookPages(app);
+  return app;
+}

@@ -1,0 +1,161 @@
+/**
+ * The dashboard's foundation in-process (issue 9): sign-in by key and by one-time link, sessions,
+ * CSRF on every form, the security headers, the clock panel, escaping on the home page.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../src/kernel/clock.ts';
+import { createSignInLink } from '../src/modules/dashboard/dashboard.service.ts';
+import { dashboardBrowser, signedIn } from './fixtures/dashboard.ts';
+import { createTestApp, type TestApp } from './harness.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+const app = () => t;
+
+describe('signing in', () => {
+  it('a page without a session redirects to sign-in, a GET remembering where it was going', async () => {
+    const browser = dashboardBrowser(app);
+    const page = await browser.get('/dashboard/transactions');
+    expect(page.status).toBe(303);
+    expect(page.location).toBe('/dashboard/login?next=%2Fdashboard%2Ftransactions');
+    const post = await browser.post('/dashboard/clock', { op: 'hour' });
+    expect(post.status).toBe(303);
+    expect(post.location).toBe('/dashboard/login');
+  });
+
+  it('with the secret key: a session cookie that is HttpOnly, SameSite=Lax and expiring', async () => {
+    const m = await t.merchant('Key Shop');
+    const browser = dashboardBrowser(app);
+    await browser.get('/dashboard/login');
+    const res = await browser.post('/dashboard/login', { key: m.secretKey, next: '/dashboard/keys' });
+    expect(res.status).toBe(303);
+    expect(res.location).toBe('/dashboard/keys');
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('sandbank_session='));
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Max-Age=43200/);
+    const home = await browser.get('/dashboard');
+    expect(home.status).toBe(200);
+    expect(home.html).toContain('Key Shop');
+  });
+
+  it('a public key, a wrong key or a foreign next= are refused', async () => {
+    const m = await t.merchant();
+    const browser = dashboardBrowser(app);
+    await browser.get('/dashboard/login');
+    const pub = await browser.post('/dashboard/login', { key: m.publicKey });
+    expect(pub.status).toBe(401);
+    expect(pub.html).toContain('public key');
+    const wrong = await browser.post('/dashboard/login', { key: 'sk_test_nothingnothing' });
+    expect(wrong.status).toBe(401);
+    expect(browser.cookies.has('sandbank_session')).toBe(false);
+    const away = await browser.post('/dashboard/login', { key: m.secretKey, next: '//evil.example/x' });
+    expect(away.location).toBe('/dashboard');
+  });
+
+  it('a one-time link signs in once', async () => {
+    const m = await t.merchant('Linked');
+    const token = await createSignInLink(t.database.db, systemClock, m.id);
+    const first = dashboardBrowser(app);
+    const res = await first.get(`/dashboard/login/${token}`);
+    expect(res.status).toBe(303);
+    expect((await first.get('/dashboard')).html).toContain('Linked');
+    const second = dashboardBrowser(app);
+    const again = await second.get(`/dashboard/login/${token}`);
+    expect(again.status).toBe(401);
+    expect(second.cookies.has('sandbank_session')).toBe(false);
+  });
+
+  it('signing out ends the session: the old cookie no longer opens a page', async () => {
+    const m = await t.merchant();
+    const browser = await signedIn(app, m);
+    const session = browser.cookies.get('sandbank_session');
+    expect((await browser.post('/dashboard/logout')).location).toBe('/dashboard/login');
+    const replay = dashboardBrowser(app);
+    replay.cookies.set('sandbank_session', session ?? '');
+    expect((await replay.get('/dashboard')).status).toBe(303);
+  });
+
+  it('sign-up creates a merchant, signs in and shows its keys once', async () => {
+    const browser = dashboardBrowser(app);
+    await browser.get('/dashboard/signup');
+    const res = await browser.post('/dashboard/signup', { name: 'Fresh <b>Shop</b>' });
+    expect(res.location).toBe('/dashboard/keys');
+    const keys = await browser.get('/dashboard/keys');
+    const secret = /data-testid="secret-key">(sk_test_\w+)</.exec(keys.html)?.[1];
+    expect(secret).toBeDefined();
+    expect(keys.html).toContain('Fresh &lt;b&gt;Shop&lt;/b&gt;');
+    const api = await t.rest('GET', '/v1/balances', { key: secret ?? '' });
+    expect(api.status).toBe(200);
+    const later = await browser.get('/dashboard/keys');
+    expect(later.html).not.toContain(secret);
+    const revealed = await browser.post('/dashboard/keys/reveal');
+    expect(revealed.html).toContain(secret);
+  });
+});
+
+describe('forms and headers', () => {
+  it('every POST needs the CSRF token of its session', async () => {
+    const m = await t.merchant();
+    const browser = await signedIn(app, m);
+    const missing = await browser.post('/dashboard/clock', { op: 'hour', _csrf: '' });
+    expect(missing.status).toBe(403);
+    const wrong = await browser.post('/dashboard/clock', { op: 'hour', _csrf: 'x'.repeat(43) });
+    expect(wrong.status).toBe(403);
+    const before = await t.rest('GET', '/v1/clock', { key: m.secretKey });
+    const ok = await browser.post('/dashboard/clock', { op: 'hour', back: '/dashboard' });
+    expect(ok.status).toBe(303);
+    const after = await t.rest('GET', '/v1/clock', { key: m.secretKey });
+    const moved = Date.parse(String(after.body.now)) - Date.parse(String(before.body.now));
+    expect(moved).toBeGreaterThanOrEqual(3_600_000);
+  });
+
+  it('pages forbid inline script and framing', async () => {
+    const m = await t.merchant();
+    const browser = await signedIn(app, m);
+    const page = await browser.get('/dashboard');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.html).not.toMatch(/<script>|<script [^>]*>[^<]/);
+    expect(page.html).not.toMatch(/ style="/);
+  });
+
+  it('the clock panel moves the clock and the next page lists what ran', async () => {
+    const m = await t.merchant();
+    const browser = await signedIn(app, m);
+    await t.rest('POST', '/v1/clock/freeze', { key: m.secretKey });
+    await t.rest('POST', '/v1/clock/advance', { key: m.secretKey, body: { to: '2031-12-02T14:00:00Z' } });
+    const col = await t.rest('POST', '/v1/collect', {
+      key: m.secretKey,
+      body: { amount: 5, currency: 'USD', expires_in: 1800 },
+    });
+    await browser.post('/dashboard/clock', { op: 'to', to: '2031-12-02T15:00', back: '/dashboard' });
+    const page = await browser.get('/dashboard');
+    expect(page.html).toContain('data-testid="clock-moved"');
+    expect(page.html).toContain('collection.expire');
+    expect(page.html).toContain(String(col.body.id));
+    expect(page.html).toContain('2031-12-02 15:00:00Z');
+    await browser.post('/dashboard/clock', { op: 'ach_window', back: '/dashboard' });
+    // Tuesday 10:00 ET → the 10:30 window settles at 13:00 ET (18:00Z).
+    expect((await t.rest('GET', '/v1/clock', { key: m.secretKey })).body.now).toBe(
+      '2031-12-02T18:00:00.000Z',
+    );
+  });
+
+  it('merchant-supplied text is escaped on the home page', async () => {
+    const m = await t.merchant();
+    const browser = await signedIn(app, m);
+    await t.rest('POST', '/v1/collect', {
+      key: m.secretKey,
+      body: { amount: 5, currency: 'USD', reference: 'x-1', description: '<img src=x onerror=alert(1)>' },
+    });
+    const page = await browser.get('/dashboard');
+    expect(page.html).not.toContain('<img src=x');
+  });
+});
