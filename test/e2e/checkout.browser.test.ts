@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../server-process.ts';
+import { launchChromium, screenshot } from './chromium.ts';
 
 /**
  * The hosted checkout in a real browser: the real server as a child process (Postgres when
@@ -10,10 +10,8 @@ import { type ServerProcess, startServerProcess } from '../server-process.ts';
  * collections created over real HTTP with the pinned secret key.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 const SECRET_KEY = 'sk_test_browser0000000000000000000000000';
 const PUBLIC_KEY = 'pk_test_browser0000000000000000000000000';
-const SCREENSHOT = '/tmp/checkout.png';
 /** Far enough ahead that no simulated clock reaches it in a test. */
 const EXPIRY = { month: '12', year: '2099' };
 
@@ -28,32 +26,13 @@ function base(): string {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: install Debian's chromium package (apt-get update && apt-get install -y chromium). ` +
-        'CI installs it; the browser tests do not download a browser.',
-    );
-  }
   server = await startServerProcess({
     env: { SANDBANK_SECRET_KEY: SECRET_KEY, SANDBANK_PUBLIC_KEY: PUBLIC_KEY },
     // DATABASE_URL (from TEST_DATABASE_URL) wins over --memory, so this stays harmless on Postgres.
     args: ['--memory'],
     postgres: true,
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-    timeout: 60_000,
-  });
+  browser = await launchChromium();
   // The start-up banner names the default merchant that the pinned keys belong to.
   const running = server;
   await vi.waitFor(() => expect(running.output()).toMatch(/Merchant {3}.+ \(mch_/), { timeout: 10_000 });
@@ -173,7 +152,7 @@ describe('hosted checkout in Chromium', () => {
     await expect(page.getByTestId('reference').textContent()).resolves.toBe(created.reference);
     await expect(page.getByTestId('pay-card').textContent()).resolves.toBe('Pay $25.00 USD');
     expect(await page.locator('.test-cards a[data-card]').count()).toBeGreaterThanOrEqual(10);
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    await screenshot(page, 'checkout-form');
     // The stylesheet reaches the browser unescaped: the two-column bank row spans the form's width.
     const right = (selector: string) =>
       page.locator(selector).evaluate((e) => Math.round(e.getBoundingClientRect().right));
@@ -426,7 +405,7 @@ describe('hosted checkout in Chromium', () => {
     await page.reload();
     expect(await status(page)).toBe('failed');
     await expect(page.getByTestId('failure').textContent()).resolves.toContain('R01 Insufficient Funds');
-    await page.screenshot({ path: '/tmp/checkout-bank-returned.png', fullPage: true });
+    await screenshot(page, 'checkout-bank-returned');
     const failed = await collection(created.reference);
     expect(failed).toMatchObject({ state: 'failed', failure_code: 'R01' });
     expect(failed.payments[0]).toMatchObject({ id: debit.id, state: 'returned', return_code: 'R01' });
