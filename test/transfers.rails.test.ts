@@ -9,6 +9,7 @@ import {
   achReturnReason,
   achTimeline,
   type Direction,
+  MAGIC_ACCOUNTS,
   RAIL_LIMIT_MINOR,
   type Rail,
   railOutcome,
@@ -211,6 +212,18 @@ describe('magic accounts (API.md §13)', () => {
     ['rtp', 'credit', '000123456789', 'succeeds'],
   ] as const)('%s %s to %s → %s', (rail, direction, account, expected) => {
     expect(outcome(rail, direction, account)).toBe(expected);
+  });
+
+  it('the exported table lists exactly the magic accounts of API.md §13, in its order', () => {
+    expect(MAGIC_ACCOUNTS.map((a) => a.accountNumber)).toEqual([
+      '000123456789',
+      '000111111113',
+      '000111111116',
+      '000222222227',
+      '000333333335',
+      '000000000009',
+    ]);
+    for (const account of MAGIC_ACCOUNTS) expect(account.outcome).not.toBe('');
   });
 
   it('routing 790000051: RTP rejected AC03, ACH unreachable at creation', () => {

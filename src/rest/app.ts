@@ -8,6 +8,7 @@ import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
 import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
+import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import { requireKey } from './middleware/auth.ts';
@@ -43,6 +44,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerIssuingRoutes(api);
   registerFxRoutes(api);
   registerLedgerRoutes(api);
+  registerTransactionRoutes(api);
   registerClockRoutes(api);
   registerEventRoutes(api);
   registerWebhookRoutes(api);

@@ -39,13 +39,18 @@ export async function getBalances(ctx: ServiceContext): Promise<Balance[]> {
   });
 }
 
+/**
+ * The merchant's postings, newest first; optionally in one currency, or only those whose source is
+ * one of `source_ids` (a transaction's postings: GET /v1/balance_transactions?source_id=…).
+ */
 export async function listBalanceTransactions(
   ctx: ServiceContext,
-  query: ListQuery & { currency?: CurrencyCode },
+  query: ListQuery & { currency?: CurrencyCode | undefined; source_ids?: readonly string[] | undefined },
 ): Promise<Page<PostingRow>> {
   const conditions = [eq(ledgerPostings.merchantId, ctx.merchant.id)];
   if (query.starting_after) conditions.push(lt(ledgerPostings.id, query.starting_after));
   if (query.currency) conditions.push(eq(ledgerPostings.currency, query.currency));
+  if (query.source_ids) conditions.push(inArray(ledgerPostings.sourceId, [...query.source_ids]));
   const rows = await (ctx.tx ?? ctx.db)
     .select()
     .from(ledgerPostings)

@@ -9,7 +9,14 @@ import { getBalances, listBalanceTransactions } from './ledger.queries.ts';
 import { balanceResource, balanceTransactionResource } from './ledger.resource.ts';
 import { topUpBalance, topUpSchema } from './ledger.topup.ts';
 
-const transactionsQuery = listQuerySchema.extend({ currency: z.enum(CURRENCY_CODES).optional() });
+const transactionsQuery = listQuerySchema.extend({
+  currency: z.enum(CURRENCY_CODES).optional(),
+  source_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{1,64}(,[A-Za-z0-9_]{1,64}){0,49}$/, 'object ids, comma-separated (at most 50)')
+    .optional()
+    .describe("Only the postings of these source objects (ids, comma-separated): a transaction's postings."),
+});
 
 export function registerLedgerRoutes(api: OpenAPIHono<RestEnv>): void {
   api.openapi(
@@ -34,7 +41,11 @@ export function registerLedgerRoutes(api: OpenAPIHono<RestEnv>): void {
       request: { query: transactionsQuery },
     }),
     async (c) => {
-      const page = await listBalanceTransactions(serviceContext(c), c.req.valid('query'));
+      const { source_id, ...query } = c.req.valid('query');
+      const page = await listBalanceTransactions(serviceContext(c), {
+        ...query,
+        source_ids: source_id?.split(','),
+      });
       return sendList(c, page, balanceTransactionResource);
     },
     validationHook({ currency: 'currency_unsupported' }),

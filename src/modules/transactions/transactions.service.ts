@@ -1,17 +1,29 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { queryRows } from '../../db/client.ts';
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '../../db/client.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { hasPrefix, type IdKind } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { toPage } from '../../kernel/pagination.ts';
-import { cardPayments } from '../card-payments/card-payments.table.ts';
+import type { CardPaymentRow, RefundRow } from '../card-payments/card-payments.resource.ts';
+import type { CardPaymentDetail } from '../card-payments/card-payments.service.ts';
+import { getCardPayment } from '../card-payments/card-payments.service.ts';
+import { cardPayments, cardRefunds } from '../card-payments/card-payments.table.ts';
+import type { CollectionRow } from '../collections/collections.resource.ts';
+import { type CollectionDetail, getCollection } from '../collections/collections.service.ts';
 import { collections } from '../collections/collections.table.ts';
 import type { ServiceContext } from '../context.ts';
+import { objectKindOf } from '../events/events.bus.ts';
+import { getConversion } from '../fx/fx.conversions.ts';
+import type { FxConversionRow, FxSettlementRow } from '../fx/fx.resource.ts';
+import { getSettlement } from '../fx/fx.settlements.ts';
 import { fxConversions, fxSettlements } from '../fx/fx.table.ts';
+import type { IssuingAuthorizationRow } from '../issuing/issuing.resource.ts';
+import { getAuthorization } from '../issuing/issuing.service.ts';
 import { issuingAuthorizations } from '../issuing/issuing.table.ts';
+import type { TransferRow } from '../transfers/transfers.resource.ts';
+import { getPayout, getTransfer } from '../transfers/transfers.service.ts';
 import { transfers } from '../transfers/transfers.table.ts';
 
-/** The kinds the `transactions` list spans so far, and the table each lives in. */
+/** The kinds the `transactions` list spans, and the table each lives in. */
 export const TRANSACTION_KINDS = [
   'collection',
   'card_payment',
@@ -23,130 +35,228 @@ export const TRANSACTION_KINDS = [
 ] as const;
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
+/** A row of any kind (card payments with their refunds). */
 export type TransactionRow =
-  | typeof collections.$inferSelect
-  | typeof cardPayments.$inferSelect
-  | typeof transfers.$inferSelect
-  | typeof issuingAuthorizations.$inferSelect
-  | typeof fxConversions.$inferSelect
-  | typeof fxSettlements.$inferSelect;
+  | CollectionRow
+  | CardPaymentDetail
+  | TransferRow
+  | IssuingAuthorizationRow
+  | FxConversionRow
+  | FxSettlementRow;
+
+type Variant<K extends TransactionKind, R> = { kind: K; row: R };
+
+/** A row with its kind, so a renderer can switch on it; `C` is the collection's shape. */
+export type TypedTransaction<C extends CollectionRow = CollectionRow> =
+  | Variant<'collection', C>
+  | Variant<'card_payment', CardPaymentDetail>
+  | Variant<'transfer', TransferRow>
+  | Variant<'payout', TransferRow>
+  | Variant<'issuing_authorization', IssuingAuthorizationRow>
+  | Variant<'fx_conversion', FxConversionRow>
+  | Variant<'fx_settlement', FxSettlementRow>;
+
+/** One transaction as getTransaction returns it: a collection with its payments. */
+export type TransactionDetail = TypedTransaction<CollectionDetail>;
+
+/** The kind of a transaction row, from its id's prefix. */
+export function typedTransaction(row: TransactionRow): TypedTransaction {
+  const kind = objectKindOf(row.id);
+  if (!(TRANSACTION_KINDS as readonly string[]).includes(kind ?? ''))
+    throw new Error(`not a transaction: ${row.id}`);
+  return { kind, row } as TypedTransaction;
+}
+
+/** Filters of the transactions list (GET /v1/transactions, the `transactions` connection). */
+export interface TransactionFilters {
+  kinds?: readonly string[] | undefined;
+  /** The state, exactly (each kind names its own states). */
+  state?: string | undefined;
+  /** Created at or after this clock instant. */
+  created_from?: Date | undefined;
+  /** Created before this clock instant. */
+  created_to?: Date | undefined;
+  /** Search: see `searchSql`. */
+  q?: string | undefined;
+}
+
+export const SEARCH_MAX_LENGTH = 100;
+
+function invalid(param: string, message: string): SandbankError {
+  return new SandbankError('parameter_invalid', { param, message });
+}
+
+function checkFilters(filters: TransactionFilters): void {
+  const unknown = filters.kinds?.find((kind) => !(TRANSACTION_KINDS as readonly string[]).includes(kind));
+  if (unknown !== undefined)
+    throw invalid(
+      'kinds',
+      `Unknown kind "${unknown.slice(0, 40)}"; kinds are ${TRANSACTION_KINDS.join(', ')}.`,
+    );
+  if (filters.state !== undefined && !/^[a-z_]{1,40}$/.test(filters.state))
+    throw invalid('state', 'A state is lowercase letters and underscores, like "settled".');
+  if (filters.q !== undefined && (filters.q.length > SEARCH_MAX_LENGTH || filters.q.includes('\u0000')))
+    throw invalid('q', `A search is at most ${SEARCH_MAX_LENGTH} characters, without U+0000.`);
+  const { created_from: from, created_to: to } = filters;
+  for (const [param, at] of [
+    ['created_from', from],
+    ['created_to', to],
+  ] as const) {
+    if (at && Number.isNaN(at.getTime())) throw invalid(param, `${param} is not a valid instant.`);
+  }
+  if (from && to && to <= from) throw invalid('created_to', 'created_to must be later than created_from.');
+}
 
 /**
- * Every transaction of the merchant across kinds, newest first. Ids are ULIDs behind their prefix,
- * so the part after the prefix orders them in time across tables; the cursor is an id.
+ * The search `q`, case-insensitively: the exact id of the transaction, of one of its events
+ * (`evt_…`) or, for a card payment, of one of its refunds (`re_…`); or a part of its reference
+ * ("contains": `ord-12` finds `ORD-1234` and `x-ord-12`). Blank searches match everything.
  */
-export async function listTransactions(
-  ctx: ServiceContext,
-  query: ListQuery & { kinds?: readonly string[] | undefined },
-): Promise<Page<TransactionRow>> {
+function searchSql(merchantId: string, q: string): SQL {
+  const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql`AND (lower(id) = lower(${q})
+    OR id IN (SELECT object_id FROM events WHERE id = ${q} AND merchant_id = ${merchantId})
+    OR id IN (SELECT card_payment_id FROM card_refunds WHERE id = ${q} AND merchant_id = ${merchantId})
+    OR reference ILIKE ${pattern} ESCAPE '\\')`;
+}
+
+/** The filters as SQL conditions on the columns every transaction table has. */
+function filtersSql(merchantId: string, filters: TransactionFilters): SQL {
+  const parts: SQL[] = [];
+  if (filters.state) parts.push(sql`AND state = ${filters.state}`);
+  if (filters.created_from)
+    parts.push(sql`AND created_at >= ${filters.created_from.toISOString()}::timestamptz`);
+  if (filters.created_to) parts.push(sql`AND created_at < ${filters.created_to.toISOString()}::timestamptz`);
+  const q = filters.q?.trim();
+  if (q) parts.push(searchSql(merchantId, q));
+  return sql.join(parts, sql` `);
+}
+
+const ulid = (column: string) => sql.raw(`substr(${column}, strpos(${column}, '_') + 1)`);
+
+/** Each kind's table, and the condition that tells its rows apart when a table holds two kinds. */
+const SOURCES: Record<TransactionKind, { table: string; only?: SQL }> = {
+  collection: { table: 'collections' },
+  card_payment: { table: 'card_payments' },
+  transfer: { table: 'transfers', only: sql`AND kind = 'transfer'` },
+  payout: { table: 'transfers', only: sql`AND kind = 'payout'` },
+  issuing_authorization: { table: 'issuing_authorizations' },
+  fx_conversion: { table: 'fx_conversions' },
+  fx_settlement: { table: 'fx_settlements' },
+};
+
+/** The ids of one page, newest first: one UNION ALL of the kinds' tables, ordered by ULID. */
+async function pageIds(
+  exec: Executor,
+  merchantId: string,
+  query: ListQuery & TransactionFilters,
+): Promise<string[]> {
   const kinds = query.kinds ?? TRANSACTION_KINDS;
-  const unknown = kinds.find((kind) => !(TRANSACTION_KINDS as readonly string[]).includes(kind));
-  if (unknown !== undefined)
-    throw new SandbankError('parameter_invalid', {
-      param: 'kinds',
-      message: `Unknown kind "${unknown.slice(0, 40)}"; kinds are ${TRANSACTION_KINDS.join(', ')}.`,
-    });
-  const exec = ctx.tx ?? ctx.db;
-  const ulid = (column: string) => sql.raw(`substr(${column}, strpos(${column}, '_') + 1)`);
   const after = query.starting_after
     ? sql`AND ${ulid('id')} < substr(${query.starting_after}::text, strpos(${query.starting_after}::text, '_') + 1)`
     : sql``;
-  const parts = [];
-  if (kinds.includes('collection'))
-    parts.push(sql`SELECT id FROM collections WHERE merchant_id = ${ctx.merchant.id} ${after}`);
-  if (kinds.includes('card_payment'))
-    parts.push(sql`SELECT id FROM card_payments WHERE merchant_id = ${ctx.merchant.id} ${after}`);
-  for (const kind of ['transfer', 'payout'] as const) {
-    if (kinds.includes(kind))
-      parts.push(
-        sql`SELECT id FROM transfers WHERE merchant_id = ${ctx.merchant.id} AND kind = ${kind} ${after}`,
-      );
-  }
-  const ownTables = [
-    ['issuing_authorization', 'issuing_authorizations'],
-    ['fx_conversion', 'fx_conversions'],
-    ['fx_settlement', 'fx_settlements'],
-  ] as const;
-  for (const [kind, table] of ownTables) {
-    if (kinds.includes(kind))
-      parts.push(
-        sql`SELECT id FROM ${sql.identifier(table)} WHERE merchant_id = ${ctx.merchant.id} ${after}`,
-      );
-  }
-  if (parts.length === 0) return toPage([], query.limit);
-  const ids = (
-    await queryRows<{ id: string }>(
-      exec,
-      sql`SELECT id FROM (${sql.join(parts, sql` UNION ALL `)}) AS t ORDER BY ${ulid('id')} DESC LIMIT ${query.limit + 1}`,
-    )
-  ).map((row) => row.id);
-  const byKind = (kind: IdKind) => ids.filter((id) => hasPrefix(id, kind));
-  const onRails = [...byKind('transfer'), ...byKind('payout')];
-  const [cols, cards, sent, issued, converted, settled] = await Promise.all([
-    byKind('collection').length
-      ? exec
-          .select()
-          .from(collections)
-          .where(
-            and(eq(collections.merchantId, ctx.merchant.id), inArray(collections.id, byKind('collection'))),
-          )
-      : [],
-    byKind('cardPayment').length
-      ? exec
-          .select()
-          .from(cardPayments)
-          .where(
-            and(
-              eq(cardPayments.merchantId, ctx.merchant.id),
-              inArray(cardPayments.id, byKind('cardPayment')),
-            ),
-          )
-      : [],
-    onRails.length
-      ? exec
-          .select()
-          .from(transfers)
-          .where(and(eq(transfers.merchantId, ctx.merchant.id), inArray(transfers.id, onRails)))
-      : [],
-    byKind('issuingAuthorization').length
-      ? exec
-          .select()
-          .from(issuingAuthorizations)
-          .where(
-            and(
-              eq(issuingAuthorizations.merchantId, ctx.merchant.id),
-              inArray(issuingAuthorizations.id, byKind('issuingAuthorization')),
-            ),
-          )
-      : [],
-    byKind('fxConversion').length
-      ? exec
-          .select()
-          .from(fxConversions)
-          .where(
-            and(
-              eq(fxConversions.merchantId, ctx.merchant.id),
-              inArray(fxConversions.id, byKind('fxConversion')),
-            ),
-          )
-      : [],
-    byKind('fxSettlement').length
-      ? exec
-          .select()
-          .from(fxSettlements)
-          .where(
-            and(
-              eq(fxSettlements.merchantId, ctx.merchant.id),
-              inArray(fxSettlements.id, byKind('fxSettlement')),
-            ),
-          )
-      : [],
+  const filters = filtersSql(merchantId, query);
+  const parts = TRANSACTION_KINDS.filter((kind) => kinds.includes(kind)).map((kind) => {
+    const { table, only } = SOURCES[kind];
+    return sql`SELECT id FROM ${sql.identifier(table)} WHERE merchant_id = ${merchantId} ${only ?? sql``} ${after} ${filters}`;
+  });
+  if (parts.length === 0) return [];
+  const rows = await queryRows<{ id: string }>(
+    exec,
+    sql`SELECT id FROM (${sql.join(parts, sql` UNION ALL `)}) AS t ORDER BY ${ulid('id')} DESC LIMIT ${query.limit + 1}`,
+  );
+  return rows.map((row) => row.id);
+}
+
+type RowTable =
+  | typeof collections
+  | typeof transfers
+  | typeof issuingAuthorizations
+  | typeof fxConversions
+  | typeof fxSettlements;
+
+async function rowsOf(exec: Executor, table: RowTable, merchantId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  const rows = await exec
+    .select()
+    .from(table)
+    .where(and(eq(table.merchantId, merchantId), inArray(table.id, ids)));
+  return rows as TransactionRow[];
+}
+
+/** Card payments with their refunds (the API renders a payment with them). */
+async function cardPaymentsWithRefunds(
+  exec: Executor,
+  merchantId: string,
+  ids: string[],
+): Promise<CardPaymentDetail[]> {
+  if (ids.length === 0) return [];
+  const payments: CardPaymentRow[] = await exec
+    .select()
+    .from(cardPayments)
+    .where(and(eq(cardPayments.merchantId, merchantId), inArray(cardPayments.id, ids)));
+  const refunds: RefundRow[] = await exec
+    .select()
+    .from(cardRefunds)
+    .where(inArray(cardRefunds.cardPaymentId, ids))
+    .orderBy(asc(cardRefunds.id));
+  return payments.map((p) => ({ ...p, refunds: refunds.filter((r) => r.cardPaymentId === p.id) }));
+}
+
+/** Loads the rows of the ids, of whatever kinds, in the ids' order. */
+async function loadRows(exec: Executor, merchantId: string, ids: string[]): Promise<TransactionRow[]> {
+  const having = (...kinds: TransactionKind[]) =>
+    ids.filter((id) => (kinds as string[]).includes(objectKindOf(id) ?? ''));
+  const loaded = await Promise.all([
+    rowsOf(exec, collections, merchantId, having('collection')),
+    cardPaymentsWithRefunds(exec, merchantId, having('card_payment')),
+    rowsOf(exec, transfers, merchantId, having('transfer', 'payout')),
+    rowsOf(exec, issuingAuthorizations, merchantId, having('issuing_authorization')),
+    rowsOf(exec, fxConversions, merchantId, having('fx_conversion')),
+    rowsOf(exec, fxSettlements, merchantId, having('fx_settlement')),
   ]);
-  const rows = new Map<string, TransactionRow>(
-    [...cols, ...cards, ...sent, ...issued, ...converted, ...settled].map((row) => [row.id, row]),
-  );
-  return toPage(
-    ids.flatMap((id) => rows.get(id) ?? []),
-    query.limit,
-  );
+  const byId = new Map<string, TransactionRow>(loaded.flat().map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/**
+ * Every transaction of the merchant across kinds, newest first, optionally filtered (see
+ * TransactionFilters; `created_from` inclusive, `created_to` exclusive, both clock time). Ids are
+ * ULIDs behind their prefix, so the part after the prefix orders them in time across tables; the
+ * cursor is an id.
+ */
+export async function listTransactions(
+  ctx: ServiceContext,
+  query: ListQuery & TransactionFilters,
+): Promise<Page<TransactionRow>> {
+  checkFilters(query);
+  const exec = ctx.tx ?? ctx.db;
+  const ids = await pageIds(exec, ctx.merchant.id, query);
+  return toPage(await loadRows(exec, ctx.merchant.id, ids), query.limit);
+}
+
+/** How each kind's own module finds one of the merchant's objects (404 resource_not_found otherwise). */
+const GETTERS: {
+  [K in TransactionKind]: (
+    ctx: ServiceContext,
+    id: string,
+  ) => Promise<Extract<TransactionDetail, { kind: K }>['row']>;
+} = {
+  collection: getCollection,
+  card_payment: getCardPayment,
+  transfer: getTransfer,
+  payout: getPayout,
+  issuing_authorization: getAuthorization,
+  fx_conversion: getConversion,
+  fx_settlement: getSettlement,
+};
+
+/** One transaction of any kind by its id (its prefix names the kind); never another merchant's. */
+export async function getTransaction(ctx: ServiceContext, id: string): Promise<TransactionDetail> {
+  const kind = objectKindOf(id);
+  const known = kind !== null && (TRANSACTION_KINDS as readonly string[]).includes(kind);
+  if (!known || id.length > 64 || id.includes('\u0000'))
+    throw new SandbankError('resource_not_found', { message: `No transaction ${id.slice(0, 64)}.` });
+  const row = await GETTERS[kind as TransactionKind](ctx, id);
+  return { kind, row } as TransactionDetail;
 }

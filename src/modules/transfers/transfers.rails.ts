@@ -151,12 +151,72 @@ export type RailOutcome =
   /** ACH refuses the entry at creation: the routing number is not on the network. */
   | { kind: 'unreachable' };
 
-/** Account numbers whose return applies to debits only (a credit to them settles). */
-const DEBIT_ONLY_RETURNS: Readonly<Record<string, string>> = { '000222222227': 'R01', '000333333335': 'R10' };
-const RETURNS: Readonly<Record<string, string>> = { '000111111113': 'R02', '000111111116': 'R03' };
-const STAYS_SUBMITTED = '000000000009';
+/** What an account number makes the ACH network do with an entry (RTP has no returns). */
+export type MagicAccountBehavior =
+  | { kind: 'succeeds' }
+  /** Settles, then comes back with this Nacha code (`debitsOnly`: a credit to it settles). */
+  | { kind: 'returns'; code: string; debitsOnly: boolean }
+  | { kind: 'stays_submitted' };
+
+export interface MagicAccount {
+  accountNumber: string;
+  /** The outcome in words, as the README's table and the dashboard's picker show it. */
+  outcome: string;
+  behavior: MagicAccountBehavior;
+}
+
+/** The magic account numbers of API.md §13, in the README's order: the one table railOutcome reads. */
+export const MAGIC_ACCOUNTS: readonly MagicAccount[] = Object.freeze([
+  { accountNumber: '000123456789', outcome: 'succeeds', behavior: { kind: 'succeeds' } },
+  {
+    accountNumber: '000111111113',
+    outcome: 'settles, then returned R02 (account closed)',
+    behavior: { kind: 'returns', code: 'R02', debitsOnly: false },
+  },
+  {
+    accountNumber: '000111111116',
+    outcome: 'settles, then returned R03 (no account)',
+    behavior: { kind: 'returns', code: 'R03', debitsOnly: false },
+  },
+  {
+    accountNumber: '000222222227',
+    outcome: 'debits: settle, then returned R01 (insufficient funds); credits succeed',
+    behavior: { kind: 'returns', code: 'R01', debitsOnly: true },
+  },
+  {
+    accountNumber: '000333333335',
+    outcome: 'debits: settle, then returned R10 (unauthorized) 5 banking days later; credits succeed',
+    behavior: { kind: 'returns', code: 'R10', debitsOnly: true },
+  },
+  {
+    accountNumber: '000000000009',
+    outcome: 'stays submitted until a simulate step moves it',
+    behavior: { kind: 'stays_submitted' },
+  },
+]);
+
 /** `100XX`: returned with code RXX (when RXX is an assigned code; otherwise an ordinary account). */
-const CODE_ACCOUNT = /^100(\d\d)$/;
+export const RETURN_CODE_ACCOUNT = Object.freeze({
+  pattern: /^100(\d\d)$/,
+  example: '10029',
+  outcome: 'settles, then returned RXX for 100XX (here R29), when RXX is an assigned Nacha code',
+});
+
+/** The magic routing number's outcome in words (see UNREACHABLE_ROUTING_NUMBER). */
+export const UNREACHABLE_ROUTING_OUTCOME =
+  'RTP rejected AC03; ACH refused at creation (routing_number_unreachable)';
+
+const MAGIC_BY_ACCOUNT: ReadonlyMap<string, MagicAccountBehavior> = new Map(
+  MAGIC_ACCOUNTS.map((account) => [account.accountNumber, account.behavior]),
+);
+
+/** What an account number does on ACH: its row of MAGIC_ACCOUNTS, the 100XX pattern, or success. */
+export function magicAccountBehavior(accountNumber: string): MagicAccountBehavior {
+  const listed = MAGIC_BY_ACCOUNT.get(accountNumber);
+  if (listed) return listed;
+  const code = RETURN_CODE_ACCOUNT.pattern.exec(accountNumber)?.[1];
+  return code ? { kind: 'returns', code: `R${code}`, debitsOnly: false } : { kind: 'succeeds' };
+}
 
 /** What the simulated network does with an entry, decided by its rail and counterparty alone. */
 export function railOutcome(input: {
@@ -169,11 +229,8 @@ export function railOutcome(input: {
   if (routingNumber === UNREACHABLE_ROUTING_NUMBER)
     return rail === 'rtp' ? { kind: 'rejected', reason: 'AC03' } : { kind: 'unreachable' };
   if (rail === 'rtp') return { kind: 'succeeds' }; // RTP is irrevocable: no returns
-  if (accountNumber === STAYS_SUBMITTED) return { kind: 'stays_submitted' };
-  const code =
-    RETURNS[accountNumber] ??
-    (direction === 'debit' ? DEBIT_ONLY_RETURNS[accountNumber] : undefined) ??
-    (CODE_ACCOUNT.exec(accountNumber) ? `R${accountNumber.slice(3)}` : undefined);
-  const reason = code ? achReturnReason(code) : null;
+  const behavior = magicAccountBehavior(accountNumber);
+  if (behavior.kind !== 'returns') return behavior;
+  const reason = behavior.debitsOnly && direction !== 'debit' ? null : achReturnReason(behavior.code);
   return reason ? { kind: 'returns', reason } : { kind: 'succeeds' };
 }

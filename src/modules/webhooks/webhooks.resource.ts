@@ -22,14 +22,17 @@ export function endpointResource(
   };
 }
 
+/** A delivery with its attempt log; `eventType` when known (the event's type, e.g. collection.succeeded). */
 export function deliveryResource(
   row: typeof webhookDeliveries.$inferSelect,
   attempts: (typeof webhookAttempts.$inferSelect)[],
+  eventType?: string,
 ): Record<string, unknown> {
   return {
     id: row.id,
     object: 'webhook_delivery',
     event: row.eventId,
+    ...(eventType ? { event_type: eventType } : {}),
     endpoint: row.endpointId,
     state: row.state,
     attempt_count: row.attempts,

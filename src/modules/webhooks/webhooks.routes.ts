@@ -6,6 +6,7 @@ import { jsonRequestBody, operation, serviceContext, validationHook } from '../.
 import type { RestEnv } from '../../rest/types.ts';
 import { eventResource } from '../events/events.resource.ts';
 import { getEvent, listEvents } from '../events/events.service.ts';
+import { listEventTypes } from './webhooks.event-types.ts';
 import { deliveryResource, endpointResource } from './webhooks.resource.ts';
 import {
   createEndpoint,
@@ -14,6 +15,7 @@ import {
   deleteEndpoint,
   getEndpoint,
   listDeliveries,
+  listEndpointDeliveries,
   listEndpoints,
   redeliverEvent,
   redeliverSchema,
@@ -30,10 +32,11 @@ const eventsQuery = listQuerySchema.extend({
 });
 const deliveriesList = (logs: DeliveryLog[]) => ({
   status: 'success',
-  data: logs.map((log) => deliveryResource(log.delivery, log.attempts)),
+  data: logs.map(deliveryLogResource),
   has_more: false,
   next_cursor: null,
 });
+const deliveryLogResource = (log: DeliveryLog) => deliveryResource(log.delivery, log.attempts, log.eventType);
 const codes = { url: 'url_invalid' } as const;
 
 export function registerEventRoutes(api: OpenAPIHono<RestEnv>): void {
@@ -190,6 +193,38 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
       const eventId = await sendTestEvent(ctx, c.req.valid('param').id);
       return sendObject(c, eventResource(await getEvent(ctx, eventId)));
     },
+    validationHook(),
+  );
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/webhook_endpoints/{id}/deliveries',
+      tags: ['Webhooks'],
+      summary: "The endpoint's deliveries, newest event first, with their attempt logs",
+      request: { params: idParam, query: listQuerySchema },
+    }),
+    async (c) =>
+      sendList(
+        c,
+        await listEndpointDeliveries(serviceContext(c), c.req.valid('param').id, c.req.valid('query')),
+        deliveryLogResource,
+      ),
+    validationHook(),
+  );
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/event_types',
+      tags: ['Events'],
+      summary: 'Every event type the sandbox emits (endpoints subscribe to these, or to "*")',
+    }),
+    async (c) =>
+      sendJson(c, 200, {
+        status: 'success',
+        data: listEventTypes().map((type) => ({ object: 'event_type', type })),
+        has_more: false,
+        next_cursor: null,
+      }),
     validationHook(),
   );
 }

@@ -1,0 +1,260 @@
+import { SandbankError } from '../../kernel/errors.ts';
+import type { Machine } from '../../kernel/state-machine.ts';
+import { cardPaymentMachine } from '../card-payments/card-payments.machine.ts';
+import {
+  captureCardPayment,
+  completeCardPayment3ds,
+  refundCardPayment,
+  voidCardPayment,
+} from '../card-payments/card-payments.service.ts';
+import { collectionMachine } from '../collections/collections.machine.ts';
+import { cancelCollection } from '../collections/collections.service.ts';
+import type { ServiceContext } from '../context.ts';
+import {
+  type EventRow,
+  getEvent,
+  listEvents,
+  type TimelineEntry,
+  timelineOf,
+} from '../events/events.service.ts';
+import { fxSettlementMachine } from '../fx/fx.machine.ts';
+import { simulateSettlementFail, simulateSettlementPay } from '../fx/fx.settlements.ts';
+import { issuingAuthorizationMachine } from '../issuing/issuing.machine.ts';
+import {
+  captureAuthorization,
+  refundAuthorization,
+  reverseAuthorization,
+} from '../issuing/issuing.service.ts';
+import { listBalanceTransactions } from '../ledger/ledger.queries.ts';
+import type { PostingRow } from '../ledger/ledger.service.ts';
+import { achMachineOf, statesOf } from '../transfers/transfers.machine.ts';
+import { type EntrySteps, payoutSteps, transferSteps } from '../transfers/transfers.service.ts';
+import { type DeliveryLog, listDeliveries } from '../webhooks/webhooks.service.ts';
+import {
+  getTransaction,
+  type TransactionDetail,
+  type TransactionKind,
+  type TypedTransaction,
+} from './transactions.service.ts';
+
+/**
+ * One transaction with everything a person debugging it wants on one page (the dashboard's detail
+ * page): its state timeline, the ledger postings it caused, its events with each webhook delivery
+ * and attempt, and the operations its state allows. Each part is also reachable on its own over
+ * the API (GET /v1/transactions/{id}, /v1/balance_transactions?source_id=, /v1/events?object_id=,
+ * /v1/events/{id}/deliveries).
+ */
+
+/** The operations on a transaction the API offers (each the REST route of the kind's module). */
+export const TRANSACTION_ACTIONS = [
+  'capture',
+  'void',
+  'refund',
+  'complete_3ds',
+  'fail_3ds',
+  'cancel',
+  'submit',
+  'settle',
+  'return',
+  'reverse',
+  'pay',
+  'fail',
+] as const;
+export type TransactionAction = (typeof TRANSACTION_ACTIONS)[number];
+
+/** An action's body: the REST body of its route (`amount`, `code`), as strings. */
+export type ActionBody = Record<string, string>;
+
+interface ActionSpec {
+  /** The machine events the action may cause: it is allowed when the state allows one of them. */
+  events: readonly string[];
+  run: (ctx: ServiceContext, id: string, body: ActionBody) => Promise<unknown>;
+}
+
+type KindActions = Partial<Record<TransactionAction, ActionSpec>>;
+
+function entryActions(steps: EntrySteps): KindActions {
+  return {
+    cancel: { events: ['cancel'], run: (ctx, id) => steps.cancel(ctx, id) },
+    submit: { events: ['submit'], run: (ctx, id) => steps.submit(ctx, id) },
+    settle: { events: ['settle'], run: (ctx, id) => steps.settle(ctx, id) },
+    return: { events: ['return_unsettled', 'return'], run: steps.return },
+  };
+}
+
+/** Each kind's actions, calling the same service functions as the kind's REST routes. */
+const ACTIONS: Record<TransactionKind, KindActions> = {
+  collection: { cancel: { events: ['cancel'], run: (ctx, id) => cancelCollection(ctx, id) } },
+  card_payment: {
+    capture: { events: ['capture'], run: captureCardPayment },
+    void: { events: ['void'], run: (ctx, id) => voidCardPayment(ctx, id) },
+    refund: { events: ['refund', 'refund_in_full'], run: refundCardPayment },
+    complete_3ds: {
+      events: ['complete_3ds'],
+      run: (ctx, id) => completeCardPayment3ds(ctx, id, { outcome: 'succeed' }),
+    },
+    fail_3ds: {
+      events: ['fail_3ds'],
+      run: (ctx, id) => completeCardPayment3ds(ctx, id, { outcome: 'fail' }),
+    },
+  },
+  transfer: entryActions(transferSteps),
+  payout: entryActions(payoutSteps),
+  issuing_authorization: {
+    capture: { events: ['capture'], run: captureAuthorization },
+    reverse: { events: ['reverse', 'reverse_part'], run: reverseAuthorization },
+    refund: { events: ['refund'], run: refundAuthorization },
+  },
+  fx_conversion: {},
+  fx_settlement: {
+    pay: { events: ['pay'], run: (ctx, id) => simulateSettlementPay(ctx, id) },
+    fail: { events: ['fail'], run: simulateSettlementFail },
+  },
+};
+
+/** The transition table that decides a transaction's actions (RTP entries have no manual steps). */
+function machineOf(tx: TypedTransaction): Machine<string, string> | null {
+  switch (tx.kind) {
+    case 'collection':
+      return collectionMachine;
+    case 'card_payment':
+      return cardPaymentMachine;
+    case 'transfer':
+    case 'payout':
+      return tx.row.rail === 'rtp' ? null : achMachineOf(tx.kind);
+    case 'issuing_authorization':
+      return issuingAuthorizationMachine;
+    case 'fx_settlement':
+      return fxSettlementMachine;
+    case 'fx_conversion':
+      return null;
+  }
+}
+
+/** Every state a transaction of some kind can be in (a conversion is completed at once). */
+export function transactionStates(): string[] {
+  const machines = [
+    collectionMachine,
+    cardPaymentMachine,
+    issuingAuthorizationMachine,
+    fxSettlementMachine,
+  ] as Machine<string, string>[];
+  return [
+    ...new Set([
+      ...machines.flatMap((machine) => machine.states),
+      ...statesOf('transfer'),
+      ...statesOf('payout'),
+      'completed',
+    ]),
+  ].sort();
+}
+
+/**
+ * What the transition table allows but the object's amounts or links do not: an ACH debit paying
+ * a collection moves with the collection (it cannot be canceled on its own), and an issuing
+ * authorization refunded in full stays captured with nothing left to refund.
+ */
+function heldBack(tx: TypedTransaction, action: TransactionAction): boolean {
+  if (action === 'cancel' && (tx.kind === 'transfer' || tx.kind === 'payout'))
+    return tx.row.collectionId !== null;
+  if (action === 'refund' && tx.kind === 'issuing_authorization')
+    return tx.row.amountRefunded >= tx.row.amountCaptured;
+  return false;
+}
+
+/** The actions the transaction's current state allows, read from its kind's transition table. */
+export function allowedActions(tx: TypedTransaction): TransactionAction[] {
+  const machine = machineOf(tx);
+  if (!machine) return [];
+  return TRANSACTION_ACTIONS.filter((action) => {
+    const spec = ACTIONS[tx.kind][action];
+    if (!spec || heldBack(tx, action)) return false;
+    return spec.events.some((event) => machine.transitions[event]?.from.includes(tx.row.state));
+  });
+}
+
+export function isTransactionAction(value: string): value is TransactionAction {
+  return (TRANSACTION_ACTIONS as readonly string[]).includes(value);
+}
+
+/**
+ * Runs one of a transaction's actions through its kind's service function (the same as its REST
+ * route, with the same body), when its state allows it (409 invalid_state otherwise, naming the
+ * actions it does allow); answers the transaction as it is afterwards.
+ */
+export async function performTransactionAction(
+  ctx: ServiceContext,
+  id: string,
+  action: string,
+  body: ActionBody,
+): Promise<TransactionDetail> {
+  const tx = await getTransaction(ctx, id);
+  const allowed = allowedActions(tx);
+  const spec = isTransactionAction(action) ? ACTIONS[tx.kind][action] : undefined;
+  if (!spec || !(allowed as string[]).includes(action))
+    throw new SandbankError('invalid_state', {
+      message: `This ${tx.kind.replace(/_/g, ' ')} is ${tx.row.state}; it allows ${allowed.length ? allowed.join(', ') : 'no actions'}, not ${action.slice(0, 40)}.`,
+    });
+  await spec.run(ctx, tx.row.id, body);
+  return getTransaction(ctx, tx.row.id);
+}
+
+/** The objects whose postings are this transaction's: itself, its refunds, a collection's payments. */
+export function ledgerSourcesOf(tx: TransactionDetail): string[] {
+  switch (tx.kind) {
+    case 'card_payment':
+      return [tx.row.id, ...tx.row.refunds.map((refund) => refund.id)];
+    case 'collection':
+      return [
+        tx.row.id,
+        ...tx.row.cardPayments.flatMap((payment) => [payment.id, ...payment.refunds.map((r) => r.id)]),
+        ...tx.row.debits.map((debit) => debit.id),
+      ];
+    default:
+      return [tx.row.id];
+  }
+}
+
+export interface EventWithDeliveries {
+  event: EventRow;
+  deliveries: DeliveryLog[];
+}
+
+/** An event with its webhook deliveries and their attempts (GET /v1/events/{id} and …/deliveries). */
+export async function getEventWithDeliveries(ctx: ServiceContext, id: string): Promise<EventWithDeliveries> {
+  const event = await getEvent(ctx, id);
+  return { event, deliveries: await listDeliveries(ctx, event.id) };
+}
+
+export interface TransactionView {
+  transaction: TransactionDetail;
+  timeline: TimelineEntry[];
+  postings: PostingRow[];
+  /** Newest first. */
+  events: EventWithDeliveries[];
+  actions: TransactionAction[];
+}
+
+/** At most this many postings and events are shown (the API pages through more). */
+export const VIEW_LIMIT = 100;
+
+/** A transaction of any kind with its timeline, postings, events and deliveries, and allowed actions. */
+export async function getTransactionView(ctx: ServiceContext, id: string): Promise<TransactionView> {
+  const transaction = await getTransaction(ctx, id);
+  const exec = ctx.tx ?? ctx.db;
+  const [timeline, postings, events] = await Promise.all([
+    timelineOf(exec, ctx.merchant.id, transaction.row.id),
+    listBalanceTransactions(ctx, { limit: VIEW_LIMIT, source_ids: ledgerSourcesOf(transaction) }),
+    listEvents(ctx, { limit: VIEW_LIMIT, object_id: transaction.row.id }),
+  ]);
+  const withDeliveries = await Promise.all(
+    events.data.map(async (event) => ({ event, deliveries: await listDeliveries(ctx, event.id) })),
+  );
+  return {
+    transaction,
+    timeline,
+    postings: postings.data,
+    events: withDeliveries,
+    actions: allowedActions(transaction),
+  };
+}
