@@ -1,4 +1,436 @@
 import type { Hono } from 'hono';
-import type { DashEnv } from './session.ts';
+import { html } from 'hono/html';
+import { SandbankError } from '../../kernel/errors.ts';
+import type { ServiceContext } from '../../modules/context.ts';
+import { ALL_EVENTS, eventTypeGroups } from '../../modules/webhooks/webhooks.event-types.ts';
+import {
+  type AttemptRow,
+  createEndpoint,
+  type DeliveryLog,
+  deleteEndpoint,
+  type EndpointRow,
+  getEndpoint,
+  listEndpointDeliveries,
+  listEndpoints,
+  redeliverEvent,
+  rotateSecret,
+  sendTestEvent,
+  updateEndpoint,
+} from '../../modules/webhooks/webhooks.service.ts';
+import { cursorOf, loadOr404, olderLink, submitForm } from './form-submit.ts';
+import { shell } from './layout.ts';
+import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
+import {
+  actionButton,
+  csrfField,
+  details,
+  type Flash,
+  formValue,
+  type Html,
+  objectLink,
+  setFlash,
+  stateBadge,
+  takeFlash,
+  when,
+} from './ui.ts';
 
-export function registerWebhookPages(_app: Hono<DashEnv>): void {}
+/**
+ * Webhook endpoints (issue 9): the list with a create form, and each endpoint's page — edit (url,
+ * description, events, enabled), rotate the secret, send a test event, delete — with its delivery
+ * log: every delivery's attempts (clock time, HTTP status or error, duration, response excerpt) and
+ * a redeliver button, refreshed live. The signing secret is shown once, after create and rotate.
+ */
+const LIST = '/dashboard/webhooks';
+const DELIVERIES_SHOWN = 50;
+const EXCERPT_CHARS = 300;
+
+const endpointPath = (id: string) => `${LIST}/${encodeURIComponent(id)}`;
+const fragmentPath = (id: string) => `/dashboard/fragments/webhooks/${encodeURIComponent(id)}/deliveries`;
+
+// ---------------------------------------------------------------------------------------------
+// Reading the forms
+
+/** The event types a form chose: its checkboxes and the free-text field (comma or space separated). */
+async function chosenEvents(c: DashContext, form: Record<string, string>): Promise<string[]> {
+  const checked = (await c.req.parseBody({ all: true })).events;
+  const boxes = (Array.isArray(checked) ? checked : [checked]).filter(
+    (value): value is string => typeof value === 'string',
+  );
+  const typed = (form.extra_events ?? '').split(/[\s,]+/).filter(Boolean);
+  return [...new Set([...boxes, ...typed])];
+}
+
+/** The form as the flash keeps it for a refill: the chosen events space-separated, the token left out. */
+function refill(form: Record<string, string>, events: string[]): Record<string, string> {
+  const { _csrf: _token, ...rest } = form;
+  return { ...rest, events: events.join(' ') };
+}
+
+/** The REST body of POST /v1/webhook_endpoints from the create form. */
+function createBody(form: Record<string, string>, events: string[]) {
+  return {
+    url: (form.url ?? '').trim(),
+    enabled_events: events,
+    ...(form.description ? { description: form.description } : {}),
+  };
+}
+
+/**
+ * The REST body of POST /v1/webhook_endpoints/{id} from the edit form: a blank description clears
+ * it; `enabled` only when the box changed (saving a disabled endpoint keeps why it was disabled).
+ */
+function updateBody(form: Record<string, string>, events: string[]) {
+  const enabled = form.enabled === 'true';
+  const changed = form.was_enabled === undefined || (form.was_enabled === 'true') !== enabled;
+  return {
+    url: (form.url ?? '').trim(),
+    enabled_events: events,
+    description: form.description ? form.description : null,
+    ...(changed ? { enabled } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The signing secret, shown once
+
+type SecretFlash = Flash & { secret?: string };
+
+function secretOf(flash: Flash | null): string | null {
+  return flash && 'secret' in flash && typeof flash.secret === 'string' ? flash.secret : null;
+}
+
+/**
+ * A create or rotate: on success the endpoint's page shows its new secret once (in the flash); on a
+ * SandbankError the flash carries the message and the form goes back to `back`.
+ */
+async function revealingSecret(
+  c: DashContext,
+  back: string,
+  form: Record<string, string>,
+  run: (svc: ServiceContext) => Promise<{ row: EndpointRow; notice: string }>,
+): Promise<Response> {
+  try {
+    const { row, notice } = await run(await dashboardContext(c));
+    const flash: SecretFlash = { notice, secret: row.secret };
+    setFlash(c, flash);
+    return c.redirect(endpointPath(row.id), 303);
+  } catch (error) {
+    if (!(error instanceof SandbankError)) throw error;
+    setFlash(c, { error: error.message, form });
+    return c.redirect(back, 303);
+  }
+}
+
+function secretOnce(secret: string): Html {
+  return html`<section class="card keys-once" data-testid="endpoint-secret-once">
+  <h2>Signing secret</h2>
+  <p>Copy it now: it is shown only this once (rotate it to get a new one). Receivers verify each delivery with it (Standard Webhooks).</p>
+  <code data-testid="endpoint-secret">${secret}</code>
+</section>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering endpoints
+
+function enabledBadge(endpoint: EndpointRow): Html {
+  return html`<span class="badge state-${endpoint.enabled ? 'active' : 'disabled'}" data-testid="endpoint-state">${endpoint.enabled ? 'enabled' : 'disabled'}</span>`;
+}
+
+function eventList(types: string[]): Html {
+  return html`<span data-testid="endpoint-events">${types.map((type, i) => html`${i > 0 ? ', ' : ''}<code>${type === ALL_EVENTS ? '* (all events)' : type}</code>`)}</span>`;
+}
+
+function health(endpoint: EndpointRow): Html {
+  return html`${endpoint.failingSince ? html`failing since ${when(endpoint.failingSince)}` : html`<span class="muted">—</span>`}${endpoint.disabledReason ? html`<div class="small" data-testid="disabled-reason">${endpoint.disabledReason}</div>` : ''}`;
+}
+
+function endpointTable(endpoints: EndpointRow[]): Html {
+  if (endpoints.length === 0)
+    return html`<p class="muted" data-testid="no-endpoints">No endpoints yet: add one below.</p>`;
+  return html`<div class="table-wrap"><table class="list" data-testid="endpoints">
+<thead><tr><th>URL</th><th>State</th><th>Events</th><th>Health</th></tr></thead>
+<tbody>${endpoints.map(
+    (endpoint) => html`<tr data-testid="endpoint-row">
+  <td class="ref"><a href="${endpointPath(endpoint.id)}" data-testid="endpoint-link">${endpoint.url}</a>${endpoint.description ? html`<div class="muted small">${endpoint.description}</div>` : ''}</td>
+  <td>${enabledBadge(endpoint)}</td>
+  <td>${eventList(endpoint.enabledEvents)}</td>
+  <td>${health(endpoint)}</td>
+</tr>`,
+  )}</tbody></table></div>`;
+}
+
+/** The events picker: "*" and every type the code emits (grouped by object), plus a free-text field. */
+function eventPicker(selected: string[]): Html {
+  const known = new Set(eventTypeGroups().flatMap((group) => group.types));
+  const others = selected.filter((type) => type !== ALL_EVENTS && !known.has(type));
+  const box = (type: string, label: string) =>
+    html`<label><input type="checkbox" name="events" value="${type}" ${selected.includes(type) ? html`checked` : ''} data-testid="event-${type === ALL_EVENTS ? 'all' : type}"> ${label}</label>`;
+  return html`<fieldset data-testid="event-types">
+  <legend>Events</legend>
+  ${box(ALL_EVENTS, '* — every event, including types added later')}
+  <div class="grid">${eventTypeGroups().map(
+    (group) =>
+      html`<div><h3>${group.object}</h3><div class="row">${group.types.map((type) =>
+        box(type, type.slice(group.object.length + 1)),
+      )}</div></div>`,
+  )}</div>
+  <label for="f-extra_events">Other types <span class="muted small">comma-separated, e.g. collection.succeeded</span></label>
+  <input id="f-extra_events" name="extra_events" value="${others.join(', ')}" autocomplete="off" data-testid="field-extra_events">
+</fieldset>`;
+}
+
+/** The events a form shows checked: the refilled choice after an error, else `fallback`. */
+function selectedEvents(flash: Flash | null, fallback: string[]): string[] {
+  const refilled = flash?.form?.events;
+  return refilled === undefined ? fallback : refilled.split(' ').filter(Boolean);
+}
+
+function urlAndDescription(flash: Flash | null, endpoint: EndpointRow | null): Html {
+  return html`<div class="row">
+  <div><label for="f-url">URL</label><input id="f-url" name="url" type="url" required maxlength="2048" placeholder="http://localhost:3000/webhooks" value="${formValue(flash, 'url', endpoint?.url ?? '')}" data-testid="field-url"></div>
+  <div><label for="f-description">Description</label><input id="f-description" name="description" maxlength="500" value="${formValue(flash, 'description', endpoint?.description ?? '')}" data-testid="field-description"></div>
+</div>`;
+}
+
+function createForm(c: DashContext, flash: Flash | null): Html {
+  return html`<form method="post" action="${LIST}" data-testid="endpoint-create-form">
+  ${csrfField(c)}
+  ${urlAndDescription(flash, null)}
+  ${eventPicker(selectedEvents(flash, [ALL_EVENTS]))}
+  <button type="submit" data-testid="endpoint-create">Add the endpoint</button>
+</form>`;
+}
+
+function editForm(c: DashContext, flash: Flash | null, endpoint: EndpointRow): Html {
+  const enabled = flash?.form ? flash.form.enabled === 'true' : endpoint.enabled;
+  return html`<form method="post" action="${endpointPath(endpoint.id)}" data-testid="endpoint-edit-form">
+  ${csrfField(c)}
+  ${urlAndDescription(flash, endpoint)}
+  <input type="hidden" name="was_enabled" value="${String(endpoint.enabled)}">
+  <label><input type="checkbox" name="enabled" value="true" ${enabled ? html`checked` : ''} data-testid="field-enabled"> Enabled (a disabled endpoint receives nothing)</label>
+  ${eventPicker(selectedEvents(flash, endpoint.enabledEvents))}
+  <button type="submit" data-testid="endpoint-save">Save</button>
+</form>`;
+}
+
+function endpointCard(c: DashContext, endpoint: EndpointRow): Html {
+  const path = endpointPath(endpoint.id);
+  return html`<section class="card" data-testid="endpoint">
+  ${details([
+    ['Id', html`<span class="mono">${endpoint.id}</span>`],
+    ['URL', html`<span data-testid="endpoint-url">${endpoint.url}</span>`],
+    ['State', enabledBadge(endpoint)],
+    ['Events', eventList(endpoint.enabledEvents)],
+    ['Description', endpoint.description],
+    ['Health', health(endpoint)],
+    ['Created', when(endpoint.createdAt)],
+  ])}
+  <div class="actions">
+    ${actionButton(c, `${path}/test`, 'Send test event', { testId: 'send-test' })}
+    ${actionButton(c, `${path}/rotate`, 'Rotate secret', { testId: 'rotate-secret' })}
+    ${actionButton(c, `${path}/delete`, 'Delete', { className: 'danger', testId: 'delete-endpoint' })}
+  </div>
+</section>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The delivery log
+
+/** A delivery error in words (the transport's message stays beside it). */
+function problemOf(error: string): string {
+  if (/ECONNREFUSED/.test(error)) return 'connection refused';
+  if (/ECONNRESET|socket hang up|other side closed/i.test(error)) return 'connection reset';
+  if (/ENOTFOUND|EAI_AGAIN|did not resolve/.test(error)) return 'host not found';
+  if (/timeout|aborted/i.test(error)) return 'timed out (15 s)';
+  if (/WEBHOOK_BLOCK_PRIVATE_NETWORKS/.test(error)) return 'refused: private network';
+  return 'no answer';
+}
+
+/** The answer of an attempt: its HTTP status (green for 2xx) or, without one, why not. */
+function attemptResult(attempt: AttemptRow): Html {
+  const ok = attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
+  const label = attempt.status ?? (attempt.error ? problemOf(attempt.error) : 'no answer');
+  return html`<span class="badge state-${ok ? 'delivered' : 'failed'}" data-testid="attempt-status">${label}</span>`;
+}
+
+/** The response body: an excerpt, and the whole kept body (up to 2 KiB) behind a disclosure. */
+function responseExcerpt(body: string | null): Html {
+  if (!body) return html``;
+  if (body.length <= EXCERPT_CHARS)
+    return html`<div><code data-testid="attempt-response">${body}</code></div>`;
+  return html`<div><code data-testid="attempt-response">${body.slice(0, EXCERPT_CHARS)}…</code></div>
+<details><summary class="small">whole response (${body.length} characters)</summary><pre class="json">${body}</pre></details>`;
+}
+
+/** A delivery's attempts, oldest first: clock time, result, duration, retry, error and response. */
+export function attemptList(attempts: AttemptRow[]): Html {
+  if (attempts.length === 0) return html`<p class="muted small">No attempt yet.</p>`;
+  return html`<ol class="timeline" data-testid="attempts">${attempts.map(
+    (attempt) => html`<li data-testid="attempt-row">
+  ${when(attempt.attemptedAt)} ${attemptResult(attempt)} <span class="muted small" data-testid="attempt-duration">${attempt.durationMs} ms</span>
+  ${attempt.nextRetryAt ? html`<span class="muted small">· retry at ${when(attempt.nextRetryAt)}</span>` : ''}
+  ${attempt.error ? html`<div class="small muted" data-testid="attempt-error">${attempt.error}</div>` : ''}
+  ${responseExcerpt(attempt.responseBody)}
+</li>`,
+  )}</ol>`;
+}
+
+function deliveryRows(c: DashContext, endpointId: string, log: DeliveryLog): Html {
+  const { delivery } = log;
+  return html`<tbody data-testid="delivery-row" data-delivery="${delivery.id}">
+<tr>
+  <td>${objectLink(delivery.eventId)}<div><code data-testid="delivery-event-type">${log.eventType}</code></div></td>
+  <td><span data-testid="delivery-state">${stateBadge(delivery.state)}</span>
+    <div class="small muted"><span data-testid="delivery-attempts">${log.attempts.length}</span> attempt${log.attempts.length === 1 ? '' : 's'}${delivery.state === 'pending' ? html` · next ${when(delivery.nextAttemptAt)}` : ''}</div></td>
+  <td>${actionButton(c, `${endpointPath(endpointId)}/redeliver`, 'Redeliver', {
+    className: 'secondary small',
+    fields: { event_id: delivery.eventId },
+    testId: 'redeliver',
+  })}</td>
+</tr>
+<tr><td colspan="3">${attemptList(log.attempts)}</td></tr>
+</tbody>`;
+}
+
+/**
+ * The endpoint's deliveries, newest event first, each with its attempts (the live fragment). While
+ * a delivery is due within a minute of clock time, a `data-live-poll-ms` marker asks dashboard.js
+ * to fetch the fragment again: attempts are not events, so no event announces them.
+ */
+export function deliveryLogTable(c: DashContext, endpointId: string, logs: DeliveryLog[], now: Date): Html {
+  if (logs.length === 0)
+    return html`<p class="muted" data-testid="no-deliveries">Nothing delivered yet. Send a test event, or cause an event this endpoint subscribes to.</p>`;
+  const soon = logs.some(
+    ({ delivery }) =>
+      delivery.state === 'pending' && delivery.nextAttemptAt.getTime() <= now.getTime() + 60_000,
+  );
+  return html`${soon ? html`<span hidden data-live-poll-ms="2000"></span>` : ''}<div class="table-wrap"><table class="list" data-testid="deliveries">
+<thead><tr><th>Event</th><th>State</th><th></th></tr></thead>
+${logs.map((log) => deliveryRows(c, endpointId, log))}
+</table></div>`;
+}
+
+async function deliveryLog(c: DashContext, svc: ServiceContext, endpointId: string): Promise<Html> {
+  const after = cursorOf(c);
+  const page = await listEndpointDeliveries(svc, endpointId, {
+    limit: DELIVERIES_SHOWN,
+    ...(after ? { starting_after: after } : {}),
+  });
+  return html`${deliveryLogTable(c, endpointId, page.data, svc.clock.now())}${olderLink(endpointPath(endpointId), page.nextCursor)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pages
+
+async function listPage(c: DashContext): Promise<Response> {
+  const flash = takeFlash(c);
+  const page = await listEndpoints(await dashboardContext(c), { limit: 100 });
+  return shell(
+    c,
+    { title: 'Webhooks', active: 'webhooks', flash },
+    html`<section class="card">
+  <h2>Endpoints</h2>
+  ${endpointTable(page.data)}
+</section>
+<section class="card">
+  <h2>Add an endpoint</h2>
+  <p class="muted">Events are POSTed to the URL, signed per Standard Webhooks; a receiver on this machine (localhost) works.</p>
+  ${createForm(c, flash)}
+</section>`,
+  );
+}
+
+async function endpointPage(c: DashContext): Promise<Response> {
+  const svc = await dashboardContext(c);
+  const loaded = await loadOr404(c, 'webhooks', () => getEndpoint(svc, c.req.param('id') ?? ''));
+  if ('response' in loaded) return loaded.response;
+  const endpoint = loaded.found;
+  const flash = takeFlash(c);
+  const secret = secretOf(flash);
+  const after = cursorOf(c);
+  const fragment = `${fragmentPath(endpoint.id)}${after ? `?after=${encodeURIComponent(after)}` : ''}`;
+  return shell(
+    c,
+    { title: 'Webhook endpoint', active: 'webhooks', flash },
+    html`${secret ? secretOnce(secret) : ''}
+${endpointCard(c, endpoint)}
+<section class="card">
+  <h2>Delivery log <span class="muted small">live · newest event first</span></h2>
+  <div data-live-refresh="${fragment}" data-live-on="any" data-testid="delivery-log">${await deliveryLog(c, svc, endpoint.id)}</div>
+</section>
+<section class="card">
+  <h2>Edit</h2>
+  ${editForm(c, flash, endpoint)}
+</section>
+<p><a href="${LIST}">← All endpoints</a></p>`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actions
+
+async function create(c: DashContext): Promise<Response> {
+  const form = await formOf(c);
+  const events = await chosenEvents(c, form);
+  return revealingSecret(c, LIST, refill(form, events), async (svc) => ({
+    row: await createEndpoint(svc, createBody(form, events)),
+    notice: 'Endpoint added.',
+  }));
+}
+
+async function update(c: DashContext): Promise<Response> {
+  const id = c.req.param('id') ?? '';
+  const form = await formOf(c);
+  const events = await chosenEvents(c, form);
+  return submitForm(c, refill(form, events), endpointPath(id), async () => {
+    const row = await updateEndpoint(await dashboardContext(c), id, updateBody(form, events));
+    return { to: endpointPath(row.id), notice: 'Endpoint saved.' };
+  });
+}
+
+async function rotate(c: DashContext): Promise<Response> {
+  const id = c.req.param('id') ?? '';
+  return revealingSecret(c, endpointPath(id), {}, async (svc) => ({
+    row: await rotateSecret(svc, id),
+    notice: 'New signing secret. The previous one also signs deliveries for 24 hours of clock time.',
+  }));
+}
+
+async function sendTest(c: DashContext): Promise<Response> {
+  const id = c.req.param('id') ?? '';
+  return submitForm(c, {}, endpointPath(id), async () => {
+    const eventId = await sendTestEvent(await dashboardContext(c), id);
+    return { to: endpointPath(id), notice: `Sent a webhook.test event (${eventId}); its delivery is below.` };
+  });
+}
+
+async function remove(c: DashContext): Promise<Response> {
+  const id = c.req.param('id') ?? '';
+  return submitForm(c, {}, endpointPath(id), async () => {
+    const row = await deleteEndpoint(await dashboardContext(c), id);
+    return { to: LIST, notice: `Endpoint ${row.url} deleted.` };
+  });
+}
+
+async function redeliver(c: DashContext): Promise<Response> {
+  const id = c.req.param('id') ?? '';
+  const form = await formOf(c);
+  return submitForm(c, {}, endpointPath(id), async () => {
+    await redeliverEvent(await dashboardContext(c), form.event_id ?? '', { endpoint_id: id });
+    return { to: endpointPath(id), notice: `Event ${form.event_id} queued for delivery again.` };
+  });
+}
+
+export function registerWebhookPages(app: Hono<DashEnv>): void {
+  app.get('/webhooks', listPage);
+  app.post('/webhooks', create);
+  app.get('/webhooks/:id', endpointPage);
+  app.post('/webhooks/:id', update);
+  app.post('/webhooks/:id/rotate', rotate);
+  app.post('/webhooks/:id/test', sendTest);
+  app.post('/webhooks/:id/delete', remove);
+  app.post('/webhooks/:id/redeliver', redeliver);
+  app.get('/fragments/webhooks/:id/deliveries', async (c) =>
+    c.html(await deliveryLog(c, await dashboardContext(c), c.req.param('id'))),
+  );
+}

@@ -1,0 +1,141 @@
+import type { Hono } from 'hono';
+import { html } from 'hono/html';
+import { SandbankError } from '../../kernel/errors.ts';
+import { createCardPayment } from '../../modules/card-payments/card-payments.service.ts';
+import { TEST_CARDS, type TestCard } from '../../modules/cards/network.ts';
+import type { ServiceContext } from '../../modules/context.ts';
+import {
+  amountRow,
+  detailPath,
+  type Form,
+  fillLink,
+  formCard,
+  labelInputs,
+  present,
+  registerForm,
+  textField,
+} from './create-form.ts';
+import { type Outcome, selectOf } from './form-submit.ts';
+import type { DashContext, DashEnv } from './session.ts';
+import { type Flash, type Html, money } from './ui.ts';
+
+/**
+ * A card payment from the dashboard (POST /v1/card_payments's service) with a test-card picker:
+ * the magic cards of the network as links that fill the form (dashboard.js, data-fill), and a
+ * select that works without script. A decline is not an error page: the declined payment exists,
+ * so the browser lands on it. The card number and CVC never go into a flash, a log or a URL.
+ */
+const FORM_PATH = '/dashboard/card_payments/new';
+const FORM_ID = 'card-payment-form';
+/** Fields that hold card data: never kept to refill the form. */
+const CARD_SECRETS = ['number', 'cvc', 'test_card'] as const;
+
+/** What a test card fills: its number and CVC, December three years after the clock's year. */
+export function testCardFill(card: TestCard, clockYear: number): Form {
+  return { number: card.number, cvc: card.cvc, exp_month: '12', exp_year: String(clockYear + 3) };
+}
+
+/** The card of the form; a test card chosen in the select fills what was left blank. */
+function cardOf(form: Form, clockYear: number): Form {
+  const picked = form.number ? undefined : TEST_CARDS.find((card) => card.number === form.test_card);
+  const fill = picked ? testCardFill(picked, clockYear) : {};
+  const value = (name: string) => form[name] || fill[name] || '';
+  return {
+    number: value('number'),
+    exp_month: value('exp_month'),
+    exp_year: value('exp_year'),
+    cvc: value('cvc'),
+    ...present(form, ['name']),
+  };
+}
+
+function paymentBody(form: Form, clockYear: number): Record<string, unknown> {
+  return {
+    ...present(form, ['amount', 'currency', 'reference', 'description']),
+    card: cardOf(form, clockYear),
+    capture: form.capture === 'true',
+  };
+}
+
+async function createFromForm(svc: ServiceContext, form: Form): Promise<Outcome> {
+  try {
+    const payment = await createCardPayment(svc, paymentBody(form, svc.clock.now().getUTCFullYear()));
+    return {
+      to: detailPath(payment.id),
+      notice: `Card payment ${payment.id} (${payment.brand} •••• ${payment.last4}) is ${payment.state} for ${money(payment.amount, payment.currency)}.`,
+    };
+  } catch (error) {
+    if (!(error instanceof SandbankError) || error.code !== 'card_declined' || !error.objectId) throw error;
+    return {
+      to: detailPath(error.objectId),
+      error: `Card payment ${error.objectId} was declined: ${error.declineCode ?? 'generic_decline'} — ${error.message}`,
+    };
+  }
+}
+
+function withoutCardSecrets(form: Form): Form {
+  const kept = { ...form };
+  for (const name of CARD_SECRETS) delete kept[name];
+  return kept;
+}
+
+/** The capture checkbox: on for a fresh form, as sent after an error. */
+function captureBox(flash: Flash | null): Html {
+  const checked = flash?.form ? flash.form.capture === 'true' : true;
+  return html`<label><input type="checkbox" name="capture" value="true" ${checked ? html`checked` : ''} data-testid="field-capture"> Capture at once (off: authorize only, capture later)</label>`;
+}
+
+function testCardSelect(): Html {
+  return selectOf(
+    null,
+    {
+      name: 'test_card',
+      label: 'Or pick a test card (used when the number is blank)',
+      fallback: '',
+      testId: 'field-test_card',
+    },
+    [
+      ['', '—'],
+      ...TEST_CARDS.map((card): [string, string] => [card.number, `${card.number} — ${card.label}`]),
+    ],
+  );
+}
+
+function paymentForm(c: DashContext, flash: Flash | null): Html {
+  return formCard(
+    c,
+    { id: FORM_ID, action: FORM_PATH, title: 'New card payment', submit: 'Charge the card' },
+    html`${amountRow(flash)}
+    ${textField(flash, { name: 'number', label: 'Card number', inputmode: 'numeric', placeholder: '4242 4242 4242 4242', autocomplete: 'cc-number' })}
+    <div class="row">
+      ${textField(flash, { name: 'exp_month', label: 'Exp. month', inputmode: 'numeric', placeholder: 'MM' })}
+      ${textField(flash, { name: 'exp_year', label: 'Exp. year', inputmode: 'numeric', placeholder: 'YYYY' })}
+      ${textField(flash, { name: 'cvc', label: 'CVC', inputmode: 'numeric', placeholder: '123', autocomplete: 'cc-csc' })}
+    </div>
+    ${textField(flash, { name: 'name', label: 'Name on card (optional)', autocomplete: 'cc-name' })}
+    ${testCardSelect()}
+    ${captureBox(flash)}
+    ${labelInputs(flash)}`,
+  );
+}
+
+function testCardPicker(clockYear: number): Html {
+  return html`<section class="card" data-testid="test-cards">
+  <h2>Test cards</h2>
+  <p class="muted">Click to fill the form (expiry 12/${clockYear + 3}). Any other Luhn-valid Visa, Mastercard or Amex number succeeds.</p>
+  <ul>${TEST_CARDS.map(
+    (card) =>
+      html`<li>${fillLink(FORM_ID, testCardFill(card, clockYear), card.number, 'test-card')} — ${card.label}</li>`,
+  )}</ul>
+</section>`;
+}
+
+export function registerCardPaymentForm(app: Hono<DashEnv>): void {
+  registerForm(
+    app,
+    { path: FORM_PATH, title: 'Charge a card', active: 'card_payment' },
+    (c, flash, svc) => html`${paymentForm(c, flash)}${testCardPicker(svc.clock.now().getUTCFullYear())}`,
+    createFromForm,
+    withoutCardSecrets,
+  );
+}

@@ -1,0 +1,130 @@
+import { html } from 'hono/html';
+import { SandbankError } from '../../kernel/errors.ts';
+import { shell } from './layout.ts';
+import type { DashContext } from './session.ts';
+import { type Flash, formValue, type Html, setFlash } from './ui.ts';
+
+/**
+ * What the virtual-card and FX pages' forms share: the post-redirect-get of a form (DESIGN.md rule
+ * 1: parse, call one service, redirect), metadata key/value rows, and the "older" link of a list.
+ */
+
+/** Where a form's call sends the browser, what the next page says, and whether it refills the form. */
+export interface Outcome {
+  to: string;
+  notice?: string;
+  error?: string;
+  /** Refill the form on the next page (a form used again and again, as "simulate authorization"). */
+  keepForm?: boolean;
+}
+
+/**
+ * Runs a form's service call: on success the flash says the outcome's notice (or error) and the
+ * browser goes to the page it names; on an expected failure (a SandbankError) the flash carries its
+ * message and the form's values, and the browser goes back to the form. Other errors propagate.
+ */
+export async function submitForm(
+  c: DashContext,
+  form: Record<string, string>,
+  back: string,
+  run: () => Promise<Outcome>,
+): Promise<Response> {
+  try {
+    const done = await run();
+    setFlash(c, {
+      ...(done.notice ? { notice: done.notice } : {}),
+      ...(done.error ? { error: done.error } : {}),
+      ...(done.keepForm ? { form } : {}),
+    });
+    return c.redirect(done.to, 303);
+  } catch (error) {
+    if (!(error instanceof SandbankError)) throw error;
+    setFlash(c, { error: error.message, form });
+    return c.redirect(back, 303);
+  }
+}
+
+/** A labelled select of [value, label] options, the refilled (or `fallback`) value selected. */
+export function selectOf(
+  flash: Flash | null,
+  spec: { name: string; label: string; fallback: string; testId: string },
+  options: [string, string][],
+): Html {
+  const chosen = formValue(flash, spec.name, spec.fallback);
+  return html`<div><label for="${spec.name}">${spec.label}</label>
+  <select id="${spec.name}" name="${spec.name}" data-testid="${spec.testId}">${options.map(
+    ([value, label]) =>
+      html`<option value="${value}" ${value === chosen ? 'selected' : ''}>${label}</option>`,
+  )}</select></div>`;
+}
+
+/** How many key/value rows a metadata editor offers. */
+export const METADATA_ROWS = 3;
+
+/** The metadata of a form's `metadata_key_N` / `metadata_value_N` rows; undefined when all are blank. */
+export function metadataFromForm(form: Record<string, string>): Record<string, string> | undefined {
+  const metadata: Record<string, string> = {};
+  for (let i = 0; i < METADATA_ROWS; i++) {
+    const key = (form[`metadata_key_${i}`] ?? '').trim();
+    if (key) metadata[key] = form[`metadata_value_${i}`] ?? '';
+  }
+  return Object.keys(metadata).length > 0 ? metadata : undefined;
+}
+
+/** The metadata rows of a form, refilled from the flash after an error. */
+export function metadataEditor(flash: Flash | null): Html {
+  const rows = Array.from({ length: METADATA_ROWS }, (_, i) => i);
+  return html`<div data-testid="metadata-editor">
+  <h3>Metadata <span class="muted small">optional key/value pairs</span></h3>
+  ${rows.map(
+    (i) => html`<div class="row">
+    <div><label for="metadata_key_${i}">Key</label><input id="metadata_key_${i}" name="metadata_key_${i}" maxlength="40" value="${formValue(flash, `metadata_key_${i}`)}"></div>
+    <div><label for="metadata_value_${i}">Value</label><input id="metadata_value_${i}" name="metadata_value_${i}" maxlength="500" value="${formValue(flash, `metadata_value_${i}`)}"></div>
+  </div>`,
+  )}
+</div>`;
+}
+
+/** A list's `?after=<id>` cursor (an object id), or undefined. */
+export function cursorOf(c: DashContext): string | undefined {
+  const after = c.req.query('after');
+  return after && /^[A-Za-z0-9_]{1,255}$/.test(after) ? after : undefined;
+}
+
+/** The link to a list's next (older) page, when there is one. */
+export function olderLink(path: string, nextCursor: string | null): Html {
+  if (!nextCursor) return html``;
+  return html`<p class="pager"><a href="${path}?after=${encodeURIComponent(nextCursor)}" data-testid="older">Older →</a></p>`;
+}
+
+/** A key/value list of metadata (escaped), or a dash when there is none. */
+export function metadataList(metadata: Record<string, string>): Html {
+  const entries = Object.entries(metadata);
+  if (entries.length === 0) return html`<span class="muted">—</span>`;
+  return html`<dl class="details" data-testid="metadata">${entries.map(
+    ([key, value]) => html`<dt><code>${key}</code></dt><dd>${value}</dd>`,
+  )}</dl>`;
+}
+
+/**
+ * Loads the object a page shows; an id the merchant has no object for answers a 404 page (the
+ * service's resource_not_found message) instead of the page.
+ */
+export async function loadOr404<T>(
+  c: DashContext,
+  active: string,
+  load: () => Promise<T>,
+): Promise<{ found: T } | { response: Response }> {
+  try {
+    return { found: await load() };
+  } catch (error) {
+    if (!(error instanceof SandbankError) || error.code !== 'resource_not_found') throw error;
+    c.status(404);
+    const response = await shell(
+      c,
+      { title: 'Not found', active },
+      html`<p class="error" data-testid="not-found">${error.message}</p>`,
+    );
+    return { response };
+  }
+}
