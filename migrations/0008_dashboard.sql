@@ -16,4 +16,5 @@ CREATE TABLE "dashboard_sign_in_links" (
 );
 --> statement-breakpoint
 ALTER TABLE "api_keys" ADD COLUMN "public_key" text;--> statement-breakpoint
-CREATE INDEX "dashboard_sessions_merchant_idx" ON "dashboard_sessions" USING btree ("merchant_id");
+CREATE INDEX "dashboard_sessions_merchant_idx" ON "dashboard_sessions" USING btree ("merchant_id");--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_endpoint_idx" ON "webhook_deliveries" USING btree ("endpoint_id","id");

@@ -88,7 +88,6 @@ export function buildApp({ deps, metrics, isReady = () => true, yoga = buildYoga
   app.use('/graphql', limitBody);
   app.use('/checkout/*', limitBody);
   app.use('/3ds/*', limitBody);
-  app.use('/dashboard/*', limitBody);
   app.get('/graphql/schema.graphql', (c) =>
     c.text(sdl, 200, { 'content-type': 'text/plain; charset=utf-8' }),
   );

@@ -76,8 +76,8 @@ describe('issuing a card from the dashboard', () => {
       limit_daily: '20',
       limit_per_authorization: '12.50',
       blocked_mccs: '7995, 7801',
-      metadata_key_0: 'team',
-      metadata_value_0: 'ops',
+      metadata_key_1: 'team',
+      metadata_value_1: 'ops',
     });
     const card = (await get(m, `/v1/virtual_cards/${id}`)).body;
     expect(card).toMatchObject({
@@ -293,8 +293,8 @@ describe('escaping', () => {
     const { m, browser } = await setup();
     const id = await issue(browser, {
       cardholder_name: '<script>alert("name")</script>',
-      metadata_key_0: '<b>key</b>',
-      metadata_value_0: '<img src=x onerror=alert(1)>',
+      metadata_key_1: '<b>key</b>',
+      metadata_value_1: '<img src=x onerror=alert(1)>',
     });
     await browser.post(`/dashboard/cards/${id}/authorizations`, {
       amount: '1.00',

@@ -81,6 +81,27 @@ describe('signing in', () => {
     expect((await replay.get('/dashboard')).status).toBe(303);
   });
 
+  it('signing in again in the same browser ends its previous session', async () => {
+    const m = await t.merchant();
+    const browser = await signedIn(app, m);
+    const first = browser.cookies.get('sandbank_session') ?? '';
+    await browser.post('/dashboard/login', { key: m.secretKey });
+    expect(browser.cookies.get('sandbank_session')).not.toBe(first);
+    const old = dashboardBrowser(app);
+    old.cookies.set('sandbank_session', first);
+    expect((await old.get('/dashboard')).status).toBe(303);
+    expect((await browser.get('/dashboard')).status).toBe(200);
+  });
+
+  it('a form over 64 KiB is a page of its own, with the dashboard headers', async () => {
+    const m = await t.merchant();
+    const browser = await signedIn(app, m);
+    const res = await browser.post('/dashboard/clock', { op: 'hour', padding: 'x'.repeat(70_000) });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(res.html).toContain('64 KiB');
+  });
+
   it('sign-up creates a merchant, signs in and shows its keys once', async () => {
     const browser = dashboardBrowser(app);
     await browser.get('/dashboard/signup');

@@ -143,6 +143,12 @@ describe('the transactions list', () => {
     const state = await browser.get('/dashboard/transactions?state=%3Cb%3E');
     expect(state.html).toContain('data-testid="filter-error"');
     expect(state.html).not.toContain('<b>');
+    // Days that do not exist, and instants no timestamp holds, are refused rather than rolled over.
+    for (const query of ['from=2026-02-31', 'from=0000-01-01', 'to=9999-12-31']) {
+      const odd = await browser.get(`/dashboard/transactions?${query}`);
+      expect(odd.status, query).toBe(200);
+      expect(odd.html, query).toContain('data-testid="filter-error"');
+    }
   });
 });
 
@@ -323,6 +329,29 @@ describe('the detail page', () => {
       state: 'captured',
       amount_captured: 25,
     });
+  });
+
+  it('a closed-loop authorization offers no issuer steps (it follows its card payment)', async () => {
+    const { m: issuer, browser } = await frozenMerchant();
+    const { m: acquirer } = await frozenMerchant();
+    const card = await api(issuer, 'POST', '/v1/virtual_cards', { brand: 'visa', cardholder_name: 'Ada' });
+    const details = await api(issuer, 'GET', `/v1/virtual_cards/${card.id}/details`);
+    await api(acquirer, 'POST', '/v1/card_payments', {
+      amount: '12.00',
+      currency: 'USD',
+      capture: false,
+      card: {
+        number: details.number,
+        exp_month: details.exp_month,
+        exp_year: details.exp_year,
+        cvc: details.cvc,
+      },
+    });
+    const auths = await api(issuer, 'GET', `/v1/virtual_cards/${card.id}/authorizations`);
+    const id = String(((auths.data as Json[])[0] as Json).id);
+    const page = await browser.get(`/dashboard/transactions/${id}`);
+    expect(page.html).toContain('approved');
+    expect(page.html).not.toMatch(/data-testid="action-(capture|reverse|refund)"/);
   });
 
   it('an FX settlement: simulate failure with a reason, and a conversion offers nothing', async () => {

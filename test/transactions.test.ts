@@ -244,6 +244,8 @@ describe('GET /v1/transactions: filters', () => {
     await bad('?kind=collection&kind=nope', 'kind');
     await bad('?created_from=yesterday', 'created_from');
     await bad('?created_from=2031-12-03T00:00:00Z&created_to=2031-12-02T00:00:00Z', 'created_to');
+    await bad('?created_from=0000-01-01T00:00:00Z', 'created_from');
+    await bad('?created_to=%2B010000-01-01T00:00:00Z', 'created_to');
     await bad('?state=Not%20A%20State', 'state');
     await bad(`?q=${'x'.repeat(101)}`, 'q');
     await bad('?limit=0', 'limit');
@@ -295,6 +297,20 @@ describe('GET /v1/balance_transactions?source_id=', () => {
     const bad = await list('?source_id=a%20b');
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'parameter_invalid', param: 'source_id' });
+    const gql = await t.gql<{ balanceTransactions: { edges: { node: { id: string } }[] } }>(
+      `{ balanceTransactions(sourceIds: ["${ids.captured}"]) { edges { node { id } } } }`,
+      {},
+      { key: m.secretKey },
+    );
+    expect(gql.data.balanceTransactions.edges.map((e) => e.node.id)).toEqual(
+      captured.body.data.map((p) => p.id),
+    );
+    const tooMany = await t.gql(
+      `{ balanceTransactions(sourceIds: [${Array.from({ length: 51 }, (_, i) => `"x${i}"`).join(',')}]) { edges { node { id } } } }`,
+      {},
+      { key: m.secretKey },
+    );
+    expect(tooMany.errors?.[0]?.extensions?.code).toBe('parameter_invalid');
   });
 });
 

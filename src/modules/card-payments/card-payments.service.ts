@@ -127,7 +127,8 @@ async function spendToken(tx: Tx, ctx: ServiceContext, tokenId: string): Promise
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-async function refundsOf(exec: Executor, paymentIds: string[]): Promise<Map<string, RefundRow[]>> {
+/** The refunds of card payments, oldest first, by payment id (every id present, maybe empty). */
+export async function refundsOf(exec: Executor, paymentIds: string[]): Promise<Map<string, RefundRow[]>> {
   const byPayment = new Map<string, RefundRow[]>(paymentIds.map((id) => [id, []]));
   if (paymentIds.length === 0) return byPayment;
   const rows = await exec

@@ -49,11 +49,15 @@ builder.queryFields((t) => ({
   balanceTransactions: t.connection({
     type: BalanceTransactionRef,
     description: 'Ledger postings, newest first (first: 1-100, default 20).',
-    args: { currency: t.arg({ type: CurrencyCodeEnum }) },
+    args: {
+      currency: t.arg({ type: CurrencyCodeEnum }),
+      sourceIds: t.arg.idList({ description: 'Only postings of these source objects (at most 50).' }),
+    },
     resolve: async (_root, args, ctx) => {
       const page = await listBalanceTransactions(serviceContext(ctx), {
         ...listQueryOf(args),
         ...(args.currency ? { currency: args.currency } : {}),
+        ...(args.sourceIds ? { source_ids: args.sourceIds.map(String) } : {}),
       });
       return toConnection(page, args);
     },

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.ts';
 import { CURRENCY_CODES, type CurrencyCode } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
 import { MERCHANT_ACCOUNTS, type PostingRow } from './ledger.service.ts';
@@ -43,6 +44,9 @@ export async function getBalances(ctx: ServiceContext): Promise<Balance[]> {
  * The merchant's postings, newest first; optionally in one currency, or only those whose source is
  * one of `source_ids` (a transaction's postings: GET /v1/balance_transactions?source_id=…).
  */
+/** The most source objects one balance-transactions query names. */
+const MAX_SOURCE_IDS = 50;
+
 export async function listBalanceTransactions(
   ctx: ServiceContext,
   query: ListQuery & { currency?: CurrencyCode | undefined; source_ids?: readonly string[] | undefined },
@@ -50,7 +54,14 @@ export async function listBalanceTransactions(
   const conditions = [eq(ledgerPostings.merchantId, ctx.merchant.id)];
   if (query.starting_after) conditions.push(lt(ledgerPostings.id, query.starting_after));
   if (query.currency) conditions.push(eq(ledgerPostings.currency, query.currency));
-  if (query.source_ids) conditions.push(inArray(ledgerPostings.sourceId, [...query.source_ids]));
+  if (query.source_ids) {
+    if (query.source_ids.length === 0 || query.source_ids.length > MAX_SOURCE_IDS)
+      throw new SandbankError('parameter_invalid', {
+        param: 'source_id',
+        message: `Name 1 to ${MAX_SOURCE_IDS} source objects.`,
+      });
+    conditions.push(inArray(ledgerPostings.sourceId, [...query.source_ids]));
+  }
   const rows = await (ctx.tx ?? ctx.db)
     .select()
     .from(ledgerPostings)

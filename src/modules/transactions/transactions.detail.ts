@@ -151,10 +151,13 @@ export function transactionStates(): string[] {
 
 /**
  * What the transition table allows but the object's amounts or links do not: an ACH debit paying
- * a collection moves with the collection (it cannot be canceled on its own), and an issuing
- * authorization refunded in full stays captured with nothing left to refund.
+ * a collection moves with the collection (it cannot be canceled on its own), an issuing
+ * authorization of a card payment on this sandbox (the closed loop) moves with that payment, and
+ * one refunded in full stays captured with nothing left to refund.
  */
 function heldBack(tx: TypedTransaction, action: TransactionAction): boolean {
+  // A closed-loop authorization follows its card payment: the issuer's steps on it are refused.
+  if (tx.kind === 'issuing_authorization' && tx.row.cardPaymentId !== null) return true;
   if (action === 'cancel' && (tx.kind === 'transfer' || tx.kind === 'payout'))
     return tx.row.collectionId !== null;
   if (action === 'refund' && tx.kind === 'issuing_authorization')

@@ -1,12 +1,12 @@
-import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { toPage } from '../../kernel/pagination.ts';
-import type { CardPaymentRow, RefundRow } from '../card-payments/card-payments.resource.ts';
+import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
 import type { CardPaymentDetail } from '../card-payments/card-payments.service.ts';
-import { getCardPayment } from '../card-payments/card-payments.service.ts';
-import { cardPayments, cardRefunds } from '../card-payments/card-payments.table.ts';
+import { getCardPayment, refundsOf } from '../card-payments/card-payments.service.ts';
+import { cardPayments } from '../card-payments/card-payments.table.ts';
 import type { CollectionRow } from '../collections/collections.resource.ts';
 import { type CollectionDetail, getCollection } from '../collections/collections.service.ts';
 import { collections } from '../collections/collections.table.ts';
@@ -103,9 +103,15 @@ function checkFilters(filters: TransactionFilters): void {
     ['created_to', to],
   ] as const) {
     if (at && Number.isNaN(at.getTime())) throw invalid(param, `${param} is not a valid instant.`);
+    if (at && (at.getTime() < EARLIEST_FILTER_MS || at.getTime() > LATEST_FILTER_MS))
+      throw invalid(param, `${param} must be between 1970-01-01 and 9999-12-31.`);
   }
   if (from && to && to <= from) throw invalid('created_to', 'created_to must be later than created_from.');
 }
+
+/** The instants a date filter may name (a database timestamp holds them; far wider than any clock). */
+const EARLIEST_FILTER_MS = Date.UTC(1970, 0, 1);
+const LATEST_FILTER_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
  * The search `q`, case-insensitively: the exact id of the transaction, of one of its events
@@ -195,12 +201,8 @@ async function cardPaymentsWithRefunds(
     .select()
     .from(cardPayments)
     .where(and(eq(cardPayments.merchantId, merchantId), inArray(cardPayments.id, ids)));
-  const refunds: RefundRow[] = await exec
-    .select()
-    .from(cardRefunds)
-    .where(inArray(cardRefunds.cardPaymentId, ids))
-    .orderBy(asc(cardRefunds.id));
-  return payments.map((p) => ({ ...p, refunds: refunds.filter((r) => r.cardPaymentId === p.id) }));
+  const refunds = await refundsOf(exec, ids);
+  return payments.map((p) => ({ ...p, refunds: refunds.get(p.id) ?? [] }));
 }
 
 /** Loads the rows of the ids, of whatever kinds, in the ids' order. */

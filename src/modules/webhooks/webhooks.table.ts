@@ -47,6 +47,7 @@ export const webhookDeliveries = pgTable(
   (t) => [
     index('webhook_deliveries_due_idx').on(t.state, t.nextAttemptAt),
     index('webhook_deliveries_event_idx').on(t.eventId),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.id),
   ],
 );
 

@@ -28,8 +28,16 @@ import { csrfField, setFlash, takeFlash, when } from './ui.ts';
 const revealable = new Map<string, string>();
 
 function remember(token: string, secretKey: string): void {
-  if (revealable.size > 10_000) revealable.clear();
   revealable.set(token, secretKey);
+  if (revealable.size > 10_000) revealable.delete(revealable.keys().next().value as string);
+}
+
+/** Signing in again in a browser that has a session ends that session first. */
+async function endCurrentSession(c: DashContext): Promise<void> {
+  const token = c.get('sessionToken');
+  if (!token) return;
+  await endSession(c.get('deps').database.db, systemClock, token);
+  revealable.delete(token);
 }
 
 function signInPage(c: DashContext, error: string | null, next: string) {
@@ -51,12 +59,12 @@ function signInPage(c: DashContext, error: string | null, next: string) {
   );
 }
 
-function keysOnce(keys: { secretKey: string; publicKey: string }) {
+function keysOnce(keys: Record<string, string>) {
   return html`<section class="card keys-once" data-testid="keys-once">
   <h2>Your keys</h2>
   <p>Copy the secret key now: it is stored hashed and shown only this once.</p>
-  <dl class="details"><dt>Secret key</dt><dd><code data-testid="secret-key">${keys.secretKey}</code></dd>
-  <dt>Public key</dt><dd><code data-testid="public-key">${keys.publicKey}</code></dd></dl>
+  <dl class="details"><dt>Secret key</dt><dd><code data-testid="secret-key">${keys.secret_key}</code></dd>
+  <dt>Public key</dt><dd><code data-testid="public-key">${keys.public_key}</code></dd></dl>
 </section>`;
 }
 
@@ -71,6 +79,7 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
     const next = dashboardPath(form.next);
     try {
       const { token } = await signInWithKey(c.get('deps').database.db, systemClock, form.key ?? '');
+      await endCurrentSession(c);
       setSessionCookie(c, token);
       remember(token, (form.key ?? '').trim());
       return c.redirect(next, 303);
@@ -88,6 +97,7 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
   app.get('/login/:token', async (c) => {
     try {
       const { token } = await signInWithLink(c.get('deps').database.db, systemClock, c.req.param('token'));
+      await endCurrentSession(c);
       setSessionCookie(c, token);
       return c.redirect('/dashboard', 303);
     } catch (error) {
@@ -133,12 +143,13 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
     try {
       const created = await createMerchant(db, systemClock, { name: form.name });
       const { token } = await signInNewMerchant(db, systemClock, created.merchant);
+      await endCurrentSession(c);
       setSessionCookie(c, token);
       c.set('sessionToken', token);
       remember(token, created.secretKey);
       setFlash(c, {
         notice: `Welcome, ${created.merchant.name}.`,
-        keys: { secretKey: created.secretKey, publicKey: created.publicKey },
+        once: { secret_key: created.secretKey, public_key: created.publicKey },
       });
       return c.redirect('/dashboard/keys', 303);
     } catch (error) {
@@ -161,7 +172,10 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
     if (!session || !token) return c.redirect('/dashboard/login', 303);
     const keys = await rollKeys(c.get('deps').database.db, systemClock, session.merchant.id);
     remember(token, keys.secretKey);
-    setFlash(c, { notice: 'New keys issued; the old ones are revoked.', keys });
+    setFlash(c, {
+      notice: 'New keys issued; the old ones are revoked.',
+      once: { secret_key: keys.secretKey, public_key: keys.publicKey },
+    });
     return c.redirect('/dashboard/keys', 303);
   });
 }
@@ -177,8 +191,8 @@ async function keysPage(c: DashContext, reveal: boolean): Promise<Response> {
   const known = revealable.get(token);
   return shell(
     c,
-    { title: 'API keys', active: 'keys', flash: flash ? { ...flash, keys: undefined } : null },
-    html`${flash?.keys ? keysOnce(flash.keys) : ''}
+    { title: 'API keys', active: 'keys', flash: flash ? { ...flash, once: undefined } : null },
+    html`${flash?.once?.secret_key ? keysOnce(flash.once) : ''}
 <section class="card">
   <dl class="details">
     <dt>Public key</dt>

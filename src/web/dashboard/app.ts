@@ -3,12 +3,18 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { html } from 'hono/html';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { SandbankError } from '../../kernel/errors.ts';
+import { MAX_BODY_BYTES } from '../../rest/middleware/json-body.ts';
 import { registerAccountPages } from './account.ts';
 import { registerCardPages } from './cards.ts';
 import { registerClockActions } from './clock.ts';
 import { registerCreatePages } from './create.ts';
 import { registerFxPages } from './fx.ts';
 import { registerHomePage } from './home.ts';
+import { publicShell } from './layout.ts';
 import { csrfValid, type DashContext, type DashEnv, loadSession } from './session.ts';
 import { registerTransactionPages } from './transactions.ts';
 import { registerWebhookPages } from './webhooks.ts';
@@ -58,11 +64,24 @@ function asset(name: string): { body: string; type: string } | null {
   return { body, type: entry.type };
 }
 
-function refuse(c: DashContext, status: 403, message: string): Response {
-  return c.html(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Refused · Sandbank</title><link rel="stylesheet" href="/dashboard/assets/dashboard.css"></head><body><main class="narrow"><h1>Refused</h1><p class="error" data-testid="refused">${message}</p><p><a href="/dashboard">Back to the dashboard</a></p></main></body></html>`,
-    status,
+/** A page that says why a request was not served (every dashboard response keeps the CSP). */
+function problem(
+  c: DashContext,
+  status: ContentfulStatusCode,
+  title: string,
+  message: string,
+  testId: string,
+): Response | Promise<Response> {
+  c.status(status);
+  return publicShell(
+    c,
+    title,
+    html`<p class="error" data-testid="${testId}">${message}</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
   );
+}
+
+function refuse(c: DashContext, status: 403, message: string) {
+  return problem(c, status, 'Refused', message, 'refused');
 }
 
 export function buildDashboard() {
@@ -82,6 +101,15 @@ export function buildDashboard() {
     if (!found) return c.text('Not found', 404);
     return c.body(found.body, 200, { 'Content-Type': found.type, 'Cache-Control': 'public, max-age=300' });
   });
+
+  // The same 64 KiB bound as the API, answered as a page of the dashboard (with its headers).
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => problem(c, 413, 'Too large', 'This form sent more than 64 KiB.', 'problem'),
+    }),
+  );
 
   app.use('*', loadSession);
 
@@ -107,6 +135,23 @@ export function buildDashboard() {
         'This form was refused: its CSRF token is missing or wrong. Reload the page and try again.',
       );
     return next();
+  });
+
+  // A service's expected failure that a page did not turn into a message: its status and message
+  // (an unknown id is a 404 page); anything else is a 500 page naming the request id, never a stack.
+  app.onError((error, c) => {
+    if (error instanceof SandbankError) {
+      const status = error.status as ContentfulStatusCode;
+      return problem(c, status, status === 404 ? 'Not found' : 'Not done', error.message, 'problem');
+    }
+    c.get('deps').logger.error({ err: error, request_id: c.get('requestId') }, 'dashboard error');
+    return problem(
+      c,
+      500,
+      'Something went wrong',
+      `The dashboard could not answer (request ${c.get('requestId')}).`,
+      'problem',
+    );
   });
 
   registerAccountPages(app);

@@ -60,29 +60,17 @@ const INTERVAL_LABELS: Record<LimitInterval, string> = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// The number and CVC, shown once: kept in memory for the browser session that issued the card
-// until its next view of the card's page (as the create response is the API's one showing).
+// The number and CVC, shown once: on the card's page right after creation (as the create response
+// is the API's one showing), through the flash's secrets shown once.
 
 interface Secret {
-  cardId: string;
   number: string;
   cvc: string;
 }
-const shownOnce = new Map<string, Secret>();
 
-function keepSecretOnce(c: DashContext, card: VirtualCardRow): void {
-  const token = c.get('sessionToken');
-  if (!token) return;
-  if (shownOnce.size > 10_000) shownOnce.clear();
-  shownOnce.set(token, { cardId: card.id, number: card.number, cvc: card.cvc });
-}
-
-function takeSecret(c: DashContext, cardId: string): Secret | null {
-  const token = c.get('sessionToken');
-  const secret = token ? shownOnce.get(token) : undefined;
-  if (!token || secret?.cardId !== cardId) return null;
-  shownOnce.delete(token);
-  return secret;
+function secretOf(flash: Flash | null, cardId: string): Secret | null {
+  const once = flash?.once;
+  return once?.card_id === cardId && once.number && once.cvc ? { number: once.number, cvc: once.cvc } : null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,8 +354,11 @@ export function registerCardPages(app: Hono<DashEnv>): void {
     const svc = await dashboardContext(c);
     return submitForm(c, form, CARDS, async () => {
       const card = await createVirtualCard(svc, createBody(form));
-      keepSecretOnce(c, card);
-      return { to: cardPath(card.id), notice: `Issued ${masked(card)} (${card.id}).` };
+      return {
+        to: cardPath(card.id),
+        notice: `Issued ${masked(card)} (${card.id}).`,
+        once: { card_id: card.id, number: card.number, cvc: card.cvc },
+      };
     });
   });
 
@@ -378,7 +369,7 @@ export function registerCardPages(app: Hono<DashEnv>): void {
     if ('response' in loaded) return loaded.response;
     const card = loaded.found;
     const flash = takeFlash(c);
-    const secret = takeSecret(c, card.id);
+    const secret = secretOf(flash, card.id);
     const after = cursorOf(c);
     return shell(
       c,

@@ -20,7 +20,13 @@ const PAD = { left: 8, right: 8, top: 12, bottom: 22 };
 export function lineChart(
   title: string,
   series: Series[],
-  options: { steps?: boolean; until?: Date; format?: (value: number) => string } = {},
+  options: {
+    steps?: boolean;
+    until?: Date;
+    format?: (value: number) => string;
+    /** Whether the axis includes zero (default): balances do, rates that move 1% do not. */
+    zero?: boolean;
+  } = {},
 ): Html {
   const all = series.flatMap((s) => s.points);
   if (all.length === 0) return html`<p class="muted" data-testid="chart-empty">Nothing to chart yet.</p>`;
@@ -28,7 +34,8 @@ export function lineChart(
   const first = Math.min(...times);
   const last = Math.max(options.until?.getTime() ?? 0, ...times);
   const values = all.map((p) => p.value);
-  let low = Math.min(0, ...values);
+  const withZero = options.zero ?? true;
+  const low = withZero ? Math.min(0, ...values) : Math.min(...values);
   let high = Math.max(...values);
   if (high === low) high = low + 1;
   const span = last - first || 1;
@@ -48,10 +55,9 @@ export function lineChart(
     if (options.steps && end && options.until) parts.push(`H${x(options.until.getTime()).toFixed(1)}`);
     return parts.join('');
   };
-  low = Math.min(low, 0);
   return html`<figure class="chart">
 <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${title}" preserveAspectRatio="none" data-testid="chart">
-  <line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(0).toFixed(1)}" y2="${y(0).toFixed(1)}" stroke="#d0d5dd" stroke-width="1"></line>
+  ${withZero ? html`<line x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(0).toFixed(1)}" y2="${y(0).toFixed(1)}" stroke="#d0d5dd" stroke-width="1"></line>` : ''}
   ${series.map((s) => html`<path d="${path(s)}" fill="none" stroke="${s.color}" stroke-width="2" vector-effect="non-scaling-stroke"><title>${s.label}</title></path>`)}
 </svg>
 <figcaption>

@@ -15,9 +15,10 @@ import {
   registerForm,
   textField,
 } from './create-form.ts';
+import { metadataEditor, metadataFromForm } from './form-submit.ts';
 import { shell } from './layout.ts';
 import type { DashContext, DashEnv } from './session.ts';
-import { type Flash, formValue, type Html, money, objectLink, stateBadge } from './ui.ts';
+import { type Flash, type Html, money, objectLink, stateBadge } from './ui.ts';
 
 /**
  * The create-and-try forms: a collection (then open its checkout page), a card payment with a
@@ -78,22 +79,9 @@ function tryIndex(): Html {
 // ---------------------------------------------------------------------------------------------
 // Collections
 
-const METADATA_PAIRS = [1, 2, 3, 4, 5] as const;
-
-/** metadata_key_N / metadata_value_N → a string map; pairs left blank are skipped. */
-export function metadataOf(form: Form): Record<string, string> | undefined {
-  const metadata: Record<string, string> = {};
-  for (const n of METADATA_PAIRS) {
-    const key = form[`metadata_key_${n}`] ?? '';
-    const value = form[`metadata_value_${n}`] ?? '';
-    if (key !== '' || value !== '') metadata[key] = value;
-  }
-  return Object.keys(metadata).length > 0 ? metadata : undefined;
-}
-
 /** The POST /v1/collect body of the form (blank optional fields left out). */
 function collectionBody(form: Form): Record<string, unknown> {
-  const metadata = metadataOf(form);
+  const metadata = metadataFromForm(form);
   return {
     ...present(form, ['amount', 'currency', 'email', 'reference', 'description', 'redirect_url']),
     ...(form.expires_in ? { expires_in: Number(form.expires_in) } : {}),
@@ -110,15 +98,6 @@ async function createFromForm(svc: ServiceContext, form: Form) {
   };
 }
 
-function metadataFields(flash: Flash | null): Html {
-  return html`<fieldset data-testid="metadata-fields"><legend>Metadata (up to 5 pairs; blank pairs are skipped)</legend>${METADATA_PAIRS.map(
-    (n) => html`<div class="row">
-    <input name="metadata_key_${n}" aria-label="Metadata key ${n}" placeholder="key" maxlength="40" value="${formValue(flash, `metadata_key_${n}`)}">
-    <input name="metadata_value_${n}" aria-label="Metadata value ${n}" placeholder="value" maxlength="500" value="${formValue(flash, `metadata_value_${n}`)}">
-  </div>`,
-  )}</fieldset>`;
-}
-
 function collectionForm(c: DashContext, flash: Flash | null): Html {
   return formCard(
     c,
@@ -133,7 +112,7 @@ function collectionForm(c: DashContext, flash: Flash | null): Html {
     ${textField(flash, { name: 'expires_in', label: 'Expires in (seconds, 1800–86400; optional)', inputmode: 'numeric', placeholder: '86400' })}
     ${labelInputs(flash, 'Reference (optional, unique)')}
     ${textField(flash, { name: 'redirect_url', label: 'Redirect URL after paying (optional)', inputmode: 'url', placeholder: 'https://shop.example/thanks' })}
-    ${metadataFields(flash)}`,
+    ${metadataEditor(flash)}`,
   );
 }
 

@@ -9,6 +9,7 @@ import { type EventRow, listEvents } from '../../modules/events/events.service.t
 import { getEventWithDeliveries } from '../../modules/transactions/transactions.detail.ts';
 import { eventTypeGroups } from '../../modules/webhooks/webhooks.event-types.ts';
 import { type DeliveryLog, listEndpoints, redeliverEvent } from '../../modules/webhooks/webhooks.service.ts';
+import { attemptList } from './deliveries.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, dashboardPath, formOf } from './session.ts';
 import { csrfField, type Html, objectLink, setFlash, stateBadge, when } from './ui.ts';
@@ -18,14 +19,6 @@ import { csrfField, type Html, objectLink, setFlash, stateBadge, when } from './
  * carry it with each delivery and its attempts, and redelivery (to every subscribed endpoint or
  * one). The delivery log and the redeliver form are shared with the transaction pages.
  */
-
-/** Response bodies are stored truncated already; the log shows a shorter excerpt. */
-const EXCERPT_CHARS = 300;
-
-function excerpt(body: string | null): Html | string {
-  if (!body) return html`<span class="muted">—</span>`;
-  return body.length > EXCERPT_CHARS ? `${body.slice(0, EXCERPT_CHARS)}…` : body;
-}
 
 /** JSON text indented for reading, digits kept exactly as written (100.50 stays 100.50). */
 export function prettyJson(text: string): string {
@@ -56,22 +49,6 @@ export function prettyJson(text: string): string {
   return out;
 }
 
-function attemptRows(log: DeliveryLog): Html {
-  if (log.attempts.length === 0) return html`<p class="muted small">No attempt yet.</p>`;
-  return html`<div class="table-wrap"><table class="list" data-testid="attempts">
-<thead><tr><th>Attempted (clock)</th><th>HTTP status</th><th class="num">Duration</th><th>Response</th><th>Error</th><th>Next retry</th></tr></thead>
-<tbody>${log.attempts.map(
-    (attempt) => html`<tr data-testid="attempt">
-  <td>${when(attempt.attemptedAt)}</td>
-  <td data-testid="attempt-status">${attempt.status ?? html`<span class="muted">none</span>`}</td>
-  <td class="num">${attempt.durationMs === null ? '—' : `${attempt.durationMs} ms`}</td>
-  <td class="ref"><code>${excerpt(attempt.responseBody)}</code></td>
-  <td class="ref">${attempt.error ?? ''}</td>
-  <td>${attempt.nextRetryAt ? when(attempt.nextRetryAt) : ''}</td>
-</tr>`,
-  )}</tbody></table></div>`;
-}
-
 /** An event's webhook deliveries, each with its endpoint, state and attempt log. */
 export function deliveryLog(logs: DeliveryLog[]): Html {
   if (logs.length === 0)
@@ -82,7 +59,7 @@ export function deliveryLog(logs: DeliveryLog[]): Html {
   <span class="muted small">${log.delivery.attempts} attempt${log.delivery.attempts === 1 ? '' : 's'}${
     log.delivery.state === 'pending' ? html` · next ${when(log.delivery.nextAttemptAt)}` : ''
   }</span></p>
-  ${attemptRows(log)}
+  ${attemptList(log.attempts)}
 </div>`,
   )}`;
 }

@@ -16,6 +16,8 @@ export interface Outcome {
   error?: string;
   /** Refill the form on the next page (a form used again and again, as "simulate authorization"). */
   keepForm?: boolean;
+  /** Secrets the next page shows once (Flash.once). */
+  once?: Record<string, string>;
 }
 
 /**
@@ -35,6 +37,7 @@ export async function submitForm(
       ...(done.notice ? { notice: done.notice } : {}),
       ...(done.error ? { error: done.error } : {}),
       ...(done.keepForm ? { form } : {}),
+      ...(done.once ? { once: done.once } : {}),
     });
     return c.redirect(done.to, 303);
   } catch (error) {
@@ -58,31 +61,32 @@ export function selectOf(
   )}</select></div>`;
 }
 
-/** How many key/value rows a metadata editor offers. */
-export const METADATA_ROWS = 3;
+/** The key/value rows a metadata editor offers, numbered from 1 (metadata_key_1 … metadata_value_5). */
+const METADATA_ROWS = [1, 2, 3, 4, 5] as const;
 
-/** The metadata of a form's `metadata_key_N` / `metadata_value_N` rows; undefined when all are blank. */
+/**
+ * The metadata of a form's `metadata_key_N` / `metadata_value_N` rows; undefined when all are blank.
+ * A row is skipped only when both halves are blank: a value without a key goes to the service,
+ * which refuses it (nothing typed is dropped silently).
+ */
 export function metadataFromForm(form: Record<string, string>): Record<string, string> | undefined {
   const metadata: Record<string, string> = {};
-  for (let i = 0; i < METADATA_ROWS; i++) {
-    const key = (form[`metadata_key_${i}`] ?? '').trim();
-    if (key) metadata[key] = form[`metadata_value_${i}`] ?? '';
+  for (const n of METADATA_ROWS) {
+    const key = (form[`metadata_key_${n}`] ?? '').trim();
+    const value = form[`metadata_value_${n}`] ?? '';
+    if (key !== '' || value !== '') metadata[key] = value;
   }
   return Object.keys(metadata).length > 0 ? metadata : undefined;
 }
 
 /** The metadata rows of a form, refilled from the flash after an error. */
 export function metadataEditor(flash: Flash | null): Html {
-  const rows = Array.from({ length: METADATA_ROWS }, (_, i) => i);
-  return html`<div data-testid="metadata-editor">
-  <h3>Metadata <span class="muted small">optional key/value pairs</span></h3>
-  ${rows.map(
-    (i) => html`<div class="row">
-    <div><label for="metadata_key_${i}">Key</label><input id="metadata_key_${i}" name="metadata_key_${i}" maxlength="40" value="${formValue(flash, `metadata_key_${i}`)}"></div>
-    <div><label for="metadata_value_${i}">Value</label><input id="metadata_value_${i}" name="metadata_value_${i}" maxlength="500" value="${formValue(flash, `metadata_value_${i}`)}"></div>
+  return html`<fieldset data-testid="metadata-editor"><legend>Metadata <span class="muted small">optional key/value pairs; blank rows are skipped</span></legend>${METADATA_ROWS.map(
+    (n) => html`<div class="row">
+    <input name="metadata_key_${n}" aria-label="Metadata key ${n}" placeholder="key" maxlength="40" value="${formValue(flash, `metadata_key_${n}`)}">
+    <input name="metadata_value_${n}" aria-label="Metadata value ${n}" placeholder="value" maxlength="500" value="${formValue(flash, `metadata_value_${n}`)}">
   </div>`,
-  )}
-</div>`;
+  )}</fieldset>`;
 }
 
 /** A list's `?after=<id>` cursor (an object id), or undefined. */

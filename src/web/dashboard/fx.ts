@@ -72,9 +72,9 @@ function hourlyRates(svc: ServiceContext, now: Date): FxRates[] {
 }
 
 /**
- * One currency's mid and sell rates over the hours, as steps (a rate holds for its hour). The
- * exact decimals become numbers for pixels only, measured from the lowest sell rate so the chart
- * shows the movement (its axis would otherwise start at zero); the caption adds the floor back.
+ * One currency's mid and sell rates over the hours, as steps (a rate holds for its hour), on an axis
+ * that need not include zero (the movement is about 1%). The exact decimals become numbers for
+ * pixels and the caption only.
  */
 function rateChart(currency: FxTargetCurrency, hours: FxRates[], now: Date): Html {
   const series = (pick: 'mid' | 'rate') =>
@@ -84,16 +84,14 @@ function rateChart(currency: FxTargetCurrency, hours: FxRates[], now: Date): Htm
     });
   const mid = series('mid');
   const sell = series('rate');
-  const floor = Math.min(...sell.map((p) => p.value));
-  const lift = (points: typeof mid) => points.map((p) => ({ at: p.at, value: p.value - floor }));
   const places = currency === 'JPY' ? 3 : 5;
   return html`<div data-testid="rate-chart-${currency}">${lineChart(
     `USD → ${currency} over the last ${CHART_HOURS} clock hours`,
     [
-      { label: `${currency} mid`, color: '#4f46e5', points: lift(mid) },
-      { label: `${currency} sell`, color: '#f79009', points: lift(sell) },
+      { label: `${currency} mid`, color: '#4f46e5', points: mid },
+      { label: `${currency} sell`, color: '#f79009', points: sell },
     ],
-    { steps: true, until: now, format: (v) => (v + floor).toFixed(places) },
+    { steps: true, until: now, zero: false, format: (v) => v.toFixed(places) },
   )}</div>`;
 }
 

@@ -9,6 +9,7 @@ import { csrfField, type Flash, flashMessages, type Html, takeFlash, when } from
 const NAV: [string, string, string][] = [
   ['/dashboard', 'Home', 'home'],
   ['/dashboard/transactions', 'Transactions', 'transactions'],
+  ['/dashboard/try', 'Try it', 'try'],
   ['/dashboard/collections/new', 'Collect', 'collect'],
   ['/dashboard/card_payments/new', 'Card payment', 'card_payment'],
   ['/dashboard/transfers/new', 'Transfer', 'transfer'],
@@ -26,6 +27,7 @@ function head(title: string): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Sandbank dashboard</title>
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+<link rel="icon" href="data:,">
 <script src="/dashboard/assets/graphql-ws.min.js" defer></script>
 <script src="/dashboard/assets/dashboard.js" defer></script>
 </head>`;

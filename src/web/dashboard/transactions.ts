@@ -98,7 +98,8 @@ function listFormOf(c: DashContext): ListForm {
 function utcDay(value: string, param: string): Date | undefined {
   if (!value) return undefined;
   const day = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00.000Z`) : null;
-  if (!day || Number.isNaN(day.getTime()))
+  // 2026-02-31 is not a day (Date would roll it over to 3 March): it must read back as written.
+  if (!day || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value)
     throw new SandbankError('parameter_invalid', { param, message: `${param}: choose a date (UTC).` });
   return day;
 }

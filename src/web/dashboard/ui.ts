@@ -91,8 +91,11 @@ export interface Flash {
   form?: Record<string, string>;
   /** The due work a clock move ran. */
   ran?: RanJob[];
-  /** Keys shown once (sign-up, roll). */
-  keys?: { secretKey: string; publicKey: string };
+  /**
+   * Secrets the next page shows once and never again (new API keys, a virtual card's number and
+   * CVC, a webhook signing secret): kept only in this process's memory until that page takes them.
+   */
+  once?: Record<string, string>;
 }
 
 const flashes = new Map<string, Flash>();
@@ -105,8 +108,10 @@ function flashKey(c: DashContext): string | null {
 export function setFlash(c: DashContext, flash: Flash): void {
   const key = flashKey(c);
   if (!key) return;
-  if (flashes.size >= FLASH_MAX) flashes.clear();
+  flashes.delete(key);
   flashes.set(key, flash);
+  // The oldest untaken flash goes first when too many browsers left one behind.
+  if (flashes.size > FLASH_MAX) flashes.delete(flashes.keys().next().value as string);
 }
 
 export function takeFlash(c: DashContext): Flash | null {

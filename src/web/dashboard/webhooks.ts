@@ -1,10 +1,8 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import { SandbankError } from '../../kernel/errors.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { ALL_EVENTS, eventTypeGroups } from '../../modules/webhooks/webhooks.event-types.ts';
 import {
-  type AttemptRow,
   createEndpoint,
   type DeliveryLog,
   deleteEndpoint,
@@ -17,6 +15,7 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../../modules/webhooks/webhooks.service.ts';
+import { attemptList } from './deliveries.ts';
 import { cursorOf, loadOr404, olderLink, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
@@ -28,7 +27,6 @@ import {
   formValue,
   type Html,
   objectLink,
-  setFlash,
   stateBadge,
   takeFlash,
   when,
@@ -42,7 +40,6 @@ import {
  */
 const LIST = '/dashboard/webhooks';
 const DELIVERIES_SHOWN = 50;
-const EXCERPT_CHARS = 300;
 
 const endpointPath = (id: string) => `${LIST}/${encodeURIComponent(id)}`;
 const fragmentPath = (id: string) => `/dashboard/fragments/webhooks/${encodeURIComponent(id)}/deliveries`;
@@ -93,32 +90,21 @@ function updateBody(form: Record<string, string>, events: string[]) {
 // ---------------------------------------------------------------------------------------------
 // The signing secret, shown once
 
-type SecretFlash = Flash & { secret?: string };
-
 function secretOf(flash: Flash | null): string | null {
-  return flash && 'secret' in flash && typeof flash.secret === 'string' ? flash.secret : null;
+  return flash?.once?.secret ?? null;
 }
 
-/**
- * A create or rotate: on success the endpoint's page shows its new secret once (in the flash); on a
- * SandbankError the flash carries the message and the form goes back to `back`.
- */
-async function revealingSecret(
+/** A create or rotate: the endpoint's page then shows its new secret once. */
+function revealingSecret(
   c: DashContext,
   back: string,
   form: Record<string, string>,
   run: (svc: ServiceContext) => Promise<{ row: EndpointRow; notice: string }>,
 ): Promise<Response> {
-  try {
+  return submitForm(c, form, back, async () => {
     const { row, notice } = await run(await dashboardContext(c));
-    const flash: SecretFlash = { notice, secret: row.secret };
-    setFlash(c, flash);
-    return c.redirect(endpointPath(row.id), 303);
-  } catch (error) {
-    if (!(error instanceof SandbankError)) throw error;
-    setFlash(c, { error: error.message, form });
-    return c.redirect(back, 303);
-  }
+    return { to: endpointPath(row.id), notice, once: { secret: row.secret } };
+  });
 }
 
 function secretOnce(secret: string): Html {
@@ -235,45 +221,6 @@ function endpointCard(c: DashContext, endpoint: EndpointRow): Html {
 
 // ---------------------------------------------------------------------------------------------
 // The delivery log
-
-/** A delivery error in words (the transport's message stays beside it). */
-function problemOf(error: string): string {
-  if (/ECONNREFUSED/.test(error)) return 'connection refused';
-  if (/ECONNRESET|socket hang up|other side closed/i.test(error)) return 'connection reset';
-  if (/ENOTFOUND|EAI_AGAIN|did not resolve/.test(error)) return 'host not found';
-  if (/timeout|aborted/i.test(error)) return 'timed out (15 s)';
-  if (/WEBHOOK_BLOCK_PRIVATE_NETWORKS/.test(error)) return 'refused: private network';
-  return 'no answer';
-}
-
-/** The answer of an attempt: its HTTP status (green for 2xx) or, without one, why not. */
-function attemptResult(attempt: AttemptRow): Html {
-  const ok = attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
-  const label = attempt.status ?? (attempt.error ? problemOf(attempt.error) : 'no answer');
-  return html`<span class="badge state-${ok ? 'delivered' : 'failed'}" data-testid="attempt-status">${label}</span>`;
-}
-
-/** The response body: an excerpt, and the whole kept body (up to 2 KiB) behind a disclosure. */
-function responseExcerpt(body: string | null): Html {
-  if (!body) return html``;
-  if (body.length <= EXCERPT_CHARS)
-    return html`<div><code data-testid="attempt-response">${body}</code></div>`;
-  return html`<div><code data-testid="attempt-response">${body.slice(0, EXCERPT_CHARS)}…</code></div>
-<details><summary class="small">whole response (${body.length} characters)</summary><pre class="json">${body}</pre></details>`;
-}
-
-/** A delivery's attempts, oldest first: clock time, result, duration, retry, error and response. */
-export function attemptList(attempts: AttemptRow[]): Html {
-  if (attempts.length === 0) return html`<p class="muted small">No attempt yet.</p>`;
-  return html`<ol class="timeline" data-testid="attempts">${attempts.map(
-    (attempt) => html`<li data-testid="attempt-row">
-  ${when(attempt.attemptedAt)} ${attemptResult(attempt)} <span class="muted small" data-testid="attempt-duration">${attempt.durationMs} ms</span>
-  ${attempt.nextRetryAt ? html`<span class="muted small">· retry at ${when(attempt.nextRetryAt)}</span>` : ''}
-  ${attempt.error ? html`<div class="small muted" data-testid="attempt-error">${attempt.error}</div>` : ''}
-  ${responseExcerpt(attempt.responseBody)}
-</li>`,
-  )}</ol>`;
-}
 
 function deliveryRows(c: DashContext, endpointId: string, log: DeliveryLog): Html {
   const { delivery } = log;

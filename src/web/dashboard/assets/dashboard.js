@@ -46,6 +46,23 @@
     refreshAll(update.id, 'transaction');
   }
 
+  /**
+   * A fragment that is waiting for work no event announces (a webhook attempt due soon) carries
+   * [data-live-poll-ms]: it is fetched again that often while the marker is there.
+   */
+  function startPolling() {
+    const loaded = Date.now();
+    setInterval(() => {
+      for (const part of document.querySelectorAll('[data-live-refresh]')) {
+        const marker = part.querySelector('[data-live-poll-ms]');
+        if (!marker) continue;
+        const every = Number(marker.getAttribute('data-live-poll-ms')) || 2000;
+        const last = Number(part.getAttribute('data-live-refreshed')) || loaded;
+        if (Date.now() - last >= every) schedule(part);
+      }
+    }, 500);
+  }
+
   /** Live updates over graphql-ws: the connection authenticates with the session cookie. */
   function startLive() {
     if (document.body.getAttribute('data-live') !== 'on' || !window.graphqlWs) return;
@@ -133,6 +150,7 @@
 
   function start() {
     startLive();
+    startPolling();
     startCountdowns();
     startFillers();
   }
