@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
@@ -97,15 +99,202 @@ async function liveConnected(page: Page): Promise<void> {
 }
 
 describe('dashboard in Chromium', () => {
-  it('signs in with the printed link; a collection paid in a second tab turns succeeded without a reload', async () => {
+  it('signs in with the printed link; a collection created there and paid in a second tab turns succeeded without a reload', async () => {
     const page = await newPage();
     await page.goto(signInLink);
     await page.waitForURL(`${base()}/dashboard`);
     await expect(page.getByTestId('merchant-name').textContent()).resolves.toBe('Sandbank Demo Store');
+    await page.goto(`${base()}/dashboard/collections/new`);
+    await page.fill('[data-testid="field-amount"]', '42.50');
+    await page.fill('[data-testid="field-reference"]', 'browser-order-1');
+    await page.fill('[data-testid="field-description"]', 'Two coffees');
+    await page.click('[data-testid="collection-form-submit"]');
+    await page.waitForURL(/\/dashboard\/transactions\/col_/);
+    const id = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) ?? '');
+    await expect(page.getByTestId('flash-notice').textContent()).resolves.toContain('/checkout/');
     await liveConnected(page);
-    // TODO(lead): create it from the dashboard's collection form once it exists.
-    expect(page).toBeTruthy();
-    await screenshot(page, 'dashboard-home');
+    const home = await newPage();
+    await home.context().addCookies(await page.context().cookies());
+    await home.goto(`${base()}/dashboard`);
+    await liveConnected(home);
+    const badge = home.locator(`[data-live-state="${id}"]`);
+    await expect(badge.textContent()).resolves.toBe('pending');
+
+    // The payer opens the checkout link from the detail page in a second tab and pays by card.
+    const [checkout] = await Promise.all([
+      page.context().waitForEvent('page'),
+      page.click('[data-testid="checkout-link"]'),
+    ]);
+    await checkout.waitForLoadState();
+    await checkout.click('a[data-card="4242424242424242"]');
+    await checkout.click('[data-testid="pay-card"]');
+    await checkout.getByTestId('status').waitFor();
+    expect(await checkout.getByTestId('status').getAttribute('data-state')).toBe('succeeded');
+
+    // Both dashboard tabs follow without a reload: the badge and the detail page's timeline.
+    const navigations: string[] = [];
+    home.on('framenavigated', (frame) => navigations.push(frame.url()));
+    await home.waitForFunction(
+      (cid) => document.querySelector(`[data-live-state="${cid}"]`)?.textContent === 'succeeded',
+      id,
+    );
+    await page.waitForSelector('[data-testid="timeline-entry"][data-state="succeeded"]');
+    expect(navigations).toEqual([]);
+    await screenshot(home, 'dashboard-home');
+    await screenshot(page, 'dashboard-collection-succeeded');
+  });
+
+  it('a transfer created from the dashboard settles after "Next ACH window"; its timeline lists each state with clock times', async () => {
+    // Tuesday 2031-12-02 09:00 ET: the 10:30 ET Same-Day window submits, 13:00 ET settles.
+    const m = await merchant('2031-12-02T14:00:00.000Z');
+    const page = await newPage();
+    await signIn(page, m);
+    await page.goto(`${base()}/dashboard/transfers/new`);
+    await page.selectOption('[data-testid="field-rail"]', 'same_day_ach');
+    await page.fill('[data-testid="field-amount"]', '250.00');
+    await page.fill('[data-testid="field-account_name"]', 'Acme Supplies');
+    await page.fill('[data-testid="field-routing_number"]', '110000000');
+    await page.fill('[data-testid="field-account_number"]', '000123456789');
+    await page.click('[data-testid="transfer-form-submit"]');
+    await page.waitForURL(/\/dashboard\/transactions\/tr_/);
+    await expect(page.locator('[data-testid="timeline-entry"]').count()).resolves.toBe(1);
+    await page.click('[data-testid="clock-ach_window"]');
+    await page.waitForURL(/\/dashboard\/transactions\/tr_/);
+    await expect(page.getByTestId('clock-moved').textContent()).resolves.toContain('transfer.');
+    const entries = page.locator('[data-testid="timeline-entry"]');
+    const states = await entries.evaluateAll((items) => items.map((li) => li.getAttribute('data-state')));
+    expect(states).toEqual(['created', 'submitted', 'settled']);
+    const times = await entries
+      .locator('time')
+      .evaluateAll((items) => items.map((t) => t.getAttribute('datetime')));
+    expect(times).toEqual([
+      '2031-12-02T14:00:00.000Z',
+      '2031-12-02T15:30:00.000Z',
+      '2031-12-02T18:00:00.000Z',
+    ]);
+    await expect(page.getByTestId('clock-now').textContent()).resolves.toBe('2031-12-02 18:00:00Z');
+    await screenshot(page, 'dashboard-transfer-timeline');
+  });
+
+  it('webhooks: failed attempts against a failing loopback receiver, then a redelivery that succeeds', async () => {
+    let healthy = false;
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => {
+        body += chunk;
+      });
+      req.on('end', () => {
+        received.push(body);
+        res.writeHead(healthy ? 200 : 500, { 'content-type': 'text/plain' });
+        res.end(healthy ? 'ok' : 'receiver down <b>for maintenance</b>');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    try {
+      const m = await merchant('2031-12-02T14:00:00.000Z');
+      const page = await newPage();
+      await signIn(page, m);
+      await page.goto(`${base()}/dashboard/webhooks`);
+      await page.fill('[data-testid="field-url"]', url);
+      await page.check('[data-testid="event-all"]');
+      await page.click('[data-testid="endpoint-create"]');
+      await page.waitForURL(/\/dashboard\/webhooks\/we_/);
+      await expect(page.getByTestId('endpoint-secret').textContent()).resolves.toMatch(/^whsec_/);
+      // An event: a collection over the API. The clock panel's +1 hour runs its first attempts.
+      await api(m.secret_key, 'POST', '/v1/collect', { amount: 5, currency: 'USD' });
+      await page.click('[data-testid="clock-hour"]');
+      const attempts = page.locator('[data-testid="attempt-row"]');
+      await attempts.first().waitFor();
+      const statuses = await page.locator('[data-testid="attempt-status"]').allTextContents();
+      expect(statuses.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(statuses)).toEqual(new Set(['500']));
+      await expect(page.locator('[data-testid="attempt-response"]').first().textContent()).resolves.toBe(
+        'receiver down <b>for maintenance</b>',
+      );
+      await screenshot(page, 'dashboard-webhook-failing');
+
+      healthy = true;
+      const before = statuses.length;
+      await page.locator('[data-testid="redeliver"]').first().click();
+      await page.waitForURL(/\/dashboard\/webhooks\/we_/);
+      // The redelivery is due now: the page follows it until its attempt is in the log.
+      await page.waitForFunction(
+        (n) => document.querySelectorAll('[data-testid="attempt-status"]').length > n,
+        before,
+        { timeout: 20_000 },
+      );
+      const after = await page.locator('[data-testid="attempt-status"]').allTextContents();
+      expect(after.at(-1)).toBe('200');
+      expect(received.length).toBe(after.length);
+      await screenshot(page, 'dashboard-webhook-redelivered');
+    } finally {
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
+  });
+
+  it('virtual card: issue with a daily limit, simulate authorizations until one is declined, see why', async () => {
+    const m = await merchant('2031-12-03T21:00:00.000Z', '500.00');
+    const page = await newPage();
+    await signIn(page, m);
+    await page.goto(`${base()}/dashboard/cards`);
+    await page.fill('[data-testid="cardholder-name"]', 'Ada Lovelace');
+    await page.fill('[data-testid="limit-daily"]', '20');
+    await page.click('[data-testid="create-card"]');
+    await page.waitForURL(/\/dashboard\/cards\/vc_/);
+    await expect(page.getByTestId('card-number').textContent()).resolves.toMatch(/^4859 32/);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await page.fill('[data-testid="auth-amount"]', '6.50');
+      await page.fill('[data-testid="auth-merchant"]', 'Blue Bottle');
+      await page.fill('[data-testid="auth-mcc"]', '5814');
+      await page.click('[data-testid="simulate-authorization"]');
+      await page.waitForURL(/\/dashboard\/cards\/vc_/);
+      const flash = await page
+        .locator('[data-testid="flash-notice"], [data-testid="flash-error"]')
+        .first()
+        .textContent();
+      outcomes.push(/declined/i.test(flash ?? '') ? 'declined' : 'approved');
+    }
+    expect(outcomes).toEqual(['approved', 'approved', 'approved', 'declined']);
+    const reason = await page.getByTestId('decline-reason').first().textContent();
+    expect(reason).toContain('spending_limit_exceeded');
+    expect(reason).toContain('daily');
+    await expect(page.getByTestId('card-number').count()).resolves.toBe(0);
+    await screenshot(page, 'dashboard-card-declined');
+  });
+
+  it('merchant text with <img onerror> and <script> renders as text everywhere, and no dialog fires', async () => {
+    const m = await merchant('2031-12-02T14:00:00.000Z');
+    const attack = '<img src=x onerror=alert(1)><script>alert(2)</script>';
+    const created = await api<{ id: string }>(m.secret_key, 'POST', '/v1/collect', {
+      amount: 5,
+      currency: 'USD',
+      reference: 'xss-1',
+      description: attack,
+      metadata: { note: attack, [attack.slice(0, 30)]: 'key too' },
+    });
+    expect(created.status).toBe(200);
+    const page = await newPage();
+    await signIn(page, m);
+    for (const path of [
+      '/dashboard',
+      '/dashboard/transactions',
+      `/dashboard/transactions/${created.body.id}`,
+      '/dashboard/events',
+      '/dashboard/collections/new',
+    ]) {
+      await page.goto(`${base()}${path}`);
+      expect(await page.locator('img[src="x"]').count(), path).toBe(0);
+      const injected = await page.evaluate(
+        () => [...document.scripts].filter((s) => !s.src || s.textContent?.includes('alert')).length,
+      );
+      expect(injected, path).toBe(0);
+    }
+    await page.goto(`${base()}/dashboard/transactions/${created.body.id}`);
+    await expect(page.getByTestId('description').textContent()).resolves.toContain(attack);
+    await screenshot(page, 'dashboard-xss-as-text');
   });
 
   it('refuses a form post without its CSRF token, and sends a request without a session to sign-in', async () => {
@@ -165,7 +354,18 @@ describe('dashboard in Chromium', () => {
     const m = await merchant('2031-12-02T14:00:00.000Z');
     const page = await newPage({ width: 390, height: 844 });
     await signIn(page, m);
-    for (const path of ['/dashboard', '/dashboard/keys']) {
+    for (const path of [
+      '/dashboard',
+      '/dashboard/keys',
+      '/dashboard/transactions',
+      '/dashboard/collections/new',
+      '/dashboard/card_payments/new',
+      '/dashboard/transfers/new',
+      '/dashboard/cards',
+      '/dashboard/fx',
+      '/dashboard/webhooks',
+      '/dashboard/events',
+    ]) {
       await page.goto(`${base()}${path}`);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, path).toBeLessThanOrEqual(0);

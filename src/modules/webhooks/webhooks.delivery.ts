@@ -4,8 +4,10 @@ import { type Db, queryRows } from '../../db/client.ts';
 import { addSeconds, systemClock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/ids.ts';
 import { toWireJson } from '../../kernel/wire-json.ts';
+import type { ServiceContext } from '../context.ts';
 import { eventResource } from '../events/events.resource.ts';
 import type { EventRow } from '../events/events.service.ts';
+import { type DeliveryLog, listDeliveries, redeliverEvent } from './webhooks.service.ts';
 import { webhookEndpoints } from './webhooks.table.ts';
 import { sendWebhook } from './webhooks.transport.ts';
 
@@ -390,4 +392,19 @@ export function deliverWebhooksUntil(
   until: Date,
 ): Promise<DeliveryResult[]> {
   return deliverDueForMerchant(ctx.db, ctx.merchant.id, until);
+}
+
+/**
+ * Redelivers an event (as POST /v1/events/{id}/redeliver) and makes the attempts at once, waiting
+ * for the receivers' answers (at most the 15 s timeout): the dashboard's redeliver button, where a
+ * person wants to see the result, not a queued delivery.
+ */
+export async function redeliverEventNow(
+  ctx: ServiceContext,
+  eventId: string,
+  raw: unknown,
+): Promise<DeliveryLog[]> {
+  await redeliverEvent(ctx, eventId, raw);
+  await deliverDueForMerchant(ctx.db, ctx.merchant.id, ctx.clock.now());
+  return listDeliveries(ctx, eventId);
 }

@@ -1,5 +1,5 @@
 import { html } from 'hono/html';
-import type { AttemptRow } from '../../modules/webhooks/webhooks.service.ts';
+import type { AttemptRow, DeliveryLog } from '../../modules/webhooks/webhooks.service.ts';
 import { type Html, when } from './ui.ts';
 
 /**
@@ -45,4 +45,25 @@ export function attemptList(attempts: AttemptRow[]): Html {
   ${responseExcerpt(attempt.responseBody)}
 </li>`,
   )}</ol>`;
+}
+
+/**
+ * What a redelivery from the dashboard did (its attempts are made at once): how many deliveries
+ * of the event now stand delivered and how many are still failing, for one endpoint or all.
+ */
+export function redeliveryOutcome(
+  eventId: string,
+  logs: DeliveryLog[],
+  endpointId?: string,
+): { notice?: string; error?: string } {
+  const mine = endpointId ? logs.filter((log) => log.delivery.endpointId === endpointId) : logs;
+  if (mine.length === 0)
+    return { error: `No enabled endpoint is subscribed to event ${eventId}: nothing was sent.` };
+  const delivered = mine.filter((log) => log.delivery.state === 'delivered').length;
+  const failing = mine.length - delivered;
+  return failing === 0
+    ? { notice: `Redelivered event ${eventId}: delivered.` }
+    : {
+        error: `Redelivered event ${eventId}: ${delivered} delivered, ${failing} still failing (see the attempts; retries follow on the clock).`,
+      };
 }

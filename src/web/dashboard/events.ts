@@ -7,9 +7,10 @@ import { toWireJson } from '../../kernel/wire-json.ts';
 import { eventResource } from '../../modules/events/events.resource.ts';
 import { type EventRow, listEvents } from '../../modules/events/events.service.ts';
 import { getEventWithDeliveries } from '../../modules/transactions/transactions.detail.ts';
+import { redeliverEventNow } from '../../modules/webhooks/webhooks.delivery.ts';
 import { eventTypeGroups } from '../../modules/webhooks/webhooks.event-types.ts';
-import { type DeliveryLog, listEndpoints, redeliverEvent } from '../../modules/webhooks/webhooks.service.ts';
-import { attemptList } from './deliveries.ts';
+import { type DeliveryLog, listEndpoints } from '../../modules/webhooks/webhooks.service.ts';
+import { attemptList, redeliveryOutcome } from './deliveries.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, dashboardPath, formOf } from './session.ts';
 import { csrfField, type Html, objectLink, setFlash, stateBadge, when } from './ui.ts';
@@ -206,18 +207,12 @@ async function redeliver(c: DashContext): Promise<Response> {
   const id = c.req.param('id') ?? '';
   const back = dashboardPath(form.back, `/dashboard/events/${encodeURIComponent(id)}`);
   try {
-    const logs = await redeliverEvent(
+    const logs = await redeliverEventNow(
       await dashboardContext(c),
       id,
       form.endpoint_id ? { endpoint_id: form.endpoint_id } : {},
     );
-    const pending = logs.filter((log) => log.delivery.state === 'pending').length;
-    setFlash(
-      c,
-      pending
-        ? { notice: `Event ${id} queued for delivery again (${pending} pending).` }
-        : { error: `No enabled endpoint is subscribed to event ${id}: nothing was queued.` },
-    );
+    setFlash(c, redeliveryOutcome(id, logs, form.endpoint_id || undefined));
   } catch (error) {
     if (!(error instanceof SandbankError)) throw error;
     setFlash(c, { error: error.message, form });

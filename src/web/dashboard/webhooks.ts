@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { ServiceContext } from '../../modules/context.ts';
+import { redeliverEventNow } from '../../modules/webhooks/webhooks.delivery.ts';
 import { ALL_EVENTS, eventTypeGroups } from '../../modules/webhooks/webhooks.event-types.ts';
 import {
   createEndpoint,
@@ -10,12 +11,11 @@ import {
   getEndpoint,
   listEndpointDeliveries,
   listEndpoints,
-  redeliverEvent,
   rotateSecret,
   sendTestEvent,
   updateEndpoint,
 } from '../../modules/webhooks/webhooks.service.ts';
-import { attemptList } from './deliveries.ts';
+import { attemptList, redeliveryOutcome } from './deliveries.ts';
 import { cursorOf, loadOr404, olderLink, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
@@ -363,8 +363,9 @@ async function redeliver(c: DashContext): Promise<Response> {
   const id = c.req.param('id') ?? '';
   const form = await formOf(c);
   return submitForm(c, {}, endpointPath(id), async () => {
-    await redeliverEvent(await dashboardContext(c), form.event_id ?? '', { endpoint_id: id });
-    return { to: endpointPath(id), notice: `Event ${form.event_id} queued for delivery again.` };
+    const eventId = form.event_id ?? '';
+    const logs = await redeliverEventNow(await dashboardContext(c), eventId, { endpoint_id: id });
+    return { to: endpointPath(id), ...redeliveryOutcome(eventId, logs, id) };
   });
 }
 
