@@ -139,6 +139,10 @@ describe('dashboard in Chromium', () => {
       id,
     );
     await page.waitForSelector('[data-testid="timeline-entry"][data-state="succeeded"]');
+    // The balances follow too: the captured 42.50 is pending.
+    await home.waitForFunction(() =>
+      document.querySelector('[data-testid="balance-USD"]')?.textContent?.includes('42.50 USD'),
+    );
     expect(navigations).toEqual([]);
     await screenshot(home, 'dashboard-home');
     await screenshot(page, 'dashboard-collection-succeeded');

@@ -57,7 +57,7 @@ export function registerHomePage(app: Hono<DashEnv>): void {
     return shell(
       c,
       { title: 'Home', active: 'home' },
-      html`${await balancesSection(svc)}
+      html`<div data-live-refresh="/dashboard/fragments/balances" data-live-on="any">${await balancesSection(svc)}</div>
 <section class="card">
   <h2>Recent transactions <span class="muted small">live</span></h2>
   <div data-live-refresh="/dashboard/fragments/recent" data-testid="recent">${await recent(svc)}</div>
@@ -67,4 +67,5 @@ export function registerHomePage(app: Hono<DashEnv>): void {
   });
 
   app.get('/fragments/recent', async (c) => c.html(await recent(await dashboardContext(c))));
+  app.get('/fragments/balances', async (c) => c.html(await balancesSection(await dashboardContext(c))));
 }
