@@ -352,6 +352,8 @@ describe('dashboard in Chromium', () => {
       });
     expect(await handshake(base())).toBe('connection_ack');
     expect(await handshake('https://evil.example')).toBe('closed 4401');
+    await liveConnected(page);
+    await screenshot(page, 'dashboard-live-connected');
   });
 
   it('is usable at 390×844: no page scrolls sideways, the menu opens', async () => {
