@@ -14,7 +14,7 @@ import { registerClockActions } from './clock.ts';
 import { registerCreatePages } from './create.ts';
 import { registerFxPages } from './fx.ts';
 import { registerHomePage } from './home.ts';
-import { publicShell } from './layout.ts';
+import { publicShell, shell } from './layout.ts';
 import { csrfValid, type DashContext, type DashEnv, loadSession } from './session.ts';
 import { registerTransactionPages } from './transactions.ts';
 import { registerWebhookPages } from './webhooks.ts';
@@ -140,6 +140,15 @@ export function buildDashboard() {
   // A service's expected failure that a page did not turn into a message: its status and message
   // (an unknown id is a 404 page); anything else is a 500 page naming the request id, never a stack.
   app.onError((error, c) => {
+    if (error instanceof SandbankError && error.code === 'resource_not_found' && c.get('session')) {
+      // An id the merchant has no object for: a page of the dashboard (menu and clock) that says so.
+      c.status(404);
+      return shell(
+        c,
+        { title: 'Not found' },
+        html`<p class="error" data-testid="not-found">${error.message}</p>`,
+      );
+    }
     if (error instanceof SandbankError) {
       const status = error.status as ContentfulStatusCode;
       return problem(c, status, status === 404 ? 'Not found' : 'Not done', error.message, 'problem');

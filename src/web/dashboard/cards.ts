@@ -16,7 +16,6 @@ import {
 import type { StoredControls } from '../../modules/issuing/issuing.table.ts';
 import {
   cursorOf,
-  loadOr404,
   metadataEditor,
   metadataFromForm,
   metadataList,
@@ -365,9 +364,7 @@ export function registerCardPages(app: Hono<DashEnv>): void {
   app.get('/cards/:id', async (c) => {
     const svc = await dashboardContext(c);
     const id = c.req.param('id');
-    const loaded = await loadOr404(c, 'cards', () => getVirtualCard(svc, id));
-    if ('response' in loaded) return loaded.response;
-    const card = loaded.found;
+    const card = await getVirtualCard(svc, id); // unknown: the 404 page (app.onError)
     const flash = takeFlash(c);
     const secret = secretOf(flash, card.id);
     const after = cursorOf(c);

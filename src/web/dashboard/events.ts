@@ -163,16 +163,16 @@ async function eventsPage(c: DashContext): Promise<Response> {
 async function eventPage(c: DashContext): Promise<Response> {
   const svc = await dashboardContext(c);
   const id = c.req.param('id') ?? '';
-  try {
-    const [{ event, deliveries }, endpoints] = await Promise.all([
-      getEventWithDeliveries(svc, id),
-      listEndpoints(svc, { limit: 100 }),
-    ]);
-    const back = `/dashboard/events/${encodeURIComponent(event.id)}`;
-    return shell(
-      c,
-      { title: `Event ${event.type}`, active: 'events' },
-      html`<section class="card">
+  // An unknown id throws resource_not_found: the dashboard's error handler answers the 404 page.
+  const [{ event, deliveries }, endpoints] = await Promise.all([
+    getEventWithDeliveries(svc, id),
+    listEndpoints(svc, { limit: 100 }),
+  ]);
+  const back = `/dashboard/events/${encodeURIComponent(event.id)}`;
+  return shell(
+    c,
+    { title: `Event ${event.type}`, active: 'events' },
+    html`<section class="card">
   ${detailsOf(event)}
   <pre class="json" data-testid="event-json">${prettyJson(toWireJson(eventResource(event)))}</pre>
 </section>
@@ -181,16 +181,7 @@ async function eventPage(c: DashContext): Promise<Response> {
   ${deliveryLog(deliveries)}
 </section>
 <section class="card"><h2>Redeliver</h2>${redeliverForm(c, event.id, back, endpoints.data)}</section>`,
-    );
-  } catch (error) {
-    if (!(error instanceof SandbankError) || error.code !== 'resource_not_found') throw error;
-    c.status(404);
-    return shell(
-      c,
-      { title: 'Event not found', active: 'events' },
-      html`<p class="error" data-testid="not-found">${error.message}</p>`,
-    );
-  }
+  );
 }
 
 function detailsOf(event: EventRow): Html {

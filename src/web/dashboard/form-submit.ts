@@ -1,6 +1,5 @@
 import { html } from 'hono/html';
 import { SandbankError } from '../../kernel/errors.ts';
-import { shell } from './layout.ts';
 import type { DashContext } from './session.ts';
 import { type Flash, formValue, type Html, setFlash } from './ui.ts';
 
@@ -108,27 +107,4 @@ export function metadataList(metadata: Record<string, string>): Html {
   return html`<dl class="details" data-testid="metadata">${entries.map(
     ([key, value]) => html`<dt><code>${key}</code></dt><dd>${value}</dd>`,
   )}</dl>`;
-}
-
-/**
- * Loads the object a page shows; an id the merchant has no object for answers a 404 page (the
- * service's resource_not_found message) instead of the page.
- */
-export async function loadOr404<T>(
-  c: DashContext,
-  active: string,
-  load: () => Promise<T>,
-): Promise<{ found: T } | { response: Response }> {
-  try {
-    return { found: await load() };
-  } catch (error) {
-    if (!(error instanceof SandbankError) || error.code !== 'resource_not_found') throw error;
-    c.status(404);
-    const response = await shell(
-      c,
-      { title: 'Not found', active },
-      html`<p class="error" data-testid="not-found">${error.message}</p>`,
-    );
-    return { response };
-  }
 }

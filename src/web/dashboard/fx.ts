@@ -14,7 +14,7 @@ import { createQuote, type FxRates, getQuote, getRates, listQuotes } from '../..
 import { createSettlement, listSettlements } from '../../modules/fx/fx.settlements.ts';
 import { getBalances } from '../../modules/ledger/ledger.queries.ts';
 import { lineChart } from './chart.ts';
-import { loadOr404, selectOf, submitForm } from './form-submit.ts';
+import { selectOf, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
 import {
@@ -405,9 +405,7 @@ ${payoutForm(c, flash, await foreignBalances(svc))}`,
 
 async function quotePage(c: DashContext): Promise<Response> {
   const svc = await dashboardContext(c);
-  const loaded = await loadOr404(c, 'fx', () => getQuote(svc, c.req.param('id') ?? ''));
-  if ('response' in loaded) return loaded.response;
-  const quote = loaded.found;
+  const quote = await getQuote(svc, c.req.param('id') ?? ''); // unknown: the 404 page (app.onError)
   const flash = takeFlash(c);
   const clock = await getClock(svc);
   const msLeft = Math.max(0, quote.expiresAt.getTime() - clock.now.getTime());

@@ -448,25 +448,10 @@ ${postingsPart(view.postings, view.transaction.row.id)}
 ${eventsPart(c, view)}`;
 }
 
-async function notFound(c: DashContext, error: unknown, fragment: boolean): Promise<Response> {
-  if (!(error instanceof SandbankError) || error.code !== 'resource_not_found') throw error;
-  c.status(404);
-  if (fragment) return c.text('Not found', 404);
-  return shell(
-    c,
-    { title: 'Transaction not found', active: 'transactions' },
-    html`<p class="error" data-testid="not-found">${error.message}</p><p><a href="/dashboard/transactions">All transactions</a></p>`,
-  );
-}
-
 async function detailPage(c: DashContext): Promise<Response> {
   const fragment = Boolean(c.req.query('fragment'));
-  let view: TransactionView;
-  try {
-    view = await getTransactionView(await dashboardContext(c), c.req.param('id') ?? '');
-  } catch (error) {
-    return notFound(c, error, fragment);
-  }
+  // An unknown id throws resource_not_found: the dashboard's error handler answers the 404 page.
+  const view = await getTransactionView(await dashboardContext(c), c.req.param('id') ?? '');
   if (fragment) return c.html(detailPart(c, view, null));
   const { row, kind } = view.transaction;
   const flash = takeFlash(c);

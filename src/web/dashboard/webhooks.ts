@@ -16,7 +16,7 @@ import {
   updateEndpoint,
 } from '../../modules/webhooks/webhooks.service.ts';
 import { attemptList, redeliveryOutcome } from './deliveries.ts';
-import { cursorOf, loadOr404, olderLink, submitForm } from './form-submit.ts';
+import { cursorOf, olderLink, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
 import {
@@ -289,9 +289,7 @@ async function listPage(c: DashContext): Promise<Response> {
 
 async function endpointPage(c: DashContext): Promise<Response> {
   const svc = await dashboardContext(c);
-  const loaded = await loadOr404(c, 'webhooks', () => getEndpoint(svc, c.req.param('id') ?? ''));
-  if ('response' in loaded) return loaded.response;
-  const endpoint = loaded.found;
+  const endpoint = await getEndpoint(svc, c.req.param('id') ?? ''); // unknown: the 404 page (app.onError)
   const flash = takeFlash(c);
   const secret = secretOf(flash);
   const after = cursorOf(c);
