@@ -1,21 +1,25 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { routePath } from 'hono/route';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppDeps } from './deps.ts';
-import { printedSchema } from './graphql/schema.ts';
-import { buildYoga } from './graphql/yoga.ts';
+import { buildGraphiQLAssets, GRAPHIQL_CSP } from './graphql/graphiql.ts';
+import { type LazyYoga, lazyYoga, printedSchemaOnce } from './graphql/lazy.ts';
 import { SandbankError } from './kernel/errors.ts';
 import { newId } from './kernel/ids.ts';
 import { registerJobs } from './modules/jobs.ts';
 import type { Metrics } from './observability.ts';
 import { buildRestApp } from './rest/app.ts';
 import { MAX_BODY_BYTES } from './rest/middleware/json-body.ts';
+import { refuseUnstorableInput, refuseUnstorablePath } from './rest/middleware/storable-text.ts';
 import { sendError, toSandbankError } from './rest/render.ts';
 import type { RestEnv } from './rest/types.ts';
 import { buildChallengePages } from './web/challenge.ts';
 import { buildCheckout } from './web/checkout.ts';
 import { buildDashboard } from './web/dashboard/app.ts';
 import { buildDocs } from './web/docs.ts';
+import { buildPageAssets } from './web/layout.ts';
+import { pageSecurityHeaders } from './web/security.ts';
 
 export interface AppOptions {
   deps: AppDeps;
@@ -23,14 +27,23 @@ export interface AppOptions {
   /** False while the server is shutting down: /readyz answers 503. */
   isReady?: () => boolean;
   /** The Yoga instance to serve /graphql with (server.ts shares it with graphql-ws); built if absent. */
-  yoga?: ReturnType<typeof buildYoga>;
+  yoga?: LazyYoga;
+}
+
+/** Paths answered with the API's JSON error envelope (the others are pages). */
+function isApiPath(path: string): boolean {
+  return path.startsWith('/v1') || path.startsWith('/graphql');
 }
 
 /** The whole HTTP surface: /v1 (REST), /graphql, /checkout, /docs and the health endpoints. */
-export function buildApp({ deps, metrics, isReady = () => true, yoga = buildYoga() }: AppOptions) {
+export function buildApp({
+  deps,
+  metrics,
+  isReady = () => true,
+  yoga = lazyYoga(deps.publicUrl),
+}: AppOptions) {
   registerJobs();
   const app = new Hono<RestEnv>();
-  const sdl = printedSchema();
 
   app.use('*', async (c, next) => {
     const requestId = newId('request');
@@ -65,13 +78,14 @@ export function buildApp({ deps, metrics, isReady = () => true, yoga = buildYoga
 
   app.onError((error, c) => {
     const known = toSandbankError(error);
-    if (!(error instanceof SandbankError))
+    if (known.code === 'internal_error')
       deps.logger.error({ err: error, request_id: c.get('requestId') }, 'unhandled error');
+    if (!isApiPath(c.req.path)) return c.text(known.message, known.status as ContentfulStatusCode);
     return sendError(c, known);
   });
 
   app.notFound((c) => {
-    if (c.req.path.startsWith('/v1') || c.req.path.startsWith('/graphql')) {
+    if (isApiPath(c.req.path)) {
       return sendError(
         c,
         new SandbankError('route_not_found', { message: `No route ${c.req.method} ${c.req.path}.` }),
@@ -80,22 +94,31 @@ export function buildApp({ deps, metrics, isReady = () => true, yoga = buildYoga
     return c.text('Not found', 404);
   });
 
+  app.use(
+    '*',
+    refuseUnstorablePath(isApiPath, (c) => c.notFound()),
+  );
   app.route('/v1', buildRestApp(deps.rateLimitPerSecond));
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) => sendError(c as never, new SandbankError('payload_too_large')),
   });
   app.use('/graphql', limitBody);
-  app.use('/checkout/*', limitBody);
-  app.use('/3ds/*', limitBody);
-  app.get('/graphql/schema.graphql', (c) =>
-    c.text(sdl, 200, { 'content-type': 'text/plain; charset=utf-8' }),
+  // GraphiQL is a page like the others (GET /graphql; JSON answers carry the headers harmlessly),
+  // except that its editor applies inline styles (graphiql.ts).
+  app.use('/graphql', pageSecurityHeaders({ csp: GRAPHIQL_CSP }));
+  app.route('/graphql/assets', buildGraphiQLAssets());
+  app.use('/checkout/*', limitBody, refuseUnstorableInput);
+  app.use('/3ds/*', limitBody, refuseUnstorableInput);
+  app.get('/graphql/schema.graphql', async (c) =>
+    c.text(await printedSchemaOnce(), 200, { 'content-type': 'text/plain; charset=utf-8' }),
   );
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
-    yoga.fetch(c.req.raw, { deps, requestId: c.get('requestId') }),
+    yoga().then((loaded) => loaded.fetch(c.req.raw, { deps, requestId: c.get('requestId') })),
   );
   app.route('/checkout', buildCheckout());
   app.route('/3ds', buildChallengePages());
+  app.route('/assets', buildPageAssets());
   app.route('/docs', buildDocs());
   app.route('/dashboard', buildDashboard() as never);
   app.get('/', (c) => c.redirect('/docs'));

@@ -18,9 +18,12 @@ const envSchema = z.object({
   SANDBANK_SECRET_KEY: z.string().min(1).optional(),
   SANDBANK_PUBLIC_KEY: z.string().min(1).optional(),
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
+  SIGNUPS_PER_MINUTE: z.coerce.number().int().min(0).default(100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  STARTUP_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
   SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
+  MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   WEBHOOK_BLOCK_PRIVATE_NETWORKS: z.enum(['0', '1', 'true', 'false']).default('false'),
   SANDBANK_MERCHANT_MCC: z
     .string()
@@ -38,10 +41,16 @@ export interface Config {
   database: { driver: 'postgres'; url: string } | { driver: 'pglite'; dataDir: string | undefined };
   pinnedKeys: { secretKey?: string; publicKey?: string };
   rateLimitPerSecond: number;
+  /** Keyless sign-ups per client address and minute (0: no cap). */
+  signupsPerMinute: number;
   logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
   shutdownTimeoutMs: number;
+  /** How long start-up may wait for the database (open, migrate) before it gives up with an error. */
+  startupTimeoutMs: number;
   /** How often due work is looked for in real time; 0 turns the background runner off. */
   schedulerIntervalMs: number;
+  /** How often expired data is purged and PGlite vacuumed and checkpointed; 0 turns it off. */
+  maintenanceIntervalMs: number;
   /** Refuse webhook receivers on loopback, private, link-local and metadata addresses. */
   webhookBlockPrivateNetworks: boolean;
   /** The merchant category code this sandbox's merchants present to its issuer (the closed loop). */
@@ -90,9 +99,12 @@ export function loadConfig(
       ...(e.SANDBANK_PUBLIC_KEY ? { publicKey: e.SANDBANK_PUBLIC_KEY } : {}),
     },
     rateLimitPerSecond: e.RATE_LIMIT_PER_SECOND,
+    signupsPerMinute: e.SIGNUPS_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    startupTimeoutMs: e.STARTUP_TIMEOUT_MS,
     schedulerIntervalMs: e.SCHEDULER_INTERVAL_MS,
+    maintenanceIntervalMs: e.MAINTENANCE_INTERVAL_MS,
     webhookBlockPrivateNetworks:
       e.WEBHOOK_BLOCK_PRIVATE_NETWORKS === '1' || e.WEBHOOK_BLOCK_PRIVATE_NETWORKS === 'true',
     merchantMcc: e.SANDBANK_MERCHANT_MCC,

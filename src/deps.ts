@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Database } from './db/client.ts';
 import type { Clock } from './kernel/clock.ts';
 import type { EventBus } from './modules/events/events.bus.ts';
+import type { SignupLimiter } from './modules/merchants/signups.ts';
 
 /** What the adapters (REST, GraphQL, pages) are built from; server.ts (or a test) provides it. */
 export interface AppDeps {
@@ -13,4 +14,6 @@ export interface AppDeps {
   logger: Logger;
   /** Live events for GraphQL subscriptions; server.ts provides it (in-process test apps may not). */
   eventBus?: EventBus;
+  /** The cap on keyless sign-ups per client address (none when absent). */
+  signups?: SignupLimiter;
 }

@@ -16,7 +16,7 @@ function banner(server: RunningServer, publicUrl: string, storage: string): stri
     `  Dashboard  ${server.dashboardSignInUrl}`,
     '             (a one-time sign-in link for the merchant below, valid 24 hours)',
     `  GraphQL    ${publicUrl}/graphql`,
-    `  Checkout   ${publicUrl}/checkout/{collection id}`,
+    `  Checkout   ${publicUrl}/checkout/{collection id}?secret=…  (a collection's checkout_url)`,
     `  Storage    ${storage}`,
     '',
     `  Merchant   ${m.merchant.name} (${m.merchant.id})${m.created ? ' — created now' : ''}`,
@@ -29,6 +29,36 @@ function banner(server: RunningServer, publicUrl: string, storage: string): stri
   ].join('\n');
 }
 
+/**
+ * Start-up never waits silently: a line every few seconds while the database opens, and an error
+ * naming it once STARTUP_TIMEOUT_MS has passed (an unreachable Postgres, a lock held elsewhere).
+ */
+async function withDeadline<T>(starting: Promise<T>, timeoutMs: number, storage: string): Promise<T> {
+  const started = Date.now();
+  const progress = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    process.stdout.write(`Sandbank: still opening ${storage} (${seconds} s)…\n`);
+  }, 5_000);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `${storage} did not open within ${Math.round(timeoutMs / 1000)} s (STARTUP_TIMEOUT_MS). Is the database running and reachable?`,
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([starting, deadline]);
+  } finally {
+    clearInterval(progress);
+    clearTimeout(timer);
+  }
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
@@ -38,7 +68,8 @@ async function main(): Promise<void> {
       : config.database.dataDir
         ? `PGlite, persisted in ${config.database.dataDir}/`
         : 'PGlite in memory (--memory: nothing is kept)';
-  const server = await startServer(config, logger);
+  process.stdout.write(`Sandbank: starting on ${storage}…\n`);
+  const server = await withDeadline(startServer(config, logger), config.startupTimeoutMs, storage);
   process.stdout.write(`${banner(server, config.publicUrl, storage)}\n`);
   let signals = 0;
   const shutdown = (signal: string) => {

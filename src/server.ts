@@ -5,15 +5,17 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
+import { lazyYoga } from './graphql/lazy.ts';
 import { attachGraphQLWebSocket } from './graphql/ws.ts';
-import { buildYoga } from './graphql/yoga.ts';
 import { systemClock } from './kernel/clock.ts';
+import { startMaintenance } from './maintenance.ts';
 import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
 import { createSignInLink } from './modules/dashboard/dashboard.service.ts';
 import { EventBus } from './modules/events/events.bus.ts';
 import { setFxConfig } from './modules/fx/fx.service.ts';
 import { setSandboxMerchantMcc } from './modules/issuing/issuing.service.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/merchants.service.ts';
+import { SignupLimiter } from './modules/merchants/signups.ts';
 import { DeliveryPump } from './modules/webhooks/webhooks.pump.ts';
 import { useWebhookNetworkPolicy } from './modules/webhooks/webhooks.transport.ts';
 import { createMetrics, type Metrics, trackLiveSubscriptions } from './observability.ts';
@@ -108,8 +110,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       clockFor: (merchantId: string) => clockFor(database.db, merchantId),
       logger,
       eventBus,
+      signups: new SignupLimiter(config.signupsPerMinute),
     };
-    const yoga = buildYoga();
+    const yoga = lazyYoga(config.publicUrl);
     const app = buildApp({ deps, metrics, isReady: () => ready, yoga });
     const server = await listen(app, config.host, config.port);
     // graphql-ws on the same port and path; `serve` made a plain node:http server.
@@ -118,7 +121,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       deps,
       closeTimeoutMs: Math.min(5_000, config.shutdownTimeoutMs),
     });
+    await graphqlWs.ready;
     const runner = startDueWorkRunner(database, config, logger, metrics);
+    const maintenance = startMaintenance(database, config.maintenanceIntervalMs, logger);
     eventBus.onAnnouncement((announcement) => {
       if (announcement.deliveries) runner.kick();
     });
@@ -128,7 +133,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       closing ??= (async () => {
         ready = false;
         // Live subscribers go first (1001 Going away; clients reconnect elsewhere), then the LISTEN.
-        await Promise.all([runner.stop(), graphqlWs.close()]);
+        await Promise.all([runner.stop(), maintenance.stop(), graphqlWs.close()]);
         await eventBus.close();
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {

@@ -161,7 +161,8 @@ describe('the 3-D Secure page of next_action.url', () => {
   it('shows the challenge, takes the answer from a plain form, then shows the outcome', async () => {
     const m = await t.merchant();
     const created = await pay(m, '4000002500003155', { capture: false });
-    const path = new URL(String((created.body.next_action as Json).url)).pathname;
+    const link = new URL(String((created.body.next_action as Json).url));
+    const path = `${link.pathname}${link.search}`;
     const challenge = await t.app.request(path);
     expect(challenge.status).toBe(200);
     const page = await challenge.text();
@@ -185,7 +186,8 @@ describe('the 3-D Secure page of next_action.url', () => {
   it('a failed challenge shows the decline', async () => {
     const m = await t.merchant();
     const created = await pay(m, '4000000000003220');
-    const path = new URL(String((created.body.next_action as Json).url)).pathname;
+    const link = new URL(String((created.body.next_action as Json).url));
+    const path = `${link.pathname}${link.search}`;
     await t.app.request(path, { method: 'POST', body: new URLSearchParams({ outcome: 'fail' }) });
     const outcome = await (await t.app.request(path)).text();
     expect(outcome).toContain('data-state="declined"');

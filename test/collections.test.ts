@@ -30,7 +30,9 @@ describe('POST /v1/collect', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('success');
-    expect(res.body.checkout_url).toBe(`${PUBLIC_URL}/checkout/${res.body.id}`);
+    expect(res.body.checkout_url).toMatch(
+      new RegExp(`^${PUBLIC_URL}/checkout/${res.body.id}\\?secret=[\\w-]{43}$`),
+    );
     expect(res.body.reference).toBe(res.body.id);
     expect(res.body.state).toBe('pending');
     expect(res.text).toContain('"amount":100.00');

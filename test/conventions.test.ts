@@ -497,7 +497,9 @@ describe('discovery', () => {
     const page = await raw('/docs');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(page.text).toContain('/v1/openapi.json');
+    // Swagger UI starts from a served script (the page's CSP allows no inline one).
+    expect(page.text).toContain('<script src="/docs/assets/docs.js">');
+    expect(await (await t.app.request('/docs/assets/docs.js')).text()).toContain('/v1/openapi.json');
     const bundle = await t.app.request('/docs/assets/swagger-ui-bundle.js');
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toMatch(/javascript/);

@@ -119,36 +119,33 @@ describe('collections', () => {
       redirect_url: 'https://shop.example/thanks',
       metadata: { cart: 'c-9', channel: 'dashboard' },
       state: 'pending',
-      checkout_url: `${PUBLIC_URL}/checkout/${id}`,
+      checkout_url: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/checkout/${id}\\?secret=[\\w-]{43}$`)),
     });
     expect(Date.parse(String(body.expires_at)) - Date.parse(String(body.created_at))).toBe(3_600_000);
     const next = await browser.get('/dashboard/try');
-    expect(flashNotice(next.html)).toContain(`${PUBLIC_URL}/checkout/${id}`);
+    expect(flashNotice(next.html)).toContain(String(body.checkout_url));
     expect(flashNotice(next.html)).toContain('12.34 USD');
   });
 
   it('the form page lists the last 5 collections, each opening its checkout page', async () => {
     const { m, browser } = await setUp();
-    const ids: string[] = [];
+    const urls: string[] = [];
     for (let i = 1; i <= 6; i += 1) {
       const res = await t.rest('POST', '/v1/collect', {
         key: m.secretKey,
         body: { amount: i, currency: 'USD' },
       });
-      ids.push(String(res.body.id));
+      urls.push(String(res.body.checkout_url));
     }
     const page = await browser.get('/dashboard/collections/new');
     expectSafePage(page);
     const links = [
       ...page.html.matchAll(/<a href="([^"]+)" target="_blank" rel="noopener" data-testid="open-checkout">/g),
     ].map((match) => match[1]);
-    expect(links).toEqual(
-      ids
-        .slice(1)
-        .reverse()
-        .map((id) => `${PUBLIC_URL}/checkout/${id}`),
-    );
-    const checkout = await t.app.request(new URL(links[0] ?? '').pathname);
+    // The links the API hands out (with their secrets), newest first.
+    expect(links).toEqual(urls.slice(1).reverse());
+    const opened = new URL(links[0] ?? '');
+    const checkout = await t.app.request(`${opened.pathname}${opened.search}`);
     expect(checkout.status).toBe(200);
     expect(await checkout.text()).toContain('6.00');
   });

@@ -302,10 +302,10 @@ describe('the detail page', () => {
     const col = await api(m, 'POST', '/v1/collect', { amount: 10, currency: 'USD' });
     const id = String(col.id);
     const page = await browser.get(`/dashboard/transactions/${id}`);
-    expect(page.html).toMatch(
-      new RegExp(
-        `<a href="http://sandbank.test/checkout/${id}" target="_blank" rel="noopener" data-testid="checkout-link">`,
-      ),
+    // The link the API hands out, with its secret.
+    expect(String(col.checkout_url)).toMatch(new RegExp(`^http://sandbank.test/checkout/${id}\\?secret=`));
+    expect(page.html).toContain(
+      `<a href="${col.checkout_url}" target="_blank" rel="noopener" data-testid="checkout-link">`,
     );
     expect(page.html).toContain('data-testid="action-cancel"');
     await act(browser, id, 'cancel');
@@ -455,7 +455,13 @@ describe('events and redelivery', () => {
     expect(event.html).toContain('data-testid="event-json"');
     expect(event.html).toContain('&quot;amount&quot;: 10.50');
     expect(event.html).toContain('data-testid="no-deliveries"');
-    expect((await browser.get('/dashboard/events?type=%00')).html).toContain('data-testid="filter-error"');
+    expect((await browser.get(`/dashboard/events?type=${'x'.repeat(300)}`)).html).toContain(
+      'data-testid="filter-error"',
+    );
+    // Text no column can store is refused before any page runs: the dashboard's 400 page names it.
+    const unstorable = await browser.get('/dashboard/events?type=%00');
+    expect(unstorable.status).toBe(400);
+    expect(unstorable.html).toContain('Invalid type');
     const { browser: other } = await frozenMerchant();
     expect((await other.get(`/dashboard/events/${eventId}`)).status).toBe(404);
   });

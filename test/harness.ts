@@ -1,23 +1,26 @@
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { count, eq } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { type Logger, pino } from 'pino';
+import postgres from 'postgres';
 import { buildApp } from '../src/app.ts';
-import { type Database, openDatabase } from '../src/db/client.ts';
+import { type Database, openDatabase, queryRows } from '../src/db/client.ts';
 import type { AppDeps } from '../src/deps.ts';
 import { type Clock, systemClock } from '../src/kernel/clock.ts';
 import { clockFor } from '../src/modules/clock/clock.service.ts';
 import { createMerchant } from '../src/modules/merchants/merchants.service.ts';
+import { SignupLimiter } from '../src/modules/merchants/signups.ts';
 import { createLogger } from '../src/observability.ts';
 
 export const PUBLIC_URL = 'http://sandbank.test';
 
 /**
  * The server's own logger at debug level (each request is logged), writing into memory: tests
- * that must prove a secret (a card number, a CVC) is never logged read `text()`.
+ * that must prove a secret (a card number, a CVC) is never logged read `text()`. At level 'error'
+ * it keeps only what the server logs as errors (an unhandled error behind a 500).
  */
-export function debugLogCapture(): { logger: Logger; text: () => string } {
+export function debugLogCapture(level = 'debug'): { logger: Logger; text: () => string } {
   let logged = '';
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -25,20 +28,92 @@ export function debugLogCapture(): { logger: Logger; text: () => string } {
       done();
     },
   });
-  return { logger: createLogger('debug', sink), text: () => logged };
+  return { logger: createLogger(level, sink), text: () => logged };
 }
 
 /**
  * The database under test: real Postgres when TEST_DATABASE_URL is set (a pool of `connections`:
- * race tests ask for 24 so their transactions really overlap), else PGlite from the migrated
- * snapshot (one connection: races serialize, and the same outcomes must hold).
+ * race tests ask for 24 so their transactions really overlap; `applicationName` tags its sessions
+ * in pg_stat_activity), else PGlite from the migrated snapshot (one connection: races serialize,
+ * and the same outcomes must hold).
  */
-export async function openTestDatabase(options: { connections?: number } = {}): Promise<Database> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (url) return openDatabase({ driver: 'postgres', url, maxConnections: options.connections ?? 4 });
+export async function openTestDatabase(
+  options: { connections?: number; applicationName?: string } = {},
+): Promise<Database> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (base) {
+    const url = new URL(base);
+    if (options.applicationName) url.searchParams.set('application_name', options.applicationName);
+    return openDatabase({
+      driver: 'postgres',
+      url: url.toString(),
+      maxConnections: options.connections ?? 4,
+    });
+  }
   const snapshot = process.env.SANDBANK_TEST_SNAPSHOT;
   const loadDataDir = snapshot ? new Blob([readFileSync(snapshot)]) : undefined;
   return openDatabase({ driver: 'pglite', ...(loadDataDir ? { loadDataDir } : {}) });
+}
+
+/**
+ * A database no other test file writes to, for tests that compare whole-database row counts: a
+ * fresh PGlite, or on Postgres a database of its own beside TEST_DATABASE_URL's (dropped after).
+ */
+export async function openIsolatedTestDatabase(): Promise<{ database: Database; drop(): Promise<void> }> {
+  const own = await ownPostgresDatabase('sandbank_iso');
+  if (!own) {
+    const database = await openTestDatabase();
+    return { database, drop: () => database.close() };
+  }
+  const database = await openDatabase({ driver: 'postgres', url: own.url, maxConnections: 4 });
+  return {
+    database,
+    async drop() {
+      await database.close();
+      await own.drop();
+    },
+  };
+}
+
+/**
+ * A Postgres database of the test file's own on the TEST_DATABASE_URL server, for tests whose
+ * background work (a delivery pump, a retention pass) acts on every merchant of its database and so
+ * must not share it with other files; null on PGlite, where each file's database is its own.
+ */
+export async function ownPostgresDatabase(
+  prefix: string,
+): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return null;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  const name = `${prefix}_${process.pid}_${Date.now()}`;
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  return {
+    url: own.toString(),
+    drop: async () => {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/** Rows in every table of the public schema, by table name. */
+export async function rowCounts(database: Database): Promise<Record<string, number>> {
+  const tables = await queryRows<{ tablename: string }>(
+    database.db,
+    sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
+  );
+  const counts: Record<string, number> = {};
+  for (const { tablename } of tables) {
+    const [row] = await queryRows<{ n: number }>(
+      database.db,
+      sql.raw(`SELECT count(*)::int AS n FROM "${tablename}"`),
+    );
+    counts[tablename] = Number(row?.n ?? 0);
+  }
+  return counts;
 }
 
 export interface TestResponse<T = Record<string, unknown>> {
@@ -94,6 +169,8 @@ export interface TestAppOptions {
   /** A database of the test's own (default: a fresh PGlite, or the shared TEST_DATABASE_URL). */
   database?: Database;
   logger?: Logger;
+  /** Caps keyless sign-ups per address and minute, as the server does (no cap when absent). */
+  signupsPerMinute?: number;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -104,6 +181,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     rateLimitPerSecond: options.rateLimitPerSecond ?? 0,
     clockFor: async (merchantId) => options.clock ?? clockFor(database.db, merchantId),
     logger: options.logger ?? pino({ level: 'silent' }),
+    ...(options.signupsPerMinute !== undefined
+      ? { signups: new SignupLimiter(options.signupsPerMinute) }
+      : {}),
   };
   const app = buildApp({ deps });
 
@@ -153,4 +233,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     close: () => database.close(),
   };
+}
+
+/** Interleaves a list deterministically, so racing operations start mixed, not one kind first. */
+export function shuffle<T>(items: T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = (i * 7919 + 13) % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }

@@ -5,6 +5,7 @@
  * the card number and CVC must never be in the log, the events or the errors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_CVC_FAILURES } from '../src/modules/issuing/issuing.service.ts';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
 import { createTestApp, debugLogCapture, type TestApp, type TestMerchant } from './harness.ts';
 
@@ -169,6 +170,31 @@ describe('a card payment with a virtual card of this sandbox', () => {
     });
     expect(unknown.body).toMatchObject({ error: { decline_code: 'invalid_account' } });
     expect(await authorizationsOf(issuer, card)).toEqual([]);
+  });
+
+  it(`${MAX_CVC_FAILURES} wrong CVCs in a row freeze the card until its issuer unfreezes it; a right one starts the count again`, async () => {
+    const issuer = await merchantAt(WEDNESDAY, '100.00');
+    const acquirer = await merchantAt(WEDNESDAY, '0');
+    const card = await issue(issuer);
+    const wrong = () => pay(acquirer, { ...card, cvc: card.cvc === '000' ? '001' : '000' }, '5.00');
+    const stateOf = async () => (await get(issuer, `/v1/virtual_cards/${card.id}`)).body.state;
+    for (let n = 1; n < MAX_CVC_FAILURES; n++)
+      expect((await wrong()).body).toMatchObject({ error: { decline_code: 'incorrect_cvc' } });
+    // A right code in between: the count starts again.
+    expect((await pay(acquirer, card, '5.00')).status).toBe(200);
+    for (let n = 1; n < MAX_CVC_FAILURES; n++) await wrong();
+    expect(await stateOf()).toBe('active');
+    expect((await wrong()).body).toMatchObject({ error: { decline_code: 'incorrect_cvc' } });
+    expect(await stateOf()).toBe('frozen');
+    expect(await eventTypes(issuer, card.id)).toContain('virtual_card.frozen');
+    // Frozen: even the right code is declined now, for as long as the issuer leaves it frozen.
+    const frozen = await pay(acquirer, card, '5.00');
+    expect(frozen.status).toBe(402);
+    expect((await post(issuer, `/v1/virtual_cards/${card.id}`, { state: 'active' })).status).toBe(200);
+    expect((await pay(acquirer, card, '5.00')).status).toBe(200);
+    // Unfreezing forgave the failures: it takes the full count again to freeze it.
+    for (let n = 1; n < MAX_CVC_FAILURES; n++) await wrong();
+    expect(await stateOf()).toBe('active');
   });
 
   it('authorize, then partial capture, refund and void mirror on the issuing side', async () => {

@@ -27,7 +27,7 @@ import {
   reversePosting,
   voidHold,
 } from '../src/modules/ledger/ledger.service.ts';
-import { createTestApp, type TestApp } from './harness.ts';
+import { createTestApp, shuffle, type TestApp } from './harness.ts';
 
 let t: TestApp;
 /** The database the races run on: the app's PGlite, or a roomier pool on real Postgres. */
@@ -114,16 +114,6 @@ function outcomes<T>(results: PromiseSettledResult<T>[], expected: readonly stri
     else throw result.reason;
   }
   return { ok, failed };
-}
-
-/** Interleaves two lists so the racing operations start mixed, not one kind first. */
-function shuffle<T>(items: T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = (i * 7919 + 13) % (i + 1);
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
 }
 
 describe('ledger under concurrency', () => {

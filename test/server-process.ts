@@ -41,14 +41,17 @@ export async function startServerProcess(
   options: { args?: string[]; env?: Record<string, string>; postgres?: boolean; cwd?: string } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
-  // No background worker unless a test asks for one: on a shared Postgres it would also do the due
-  // work (webhook deliveries) of other test files' merchants, racing their clock advances.
+  // No background worker or maintenance unless a test asks for one: on a shared Postgres they would
+  // also do the due work (webhook deliveries) and the retention of other test files' merchants.
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     SCHEDULER_INTERVAL_MS: '0',
+    // The address tests (and their browsers) use, so the links the server hands out lead back to it.
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    MAINTENANCE_INTERVAL_MS: '0',
   };
   delete env.DATABASE_URL;
   if (options.postgres && process.env.TEST_DATABASE_URL) env.DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -102,4 +105,20 @@ export async function startServerProcess(
       return code;
     },
   };
+}
+
+/** A JSON call to a server process with a key (or none), answered as its status and parsed body. */
+export async function call(
+  server: ServerProcess,
+  key: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+) {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }

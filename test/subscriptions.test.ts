@@ -1,7 +1,7 @@
 import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { type ServerProcess, startServerProcess } from './server-process.ts';
+import { call, type ServerProcess, startServerProcess } from './server-process.ts';
 
 // Real servers and real graphql-ws clients over loopback.
 vi.setConfig({ testTimeout: 60_000 });
@@ -92,15 +92,6 @@ function connect(server: ServerProcess, authorization?: string): Client {
     retryAttempts: 0,
     lazy: true,
   });
-}
-
-async function call(server: ServerProcess, key: string | null, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 async function signUp(server: ServerProcess, name: string) {

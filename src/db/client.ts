@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -9,7 +9,9 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { PGLITE_MEMORY_SETTINGS, PGLITE_WAL_SETTINGS } from './maintenance.ts';
 import * as schema from './schema.ts';
+import { pgliteSnapshot } from './snapshot.ts';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -38,12 +40,18 @@ export async function queryRowsPrepared<T>(db: Db, query: SQL): Promise<T[]> {
   return run ? ((await run(query)) as T[]) : queryRows<T>(db, query);
 }
 
-/** A unique-constraint violation (SQLSTATE 23505), from either driver, possibly wrapped by Drizzle. */
-export function isUniqueViolation(error: unknown): boolean {
+/** The SQLSTATE of a database error, from either driver, possibly wrapped by Drizzle. */
+export function sqlStateOf(error: unknown): string | undefined {
   for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    if ((current as { code?: unknown }).code === '23505') return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
   }
-  return false;
+  return undefined;
+}
+
+/** A unique-constraint violation (SQLSTATE 23505). */
+export function isUniqueViolation(error: unknown): boolean {
+  return sqlStateOf(error) === '23505';
 }
 
 export type DatabaseOptions =
@@ -122,9 +130,16 @@ async function openPglite(
   const release = dataDir ? lockDataDir(resolve(dataDir)) : () => {};
   let client: PGlite;
   try {
+    // Start from the build's pre-migrated snapshot where there is one: a fresh folder gets a copy
+    // of it (under the lock just taken), and a database in memory loads its tar.
+    const snapshot = loadDataDir ? null : pgliteSnapshot(folder);
+    if (snapshot && dataDir && !existsSync(join(resolve(dataDir), 'PG_VERSION')))
+      cpSync(snapshot.dir, resolve(dataDir), { recursive: true });
+    if (snapshot && !dataDir) loadDataDir = new Blob([readFileSync(snapshot.tar)]);
     client = await PGlite.create({
       ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
       ...(loadDataDir ? { loadDataDir } : {}),
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_WAL_SETTINGS, ...PGLITE_MEMORY_SETTINGS],
     });
   } catch (error) {
     release();

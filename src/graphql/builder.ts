@@ -6,6 +6,7 @@ import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import type { Principal } from '../modules/merchants/merchants.service.ts';
+import { storableTextPlugin } from './storable-text.ts';
 
 export interface GraphQLContext {
   deps: AppDeps;
@@ -29,7 +30,7 @@ export const builder = new SchemaBuilder<{
   };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ErrorsPlugin, ScopeAuthPlugin, RelayPlugin],
+  plugins: [ErrorsPlugin, ScopeAuthPlugin, RelayPlugin, storableTextPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
     authScopes: (ctx) => ({ secretKey: ctx.principal?.keyKind === 'secret', anyKey: Boolean(ctx.principal) }),

@@ -11,6 +11,7 @@ import '../modules/transactions/transactions.graphql.ts';
 import '../modules/ledger/ledger.graphql.ts';
 import '../modules/clock/clock.graphql.ts';
 import '../modules/webhooks/webhooks.graphql.ts';
+import '../modules/merchants/merchants.graphql.ts';
 import './subscriptions.ts';
 import '../modules/events/events.graphql.ts';
 

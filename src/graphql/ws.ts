@@ -9,11 +9,19 @@ import { systemClock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { newId } from '../kernel/ids.ts';
 import { sessionFor, sessionTokenOf } from '../modules/dashboard/dashboard.service.ts';
-import { authenticate, type Principal, requireSecretKey } from '../modules/merchants/merchants.service.ts';
+import { CREDENTIALS_CHANNEL } from '../modules/merchants/credentials.ts';
+import {
+  authenticate,
+  forgetCachedKeys,
+  type Principal,
+  requireSecretKey,
+} from '../modules/merchants/merchants.service.ts';
 import { MAX_BODY_BYTES } from '../rest/middleware/json-body.ts';
-import type { buildYoga } from './yoga.ts';
+import type { LazyYoga } from './lazy.ts';
 
 export const GRAPHQL_WS_PATH = '/graphql';
+/** Operations (subscriptions) one graphql-ws connection may run at once. */
+export const MAX_OPERATIONS_PER_CONNECTION = 20;
 
 /** A close reason is at most 123 bytes of UTF-8. */
 function closeReason(error: SandbankError): string {
@@ -45,13 +53,10 @@ type EnvelopedArgs = ExecutionArgs & {
  */
 export function attachGraphQLWebSocket(
   server: Server,
-  {
-    yoga,
-    deps,
-    closeTimeoutMs = 5_000,
-  }: { yoga: ReturnType<typeof buildYoga>; deps: AppDeps; closeTimeoutMs?: number },
+  { yoga, deps, closeTimeoutMs = 5_000 }: { yoga: LazyYoga; deps: AppDeps; closeTimeoutMs?: number },
 ) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
+  const publicOrigin = new URL(deps.publicUrl).origin;
   let closing = false;
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -64,18 +69,18 @@ export function attachGraphQLWebSocket(
 
   /**
    * A dashboard page's connection: no key in connectionParams, the browser's session cookie on the
-   * upgrade request, from a page of this server (the Origin must be this host: another site's page
-   * cannot ride the cookie).
+   * upgrade request, from a page of this server (the Origin must be PUBLIC_URL's: another site's
+   * page cannot ride the cookie).
    */
-  async function dashboardPrincipal(request: IncomingMessage): Promise<Principal | null> {
+  async function dashboardPrincipal(socket: WebSocket, request: IncomingMessage): Promise<Principal | null> {
     const token = sessionTokenOf(request.headers.cookie);
     const origin = request.headers.origin;
-    if (!token || !origin) return null;
-    const host = request.headers.host;
-    const allowed = [new URL(deps.publicUrl).origin, `http://${host}`, `https://${host}`];
-    if (!allowed.includes(origin)) return null;
+    // PUBLIC_URL's origin only: the Host header is the client's to choose, so it proves nothing.
+    if (!token || origin !== publicOrigin) return null;
     const session = await sessionFor(deps.database.db, systemClock, token);
-    return session ? { merchant: session.merchant, keyKind: 'secret' } : null;
+    if (!session) return null;
+    sessionExpiries.set(socket, session.expiresAt);
+    return { merchant: session.merchant, keyKind: 'secret' };
   }
 
   /** The connection's principal, or null after closing it (4401 missing/invalid key, 4403 public key). */
@@ -86,12 +91,14 @@ export function attachGraphQLWebSocket(
   ): Promise<Principal | null> {
     try {
       if (authorization === null) {
-        const viaSession = await dashboardPrincipal(request);
-        if (viaSession) return viaSession;
+        const viaSession = await dashboardPrincipal(socket, request);
+        if (viaSession) return watch(socket, viaSession);
+        if (sessionExpiries.has(socket))
+          throw new SandbankError('api_key_invalid', { message: 'The dashboard session has ended.' });
       }
       const principal = await authenticate(deps.database.db, authorization);
       requireSecretKey(principal);
-      return principal;
+      return watch(socket, principal);
     } catch (error) {
       if (!(error instanceof SandbankError)) throw error;
       socket.close(error.status === 403 ? CloseCode.Forbidden : CloseCode.Unauthorized, closeReason(error));
@@ -99,12 +106,63 @@ export function attachGraphQLWebSocket(
     }
   }
 
+  /**
+   * Open connections by merchant, with how each authenticated: when the merchant's credentials
+   * change (a key roll, a session that ends — announced on CREDENTIALS_CHANNEL by whichever
+   * instance made the change), each re-authenticates at once and closes with 4401 if it no longer
+   * can. A session's connection also closes when the session expires.
+   */
+  const watched = new Map<string, Map<WebSocket, () => Promise<unknown>>>();
+
+  function watch(socket: WebSocket, principal: Principal): Principal {
+    const merchantId = principal.merchant.id;
+    if (watched.get(merchantId)?.has(socket)) return principal;
+    const request = requests.get(socket);
+    const authorization = authorizations.get(socket) ?? null;
+    const recheck = async () => {
+      if (socket.readyState !== socket.OPEN) return;
+      await authorize(socket, authorization, request as IncomingMessage);
+    };
+    let sockets = watched.get(merchantId);
+    if (!sockets) {
+      sockets = new Map();
+      watched.set(merchantId, sockets);
+    }
+    sockets.set(socket, recheck);
+    const expiry = sessionExpiries.get(socket);
+    const timer = expiry
+      ? setTimeout(() => void recheck(), Math.max(0, expiry.getTime() - Date.now()) + 10)
+      : null;
+    socket.once('close', () => {
+      if (timer) clearTimeout(timer);
+      sockets.delete(socket);
+      if (sockets.size === 0) watched.delete(merchantId);
+    });
+    return principal;
+  }
+
+  const requests = new WeakMap<WebSocket, IncomingMessage>();
+  const authorizations = new WeakMap<WebSocket, string | null>();
+  const sessionExpiries = new WeakMap<WebSocket, Date>();
+
+  const listening = deps.database.listen(CREDENTIALS_CHANNEL, (merchantId) => {
+    forgetCachedKeys();
+    for (const recheck of watched.get(merchantId)?.values() ?? []) {
+      recheck().catch((error: unknown) =>
+        deps.logger.error({ err: error }, 'could not re-check a live connection'),
+      );
+    }
+  });
+
   useServer<Record<string, unknown>>(
     {
       isProd: true, // internal errors never reach a close reason
-      onConnect: async (ctx) =>
-        (await authorize(ctx.extra.socket, authorizationOf(ctx.connectionParams), ctx.extra.request)) !==
-        null,
+      onConnect: async (ctx) => {
+        const authorization = authorizationOf(ctx.connectionParams);
+        requests.set(ctx.extra.socket, ctx.extra.request);
+        authorizations.set(ctx.extra.socket, authorization);
+        return (await authorize(ctx.extra.socket, authorization, ctx.extra.request)) !== null;
+      },
       onSubscribe: async (ctx, _id, payload) => {
         // Checked again per operation (the key cache makes it cheap): a revoked key stops here.
         const principal = await authorize(
@@ -113,7 +171,16 @@ export function attachGraphQLWebSocket(
           ctx.extra.request,
         );
         if (!principal) return [new GraphQLError('The API key is no longer valid.')];
-        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+        // The operation being subscribed is already among the connection's (graphql-ws adds it first).
+        if (Object.keys(ctx.subscriptions).length > MAX_OPERATIONS_PER_CONNECTION) {
+          const error = new SandbankError('limit_exceeded', {
+            message: `A connection carries at most ${MAX_OPERATIONS_PER_CONNECTION} operations at once; complete one first.`,
+          });
+          return [
+            new GraphQLError(error.message, { extensions: { code: error.code, status: error.status } }),
+          ];
+        }
+        const { schema, execute, subscribe, contextFactory, parse, validate } = (await yoga()).getEnveloped({
           deps,
           requestId: newId('request'),
           principal,
@@ -145,10 +212,13 @@ export function attachGraphQLWebSocket(
   );
 
   return {
+    /** Resolves once this instance hears credential changes (a revoked key closes its connections). */
+    ready: listening.then(() => undefined),
     /** Refuses new connections, closes open ones (1001 Going away, then terminates stragglers). */
     async close(): Promise<void> {
       if (closing) return;
       closing = true;
+      await (await listening.catch(() => null))?.();
       const sockets = [...wss.clients];
       await Promise.all(
         sockets.map(

@@ -3,7 +3,6 @@ import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import type { AppDeps } from '../deps.ts';
@@ -11,6 +10,7 @@ import { systemClock } from '../kernel/clock.ts';
 import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
 import { authenticate, type Principal } from '../modules/merchants/merchants.service.ts';
 import type { GraphQLContext } from './builder.ts';
+import { renderGraphiQL } from './graphiql.ts';
 import { schema } from './schema.ts';
 
 export interface YogaServerContext {
@@ -57,10 +57,15 @@ const tagRejection = {
   ],
 };
 
-/** GraphQL at /graphql: GraphiQL (served locally) on GET, abuse limits before execution. */
-export function buildYoga() {
+/**
+ * GraphQL at /graphql: GraphiQL (its files served locally, graphiql.ts) on GET, abuse limits before
+ * execution. Browsers may call it cross-origin only from the server's own public origin (CORS names
+ * that one origin and never allows credentials: the HTTP endpoint authenticates with a key).
+ */
+export function buildYoga({ publicUrl }: { publicUrl: string }) {
   return createYoga<YogaServerContext, GraphQLContext>({
     schema,
+    cors: { origin: new URL(publicUrl).origin, credentials: false },
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: false,

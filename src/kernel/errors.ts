@@ -131,6 +131,13 @@ export const ERROR_REGISTRY = {
     true,
   ),
   query_rejected: spec(400, 'invalid_request_error', 'The GraphQL document was rejected before execution.'),
+  limit_exceeded: spec(400, 'invalid_request_error', 'A limit of this sandbox was reached.'),
+  transaction_conflict: spec(
+    409,
+    'conflict_error',
+    'Concurrent requests on the same balances kept colliding; nothing was written. Retry the request.',
+    true,
+  ),
   internal_error: spec(500, 'api_error', 'Something went wrong on our side.', true),
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -1,5 +1,5 @@
-import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { encodeTime } from 'ulid';
+import { randomBytesPooled } from './random.ts';
 
 /** Prefixes of every object id (API.md §1). */
 export const ID_PREFIXES = {
@@ -30,23 +30,52 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
-/**
- * Cryptographic randomness drawn from a pool refilled 4 KiB at a time (ulid's default asks the
- * system for one byte per character). A byte / 256 picks each of the 32 characters equally often.
- */
-const pool = new Uint8Array(4096);
-let poolAt = pool.length;
-function pooledRandom(): number {
-  if (poolAt >= pool.length) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
-  return (pool[poolAt++] as number) / 256;
+/** A random number of `bits` bits (a multiple of 8), from the pooled CSPRNG. */
+function randomBits(bits: number): bigint {
+  let value = 0n;
+  for (const byte of randomBytesPooled(bits / 8)) value = (value << 8n) | BigInt(byte);
+  return value;
 }
 
-const nextUlid = monotonicFactory(pooledRandom);
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const RANDOM_LIMIT = 1n << 80n;
 
-/** An opaque, prefixed, time-sortable id: `col_01JD3…` (ULID, monotonic within a millisecond). */
+function encodeRandom(value: bigint): string {
+  let out = '';
+  for (let i = 0; i < 16; i++) {
+    out = CROCKFORD[Number(value & 31n)] + out;
+    value >>= 5n;
+  }
+  return out;
+}
+
+let lastTime = -1;
+let lastRandom = 0n;
+
+/**
+ * A ULID whose 80-bit random part is fresh in each new millisecond (79 random bits: the top one
+ * stays clear, leaving room above) and, within one millisecond, steps up from the previous id by a
+ * random amount between 2^40 and 2^48. Ids stay strictly increasing in the order they are made
+ * (event timelines, the job queue and webhook deliveries order by id, often within one
+ * millisecond), yet no id is its neighbour plus one, so the next id cannot be found by counting.
+ */
+function nextUlid(): string {
+  const now = Date.now();
+  if (now > lastTime) {
+    lastTime = now;
+    lastRandom = randomBits(80) >> 1n;
+  } else {
+    lastRandom += (1n << 40n) + randomBits(48);
+    // Out of room (2^31 ids in one millisecond): borrow the next millisecond, still in order.
+    if (lastRandom >= RANDOM_LIMIT) {
+      lastTime++;
+      lastRandom = randomBits(80) >> 1n;
+    }
+  }
+  return `${encodeTime(lastTime, 10)}${encodeRandom(lastRandom)}`;
+}
+
+/** An opaque, prefixed, time-sortable id: `col_01JD3…` (ULID, increasing, never counted up by one). */
 export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${nextUlid()}`;
 }

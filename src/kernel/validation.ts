@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { type ErrorCode, SandbankError } from './errors.ts';
+import { unstorableTextError, unstorableTextPath } from './text.ts';
 
 /** Error code per top-level field, for fields whose failures have their own code (amount_invalid…). */
 export type FieldCodes = Partial<Record<string, ErrorCode>>;
@@ -45,27 +46,9 @@ export function parseInput<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(input);
   if (!result.success) throw issueToError(result.error.issues, fieldCodes, input);
-  const nul = pathOfNul(result.data);
-  if (nul) {
-    const param = paramOf(nul);
-    throw new SandbankError(fieldCodes[String(nul[0] ?? '')] ?? 'parameter_invalid', {
-      param,
-      message: `Invalid ${param}: text may not contain the NUL character (\\u0000).`,
-    });
-  }
+  const unstorable = unstorableTextPath(result.data);
+  if (unstorable) throw unstorableTextError(unstorable, fieldCodes[String(unstorable[0] ?? '')]);
   return result.data;
-}
-
-/** Path of the first string (value or object key) holding U+0000, which Postgres text cannot store. */
-function pathOfNul(value: unknown, path: PropertyKey[] = []): PropertyKey[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return [...path, key];
-    const found = pathOfNul(item, [...path, key]);
-    if (found) return found;
-  }
-  return null;
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {

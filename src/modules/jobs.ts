@@ -1,9 +1,11 @@
 import {
   EXPIRE_AUTHORIZATION_JOB,
   expireAuthorizationJob,
+  expireTokenJob,
   onCardPaymentCaptured,
   SETTLE_REFUND_JOB,
   settleRefundJob,
+  TOKEN_EXPIRY_JOB,
 } from './card-payments/card-payments.service.ts';
 import { registerAfterAdvance } from './clock/clock.service.ts';
 import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
@@ -11,9 +13,11 @@ import { expireCollectionJob } from './collections/collections.service.ts';
 import { COLLECTION_EXPIRY_JOB } from './collections/collections.writer.ts';
 import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx/fx.service.ts';
 import { PAY_FX_SETTLEMENT_JOB, paySettlementJob } from './fx/fx.settlements.ts';
+import { registerStoredSecrets } from './idempotency/idempotency.service.ts';
 import {
   EXPIRE_ISSUING_AUTHORIZATION_JOB,
   expireIssuingAuthorizationJob,
+  virtualCardSecrets,
 } from './issuing/issuing.service.ts';
 import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger/ledger.funds.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
@@ -36,6 +40,7 @@ export function registerJobs(): void {
   registerJobHandler(FUNDS_AVAILABLE_JOB, releasePendingFunds);
   registerJobHandler(EXPIRE_AUTHORIZATION_JOB, expireAuthorizationJob);
   registerJobHandler(SETTLE_REFUND_JOB, settleRefundJob);
+  registerJobHandler(TOKEN_EXPIRY_JOB, expireTokenJob);
   registerJobHandler(TRANSFER_SUBMIT_JOB, submitTransferJob);
   registerJobHandler(TRANSFER_SETTLE_JOB, settleTransferJob);
   registerJobHandler(TRANSFER_RETURN_JOB, returnTransferJob);
@@ -44,6 +49,7 @@ export function registerJobs(): void {
   registerJobHandler(EXPIRE_FX_QUOTE_JOB, expireQuoteJob);
   registerJobHandler(PAY_FX_SETTLEMENT_JOB, paySettlementJob);
   registerAfterAdvance(deliverWebhooksUntil);
+  registerStoredSecrets('virtual_card', virtualCardSecrets);
   onCardPaymentCaptured(succeedCollectionOnCapture);
   onCollectionDebit(followCollectionDebit);
 }

@@ -15,6 +15,7 @@ import { requireKey } from './middleware/auth.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
+import { validationHook } from './routes.ts';
 import type { RestEnv } from './types.ts';
 
 /** Routes that answer without an API key: the OpenAPI document and the sandbox sign-up. */
@@ -24,7 +25,9 @@ const PUBLIC_KEY_ROUTES = new Set(['POST /v1/tokens']);
 
 /** The /v1 REST API: conventions of API.md §1 applied once, then every module's routes. */
 export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
-  const api = new OpenAPIHono<RestEnv>();
+  // Every operation's validation failures are the registry's errors, including operations that
+  // register no hook of their own.
+  const api = new OpenAPIHono<RestEnv>({ defaultHook: validationHook() });
   const auth = requireKey({ publicKeyAllowed: (method, path) => PUBLIC_KEY_ROUTES.has(`${method} ${path}`) });
   const limiter = rateLimit(rateLimitPerSecond);
   const unlessPublic = (handler: MiddlewareHandler<RestEnv>) =>

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
+import { ERROR_REGISTRY, type ErrorCode, SandbankError } from '../kernel/errors.ts';
 import type { Page } from '../kernel/pagination.ts';
 import { toWireJson } from '../kernel/wire-json.ts';
 import type { RestEnv } from './types.ts';
@@ -49,7 +50,24 @@ export function sendError(c: Context<RestEnv>, error: SandbankError): Response {
   return sendJson(c, error.status, errorEnvelope(error, c.get('requestId')));
 }
 
-/** Any thrown value as an API error: registered errors as they are, everything else a masked 500. */
+/**
+ * The registry's code for a request the framework refused while parsing it (its validators and
+ * body readers throw HTTPException with a 4xx): the client's mistake, never a 500.
+ */
+function refusedRequestCode(status: number): ErrorCode {
+  if (status === 413) return 'payload_too_large';
+  if (status === 415) return 'unsupported_media_type';
+  if (status === 404) return 'route_not_found';
+  return 'parameter_invalid';
+}
+
+/**
+ * Any thrown value as an API error: registered errors as they are, a request the framework refused
+ * as the matching 4xx, everything else a masked 500.
+ */
 export function toSandbankError(error: unknown): SandbankError {
-  return error instanceof SandbankError ? error : new SandbankError('internal_error');
+  if (error instanceof SandbankError) return error;
+  if (error instanceof HTTPException && error.status >= 400 && error.status < 500)
+    return new SandbankError(refusedRequestCode(error.status));
+  return new SandbankError('internal_error');
 }

@@ -1,6 +1,6 @@
 import { createRoute, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { type FieldCodes, issueToError } from '../kernel/validation.ts';
 import type { ServiceContext } from '../modules/context.ts';
 import type { RestEnv } from './types.ts';
@@ -10,9 +10,11 @@ export function serviceContext(c: Context<RestEnv>): ServiceContext {
   const deps = c.get('deps');
   const { merchant } = c.get('principal');
   const tx = c.get('tx');
+  const afterCommit = c.get('afterCommit');
   return {
     db: deps.database.db,
     ...(tx ? { tx } : {}),
+    ...(tx && afterCommit ? { afterCommit } : {}),
     clock: c.get('clock'),
     merchant,
     publicUrl: deps.publicUrl,
@@ -46,8 +48,15 @@ export function operation<R extends Omit<RouteConfig, 'responses'>>(
   config: R & { summary: string; successStatus?: number },
 ) {
   const { successStatus = 200, ...route } = config;
+  // An operation without parameters of its own still takes a body ({} or none): an unknown field in
+  // it is parameter_unknown, as on every other operation, never silently ignored.
+  const request =
+    route.method === 'post' && !route.request?.body
+      ? { ...route.request, ...jsonRequestBody(z.strictObject({}), false) }
+      : route.request;
   return createRoute({
     ...route,
+    ...(request ? { request } : {}),
     security: [{ bearer: [] }],
     responses: {
       [successStatus]: successResponse(config.summary),

@@ -14,6 +14,8 @@ export interface RestEnv {
     body: Record<string, unknown>;
     /** The transaction an idempotent request runs in. */
     tx: Tx | undefined;
+    /** Queues work to run once that transaction has committed, before the answer. */
+    afterCommit: ((work: () => Promise<void>) => void) | undefined;
   };
 }
 

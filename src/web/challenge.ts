@@ -1,19 +1,18 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
-import type { AppDeps } from '../deps.ts';
 import type { CurrencyCode } from '../kernel/currency.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { formatDecimal } from '../kernel/money.ts';
+import { challengePagePath } from '../modules/card-payments/card-payments.resource.ts';
 import {
   type CardPaymentDetail,
   completeCardPayment3ds,
   findChallengeMerchant,
   getCardPayment,
 } from '../modules/card-payments/card-payments.service.ts';
-import { publicPageContext } from './context.ts';
+import { openByLink, type PayerEnv } from './context.ts';
 import { page } from './layout.ts';
-
-type Env = { Variables: { deps: AppDeps } };
+import { pageSecurityHeaders } from './security.ts';
 
 const amountOf = (p: CardPaymentDetail) =>
   `${formatDecimal(p.amount, p.currency as CurrencyCode)} ${p.currency}`;
@@ -21,12 +20,11 @@ const amountOf = (p: CardPaymentDetail) =>
 /**
  * The 3-D Secure page of a direct card payment (`next_action.url` of POST /v1/card_payments): the
  * simulated issuer asks the cardholder to complete or fail the challenge. No JavaScript needed.
+ * Every request must carry the link's secret; without it, or with a wrong one, the answer is the
+ * unknown-id 404.
  */
 export function buildChallengePages() {
-  const app = new Hono<Env>();
-
-  const contextFor = (deps: AppDeps, id: string) =>
-    publicPageContext(deps, (db) => findChallengeMerchant(db, id));
+  const app = new Hono<PayerEnv>();
 
   const notFound = () =>
     page(
@@ -46,9 +44,11 @@ export function buildChallengePages() {
 </section>`,
     );
 
+  app.use('*', pageSecurityHeaders());
+  app.use('/:id/*', openByLink(findChallengeMerchant, notFound));
+
   app.get('/:id', async (c) => {
-    const ctx = await contextFor(c.get('deps'), c.req.param('id'));
-    if (!ctx) return c.html(notFound(), 404);
+    const ctx = c.get('payer');
     const payment = await getCardPayment(ctx, c.req.param('id'));
     if (payment.state !== 'requires_action') return c.html(outcomeView(payment, ctx.merchant.name));
     return c.html(
@@ -58,7 +58,7 @@ export function buildChallengePages() {
   <h2>3-D Secure authentication</h2>
   <p>${ctx.merchant.name} asks you to confirm a payment of <strong>${amountOf(payment)}</strong> with card •••• ${payment.last4}.</p>
   <p class="muted">This is a simulated challenge: choose the outcome.</p>
-  <form method="post" action="/3ds/${payment.id}">
+  <form method="post" action="${challengePagePath(payment)}">
     <button type="submit" name="outcome" value="succeed" data-testid="3ds-complete">Complete authentication</button>
     <button type="submit" name="outcome" value="fail" class="danger" data-testid="3ds-fail">Fail authentication</button>
   </form>
@@ -69,17 +69,17 @@ export function buildChallengePages() {
 
   app.post('/:id', async (c) => {
     const id = c.req.param('id');
-    const ctx = await contextFor(c.get('deps'), id);
-    if (!ctx) return c.html(notFound(), 404);
     const form = await c.req.parseBody();
     try {
-      await completeCardPayment3ds(ctx, id, { outcome: form.outcome === 'succeed' ? 'succeed' : 'fail' });
+      await completeCardPayment3ds(c.get('payer'), id, {
+        outcome: form.outcome === 'succeed' ? 'succeed' : 'fail',
+      });
     } catch (error) {
       // A decline is an outcome to show; a second answer to an answered challenge shows the outcome too.
       if (!(error instanceof SandbankError && ['card_declined', 'invalid_state'].includes(error.code)))
         throw error;
     }
-    return c.redirect(`/3ds/${id}`, 303);
+    return c.redirect(challengePagePath({ id, challengeSecret: c.get('linkSecret') }), 303);
   });
 
   return app;

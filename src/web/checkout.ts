@@ -1,23 +1,28 @@
-import { Hono } from 'hono';
-import { html, raw } from 'hono/html';
-import type { AppDeps } from '../deps.ts';
+import { type Context, Hono } from 'hono';
+import { html } from 'hono/html';
 import type { CurrencyCode } from '../kernel/currency.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { formatDecimal } from '../kernel/money.ts';
 import type { CardPaymentRow } from '../modules/card-payments/card-payments.resource.ts';
 import { TEST_CARDS } from '../modules/cards/network.ts';
 import { completeChallenge, payCollection } from '../modules/collections/collections.pay.ts';
-import type { CollectionRow } from '../modules/collections/collections.resource.ts';
+import { type CollectionRow, checkoutPath } from '../modules/collections/collections.resource.ts';
 import {
   type CollectionDetail,
   findCheckoutMerchant,
   getCollection,
 } from '../modules/collections/collections.service.ts';
-import type { ServiceContext } from '../modules/context.ts';
-import { publicPageContext } from './context.ts';
+import { openByLink, type PayerEnv } from './context.ts';
 import { page } from './layout.ts';
+import { pageCsp, pageSecurityHeaders } from './security.ts';
 
-type WebEnv = { Variables: { deps: AppDeps; requestId: string } };
+type WebContext = Context<PayerEnv>;
+
+/** The link a request came through: the collection and the secret it carried (checked). */
+const linkOf = (c: WebContext): Pick<CollectionRow, 'id' | 'checkoutSecret'> => ({
+  id: c.get('linkId'),
+  checkoutSecret: c.get('linkSecret'),
+});
 type Form = Record<string, string>;
 
 function money(row: CollectionRow): string {
@@ -39,23 +44,18 @@ function field(form: Form, name: string): string {
   return form[name] ?? '';
 }
 
-function cardForm(row: CollectionRow, form: Form, error: string | null) {
-  const fillScript = raw(`<script>
-document.querySelectorAll('[data-card]').forEach(function (a) {
-  a.addEventListener('click', function (e) {
-    e.preventDefault();
-    var f = document.getElementById('card-form');
-    f.number.value = a.dataset.card; f.cvc.value = a.dataset.cvc;
-    f.exp_month.value = '12'; f.exp_year.value = String(new Date().getFullYear() + 3);
-  });
-});
-</script>`);
+/**
+ * The card form. The number is never written back into a page: a refused form comes back with
+ * the number empty and, as a hint, its last four digits (`last4`).
+ */
+function cardForm(row: CollectionRow, form: Form, error: string | null, last4: string | null) {
   return html`<section class="card">
   <h2>Pay by card</h2>
   ${error ? html`<div class="error" role="alert" data-testid="card-error">${error}</div>` : ''}
-  <form id="card-form" method="post" action="/checkout/${row.id}/card">
+  <form id="card-form" method="post" action="${checkoutPath(row, '/card')}">
     <label for="number">Card number</label>
     <input id="number" name="number" inputmode="numeric" autocomplete="cc-number" value="${field(form, 'number')}" required>
+    ${last4 ? html`<p class="muted hint" data-testid="card-hint">For your safety the number is not shown again: type the card ending ${last4} once more.</p>` : ''}
     <div class="row">
       <div><label for="exp_month">Month</label><input id="exp_month" name="exp_month" inputmode="numeric" placeholder="MM" value="${field(form, 'exp_month')}" required></div>
       <div><label for="exp_year">Year</label><input id="exp_year" name="exp_year" inputmode="numeric" placeholder="YYYY" value="${field(form, 'exp_year')}" required></div>
@@ -69,11 +69,10 @@ document.querySelectorAll('[data-card]').forEach(function (a) {
     <ul class="test-cards">
       ${TEST_CARDS.map(
         (card) =>
-          html`<li><a href="?card=${card.number}" data-card="${card.number}" data-cvc="${card.cvc}">${card.number}</a> — ${card.label}</li>`,
+          html`<li><a href="${checkoutPath(row)}&amp;card=${card.number}" data-card="${card.number}" data-cvc="${card.cvc}">${card.number}</a> — ${card.label}</li>`,
       )}
     </ul>
   </details>
-  ${fillScript}
 </section>`;
 }
 
@@ -81,7 +80,7 @@ function bankForm(row: CollectionRow, form: Form, error: string | null) {
   return html`<section class="card">
   <h2>Pay by US bank account (ACH)</h2>
   ${error ? html`<div class="error" role="alert" data-testid="bank-error">${error}</div>` : ''}
-  <form method="post" action="/checkout/${row.id}/bank">
+  <form method="post" action="${checkoutPath(row, '/bank')}">
     <label for="account_name">Account holder</label><input id="account_name" name="name" value="${field(form, 'name')}">
     <div class="row">
       <div><label for="routing_number">Routing number</label><input id="routing_number" name="routing_number" inputmode="numeric" placeholder="110000000" value="${field(form, 'routing_number')}" required></div>
@@ -112,7 +111,7 @@ function statusView(detail: CollectionDetail) {
   ${detail.failureMessage ? html`<p class="muted" data-testid="failure">${detail.failureMessage}</p>` : ''}
   ${
     paid && (card || bank)
-      ? html`<dl style="margin-top:12px"><dt>Paid with</dt><dd>${card ? `${card.brand} •••• ${card.last4}` : `bank account •••• ${bank?.accountLast4}`}</dd><dt>Payment</dt><dd>${card?.id ?? bank?.id}</dd></dl>`
+      ? html`<dl class="receipt"><dt>Paid with</dt><dd>${card ? `${card.brand} •••• ${card.last4}` : `bank account •••• ${bank?.accountLast4}`}</dd><dt>Payment</dt><dd>${card?.id ?? bank?.id}</dd></dl>`
       : ''
   }
 </section>`;
@@ -123,7 +122,7 @@ function challengeView(row: CollectionRow, payment: CardPaymentRow) {
   <h2>3-D Secure authentication</h2>
   <p>Your bank asks you to confirm this payment of <strong>${money(row)}</strong> with card •••• ${payment.last4}.</p>
   <p class="muted">This is a simulated challenge: choose the outcome.</p>
-  <form method="post" action="/checkout/${row.id}/3ds/${payment.id}">
+  <form method="post" action="${checkoutPath(row, `/3ds/${payment.id}`)}">
     <button type="submit" name="outcome" value="succeed" data-testid="3ds-complete">Complete authentication</button>
     <button type="submit" name="outcome" value="fail" class="danger" data-testid="3ds-fail">Fail authentication</button>
   </form>
@@ -131,7 +130,7 @@ function challengeView(row: CollectionRow, payment: CardPaymentRow) {
 }
 
 function redirectTarget(row: CollectionRow): string {
-  if (!row.redirectUrl) return `/checkout/${row.id}`;
+  if (!row.redirectUrl) return checkoutPath(row);
   const url = new URL(row.redirectUrl);
   url.searchParams.set('reference', row.reference);
   url.searchParams.set('state', row.state);
@@ -142,12 +141,28 @@ function messageOf(error: unknown): string {
   return error instanceof SandbankError ? error.message : 'Something went wrong; please try again.';
 }
 
-/** The hosted checkout: server-rendered forms that work without JavaScript, over the collections service. */
-export function buildCheckout() {
-  const app = new Hono<WebEnv>();
+/**
+ * The page's CSP: the forms may end at the merchant's `redirect_url` (a POST answered by a redirect
+ * there), so its origin joins `form-action`.
+ */
+function cspFor(row: CollectionRow): string {
+  const origin = row.redirectUrl ? new URL(row.redirectUrl).origin : 'null';
+  return pageCsp(origin === 'null' ? {} : { formAction: [origin] });
+}
 
-  const contextFor = (deps: AppDeps, collectionId: string) =>
-    publicPageContext(deps, (db) => findCheckoutMerchant(db, collectionId));
+/** The last four digits of what was typed as a card number, if it looked like one. */
+function last4Of(number: string): string | null {
+  const digits = number.replace(/\D/g, '');
+  return digits.length >= 12 ? digits.slice(-4) : null;
+}
+
+/**
+ * The hosted checkout: server-rendered forms that work without JavaScript, over the collections
+ * service. Every request (GET or POST, on any path under the collection) must carry the link's
+ * secret; without it, or with a wrong one, the answer is the unknown-id 404.
+ */
+export function buildCheckout() {
+  const app = new Hono<PayerEnv>();
 
   const notFound = () =>
     page(
@@ -155,32 +170,45 @@ export function buildCheckout() {
       html`<section class="card"><h1>Checkout not found</h1><p class="muted">This link is not a Sandbank checkout.</p></section>`,
     );
 
+  app.use('*', pageSecurityHeaders());
+  app.use('/:id/*', openByLink(findCheckoutMerchant, notFound));
+
+  /** A page of the checkout of `row`, with the CSP its forms need. */
+  function respond(
+    c: WebContext,
+    row: CollectionRow,
+    body: ReturnType<typeof page>,
+    status: 200 | 400 | 409,
+  ) {
+    return c.html(body, status, { 'Content-Security-Policy': cspFor(row) });
+  }
+
   async function render(
-    ctx: ServiceContext,
-    id: string,
+    c: WebContext,
     options: {
       form?: Form;
       cardError?: string | null;
+      cardLast4?: string | null;
       bankError?: string | null;
-      status?: number;
-      paymentId?: string;
+      status?: 200 | 400 | 409;
+      paymentId?: string | undefined;
     },
   ) {
-    const detail = await getCollection(ctx, id);
+    const ctx = c.get('payer');
+    const detail = await getCollection(ctx, linkOf(c).id);
     const shown = options.paymentId ? detail.cardPayments.find((p) => p.id === options.paymentId) : undefined;
     const cardError =
       options.cardError ??
       (shown?.state === 'declined' ? (shown.failureMessage ?? 'The card was declined.') : null);
+    const form = options.form ?? {};
     const body =
       detail.state === 'pending'
-        ? html`${header(ctx.merchant.name, detail)}${cardForm(detail, options.form ?? {}, cardError)}${bankForm(detail, options.form ?? {}, options.bankError ?? null)}`
+        ? html`${header(ctx.merchant.name, detail)}${cardForm(detail, form, cardError, options.cardLast4 ?? null)}${bankForm(detail, form, options.bankError ?? null)}`
         : html`${header(ctx.merchant.name, detail)}${statusView(detail)}`;
-    return { html: page(`Pay ${ctx.merchant.name}`, body), status: options.status ?? 200 };
+    return respond(c, detail, page(`Pay ${ctx.merchant.name}`, body), options.status ?? 200);
   }
 
   app.get('/:id', async (c) => {
-    const ctx = await contextFor(c.get('deps'), c.req.param('id'));
-    if (!ctx) return c.html(notFound(), 404);
     const prefill = c.req.query('card');
     const card = TEST_CARDS.find((t) => t.number === prefill);
     const form: Form = card
@@ -188,20 +216,14 @@ export function buildCheckout() {
           number: card.number,
           cvc: card.cvc,
           exp_month: '12',
-          exp_year: String(ctx.clock.now().getUTCFullYear() + 3),
+          exp_year: String(c.get('payer').clock.now().getUTCFullYear() + 3),
         }
       : {};
-    const view = await render(ctx, c.req.param('id'), {
-      form,
-      ...(c.req.query('payment') ? { paymentId: c.req.query('payment') } : {}),
-    });
-    return c.html(view.html, 200);
+    return render(c, { form, paymentId: c.req.query('payment') });
   });
 
   app.post('/:id/card', async (c) => {
-    const id = c.req.param('id');
-    const ctx = await contextFor(c.get('deps'), id);
-    if (!ctx) return c.html(notFound(), 404);
+    const link = linkOf(c);
     const form = (await c.req.parseBody()) as Form;
     const card = {
       number: field(form, 'number'),
@@ -211,27 +233,27 @@ export function buildCheckout() {
       ...(form.name ? { name: form.name } : {}),
     };
     try {
-      const result = await payCollection(ctx, id, { method: 'card', card });
-      if (result.nextAction) return c.redirect(new URL(result.nextAction.url).pathname, 303);
+      const result = await payCollection(c.get('payer'), link.id, { method: 'card', card });
+      if (result.nextAction) {
+        const next = new URL(result.nextAction.url);
+        return c.redirect(`${next.pathname}${next.search}`, 303);
+      }
       return c.redirect(redirectTarget(result.collection), 303);
     } catch (error) {
       if (error instanceof SandbankError && error.code === 'card_declined' && error.objectId) {
-        return c.redirect(`/checkout/${id}?payment=${error.objectId}`, 303);
+        return c.redirect(`${checkoutPath(link)}&payment=${encodeURIComponent(error.objectId)}`, 303);
       }
-      // Re-show what the payer typed, except the CVC.
-      const view = await render(ctx, id, {
-        form: { ...form, cvc: '' },
+      // Re-show what the payer typed, except the card number (its last four as a hint) and the CVC.
+      return render(c, {
+        form: { ...form, number: '', cvc: '' },
         cardError: messageOf(error),
+        cardLast4: last4Of(card.number),
         status: 400,
       });
-      return c.html(view.html, 400);
     }
   });
 
   app.post('/:id/bank', async (c) => {
-    const id = c.req.param('id');
-    const ctx = await contextFor(c.get('deps'), id);
-    if (!ctx) return c.html(notFound(), 404);
     const form = (await c.req.parseBody()) as Form;
     const bankAccount = {
       ...(form.name ? { name: form.name } : {}),
@@ -240,47 +262,48 @@ export function buildCheckout() {
       account_type: form.account_type === 'savings' ? 'savings' : 'checking',
     };
     try {
-      const result = await payCollection(ctx, id, { method: 'bank_account', bank_account: bankAccount });
+      const result = await payCollection(c.get('payer'), linkOf(c).id, {
+        method: 'bank_account',
+        bank_account: bankAccount,
+      });
       return c.redirect(redirectTarget(result.collection), 303);
     } catch (error) {
-      const view = await render(ctx, id, { form, bankError: messageOf(error), status: 400 });
-      return c.html(view.html, 400);
+      return render(c, { form, bankError: messageOf(error), status: 400 });
     }
   });
 
   app.get('/:id/3ds/:payment', async (c) => {
-    const id = c.req.param('id');
-    const ctx = await contextFor(c.get('deps'), id);
-    if (!ctx) return c.html(notFound(), 404);
-    const detail = await getCollection(ctx, id);
+    const ctx = c.get('payer');
+    const link = linkOf(c);
+    const detail = await getCollection(ctx, link.id);
     const payment = detail.cardPayments.find((p) => p.id === c.req.param('payment'));
     if (!payment) return c.html(notFound(), 404);
     if (payment.state !== 'requires_action' || detail.state !== 'pending')
-      return c.redirect(`/checkout/${id}`, 303);
-    return c.html(
+      return c.redirect(checkoutPath(link), 303);
+    return respond(
+      c,
+      detail,
       page('3-D Secure', html`${header(ctx.merchant.name, detail)}${challengeView(detail, payment)}`),
+      200,
     );
   });
 
   app.post('/:id/3ds/:payment', async (c) => {
-    const id = c.req.param('id');
-    const ctx = await contextFor(c.get('deps'), id);
-    if (!ctx) return c.html(notFound(), 404);
+    const link = linkOf(c);
     const form = (await c.req.parseBody()) as Form;
     const paymentId = c.req.param('payment');
     try {
       const result = await completeChallenge(
-        ctx,
+        c.get('payer'),
         paymentId,
         { outcome: form.outcome === 'succeed' ? 'succeed' : 'fail' },
-        id,
+        link.id,
       );
       return c.redirect(redirectTarget(result.collection), 303);
     } catch (error) {
       if (error instanceof SandbankError && error.code === 'card_declined')
-        return c.redirect(`/checkout/${id}?payment=${paymentId}`, 303);
-      const view = await render(ctx, id, { cardError: messageOf(error), status: 409 });
-      return c.html(view.html, 409);
+        return c.redirect(`${checkoutPath(link)}&payment=${encodeURIComponent(paymentId)}`, 303);
+      return render(c, { cardError: messageOf(error), status: 409 });
     }
   });
 

@@ -1,30 +1,33 @@
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
+import { CSS, fileAsset, JAVASCRIPT, serveAssets } from './assets.ts';
+import { webFile } from './files.ts';
+import { pageSecurityHeaders } from './security.ts';
 
 const require = createRequire(import.meta.url);
-const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js']);
 
-/** /docs: the OpenAPI document rendered by Swagger UI, served from node_modules (works offline). */
+/**
+ * /docs: the OpenAPI document rendered by Swagger UI, served from node_modules (works offline),
+ * started by a served script (the page's CSP allows no inline one).
+ */
 export function buildDocs() {
   const app = new Hono();
-  const assetDir = (require('swagger-ui-dist') as { getAbsoluteFSPath: () => string }).getAbsoluteFSPath();
+  // The package's folder, without loading its index (which evaluates the whole Swagger UI bundle).
+  const swagger = dirname(require.resolve('swagger-ui-dist/package.json'));
+  const assets = {
+    'swagger-ui.css': fileAsset(join(swagger, 'swagger-ui.css'), CSS),
+    'swagger-ui-bundle.js': fileAsset(join(swagger, 'swagger-ui-bundle.js'), JAVASCRIPT),
+    'docs.js': fileAsset(webFile('assets', 'docs.js'), JAVASCRIPT),
+  };
+  app.use('*', pageSecurityHeaders());
   app.get('/', (c) =>
     c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sandbank API reference</title>
-<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head><body><div id="ui"></div>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="icon" href="data:,"></head><body><div id="ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#ui', deepLinking: true });</script>
+<script src="/docs/assets/docs.js"></script>
 </body></html>`),
   );
-  app.get('/assets/:file', async (c) => {
-    const file = c.req.param('file');
-    if (!ASSETS.has(file)) return c.notFound();
-    const body = await readFile(join(assetDir, file));
-    return c.body(body, 200, {
-      'content-type': file.endsWith('.css') ? 'text/css' : 'text/javascript',
-      'cache-control': 'public, max-age=3600',
-    });
-  });
+  app.get('/assets/:name', serveAssets(assets));
   return app;
 }

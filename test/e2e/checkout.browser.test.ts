@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type ServerProcess, startServerProcess } from '../server-process.ts';
-import { launchChromium, screenshot } from './chromium.ts';
+import type { ServerProcess } from '../server-process.ts';
+import { launchChromium, SECRET_KEY, screenshot, startBrowserTestServer, watchProblems } from './chromium.ts';
 
 /**
  * The hosted checkout in a real browser: the real server as a child process (Postgres when
@@ -10,8 +10,6 @@ import { launchChromium, screenshot } from './chromium.ts';
  * collections created over real HTTP with the pinned secret key.
  */
 
-const SECRET_KEY = 'sk_test_browser0000000000000000000000000';
-const PUBLIC_KEY = 'pk_test_browser0000000000000000000000000';
 /** Far enough ahead that no simulated clock reaches it in a test. */
 const EXPIRY = { month: '12', year: '2099' };
 
@@ -19,6 +17,8 @@ let server: ServerProcess | undefined;
 let browser: Browser | undefined;
 let merchantName = '';
 const contexts: BrowserContext[] = [];
+/** What each page opened in a test reported as wrong (CSP refusals, script errors): none, ever. */
+const problems: string[][] = [];
 
 function base(): string {
   if (!server) throw new Error('the server did not start');
@@ -26,12 +26,7 @@ function base(): string {
 }
 
 beforeAll(async () => {
-  server = await startServerProcess({
-    env: { SANDBANK_SECRET_KEY: SECRET_KEY, SANDBANK_PUBLIC_KEY: PUBLIC_KEY },
-    // DATABASE_URL (from TEST_DATABASE_URL) wins over --memory, so this stays harmless on Postgres.
-    args: ['--memory'],
-    postgres: true,
-  });
+  server = await startBrowserTestServer();
   browser = await launchChromium();
   // The start-up banner names the default merchant that the pinned keys belong to.
   const running = server;
@@ -45,6 +40,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   await Promise.all(contexts.splice(0).map((context) => context.close()));
+  expect(problems.splice(0).flat()).toEqual([]);
 });
 
 afterAll(async () => {
@@ -91,7 +87,8 @@ async function collect(extra: Record<string, unknown> = {}, ownReference = true)
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(res.body.status).toBe('success');
   expect(res.body.reference).toBe(reference ?? res.body.id);
-  expect(res.body.checkout_url.endsWith(`/checkout/${res.body.id}`)).toBe(true);
+  // The link carries the checkout's secret: the page opens only with it.
+  expect(res.body.checkout_url).toMatch(new RegExp(`/checkout/${res.body.id}\\?secret=[\\w-]{43}$`));
   return res.body;
 }
 
@@ -115,14 +112,16 @@ async function collection(reference: string) {
   return res.body;
 }
 
-/** A fresh browser context (no shared cookies) at the path of the collection's checkout_url. */
+/** A fresh browser context (no shared cookies) at the collection's checkout_url (its path and query). */
 async function openCheckout(created: Created): Promise<Page> {
   if (!browser) throw new Error('the browser did not launch');
   const context = await browser.newContext({ viewport: { width: 900, height: 1100 } });
   contexts.push(context);
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
-  const response = await page.goto(`${base()}${new URL(created.checkout_url).pathname}`);
+  problems.push(await watchProblems(page));
+  const link = new URL(created.checkout_url);
+  const response = await page.goto(`${base()}${link.pathname}${link.search}`);
   expect(response?.status()).toBe(200);
   return page;
 }

@@ -338,10 +338,10 @@ describe('dashboard in Chromium', () => {
     await signIn(page, m);
     const cookie = (await page.context().cookies()).find((c) => c.name === 'sandbank_session');
     expect(cookie?.httpOnly).toBe(true);
-    const handshake = (origin: string) =>
+    const handshake = (origin: string, host?: string) =>
       new Promise<string>((resolve) => {
         const socket = new WebSocket(`${base().replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
-          headers: { cookie: `sandbank_session=${cookie?.value}`, origin },
+          headers: { cookie: `sandbank_session=${cookie?.value}`, origin, ...(host ? { host } : {}) },
         });
         socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
         socket.on('message', (data) => {
@@ -352,6 +352,9 @@ describe('dashboard in Chromium', () => {
       });
     expect(await handshake(base())).toBe('connection_ack');
     expect(await handshake('https://evil.example')).toBe('closed 4401');
+    // A Host header of the client's choosing proves nothing: only PUBLIC_URL's origin counts.
+    expect(await handshake('http://evil.example', 'evil.example')).toBe('closed 4401');
+    expect(await handshake(base().replace('127.0.0.1', 'localhost'))).toBe('closed 4401');
     await liveConnected(page);
     await screenshot(page, 'dashboard-live-connected');
   });

@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -119,6 +120,46 @@ describe('npm start on the embedded database', () => {
       expect(result.stderr).toMatch(/already in use/);
     } finally {
       await first.stop();
+    }
+  });
+
+  it('never waits silently for a database that does not answer: progress lines, then a clear error', async () => {
+    // A "Postgres" on loopback that accepts connections and never says a word.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const started = Date.now();
+      const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0'], {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            HOST: '127.0.0.1',
+            DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/nothing`,
+            STARTUP_TIMEOUT_MS: '6000',
+          },
+        });
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+        });
+        child.stderr.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+        });
+        const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+        child.once('exit', (code) => {
+          clearTimeout(killer);
+          resolve({ code, output });
+        });
+      });
+      expect(result.code).toBe(1);
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(result.output).toMatch(/starting on PostgreSQL/);
+      expect(result.output).toMatch(/still opening PostgreSQL \(DATABASE_URL\) \(5 s\)/);
+      expect(result.output).toMatch(/did not open within 6 s \(STARTUP_TIMEOUT_MS\)/);
+    } finally {
+      silent.close();
     }
   });
 

@@ -38,6 +38,11 @@ describe('blockedRange', () => {
     ['fd00:ec2::254', 'uniqueLocal'], // AWS metadata over IPv6
     ['::ffff:127.0.0.1', 'loopback'], // IPv4-mapped: judged as the IPv4 address
     ['::ffff:10.0.0.1', 'private'],
+    // IPv4-compatible (::/96) in every spelling: 127.0.0.1, metadata, even a public IPv4.
+    ['::7f00:1', 'ipv4Compatible'],
+    ['0:0:0:0:0:0:7f00:1', 'ipv4Compatible'],
+    ['::a9fe:a9fe', 'ipv4Compatible'],
+    ['::808:808', 'ipv4Compatible'],
     ['not-an-ip', 'invalid'],
   ])('%s is blocked as %s', (address, range) => {
     expect(blockedRange(address)).toBe(range);

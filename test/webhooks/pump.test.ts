@@ -1,9 +1,8 @@
 import { pino } from 'pino';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
 import { DeliveryPump } from '../../src/modules/webhooks/webhooks.pump.ts';
-import { createTestApp, openTestDatabase, type TestApp } from '../harness.ts';
+import { createTestApp, openTestDatabase, ownPostgresDatabase, type TestApp } from '../harness.ts';
 import { Receiver } from './receiver.ts';
 
 // The pump delivers every merchant's due deliveries in its database: on Postgres it gets a database
@@ -12,18 +11,10 @@ let t: TestApp;
 let receiver: Receiver;
 let dropDatabase = async () => {};
 beforeAll(async () => {
-  const url = process.env.TEST_DATABASE_URL;
-  if (url) {
-    const admin = postgres(url, { max: 1, onnotice: () => {} });
-    const name = `sandbank_pump_${process.pid}_${Date.now()}`;
-    await admin.unsafe(`CREATE DATABASE ${name}`);
-    const own = new URL(url);
-    own.pathname = `/${name}`;
-    t = await createTestApp({ database: await openDatabase({ driver: 'postgres', url: own.toString() }) });
-    dropDatabase = async () => {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    };
+  const own = await ownPostgresDatabase('sandbank_pump');
+  if (own) {
+    t = await createTestApp({ database: await openDatabase({ driver: 'postgres', url: own.url }) });
+    dropDatabase = own.drop;
   } else {
     t = await createTestApp({ database: await openTestDatabase() });
   }

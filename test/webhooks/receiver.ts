@@ -14,6 +14,8 @@ export class Receiver {
   headers: Record<string, string> = {};
   /** The response body (default `status <code>`). */
   body: string | null = null;
+  /** How long (real ms) the receiver holds each request before it answers. */
+  delayMs = 0;
   private server: Server | null = null;
   url = '';
 
@@ -27,8 +29,12 @@ export class Receiver {
           body: Buffer.concat(chunks).toString('utf8'),
           path: req.url ?? '',
         });
-        res.writeHead(this.status, { 'content-type': 'text/plain', ...this.headers });
-        res.end(this.body ?? `status ${this.status}`);
+        const answer = () => {
+          res.writeHead(this.status, { 'content-type': 'text/plain', ...this.headers });
+          res.end(this.body ?? `status ${this.status}`);
+        };
+        if (this.delayMs > 0) setTimeout(answer, this.delayMs);
+        else answer();
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));

@@ -64,7 +64,7 @@ export const CardPaymentRef = builder.objectRef<CardPaymentDetail>('CardPayment'
       nullable: true,
       description: 'While requires_action: the challenge page (or call completeCardPaymentThreeDSecure).',
       resolve: (row, _args, ctx) =>
-        row.state === 'requires_action' ? challengePageUrl(ctx.deps.publicUrl, row.id) : null,
+        row.state === 'requires_action' ? challengePageUrl(ctx.deps.publicUrl, row) : null,
     }),
     networkResponseCode: t.exposeString('networkResponseCode', { nullable: true }),
     networkResponseMessage: t.string({

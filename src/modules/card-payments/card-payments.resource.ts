@@ -7,9 +7,17 @@ export type CardPaymentRow = typeof cardPayments.$inferSelect;
 export type RefundRow = typeof cardRefunds.$inferSelect;
 export type TokenRow = typeof cardTokens.$inferSelect;
 
-/** Where a payer completes a 3-D Secure challenge in a browser. */
-export function challengePageUrl(publicUrl: string, paymentId: string): string {
-  return `${publicUrl}/3ds/${paymentId}`;
+/** The path of a payment's 3-D Secure page, with the secret that opens it in the query string. */
+export function challengePagePath(row: Pick<CardPaymentRow, 'id' | 'challengeSecret'>): string {
+  return `/3ds/${row.id}?secret=${encodeURIComponent(row.challengeSecret)}`;
+}
+
+/** Where a payer completes a 3-D Secure challenge in a browser (`next_action.url`). */
+export function challengePageUrl(
+  publicUrl: string,
+  row: Pick<CardPaymentRow, 'id' | 'challengeSecret'>,
+): string {
+  return `${publicUrl}${challengePagePath(row)}`;
 }
 
 export function tokenResource(row: TokenRow): Record<string, unknown> {
@@ -62,7 +70,7 @@ export function cardPaymentResource(
     three_d_secure: row.threeDSecure,
     next_action:
       row.state === 'requires_action'
-        ? { type: 'three_d_secure', url: challengePageUrl(publicUrl, row.id) }
+        ? { type: 'three_d_secure', url: challengePageUrl(publicUrl, row) }
         : null,
     network_response_code: row.networkResponseCode,
     network_response_message: row.networkResponseCode

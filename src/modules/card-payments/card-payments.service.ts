@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
-import type { Executor, Tx } from '../../db/client.ts';
+import { type Db, type Executor, queryRows, type Tx } from '../../db/client.ts';
 import { transitionRow } from '../../db/compare-and-set.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
@@ -8,6 +8,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix, newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import { linkSecretMatches, newLinkSecret } from '../../kernel/secrets.ts';
 import { transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import {
@@ -19,6 +20,7 @@ import {
   type ValidCard,
   validateCard,
 } from '../cards/network.ts';
+import { perMerchant } from '../clock/clock.sql.ts';
 import { completeChallengeSchema } from '../collections/collections.schema.ts';
 import type { ServiceContext } from '../context.ts';
 import { type EventInput, recordEvent, recordEvents } from '../events/events.service.ts';
@@ -67,28 +69,70 @@ export interface CardPaymentDetail extends CardPaymentRow {
 // ---------------------------------------------------------------------------------------------
 // Tokens
 
+/** A token's expiry: an unused token's number and CVC are blanked when its 15 minutes are over. */
+export const TOKEN_EXPIRY_JOB = 'token.expire';
+
 export async function createToken(ctx: ServiceContext, raw: unknown): Promise<TokenRow> {
   const input = parseInput(createTokenSchema, raw, { card: 'parameter_invalid' });
   const card = validateCard(input.card);
   const now = ctx.clock.now();
-  const [row] = await (ctx.tx ?? ctx.db)
-    .insert(cardTokens)
-    .values({
-      id: newId('token'),
+  const expiresAt = addSeconds(now, TOKEN_TTL_SECONDS);
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const [row] = await tx
+      .insert(cardTokens)
+      .values({
+        id: newId('token'),
+        merchantId: ctx.merchant.id,
+        number: card.number,
+        expMonth: card.expMonth,
+        expYear: card.expYear,
+        cvc: card.cvc,
+        name: card.name,
+        brand: card.brand,
+        last4: card.last4,
+        expiresAt,
+        createdAt: now,
+      })
+      .returning();
+    if (!row) throw new Error('insert returned no row');
+    await scheduleJob(tx, {
       merchantId: ctx.merchant.id,
-      number: card.number,
-      expMonth: card.expMonth,
-      expYear: card.expYear,
-      cvc: card.cvc,
-      name: card.name,
-      brand: card.brand,
-      last4: card.last4,
-      expiresAt: addSeconds(now, TOKEN_TTL_SECONDS),
+      kind: TOKEN_EXPIRY_JOB,
+      objectId: row.id,
+      dueAt: expiresAt,
       createdAt: now,
-    })
-    .returning();
-  if (!row) throw new Error('insert returned no row');
-  return row;
+    });
+    return row;
+  });
+}
+
+/** What a token keeps of its card once spent or expired: neither the number nor the CVC. */
+const blankSecrets = { number: '', cvc: '' } as const;
+
+/** The scheduled expiry of a token: its card number and CVC are not kept past its 15 minutes. */
+export async function expireTokenJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
+  await ctx.tx
+    .update(cardTokens)
+    .set(blankSecrets)
+    .where(and(eq(cardTokens.id, job.objectId), eq(cardTokens.merchantId, ctx.merchant.id)));
+}
+
+/**
+ * The retention sweep behind the expiry jobs (tokens older than those jobs have none): blanks the
+ * secrets of up to `limit` unused tokens expired by their merchant's clock. Returns how many.
+ */
+export async function blankExpiredTokens(db: Db, realNow: Date, limit: number): Promise<number> {
+  const doomed = perMerchant(
+    realNow,
+    (now) => sql`SELECT t.id FROM card_tokens t
+      WHERE t.merchant_id = m.id AND t.number <> '' AND t.expires_at <= ${now}`,
+    limit,
+  );
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`UPDATE card_tokens d SET number = '', cvc = '' FROM (${doomed}) x WHERE d.id = x.id RETURNING d.id`,
+  );
+  return rows.length;
 }
 
 /** Spends a token (once, before it expires) and gives back its card. */
@@ -109,7 +153,7 @@ async function spendToken(tx: Tx, ctx: ServiceContext, tokenId: string): Promise
   // Spent: the number and CVC are not kept a moment longer than the payment needs them.
   const spent = await tx
     .update(cardTokens)
-    .set({ usedAt: now, number: '', cvc: '' })
+    .set({ usedAt: now, ...blankSecrets })
     .where(and(eq(cardTokens.id, token.id), isNull(cardTokens.usedAt)))
     .returning({ id: cardTokens.id });
   if (spent.length === 0) throw new SandbankError('token_already_used', { param: 'token' });
@@ -160,16 +204,19 @@ export async function loadPayment(exec: Executor, ctx: ServiceContext, id: strin
 export async function findChallengeMerchant(
   exec: Executor,
   paymentId: string,
+  secret: string | undefined,
 ): Promise<{ id: string; name: string } | null> {
   if (!hasPrefix(paymentId, 'cardPayment') || paymentId.length > 64 || paymentId.includes('\u0000'))
     return null;
   const [row] = await exec
-    .select({ id: merchants.id, name: merchants.name })
+    .select({ id: merchants.id, name: merchants.name, secret: cardPayments.challengeSecret })
     .from(cardPayments)
     .innerJoin(merchants, eq(merchants.id, cardPayments.merchantId))
     .where(eq(cardPayments.id, paymentId))
     .limit(1);
-  return row ?? null;
+  // Compared even when no row matched, so an id that exists takes no longer to refuse than one that does not.
+  const matches = linkSecretMatches(secret, row?.secret ?? '');
+  return row && matches ? { id: row.id, name: row.name } : null;
 }
 
 export async function getCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
@@ -449,6 +496,7 @@ function newPaymentValues(
     authorizedAt: null,
     authorizationExpiresAt: null,
     issuingAuthorizationId: issuer?.answer.authorizationId ?? null,
+    challengeSecret: newLinkSecret(),
     createdAt: now,
     updatedAt: now,
   };

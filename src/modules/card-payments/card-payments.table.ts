@@ -1,25 +1,32 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
+import { at, createdAt, currency, linkSecret, money, updatedAt } from '../../db/columns.ts';
 
 /**
  * A tokenized card (`tok_`), usable once within 15 minutes of clock time. The number is kept only
  * so the network can decide on it when the token is used; no response, event or log renders it.
  */
-export const cardTokens = pgTable('card_tokens', {
-  id: text('id').primaryKey(),
-  merchantId: text('merchant_id').notNull(),
-  number: text('number').notNull(),
-  expMonth: integer('exp_month').notNull(),
-  expYear: integer('exp_year').notNull(),
-  cvc: text('cvc').notNull(),
-  name: text('name'),
-  brand: text('brand').notNull(),
-  last4: text('last4').notNull(),
-  expiresAt: at('expires_at').notNull(),
-  usedAt: at('used_at'),
-  createdAt: createdAt(),
-});
+export const cardTokens = pgTable(
+  'card_tokens',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id').notNull(),
+    number: text('number').notNull(),
+    expMonth: integer('exp_month').notNull(),
+    expYear: integer('exp_year').notNull(),
+    cvc: text('cvc').notNull(),
+    name: text('name'),
+    brand: text('brand').notNull(),
+    last4: text('last4').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    usedAt: at('used_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // The retention sweep's way to the few tokens still holding a card number.
+    index('card_tokens_unexpired_idx').on(t.merchantId, t.expiresAt).where(sql`${t.number} <> ''`),
+  ],
+);
 
 export interface ChallengeResult {
   declineCode: string;
@@ -63,6 +70,8 @@ export const cardPayments = pgTable(
     authorizedAt: at('authorized_at'),
     /** When an uncaptured authorization expires (7 days of clock time after it was made). */
     authorizationExpiresAt: at('authorization_expires_at'),
+    /** The secret of the 3-D Secure page's link (next_action.url): the page answers only with it. */
+    challengeSecret: linkSecret('challenge_secret'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

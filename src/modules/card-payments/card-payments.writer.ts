@@ -1,6 +1,7 @@
 import { eq, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRowsPrepared } from '../../db/client.ts';
 import { insertRecordsSql } from '../../db/json-records.ts';
+import { runTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import type { ServiceContext } from '../context.ts';
 import { createdEventsSql, fanOutSql, recordEvents } from '../events/events.service.ts';
@@ -135,7 +136,7 @@ class CapturedPaymentWriter {
 
   /** The general path: the same writes through the ledger's transactional postings. */
   #writeInTransaction(batch: Pending[]): Promise<void> {
-    return this.db.transaction(async (tx) => {
+    return runTransaction(this.db, async (tx) => {
       await tx.insert(cardPayments).values(batch.map((pending) => pending.row));
       await recordEvents(
         tx,

@@ -1,7 +1,8 @@
-import { eq } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, Tx } from '../../db/client.ts';
-import { inTransaction } from '../../db/tx.ts';
+import { inTransaction, runTransaction } from '../../db/tx.ts';
 import { type Clock, systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseInput } from '../../kernel/validation.ts';
@@ -145,9 +146,17 @@ interface ClockPlan {
   runUntil: Date | null;
 }
 
+/**
+ * How long an advance's hold on its window's work lasts without renewal (real time), and how often
+ * it is renewed while the work runs: a crashed advance's hold lapses within a minute.
+ */
+const HOLD_MS = 60_000;
+const HOLD_RENEW_MS = 20_000;
+
 async function changeClock(
   ctx: ServiceContext,
   plan: (state: ClockState, now: Date, realNow: Date) => ClockPlan,
+  holdId: string | null = null,
 ): Promise<ClockView> {
   const realNow = systemClock.now();
   const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
@@ -157,6 +166,7 @@ async function changeClock(
       ? await runDueJobs(tx, ctx.merchant, runUntil, { db: ctx.db, publicUrl: ctx.publicUrl })
       : [];
     await saveClock(tx, ctx.merchant.id, state, realNow);
+    if (holdId) await hold(tx, ctx.merchant.id, holdId);
     return view(state, systemClock, ran);
   });
   forget(ctx.db, ctx.merchant.id);
@@ -190,20 +200,65 @@ export async function advanceClock(ctx: ServiceContext, raw: unknown): Promise<C
     to: 'parameter_invalid',
   });
   let until: Date | null = null;
-  const view = await changeClock(ctx, (state, now, realNow) => {
-    const target = advanceTarget(input, now);
-    until = target;
-    const next = state.frozenAt
-      ? { offsetMs: state.offsetMs, frozenAt: target }
-      : { offsetMs: target.getTime() - realNow.getTime(), frozenAt: null };
-    return { state: next, runUntil: target };
-  });
   // Work outside the clock's transaction (HTTP deliveries) runs after it commits, still before
-  // answering. Inside a caller's transaction (an Idempotency-Key request) nothing has committed yet,
-  // and on PGlite the hooks' queries would wait for that very transaction: the background worker
-  // delivers those instead.
-  if (!ctx.tx) for (const hook of afterAdvanceHooks) await hook(ctx, until ?? view.now);
+  // answering: inside a caller's transaction (an Idempotency-Key request), once the caller has
+  // committed (on PGlite the hooks' queries would wait for that very transaction). The transaction
+  // that moves the clock also takes a hold on that work (the background worker would otherwise take
+  // the window's deliveries at the clock's new time, its end), released once the work is done.
+  const holdId = ctx.tx && !ctx.afterCommit ? null : randomUUID();
+  const view = await changeClock(
+    ctx,
+    (state, now, realNow) => {
+      const target = advanceTarget(input, now);
+      until = target;
+      const next = state.frozenAt
+        ? { offsetMs: state.offsetMs, frozenAt: target }
+        : { offsetMs: target.getTime() - realNow.getTime(), frozenAt: null };
+      return { state: next, runUntil: target };
+    },
+    holdId,
+  );
+  if (holdId) {
+    const finish = () =>
+      whileHolding(ctx.db, ctx.merchant.id, holdId, () => runAfterAdvance(ctx, until ?? view.now));
+    if (ctx.tx && ctx.afterCommit) ctx.afterCommit(finish);
+    else await finish();
+  }
   return view;
+}
+
+/** The after-advance hooks, outside any transaction (the caller's has committed by now). */
+async function runAfterAdvance(ctx: ServiceContext, until: Date): Promise<void> {
+  const { tx: _committed, afterCommit: _done, ...outside } = ctx;
+  for (const hook of afterAdvanceHooks) await hook(outside, until);
+}
+
+/** Marks the merchant's clock as held by the advance `holdId` for HOLD_MS of real time. */
+async function hold(tx: Tx, merchantId: string, holdId: string): Promise<void> {
+  await tx
+    .update(merchantClocks)
+    .set({ advancingId: holdId, advancingUntil: new Date(systemClock.now().getTime() + HOLD_MS) })
+    .where(eq(merchantClocks.merchantId, merchantId));
+}
+
+/**
+ * Runs `work` while the advance `holdId` holds the merchant's clock, renewing the hold, then
+ * releases it (unless a later advance has taken it over, which releases it itself).
+ */
+async function whileHolding(db: Db, merchantId: string, holdId: string, work: () => Promise<void>) {
+  const mine = and(eq(merchantClocks.merchantId, merchantId), eq(merchantClocks.advancingId, holdId));
+  const renew = setInterval(() => {
+    db.update(merchantClocks)
+      .set({ advancingUntil: new Date(systemClock.now().getTime() + HOLD_MS) })
+      .where(mine)
+      .catch(() => {}); // a missed renewal only shortens the hold
+  }, HOLD_RENEW_MS);
+  try {
+    await work();
+  } finally {
+    clearInterval(renew);
+    await db.update(merchantClocks).set({ advancingId: null, advancingUntil: null }).where(mine);
+  }
 }
 
 export type AfterAdvanceHook = (ctx: ServiceContext, until: Date) => Promise<unknown>;
@@ -241,7 +296,7 @@ export function resetClock(ctx: ServiceContext): Promise<ClockView> {
 /** Runs a merchant's work that is due by its clock now (the background timer's step). */
 export async function runDueWorkNow(db: Db, merchant: MerchantRef, publicUrl: string): Promise<RanJob[]> {
   const realNow = systemClock.now();
-  return db.transaction(async (tx) => {
+  return runTransaction(db, async (tx) => {
     await tx
       .insert(merchantClocks)
       .values({ merchantId: merchant.id, offsetMs: 0, frozenAt: null, updatedAt: realNow })

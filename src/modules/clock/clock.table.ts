@@ -10,4 +10,12 @@ export const merchantClocks = pgTable('merchant_clocks', {
   offsetMs: bigint('offset_ms', { mode: 'number' }).notNull(),
   frozenAt: at('frozen_at'),
   updatedAt: updatedAt(),
+  /**
+   * The clock advance still finishing its window's work after its commit (webhook deliveries and
+   * retries, each at its own due time, before it answers), and the real time its hold lapses should
+   * it die (renewed while it works). Until then the background delivery worker leaves this
+   * merchant's deliveries to it.
+   */
+  advancingId: text('advancing_id'),
+  advancingUntil: at('advancing_until'),
 });

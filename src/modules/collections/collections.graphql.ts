@@ -67,7 +67,7 @@ const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement(
     description: t.exposeString('description', { nullable: true }),
     redirectUrl: t.exposeString('redirectUrl', { nullable: true }),
     metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
-    checkoutUrl: t.string({ resolve: (row, _args, ctx) => checkoutUrl(ctx.deps.publicUrl, row.id) }),
+    checkoutUrl: t.string({ resolve: (row, _args, ctx) => checkoutUrl(ctx.deps.publicUrl, row) }),
     expiresAt: t.field({ type: 'DateTime', resolve: (row) => row.expiresAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
     failureCode: t.exposeString('failureCode', {

@@ -21,7 +21,7 @@ import {
   createCollectionDebit,
   getTransfer,
 } from '../transfers/transfers.service.ts';
-import type { AttemptRow, CollectionRow } from './collections.resource.ts';
+import { type AttemptRow, type CollectionRow, checkoutPath } from './collections.resource.ts';
 import { completeChallengeSchema, payCollectionSchema } from './collections.schema.ts';
 import { loadCollection, transitionCollection } from './collections.service.ts';
 import { collections, paymentAttempts } from './collections.table.ts';
@@ -44,13 +44,14 @@ export interface PayResult {
   nextAction: NextAction | null;
 }
 
-export function challengeUrl(publicUrl: string, collectionId: string, paymentId: string): string {
-  return `${publicUrl}/checkout/${collectionId}/3ds/${paymentId}`;
-}
-
-function nextActionOf(ctx: ServiceContext, payment: CardPaymentRow): NextAction | null {
-  return payment.state === 'requires_action' && payment.collectionId
-    ? { type: 'three_d_secure', url: challengeUrl(ctx.publicUrl, payment.collectionId, payment.id) }
+/** The 3-D Secure step of a checkout: a page of the checkout, opened by the checkout's secret. */
+function nextActionOf(
+  ctx: ServiceContext,
+  collection: CollectionRow,
+  payment: CardPaymentRow,
+): NextAction | null {
+  return payment.state === 'requires_action' && payment.collectionId === collection.id
+    ? { type: 'three_d_secure', url: `${ctx.publicUrl}${checkoutPath(collection, `/3ds/${payment.id}`)}` }
     : null;
 }
 
@@ -98,7 +99,7 @@ export async function payCollection(
       cardPayment: payment,
       debit: null,
       attempt: null,
-      nextAction: nextActionOf(ctx, payment),
+      nextAction: nextActionOf(ctx, collection, payment),
     };
   });
   if (result.cardPayment) throwIfDeclined(result.cardPayment);
@@ -200,12 +201,13 @@ export async function loadPayResult(ctx: ServiceContext, paymentId: string): Pro
   if (hasPrefix(paymentId, 'cardPayment')) {
     const payment = await loadPayment(exec, ctx, paymentId);
     if (!payment.collectionId) throw new SandbankError('resource_not_found');
+    const collection = await loadCollection(exec, ctx, payment.collectionId);
     return {
-      collection: await loadCollection(exec, ctx, payment.collectionId),
+      collection,
       cardPayment: payment,
       debit: null,
       attempt: null,
-      nextAction: nextActionOf(ctx, payment),
+      nextAction: nextActionOf(ctx, collection, payment),
     };
   }
   if (hasPrefix(paymentId, 'transfer')) {

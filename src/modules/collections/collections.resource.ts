@@ -5,8 +5,20 @@ import type { collections, paymentAttempts } from './collections.table.ts';
 export type CollectionRow = typeof collections.$inferSelect;
 export type AttemptRow = typeof paymentAttempts.$inferSelect;
 
-export function checkoutUrl(publicUrl: string, collectionId: string): string {
-  return `${publicUrl}/checkout/${collectionId}`;
+type CheckoutLink = Pick<CollectionRow, 'id' | 'checkoutSecret'>;
+
+/**
+ * A path of a collection's checkout (`rest` after the id: `/card`, `/3ds/cp_…`) with the secret
+ * that opens it in the query string. The pages send `Referrer-Policy: no-referrer`, so the secret
+ * does not leave in a Referer header, and the request log records paths without their query.
+ */
+export function checkoutPath(row: CheckoutLink, rest = ''): string {
+  return `/checkout/${row.id}${rest}?secret=${encodeURIComponent(row.checkoutSecret)}`;
+}
+
+/** The link the merchant hands the payer (`checkout_url`). */
+export function checkoutUrl(publicUrl: string, row: CheckoutLink): string {
+  return `${publicUrl}${checkoutPath(row)}`;
 }
 
 /** The API representation of a collection: REST bodies and event payloads. */
@@ -23,7 +35,7 @@ export function collectionResource(row: CollectionRow, publicUrl: string): Recor
     description: row.description,
     redirect_url: row.redirectUrl,
     metadata: row.metadata,
-    checkout_url: checkoutUrl(publicUrl, row.id),
+    checkout_url: checkoutUrl(publicUrl, row),
     failure_code: row.failureCode,
     failure_message: row.failureMessage,
     expires_at: row.expiresAt.toISOString(),

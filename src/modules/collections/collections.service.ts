@@ -7,6 +7,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix, newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import { linkSecretMatches, newLinkSecret } from '../../kernel/secrets.ts';
 import { invalidState, transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import {
@@ -58,6 +59,7 @@ export async function createCollection(ctx: ServiceContext, raw: unknown): Promi
     failureCode: null,
     failureMessage: null,
     expiresAt: addSeconds(now, input.expires_in ?? DEFAULT_EXPIRES_IN_SECONDS),
+    checkoutSecret: newLinkSecret(),
     createdAt: now,
     updatedAt: now,
   };
@@ -242,16 +244,24 @@ export async function cancelCollection(ctx: ServiceContext, reference: string): 
 }
 
 /**
- * The merchant behind a checkout link: the hosted page is public (the collection id in the URL is
- * the payer's capability) and acts for the collection's merchant.
+ * The merchant behind a checkout link: the hosted page is public (its link is the payer's
+ * capability) and acts for the collection's merchant. The link names the collection and carries its
+ * secret; an unknown id and a missing or wrong secret are the same `null` (no way to tell an id exists).
  */
-export async function findCheckoutMerchant(db: Executor, collectionId: string): Promise<MerchantRef | null> {
-  if (!hasPrefix(collectionId, 'collection') || collectionId.length > 64) return null;
+export async function findCheckoutMerchant(
+  db: Executor,
+  collectionId: string,
+  secret: string | undefined,
+): Promise<MerchantRef | null> {
+  if (!hasPrefix(collectionId, 'collection') || collectionId.length > 64 || collectionId.includes('\u0000'))
+    return null;
   const [row] = await db
-    .select({ id: merchants.id, name: merchants.name })
+    .select({ id: merchants.id, name: merchants.name, secret: collections.checkoutSecret })
     .from(collections)
     .innerJoin(merchants, eq(merchants.id, collections.merchantId))
     .where(eq(collections.id, collectionId))
     .limit(1);
-  return row ?? null;
+  // Compared even when no row matched, so an id that exists takes no longer to refuse than one that does not.
+  const matches = linkSecretMatches(secret, row?.secret ?? '');
+  return row && matches ? { id: row.id, name: row.name } : null;
 }

@@ -1,5 +1,5 @@
 import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
+import { at, createdAt, currency, linkSecret, money, updatedAt } from '../../db/columns.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 
 export const collections = pgTable(
@@ -21,6 +21,8 @@ export const collections = pgTable(
     failureCode: text('failure_code'),
     failureMessage: text('failure_message'),
     expiresAt: at('expires_at').notNull(),
+    /** The secret of the checkout link: the page answers only a URL that carries it. */
+    checkoutSecret: linkSecret('checkout_secret'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -62,7 +62,7 @@ class CollectionWriter {
 function collectionValues({ row }: Pending): SQL {
   return sql`(${row.id}, ${row.merchantId}, ${row.reference}, ${row.amount.toString()}::bigint, ${row.currency},
     ${row.email}, ${row.description}, ${row.redirectUrl}, ${JSON.stringify(row.metadata)}::jsonb, ${row.state},
-    ${row.expiresAt.toISOString()}::timestamptz, ${row.createdAt.toISOString()}::timestamptz, ${row.updatedAt.toISOString()}::timestamptz)`;
+    ${row.expiresAt.toISOString()}::timestamptz, ${row.checkoutSecret}, ${row.createdAt.toISOString()}::timestamptz, ${row.updatedAt.toISOString()}::timestamptz)`;
 }
 
 function eventValues({ row, eventData }: Pending): SQL {
@@ -78,7 +78,7 @@ function jobValues({ row }: Pending): SQL {
 function batchStatement(batch: Pending[]): SQL {
   return sql`WITH inserted AS (
     INSERT INTO collections (id, merchant_id, reference, amount, currency, email, description, redirect_url,
-      metadata, state, expires_at, created_at, updated_at)
+      metadata, state, expires_at, checkout_secret, created_at, updated_at)
     VALUES ${sql.join(batch.map(collectionValues), sql`, `)}
     ON CONFLICT (merchant_id, reference) DO NOTHING
     RETURNING id

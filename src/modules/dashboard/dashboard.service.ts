@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull } from 'drizzle-orm';
-import type { Db } from '../../db/client.ts';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/client.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { MerchantRef } from '../context.ts';
+import { announceCredentialChange } from '../merchants/credentials.ts';
 import { hashKey } from '../merchants/keys.ts';
 import { authenticate, getMerchant, requireSecretKey } from '../merchants/merchants.service.ts';
 import { dashboardSessions, dashboardSignInLinks } from './dashboard.table.ts';
@@ -115,12 +116,16 @@ export async function sessionFor(db: Db, clock: Clock, token: string): Promise<D
   return { merchant, csrfToken: row.csrfToken, expiresAt: row.expiresAt };
 }
 
-/** Signs out: the session ends at once. */
+/** Signs out: the session ends at once, and so do the live connections it opened (on any instance). */
 export async function endSession(db: Db, clock: Clock, token: string): Promise<void> {
-  await db
-    .update(dashboardSessions)
-    .set({ endedAt: clock.now() })
-    .where(eq(dashboardSessions.tokenHash, hashKey(token)));
+  await db.transaction(async (tx) => {
+    const ended = await tx
+      .update(dashboardSessions)
+      .set({ endedAt: clock.now() })
+      .where(and(eq(dashboardSessions.tokenHash, hashKey(token)), isNull(dashboardSessions.endedAt)))
+      .returning({ merchantId: dashboardSessions.merchantId });
+    for (const { merchantId } of ended) await announceCredentialChange(tx, merchantId);
+  });
 }
 
 /** The cookie header's dashboard session token, if any. */
@@ -130,4 +135,32 @@ export function sessionTokenOf(cookieHeader: string | undefined): string | null 
     if (name === DASHBOARD_SESSION_COOKIE) return value.join('=') || null;
   }
   return null;
+}
+
+/** Ended or expired sessions, and used or expired sign-in links, are deleted a day (real time) later. */
+export const ENDED_SIGN_IN_RETENTION_HOURS = 24;
+
+/**
+ * Retention (real time): deletes up to `limit` sessions that ended or expired, and then sign-in
+ * links that were used or expired, ENDED_SIGN_IN_RETENTION_HOURS before `realNow`. Returns how many.
+ */
+export async function purgeEndedSignIns(db: Db, realNow: Date, limit: number): Promise<number> {
+  const cutoff = new Date(realNow.getTime() - ENDED_SIGN_IN_RETENTION_HOURS * HOUR_MS).toISOString();
+  const sessions = await queryRows(
+    db,
+    sql`DELETE FROM dashboard_sessions WHERE token_hash IN (
+      SELECT token_hash FROM dashboard_sessions
+      WHERE LEAST(COALESCE(ended_at, expires_at), expires_at) <= ${cutoff}::timestamptz LIMIT ${limit})
+    RETURNING 1`,
+  );
+  if (sessions.length >= limit) return sessions.length;
+  const links = await queryRows(
+    db,
+    sql`DELETE FROM dashboard_sign_in_links WHERE token_hash IN (
+      SELECT token_hash FROM dashboard_sign_in_links
+      WHERE LEAST(COALESCE(used_at, expires_at), expires_at) <= ${cutoff}::timestamptz
+      LIMIT ${limit - sessions.length})
+    RETURNING 1`,
+  );
+  return sessions.length + links.length;
 }

@@ -220,6 +220,9 @@ class Subscriber implements EventStream {
   }
 }
 
+/** Live subscriptions one merchant may hold on one instance (GraphQL over graphql-ws and SSE). */
+export const MAX_SUBSCRIPTIONS_PER_MERCHANT = 100;
+
 export interface EventBusOptions {
   /** Events a subscriber may have queued before it is dropped with an error. */
   maxQueue?: number;
@@ -276,8 +279,12 @@ export class EventBus {
     checkFilter(filter);
     await this.start();
     if (this.#closed) throw new Error('The event bus is closed.');
-    const subscriber = new Subscriber(merchantId, filter, this.#maxQueue, (ended) => this.#remove(ended));
     let set = this.#subscribers.get(merchantId);
+    if (set && set.size >= MAX_SUBSCRIPTIONS_PER_MERCHANT)
+      throw new SandbankError('limit_exceeded', {
+        message: `A merchant holds at most ${MAX_SUBSCRIPTIONS_PER_MERCHANT} live subscriptions on one instance; end one first.`,
+      });
+    const subscriber = new Subscriber(merchantId, filter, this.#maxQueue, (ended) => this.#remove(ended));
     if (!set) {
       set = new Set();
       this.#subscribers.set(merchantId, set);

@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
+import { parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 import { type Db, queryRows, type Tx } from '../../db/client.ts';
+import { retryInSavepoints } from '../../db/tx.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { purgePerMerchant } from '../clock/clock.sql.ts';
 import { idempotencyKeys } from './idempotency.table.ts';
 
 /** Keys are kept 24 h of the merchant's clock time (API.md §1). */
@@ -32,6 +35,68 @@ export function fingerprintOf(...parts: string[]): string {
   return createHash('sha256').update(parts.join('\n')).digest('hex');
 }
 
+/**
+ * Fields of a kind of object that are secrets (a virtual card's number and CVC): a stored response
+ * keeps them as null, and a replay reads them back from where they live (`load`, in the replay's
+ * transaction), so the idempotency table never holds them.
+ */
+export interface StoredSecrets {
+  fields: readonly string[];
+  load(tx: Tx, merchantId: string, id: string): Promise<Record<string, string> | null>;
+}
+
+const secretsByObject = new Map<string, StoredSecrets>();
+
+/** A module declares the secrets of its objects' responses (wired once in src/modules/jobs.ts). */
+export function registerStoredSecrets(object: string, secrets: StoredSecrets): void {
+  secretsByObject.set(object, secrets);
+}
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * The registered secrets of a response body that is one object (`{"object": "virtual_card", …}`),
+ * parsed losslessly so that a rewritten body keeps its numbers exactly as written (`25.50`).
+ */
+function secretsOf(body: string): { parsed: JsonObject; fields: string[]; secrets: StoredSecrets } | null {
+  if (![...secretsByObject.keys()].some((kind) => body.includes(`"object":"${kind}"`))) return null;
+  const parsed = parseLossless(body) as unknown;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const secrets = secretsByObject.get(String((parsed as JsonObject).object));
+  const fields = secrets?.fields.filter((field) => field in parsed) ?? [];
+  return secrets && fields.length > 0 ? { parsed: parsed as JsonObject, fields, secrets } : null;
+}
+
+/** The body to store: its secret fields nulled. */
+function withoutSecrets(body: string): string {
+  const found = secretsOf(body);
+  if (!found) return body;
+  for (const field of found.fields) found.parsed[field] = null;
+  return stringifyLossless(found.parsed) ?? body;
+}
+
+/** The body a replay answers: the stored one with its secrets read back in place. */
+async function withSecrets(tx: Tx, merchantId: string, body: string): Promise<string> {
+  const found = secretsOf(body);
+  if (!found || typeof found.parsed.id !== 'string') return body;
+  const values = await found.secrets.load(tx, merchantId, found.parsed.id);
+  if (!values) return body;
+  for (const field of found.fields) if (field in values) found.parsed[field] = values[field];
+  return stringifyLossless(found.parsed) ?? body;
+}
+
+/**
+ * Retention: deletes up to `limit` keys that have expired by their merchant's clock (24 h after
+ * the request; an expired key is ignored anyway). Returns how many.
+ */
+export function purgeExpiredKeys(db: Db, realNow: Date, limit: number): Promise<number> {
+  return purgePerMerchant(db, realNow, limit, {
+    table: 'idempotency_keys',
+    keys: ['merchant_id', 'key'],
+    where: (now) => sql`t.expires_at <= ${now}`,
+  });
+}
+
 class RollbackSignal extends Error {}
 
 /** Requests of this process still running, per merchant and key (409 idempotency_key_in_use). */
@@ -56,7 +121,10 @@ export async function runIdempotent(
   inFlight.add(slot);
   let rolledBack: StoredOutcome | null = null;
   try {
+    // Not rerun whole on a deadlock: `work` is the rest of the request and runs once. The services
+    // it calls run theirs in savepoints of this transaction, and those are rerun (db/tx.ts).
     return await db.transaction(async (tx) => {
+      retryInSavepoints(tx);
       const [lock] = await queryRows<{ locked: boolean }>(
         tx,
         sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${slot}, 0)) AS locked`,
@@ -69,7 +137,8 @@ export async function runIdempotent(
         .where(and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.key, scope.key)));
       if (existing && existing.expiresAt > now) {
         if (existing.fingerprint !== scope.fingerprint) throw new SandbankError('idempotency_key_reused');
-        return { outcome: { status: existing.status, body: existing.body }, replayed: true };
+        const body = await withSecrets(tx, scope.merchantId, existing.body);
+        return { outcome: { status: existing.status, body }, replayed: true };
       }
       const result = await work(tx);
       if (!result.store || !result.outcome) {
@@ -81,7 +150,7 @@ export async function runIdempotent(
         key: scope.key,
         fingerprint: scope.fingerprint,
         status: result.outcome.status,
-        body: result.outcome.body,
+        body: withoutSecrets(result.outcome.body),
         createdAt: now,
         expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
       };

@@ -1,4 +1,4 @@
-import { integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at, createdAt } from '../../db/columns.ts';
 
 /** Stored outcomes of keyed POSTs and GraphQL mutations; kept 24 h of the merchant's clock time. */
@@ -13,5 +13,8 @@ export const idempotencyKeys = pgTable(
     createdAt: createdAt(),
     expiresAt: at('expires_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.merchantId, t.key] })],
+  (t) => [
+    primaryKey({ columns: [t.merchantId, t.key] }),
+    index('idempotency_keys_expiry_idx').on(t.merchantId, t.expiresAt),
+  ],
 );

@@ -7,6 +7,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { formatDecimal, parseAmount } from '../../kernel/money.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import { secretsEqual } from '../../kernel/secrets.ts';
 import { transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { luhnCheckDigit, TEST_CARDS } from '../cards/network.ts';
@@ -161,6 +162,21 @@ export function getVirtualCard(ctx: ServiceContext, id: string): Promise<Virtual
   return loadCard(ctx.tx ?? ctx.db, ctx.merchant.id, id);
 }
 
+/**
+ * What a stored (idempotent) create response leaves out and a replay reads back from the card:
+ * the number and CVC, kept only on the card itself.
+ */
+export const virtualCardSecrets = {
+  fields: ['number', 'cvc'],
+  async load(tx: Tx, merchantId: string, id: string) {
+    const [row] = await tx
+      .select({ number: virtualCards.number, cvc: virtualCards.cvc })
+      .from(virtualCards)
+      .where(and(eq(virtualCards.id, id), eq(virtualCards.merchantId, merchantId)));
+    return row ?? null;
+  },
+} as const;
+
 export async function listVirtualCards(
   ctx: ServiceContext,
   query: ListQuery & { state?: string | undefined },
@@ -194,12 +210,14 @@ export async function updateVirtualCard(
   return inTransaction(ctx.db, ctx.tx, async (tx) => {
     const card = await loadCard(tx, ctx.merchant.id, id, true);
     const now = ctx.clock.now();
+    const changesState = input.state !== undefined && input.state !== card.state;
     const values = {
       ...(controls ? { spendingControls: controls } : {}),
       ...(input.metadata ? { metadata: input.metadata } : {}),
+      // Unfreezing forgives the wrong security codes that froze it.
+      ...(changesState && input.state === 'active' ? { cvcFailures: 0 } : {}),
       updatedAt: now,
     };
-    const changesState = input.state !== undefined && input.state !== card.state;
     if (!changesState && card.state === 'canceled') {
       throw new SandbankError('invalid_state', {
         message: 'This virtual card is canceled; it cannot change.',
@@ -638,10 +656,31 @@ const declined = (declineCode: string, iso: string, message: string): IssuerAnsw
   authorizationId: null,
 });
 
+/** Wrong security codes in a row after which the issuer freezes the card, as issuers lock cards. */
+export const MAX_CVC_FAILURES = 3;
+
+/**
+ * Counts a wrong security code against the card; the one that reaches MAX_CVC_FAILURES freezes an
+ * active card (`virtual_card.frozen`, on the issuer's clock) until its merchant unfreezes it, so the
+ * codes cannot be guessed one payment after another.
+ */
+async function countCvcFailure(tx: Tx, acquirer: ServiceContext, card: VirtualCardRow): Promise<void> {
+  const failures = card.cvcFailures + 1;
+  if (failures < MAX_CVC_FAILURES || card.state !== 'active') {
+    await tx.update(virtualCards).set({ cvcFailures: failures }).where(eq(virtualCards.id, card.id));
+    return;
+  }
+  const issuer = await issuerContext(tx, acquirer, card.merchantId);
+  const values = { cvcFailures: failures, updatedAt: issuer.clock.now() };
+  const row = await transitionRow(tx, virtualCardMachine, virtualCards, card, 'freeze', values);
+  await emitCard(tx, row, row.state);
+}
+
 /**
  * Authorizes a card payment of `acquirer` on the virtual card with this number, whoever issued it.
  * A number no card has is declined `invalid_account` (14); a wrong CVC `incorrect_cvc` (N7) and a
- * wrong expiry `expired_card` (54), before the issuer's controls are asked.
+ * wrong expiry `expired_card` (54), before the issuer's controls are asked. Wrong CVCs in a row
+ * freeze the card (countCvcFailure); a right one starts the count again.
  */
 export async function authorizeFromAcquirer(
   tx: Tx,
@@ -654,11 +693,15 @@ export async function authorizeFromAcquirer(
     .where(eq(virtualCards.number, request.number))
     .for('update');
   if (!card) return declined('invalid_account', '14', 'No card with this number was issued.');
-  if (card.cvc !== request.cvc)
+  if (!secretsEqual(card.cvc, request.cvc)) {
+    await countCvcFailure(tx, acquirer, card);
     return declined('incorrect_cvc', 'N7', "The card's security code is incorrect.");
+  }
+  if (card.cvcFailures > 0)
+    await tx.update(virtualCards).set({ cvcFailures: 0 }).where(eq(virtualCards.id, card.id));
   if (card.expMonth !== request.expMonth || card.expYear !== request.expYear)
     return declined('expired_card', '54', "The card's expiry date is incorrect.");
-  await lockLedgers(tx, [acquirer.merchant.id, card.merchantId], 'USD');
+  await lockLedgers(tx, [acquirer.merchant.id, card.merchantId]);
   const issuer = await issuerContext(tx, acquirer, card.merchantId);
   const auth = await authorizeOnCard(tx, issuer, card, {
     amount: request.amount,
@@ -697,7 +740,7 @@ export async function followAcquirer(
     .where(eq(issuingAuthorizations.id, authorizationId))
     .for('update');
   if (!row) return;
-  await lockLedgers(tx, [acquirer.merchant.id, row.merchantId], 'USD');
+  await lockLedgers(tx, [acquirer.merchant.id, row.merchantId]);
   const issuer = await issuerContext(tx, acquirer, row.merchantId);
   if (step.kind === 'capture' && row.state === 'approved') await captureOn(tx, issuer, row, step.amount);
   else if (step.kind === 'reverse' && row.state === 'approved')

@@ -26,6 +26,8 @@ export const virtualCards = pgTable(
     expYear: integer('exp_year').notNull(),
     cardholderName: text('cardholder_name').notNull(),
     state: text('state').notNull(),
+    /** Wrong security codes in a row from card payments (the closed loop); the card freezes at a few. */
+    cvcFailures: integer('cvc_failures').notNull().default(0),
     spendingControls: jsonb('spending_controls').$type<StoredControls>().notNull(),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
     createdAt: createdAt(),

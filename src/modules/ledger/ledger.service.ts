@@ -43,14 +43,106 @@ export interface PostingInput {
   allowNegative?: readonly MerchantAccount[];
 }
 
+/** Every kind, in the order a ledger's missing accounts are inserted in. */
+const ACCOUNT_KINDS: readonly AccountKind[] = [...MERCHANT_ACCOUNTS, ...SYSTEM_ACCOUNTS].sort();
+
+/** A merchant's accounts a transaction holds locked: `currency:kind` → account id. */
+type HeldAccounts = Map<string, string>;
+
+const accountKey = (currency: string, kind: string) => `${currency}:${kind}`;
+
 /**
- * The ids of the accounts a posting touches, creating missing ones. Looked up in every posting, not
- * cached across transactions: a cached id may belong to an account whose creating transaction has
- * not committed yet (on Postgres the UPDATE would not see the row and the posting would fail) or
- * rolled back (the id would never exist). A SELECT sees committed rows and this transaction's own;
- * a missing account is inserted, and that insert waits for a concurrent creator of the same account.
- * Kinds are handled in one sorted order so concurrent creators cannot deadlock, and all of this
- * happens before the posting locks any balance row.
+ * Per transaction, the merchants whose ledger accounts it has locked, with their ids. Keyed by the
+ * transaction object: a savepoint is an object of its own, so what it locked or created is not
+ * remembered past it (rolled back, its locks and rows are gone; released, its parent asks again
+ * and is answered at once, holding the locks already).
+ */
+const heldLedgers = new WeakMap<Tx, Map<string, HeldAccounts>>();
+
+/**
+ * Locks every ledger account of these merchants — all currencies, all kinds — that the transaction
+ * does not hold yet, in one statement, in account-id order. This is the lock order of
+ * docs/concurrency.md: a transaction takes a merchant's ledger whole, the first time it touches
+ * it, and a transaction that moves money for several merchants takes all of theirs at once. Row
+ * locks acquired in one global order cannot form a cycle, so no two postings deadlock; and since
+ * anyone touching a merchant's ledger first waits here, a posting that creates a missing account
+ * below never waits on a concurrent creator that holds one of its locks. `FOR NO KEY UPDATE` is the
+ * lock an UPDATE of the balance takes, so inserting entries that reference the accounts is not blocked.
+ */
+async function lockMerchantLedgers(
+  tx: Tx,
+  merchantIds: readonly string[],
+): Promise<Map<string, HeldAccounts>> {
+  let held = heldLedgers.get(tx);
+  if (!held) {
+    held = new Map();
+    heldLedgers.set(tx, held);
+  }
+  const wanted = [...new Set(merchantIds)].filter((id) => !held.has(id));
+  if (wanted.length === 0) return held;
+  const rows = await tx
+    .select({
+      id: ledgerAccounts.id,
+      merchantId: ledgerAccounts.merchantId,
+      currency: ledgerAccounts.currency,
+      kind: ledgerAccounts.kind,
+    })
+    .from(ledgerAccounts)
+    .where(inArray(ledgerAccounts.merchantId, wanted))
+    .orderBy(ledgerAccounts.id)
+    .for('no key update');
+  for (const id of wanted) held.set(id, new Map());
+  for (const row of rows) held.get(row.merchantId)?.set(accountKey(row.currency, row.kind), row.id);
+  return held;
+}
+
+/**
+ * Creates a merchant's missing accounts in one currency — every kind at once, so a ledger is created
+ * once and never piecemeal — while the transaction holds the merchant's ledger (lockMerchantLedgers):
+ * a concurrent creator either got there first and committed, or is itself waiting for that lock.
+ * An insert that meets a row a concurrent transaction is still inserting waits for it to end (on
+ * a merchant with no account at all, nobody holds a lock yet); then the rows are read, and locked.
+ */
+async function createAccounts(
+  tx: Tx,
+  merchantId: string,
+  currency: CurrencyCode,
+  accounts: HeldAccounts,
+  at: Date,
+): Promise<void> {
+  const missing = ACCOUNT_KINDS.filter((kind) => !accounts.has(accountKey(currency, kind)));
+  await tx
+    .insert(ledgerAccounts)
+    .values(
+      missing.map((kind) => ({
+        id: newId('ledgerAccount'),
+        merchantId,
+        currency,
+        kind,
+        balance: 0n,
+        createdAt: at,
+      })),
+    )
+    .onConflictDoNothing({
+      target: [ledgerAccounts.merchantId, ledgerAccounts.currency, ledgerAccounts.kind],
+    });
+  const rows = await tx
+    .select({ id: ledgerAccounts.id, kind: ledgerAccounts.kind })
+    .from(ledgerAccounts)
+    .where(and(eq(ledgerAccounts.merchantId, merchantId), eq(ledgerAccounts.currency, currency)))
+    .orderBy(ledgerAccounts.id)
+    .for('no key update');
+  for (const row of rows) accounts.set(accountKey(currency, row.kind), row.id);
+  for (const kind of missing) {
+    if (!accounts.has(accountKey(currency, kind)))
+      throw new Error(`ledger account ${merchantId}:${currency}:${kind} missing after insert`);
+  }
+}
+
+/**
+ * The ids of a merchant's accounts in one currency, locked by this transaction (and created when
+ * missing). Looked up by each transaction, never cached across transactions: a cached id may
+ * belong to an account whose creating transaction has not committed yet or rolled back.
  */
 async function accountIdsOf(
   tx: Tx,
@@ -59,47 +151,10 @@ async function accountIdsOf(
   kinds: readonly AccountKind[],
   at: Date,
 ): Promise<Map<AccountKind, string>> {
-  const wanted = [...new Set(kinds)].sort();
-  const lookup = async () =>
-    new Map(
-      (
-        await tx
-          .select({ id: ledgerAccounts.id, kind: ledgerAccounts.kind })
-          .from(ledgerAccounts)
-          .where(
-            and(
-              eq(ledgerAccounts.merchantId, merchantId),
-              eq(ledgerAccounts.currency, currency),
-              inArray(ledgerAccounts.kind, wanted),
-            ),
-          )
-      ).map((row) => [row.kind as AccountKind, row.id] as const),
-    );
-  let ids = await lookup();
-  const missing = wanted.filter((kind) => !ids.has(kind));
-  if (missing.length > 0) {
-    await tx
-      .insert(ledgerAccounts)
-      .values(
-        missing.map((kind) => ({
-          id: newId('ledgerAccount'),
-          merchantId,
-          currency,
-          kind,
-          balance: 0n,
-          createdAt: at,
-        })),
-      )
-      .onConflictDoNothing({
-        target: [ledgerAccounts.merchantId, ledgerAccounts.currency, ledgerAccounts.kind],
-      });
-    ids = await lookup();
-    for (const kind of missing) {
-      if (!ids.has(kind))
-        throw new Error(`ledger account ${merchantId}:${currency}:${kind} missing after insert`);
-    }
-  }
-  return ids;
+  const accounts = (await lockMerchantLedgers(tx, [merchantId])).get(merchantId) as HeldAccounts;
+  if (ACCOUNT_KINDS.some((kind) => !accounts.has(accountKey(currency, kind))))
+    await createAccounts(tx, merchantId, currency, accounts, at);
+  return new Map(kinds.map((kind) => [kind, accounts.get(accountKey(currency, kind)) as string]));
 }
 
 function isMerchantAccount(kind: AccountKind): kind is MerchantAccount {
@@ -140,11 +195,12 @@ function postingValues(input: PostingInput, id: string): typeof ledgerPostings.$
 }
 
 /**
- * The only writer of money (DESIGN.md rule 3). Applies balanced entries to their accounts with
- * `UPDATE … SET balance = balance + $amount`, in account-id order so concurrent postings cannot
- * deadlock; the row lock each UPDATE takes serialises writers of one account until commit, so no
- * update is lost. A debit guarded against overdraft is `… WHERE balance + $amount >= 0`: when two
- * debits race for the same funds, the second sees the first's result and fails cleanly.
+ * The only writer of money. Applies balanced entries to their accounts with
+ * `UPDATE … SET balance = balance + $amount`, on accounts the transaction holds locked
+ * (accountIdsOf locks the merchant's whole ledger first, in the global lock order), so concurrent
+ * postings cannot deadlock and no update is lost. A debit guarded against overdraft is
+ * `… WHERE balance + $amount >= 0`: of two debits racing for the same funds, the second sees the
+ * first's result and fails cleanly.
  */
 export async function post(tx: Tx, input: PostingInput): Promise<PostingRow> {
   assertBalanced(input.entries);
@@ -235,7 +291,12 @@ export async function postMany(tx: Tx, inputs: PostingInput[]): Promise<PostingR
     const key = `${input.merchantId}\u0000${input.currency}`;
     groups.set(key, [...(groups.get(key) ?? []), input]);
   }
-  // Merchants in one sorted order: two batches creating the same new accounts cannot deadlock.
+  // Every merchant's ledger at once, in the global lock order, before any is touched; then the
+  // missing accounts are created under those locks.
+  await lockMerchantLedgers(
+    tx,
+    inputs.map((input) => input.merchantId),
+  );
   for (const [, group] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const first = group[0]!;
     const kinds = group.flatMap((input) => input.entries.map((entry) => entry.account));
@@ -309,9 +370,10 @@ export interface PostingsStatement {
 }
 
 /**
- * postMany as parts of a single statement, so a group commit costs one round trip. The accounts are
- * locked in id order first (`SELECT … ORDER BY id FOR UPDATE`, the order post() updates in, so the
- * two cannot deadlock), then each is updated once with the batch's net change, and the postings and
+ * postMany as parts of a single statement, so a group commit costs one round trip. The accounts it
+ * touches are locked in account-id order first (`SELECT … ORDER BY id FOR UPDATE`: the global lock
+ * order, in which transactions take whole ledgers too, so the two cannot deadlock), then each is
+ * updated once with the batch's net change, and the postings and
  * entries are inserted. Accounts are never created here: a statement cannot update a row it inserts,
  * so a batch touching a missing account writes nothing and reports `ready` false.
  */
@@ -424,25 +486,13 @@ export function postFundsAvailable(
 }
 
 /**
- * Locks every account of these merchants in one currency, in id order (the order post() updates
- * in), before a transaction that moves money for two merchants touches either: a closed-loop card
- * payment posts on the acquirer's and the issuer's ledgers, and two such payments with the roles
- * swapped would otherwise lock the same two ledgers in opposite orders and deadlock.
- * `FOR NO KEY UPDATE` is the lock an UPDATE of the balance takes, so entries referencing the
- * accounts are not blocked.
+ * Locks the ledgers of every merchant a transaction is about to move money for, together, before
+ * it touches any of them: a closed-loop card payment posts on the acquirer's and the issuer's
+ * ledgers, and two such payments with the roles swapped would otherwise take the two ledgers in
+ * opposite orders and deadlock. Call it before the transaction's first posting (docs/concurrency.md).
  */
-export async function lockLedgers(tx: Tx, merchantIds: readonly string[], currency: CurrencyCode) {
-  await tx
-    .select({ id: ledgerAccounts.id })
-    .from(ledgerAccounts)
-    .where(
-      and(
-        inArray(ledgerAccounts.merchantId, [...new Set(merchantIds)]),
-        eq(ledgerAccounts.currency, currency),
-      ),
-    )
-    .orderBy(ledgerAccounts.id)
-    .for('no key update');
+export async function lockLedgers(tx: Tx, merchantIds: readonly string[]): Promise<void> {
+  await lockMerchantLedgers(tx, merchantIds);
 }
 
 /** Reserves available funds (a hold): posted later to its destination, or voided back. */

@@ -1,10 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { systemClock } from '../../kernel/clock.ts';
+import { clientAddress } from '../../rest/client-address.ts';
 import { sendObject } from '../../rest/render.ts';
-import { validationHook } from '../../rest/routes.ts';
+import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
-import { createMerchant } from './merchants.service.ts';
+import { refuseIdempotentRoll, rollKeys, signUp } from './merchants.service.ts';
 
 export const signUpSchema = z.strictObject({ name: z.string().min(1).max(100) });
 
@@ -15,13 +16,19 @@ export function registerMerchantRoutes(api: OpenAPIHono<RestEnv>): void {
       method: 'post',
       path: '/merchants',
       tags: ['Merchants'],
-      summary: 'Sign up a new sandbox merchant; returns its keys once',
+      summary:
+        'Sign up a new sandbox merchant; returns its keys once (at most SIGNUPS_PER_MINUTE per client address)',
       request: { body: { content: { 'application/json': { schema: signUpSchema } }, required: true } },
       responses: { 201: { description: 'The merchant and its keys' } },
     }),
     async (c) => {
       const deps = c.get('deps');
-      const created = await createMerchant(deps.database.db, systemClock, { name: c.req.valid('json').name });
+      const created = await signUp(
+        deps.database.db,
+        systemClock,
+        { name: c.req.valid('json').name },
+        { signups: deps.signups, address: clientAddress(c) },
+      );
       return sendObject(
         c,
         {
@@ -35,5 +42,21 @@ export function registerMerchantRoutes(api: OpenAPIHono<RestEnv>): void {
       );
     },
     validationHook({ name: 'parameter_invalid' }),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/keys/roll',
+      tags: ['Merchants'],
+      summary:
+        "Issue a new key pair and revoke the caller's keys at once; signs out every dashboard session of the merchant",
+    }),
+    async (c) => {
+      refuseIdempotentRoll(c.req.header('idempotency-key'));
+      const svc = serviceContext(c);
+      const keys = await rollKeys(svc.db, systemClock, svc.merchant.id);
+      return sendObject(c, { object: 'api_keys', secret_key: keys.secretKey, public_key: keys.publicKey });
+    },
   );
 }

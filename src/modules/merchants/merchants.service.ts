@@ -4,8 +4,10 @@ import { type Clock, systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { MerchantRef } from '../context.ts';
+import { announceCredentialChange, endDashboardAccess } from './credentials.ts';
 import { generateKey, hashKey, type KeyKind, keyKindOf } from './keys.ts';
 import { apiKeys, merchants } from './merchants.table.ts';
+import type { SignupLimiter } from './signups.ts';
 
 export interface KeyPair {
   secretKey: string;
@@ -85,6 +87,21 @@ export async function createMerchant(
     await insertKey(tx, merchant.id, 'public', publicKey, at);
   });
   return { merchant, secretKey, publicKey };
+}
+
+/**
+ * The keyless sign-up (REST and the dashboard's form): a valid name, then one of the address's
+ * sign-ups (429 past the cap), then the merchant with its keys.
+ */
+export async function signUp(
+  db: Db,
+  clock: Clock,
+  input: { name: unknown },
+  limit: { signups?: SignupLimiter | undefined; address: string },
+): Promise<MerchantWithKeys> {
+  validName(input.name);
+  limit.signups?.take(limit.address);
+  return createMerchant(db, clock, input);
 }
 
 export interface DefaultMerchant {
@@ -180,8 +197,17 @@ async function pinKey(
   forgetCachedKeys();
 }
 
-/** Issues a new key pair for a merchant and revokes its previous keys at once. */
-export async function rollKeys(db: Db, clock: Clock, merchantId: string): Promise<KeyPair> {
+/**
+ * Issues a new key pair for a merchant and revokes its previous keys at once. Every dashboard
+ * session of the merchant ends with them (but `keepSession`, the browser that asked for the roll),
+ * and every instance closes the live connections that authenticated with what was revoked.
+ */
+export async function rollKeys(
+  db: Db,
+  clock: Clock,
+  merchantId: string,
+  options: { keepSession?: string } = {},
+): Promise<KeyPair> {
   const secretKey = generateKey('secret');
   const publicKey = generateKey('public');
   const at = clock.now();
@@ -197,6 +223,8 @@ export async function rollKeys(db: Db, clock: Clock, merchantId: string): Promis
       .where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)));
     await insertKey(tx, merchantId, 'secret', secretKey, at);
     await insertKey(tx, merchantId, 'public', publicKey, at);
+    await endDashboardAccess(tx, merchantId, at, options.keepSession);
+    await announceCredentialChange(tx, merchantId);
   });
   forgetCachedKeys();
   return { secretKey, publicKey };
@@ -286,4 +314,15 @@ async function lookupKey(db: Db, keyHash: string): Promise<Principal | null> {
 /** Throws 403 secret_key_required unless the principal used its secret key. */
 export function requireSecretKey(principal: Principal): void {
   if (principal.keyKind !== 'secret') throw new SandbankError('secret_key_required');
+}
+
+/**
+ * Rolling keys is never replayed: a stored answer would hold a secret key, and a retry that rolls
+ * again simply answers with the newer pair.
+ */
+export function refuseIdempotentRoll(idempotencyKey: string | null | undefined): void {
+  if (idempotencyKey)
+    throw new SandbankError('idempotency_key_invalid', {
+      message: 'Rolling keys takes no Idempotency-Key (its answer holds a secret key and is never stored).',
+    });
 }

@@ -1,7 +1,9 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import { type Db, type Executor, queryRows, type Tx } from '../../db/client.ts';
+import { isTransactionConflict } from '../../db/tx.ts';
 import { type Clock, FixedClock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/ids.ts';
+import { merchantNowSql, purgePerMerchant } from '../clock/clock.sql.ts';
 import type { MerchantRef, ServiceContext } from '../context.ts';
 import { scheduledJobs } from './scheduler.table.ts';
 
@@ -78,7 +80,8 @@ async function nextDueJob(tx: Tx, merchantId: string, until: Date): Promise<JobR
  * Runs a merchant's due work up to `until`, in due-time order, including work that the work itself
  * schedules inside the window. The caller holds the merchant's clock row lock (see clock.service),
  * so two runners never interleave one merchant's work; each job is marked done in the savepoint
- * that did it, so it runs exactly once. A failing job is marked failed and the run goes on.
+ * that did it, so it runs exactly once. A failing job is marked failed and the run goes on; a job
+ * that loses a deadlock fails the whole run instead, which the transaction helper reruns (db/tx.ts).
  */
 export async function runDueJobs(
   tx: Tx,
@@ -117,6 +120,8 @@ async function runJob(
     });
     return ranJob(job, 'done', null);
   } catch (error) {
+    // A deadlock is no fault of the job: the whole run is retried (db/tx.ts), not the job failed.
+    if (isTransactionConflict(error)) throw error;
     const message = error instanceof Error ? error.message : String(error);
     await tx
       .update(scheduledJobs)
@@ -131,6 +136,18 @@ async function runJob(
   }
 }
 
+/** Finished (done or failed) jobs are kept 30 days of their merchant's clock after they ran. */
+export const FINISHED_JOB_RETENTION_DAYS = 30;
+
+/** Retention: deletes up to `limit` jobs that finished FINISHED_JOB_RETENTION_DAYS ago or more. */
+export function purgeFinishedJobs(db: Db, realNow: Date, limit: number): Promise<number> {
+  return purgePerMerchant(db, realNow, limit, {
+    table: 'scheduled_jobs',
+    where: (now) =>
+      sql`t.state <> 'pending' AND t.finished_at <= ${now} - make_interval(days => ${FINISHED_JOB_RETENTION_DAYS})`,
+  });
+}
+
 /** Merchants that have work due by their own clock at the real instant `realNow`. */
 export async function merchantsWithDueWork(db: Db, realNow: Date, limit: number): Promise<string[]> {
   const rows = await queryRows<{ merchant_id: string }>(
@@ -140,7 +157,7 @@ export async function merchantsWithDueWork(db: Db, realNow: Date, limit: number)
     FROM scheduled_jobs j
     LEFT JOIN merchant_clocks c ON c.merchant_id = j.merchant_id
     WHERE j.state = 'pending'
-      AND j.due_at <= COALESCE(c.frozen_at, ${realNow.toISOString()}::timestamptz + make_interval(secs => COALESCE(c.offset_ms, 0) / 1000.0))
+      AND j.due_at <= ${merchantNowSql(realNow)}
     LIMIT ${limit}`,
   );
   return rows.map((row) => row.merchant_id);

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt } from '../../db/columns.ts';
 
@@ -17,5 +18,8 @@ export const scheduledJobs = pgTable(
     createdAt: createdAt(),
     finishedAt: at('finished_at'),
   },
-  (t) => [index('scheduled_jobs_due_idx').on(t.state, t.merchantId, t.dueAt, t.id)],
+  (t) => [
+    index('scheduled_jobs_due_idx').on(t.state, t.merchantId, t.dueAt, t.id),
+    index('scheduled_jobs_finished_idx').on(t.merchantId, t.finishedAt).where(sql`${t.state} <> 'pending'`),
+  ],
 );

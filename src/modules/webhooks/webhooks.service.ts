@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Db, Executor } from '../../db/client.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
+import { purgePerMerchant } from '../clock/clock.sql.ts';
 import type { ServiceContext } from '../context.ts';
 import { getEvent, recordEvent } from '../events/events.service.ts';
 import { events } from '../events/events.table.ts';
+import { merchants } from '../merchants/merchants.table.ts';
+import { ALL_EVENTS, listEventTypes } from './webhooks.event-types.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -17,9 +21,15 @@ export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 /** After a rotation the old secret still signs for 24 h of clock time (both signatures are sent). */
 export const PREVIOUS_SECRET_SECONDS = 24 * 3600;
 
+/** At most this many webhook endpoints per merchant (as Stripe allows in test mode). */
+export const MAX_WEBHOOK_ENDPOINTS = 16;
+
 const eventType = z
   .string()
-  .regex(/^(\*|[a-z_]+\.[a-z_]+)$/, 'an event type is "*" or like "collection.succeeded"');
+  .regex(/^(\*|[a-z_]+\.[a-z_]+)$/, 'an event type is "*" or like "collection.succeeded"')
+  .refine((type) => type === ALL_EVENTS || knownEventTypes().has(type), {
+    message: 'not an event type this sandbox sends (GET /v1/event_types lists them), nor "*"',
+  });
 const eventsList = z.array(eventType).min(1).max(100);
 const webhookUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
@@ -46,8 +56,39 @@ export function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
+let eventTypes: Set<string> | null = null;
+function knownEventTypes(): Set<string> {
+  eventTypes ??= new Set(listEventTypes());
+  return eventTypes;
+}
+
+/**
+ * Holds the merchant's row for the rest of the transaction, so that concurrent creates count the
+ * endpoints one after another; refuses the create past MAX_WEBHOOK_ENDPOINTS.
+ */
+async function assertEndpointRoom(exec: Executor, merchantId: string): Promise<void> {
+  await exec.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId)).for('update');
+  const [row] = await exec
+    .select({ n: count() })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.merchantId, merchantId));
+  if ((row?.n ?? 0) >= MAX_WEBHOOK_ENDPOINTS)
+    throw new SandbankError('limit_exceeded', {
+      message: `A merchant has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.`,
+    });
+}
+
 export async function createEndpoint(ctx: ServiceContext, raw: unknown): Promise<EndpointRow> {
   const input = parseInput(createEndpointSchema, raw, fieldCodes);
+  return inTransaction(ctx.db, ctx.tx, (tx) => insertEndpoint(ctx, tx, input));
+}
+
+async function insertEndpoint(
+  ctx: ServiceContext,
+  tx: Executor,
+  input: z.output<typeof createEndpointSchema>,
+): Promise<EndpointRow> {
+  await assertEndpointRoom(tx, ctx.merchant.id);
   const now = ctx.clock.now();
   const row: EndpointRow = {
     id: newId('webhookEndpoint'),
@@ -64,7 +105,7 @@ export async function createEndpoint(ctx: ServiceContext, raw: unknown): Promise
     createdAt: now,
     updatedAt: now,
   };
-  await (ctx.tx ?? ctx.db).insert(webhookEndpoints).values(row);
+  await tx.insert(webhookEndpoints).values(row);
   return row;
 }
 
@@ -300,4 +341,28 @@ export async function redeliverEvent(
     for (const endpoint of targets) await queueDelivery(tx, ctx.merchant.id, event.id, endpoint.id, now);
   });
   return listDeliveries(ctx, eventId);
+}
+
+/**
+ * The delivery log is kept 30 days of the merchant's clock: attempts made that long ago, and
+ * deliveries that ended (delivered or failed) that long ago. Pending deliveries are kept.
+ */
+export const DELIVERY_LOG_RETENTION_DAYS = 30;
+
+const logCutoff = (now: SQL) => sql`${now} - make_interval(days => ${DELIVERY_LOG_RETENTION_DAYS})`;
+
+/** Retention: deletes up to `limit` attempts made DELIVERY_LOG_RETENTION_DAYS ago or more. */
+export function purgeOldAttempts(db: Db, realNow: Date, limit: number): Promise<number> {
+  return purgePerMerchant(db, realNow, limit, {
+    table: 'webhook_attempts',
+    where: (now) => sql`t.attempted_at <= ${logCutoff(now)}`,
+  });
+}
+
+/** Retention: deletes up to `limit` deliveries that ended DELIVERY_LOG_RETENTION_DAYS ago or more. */
+export function purgeEndedDeliveries(db: Db, realNow: Date, limit: number): Promise<number> {
+  return purgePerMerchant(db, realNow, limit, {
+    table: 'webhook_deliveries',
+    where: (now) => sql`t.state <> 'pending' AND t.updated_at <= ${logCutoff(now)}`,
+  });
 }

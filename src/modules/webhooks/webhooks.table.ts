@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, updatedAt } from '../../db/columns.ts';
 
@@ -48,6 +49,7 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_due_idx').on(t.state, t.nextAttemptAt),
     index('webhook_deliveries_event_idx').on(t.eventId),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.id),
+    index('webhook_deliveries_ended_idx').on(t.merchantId, t.updatedAt).where(sql`${t.state} <> 'pending'`),
   ],
 );
 
@@ -66,5 +68,8 @@ export const webhookAttempts = pgTable(
     error: text('error'),
     nextRetryAt: at('next_retry_at'),
   },
-  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.id)],
+  (t) => [
+    index('webhook_attempts_delivery_idx').on(t.deliveryId, t.id),
+    index('webhook_attempts_merchant_time_idx').on(t.merchantId, t.attemptedAt),
+  ],
 );

@@ -18,8 +18,14 @@ export interface WebhookNetworkPolicy {
 export function blockedRange(address: string): string | null {
   if (!ipaddr.isValid(address)) return 'invalid';
   // process() unwraps IPv4-mapped IPv6 (::ffff:127.0.0.1 is loopback, not "ipv4Mapped").
-  const range = ipaddr.process(address).range();
-  return range === 'unicast' ? null : range;
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  if (range !== 'unicast') return range;
+  // ::/96, "IPv4-compatible" IPv6 (deprecated by RFC 4291): ::7f00:1 reaches 127.0.0.1 on stacks
+  // that still route it, and ipaddr.js calls it unicast. Nothing public lives there.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0))
+    return 'ipv4Compatible';
+  return null;
 }
 
 export class BlockedAddressError extends Error {

@@ -19,22 +19,29 @@ export const idempotency = createMiddleware<RestEnv>(async (c, next) => {
   const deps = c.get('deps');
   const merchantId = c.get('principal').merchant.id;
   const fingerprint = fingerprintOf(c.req.method, c.req.path, JSON.stringify(c.get('body')));
+  const afterCommit: (() => Promise<void>)[] = [];
+  let committed = false;
   const { outcome, replayed } = await runIdempotent(
     deps.database.db,
     c.get('clock'),
     { merchantId, key, fingerprint },
     async (tx) => {
       c.set('tx', tx);
+      c.set('afterCommit', (work) => afterCommit.push(work));
       try {
         await next();
       } finally {
         c.set('tx', undefined);
+        c.set('afterCommit', undefined);
       }
       const keep = c.res.status < 400 || (c.error instanceof SandbankError && c.error.commitWrites);
       if (!keep) return { outcome: null, store: false };
+      committed = true;
       return { outcome: { status: c.res.status, body: await c.res.clone().text() }, store: true };
     },
   );
+  // The handler's work that follows its commit (a clock advance's deliveries), before the answer.
+  if (committed && !replayed) for (const work of afterCommit) await work();
   if (replayed && outcome) {
     c.res = new Response(outcome.body, {
       status: outcome.status,

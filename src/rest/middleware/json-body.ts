@@ -1,6 +1,8 @@
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { parse } from 'lossless-json';
 import { SandbankError } from '../../kernel/errors.ts';
+import { assertStorableText } from '../../kernel/text.ts';
 import type { RestEnv } from '../types.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -20,6 +22,17 @@ async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Pr
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The body's text. With a Content-Length (already checked against the limit, and enforced by the
+ * HTTP parser) it is read in one piece, which the Node adapter does straight from the socket; a
+ * chunked body is streamed and cut off at the limit.
+ */
+async function readBody(request: Request, declared: number): Promise<string> {
+  if (Number.isInteger(declared)) return declared === 0 ? '' : request.text();
+  const stream = request.body;
+  return stream ? readCapped(stream, MAX_BODY_BYTES) : '';
 }
 
 /**
@@ -43,8 +56,18 @@ function isJsonContentType(header: string | undefined): boolean {
 }
 
 /**
+ * Declares the body this middleware accepted as plain `application/json`, so that the route
+ * validators after it (whose media-type gate is stricter: it refuses `application/json;` and a body
+ * without a Content-Type) judge the same request this middleware judged, never a different one.
+ */
+function declareJson(c: Context<RestEnv>): void {
+  if (c.req.header('content-type') === 'application/json') return;
+  c.req.raw.headers.set('content-type', 'application/json');
+}
+
+/**
  * Reads a request body once: at most 64 KiB (413), application/json only (415), valid JSON (400),
- * and a JSON object. A POST without a body counts as {}.
+ * a JSON object, and text every column can store (400). A POST without a body counts as {}.
  */
 export const jsonBody = createMiddleware<RestEnv>(async (c, next) => {
   if (c.req.method !== 'POST' && c.req.method !== 'PUT' && c.req.method !== 'PATCH') {
@@ -53,11 +76,11 @@ export const jsonBody = createMiddleware<RestEnv>(async (c, next) => {
   }
   const declared = Number(c.req.header('content-length') ?? 'NaN');
   if (declared > MAX_BODY_BYTES) throw new SandbankError('payload_too_large');
-  const stream = c.req.raw.body;
-  const text = stream ? await readCapped(stream, MAX_BODY_BYTES) : '';
+  const text = await readBody(c.req.raw, declared);
   if (text.length === 0 && !c.req.header('content-type')) {
     c.set('body', {});
     cacheBody(c.req.bodyCache, '{}');
+    declareJson(c);
     return next();
   }
   if (!isJsonContentType(c.req.header('content-type'))) throw new SandbankError('unsupported_media_type');
@@ -70,7 +93,9 @@ export const jsonBody = createMiddleware<RestEnv>(async (c, next) => {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new SandbankError('invalid_json', { message: 'The request body must be a JSON object.' });
   }
+  assertStorableText(parsed);
   c.set('body', parsed as Record<string, unknown>);
   cacheBody(c.req.bodyCache, text.trim().length === 0 ? '{}' : text);
+  declareJson(c);
   await next();
 });

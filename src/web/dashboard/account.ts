@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
+import type { Db } from '../../db/client.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import {
@@ -8,7 +9,8 @@ import {
   signInWithKey,
   signInWithLink,
 } from '../../modules/dashboard/dashboard.service.ts';
-import { activeKeys, createMerchant, rollKeys } from '../../modules/merchants/merchants.service.ts';
+import { activeKeys, authenticate, rollKeys, signUp } from '../../modules/merchants/merchants.service.ts';
+import { clientAddress } from '../../rest/client-address.ts';
 import { publicShell, shell } from './layout.ts';
 import {
   clearSessionCookie,
@@ -141,7 +143,12 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
     const form = await formOf(c);
     const db = c.get('deps').database.db;
     try {
-      const created = await createMerchant(db, systemClock, { name: form.name });
+      const created = await signUp(
+        db,
+        systemClock,
+        { name: form.name },
+        { signups: c.get('deps').signups, address: clientAddress(c) },
+      );
       const { token } = await signInNewMerchant(db, systemClock, created.merchant);
       await endCurrentSession(c);
       setSessionCookie(c, token);
@@ -154,7 +161,7 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
       return c.redirect('/dashboard/keys', 303);
     } catch (error) {
       if (!(error instanceof SandbankError)) throw error;
-      c.status(400);
+      c.status(error.status as 400 | 429);
       return publicShell(
         c,
         'Sign up for a sandbox merchant',
@@ -170,7 +177,18 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
     const session = c.get('session');
     const token = c.get('sessionToken');
     if (!session || !token) return c.redirect('/dashboard/login', 303);
-    const keys = await rollKeys(c.get('deps').database.db, systemClock, session.merchant.id);
+    const db = c.get('deps').database.db;
+    const form = await formOf(c);
+    const offered = form.current_key?.trim() || revealable.get(token);
+    if (!offered || !(await isCurrentSecretKey(db, session.merchant.id, offered))) {
+      c.status(403);
+      return keysPage(
+        c,
+        false,
+        'To roll the keys, enter the current secret key (sk_test_…) of this merchant.',
+      );
+    }
+    const keys = await rollKeys(db, systemClock, session.merchant.id, { keepSession: token });
     remember(token, keys.secretKey);
     setFlash(c, {
       notice: 'New keys issued; the old ones are revoked.',
@@ -180,7 +198,18 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
   });
 }
 
-async function keysPage(c: DashContext, reveal: boolean): Promise<Response> {
+/** Whether `key` is a secret key of the merchant in use now (a roll is confirmed with it). */
+async function isCurrentSecretKey(db: Db, merchantId: string, key: string): Promise<boolean> {
+  try {
+    const principal = await authenticate(db, `Bearer ${key}`);
+    return principal.keyKind === 'secret' && principal.merchant.id === merchantId;
+  } catch (error) {
+    if (error instanceof SandbankError) return false;
+    throw error;
+  }
+}
+
+async function keysPage(c: DashContext, reveal: boolean, rollError: string | null = null): Promise<Response> {
   const session = c.get('session');
   const token = c.get('sessionToken');
   if (!session || !token) return c.redirect('/dashboard/login', 303);
@@ -188,7 +217,12 @@ async function keysPage(c: DashContext, reveal: boolean): Promise<Response> {
   const keys = await activeKeys(c.get('deps').database.db, session.merchant.id);
   const secret = keys.find((k) => k.kind === 'secret');
   const publicKey = keys.find((k) => k.kind === 'public');
-  const known = revealable.get(token);
+  // What this browser knows of the secret key, while it is still the key in use.
+  const remembered = revealable.get(token);
+  const known =
+    remembered && (await isCurrentSecretKey(c.get('deps').database.db, session.merchant.id, remembered))
+      ? remembered
+      : undefined;
   return shell(
     c,
     { title: 'API keys', active: 'keys', flash: flash ? { ...flash, once: undefined } : null },
@@ -216,9 +250,22 @@ async function keysPage(c: DashContext, reveal: boolean): Promise<Response> {
         ? ''
         : html`<form method="post" action="/dashboard/keys/reveal" class="inline">${csrfField(c)}<button type="submit" class="secondary" data-testid="reveal-secret">Reveal secret key</button></form>`
     }
-    <form method="post" action="/dashboard/keys/roll" class="inline">${csrfField(c)}<button type="submit" class="danger" data-testid="roll-keys">Roll keys</button></form>
   </div>
-  <p class="muted">Rolling issues a new pair and revokes the old keys at once (API clients using them get 401).</p>
+</section>
+<section class="card">
+  <h2>Roll keys</h2>
+  ${rollError ? html`<div class="error" role="alert" data-testid="roll-error">${rollError}</div>` : ''}
+  <form method="post" action="/dashboard/keys/roll">${csrfField(c)}
+    ${
+      known
+        ? ''
+        : html`<label for="current_key">Current secret key</label>
+    <input id="current_key" name="current_key" autocomplete="off" placeholder="sk_test_…" required data-testid="current-key">`
+    }
+    <button type="submit" class="danger" data-testid="roll-keys">Roll keys</button>
+  </form>
+  <p class="muted">Rolling issues a new pair and revokes the old keys at once: API clients using them get 401, live
+  subscriptions opened with them close, and every other dashboard session of this merchant is signed out.</p>
 </section>`,
   );
 }

@@ -1,13 +1,15 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { html } from 'hono/html';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { SandbankError } from '../../kernel/errors.ts';
 import { MAX_BODY_BYTES } from '../../rest/middleware/json-body.ts';
+import { refuseUnstorableInput } from '../../rest/middleware/storable-text.ts';
+import { CSS, fileAsset, JAVASCRIPT, serveAssets } from '../assets.ts';
+import { webFile } from '../files.ts';
+import { pageSecurityHeaders } from '../security.ts';
 import { registerAccountPages } from './account.ts';
 import { registerCardPages } from './cards.ts';
 import { registerClockActions } from './clock.ts';
@@ -28,41 +30,14 @@ import { registerWebhookPages } from './webhooks.ts';
 /** Paths that answer without a session (sign-in, sign-up, the static assets). */
 const PUBLIC_PATHS = [/^\/dashboard\/login(\/[^/]+)?$/, /^\/dashboard\/signup$/, /^\/dashboard\/assets\//];
 
-export const DASHBOARD_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
-
-const here = dirname(fileURLToPath(import.meta.url));
 const graphqlWsUmd = join(dirname(createRequire(import.meta.url).resolve('graphql-ws')), '..', 'umd');
 
 /** The static files of the dashboard: its script, its stylesheet, and graphql-ws's browser build. */
-const ASSETS: Record<string, { file: string; type: string }> = {
-  'dashboard.js': { file: join(here, 'assets', 'dashboard.js'), type: 'text/javascript; charset=utf-8' },
-  'dashboard.css': { file: join(here, 'assets', 'dashboard.css'), type: 'text/css; charset=utf-8' },
-  'graphql-ws.min.js': {
-    file: join(graphqlWsUmd, 'graphql-ws.min.js'),
-    type: 'text/javascript; charset=utf-8',
-  },
+const ASSETS = {
+  'dashboard.js': fileAsset(webFile('dashboard', 'assets', 'dashboard.js'), JAVASCRIPT),
+  'dashboard.css': fileAsset(webFile('dashboard', 'assets', 'dashboard.css'), CSS),
+  'graphql-ws.min.js': fileAsset(join(graphqlWsUmd, 'graphql-ws.min.js'), JAVASCRIPT),
 };
-const assetCache = new Map<string, string>();
-
-function asset(name: string): { body: string; type: string } | null {
-  const entry = ASSETS[name];
-  if (!entry) return null;
-  let body = assetCache.get(name);
-  if (body === undefined) {
-    body = readFileSync(entry.file, 'utf8');
-    assetCache.set(name, body);
-  }
-  return { body, type: entry.type };
-}
 
 /** A page that says why a request was not served (every dashboard response keeps the CSP). */
 function problem(
@@ -87,20 +62,8 @@ function refuse(c: DashContext, status: 403, message: string) {
 export function buildDashboard() {
   const app = new Hono<DashEnv>();
 
-  app.use('*', async (c, next) => {
-    await next();
-    c.res.headers.set('Content-Security-Policy', DASHBOARD_CSP);
-    c.res.headers.set('X-Frame-Options', 'DENY');
-    c.res.headers.set('X-Content-Type-Options', 'nosniff');
-    c.res.headers.set('Referrer-Policy', 'same-origin');
-    if (!c.req.path.startsWith('/dashboard/assets/')) c.res.headers.set('Cache-Control', 'no-store');
-  });
-
-  app.get('/assets/:name', (c) => {
-    const found = asset(c.req.param('name'));
-    if (!found) return c.text('Not found', 404);
-    return c.body(found.body, 200, { 'Content-Type': found.type, 'Cache-Control': 'public, max-age=300' });
-  });
+  app.use('*', pageSecurityHeaders({ referrerPolicy: 'same-origin' }));
+  app.get('/assets/:name', serveAssets(ASSETS));
 
   // The same 64 KiB bound as the API, answered as a page of the dashboard (with its headers).
   app.use(
@@ -110,6 +73,8 @@ export function buildDashboard() {
       onError: (c) => problem(c, 413, 'Too large', 'This form sent more than 64 KiB.', 'problem'),
     }),
   );
+
+  app.use('*', refuseUnstorableInput);
 
   app.use('*', loadSession);
 

@@ -91,7 +91,7 @@ function collectionBody(form: Form): Record<string, unknown> {
 
 async function createFromForm(svc: ServiceContext, form: Form) {
   const row = await createCollection(svc, collectionBody(form));
-  const url = checkoutUrl(svc.publicUrl, row.id);
+  const url = checkoutUrl(svc.publicUrl, row);
   return {
     to: detailPath(row.id),
     notice: `Collection ${row.id} created for ${money(row.amount, row.currency)}. Its checkout page: ${url}`,
@@ -128,7 +128,7 @@ async function recentCollections(svc: ServiceContext): Promise<Html> {
   <td>${stateBadge(row.state, row.id)}</td>
   <td class="num">${money(row.amount, row.currency)}</td>
   <td class="ref">${row.reference}</td>
-  <td><a href="${checkoutUrl(svc.publicUrl, row.id)}" target="_blank" rel="noopener" data-testid="open-checkout">Open checkout ↗</a></td>
+  <td><a href="${checkoutUrl(svc.publicUrl, row)}" target="_blank" rel="noopener" data-testid="open-checkout">Open checkout ↗</a></td>
 </tr>`,
   )}</tbody></table></div>`;
 }

@@ -1,8 +1,8 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppDeps } from '../../deps.ts';
 import { systemClock } from '../../kernel/clock.ts';
+import { secretsEqual } from '../../kernel/secrets.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import {
   DASHBOARD_SESSION_COOKIE,
@@ -87,18 +87,12 @@ export function csrfTokenFor(c: DashContext): string {
   return token;
 }
 
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 /** Whether a submitted form's `_csrf` field matches the token this browser was given. */
 export function csrfValid(c: DashContext, submitted: string | undefined): boolean {
   if (!submitted) return false;
   const session = c.get('session');
   const expected = session ? session.csrfToken : getCookie(c, ANONYMOUS_CSRF_COOKIE);
-  return expected !== undefined && same(expected, submitted);
+  return expected !== undefined && secretsEqual(expected, submitted);
 }
 
 /** A submitted form's text fields (files are ignored; the CSRF check has parsed the body already). */

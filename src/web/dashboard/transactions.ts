@@ -216,7 +216,7 @@ function collectionRows(tx: Variant<'collection'>, publicUrl: string): Rows {
   return [
     [
       'Checkout',
-      html`<a href="${checkoutUrl(publicUrl, r.id)}" target="_blank" rel="noopener" data-testid="checkout-link">Open the checkout page ↗</a>`,
+      html`<a href="${checkoutUrl(publicUrl, r)}" target="_blank" rel="noopener" data-testid="checkout-link">Open the checkout page ↗</a>`,
     ],
     ['Payer email', r.email],
     ['Redirect URL', r.redirectUrl],

@@ -1,0 +1,47 @@
+import type { Database } from './client.ts';
+
+/**
+ * PGlite runs Postgres single-user, without the background processes a Postgres server has: no
+ * autovacuum (the space of deleted and updated rows is never made reusable, tables only grow) and
+ * no checkpointer (WAL segments are never recycled: pg_wal grows by every byte written, even
+ * past max_wal_size). The server does their work itself: VACUUM and CHECKPOINT on the maintenance
+ * interval, and a CHECKPOINT as soon as this much WAL was written since the last one, so pg_wal
+ * stays within a few segments under any load. On Postgres these are no-ops.
+ */
+export const CHECKPOINT_AFTER_WAL_BYTES = 16 * 1024 * 1024;
+
+/**
+ * How much WAL a checkpoint keeps for reuse (recycled segments): the least Postgres allows (two
+ * 16 MiB segments), passed to PGlite at start.
+ */
+export const PGLITE_WAL_SETTINGS = ['-c', 'min_wal_size=32MB', '-c', 'max_wal_size=32MB'];
+
+/**
+ * PGlite's buffer pool: Postgres zeroes all of shared_buffers when it starts, so its default
+ * (128 MB) is resident from the first second. 32 MB holds a sandbox's working set and takes
+ * 100 MB off the idle server (measured: 302 → 199 MB for an opened data folder).
+ */
+export const PGLITE_MEMORY_SETTINGS = ['-c', 'shared_buffers=32MB'];
+
+/** Bytes of WAL written since the last checkpoint began (PGlite); 0 on Postgres. */
+export async function walSinceCheckpoint(database: Database): Promise<number> {
+  if (!database.pglite) return 0;
+  const result = await database.pglite.query<{ bytes: string }>(
+    `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), redo_lsn)::text AS bytes FROM pg_control_checkpoint()`,
+  );
+  return Number(result.rows[0]?.bytes ?? 0);
+}
+
+/** A CHECKPOINT on PGlite when CHECKPOINT_AFTER_WAL_BYTES were written since the last; true if it ran. */
+export async function checkpointIfWalGrew(database: Database): Promise<boolean> {
+  if (!database.pglite || (await walSinceCheckpoint(database)) < CHECKPOINT_AFTER_WAL_BYTES) return false;
+  await database.pglite.exec('CHECKPOINT');
+  return true;
+}
+
+/** VACUUM (every table: dead rows' space becomes reusable) then CHECKPOINT, on PGlite. */
+export async function vacuumAndCheckpoint(database: Database): Promise<void> {
+  if (!database.pglite) return;
+  await database.pglite.exec('VACUUM');
+  await database.pglite.exec('CHECKPOINT');
+}

@@ -1,0 +1,38 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The pre-migrated PGlite data folder the build made (dist/pglite), as a folder and as a tar. */
+export interface PgliteSnapshot {
+  dir: string;
+  tar: string;
+}
+
+/** The migrations of the code that runs (migrations/meta/_journal.json), in order. */
+function journalTags(migrations: string): string[] {
+  const journal = JSON.parse(readFileSync(join(migrations, 'meta', '_journal.json'), 'utf8')) as {
+    entries: { tag: string }[];
+  };
+  return journal.entries.map((entry) => entry.tag);
+}
+
+/**
+ * The build's PGlite snapshot, when there is one that this code can start from: its migrations
+ * are the first ones of the code's own (migrations added since the build are applied on open).
+ * Null when running from sources that were never built, or when the build is of other migrations.
+ */
+export function pgliteSnapshot(migrations: string): PgliteSnapshot | null {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let up = 0; up < 4; up++, dir = dirname(dir)) {
+    const base = existsSync(join(dir, 'pglite', 'migrations.json'))
+      ? join(dir, 'pglite')
+      : join(dir, 'dist', 'pglite');
+    const stamp = join(base, 'migrations.json');
+    if (!existsSync(stamp) || !existsSync(join(base, 'data', 'PG_VERSION'))) continue;
+    const held = JSON.parse(readFileSync(stamp, 'utf8')) as string[];
+    const current = journalTags(migrations);
+    if (held.length > current.length || held.some((tag, i) => tag !== current[i])) return null;
+    return { dir: join(base, 'data'), tar: join(base, 'data.tar') };
+  }
+  return null;
+}
