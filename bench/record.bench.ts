@@ -1,0 +1,793 @@
+/**
+ * The benchmark of record: Sandbank against its peers in one run, on this machine.
+ *
+ *   npm run bench                                      # ceiling, stripe-stateful-mock, Sandbank on PGlite
+ *   BENCH_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench   # + Sandbank on Postgres
+ *
+ * Targets, each a child process on 127.0.0.1:
+ *   - ceiling: a bare node:http server that reads the body and answers a small JSON document;
+ *   - stripe-stateful-mock: an npm Stripe mock that keeps state in memory (nothing durable),
+ *     creating charges (POST /v1/charges);
+ *   - Sandbank on PGlite (`node dist/main.js` on a data folder, and `--memory` for start-up and
+ *     memory) and, with BENCH_POSTGRES_URL, on Postgres (a database of its own, dropped after),
+ *     creating collections (POST /v1/collect: the collection, its outbox event and its expiry job).
+ *
+ * For each: start-up (spawn → first 2xx create; first output line), idle RSS, then load from wrk in
+ * its own process (50 connections, then 1), RSS after the load, and for Sandbank the mixed workload
+ * (bench/mixed-load.ts, its own process). Every round runs every target, in turn; the table shows
+ * medians over rounds. The run ends by writing docs/benchmarks.md (BENCH_WRITE=0 to skip).
+ *
+ * BENCH_ROUNDS (default 2), BENCH_DURATION (seconds per load run, default 10), BENCH_STARTS (starts
+ * per start-up case per round, default 3).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import os, { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import {
+  freePort,
+  HOST,
+  installExitGuards,
+  type ManagedChild,
+  readDurationSeconds,
+  SECRET_KEY,
+  sandbankEnv,
+  sleep,
+  spawnChild,
+  stopChild,
+} from './harness.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CONNECTIONS = 50;
+const MIXED_CONNECTIONS = 30;
+const WARMUP_S = 2;
+const ONE_CONNECTION_S = 5;
+const IDLE_SETTLE_MS = 1500;
+const STARTUP_TIMEOUT_MS = 60_000;
+const COLLECT_BODY = JSON.stringify({ amount: 125.5, currency: 'USD', email: 'bench@example.com' });
+const CHARGE_BODY = 'amount=12550&currency=usd&source=tok_visa';
+
+const CEILING_SERVER_CODE = `
+const http = require('node:http');
+const body = Buffer.from('{"status":"success"}');
+const headers = { 'content-type': 'application/json', 'content-length': String(body.length) };
+http
+  .createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, headers);
+      res.end(body);
+    });
+  })
+  .listen(Number(process.env.PORT), process.env.HOST);
+`;
+
+// ---------------------------------------------------------------------------------------------
+// Targets.
+
+interface Create {
+  path: string;
+  contentType: string;
+  body: string;
+}
+
+const SANDBANK_CREATE: Create = { path: '/v1/collect', contentType: 'application/json', body: COLLECT_BODY };
+const MOCK_CREATE: Create = {
+  path: '/v1/charges',
+  contentType: 'application/x-www-form-urlencoded',
+  body: CHARGE_BODY,
+};
+
+interface Launch {
+  name: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+type Peer = 'ceiling' | 'stripe-stateful-mock' | 'sandbank-pglite' | 'sandbank-postgres';
+
+function ceilingLaunch(port: number): Launch {
+  return {
+    name: 'ceiling',
+    args: ['-e', CEILING_SERVER_CODE],
+    env: { ...process.env, PORT: String(port), HOST },
+  };
+}
+
+function mockLaunch(port: number): Launch {
+  return {
+    name: 'stripe-stateful-mock',
+    args: [join(REPO_ROOT, 'node_modules/stripe-stateful-mock/dist/cli.js')],
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' },
+  };
+}
+
+function sandbankLaunch(
+  port: number,
+  store: { dataDir: string } | { memory: true } | { databaseUrl: string },
+): Launch {
+  const env = sandbankEnv(port, 'databaseUrl' in store ? store.databaseUrl : undefined);
+  env.SIGNUPS_PER_MINUTE = '1000';
+  if ('dataDir' in store) env.SANDBANK_DATA_DIR = store.dataDir;
+  const args = [join(REPO_ROOT, 'dist/main.js'), ...('memory' in store ? ['--memory'] : [])];
+  return { name: 'sandbank', args, env };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Probes.
+
+/** Status of one request, or null when it failed (refused, reset, timed out). */
+function post(port: number, create: Create, timeoutMs = 2000): Promise<number | null> {
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        host: HOST,
+        port,
+        method: 'POST',
+        path: create.path,
+        agent: false,
+        timeout: timeoutMs,
+        headers: {
+          authorization: `Bearer ${SECRET_KEY}`,
+          'content-type': create.contentType,
+          'content-length': String(Buffer.byteLength(create.body)),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? null));
+        res.on('error', () => resolve(null));
+      },
+    );
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(null));
+    req.end(create.body);
+  });
+}
+
+interface Started {
+  child: ManagedChild;
+  /** Spawn → first byte the process wrote (banner or progress line). */
+  firstOutputMs: number;
+  /** Spawn → first 2xx create. */
+  firstCreateMs: number;
+}
+
+async function start(launch: Launch, port: number, create: Create): Promise<Started> {
+  let firstOutputMs = Number.NaN;
+  const t0 = performance.now();
+  const child = spawnChild(launch.name, launch.args, launch.env);
+  const onOutput = () => {
+    if (Number.isNaN(firstOutputMs)) firstOutputMs = performance.now() - t0;
+  };
+  child.process.stdout?.once('data', onOutput);
+  child.process.stderr?.once('data', onOutput);
+  while (performance.now() - t0 < STARTUP_TIMEOUT_MS) {
+    if (child.process.exitCode !== null || child.process.signalCode !== null) {
+      throw new Error(`${launch.name} exited before its first create.\n${child.output()}`);
+    }
+    const status = await post(port, create);
+    if (status !== null && status >= 200 && status < 300) {
+      return { child, firstOutputMs, firstCreateMs: performance.now() - t0 };
+    }
+    if (status !== null) throw new Error(`${launch.name}: the create answered ${status}.\n${child.output()}`);
+    await sleep(5);
+  }
+  await stopChild(child);
+  throw new Error(`${launch.name}: no 2xx create within ${STARTUP_TIMEOUT_MS / 1000} s.\n${child.output()}`);
+}
+
+/** Resident set size of a process in MB (its threads included), from /proc. */
+function rssMb(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+    return kb / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load: wrk in its own process.
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  bad: number;
+}
+
+function wrkScript(create: Create): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbank-wrk-'));
+  const file = join(dir, 'create.lua');
+  const lua = (text: string) => JSON.stringify(text);
+  writeFileSync(
+    file,
+    [
+      `wrk.method = "POST"`,
+      `wrk.body = ${lua(create.body)}`,
+      `wrk.headers["Content-Type"] = ${lua(create.contentType)}`,
+      `wrk.headers["Authorization"] = ${lua(`Bearer ${SECRET_KEY}`)}`,
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+function parseMs(value: string, unit: string): number {
+  const n = Number(value);
+  if (unit === 'us') return n / 1000;
+  if (unit === 's') return n * 1000;
+  if (unit === 'm') return n * 60_000;
+  return n;
+}
+
+function wrk(port: number, create: Create, connections: number, seconds: number): Promise<Load> {
+  const script = wrkScript(create);
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '30s', '-s', script];
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', [...args, `http://${HOST}:${port}${create.path}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', () => {
+      rmSync(script, { force: true });
+      const latency = (p: string) => {
+        const match = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(out);
+        return match ? parseMs(match[1] as string, match[2] as string) : Number.NaN;
+      };
+      const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
+      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+      const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+      const socketErrors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN);
+      if (Number.isNaN(rps)) reject(new Error(`wrk printed no rate:\n${out}`));
+      else resolve({ rps, p50: latency('50'), p99: latency('99'), requests, bad: non2xx + socketErrors });
+    });
+  });
+}
+
+interface Mixed {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  bad: number;
+  detail: string;
+}
+
+function mixed(port: number, seconds: number): Promise<Mixed> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(REPO_ROOT, 'bench/mixed-load.ts'),
+        `http://${HOST}:${port}`,
+        String(MIXED_CONNECTIONS),
+        String(WARMUP_S),
+        String(seconds),
+      ],
+      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`mixed load failed (${code}): ${err}`));
+      const r = JSON.parse(out.trim().split('\n').at(-1) as string) as {
+        rps: number;
+        p50: number;
+        p99: number;
+        requests: number;
+        non2xx: number;
+        non2xxBy: Record<string, number>;
+        errors: number;
+        steps: Record<string, number>;
+      };
+      const bad = r.non2xx + r.errors;
+      const detail = `${Object.entries(r.steps)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}${bad ? `; non-2xx ${JSON.stringify(r.non2xxBy)}, errors ${r.errors}` : ''}`;
+      resolve({ rps: r.rps, p50: r.p50, p99: r.p99, requests: r.requests, bad, detail });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// One round.
+
+/** Every number of one round, by peer and metric name. */
+type Round = Map<string, number>;
+
+function record(round: Round, peer: Peer, metric: string, value: number): void {
+  round.set(`${peer}|${metric}`, value);
+}
+
+async function startTimes(
+  round: Round,
+  peer: Peer,
+  metric: string,
+  starts: number,
+  launchFor: (port: number, i: number) => Promise<Launch> | Launch,
+  create: Create,
+  afterStart?: (started: Started, port: number) => Promise<void>,
+): Promise<void> {
+  const times: number[] = [];
+  const firstOutput: number[] = [];
+  for (let i = 0; i < starts; i++) {
+    const port = await freePort();
+    const started = await start(await launchFor(port, i), port, create);
+    times.push(started.firstCreateMs);
+    firstOutput.push(started.firstOutputMs);
+    if (afterStart) await afterStart(started, port);
+    else await stopChild(started.child);
+  }
+  record(round, peer, `start ${metric}`, median(times));
+  const outputs = firstOutput.filter((v) => !Number.isNaN(v));
+  if (outputs.length > 0) record(round, peer, `first output ${metric}`, median(outputs));
+  console.log(
+    `  start ${metric}: ${times.map((t) => t.toFixed(0)).join(', ')} ms` +
+      (outputs.length ? ` (first output ${outputs.map((t) => t.toFixed(0)).join(', ')} ms)` : ''),
+  );
+}
+
+/** Idle RSS, creates at 50 connections and at 1, RSS after; the mixed workload for Sandbank. */
+async function measureServer(
+  round: Round,
+  peer: Peer,
+  started: Started,
+  port: number,
+  create: Create,
+  seconds: number,
+  withMixed: boolean,
+): Promise<void> {
+  await sleep(IDLE_SETTLE_MS);
+  const pid = started.child.process.pid;
+  const idle = rssMb(pid);
+  record(round, peer, 'idle rss', idle);
+  await wrk(port, create, CONNECTIONS, WARMUP_S);
+  const load = await wrk(port, create, CONNECTIONS, seconds);
+  record(round, peer, 'rps 50', load.rps);
+  record(round, peer, 'p50 50', load.p50);
+  record(round, peer, 'p99 50', load.p99);
+  record(round, peer, 'bad 50', load.bad);
+  const single = await wrk(port, create, 1, ONE_CONNECTION_S);
+  record(round, peer, 'p50 1', single.p50);
+  record(round, peer, 'bad 1', single.bad);
+  console.log(
+    `  idle ${idle.toFixed(0)} MB; 50 conn ${load.rps.toFixed(0)}/s p50 ${load.p50.toFixed(2)} p99 ` +
+      `${load.p99.toFixed(2)} ms (${load.requests} requests, ${load.bad} bad); 1 conn p50 ${single.p50.toFixed(3)} ms`,
+  );
+  if (withMixed) {
+    const m = await mixed(port, seconds);
+    record(round, peer, 'mixed rps', m.rps);
+    record(round, peer, 'mixed p50', m.p50);
+    record(round, peer, 'mixed p99', m.p99);
+    record(round, peer, 'mixed bad', m.bad);
+    console.log(
+      `  mixed ${m.rps.toFixed(0)}/s p50 ${m.p50.toFixed(1)} p99 ${m.p99.toFixed(1)} ms (${m.requests}: ${m.detail})`,
+    );
+  }
+  const after = rssMb(pid);
+  record(round, peer, 'rss after', after);
+  console.log(`  RSS after the load ${after.toFixed(0)} MB (${(after / idle).toFixed(2)}× idle)`);
+}
+
+/** Starts and stops a server once, untimed: what the 'existing' cases start from. */
+async function startOnce(
+  launch: typeof sandbankLaunch,
+  store: Parameters<typeof sandbankLaunch>[1],
+): Promise<void> {
+  const port = await freePort();
+  const started = await start(launch(port, store), port, SANDBANK_CREATE);
+  await stopChild(started.child);
+}
+
+async function killAndRestart(dataDir: string): Promise<void> {
+  // A server that acknowledged creates, killed without warning: the next start recovers the folder.
+  const port = await freePort();
+  const started = await start(sandbankLaunch(port, { dataDir }), port, SANDBANK_CREATE);
+  for (let i = 0; i < 20; i++) await post(port, SANDBANK_CREATE);
+  started.child.process.kill('SIGKILL');
+  await new Promise((resolve) => started.child.process.once('exit', resolve));
+}
+
+async function runRound(
+  index: number,
+  seconds: number,
+  starts: number,
+  postgresUrl?: string,
+): Promise<Round> {
+  const round: Round = new Map();
+  console.log(`\n=== round ${index + 1}`);
+
+  console.log('[ceiling] bare node:http');
+  await startTimes(round, 'ceiling', 'fresh', starts, ceilingLaunch, SANDBANK_CREATE, async (s, port) => {
+    await measureServer(round, 'ceiling', s, port, SANDBANK_CREATE, seconds, false);
+    await stopChild(s.child);
+  });
+
+  console.log('[stripe-stateful-mock] POST /v1/charges');
+  await startTimes(
+    round,
+    'stripe-stateful-mock',
+    'fresh',
+    starts,
+    mockLaunch,
+    MOCK_CREATE,
+    async (s, port) => {
+      await measureServer(round, 'stripe-stateful-mock', s, port, MOCK_CREATE, seconds, false);
+      await stopChild(s.child);
+    },
+  );
+
+  console.log('[sandbank-pglite] node dist/main.js (data folder; --memory)');
+  const folders: string[] = [];
+  const fresh = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbank-bench-'));
+    folders.push(dir);
+    return dir;
+  };
+  try {
+    await startTimes(
+      round,
+      'sandbank-pglite',
+      'fresh',
+      starts,
+      (port) => sandbankLaunch(port, { dataDir: fresh() }),
+      SANDBANK_CREATE,
+    );
+    const existing = fresh();
+    await startOnce(sandbankLaunch, { dataDir: existing });
+    await startTimes(
+      round,
+      'sandbank-pglite',
+      'existing',
+      starts,
+      (port) => sandbankLaunch(port, { dataDir: existing }),
+      SANDBANK_CREATE,
+    );
+    await startTimes(
+      round,
+      'sandbank-pglite',
+      'after SIGKILL',
+      starts,
+      async (port) => {
+        await killAndRestart(existing);
+        return sandbankLaunch(port, { dataDir: existing });
+      },
+      SANDBANK_CREATE,
+    );
+    await startTimes(
+      round,
+      'sandbank-pglite',
+      'memory',
+      starts,
+      (port) => sandbankLaunch(port, { memory: true }),
+      SANDBANK_CREATE,
+      async (s) => {
+        await sleep(IDLE_SETTLE_MS);
+        record(round, 'sandbank-pglite', 'idle rss memory', rssMb(s.child.process.pid));
+        await stopChild(s.child);
+      },
+    );
+    const port = await freePort();
+    const s = await start(sandbankLaunch(port, { dataDir: fresh() }), port, SANDBANK_CREATE);
+    try {
+      await measureServer(round, 'sandbank-pglite', s, port, SANDBANK_CREATE, seconds, true);
+    } finally {
+      await stopChild(s.child);
+    }
+  } finally {
+    for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+  }
+
+  if (postgresUrl) {
+    console.log('[sandbank-postgres] node dist/main.js (DATABASE_URL: a database of its own)');
+    const admin = postgres(postgresUrl, { max: 1, onnotice: () => {} });
+    const created: string[] = [];
+    const database = async () => {
+      const name = `sandbank_bench_${process.pid}_${created.length}`;
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name}`);
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+      created.push(name);
+      const url = new URL(postgresUrl);
+      url.pathname = `/${name}`;
+      return url.toString();
+    };
+    try {
+      await startTimes(
+        round,
+        'sandbank-postgres',
+        'fresh',
+        starts,
+        async (port) => sandbankLaunch(port, { databaseUrl: await database() }),
+        SANDBANK_CREATE,
+      );
+      const migrated = await database();
+      await startOnce(sandbankLaunch, { databaseUrl: migrated });
+      await startTimes(
+        round,
+        'sandbank-postgres',
+        'existing',
+        starts,
+        (port) => sandbankLaunch(port, { databaseUrl: migrated }),
+        SANDBANK_CREATE,
+      );
+      const port = await freePort();
+      const s = await start(sandbankLaunch(port, { databaseUrl: migrated }), port, SANDBANK_CREATE);
+      try {
+        await measureServer(round, 'sandbank-postgres', s, port, SANDBANK_CREATE, seconds, true);
+      } finally {
+        await stopChild(s.child);
+      }
+    } finally {
+      for (const name of created) await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  }
+  return round;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report.
+
+function median(values: number[]): number {
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function across(rounds: Round[], peer: Peer, metric: string): number {
+  return median(rounds.map((round) => round.get(`${peer}|${metric}`) ?? Number.NaN));
+}
+
+const PEERS: [Peer, string][] = [
+  ['ceiling', 'bare node:http'],
+  ['stripe-stateful-mock', 'stripe-stateful-mock'],
+  ['sandbank-pglite', 'Sandbank PGlite'],
+  ['sandbank-postgres', 'Sandbank Postgres'],
+];
+
+function fmt(value: number, digits = 0, unit = ''): string {
+  if (Number.isNaN(value)) return '–';
+  return `${value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })}${unit}`;
+}
+
+function table(rounds: Round[], peers: [Peer, string][]): string {
+  const v = (peer: Peer, metric: string) => across(rounds, peer, metric);
+  const rows: [string, (peer: Peer) => string][] = [
+    ['start → first 2xx create, fresh folder / database', (p) => fmt(v(p, 'start fresh'), 0, ' ms')],
+    [
+      'start → first 2xx create, existing folder / migrated database',
+      (p) => fmt(v(p, 'start existing'), 0, ' ms'),
+    ],
+    ['start → first 2xx create after a SIGKILL', (p) => fmt(v(p, 'start after SIGKILL'), 0, ' ms')],
+    ['start → first 2xx create, `--memory`', (p) => fmt(v(p, 'start memory'), 0, ' ms')],
+    ['start → first line printed', (p) => fmt(v(p, 'first output fresh'), 0, ' ms')],
+    ['idle RSS', (p) => fmt(v(p, 'idle rss'), 0, ' MB')],
+    ['idle RSS, `--memory`', (p) => fmt(v(p, 'idle rss memory'), 0, ' MB')],
+    ['RSS after the load', (p) => fmt(v(p, 'rss after'), 0, ' MB')],
+    ['creates/s at 50 connections', (p) => fmt(v(p, 'rps 50'))],
+    ['p50 / p99 at 50 connections', (p) => `${fmt(v(p, 'p50 50'), 1)} / ${fmt(v(p, 'p99 50'), 1)} ms`],
+    ['p50 at 1 connection', (p) => fmt(v(p, 'p50 1'), 2, ' ms')],
+    ['mixed work at 30 connections, req/s', (p) => fmt(v(p, 'mixed rps'))],
+    ['mixed work p50 / p99', (p) => `${fmt(v(p, 'mixed p50'), 1)} / ${fmt(v(p, 'mixed p99'), 1)} ms`],
+  ];
+  const lines = [
+    `| | ${peers.map(([, label]) => label).join(' | ')} |`,
+    `|---|${peers.map(() => '---').join('|')}|`,
+  ];
+  for (const [label, cell] of rows) {
+    const cells = peers.map(([peer]) => cell(peer));
+    if (cells.every((c) => c === '–' || c === '– / – ms')) continue;
+    lines.push(`| ${label} | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+interface Target {
+  label: string;
+  measured: number;
+  goal: number;
+  /** true: the measured value must be at most the goal; false: at least. */
+  atMost: boolean;
+  unit: string;
+}
+
+function targets(rounds: Round[], peers: Peer[]): Target[] {
+  const v = (peer: Peer, metric: string) => across(rounds, peer, metric);
+  const list: Target[] = [];
+  const mock = v('stripe-stateful-mock', 'rps 50');
+  const add = (label: string, measured: number, goal: number, atMost: boolean, unit = '') => {
+    if (!Number.isNaN(measured)) list.push({ label, measured, goal, atMost, unit });
+  };
+  if (peers.includes('sandbank-pglite')) {
+    const p: Peer = 'sandbank-pglite';
+    add('PGlite start, fresh folder', v(p, 'start fresh'), 1000, true, ' ms');
+    add('PGlite start, existing folder', v(p, 'start existing'), 700, true, ' ms');
+    add('PGlite start after a SIGKILL', v(p, 'start after SIGKILL'), 700, true, ' ms');
+    add('PGlite start, --memory', v(p, 'start memory'), 700, true, ' ms');
+    add('PGlite idle RSS', v(p, 'idle rss'), 300, true, ' MB');
+    add('PGlite RSS after the load ÷ idle', v(p, 'rss after') / v(p, 'idle rss'), 1.5, true, '×');
+    add('PGlite creates/s ÷ stripe-stateful-mock', v(p, 'rps 50') / mock, 0.8, false, '×');
+    add('PGlite p99 at 50 connections', v(p, 'p99 50'), 30, true, ' ms');
+    add('PGlite p50 at 1 connection', v(p, 'p50 1'), 1, true, ' ms');
+    add('PGlite mixed req/s (5× the 77/s measured before)', v(p, 'mixed rps'), 385, false, '/s');
+    add('PGlite mixed p99', v(p, 'mixed p99'), 100, true, ' ms');
+  }
+  if (peers.includes('sandbank-postgres')) {
+    const p: Peer = 'sandbank-postgres';
+    add('Postgres start, migrated', v(p, 'start existing'), 700, true, ' ms');
+    add('Postgres idle RSS', v(p, 'idle rss'), 120, true, ' MB');
+    add('Postgres RSS after the load ÷ idle', v(p, 'rss after') / v(p, 'idle rss'), 1.5, true, '×');
+    add('Postgres creates/s ÷ stripe-stateful-mock', v(p, 'rps 50') / mock, 1.0, false, '×');
+    add('Postgres p99 at 50 connections', v(p, 'p99 50'), 30, true, ' ms');
+    add('Postgres p50 at 1 connection', v(p, 'p50 1'), 1, true, ' ms');
+    add('Postgres mixed req/s (5× the 140/s measured before)', v(p, 'mixed rps'), 700, false, '/s');
+    add('Postgres mixed p99', v(p, 'mixed p99'), 100, true, ' ms');
+  }
+  return list;
+}
+
+function targetLines(list: Target[]): string {
+  const lines = ['| target | goal | measured | |', '|---|---|---|---|'];
+  for (const t of list) {
+    const held = t.atMost ? t.measured <= t.goal : t.measured >= t.goal;
+    const digits = t.unit === '×' ? 2 : t.measured < 10 ? 2 : 0;
+    lines.push(
+      `| ${t.label} | ${t.atMost ? '≤' : '≥'} ${fmt(t.goal, t.unit === '×' ? 1 : 0)}${t.unit} | ` +
+        `${fmt(t.measured, digits)}${t.unit} | ${held ? 'held' : '**missed**'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function commit(): string {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'migrations', 'scripts'], {
+      cwd: REPO_ROOT,
+    })
+      .toString()
+      .trim();
+    return dirty ? `${sha} with uncommitted changes` : sha;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+}
+
+function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' / ');
+}
+
+function perRound(rounds: Round[]): string {
+  const keys = [...new Set(rounds.flatMap((round) => [...round.keys()]))].sort();
+  const lines = [`| peer | metric | ${rounds.map((_, i) => `round ${i + 1}`).join(' | ')} |`];
+  lines.push(`|---|---|${rounds.map(() => '---').join('|')}|`);
+  for (const key of keys) {
+    const [peer, metric] = key.split('|');
+    lines.push(
+      `| ${peer} | ${metric} | ${rounds.map((r) => fmt(r.get(key) ?? Number.NaN, 2)).join(' | ')} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 100)
+    throw new Error(`${name} must be a whole number from 1 to 100.`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  installExitGuards();
+  const seconds = readDurationSeconds();
+  const rounds = positive('BENCH_ROUNDS', 2);
+  const starts = positive('BENCH_STARTS', 3);
+  const postgresUrl = process.env.BENCH_POSTGRES_URL?.trim() || undefined;
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+  } catch (error) {
+    // wrk prints its version and exits 1; only a missing binary is an error.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error('wrk is not installed (Debian: apt-get install -y wrk).');
+    }
+  }
+  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/ensure-build.mjs')], { stdio: 'inherit' });
+  if (!postgresUrl) console.log('BENCH_POSTGRES_URL is not set: Sandbank on Postgres is skipped.');
+  const loadBefore = loadAverage();
+  const startedAt = new Date();
+  const results: Round[] = [];
+  for (let i = 0; i < rounds; i++) results.push(await runRound(i, seconds, starts, postgresUrl));
+  const loadAfter = loadAverage();
+
+  const peers = PEERS.filter(([peer]) =>
+    results.some((r) => [...r.keys()].some((k) => k.startsWith(`${peer}|`))),
+  );
+  const summary = table(results, peers);
+  const goals = targetLines(
+    targets(
+      results,
+      peers.map(([p]) => p),
+    ),
+  );
+  console.log(`\n${summary}\n\n${goals}\n`);
+  console.log(`Machine: ${machine()}; load average (1/5/15 min) before ${loadBefore}, after ${loadAfter}`);
+
+  if (process.env.BENCH_WRITE !== '0') {
+    const doc = join(REPO_ROOT, 'docs/benchmarks.md');
+    const current = readFileSync(doc, 'utf8');
+    const marker = '<!-- recorded run -->';
+    const head = current.includes(marker)
+      ? current.slice(0, current.indexOf(marker))
+      : `${current.trimEnd()}\n\n`;
+    const recorded = [
+      marker,
+      '## The recorded run',
+      '',
+      `Commit ${commit()}, ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC; ${machine()}; ` +
+        `load average (1/5/15 min) ${loadBefore} before and ${loadAfter} after. ${rounds} rounds, ` +
+        `medians; ${seconds} s per load run after ${WARMUP_S} s of warm-up; ${starts} starts per start-up case per round.`,
+      '',
+      summary,
+      '',
+      goals,
+      '',
+      '<details><summary>Every round</summary>',
+      '',
+      perRound(results),
+      '',
+      '</details>',
+      '',
+    ].join('\n');
+    writeFileSync(doc, `${head}${recorded}`);
+    console.log(`Wrote ${doc}.`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error('\nBenchmark aborted:', error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);
