@@ -188,7 +188,7 @@ async function benchSandbank(
       await waitForReady(child, `${base}/readyz`);
       const measurement = await measure(target.name, `${base}/v1/collect`, durationSeconds);
       const failures = [...loadFailures(measurement), ...(await verifyDurability(target.name, base))];
-      // The same server and database: captured card payments (issue 5's target is a share of the above).
+      // The same server and database: captured card payments (their target is a share of the above).
       const cards = await measure(
         `${target.name} card_payments`,
         `${base}/v1/card_payments`,

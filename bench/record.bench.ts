@@ -757,9 +757,10 @@ async function main(): Promise<void> {
     const doc = join(REPO_ROOT, 'docs/benchmarks.md');
     const current = readFileSync(doc, 'utf8');
     const marker = '<!-- recorded run -->';
-    const head = current.includes(marker)
-      ? current.slice(0, current.indexOf(marker))
-      : `${current.trimEnd()}\n\n`;
+    const endMarker = '<!-- end of recorded run -->';
+    const from = current.indexOf(marker);
+    const to = current.indexOf(endMarker);
+    if (from < 0 || to < from) throw new Error(`${doc} lacks the ${marker} … ${endMarker} section.`);
     const recorded = [
       marker,
       '## The recorded run',
@@ -779,7 +780,7 @@ async function main(): Promise<void> {
       '</details>',
       '',
     ].join('\n');
-    writeFileSync(doc, `${head}${recorded}`);
+    writeFileSync(doc, `${current.slice(0, from)}${recorded}${current.slice(to)}`);
     console.log(`Wrote ${doc}.`);
   }
 }

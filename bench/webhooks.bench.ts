@@ -1,5 +1,5 @@
 /**
- * Webhook delivery and live-event benchmark (issue 4):
+ * Webhook delivery and live-event benchmark:
  *
  *   1. throughput — a backlog of N deliveries (created while the worker is off) drained by one
  *      server to a loopback receiver that answers 200 at once: deliveries/s, first to last arrival;
