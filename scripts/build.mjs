@@ -66,6 +66,12 @@ async function snapshot() {
   mkdirSync(dir, { recursive: true });
   const client = await PGlite.create({ dataDir: dir });
   await migrate(drizzle({ client }), { migrationsFolder: join(root, 'migrations') });
+  // The server only ever uses the database "postgres": the two template databases are a third of
+  // the folder's files and bytes, all copied or unpacked at every fresh start (measured: loading the
+  // tar for --memory takes ~170 ms less without them). Nothing here creates databases.
+  await client.exec(`UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`);
+  await client.exec('DROP DATABASE template0');
+  await client.exec('DROP DATABASE template1');
   await client.exec('CHECKPOINT');
   const tar = await client.dumpDataDir('none');
   writeFileSync(join(dist, 'pglite', 'data.tar'), Buffer.from(await tar.arrayBuffer()));
