@@ -7,13 +7,14 @@ import {
   parseSpreadConfig,
   type Rate,
 } from './modules/fx/fx.rates.ts';
+import { chooseDatabase, type DatabaseChoice, DEFAULT_DATA_DIR } from './storage.ts';
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4242),
   HOST: z.string().min(1).default('127.0.0.1'),
   PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
-  SANDBANK_DATA_DIR: z.string().min(1).default('.sandbank'),
+  SANDBANK_DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   SANDBANK_MEMORY: z.enum(['0', '1', 'true', 'false']).optional(),
   SANDBANK_SECRET_KEY: z.string().min(1).optional(),
   SANDBANK_PUBLIC_KEY: z.string().min(1).optional(),
@@ -38,7 +39,7 @@ export interface Config {
   host: string;
   /** Base of every URL the server hands out (checkout links). */
   publicUrl: string;
-  database: { driver: 'postgres'; url: string } | { driver: 'pglite'; dataDir: string | undefined };
+  database: DatabaseChoice;
   pinnedKeys: { secretKey?: string; publicKey?: string };
   rateLimitPerSecond: number;
   /** Keyless sign-ups per client address and minute (0: no cap). */
@@ -85,15 +86,12 @@ export function loadConfig(
   const portFlag = argv.indexOf('--port');
   const port = portFlag >= 0 ? Number(argv[portFlag + 1]) : e.PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port needs a number 0-65535');
-  const memory = argv.includes('--memory') || e.SANDBANK_MEMORY === '1' || e.SANDBANK_MEMORY === 'true';
   const hostForUrl = e.HOST === '0.0.0.0' || e.HOST === '::' || e.HOST === '127.0.0.1' ? 'localhost' : e.HOST;
   return {
     port,
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://${hostForUrl}:${port}`).replace(/\/+$/, ''),
-    database: e.DATABASE_URL
-      ? { driver: 'postgres', url: e.DATABASE_URL }
-      : { driver: 'pglite', dataDir: memory ? undefined : e.SANDBANK_DATA_DIR },
+    database: chooseDatabase(present, argv),
     pinnedKeys: {
       ...(e.SANDBANK_SECRET_KEY ? { secretKey: e.SANDBANK_SECRET_KEY } : {}),
       ...(e.SANDBANK_PUBLIC_KEY ? { publicKey: e.SANDBANK_PUBLIC_KEY } : {}),
