@@ -28,6 +28,22 @@ export interface EventInput {
  * (queued by Postgres until commit) is never sent for a rolled-back transaction.
  */
 export function fanOutSql(createdEvents: SQL): SQL {
+  return sql`${deliveriesSql(createdEvents)}
+  SELECT e.object_id AS id, ${announcementSql('e')} AS notified
+  FROM ${createdEvents} e`;
+}
+
+/**
+ * fanOutSql's two parts as CTEs, for a statement whose own final SELECT returns something else:
+ * `deliveries`, and `announced` (one row per event), which that SELECT must read — a CTE that only
+ * reads is run only when referenced — e.g. `(SELECT count(*) FROM announced)`.
+ */
+export function fanOutCtes(createdEvents: SQL): SQL {
+  return sql`${deliveriesSql(createdEvents)},
+  announced AS (SELECT ${announcementSql('e')} AS notified FROM ${createdEvents} e)`;
+}
+
+function deliveriesSql(createdEvents: SQL): SQL {
   return sql`deliveries AS (
     INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, state, attempts, next_attempt_at, created_at, updated_at)
     SELECT 'wd_' || substr(e.id, 5) || substr(w.id, 4), e.merchant_id, e.id, w.id, 'pending', 0, e.created_at, e.created_at, e.created_at
@@ -35,11 +51,14 @@ export function fanOutSql(createdEvents: SQL): SQL {
     JOIN webhook_endpoints w ON w.merchant_id = e.merchant_id AND w.enabled AND e.type <> 'webhook.test'
       AND (w.enabled_events @> '["*"]'::jsonb OR w.enabled_events @> jsonb_build_array(e.type))
     RETURNING event_id
-  )
-  SELECT e.object_id AS id,
-    pg_notify(${EVENTS_CHANNEL}, json_build_object('id', e.id, 'merchant_id', e.merchant_id, 'type', e.type,
-      'object_id', e.object_id, 'deliveries', EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id))::text) AS notified
-  FROM ${createdEvents} e`;
+  )`;
+}
+
+/** The pg_notify of event row `e` (alias), saying whether it has deliveries to make. */
+function announcementSql(e: string): SQL {
+  const row = sql.raw(e);
+  return sql`pg_notify(${EVENTS_CHANNEL}, json_build_object('id', ${row}.id, 'merchant_id', ${row}.merchant_id, 'type', ${row}.type,
+      'object_id', ${row}.object_id, 'deliveries', EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = ${row}.id))::text)`;
 }
 
 /**

@@ -1,12 +1,18 @@
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type { Executor, Tx } from '../../db/client.ts';
+import { type Executor, queryRows, type Tx } from '../../db/client.ts';
 import { updateIfState } from '../../db/compare-and-set.ts';
 import { insertRecordsSql, type RecordCell, recordset } from '../../db/json-records.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { invalidState, transition } from '../../kernel/state-machine.ts';
-import { type EventInput, recordEvent, recordEvents } from '../events/events.service.ts';
+import {
+  createdEventsSql,
+  type EventInput,
+  fanOutCtes,
+  recordEvent,
+  recordEvents,
+} from '../events/events.service.ts';
 import { holdMachine } from './ledger.machine.ts';
 import { balanceTransactionResource } from './ledger.resource.ts';
 import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts';
@@ -196,14 +202,110 @@ function postingValues(input: PostingInput, id: string): typeof ledgerPostings.$
 
 /**
  * The only writer of money. Applies balanced entries to their accounts with
- * `UPDATE … SET balance = balance + $amount`, on accounts the transaction holds locked
- * (accountIdsOf locks the merchant's whole ledger first, in the global lock order), so concurrent
- * postings cannot deadlock and no update is lost. A debit guarded against overdraft is
- * `… WHERE balance + $amount >= 0`: of two debits racing for the same funds, the second sees the
- * first's result and fails cleanly.
+ * `UPDATE … SET balance = balance + $amount`, on accounts the transaction holds locked (the
+ * merchant's whole ledger, in the global lock order of docs/concurrency.md), so concurrent postings
+ * cannot deadlock and no update is lost. A debit of a merchant account is guarded against overdraft
+ * (`balance + $amount >= 0`, on the balance read under the lock): of two debits racing for the same
+ * funds, the second sees the first's result and fails cleanly with insufficient_balance.
+ *
+ * One statement does it all when the merchant's accounts in this currency exist (postOneSql): lock,
+ * check, update, insert the posting and its entries, write its event. A currency's first posting
+ * takes the step-by-step path, which creates the accounts.
  */
 export async function post(tx: Tx, input: PostingInput): Promise<PostingRow> {
   assertBalanced(input.entries);
+  const statement = postOneSql(input);
+  const [result] = await queryRows<PostOneResult>(tx, statement.query);
+  const locked = result?.locked ?? [];
+  const held = heldLedgers.get(tx) ?? new Map<string, HeldAccounts>();
+  heldLedgers.set(tx, held);
+  held.set(input.merchantId, new Map(locked.map((row) => [accountKey(row.currency, row.kind), row.id])));
+  if (result?.ready) {
+    if (result.short) throw insufficientBalance(result.short, input.currency);
+    return statement.posting;
+  }
+  return postStepwise(tx, input);
+}
+
+interface PostOneResult {
+  /** Every account of the merchant, locked by the statement (all currencies). */
+  locked: { id: string; currency: string; kind: AccountKind }[];
+  /** Whether every account the posting touches exists. */
+  ready: boolean;
+  /** The first guarded account the posting would overdraw (nothing was written), or null. */
+  short: AccountKind | null;
+}
+
+function insufficientBalance(account: AccountKind, currency: string): SandbankError {
+  return new SandbankError('insufficient_balance', {
+    message: `The ${account} ${currency} balance is too low for this operation.`,
+  });
+}
+
+/**
+ * post() as one statement. It locks the merchant's ledger (every account, in id order: the same
+ * lock lockMerchantLedgers takes), reads the balances it locked, and writes — balances, posting,
+ * entries, event, deliveries, announcement — only when every account exists and no guarded account
+ * would go below zero. Otherwise it writes nothing and says why (ready, short).
+ */
+function postOneSql(input: PostingInput): { query: SQL; posting: PostingRow } {
+  const allowNegative = new Set(input.allowNegative ?? []);
+  const deltas = new Map<AccountKind, bigint>();
+  for (const entry of input.entries)
+    deltas.set(entry.account, (deltas.get(entry.account) ?? 0n) + entry.amount);
+  const targets = [...deltas].map(([kind, delta]) => ({
+    kind,
+    delta: delta.toString(),
+    guarded: delta < 0n && isMerchantAccount(kind) && !allowNegative.has(kind),
+  }));
+  const posting = postingValues(input, newId('posting')) as PostingRow;
+  const entries = input.entries.map((entry) => ({
+    id: newId('ledgerEntry'),
+    kind: entry.account,
+    amount: entry.amount.toString(),
+  }));
+  const ok = sql`(SELECT ready AND short IS NULL FROM ledger_check)`;
+  const createdEvents = createdEventsSql([postingEvent(posting, 'created')], ok);
+  const query = sql`WITH ledger_locked AS (
+    SELECT a.id, a.currency, a.kind, a.balance FROM ledger_accounts a
+    WHERE a.merchant_id = ${input.merchantId}
+    ORDER BY a.id
+    FOR NO KEY UPDATE OF a
+  ), ledger_targets AS (
+    SELECT l.id, v.kind, v.delta, v.guarded, l.balance
+    FROM ${recordset(targets, 'kind text, delta bigint, guarded boolean')}
+    JOIN ledger_locked l ON l.currency = ${input.currency} AND l.kind = v.kind
+  ), ledger_check AS (
+    SELECT count(*) = ${targets.length} AS ready,
+      (SELECT t.kind FROM ledger_targets t WHERE t.guarded AND t.balance + t.delta < 0 ORDER BY t.id LIMIT 1) AS short
+    FROM ledger_targets
+  ), ledger_balances AS (
+    UPDATE ledger_accounts a SET balance = a.balance + t.delta
+    FROM ledger_targets t
+    WHERE a.id = t.id AND ${ok}
+  ), ledger_new_posting AS (
+    ${insertRecordsSql(ledgerPostings, [posting], ok)}
+  ), ledger_new_entries AS (
+    INSERT INTO ledger_entries (id, posting_id, account_id, merchant_id, currency, amount, created_at)
+    SELECT v.id, ${posting.id}, t.id, ${input.merchantId}, ${input.currency}, v.amount, ${input.at.toISOString()}::timestamptz
+    FROM ${recordset(entries, 'id text, kind text, amount bigint')}
+    JOIN ledger_targets t ON t.kind = v.kind
+    WHERE ${ok}
+  ), ${createdEvents.cte}, ${fanOutCtes(sql.raw('created_events'))}
+  SELECT
+    (SELECT coalesce(json_agg(json_build_object('id', l.id, 'currency', l.currency, 'kind', l.kind)), '[]'::json) FROM ledger_locked l) AS locked,
+    (SELECT ready FROM ledger_check) AS ready,
+    (SELECT short FROM ledger_check) AS short,
+    (SELECT count(*) FROM announced) AS announced`;
+  return { query, posting };
+}
+
+/**
+ * post() in steps, for a posting that needs accounts created first: lock the ledger, create the
+ * missing accounts, then update each balance (guarded debits with `… WHERE balance + $amount >= 0`),
+ * insert the posting and its entries, and write its event.
+ */
+async function postStepwise(tx: Tx, input: PostingInput): Promise<PostingRow> {
   const allowNegative = new Set(input.allowNegative ?? []);
   const ids = await accountIdsOf(
     tx,
@@ -228,11 +330,7 @@ export async function post(tx: Tx, input: PostingInput): Promise<PostingRow> {
       .set({ balance: sql`${ledgerAccounts.balance} + ${entry.amount.toString()}::bigint` })
       .where(where)
       .returning({ id: ledgerAccounts.id });
-    if (updated.length === 0) {
-      throw new SandbankError('insufficient_balance', {
-        message: `The ${entry.account} ${input.currency} balance is too low for this operation.`,
-      });
-    }
+    if (updated.length === 0) throw insufficientBalance(entry.account, input.currency);
   }
   const [posting] = await tx
     .insert(ledgerPostings)
