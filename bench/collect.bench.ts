@@ -13,6 +13,7 @@ import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import {
+  CEILING_SERVER_CODE,
   freePort,
   getStatus,
   HOST,
@@ -38,22 +39,6 @@ const CARD_PAYMENT_BODY = JSON.stringify({
 /** Card payments must run at least this share of the collection create rate on the same database. */
 const CARD_PAYMENT_MIN_SHARE = 0.8;
 const REQUEST_HEADERS = { authorization: `Bearer ${SECRET_KEY}`, 'content-type': 'application/json' };
-
-/** A bare node:http server: reads the body, answers a fixed small JSON document. */
-const CEILING_SERVER_CODE = `
-const http = require('node:http');
-const body = Buffer.from('{"status":"success"}');
-const headers = { 'content-type': 'application/json', 'content-length': String(body.length) };
-http
-  .createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, headers);
-      res.end(body);
-    });
-  })
-  .listen(Number(process.env.PORT), process.env.HOST);
-`;
 
 interface Measurement {
   target: string;

@@ -5,6 +5,23 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const HOST = '127.0.0.1';
+
+/** A bare node:http server: reads the body, answers a fixed small JSON document. */
+export const CEILING_SERVER_CODE = `
+const http = require('node:http');
+const body = Buffer.from('{"status":"success"}');
+const headers = { 'content-type': 'application/json', 'content-length': String(body.length) };
+http
+  .createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, headers);
+      res.end(body);
+    });
+  })
+  .listen(Number(process.env.PORT), process.env.HOST);
+`;
+
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SECRET_KEY = 'sk_test_bench0000000000000000000000000000';
 const PUBLIC_KEY = 'pk_test_bench0000000000000000000000000000';

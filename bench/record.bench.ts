@@ -20,15 +20,17 @@
  * BENCH_ROUNDS (default 2), BENCH_DURATION (seconds per load run, default 10), BENCH_STARTS (starts
  * per start-up case per round, default 3).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import postgres from 'postgres';
 import {
+  CEILING_SERVER_CODE,
   freePort,
   HOST,
   installExitGuards,
@@ -42,6 +44,7 @@ import {
 } from './harness.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const execFileAsync = promisify(execFile);
 const CONNECTIONS = 50;
 const MIXED_CONNECTIONS = 30;
 const WARMUP_S = 2;
@@ -50,21 +53,6 @@ const IDLE_SETTLE_MS = 1500;
 const STARTUP_TIMEOUT_MS = 60_000;
 const COLLECT_BODY = JSON.stringify({ amount: 125.5, currency: 'USD', email: 'bench@example.com' });
 const CHARGE_BODY = 'amount=12550&currency=usd&source=tok_visa';
-
-const CEILING_SERVER_CODE = `
-const http = require('node:http');
-const body = Buffer.from('{"status":"success"}');
-const headers = { 'content-type': 'application/json', 'content-length': String(body.length) };
-http
-  .createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, headers);
-      res.end(body);
-    });
-  })
-  .listen(Number(process.env.PORT), process.env.HOST);
-`;
 
 // ---------------------------------------------------------------------------------------------
 // Targets.
@@ -229,36 +217,39 @@ function parseMs(value: string, unit: string): number {
   return n;
 }
 
-function wrk(port: number, create: Create, connections: number, seconds: number): Promise<Load> {
+async function wrk(port: number, create: Create, connections: number, seconds: number): Promise<Load> {
   const script = wrkScript(create);
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '30s', '-s', script];
-  return new Promise((resolve, reject) => {
-    const child = spawn('wrk', [...args, `http://${HOST}:${port}${create.path}`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
+  try {
+    const out = await output('wrk', [...args, `http://${HOST}:${port}${create.path}`]);
+    const latency = (p: string) => {
+      const match = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(out);
+      return match ? parseMs(match[1] as string, match[2] as string) : Number.NaN;
+    };
+    const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
+    const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+    const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+    const socketErrors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN);
+    if (Number.isNaN(rps)) throw new Error(`wrk printed no rate:\n${out}`);
+    return { rps, p50: latency('50'), p99: latency('99'), requests, bad: non2xx + socketErrors };
+  } finally {
+    rmSync(script, { force: true });
+  }
+}
+
+/** What a command prints on stdout (stderr too), once it has exited 0; its output on failure. */
+async function output(command: string, args: string[]): Promise<string> {
+  try {
+    const { stdout, stderr } = await execFileAsync(command, args, {
+      cwd: REPO_ROOT,
+      maxBuffer: 64 * 2 ** 20,
     });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('exit', () => {
-      rmSync(script, { force: true });
-      const latency = (p: string) => {
-        const match = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(out);
-        return match ? parseMs(match[1] as string, match[2] as string) : Number.NaN;
-      };
-      const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
-      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-      const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-      const socketErrors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN);
-      if (Number.isNaN(rps)) reject(new Error(`wrk printed no rate:\n${out}`));
-      else resolve({ rps, p50: latency('50'), p99: latency('99'), requests, bad: non2xx + socketErrors });
-    });
-  });
+    return `${stdout}${stderr}`;
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${command} failed: ${(error as Error).message}\n${stdout}${stderr}`);
+  }
 }
 
 interface Mixed {
@@ -270,49 +261,31 @@ interface Mixed {
   detail: string;
 }
 
-function mixed(port: number, seconds: number): Promise<Mixed> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(REPO_ROOT, 'bench/mixed-load.ts'),
-        `http://${HOST}:${port}`,
-        String(MIXED_CONNECTIONS),
-        String(WARMUP_S),
-        String(seconds),
-      ],
-      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`mixed load failed (${code}): ${err}`));
-      const r = JSON.parse(out.trim().split('\n').at(-1) as string) as {
-        rps: number;
-        p50: number;
-        p99: number;
-        requests: number;
-        non2xx: number;
-        non2xxBy: Record<string, number>;
-        errors: number;
-        steps: Record<string, number>;
-      };
-      const bad = r.non2xx + r.errors;
-      const detail = `${Object.entries(r.steps)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ')}${bad ? `; non-2xx ${JSON.stringify(r.non2xxBy)}, errors ${r.errors}` : ''}`;
-      resolve({ rps: r.rps, p50: r.p50, p99: r.p99, requests: r.requests, bad, detail });
-    });
-  });
+async function mixed(port: number, seconds: number): Promise<Mixed> {
+  const out = await output(process.execPath, [
+    '--import',
+    'tsx',
+    join(REPO_ROOT, 'bench/mixed-load.ts'),
+    `http://${HOST}:${port}`,
+    String(MIXED_CONNECTIONS),
+    String(WARMUP_S),
+    String(seconds),
+  ]);
+  const r = JSON.parse(out.trim().split('\n').at(-1) as string) as {
+    rps: number;
+    p50: number;
+    p99: number;
+    requests: number;
+    non2xx: number;
+    non2xxBy: Record<string, number>;
+    errors: number;
+    steps: Record<string, number>;
+  };
+  const bad = r.non2xx + r.errors;
+  const detail = `${Object.entries(r.steps)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}${bad ? `; non-2xx ${JSON.stringify(r.non2xxBy)}, errors ${r.errors}` : ''}`;
+  return { rps: r.rps, p50: r.p50, p99: r.p99, requests: r.requests, bad, detail };
 }
 
 // ---------------------------------------------------------------------------------------------
