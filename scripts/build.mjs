@@ -69,7 +69,9 @@ async function snapshot() {
   // The server only ever uses the database "postgres": the two template databases are a third of
   // the folder's files and bytes, all copied or unpacked at every fresh start (measured: loading the
   // tar for --memory takes ~170 ms less without them). Nothing here creates databases.
-  await client.exec(`UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`);
+  await client.exec(
+    `UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`,
+  );
   await client.exec('DROP DATABASE template0');
   await client.exec('DROP DATABASE template1');
   await client.exec('CHECKPOINT');
