@@ -1,0 +1,97 @@
+import { loadConfig } from './config.ts';
+import { createLogger } from './observability.ts';
+import { type RunningServer, startServer } from './server.ts';
+
+function banner(server: RunningServer, publicUrl: string, storage: string): string {
+  const m = server.defaultMerchant;
+  const secret =
+    m.secretKey ??
+    `sk_test_…${m.secretKeyLast4} (shown once at creation; pin it with SANDBANK_SECRET_KEY or run "npm run sandbank -- keys roll")`;
+  const publicKey = m.publicKey ?? `pk_test_…${m.publicKeyLast4}`;
+  return [
+    '',
+    '  Sandbank — payment simulation sandbox (TEST MODE)',
+    '',
+    `  API        ${publicUrl}/v1        (docs: ${publicUrl}/docs)`,
+    `  Dashboard  ${server.dashboardSignInUrl}`,
+    '             (a one-time sign-in link for the merchant below, valid 24 hours)',
+    `  GraphQL    ${publicUrl}/graphql`,
+    `  Checkout   ${publicUrl}/checkout/{collection id}?secret=…  (a collection's checkout_url)`,
+    `  Storage    ${storage}`,
+    '',
+    `  Merchant   ${m.merchant.name} (${m.merchant.id})${m.created ? ' — created now' : ''}`,
+    `  Secret key ${secret}`,
+    `  Public key ${publicKey}`,
+    '',
+    `  Try: curl -X POST ${publicUrl}/v1/collect -H "Authorization: Bearer ${m.secretKey ?? 'sk_test_...'}" \\`,
+    `            -H "Content-Type: application/json" -d '{"amount": 25.00, "currency": "USD"}'`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Start-up never waits silently: a line every few seconds while the database opens, and an error
+ * naming it once STARTUP_TIMEOUT_MS has passed (an unreachable Postgres, a lock held elsewhere).
+ */
+async function withDeadline<T>(starting: Promise<T>, timeoutMs: number, storage: string): Promise<T> {
+  const started = Date.now();
+  const progress = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    process.stdout.write(`Sandbank: still opening ${storage} (${seconds} s)…\n`);
+  }, 5_000);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `${storage} did not open within ${Math.round(timeoutMs / 1000)} s (STARTUP_TIMEOUT_MS). Is the database running and reachable?`,
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([starting, deadline]);
+  } finally {
+    clearInterval(progress);
+    clearTimeout(timer);
+  }
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const storage =
+    config.database.driver === 'postgres'
+      ? 'PostgreSQL (DATABASE_URL)'
+      : config.database.dataDir
+        ? `PGlite, persisted in ${config.database.dataDir}/`
+        : 'PGlite in memory (--memory: nothing is kept)';
+  process.stdout.write(`Sandbank: starting on ${storage}…\n`);
+  const server = await withDeadline(startServer(config, logger), config.startupTimeoutMs, storage);
+  process.stdout.write(`${banner(server, config.publicUrl, storage)}\n`);
+  let signals = 0;
+  const shutdown = (signal: string) => {
+    signals += 1;
+    if (signals > 1) {
+      process.stderr.write('Still shutting down (waiting for in-flight requests and the database).\n');
+      return;
+    }
+    logger.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`sandbank: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
