@@ -1,7 +1,13 @@
+import type { MessagePort } from 'node:worker_threads';
+
 /** The messages between the PGlite worker thread (pglite-worker.ts) and its client (pglite-proxy.ts). */
 
-/** What the worker opens: passed as its workerData. */
+/** What the worker opens, and where it answers: passed as its workerData. */
 export interface WorkerStart {
+  /** The port the worker posts every reply to (the client may read it synchronously). */
+  replies?: MessagePort;
+  /** An Int32Array's memory: the worker adds 1 to its first element after posting each reply. */
+  signal?: SharedArrayBuffer;
   dataDir?: string;
   /** A data folder tar to load (a database in memory), as bytes... */
   loadDataDir?: Uint8Array;

@@ -13,6 +13,9 @@
  *   constraint…), plus `query`, `params` and `queryOptions` as PGlite sets them.
  * - Notifications of a LISTEN are forwarded to the callback, before the reply to the statement
  *   that delivered them (a COMMIT), as PGlite calls them.
+ * - The main thread waits for an answer blocked (Atomics.wait on a counter the worker bumps), for
+ *   a few milliseconds per turn of its event loop at most: short statements go on at once, as
+ *   in-thread, and a long one is left to answer in the background (see #waitBriefly).
  * - If the thread dies, every waiting call fails and `onFailure` runs (by default: a log line
  *   and exit code 1), so the server stops loudly instead of hanging.
  */
@@ -20,7 +23,13 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import {
+  MessageChannel,
+  type MessagePort,
+  receiveMessageOnPort,
+  type Transferable,
+  Worker,
+} from 'node:worker_threads';
 import {
   messages,
   type QueryOptions,
@@ -74,7 +83,7 @@ export function pgliteWorkerScript(): { url: URL; typescript: boolean } {
 function startWorker(
   script: { url: URL; typescript: boolean },
   workerData: WorkerStart,
-  transfer: ArrayBuffer[],
+  transfer: Transferable[],
 ) {
   if (!script.typescript) return new Worker(script.url, { workerData, transferList: transfer });
   // A module that registers tsx's loader in the new thread, then imports the worker's source.
@@ -136,6 +145,17 @@ function unsupported(options: QueryOptions | undefined): void {
   }
 }
 
+/**
+ * How long the main thread may block per turn of its event loop waiting for the worker's answers
+ * (see #waitBriefly), for statements outside transactions and, separately, for the statements of
+ * transactions: together the most a long query or transaction holds up HTTP in one turn, and room
+ * for a run of short statements to go on without waiting for a turn each. Measured on 2 cores
+ * (docs/pglite-worker.md): 10 + 10 ms keeps the slowest /healthz during a large clock advance in
+ * the tens of milliseconds, with more collections per second than PGlite on the main thread.
+ */
+export const SYNC_WAIT_BUDGET_MS = 10;
+export const TRANSACTION_WAIT_BUDGET_MS = 10;
+
 export interface PgliteWorkerOptions {
   /** Called once if the worker thread stops without being closed. Default: log and exit 1. */
   onFailure?: (error: Error) => void;
@@ -158,12 +178,30 @@ export class PgliteWorkerClient implements PgliteClient {
   #closing = false;
   #closed = false;
   #exited: Promise<void>;
+  /** Where the worker answers, and the counter it bumps after each answer (see #waitBriefly). */
+  #replies: MessagePort;
+  #signal: Int32Array;
+  #receive: (reply: WorkerReply) => void;
+  /** Whether this turn of the event loop has waited already, and for how long (ms). */
+  #turnStarted = false;
+  #waited = 0;
+  #waitedInTx = 0;
+  /** Whether a transaction is open (between its BEGIN and its COMMIT or ROLLBACK). */
+  #inTransaction = false;
 
-  private constructor(worker: Worker, options: PgliteWorkerOptions, ready: (error?: Error) => void) {
+  private constructor(
+    worker: Worker,
+    replies: MessagePort,
+    signal: Int32Array,
+    options: PgliteWorkerOptions,
+    ready: (error?: Error) => void,
+  ) {
     this.worker = worker;
+    this.#replies = replies;
+    this.#signal = signal;
     const onFailure = options.onFailure ?? exitOnFailure;
     let started = false;
-    worker.on('message', (reply: WorkerReply) => {
+    this.#receive = (reply: WorkerReply) => {
       switch (reply.type) {
         case 'ready':
           started = true;
@@ -185,7 +223,8 @@ export class PgliteWorkerClient implements PgliteClient {
           else pending.reject(rebuildError(reply.error, pending));
         }
       }
-    });
+    };
+    replies.on('message', this.#receive);
     let crash: Error | undefined;
     worker.on('error', (error) => {
       crash = error;
@@ -193,6 +232,7 @@ export class PgliteWorkerClient implements PgliteClient {
     this.#exited = new Promise((resolve) => {
       worker.once('exit', (code) => {
         resolve();
+        replies.close();
         if (this.#closed) return;
         const failure = new Error(
           `the PGlite worker thread stopped (exit code ${code}${crash ? `: ${crash.message}` : ''})`,
@@ -208,13 +248,24 @@ export class PgliteWorkerClient implements PgliteClient {
 
   /** Starts the worker and resolves once PGlite is open in it. */
   static async start(start: WorkerStart, options: PgliteWorkerOptions = {}): Promise<PgliteWorkerClient> {
-    const transfer = start.loadDataDir ? [start.loadDataDir.buffer as ArrayBuffer] : [];
-    const worker = startWorker(pgliteWorkerScript(), start, transfer);
+    const { port1: replies, port2: workerEnd } = new MessageChannel();
+    const signal = new Int32Array(new SharedArrayBuffer(4));
+    const transfer: Transferable[] = [workerEnd];
+    if (start.loadDataDir) transfer.push(start.loadDataDir.buffer as ArrayBuffer);
+    const worker = startWorker(
+      pgliteWorkerScript(),
+      { ...start, replies: workerEnd, signal: signal.buffer },
+      transfer,
+    );
     let client: PgliteWorkerClient | undefined;
     await new Promise<void>((resolve, reject) => {
-      client = new PgliteWorkerClient(worker, options, (error) => (error ? reject(error) : resolve()));
+      client = new PgliteWorkerClient(worker, replies, signal, options, (error) =>
+        error ? reject(error) : resolve(),
+      );
     });
     if (!client) throw new Error('unreachable');
+    // From now on the process is kept alive by what waits for an answer, not by the thread.
+    worker.unref();
     client.#refIfBusy();
     return client;
   }
@@ -225,19 +276,64 @@ export class PgliteWorkerClient implements PgliteClient {
 
   /** Keeps the process alive while an answer is awaited, and only then (as PGlite in-thread). */
   #refIfBusy(): void {
-    if (this.#pending.size > 0) this.worker.ref();
-    else this.worker.unref();
+    if (this.#pending.size > 0) this.#replies.ref();
+    else this.#replies.unref();
   }
 
   #call(request: Request, statement: Omit<Pending, 'resolve' | 'reject'> = {}): Promise<unknown> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#closed) return Promise.reject(new Error('PGlite is closed'));
     const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
+    const answered = new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, ...statement });
-      this.#refIfBusy();
-      this.worker.postMessage({ ...request, id } as WorkerRequest);
     });
+    this.#refIfBusy();
+    this.worker.postMessage({ ...request, id } as WorkerRequest);
+    this.#waitBriefly(id);
+    return answered;
+  }
+
+  /**
+   * Waits for the answer to `id` with this thread blocked, for as long as this turn of the event
+   * loop has budget left (SYNC_WAIT_BUDGET_MS, or TRANSACTION_WAIT_BUDGET_MS for the statements of
+   * a transaction). A statement is usually answered well within it:
+   * the caller then goes on at once, as with PGlite in-thread, instead of after a turn of the event
+   * loop — which matters inside a transaction, which holds the database all the while. A longer
+   * statement is left to finish in the background and this thread goes back to its event loop, so
+   * it never stalls for more than the budget per turn.
+   */
+  #waitBriefly(id: number): void {
+    const started = performance.now();
+    if (!this.#turnStarted) {
+      this.#turnStarted = true;
+      this.#waited = 0;
+      this.#waitedInTx = 0;
+      setImmediate(() => {
+        this.#turnStarted = false;
+      });
+    }
+    // A transaction's statements have a budget of their own: the transaction holds the database,
+    // and each turn of the event loop between its statements leaves the database idle meanwhile.
+    const deadline = this.#inTransaction
+      ? started + TRANSACTION_WAIT_BUDGET_MS - this.#waitedInTx
+      : started + SYNC_WAIT_BUDGET_MS - this.#waited;
+    for (;;) {
+      // Read the signal first: an answer posted after this read changes it and ends the wait.
+      const seen = Atomics.load(this.#signal, 0);
+      for (
+        let message = receiveMessageOnPort(this.#replies);
+        message;
+        message = this.#pending.has(id) ? receiveMessageOnPort(this.#replies) : undefined
+      ) {
+        this.#receive(message.message as WorkerReply);
+      }
+      if (!this.#pending.has(id)) break;
+      const left = deadline - performance.now();
+      if (left <= 0) break;
+      Atomics.wait(this.#signal, 0, seen, left);
+    }
+    if (this.#inTransaction) this.#waitedInTx += performance.now() - started;
+    else this.#waited += performance.now() - started;
   }
 
   /** Runs `work` alone: after everything queued before it, and before anything queued after. */
@@ -324,6 +420,7 @@ export class PgliteWorkerClient implements PgliteClient {
   transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.#exclusive(async () => {
       await this.#exec('BEGIN');
+      this.#inTransaction = true;
       let closed = false;
       const open = () => {
         if (closed) throw new Error('Transaction is closed');
@@ -376,6 +473,8 @@ export class PgliteWorkerClient implements PgliteClient {
           await this.#exec('ROLLBACK');
         }
         throw error;
+      } finally {
+        this.#inTransaction = false;
       }
     });
   }
@@ -407,5 +506,6 @@ export class PgliteWorkerClient implements PgliteClient {
     this.#closed = true;
     this.worker.ref();
     await this.#exited;
+    this.worker.unref();
   }
 }

@@ -12,10 +12,19 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { messages, PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
 import type { SerializedError, WorkerReply, WorkerRequest, WorkerStart } from './pglite-protocol.ts';
 
-const port = parentPort;
-if (!port) throw new Error('pglite-worker.ts runs as a worker thread (see pglite-proxy.ts)');
-
 const start = workerData as WorkerStart;
+const requests = parentPort;
+const replies = start.replies;
+if (!requests || !replies || !start.signal)
+  throw new Error('pglite-worker.ts runs as a worker thread (see pglite-proxy.ts)');
+const signal = new Int32Array(start.signal);
+
+/** Posts a reply, then bumps the signal, which wakes the main thread if it waits for it. */
+function send(reply: WorkerReply, transfer: ArrayBuffer[] = []): void {
+  replies?.postMessage(reply, transfer);
+  Atomics.add(signal, 0, 1);
+  Atomics.notify(signal, 0);
+}
 
 /** Identity parsers for the types whose values the main thread parses itself (its own parsers). */
 function rawParsers(oids: number[] | undefined): QueryOptions['parsers'] {
@@ -70,7 +79,7 @@ async function handle(pg: PGlite, request: WorkerRequest): Promise<unknown> {
     case 'listen': {
       const id = request.listenerId;
       const stop = await pg.listen(request.channel, (payload) => {
-        port?.postMessage({ type: 'notify', listenerId: id, payload } satisfies WorkerReply);
+        send({ type: 'notify', listenerId: id, payload });
       });
       listeners.set(id, stop);
       return null;
@@ -107,13 +116,13 @@ async function main(): Promise<void> {
   try {
     pg = await open();
   } catch (error) {
-    port?.postMessage({ type: 'failed', error: serializeError(error) } satisfies WorkerReply);
+    send({ type: 'failed', error: serializeError(error) });
     return;
   }
-  port?.postMessage({ type: 'ready' } satisfies WorkerReply);
+  send({ type: 'ready' });
   // One request at a time, in arrival order (PGlite would serialize them anyway; this keeps order).
   let queue: Promise<void> = Promise.resolve();
-  port?.on('message', (request: WorkerRequest) => {
+  requests?.on('message', (request: WorkerRequest) => {
     queue = queue.then(async () => {
       let reply: WorkerReply;
       try {
@@ -122,14 +131,14 @@ async function main(): Promise<void> {
       } catch (error) {
         reply = { type: 'error', id: request.id, error: serializeError(error) };
       }
-      if (request.op === 'dump' && reply.type === 'result') {
-        const bytes = reply.result as Uint8Array;
-        port.postMessage(reply, [bytes.buffer as ArrayBuffer]);
-      } else {
-        port.postMessage(reply);
-      }
+      const dump =
+        request.op === 'dump' && reply.type === 'result' ? (reply.result as Uint8Array) : undefined;
+      send(reply, dump ? [dump.buffer as ArrayBuffer] : []);
       // After close the thread has nothing left to do: let it end.
-      if (request.op === 'close' && reply.type === 'result') port.close();
+      if (request.op === 'close' && reply.type === 'result') {
+        requests.close();
+        replies?.close();
+      }
     });
   });
 }
