@@ -419,8 +419,14 @@ export class PgliteWorkerClient implements PgliteClient {
    */
   transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.#exclusive(async () => {
-      await this.#exec('BEGIN');
+      // The transaction holds the database from its BEGIN: that wait counts as the transaction's.
       this.#inTransaction = true;
+      try {
+        await this.#exec('BEGIN');
+      } catch (error) {
+        this.#inTransaction = false;
+        throw error;
+      }
       let closed = false;
       const open = () => {
         if (closed) throw new Error('Transaction is closed');
