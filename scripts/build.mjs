@@ -2,7 +2,8 @@
 /**
  * The build `npm start` runs from (`npm run build`; `npm install` runs it too, as `prepare`):
  *
- * - dist/main.js and dist/cli.js: the server and the CLI bundled by esbuild with their dependencies,
+ * - dist/main.js and dist/cli.js: the server and the CLI (and dist/pglite-worker.js, the thread that
+ *   runs PGlite) bundled by esbuild with their dependencies,
  *   so that starting reads a few files instead of compiling TypeScript and resolving hundreds of
  *   modules. Packages that find their own files at run time stay outside the bundle.
  * - dist/pglite/: an initialized PGlite data folder with every migration applied, and the same as a
@@ -20,8 +21,15 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const ifPossible = process.argv.includes('--if-possible');
 
-/** Entry points, each its own file in dist/ (the names the launchers and the worker look for). */
-const ENTRIES = ['src/main.ts', 'src/cli.ts'];
+/**
+ * Entry points, each its own file in dist/ (the names the launchers and the worker look for):
+ * dist/pglite-worker.js is the thread that runs PGlite (src/db/pglite-proxy.ts starts it).
+ */
+const ENTRIES = [
+  { in: 'src/main.ts', out: 'main' },
+  { in: 'src/cli.ts', out: 'cli' },
+  { in: 'src/db/pglite-worker.ts', out: 'pglite-worker' },
+];
 
 /** Packages loaded from node_modules at run time: they read files next to their own code. */
 const EXTERNAL = [
@@ -38,7 +46,7 @@ async function bundle() {
   rmSync(dist, { recursive: true, force: true });
   await build({
     absWorkingDir: root,
-    entryPoints: ENTRIES.filter((entry) => existsSync(join(root, entry))),
+    entryPoints: ENTRIES.filter((entry) => existsSync(join(root, entry.in))),
     outdir: dist,
     bundle: true,
     splitting: true,

@@ -1,6 +1,8 @@
 /**
- * The server's entry point (`npm start`). It names the storage at once, before loading the rest of
- * the server (most of the start-up's JavaScript), so a start never begins in silence.
+ * The server's entry point (`npm start`, dist/main.js). It names the storage at once, then (on
+ * PGlite in its worker thread) starts opening the database (prestart.ts), and only then loads the
+ * rest of the server (start.ts, most of the start-up's JavaScript): a start never begins in silence,
+ * and opening the database overlaps loading the code instead of following it.
  */
 import { chooseDatabase, storageLabel } from './storage.ts';
 
@@ -10,7 +12,10 @@ function fail(error: unknown): never {
 }
 
 const present = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== ''));
-process.stdout.write(
-  `Sandbank: starting on ${storageLabel(chooseDatabase(present, process.argv.slice(2)))}…\n`,
-);
-import('./start.ts').then(({ start }) => start()).catch(fail);
+const database = chooseDatabase(present, process.argv.slice(2));
+process.stdout.write(`Sandbank: starting on ${storageLabel(database)}…\n`);
+import('./prestart.ts')
+  .then(({ prestart }) => prestart(database, present))
+  .then(() => import('./start.ts'))
+  .then(({ start }) => start())
+  .catch(fail);

@@ -1,7 +1,4 @@
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { type ExtractTablesWithRelations, type SQL, sql } from 'drizzle-orm';
 import { type PgDatabase, PgDialect, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -9,9 +6,13 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import { PGLITE_MEMORY_SETTINGS, PGLITE_WAL_SETTINGS } from './maintenance.ts';
+import type { PgliteClient } from './pglite-proxy.ts';
+import { adoptPrestarted, type PgliteStart, pgliteWorkerByDefault, startPglite } from './pglite-start.ts';
 import * as schema from './schema.ts';
-import { pgliteSnapshot } from './snapshot.ts';
+import { migrationsInUse } from './snapshot.ts';
+
+export { pgliteWorkerByDefault } from './pglite-start.ts';
+export { migrationsFolder } from './snapshot.ts';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -56,13 +57,29 @@ export function isUniqueViolation(error: unknown): boolean {
 
 export type DatabaseOptions =
   | { driver: 'postgres'; url: string; maxConnections?: number }
-  | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+  | {
+      driver: 'pglite';
+      dataDir?: string;
+      loadDataDir?: Blob;
+      /**
+       * Run PGlite in a worker thread (the default), so that a long query does not hold up the
+       * event loop; false runs it on the calling thread. PGLITE_WORKER=0 sets false.
+       */
+      worker?: boolean;
+      /** Called if the worker thread dies (default: log a line and exit 1). */
+      onWorkerFailure?: (error: Error) => void;
+    };
 
 export interface Database {
   db: Db;
   driver: 'postgres' | 'pglite';
-  /** Raw PGlite instance (for snapshots in tests); undefined on Postgres. */
-  pglite?: PGlite;
+  /**
+   * The raw PGlite client (maintenance, snapshots in tests): the worker thread's client, or the
+   * PGlite instance itself when it runs in-thread; undefined on Postgres.
+   */
+  pglite?: PgliteClient;
+  /** Whether PGlite runs in a worker thread (false on Postgres). */
+  pgliteWorker?: boolean;
   ping(): Promise<void>;
   /**
    * LISTENs on a channel (its own connection on Postgres, reconnected by postgres.js) and calls
@@ -73,21 +90,16 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** The committed SQL migrations, found beside the project root whether run from src/ or dist/. */
-export function migrationsFolder(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const candidate = join(dir, 'migrations');
-    if (existsSync(join(candidate, 'meta', '_journal.json'))) return candidate;
-    dir = dirname(dir);
-  }
-  throw new Error('Cannot find the migrations/ folder; set SANDBANK_MIGRATIONS_DIR.');
-}
-
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const folder = process.env.SANDBANK_MIGRATIONS_DIR ?? migrationsFolder();
+  const folder = migrationsInUse();
   if (options.driver === 'postgres') return openPostgres(options.url, options.maxConnections ?? 10, folder);
-  return openPglite(options.dataDir, options.loadDataDir, folder);
+  return openPglite({
+    dataDir: options.dataDir,
+    loadDataDir: options.loadDataDir,
+    migrations: folder,
+    worker: options.worker ?? pgliteWorkerByDefault(),
+    onWorkerFailure: options.onWorkerFailure,
+  });
 }
 
 async function openPostgres(url: string, max: number, folder: string): Promise<Database> {
@@ -122,35 +134,24 @@ async function openPostgres(url: string, max: number, folder: string): Promise<D
   };
 }
 
-async function openPglite(
-  dataDir: string | undefined,
-  loadDataDir: Blob | undefined,
-  folder: string,
-): Promise<Database> {
-  const release = dataDir ? lockDataDir(resolve(dataDir)) : () => {};
-  let client: PGlite;
+async function openPglite(options: PgliteStart): Promise<Database> {
+  const started = adoptPrestarted(options) ?? startPglite(options);
+  const client = await started.client;
+  // The drizzle driver calls only query and transaction, which the worker's client has as PGlite.
+  const driverClient = client as PGlite;
+  const db = drizzlePglite({ client: driverClient, schema }) as unknown as Db;
   try {
-    // Start from the build's pre-migrated snapshot where there is one: a fresh folder gets a copy
-    // of it (under the lock just taken), and a database in memory loads its tar.
-    const snapshot = loadDataDir ? null : pgliteSnapshot(folder);
-    if (snapshot && dataDir && !existsSync(join(resolve(dataDir), 'PG_VERSION')))
-      cpSync(snapshot.dir, resolve(dataDir), { recursive: true });
-    if (snapshot && !dataDir) loadDataDir = new Blob([readFileSync(snapshot.tar)]);
-    client = await PGlite.create({
-      ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
-      ...(loadDataDir ? { loadDataDir } : {}),
-      startParams: [...PGlite.defaultStartParams, ...PGLITE_WAL_SETTINGS, ...PGLITE_MEMORY_SETTINGS],
-    });
+    await migratePglite(drizzlePglite({ client: driverClient }), { migrationsFolder: options.migrations });
   } catch (error) {
-    release();
+    await client.close().catch(() => {});
+    started.release();
     throw error;
   }
-  const db = drizzlePglite({ client, schema }) as unknown as Db;
-  await migratePglite(drizzlePglite({ client }), { migrationsFolder: folder });
   return {
     db,
     driver: 'pglite',
     pglite: client,
+    pgliteWorker: started.worker,
     ping: async () => {
       await client.query('SELECT 1');
     },
@@ -161,44 +162,11 @@ async function openPglite(
       };
     },
     close: async () => {
-      await client.close();
-      release();
+      try {
+        await client.close();
+      } finally {
+        started.release();
+      }
     },
   };
-}
-
-/**
- * PGlite has no cross-process lock: two processes on one folder lose committed rows. We take an
- * exclusive lock file and refuse to start while another live process holds it.
- */
-function lockDataDir(dir: string): () => void {
-  mkdirSync(dir, { recursive: true });
-  const lockPath = join(dir, 'sandbank.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(lockPath, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(lockPath, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
-      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
-        throw new Error(
-          `The data directory ${dir} is in use by process ${holder}. Stop that server first, or start with --memory or another SANDBANK_DATA_DIR.`,
-        );
-      }
-      rmSync(lockPath, { force: true }); // stale lock from a process that died
-    }
-  }
-  throw new Error(`Could not lock the data directory ${dir}.`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

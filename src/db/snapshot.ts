@@ -2,6 +2,22 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The committed SQL migrations, found beside the project root whether run from src/ or dist/. */
+export function migrationsFolder(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, 'migrations');
+    if (existsSync(join(candidate, 'meta', '_journal.json'))) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error('Cannot find the migrations/ folder; set SANDBANK_MIGRATIONS_DIR.');
+}
+
+/** The migrations the code runs: SANDBANK_MIGRATIONS_DIR, else the committed ones. */
+export function migrationsInUse(): string {
+  return process.env.SANDBANK_MIGRATIONS_DIR ?? migrationsFolder();
+}
+
 /** The pre-migrated PGlite data folder the build made (dist/pglite), as a folder and as a tar. */
 export interface PgliteSnapshot {
   dir: string;

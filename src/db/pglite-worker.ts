@@ -1,0 +1,146 @@
+/**
+ * The thread that owns PGlite (see docs/pglite-worker.md). PGlite runs Postgres as WebAssembly on
+ * the thread that calls it: here, so that a long query blocks this thread and not the HTTP one.
+ *
+ * It runs the requests of the main thread's PgliteWorkerClient (pglite-proxy.ts) one at a time, in
+ * the order they arrive, and answers each with its result or its error. It knows nothing of
+ * transactions: the client sends BEGIN, the transaction's statements and COMMIT/ROLLBACK itself,
+ * and keeps every other statement back until the transaction is over.
+ */
+import { readFileSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { messages, PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
+import type { SerializedError, WorkerReply, WorkerRequest, WorkerStart } from './pglite-protocol.ts';
+
+const start = workerData as WorkerStart;
+const requests = parentPort;
+const replies = start.replies;
+if (!requests || !replies || !start.signal)
+  throw new Error('pglite-worker.ts runs as a worker thread (see pglite-proxy.ts)');
+const signal = new Int32Array(start.signal);
+
+/** Posts a reply, then bumps the signal, which wakes the main thread if it waits for it. */
+function send(reply: WorkerReply, transfer: ArrayBuffer[] = []): void {
+  replies?.postMessage(reply, transfer);
+  Atomics.add(signal, 0, 1);
+  Atomics.notify(signal, 0);
+}
+
+/** Identity parsers for the types whose values the main thread parses itself (its own parsers). */
+function rawParsers(oids: number[] | undefined): QueryOptions['parsers'] {
+  if (!oids?.length) return undefined;
+  return Object.fromEntries(oids.map((oid) => [oid, (value: string) => value]));
+}
+
+function serializeError(error: unknown): SerializedError {
+  if (error instanceof messages.DatabaseError) {
+    const fields: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(error)) {
+      // queryOptions may hold functions; the main thread puts its own back.
+      if (key !== 'queryOptions' && (value === undefined || typeof value !== 'function')) fields[key] = value;
+    }
+    return { kind: 'database', message: error.message, length: error.length, name: error.name, fields };
+  }
+  if (error instanceof Error)
+    return { kind: 'error', message: error.message, name: error.name, stack: error.stack };
+  return { kind: 'error', message: String(error), name: 'Error' };
+}
+
+async function open(): Promise<PGlite> {
+  let loadDataDir: Blob | undefined;
+  if (start.loadDataDir) loadDataDir = new Blob([start.loadDataDir as Uint8Array<ArrayBuffer>]);
+  else if (start.loadDataDirPath) loadDataDir = new Blob([readFileSync(start.loadDataDirPath)]);
+  return PGlite.create({
+    ...(start.dataDir ? { dataDir: start.dataDir } : {}),
+    ...(loadDataDir ? { loadDataDir } : {}),
+    startParams: [...PGlite.defaultStartParams, ...start.startParams],
+  });
+}
+
+/** The functions that stop each LISTEN of the main thread, by its id. */
+const listeners = new Map<number, () => Promise<void>>();
+
+async function handle(pg: PGlite, request: WorkerRequest): Promise<unknown> {
+  switch (request.op) {
+    case 'query': {
+      const options: QueryOptions = { rowMode: request.rowMode ?? 'object' };
+      const parsers = rawParsers(request.rawOids);
+      if (parsers) options.parsers = parsers;
+      if (request.paramTypes) options.paramTypes = request.paramTypes;
+      return pg.query(request.sql, request.params, options);
+    }
+    case 'exec': {
+      const parsers = rawParsers(request.rawOids);
+      return pg.exec(request.sql, {
+        ...(request.rowMode ? { rowMode: request.rowMode } : {}),
+        ...(parsers ? { parsers } : {}),
+      });
+    }
+    case 'listen': {
+      const id = request.listenerId;
+      const stop = await pg.listen(request.channel, (payload) => {
+        send({ type: 'notify', listenerId: id, payload });
+      });
+      listeners.set(id, stop);
+      return null;
+    }
+    case 'unlisten': {
+      const stop = listeners.get(request.listenerId);
+      listeners.delete(request.listenerId);
+      if (stop && !pg.closed) await stop();
+      return null;
+    }
+    case 'dump': {
+      const file = await pg.dumpDataDir(request.compression);
+      return new Uint8Array(await file.arrayBuffer());
+    }
+    case 'close': {
+      if (!pg.closed) await pg.close();
+      return null;
+    }
+  }
+}
+
+/** Results as they cross to the main thread: a COPY TO's blob (unused here) stays behind. */
+function plain(result: unknown): unknown {
+  if (Array.isArray(result)) return result.map(plain);
+  if (result && typeof result === 'object' && 'blob' in result) {
+    const { blob: _blob, ...rest } = result as Results;
+    return rest;
+  }
+  return result;
+}
+
+async function main(): Promise<void> {
+  let pg: PGlite;
+  try {
+    pg = await open();
+  } catch (error) {
+    send({ type: 'failed', error: serializeError(error) });
+    return;
+  }
+  send({ type: 'ready' });
+  // One request at a time, in arrival order (PGlite would serialize them anyway; this keeps order).
+  let queue: Promise<void> = Promise.resolve();
+  requests?.on('message', (request: WorkerRequest) => {
+    queue = queue.then(async () => {
+      let reply: WorkerReply;
+      try {
+        const result = plain(await handle(pg, request));
+        reply = { type: 'result', id: request.id, result };
+      } catch (error) {
+        reply = { type: 'error', id: request.id, error: serializeError(error) };
+      }
+      const dump =
+        request.op === 'dump' && reply.type === 'result' ? (reply.result as Uint8Array) : undefined;
+      send(reply, dump ? [dump.buffer as ArrayBuffer] : []);
+      // After close the thread has nothing left to do: let it end.
+      if (request.op === 'close' && reply.type === 'result') {
+        requests.close();
+        replies?.close();
+      }
+    });
+  });
+}
+
+void main();
