@@ -9,8 +9,12 @@ import { pgliteWorkerByDefault, prestartPglite } from './db/pglite-start.ts';
 import { migrationsInUse } from './db/snapshot.ts';
 import type { DatabaseChoice } from './storage.ts';
 
+/** The values loadConfig accepts for SANDBANK_MEMORY: any other is refused there, so no head start. */
+const MEMORY_VALUES = new Set([undefined, '0', '1', 'true', 'false']);
+
 export function prestart(database: DatabaseChoice, env: NodeJS.ProcessEnv): void {
   if (database.driver !== 'pglite' || !pgliteWorkerByDefault(env)) return;
+  if (!MEMORY_VALUES.has(env.SANDBANK_MEMORY)) return;
   try {
     prestartPglite(database.dataDir, migrationsInUse());
   } catch {

@@ -123,6 +123,25 @@ describe('npm start on the embedded database', () => {
     }
   });
 
+  it('refuses a setting it cannot read before it touches any data folder', () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'sandbank-badconfig-')), 'data');
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        DATABASE_URL: '',
+        SANDBANK_DATA_DIR: dataDir,
+        SANDBANK_MEMORY: 'yes',
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/SANDBANK_MEMORY/);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
   it('never waits silently for a database that does not answer: progress lines, then a clear error', async () => {
     // A "Postgres" on loopback that accepts connections and never says a word.
     const silent = createServer(() => {});

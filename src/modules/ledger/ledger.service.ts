@@ -250,13 +250,22 @@ function insufficientBalance(account: AccountKind, currency: string): SandbankEr
  */
 function postOneSql(input: PostingInput): { query: SQL; posting: PostingRow } {
   const allowNegative = new Set(input.allowNegative ?? []);
-  const deltas = new Map<AccountKind, bigint>();
-  for (const entry of input.entries)
-    deltas.set(entry.account, (deltas.get(entry.account) ?? 0n) + entry.amount);
-  const targets = [...deltas].map(([kind, delta]) => ({
+  // Per account: the net change, and the lowest point the balance passes through as the entries
+  // apply in order — the step-by-step path checks each guarded debit against the running balance,
+  // so this is what must stay at or above zero (null: no guarded debit on that account).
+  const targets = new Map<AccountKind, { delta: bigint; low: bigint | null }>();
+  for (const entry of input.entries) {
+    const target = targets.get(entry.account) ?? { delta: 0n, low: null };
+    target.delta += entry.amount;
+    const guarded =
+      entry.amount < 0n && isMerchantAccount(entry.account) && !allowNegative.has(entry.account);
+    if (guarded && (target.low === null || target.delta < target.low)) target.low = target.delta;
+    targets.set(entry.account, target);
+  }
+  const rows = [...targets].map(([kind, { delta, low }]) => ({
     kind,
     delta: delta.toString(),
-    guarded: delta < 0n && isMerchantAccount(kind) && !allowNegative.has(kind),
+    low: low === null ? null : low.toString(),
   }));
   const posting = postingValues(input, newId('posting')) as PostingRow;
   const entries = input.entries.map((entry) => ({
@@ -272,12 +281,12 @@ function postOneSql(input: PostingInput): { query: SQL; posting: PostingRow } {
     ORDER BY a.id
     FOR NO KEY UPDATE OF a
   ), ledger_targets AS (
-    SELECT l.id, v.kind, v.delta, v.guarded, l.balance
-    FROM ${recordset(targets, 'kind text, delta bigint, guarded boolean')}
+    SELECT l.id, v.kind, v.delta, v.low, l.balance
+    FROM ${recordset(rows, 'kind text, delta bigint, low bigint')}
     JOIN ledger_locked l ON l.currency = ${input.currency} AND l.kind = v.kind
   ), ledger_check AS (
-    SELECT count(*) = ${targets.length} AS ready,
-      (SELECT t.kind FROM ledger_targets t WHERE t.guarded AND t.balance + t.delta < 0 ORDER BY t.id LIMIT 1) AS short
+    SELECT count(*) = ${rows.length} AS ready,
+      (SELECT t.kind FROM ledger_targets t WHERE t.balance + t.low < 0 ORDER BY t.id LIMIT 1) AS short
     FROM ledger_targets
   ), ledger_balances AS (
     UPDATE ledger_accounts a SET balance = a.balance + t.delta
