@@ -9,7 +9,7 @@ export interface AppDeps {
   database: Database;
   publicUrl: string;
   rateLimitPerSecond: number;
-  /** The merchant's simulated clock (API.md §8), loaded once per request. */
+  /** The merchant's simulated clock, loaded once per request. */
   clockFor: (merchantId: string) => Promise<Clock>;
   logger: Logger;
   /** Live events for GraphQL subscriptions; server.ts provides it (in-process test apps may not). */

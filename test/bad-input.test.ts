@@ -7,7 +7,7 @@ import { createTestApp, type TestApp, type TestMerchant, type TestResponse } fro
 
 /**
  * Malformed POST /v1/collect requests: every one is answered with the registry's error in the
- * envelope of API.md §1, and none writes a collection.
+ * envelope, and none writes a collection.
  */
 
 let t: TestApp;

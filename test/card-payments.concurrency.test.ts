@@ -1,5 +1,5 @@
 /**
- * Races on one card payment (issue 5, "Correctness"). With TEST_DATABASE_URL the requests run on a
+ * Races on one card payment. With TEST_DATABASE_URL the requests run on a
  * pool of 24 connections, so their transactions really overlap; on PGlite they serialize, and the
  * same outcomes must hold.
  */

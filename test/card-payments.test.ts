@@ -48,7 +48,7 @@ async function eventTypes(m: TestMerchant, objectId: string): Promise<string[]> 
 
 const ISO = new Map(iso8583.codes.map((row) => [row.code, row.description]));
 
-describe('magic cards (API.md §13) over REST', () => {
+describe('magic cards over REST', () => {
   it.each(MAGIC_CARDS)('%s → %s %s', async (number, state, declineCode, iso) => {
     const m = await t.merchant();
     const res = await pay(m, number);
@@ -137,7 +137,7 @@ describe('3-D Secure', () => {
   it.each([
     ['4000002500003155', 'succeed', 200, 'captured', null],
     ['4000000000003220', 'fail', 402, 'declined', 'authentication_failed'],
-    // API.md: "declined card_declined" — the error code; its decline_code is generic_decline.
+    // A declined card answers the error code card_declined; its decline_code is generic_decline.
     ['4000008400001629', 'succeed', 402, 'declined', 'generic_decline'],
   ] as const)('%s, challenge %s → %s', async (number, outcome, status, state, declineCode) => {
     const m = await t.merchant();
@@ -275,7 +275,7 @@ describe('capture, void, refunds', () => {
   });
 });
 
-/** Operations a client can call, and the states from which each is allowed (API.md §4). */
+/** Operations a client can call, and the states from which each is allowed. */
 const OPERATIONS: Record<
   string,
   { allowed: string[]; call: (m: TestMerchant, id: string) => Promise<{ status: number; body: Json }> }

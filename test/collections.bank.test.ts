@@ -1,5 +1,5 @@
 /**
- * A checkout paid by US bank account is a standard ACH debit of the payer's account (issue 6): the
+ * A checkout paid by US bank account is a standard ACH debit of the payer's account: the
  * collection is `processing` until the debit settles (`succeeded`) or comes back (`failed`, with
  * the return code), driven by the merchant's simulated clock. Instants written out by hand:
  * 2031-12-03 is a Wednesday in EST (UTC−5). Paid at 10:00 ET, the debit goes in the 10:30 ET

@@ -5,7 +5,7 @@ import { schema } from '../src/graphql/schema.ts';
 import { ERROR_CODES, ERROR_REGISTRY, type ErrorCode } from '../src/kernel/errors.ts';
 import { createTestApp, type TestApp, type TestMerchant, type TestResponse } from './harness.ts';
 
-/** The cross-cutting conventions of API.md §1 (idempotency, rate limits, request ids, discovery). */
+/** The cross-cutting conventions (idempotency, rate limits, request ids, discovery). */
 
 let t: TestApp;
 
@@ -28,7 +28,7 @@ function errorOf(res: TestResponse): ErrorBody['error'] {
   return (res.body as unknown as ErrorBody).error;
 }
 
-/** Asserts the error envelope of API.md §1 and returns its error. */
+/** Asserts the error envelope and returns its error. */
 function expectError(res: TestResponse, status: number, code: ErrorCode): ErrorBody['error'] {
   const body = res.body as unknown as ErrorBody;
   expect({ status: res.status, code: body?.error?.code }).toEqual({ status, code });
@@ -548,7 +548,7 @@ const ERROR_TYPES = [
   'api_error',
 ];
 
-describe('error registry (DESIGN.md rule 7)', () => {
+describe('error registry (house rule: one error registry, docs/house-rules.md)', () => {
   it('gives every code an HTTP status in 400-599 and an allowed type', () => {
     expect(ERROR_CODES.length).toBeGreaterThan(20);
     for (const code of ERROR_CODES) {

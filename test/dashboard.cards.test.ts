@@ -1,5 +1,5 @@
 /**
- * The dashboard's virtual cards in-process (issue 9): issuing from the form with its limits editor,
+ * The dashboard's virtual cards in-process: issuing from the form with its limits editor,
  * the number shown once, freeze / unfreeze / cancel, editing limits, simulated authorizations until
  * one is declined with its reason, and escaping of what the merchant typed. Every outcome is read
  * back over REST, which runs the same services.

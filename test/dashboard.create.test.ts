@@ -1,5 +1,5 @@
 /**
- * The dashboard's create-and-try forms in-process (issue 9): a collection, a card payment with its
+ * The dashboard's create-and-try forms in-process: a collection, a card payment with its
  * test-card picker, a transfer and a payout with the magic-account picker, and the "Try it" index.
  * Each form's object is read back over REST; errors refill the form and create nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * The dashboard's foreign exchange in-process (issue 9): the rates and their 48-hour chart against
+ * The dashboard's foreign exchange in-process: the rates and their 48-hour chart against
  * GET /v1/fx/rates, a quote from the form against a REST quote, the countdown to expiry on the
  * merchant's clock, converting and settling abroad from the quote's page, paying out of a foreign
  * balance, an expired quote, escaping. Outcomes are read back over REST (the same services).

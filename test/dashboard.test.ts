@@ -1,5 +1,5 @@
 /**
- * The dashboard's foundation in-process (issue 9): sign-in by key and by one-time link, sessions,
+ * The dashboard's foundation in-process: sign-in by key and by one-time link, sessions,
  * CSRF on every form, the security headers, the clock panel, escaping on the home page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

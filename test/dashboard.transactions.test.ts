@@ -1,5 +1,5 @@
 /**
- * The dashboard's transactions and events pages in-process (issue 9): the list across kinds with
+ * The dashboard's transactions and events pages in-process: the list across kinds with
  * its filters and live fragment, the detail page of each kind (fields, timeline with clock times,
  * ledger postings, events with deliveries, the actions its state allows), actions, redelivery,
  * escaping, and isolation between merchants.

@@ -1,5 +1,5 @@
 /**
- * The dashboard's webhook pages in-process (issue 9): endpoints created and edited from forms, the
+ * The dashboard's webhook pages in-process: endpoints created and edited from forms, the
  * signing secret shown once, test events, and the delivery log of an endpoint against a real
  * loopback receiver — failed attempts with their status and (escaped) body, then a redelivery that
  * succeeds. Also the service, REST and GraphQL additions the pages stand on: an endpoint's

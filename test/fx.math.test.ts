@@ -1,5 +1,5 @@
 /**
- * The FX arithmetic and destination checks, pure (issue 8): property tests over any amount and
+ * The FX arithmetic and destination checks, pure: property tests over any amount and
  * rate, a table of conversions computed by hand, rates on the clock, IBAN and Japanese accounts.
  */
 import fc from 'fast-check';
@@ -41,7 +41,7 @@ const spreads = fc.bigInt({ min: 0n, max: RATE_SCALE / 50n });
 /** Sources up to what one quote may sell: 10,000,000.00 USD. */
 const sources = fc.bigInt({ min: 1n, max: 1_000_000_000n });
 
-/** What every quote promises about its locked rate (API.md §11; README, Foreign exchange). */
+/** What every quote promises about its locked rate (README, Foreign exchange). */
 function expectLockedRateHolds(
   q: ReturnType<typeof quoteAmounts>,
   mid: bigint,

@@ -1,5 +1,5 @@
 /**
- * Foreign exchange over the API (issue 8): rates that move with the merchant's clock, quotes that
+ * Foreign exchange over the API: rates that move with the merchant's clock, quotes that
  * lock and expire, conversions through the ledger, settlements to foreign accounts paid the next
  * US banking day. The pure arithmetic has its own property and table tests (fx.math.test.ts).
  * With TEST_DATABASE_URL the suite runs on 8 Postgres connections, so concurrent conversions of

@@ -1,5 +1,5 @@
 /**
- * The closed loop (issue 7): a card payment or a checkout of this sandbox paid with a virtual card
+ * The closed loop: a card payment or a checkout of this sandbox paid with a virtual card
  * this sandbox issued is authorized by the issuing side, against the card's controls, balance and
  * clock; an issuing decline is the card payment's decline. Everything is logged at debug level:
  * the card number and CVC must never be in the log, the events or the errors.

@@ -1,5 +1,5 @@
 /**
- * Virtual cards and their authorizations (issue 7, API.md §10), over REST and GraphQL, on each
+ * Virtual cards and their authorizations, over REST and GraphQL, on each
  * merchant's simulated clock. Windows are calendar windows in UTC: 2031-12-01 is a Monday.
  * With TEST_DATABASE_URL the suite runs on 24 Postgres connections, so the concurrent
  * authorizations really overlap; on PGlite they serialize, and the same outcome must hold.

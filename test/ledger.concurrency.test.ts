@@ -1,5 +1,5 @@
 /**
- * Concurrency of the ledger (issue 3, "Correctness"): many transactions against one merchant's
+ * Concurrency of the ledger: many transactions against one merchant's
  * balance at once leave exact balances, with no lost update and no double spend.
  *
  * Locking approach under test (ledger.service.ts `post`): every entry is applied with

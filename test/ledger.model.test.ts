@@ -1,5 +1,5 @@
 /**
- * Model-based test of the ledger (issue 3, "Correctness"): fast-check drives random sequences of
+ * Model-based test of the ledger: fast-check drives random sequences of
  * top-ups, holds, posts, voids, pending credits and their release, reversals and clock advances
  * against a plain in-memory model, and after every step checks that the database agrees with the
  * model, that every posting balanced (per currency the entries sum to zero), that maintained
@@ -61,7 +61,7 @@ interface Model {
   balances: Record<Currency, Bal>;
   openHolds: Hold[];
   settledHolds: Hold[];
-  /** Top-ups not yet reversed (a top-up is reversed at most once here; see the report in issue 3). */
+  /** Top-ups not yet reversed (a top-up is reversed at most once here). */
   topUps: Hold[];
   /** Pending credits made with postPendingCredit, not yet released by hand. */
   manualPending: Hold[];

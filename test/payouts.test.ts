@@ -1,5 +1,5 @@
 /**
- * Payouts of the merchant's available balance over the rail engine (issue 6, API.md §6), driven by
+ * Payouts of the merchant's available balance over the rail engine, driven by
  * each merchant's simulated clock. The instants are written out by hand: December 2031 is EST
  * (UTC−5); 2031-12-02 is a Tuesday; 2031-12-25 a Thursday (Christmas, a Fed holiday). The first
  * window closes 10:30 ET and settles 13:00 ET; standard ACH settles the next banking day at 08:30

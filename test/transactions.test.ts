@@ -28,7 +28,7 @@ const QUERY = `query($first: Int, $after: String, $kinds: [String!]) {
   }
 }`;
 
-describe('transactions: one list across kinds (API.md §12)', () => {
+describe('transactions: one list across kinds', () => {
   it('lists collections and card payments newest first, with their timelines, paginated and filtered', async () => {
     const m = await t.merchant();
     const visa = { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' };

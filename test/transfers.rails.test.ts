@@ -1,5 +1,5 @@
 /**
- * The rail engine (issue 6): expected instants are written out by hand from the rules of API.md §5
+ * The rail engine: expected instants are written out by hand from the rules
  * and the FedACH schedule (windows close 10:30, 14:45, 16:45 ET and settle 13:00, 17:00, 18:00 ET;
  * standard ACH settles the next banking day at 08:30 ET), never computed by the code under test.
  * New York is UTC−5 (EST) before 2026-03-08 and from 2026-11-01, UTC−4 (EDT) in between.
@@ -184,7 +184,7 @@ describe('returns', () => {
   });
 });
 
-describe('magic accounts (API.md §13)', () => {
+describe('magic accounts', () => {
   const routing = '021000021';
   const outcome = (rail: Rail, direction: Direction, accountNumber: string, routingNumber = routing) => {
     const result = railOutcome({ rail, direction, routingNumber, accountNumber });
@@ -214,7 +214,7 @@ describe('magic accounts (API.md §13)', () => {
     expect(outcome(rail, direction, account)).toBe(expected);
   });
 
-  it('the exported table lists exactly the magic accounts of API.md §13, in its order', () => {
+  it('the exported table lists exactly the magic accounts, in its order', () => {
     expect(MAGIC_ACCOUNTS.map((a) => a.accountNumber)).toEqual([
       '000123456789',
       '000111111113',

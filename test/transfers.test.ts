@@ -1,5 +1,5 @@
 /**
- * Bank transfers over the API, driven by each merchant's simulated clock (issue 6). The instants are
+ * Bank transfers over the API, driven by each merchant's simulated clock. The instants are
  * written out by hand: December 2031 is EST (UTC−5); 2031-12-02 is a Tuesday, 2031-12-25 a Thursday
  * (Christmas, a Fed holiday). Windows close 10:30, 14:45, 16:45 ET and settle 13:00, 17:00, 18:00 ET;
  * standard ACH settles the next banking day at 08:30 ET; returns arrive at 13:00 ET, the next banking

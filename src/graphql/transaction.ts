@@ -26,7 +26,7 @@ const TimelineEntryRef = builder.objectRef<TimelineEntry>('TimelineEntry').imple
 });
 
 /**
- * API.md §12: what every money-moving object has in common, so one list (the `transactions`
+ * What every money-moving object has in common, so one list (the `transactions`
  * connection, a dashboard) can show them all. `state` is a String here because each kind has its
  * own states (its type's description lists them).
  */

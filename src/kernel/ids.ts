@@ -1,7 +1,7 @@
 import { encodeTime } from 'ulid';
 import { randomBytesPooled } from './random.ts';
 
-/** Prefixes of every object id (API.md §1). */
+/** Prefixes of every object id. */
 export const ID_PREFIXES = {
   merchant: 'mch',
   apiKey: 'key',

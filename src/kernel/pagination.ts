@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** List parameters of API.md §1: limit 1-100 (default 20), starting_after=<id>, newest first. */
+/** List parameters: limit 1-100 (default 20), starting_after=<id>, newest first. */
 export const listQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   starting_after: z

@@ -18,7 +18,7 @@ export function issueToError(
   input?: unknown,
 ): SandbankError {
   // An unknown field wins over the others: a typo ("ammount") is reported as the typo, not as the
-  // required field it left missing (API.md §1: typos must not pass silently).
+  // required field it left missing (typos must not pass silently).
   const issue = issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? issues[0];
   if (!issue) return new SandbankError('parameter_invalid');
   if (issue.code === 'unrecognized_keys') {

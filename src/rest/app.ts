@@ -20,10 +20,10 @@ import type { RestEnv } from './types.ts';
 
 /** Routes that answer without an API key: the OpenAPI document and the sandbox sign-up. */
 const PUBLIC_ROUTES = new Set(['GET /v1/openapi.json', 'POST /v1/merchants']);
-/** The public key may call only tokenization (API.md §1). */
+/** The public key may call only tokenization. */
 const PUBLIC_KEY_ROUTES = new Set(['POST /v1/tokens']);
 
-/** The /v1 REST API: conventions of API.md §1 applied once, then every module's routes. */
+/** The /v1 REST API: conventions applied once, then every module's routes. */
 export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   // Every operation's validation failures are the registry's errors, including operations that
   // register no hook of their own.

@@ -12,7 +12,7 @@ export function sendJson(c: Context<RestEnv>, status: number, body: unknown): Re
   return c.body(toWireJson(body), status as ContentfulStatusCode, JSON_HEADERS);
 }
 
-/** A single object: its fields beside "status": "success" (API.md §1). */
+/** A single object: its fields beside "status": "success". */
 export function sendObject(c: Context<RestEnv>, resource: Record<string, unknown>, status = 200): Response {
   return sendJson(c, status, { status: 'success', ...resource });
 }

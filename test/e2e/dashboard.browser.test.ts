@@ -7,7 +7,7 @@ import { type ServerProcess, startServerProcess } from '../server-process.ts';
 import { launchChromium, screenshot } from './chromium.ts';
 
 /**
- * The merchant dashboard in Debian's Chromium (issue 9): the real server as a child process
+ * The merchant dashboard in Debian's Chromium: the real server as a child process
  * (Postgres when TEST_DATABASE_URL is set, else PGlite in memory), signed in with the one-time link
  * the start-up banner prints, or per test as a merchant of its own (so clocks never collide).
  */

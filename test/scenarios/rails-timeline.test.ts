@@ -1,5 +1,5 @@
 /**
- * The scenarios of issue 6, driven through the API by each merchant's simulated clock: an entry is
+ * The rails' scenarios, driven through the API by each merchant's simulated clock: an entry is
  * created at a chosen instant and the clock is advanced to just before and exactly at each instant
  * the Federal Reserve timeline gives. Every instant is written out by hand from the rules (windows
  * close 10:30, 14:45, 16:45 ET and settle 13:00, 17:00, 18:00 ET; standard ACH settles the next

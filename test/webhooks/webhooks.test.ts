@@ -300,7 +300,7 @@ describe('events API', () => {
       'card_payment.authorized',
       'collection.created',
     ]);
-    // The ledger's side of the payment: the amount lands in pending (API.md §7).
+    // The ledger's side of the payment: the amount lands in pending.
     const credited = await t.rest<Json>('GET', `/v1/events/${all.body.data[1]?.id}`, { key: m.secretKey });
     expect(credited.body).toMatchObject({
       type: 'balance_transaction.created',

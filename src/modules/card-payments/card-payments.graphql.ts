@@ -48,7 +48,7 @@ const RefundRef = builder.objectRef<RefundRow>('Refund').implement({
 });
 
 export const CardPaymentRef = builder.objectRef<CardPaymentDetail>('CardPayment').implement({
-  description: `A Visa, Mastercard or Amex payment: POST /v1/card_payments (API.md §4). States: ${cardPaymentMachine.states.join(', ')}.`,
+  description: `A Visa, Mastercard or Amex payment: POST /v1/card_payments. States: ${cardPaymentMachine.states.join(', ')}.`,
   interfaces: [TransactionRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'cardPayment'),
   fields: (t) => ({

@@ -1,7 +1,7 @@
 import { defineMachine } from '../../kernel/state-machine.ts';
 
 /**
- * API.md §4: requires_action (3-D Secure) → authorized → captured → partially_refunded / refunded;
+ * Card payments: requires_action (3-D Secure) → authorized → captured → partially_refunded / refunded;
  * declined, voided and expired are final. A payment with `capture: true` goes through authorized
  * to captured in one request (both transitions emit events).
  */

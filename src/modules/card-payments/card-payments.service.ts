@@ -53,7 +53,7 @@ import {
 import { cardPayments, cardRefunds, cardTokens } from './card-payments.table.ts';
 import { writeCapturedPayment } from './card-payments.writer.ts';
 
-/** API.md §4: 0.01 to 999,999.99 USD, as collections. */
+/** 0.01 to 999,999.99 USD, as collections. */
 export const CARD_PAYMENT_MAX_MINOR = 99_999_999n;
 /** An uncaptured authorization expires 7 days (clock time) after it was made. */
 export const AUTHORIZATION_TTL_SECONDS = 7 * 86_400;

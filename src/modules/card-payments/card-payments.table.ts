@@ -34,7 +34,7 @@ export interface ChallengeResult {
   message: string;
 }
 
-/** A card payment (`cp_`): authorization, capture, void, refunds, expiry (API.md §4). */
+/** A card payment (`cp_`): authorization, capture, void, refunds, expiry. */
 export const cardPayments = pgTable(
   'card_payments',
   {

@@ -1,7 +1,7 @@
 import { defineMachine } from '../../kernel/state-machine.ts';
 
 /**
- * API.md §3: pending → processing → succeeded | failed; pending → succeeded (card); pending →
+ * Collections: pending → processing → succeeded | failed; pending → succeeded (card); pending →
  * expired | canceled. A bank payment succeeds when its ACH debit settles; a return that arrives
  * after settlement (R01 comes a banking day later) still fails it, as the money goes back.
  */

@@ -36,7 +36,7 @@ function payResultResource(result: PayResult, publicUrl: string) {
         : result.attempt
           ? attemptResource(result.attempt)
           : null,
-    // Kept (additive contract, API.md §1): null now that card payments are card payments and bank
+    // Kept (additive contract): null now that card payments are card payments and bank
     // payments ACH debits (a replay of an older bank payment still shows its attempt).
     payment_attempt: result.attempt ? attemptResource(result.attempt) : null,
     next_action: result.nextAction,

@@ -27,7 +27,7 @@ import { createCollectionFieldCodes, createCollectionSchema } from './collection
 import { collections, paymentAttempts } from './collections.table.ts';
 import { COLLECTION_EXPIRY_JOB, insertCollection } from './collections.writer.ts';
 
-/** API.md §3: 0.01 to 999,999.99 USD. */
+/** 0.01 to 999,999.99 USD. */
 export const COLLECTION_MAX_MINOR = 99_999_999n;
 export const DEFAULT_EXPIRES_IN_SECONDS = 86_400;
 

@@ -10,7 +10,7 @@ import { authenticate, getMerchant, requireSecretKey } from '../merchants/mercha
 import { dashboardSessions, dashboardSignInLinks } from './dashboard.table.ts';
 
 /**
- * Dashboard sign-in (issue 9): a session per browser, opened with the secret key or a one-time
+ * Dashboard sign-in: a session per browser, opened with the secret key or a one-time
  * link. Sessions and links live in real time (they are not business time): a session lasts
  * SESSION_HOURS, a link LINK_HOURS and one use. Tokens are 256 random bits; only hashes are stored.
  */

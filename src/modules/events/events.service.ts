@@ -62,7 +62,7 @@ function announcementSql(e: string): SQL {
 }
 
 /**
- * Writes one `evt_` row in the caller's transaction (the transactional outbox, DESIGN.md rule 5),
+ * Writes one `evt_` row in the caller's transaction (house rule: the outbox, docs/house-rules.md),
  * with its webhook deliveries and its announcement. `data` is the object as the API renders it
  * after the change; exact decimals survive because jsonb keeps numbers as numeric.
  */

@@ -8,7 +8,7 @@ import {
 import { SandbankError } from '../../kernel/errors.ts';
 
 /**
- * Accounts abroad that FX settlements pay (API.md §11). IBANs are checked by ibantools (ISO 13616:
+ * Accounts abroad that FX settlements pay. IBANs are checked by ibantools (ISO 13616:
  * the country's length and format, the mod-97 check digits, and national checksums where the
  * library knows them). A EUR settlement goes to an IBAN of a SEPA country; a GBP one to a UK (GB)
  * IBAN. A JPY settlement goes to a Zengin account: 4-digit bank code, 3-digit branch code, 7-digit

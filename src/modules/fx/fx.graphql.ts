@@ -59,7 +59,7 @@ const FxRatesRef = builder.objectRef<FxRates>('FxRates').implement({
 });
 
 export const FxQuoteRef = builder.objectRef<FxQuoteRow>('FxQuote').implement({
-  description: `A locked rate (API.md §11), usable once before expiresAt. States: ${fxQuoteMachine.states.join(', ')}.`,
+  description: `A locked rate, usable once before expiresAt. States: ${fxQuoteMachine.states.join(', ')}.`,
   fields: (t) => ({
     id: t.exposeID('id'),
     state: t.field({ type: QuoteStateEnum, resolve: (row) => row.state as never }),

@@ -13,7 +13,7 @@ export const fxQuoteMachine = defineMachine({
 });
 
 /**
- * A settlement abroad (API.md §11): pending (created) → converted (the target amount is fixed and
+ * A settlement abroad: pending (created) → converted (the target amount is fixed and
  * held on the target balance) → paid (the next US banking day) | failed (the destination refused).
  */
 export const fxSettlementMachine = defineMachine({

@@ -19,7 +19,7 @@ export function ceilDiv(n: bigint, d: bigint): bigint {
   return (n + d - 1n) / d;
 }
 
-/** Target minor units for `sourceCents` at `rate`: rounded half to even (API.md §11). */
+/** Target minor units for `sourceCents` at `rate`: rounded half to even. */
 export function targetFromSource(sourceCents: bigint, rate: Rate, target: FxTargetCurrency): bigint {
   const { up, down } = scaleOf(target);
   return roundHalfEven(sourceCents * rate * up, down);
@@ -71,7 +71,7 @@ export interface QuoteAmounts {
 
 /**
  * The amounts of a quote priced at the sell rate `rate` (the mid rate `mid` less the spread):
- * - Source fixed: the target is the source at the sell rate, rounded half to even (API.md §11) —
+ * - Source fixed: the target is the source at the sell rate, rounded half to even —
  *   but never more than the source is worth at the mid rate (that cap only binds for a few cents,
  *   where half a minor unit is more than the spread; with FX_SPREAD=0 it makes rounding down).
  * - Target fixed: exactly that target, for the fewest whole cents that buy it at the sell rate.

@@ -36,7 +36,7 @@ import {
 import { type fxConversions, fxQuotes, type fxSettlements } from './fx.table.ts';
 
 /**
- * FX rates and quotes (API.md §11), and what conversions and settlements share: taking a quote and
+ * FX rates and quotes, and what conversions and settlements share: taking a quote and
  * converting on the ledger. Conversions live in fx.conversions.ts, settlements in fx.settlements.ts.
  */
 export const EXPIRE_FX_QUOTE_JOB = 'fx.expire_quote';

@@ -38,9 +38,9 @@ import {
 import { fxSettlements, type StoredFxDestination } from './fx.table.ts';
 
 /**
- * Settlements abroad (API.md §11): a payment to a foreign account in EUR, GBP or JPY, funded by
+ * Settlements abroad: a payment to a foreign account in EUR, GBP or JPY, funded by
  * converting USD (a locked quote, or at the current rate) or out of that currency's balance — the
- * latter is how a EUR, GBP or JPY payout is made (API.md §6).
+ * latter is how a EUR, GBP or JPY payout is made.
  */
 export const PAY_FX_SETTLEMENT_JOB = 'fx.pay_settlement';
 

@@ -2,7 +2,7 @@ import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
 
 /**
- * A locked FX quote (`fxq_`, API.md §11): USD into EUR, GBP or JPY at the sell rate of the clock's
+ * A locked FX quote (`fxq_`): USD into EUR, GBP or JPY at the sell rate of the clock's
  * hour, both amounts fixed, usable once until `expires_at`. Rates are exact decimal strings.
  * States: open → used (a conversion or a settlement took it) | expired (its lock ran out).
  */

@@ -8,7 +8,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { purgePerMerchant } from '../clock/clock.sql.ts';
 import { idempotencyKeys } from './idempotency.table.ts';
 
-/** Keys are kept 24 h of the merchant's clock time (API.md §1). */
+/** Keys are kept 24 h of the merchant's clock time. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 

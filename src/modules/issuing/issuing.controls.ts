@@ -1,5 +1,5 @@
 /**
- * The issuing side's decisions, pure and clock-free (API.md §10): spending-control windows in UTC,
+ * The issuing side's decisions, pure and clock-free: spending-control windows in UTC,
  * what counts against a limit, and which decline reason wins. Merchant category codes come from
  * reference/mcc.json (names) and ISO 8583 response codes from reference/iso8583_response_codes.json.
  */

@@ -56,7 +56,7 @@ const SpendingControlsRef = builder
 export const IssuingAuthorizationRef = builder
   .objectRef<IssuingAuthorizationRow>('IssuingAuthorization')
   .implement({
-    description: `An authorization on a virtual card (API.md §10). States: ${issuingAuthorizationMachine.states.join(', ')}. Decline reasons, in precedence: ${DECLINE_REASONS.join(', ')}.`,
+    description: `An authorization on a virtual card. States: ${issuingAuthorizationMachine.states.join(', ')}. Decline reasons, in precedence: ${DECLINE_REASONS.join(', ')}.`,
     interfaces: [TransactionRef],
     isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'issuingAuthorization'),
     fields: (t) => ({

@@ -1,6 +1,6 @@
 import { defineMachine } from '../../kernel/state-machine.ts';
 
-/** API.md §10: a virtual card is active ⇄ frozen, and canceled (final) from either. */
+/** A virtual card is active ⇄ frozen, and canceled (final) from either. */
 export const virtualCardMachine = defineMachine({
   object: 'virtual card',
   states: ['active', 'frozen', 'canceled'],

@@ -9,7 +9,7 @@ export interface StoredControls {
 }
 
 /**
- * A virtual card issued by the merchant (`vc_`, API.md §10). The number and CVC are kept so the
+ * A virtual card issued by the merchant (`vc_`). The number and CVC are kept so the
  * details endpoint and the closed loop (a card payment made with this number) can use them; no
  * other response, event, log line or error renders them.
  */

@@ -14,7 +14,7 @@ export interface Balance {
   reserved: bigint;
 }
 
-/** One row per currency the merchant has touched; USD always (API.md §7). */
+/** One row per currency the merchant has touched; USD always. */
 export async function getBalances(ctx: ServiceContext): Promise<Balance[]> {
   const rows = await (ctx.tx ?? ctx.db)
     .select({ currency: ledgerAccounts.currency, kind: ledgerAccounts.kind, balance: ledgerAccounts.balance })

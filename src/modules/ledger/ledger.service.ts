@@ -363,7 +363,7 @@ async function postStepwise(tx: Tx, input: PostingInput): Promise<PostingRow> {
 
 /**
  * Balance transactions are objects with states too (pending → posted | voided; posted → reversed):
- * their creation and every state change is an event, in the posting's transaction (DESIGN.md rule 5).
+ * their creation and every state change is an event, in the posting's transaction (house rule: the outbox, docs/house-rules.md).
  */
 function postingEvent(posting: PostingRow, change: string): EventInput {
   return {

@@ -16,7 +16,7 @@ export const topUpSchema = z.strictObject({
 /** At most 10,000,000 major units per top-up. */
 const TOP_UP_MAX_MAJOR = 10_000_000n;
 
-/** Funds the sandbox instantly from the outside world (API.md §7). */
+/** Funds the sandbox instantly from the outside world. */
 export async function topUpBalance(ctx: ServiceContext, raw: unknown): Promise<PostingRow> {
   const input = parseInput(topUpSchema, raw, { amount: 'amount_invalid', currency: 'currency_unsupported' });
   const amount = parseAmount(input.amount, input.currency, {

@@ -40,7 +40,7 @@ const CounterpartyRef = builder.objectRef<TransferRow>('TransferCounterparty').i
 });
 
 export const TransferRef = builder.objectRef<TransferRow>('Transfer').implement({
-  description: `A bank transfer (API.md §5). States: ${statesOf('transfer').join(', ')}.`,
+  description: `A bank transfer. States: ${statesOf('transfer').join(', ')}.`,
   interfaces: [TransactionRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'transfer'),
   fields: (t) => ({
@@ -75,7 +75,7 @@ export const TransferRef = builder.objectRef<TransferRow>('Transfer').implement(
 });
 
 export const PayoutRef = builder.objectRef<TransferRow>('Payout').implement({
-  description: `A payout of available USD to the merchant's own bank account (API.md §6). States: ${statesOf('payout').join(', ')}.`,
+  description: `A payout of available USD to the merchant's own bank account. States: ${statesOf('payout').join(', ')}.`,
   interfaces: [TransactionRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'payout'),
   fields: (t) => ({

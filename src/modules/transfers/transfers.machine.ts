@@ -10,7 +10,7 @@ type AchEvent = 'submit' | 'settle' | 'return_unsettled' | 'return' | 'cancel';
 type RtpEvent = 'complete' | 'reject';
 
 /**
- * API.md §5, ACH and Same-Day ACH transfers: pending → submitted → settled, then possibly returned
+ * ACH and Same-Day ACH transfers: pending → submitted → settled, then possibly returned
  * (a return may also come before settlement); pending → canceled before submission.
  */
 export const achTransferMachine = defineMachine({
@@ -40,7 +40,7 @@ export const rtpTransferMachine = defineMachine({
 }) satisfies Machine<string, RtpEvent>;
 
 /**
- * API.md §6, payouts over ACH and Same-Day ACH: pending → in_transit (submitted) → paid (settled);
+ * Payouts over ACH and Same-Day ACH: pending → in_transit (submitted) → paid (settled);
  * an entry the bank sends back is `failed` while in transit and `returned` once paid;
  * pending → canceled before submission.
  */

@@ -1,5 +1,5 @@
 /**
- * The rail engine of bank transfers and payouts (API.md §5, §6, §13): per-rail limits, the FedACH
+ * The rail engine of bank transfers and payouts: per-rail limits, the FedACH
  * timeline of an entry, when a return arrives, RTP completion, and what the magic accounts do.
  * Pure and clock-free: every function takes the instant it works on. The timeline comes from the
  * banking calendar (kernel/calendar.ts); the return codes from reference/ach_return_codes.json.
@@ -25,7 +25,7 @@ export type Direction = 'credit' | 'debit';
 export const RAIL_LIMIT_MINOR: Readonly<Record<Rail, bigint>> = Object.freeze({
   same_day_ach: BigInt(rails.same_day_ach.per_payment_limit_usd) * 100n,
   rtp: BigInt(rails.rtp.per_transaction_limit_usd) * 100n,
-  // API.md §5: 99,999,999.99, the most a NACHA entry's ten-digit amount field can carry.
+  // 99,999,999.99, the most a NACHA entry's ten-digit amount field can carry.
   ach: 9_999_999_999n,
 });
 
@@ -134,7 +134,7 @@ export const RTP_REJECT_REASONS = {
 export type RtpRejectReason = keyof typeof RTP_REJECT_REASONS;
 
 // ---------------------------------------------------------------------------------------------
-// Magic values (API.md §13)
+// Magic values
 
 /** The routing number no rail reaches: RTP rejects it with AC03, ACH refuses it at creation. */
 export const UNREACHABLE_ROUTING_NUMBER = '790000051';
@@ -165,7 +165,7 @@ export interface MagicAccount {
   behavior: MagicAccountBehavior;
 }
 
-/** The magic account numbers of API.md §13, in the README's order: the one table railOutcome reads. */
+/** The magic account numbers, in the README's order: the one table railOutcome reads. */
 export const MAGIC_ACCOUNTS: readonly MagicAccount[] = Object.freeze([
   { accountNumber: '000123456789', outcome: 'succeeds', behavior: { kind: 'succeeds' } },
   {

@@ -45,7 +45,7 @@ export function transferResource(row: TransferRow): Record<string, unknown> {
 }
 
 /**
- * The API representation of a payout (API.md §6). `in_transit_at` / `arrival_at` / `paid_at` are
+ * The API representation of a payout. `in_transit_at` / `arrival_at` / `paid_at` are
  * the transfer's submission / expected settlement / settlement; `failure_code` is the ACH return
  * code or the RTP rejection reason, whichever ended it.
  */

@@ -3,7 +3,7 @@ import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
 
 /**
- * An entry on the bank rails: a transfer (`tr_`, API.md §5) or a payout of the merchant's balance
+ * An entry on the bank rails: a transfer (`tr_`) or a payout of the merchant's balance
  * to its own bank account (`po_`, §6), over ACH, Same-Day ACH or RTP. Both ride the one rail
  * engine (transfers.service.ts); `kind` says which, and `state` holds the kind's own state names
  * (a payout is `in_transit` where a transfer is `submitted`). Only the counterparty's account

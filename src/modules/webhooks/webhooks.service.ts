@@ -36,7 +36,7 @@ const webhookUrl = z.url({ protocol: /^https?$/ }).max(2048);
 export const createEndpointSchema = z.strictObject({
   url: webhookUrl,
   enabled_events: eventsList.optional(),
-  /** API.md's name for enabled_events. */
+  /** Another name for enabled_events, accepted too. */
   events: eventsList.optional(),
   description: z.string().max(500).optional(),
 });

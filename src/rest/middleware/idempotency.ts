@@ -8,7 +8,7 @@ import {
 import type { RestEnv } from '../types.ts';
 
 /**
- * Idempotency-Key on any POST (API.md §1): the handler runs inside the transaction that stores its
+ * Idempotency-Key on any POST: the handler runs inside the transaction that stores its
  * response. 2xx outcomes and failures that still wrote (a recorded card decline) are stored and
  * replayed with Idempotent-Replayed: true; validation failures roll back and are not stored.
  */

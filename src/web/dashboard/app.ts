@@ -22,8 +22,8 @@ import { registerTransactionPages } from './transactions.ts';
 import { registerWebhookPages } from './webhooks.ts';
 
 /**
- * The merchant dashboard at /dashboard (issue 9): server-rendered pages over the same service
- * functions as REST and GraphQL (DESIGN.md rule 1), a session cookie, CSRF tokens on every form,
+ * The merchant dashboard at /dashboard: server-rendered pages over the same service
+ * functions as REST and GraphQL (house rule: one service layer, docs/house-rules.md), a session cookie, CSRF tokens on every form,
  * a Content-Security-Policy without inline script or style, and live updates over graphql-ws.
  */
 

@@ -40,7 +40,7 @@ import {
 } from './ui.ts';
 
 /**
- * Virtual cards (API.md §10) in the dashboard: the list and the issue form with its limits editor,
+ * Virtual cards in the dashboard: the list and the issue form with its limits editor,
  * and a card's page — its controls, freeze / unfreeze / cancel, "edit limits", "simulate
  * authorization" and its authorizations. Every form calls the service REST calls
  * (createVirtualCard, updateVirtualCard, simulateAuthorization) with the body REST takes.

@@ -27,7 +27,7 @@ import { type Flash, type Html, money } from './ui.ts';
 
 /**
  * Bank transfers and payouts from the dashboard (the services of POST /v1/transfers and
- * POST /v1/payouts), with a picker of the rails' magic accounts (API.md §13): links that fill the
+ * POST /v1/payouts), with a picker of the rails' magic accounts: links that fill the
  * routing and account numbers, and a select that works without script.
  */
 export interface AccountChoice {

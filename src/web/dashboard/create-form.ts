@@ -35,7 +35,7 @@ function textArea(flash: Flash | null, spec: { name: string; label: string }): H
   return html`<div><label for="${spec.name}">${spec.label}</label><textarea id="${spec.name}" name="${spec.name}" maxlength="1000" data-testid="field-${spec.name}">${formValue(flash, spec.name)}</textarea></div>`;
 }
 
-/** The currency select of the USD-only operations (API.md §1). */
+/** The currency select of the USD-only operations. */
 function usdField(flash: Flash | null): Html {
   return selectOf(flash, { name: 'currency', label: 'Currency', fallback: 'USD', testId: 'field-currency' }, [
     ['USD', 'USD'],

@@ -4,8 +4,8 @@ import type { DashContext } from './session.ts';
 import { type Flash, formValue, type Html, setFlash } from './ui.ts';
 
 /**
- * What the virtual-card and FX pages' forms share: the post-redirect-get of a form (DESIGN.md rule
- * 1: parse, call one service, redirect), metadata key/value rows, and the "older" link of a list.
+ * What the virtual-card and FX pages' forms share: the post-redirect-get of a form (one
+ * service layer: parse, call one service, redirect), metadata key/value rows, and the "older" link of a list.
  */
 
 /** Where a form's call sends the browser, what the next page says, and whether it refills the form. */

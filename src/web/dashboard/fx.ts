@@ -33,7 +33,7 @@ import {
 } from './ui.ts';
 
 /**
- * Foreign exchange (API.md §11) in the dashboard: the clock's rates and a chart of the last 48
+ * Foreign exchange in the dashboard: the clock's rates and a chart of the last 48
  * clock hours, the quote form, recent quotes, conversions and settlements, a payout out of a
  * EUR/GBP/JPY balance; a quote's page with its countdown to expiry, "Convert" and "Settle abroad".
  * Every form calls the service REST calls with the body REST takes.

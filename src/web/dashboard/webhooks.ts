@@ -33,7 +33,7 @@ import {
 } from './ui.ts';
 
 /**
- * Webhook endpoints (issue 9): the list with a create form, and each endpoint's page — edit (url,
+ * Webhook endpoints: the list with a create form, and each endpoint's page — edit (url,
  * description, events, enabled), rotate the secret, send a test event, delete — with its delivery
  * log: every delivery's attempts (clock time, HTTP status or error, duration, response excerpt) and
  * a redeliver button, refreshed live. The signing secret is shown once, after create and rotate.
