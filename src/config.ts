@@ -7,7 +7,7 @@ import {
   parseSpreadConfig,
   type Rate,
 } from './modules/fx/fx.rates.ts';
-import { chooseDatabase, type DatabaseChoice, DEFAULT_DATA_DIR } from './storage.ts';
+import { chooseDatabase, type DatabaseChoice, DEFAULT_DATA_DIR, MEMORY_SETTINGS } from './storage.ts';
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4242),
@@ -15,7 +15,7 @@ const envSchema = z.object({
   PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
   SANDBANK_DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
-  SANDBANK_MEMORY: z.enum(['0', '1', 'true', 'false']).optional(),
+  SANDBANK_MEMORY: z.enum(MEMORY_SETTINGS).optional(),
   SANDBANK_SECRET_KEY: z.string().min(1).optional(),
   SANDBANK_PUBLIC_KEY: z.string().min(1).optional(),
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),

@@ -7,14 +7,13 @@
  */
 import { pgliteWorkerByDefault, prestartPglite } from './db/pglite-start.ts';
 import { migrationsInUse } from './db/snapshot.ts';
-import type { DatabaseChoice } from './storage.ts';
-
-/** The values loadConfig accepts for SANDBANK_MEMORY: any other is refused there, so no head start. */
-const MEMORY_VALUES = new Set([undefined, '0', '1', 'true', 'false']);
+import { type DatabaseChoice, MEMORY_SETTINGS } from './storage.ts';
 
 export function prestart(database: DatabaseChoice, env: NodeJS.ProcessEnv): void {
   if (database.driver !== 'pglite' || !pgliteWorkerByDefault(env)) return;
-  if (!MEMORY_VALUES.has(env.SANDBANK_MEMORY)) return;
+  // A value loadConfig will refuse: no head start (it would leave a data folder behind).
+  const memory = env.SANDBANK_MEMORY;
+  if (memory !== undefined && !(MEMORY_SETTINGS as readonly string[]).includes(memory)) return;
   try {
     prestartPglite(database.dataDir, migrationsInUse());
   } catch {

@@ -5,6 +5,9 @@
 
 export const DEFAULT_DATA_DIR = '.sandbank';
 
+/** The values SANDBANK_MEMORY may take (any other is a configuration error). */
+export const MEMORY_SETTINGS = ['0', '1', 'true', 'false'] as const;
+
 export type DatabaseChoice =
   | { driver: 'postgres'; url: string }
   | { driver: 'pglite'; dataDir: string | undefined };
