@@ -1,0 +1,284 @@
+import { eq, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { events } from '../modules/events/events.table.ts';
+import { scheduledJobs } from '../modules/scheduler/scheduler.table.ts';
+import { type Db, queryRowsPrepared, type Tx } from './client.ts';
+import { insertRecordsSql } from './json-records.ts';
+import { createdEventsSql, type EventInput, fanOutCtes, recordEvents } from './outbox.ts';
+import { runTransaction } from './tx.ts';
+
+/**
+ * The one write path (docs/architecture.md, "The write path"). An operation describes its change —
+ * the rows it creates, its events, the work it schedules, its ledger postings — and hands it to
+ * commit(), which decides how to write it:
+ * - inside the caller's transaction when there is one (a keyed request's, a clock advance's), step
+ *   by step, so it commits or rolls back with everything else the caller does;
+ * - otherwise through the database's group commit: the changes that arrive together are written
+ *   by one statement (one round trip, one transaction), and each caller's promise settles only
+ *   after that statement has committed. A batch the statement cannot write (an account missing, a
+ *   balance too low, a unique key taken) is written in one transaction step by step; when that
+ *   fails too, each change is written alone, so one refused change fails only itself.
+ * State moves of existing rows (step()) need the row as it is, so they run in a transaction.
+ */
+
+/** A kind of write beyond plain rows, events and jobs, that a change can carry: the ledger's postings. */
+export interface EffectKind<T> {
+  /** Names the effect in errors and in the statement's CTE names (letters and underscores). */
+  name: string;
+  /**
+   * The batch's items as parts of one statement: CTEs that only read and lock (`checks`), a boolean
+   * SQL expression over them that must hold for the statement to write anything (`ready`), and
+   * CTEs that write the items when `ok` (every effect's `ready`) holds.
+   */
+  statement(items: readonly T[]): { checks: SQL; ready: SQL; writes: (ok: SQL) => SQL };
+  /** The events an item writes, in order (written after the change's own events). */
+  eventsOf(item: T): readonly EventInput[];
+  /** Writes one item step by step in a transaction, its events included; may refuse (throw). */
+  apply(tx: Tx, item: T): Promise<void>;
+}
+
+interface Effect {
+  kind: EffectKind<unknown>;
+  item: unknown;
+}
+
+/** A new row. With `unique`, a row whose key is taken refuses the change with `refusal()`. */
+export interface NewRow {
+  table: PgTable;
+  values: Record<string, unknown>;
+  unique?: { target: PgColumn[]; refusal: () => Error };
+}
+
+/** What one operation writes, built with change() and its methods, then given to commit(). */
+export class Change {
+  readonly rows: NewRow[] = [];
+  readonly events: EventInput[] = [];
+  readonly jobs: (typeof scheduledJobs.$inferInsert)[] = [];
+  readonly effects: Effect[] = [];
+
+  insert(table: PgTable, values: Record<string, unknown>, unique?: NewRow['unique']): this {
+    this.rows.push({ table, values, ...(unique ? { unique } : {}) });
+    return this;
+  }
+
+  event(...inputs: EventInput[]): this {
+    this.events.push(...inputs);
+    return this;
+  }
+
+  job(...rows: (typeof scheduledJobs.$inferInsert)[]): this {
+    this.jobs.push(...rows);
+    return this;
+  }
+
+  effect<T>(kind: EffectKind<T>, item: T): this {
+    this.effects.push({ kind: kind as EffectKind<unknown>, item });
+    return this;
+  }
+
+  /** Every event the change writes, in order: its own, then its effects'. */
+  allEvents(): EventInput[] {
+    return [...this.events, ...this.effects.flatMap(({ kind, item }) => kind.eventsOf(item))];
+  }
+}
+
+export function change(): Change {
+  return new Change();
+}
+
+/** Where a change is written: the database, and the caller's transaction when it has one. */
+export interface CommitTarget {
+  db: Db;
+  tx?: Tx | undefined;
+}
+
+/** Writes a change: in the caller's transaction if there is one, else through the group commit. */
+export function commit(target: CommitTarget, work: Change): Promise<void> {
+  if (work.rows.length === 0 && work.events.length === 0 && work.effects.length === 0)
+    throw new Error('a change writes at least a row, an event or an effect');
+  if (target.tx) return applyChange(target.tx, work);
+  return groupCommitOf(target.db).write(work);
+}
+
+/** A change step by step in a transaction: rows, events, effects (with their events), jobs. */
+export async function applyChange(tx: Tx, work: Change): Promise<void> {
+  for (const row of work.rows) {
+    if (!row.unique) {
+      await tx.insert(row.table).values(row.values);
+      continue;
+    }
+    const inserted = await tx
+      .insert(row.table)
+      .values(row.values)
+      .onConflictDoNothing({ target: row.unique.target })
+      .returning();
+    if (inserted.length === 0) throw row.unique.refusal();
+  }
+  if (work.events.length > 0) await recordEvents(tx, work.events);
+  for (const { kind, item } of work.effects) await kind.apply(tx, item);
+  if (work.jobs.length > 0) await tx.insert(scheduledJobs).values(work.jobs);
+}
+
+export interface GroupCommitStats {
+  /** Batches written by the single statement. */
+  statements: number;
+  /** Batches written step by step in one transaction (the statement could not write them). */
+  transactions: number;
+  /** Batches whose transaction failed, so each change was written alone. */
+  retriedAlone: number;
+}
+
+interface Pending {
+  work: Change;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+const MAX_BATCH = 128;
+/**
+ * Batches being written at once. Two, not one: while one statement runs, the next is sent and
+ * waits at the locks it needs (taken in one global order, so the two cannot deadlock); more would
+ * only queue on those locks.
+ */
+const MAX_IN_FLIGHT = 2;
+
+class GroupCommit {
+  readonly stats: GroupCommitStats = { statements: 0, transactions: 0, retriedAlone: 0 };
+  #queue: Pending[] = [];
+  #scheduled = false;
+  #inFlight = 0;
+
+  constructor(private readonly db: Db) {}
+
+  write(work: Change): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ work, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#inFlight >= MAX_IN_FLIGHT) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    while (this.#queue.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
+      const batch = this.#queue.splice(0, MAX_BATCH);
+      this.#inFlight += 1;
+      void this.#write(batch).finally(() => {
+        this.#inFlight -= 1;
+        if (this.#queue.length > 0) this.#schedule();
+      });
+    }
+  }
+
+  /** Writes a batch and settles its callers' promises; never rejects. */
+  async #write(batch: Pending[]): Promise<void> {
+    if (await this.#writeStatement(batch)) {
+      this.stats.statements += 1;
+      for (const pending of batch) pending.resolve();
+      return;
+    }
+    try {
+      await runTransaction(this.db, async (tx) => {
+        for (const { work } of batch) await applyChange(tx, work);
+      });
+      this.stats.transactions += 1;
+      for (const pending of batch) pending.resolve();
+    } catch {
+      this.stats.retriedAlone += 1;
+      for (const pending of batch) {
+        await runTransaction(this.db, (tx) => applyChange(tx, pending.work)).then(
+          pending.resolve,
+          pending.reject,
+        );
+      }
+    }
+  }
+
+  /** Whether the batch's statement wrote it (false: nothing was written). */
+  async #writeStatement(batch: Pending[]): Promise<boolean> {
+    let statement: { query: SQL; witness: string } | null = null;
+    try {
+      statement = batchStatement(batch.map((pending) => pending.work));
+    } catch {
+      return false; // a change the statement cannot render: the step-by-step path says which
+    }
+    try {
+      const [result] = await queryRowsPrepared<{ ok: boolean }>(this.db, statement.query);
+      return result?.ok === true;
+    } catch {
+      // The statement failed, or its answer was lost after it committed (a dropped connection). It
+      // is atomic, so its first event tells which: writing the batch again would fail on its ids.
+      return this.#eventExists(statement.witness).catch(() => false);
+    }
+  }
+
+  async #eventExists(id: string): Promise<boolean> {
+    const rows = await this.db.select({ id: events.id }).from(events).where(eq(events.id, id));
+    return rows.length > 0;
+  }
+}
+
+/**
+ * The batch as one statement: the effects' checks and locks first, then every write guarded by
+ * `ok` (all effects ready), the events with their deliveries and announcement. Its text depends
+ * only on which tables and effects the batch has (the rows travel as one parameter per table), so
+ * it is prepared once per connection.
+ */
+function batchStatement(batch: Change[]): { query: SQL; witness: string } {
+  const kinds = new Map<EffectKind<unknown>, unknown[]>();
+  for (const work of batch) {
+    for (const { kind, item } of work.effects) kinds.set(kind, [...(kinds.get(kind) ?? []), item]);
+  }
+  const parts = [...kinds].map(([kind, items]) => kind.statement(items));
+  const ok =
+    parts.length === 0
+      ? sql`true`
+      : sql.join(
+          parts.map((part) => part.ready),
+          sql` AND `,
+        );
+  const tables = new Map<PgTable, Record<string, unknown>[]>();
+  for (const work of batch) {
+    for (const row of work.rows) tables.set(row.table, [...(tables.get(row.table) ?? []), row.values]);
+  }
+  const inserts = [...tables].map(
+    ([table, rows], i) =>
+      sql`new_rows_${sql.raw(String(i))} AS (${insertRecordsSql(table, rows as never, ok)})`,
+  );
+  const allEvents = batch.flatMap((work) => work.allEvents());
+  if (allEvents.length === 0) throw new Error('a batch without events cannot be told apart once written');
+  const createdEvents = createdEventsSql(allEvents, ok);
+  const jobs = batch.flatMap((work) => work.jobs);
+  const ctes = [
+    ...parts.map((part) => part.checks),
+    ...parts.map((part) => part.writes(ok)),
+    ...inserts,
+    ...(jobs.length > 0 ? [sql`new_jobs AS (${insertRecordsSql(scheduledJobs, jobs, ok)})`] : []),
+    createdEvents.cte,
+    fanOutCtes(sql.raw('created_events')),
+  ];
+  const query = sql`WITH ${sql.join(ctes, sql`, `)}
+  SELECT ${ok} AS ok, (SELECT count(*) FROM announced) AS announced`;
+  return { query, witness: createdEvents.ids[0] as string };
+}
+
+const groupCommits = new WeakMap<Db, GroupCommit>();
+
+function groupCommitOf(db: Db): GroupCommit {
+  let writer = groupCommits.get(db);
+  if (!writer) {
+    writer = new GroupCommit(db);
+    groupCommits.set(db, writer);
+  }
+  return writer;
+}
+
+/** The database's group-commit counters (a live object), for tests and diagnosis. */
+export function groupCommitStats(db: Db): Readonly<GroupCommitStats> {
+  return groupCommitOf(db).stats;
+}

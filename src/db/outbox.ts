@@ -1,0 +1,105 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { newId } from '../kernel/ids.ts';
+import { RawJson, toWireJson } from '../kernel/wire-json.ts';
+import { events } from '../modules/events/events.table.ts';
+import { type Executor, queryRows } from './client.ts';
+import { insertRecordsSql } from './json-records.ts';
+
+/*
+ * The outbox (docs/house-rules.md): every change writes its events in the same statement or
+ * transaction as the change itself, with their webhook deliveries and their announcement.
+ */
+
+/** The channel every committed event is announced on (ids only: NOTIFY payloads stay small). */
+export const EVENTS_CHANNEL = 'sandbank_events';
+
+export interface EventInput {
+  merchantId: string;
+  type: string;
+  objectId: string;
+  data: Record<string, unknown>;
+  at: Date;
+}
+
+/**
+ * SQL that, given a CTE `created_events(id, merchant_id, type, object_id, created_at)` of events
+ * just inserted, fans them out to the merchant's enabled webhook endpoints (one delivery per event
+ * and endpoint, due at once) and announces them on EVENTS_CHANNEL. Both happen in the statement that
+ * writes the events, so deliveries exist exactly when the events commit, and the notification
+ * (queued by Postgres until commit) is never sent for a rolled-back transaction.
+ */
+export function fanOutSql(createdEvents: SQL): SQL {
+  return sql`${deliveriesSql(createdEvents)}
+  SELECT e.object_id AS id, ${announcementSql('e')} AS notified
+  FROM ${createdEvents} e`;
+}
+
+/**
+ * fanOutSql's two parts as CTEs, for a statement whose own final SELECT returns something else:
+ * `deliveries`, and `announced` (one row per event), which that SELECT must read — a CTE that only
+ * reads is run only when referenced — e.g. `(SELECT count(*) FROM announced)`.
+ */
+export function fanOutCtes(createdEvents: SQL): SQL {
+  return sql`${deliveriesSql(createdEvents)},
+  announced AS (SELECT ${announcementSql('e')} AS notified FROM ${createdEvents} e)`;
+}
+
+function deliveriesSql(createdEvents: SQL): SQL {
+  return sql`deliveries AS (
+    INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, state, attempts, next_attempt_at, created_at, updated_at)
+    SELECT 'wd_' || substr(e.id, 5) || substr(w.id, 4), e.merchant_id, e.id, w.id, 'pending', 0, e.created_at, e.created_at, e.created_at
+    FROM ${createdEvents} e
+    JOIN webhook_endpoints w ON w.merchant_id = e.merchant_id AND w.enabled AND e.type <> 'webhook.test'
+      AND (w.enabled_events @> '["*"]'::jsonb OR w.enabled_events @> jsonb_build_array(e.type))
+    RETURNING event_id
+  )`;
+}
+
+/** The pg_notify of event row `e` (alias), saying whether it has deliveries to make. */
+function announcementSql(e: string): SQL {
+  const row = sql.raw(e);
+  return sql`pg_notify(${EVENTS_CHANNEL}, json_build_object('id', ${row}.id, 'merchant_id', ${row}.merchant_id, 'type', ${row}.type,
+      'object_id', ${row}.object_id, 'deliveries', EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = ${row}.id))::text)`;
+}
+
+/**
+ * Writes one `evt_` row in the caller's transaction (house rule: the outbox, docs/house-rules.md),
+ * with its webhook deliveries and its announcement. `data` is the object as the API renders it
+ * after the change; exact decimals survive because jsonb keeps numbers as numeric.
+ */
+export async function recordEvent(exec: Executor, input: EventInput): Promise<string> {
+  const [id] = await recordEvents(exec, [input]);
+  return id as string;
+}
+
+/**
+ * The CTE `created_events(id, merchant_id, type, object_id, created_at)` that inserts `inputs` (ids
+ * ascending in input order), for a statement that writes events together with other rows and ends
+ * with fanOutSql. `when`, a boolean SQL expression, lets such a statement write its events only if
+ * its other parts can (nothing is inserted, and nothing announced, when it is false).
+ */
+export function createdEventsSql(inputs: EventInput[], when: SQL = sql`true`): { ids: string[]; cte: SQL } {
+  const ids = inputs.map(() => newId('event'));
+  const rows = inputs.map((input, i) => ({
+    id: ids[i] as string,
+    merchantId: input.merchantId,
+    type: input.type,
+    objectId: input.objectId,
+    data: new RawJson(toWireJson(input.data)),
+    createdAt: input.at,
+  }));
+  return {
+    ids,
+    cte: sql`created_events AS (
+      ${insertRecordsSql(events, rows, when)}
+      RETURNING id, merchant_id, type, object_id, created_at
+    )`,
+  };
+}
+
+/** Several events in one statement (in order: their ids ascend), e.g. authorized then captured. */
+export async function recordEvents(exec: Executor, inputs: EventInput[]): Promise<string[]> {
+  const { ids, cte } = createdEventsSql(inputs);
+  await queryRows(exec, sql`WITH ${cte}, ${fanOutSql(sql.raw('created_events'))}`);
+  return ids;
+}

@@ -1,0 +1,54 @@
+import { eq } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { invalidState, type Machine, transition } from '../kernel/state-machine.ts';
+import type { Executor } from './client.ts';
+import { updateIfState } from './compare-and-set.ts';
+import { type EventInput, recordEvent } from './outbox.ts';
+
+/** A row that moves through a state machine. */
+export interface StatefulRow<S extends string> {
+  id: string;
+  state: S;
+  updatedAt: Date;
+}
+
+/**
+ * A kind of stateful object: its machine, its table, and the event a row writes when it arrives
+ * in a state (its type is usually `<object>.<state>`; its data, the object as the API renders it).
+ */
+export interface StatefulKind<Row extends StatefulRow<S>, S extends string, E extends string> {
+  machine: Machine<S, E>;
+  table: PgTable & { id: PgColumn; state: PgColumn };
+  event: (row: Row) => EventInput;
+}
+
+/**
+ * The one way a stateful row changes state (house rule: state machines are data, and the outbox):
+ * checks the step against the machine (409 invalid_state naming the state and the states that
+ * would allow it), compare-and-sets the state with `values` (`UPDATE … WHERE id = $id AND state =
+ * $from`, so of two racing writers one wins and the other gets invalid_state naming the state it
+ * found), and writes the row's event in the same transaction. `values.updatedAt` is the moment of
+ * the change (the merchant's clock).
+ */
+export async function step<Row extends StatefulRow<S>, S extends string, E extends string>(
+  exec: Executor,
+  kind: StatefulKind<Row, S, E>,
+  row: Row,
+  event: E,
+  values: Partial<Row> & { updatedAt: Date },
+): Promise<Row> {
+  const to = transition(kind.machine, row.state, event);
+  const moved = (await updateIfState(exec, kind.table, row.id, row.state, {
+    ...values,
+    state: to,
+  })) as Row | null;
+  if (!moved) {
+    const [current] = (await exec
+      .select({ state: kind.table.state })
+      .from(kind.table)
+      .where(eq(kind.table.id, row.id))) as { state: S }[];
+    throw invalidState(kind.machine, current?.state ?? row.state, event);
+  }
+  await recordEvent(exec, kind.event(moved));
+  return moved;
+}
