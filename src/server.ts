@@ -13,7 +13,7 @@ import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
 import { createSignInLink } from './modules/dashboard/dashboard.service.ts';
 import { EventBus } from './modules/events/events.bus.ts';
 import { setFxConfig } from './modules/fx/fx.service.ts';
-import { setSandboxMerchantMcc } from './modules/issuing/issuing.service.ts';
+import { setSandboxMerchantMcc } from './modules/issuing/issuing.closed-loop.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/merchants.service.ts';
 import { SignupLimiter } from './modules/merchants/signups.ts';
 import { DeliveryPump } from './modules/webhooks/webhooks.pump.ts';

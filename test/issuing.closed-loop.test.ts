@@ -5,7 +5,7 @@
  * the card number and CVC must never be in the log, the events or the errors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_CVC_FAILURES } from '../src/modules/issuing/issuing.service.ts';
+import { MAX_CVC_FAILURES } from '../src/modules/issuing/issuing.closed-loop.ts';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
 import { createTestApp, debugLogCapture, type TestApp, type TestMerchant } from './harness.ts';
 

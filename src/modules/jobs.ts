@@ -14,11 +14,9 @@ import { COLLECTION_EXPIRY_JOB } from './collections/collections.writer.ts';
 import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx/fx.service.ts';
 import { PAY_FX_SETTLEMENT_JOB, paySettlementJob } from './fx/fx.settlements.ts';
 import { registerStoredSecrets } from './idempotency/idempotency.service.ts';
-import {
-  EXPIRE_ISSUING_AUTHORIZATION_JOB,
-  expireIssuingAuthorizationJob,
-  virtualCardSecrets,
-} from './issuing/issuing.service.ts';
+import { EXPIRE_ISSUING_AUTHORIZATION_JOB } from './issuing/issuing.authorize.ts';
+import { virtualCardSecrets } from './issuing/issuing.read.ts';
+import { expireIssuingAuthorizationJob } from './issuing/issuing.settle.ts';
 import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger/ledger.funds.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
 import {

@@ -29,7 +29,7 @@ import {
   followAcquirer,
   type IssuerAnswer,
   isIssuedNumber,
-} from '../issuing/issuing.service.ts';
+} from '../issuing/issuing.closed-loop.ts';
 import { creditPendingFunds, fundsAvailableAt } from '../ledger/ledger.funds.ts';
 import { post } from '../ledger/ledger.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';

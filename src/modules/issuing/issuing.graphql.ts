@@ -12,21 +12,13 @@ import { TransactionRef } from '../../graphql/transaction.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { networkResponseDescription } from '../cards/network.ts';
+import { simulateAuthorization } from './issuing.authorize.ts';
+import { createVirtualCard, updateVirtualCard } from './issuing.cards.ts';
 import { DECLINE_REASONS, LIMIT_INTERVALS, mccName } from './issuing.controls.ts';
 import { issuingAuthorizationMachine, virtualCardMachine } from './issuing.machine.ts';
+import { getAuthorization, getVirtualCard, listAuthorizations, listVirtualCards } from './issuing.read.ts';
 import type { IssuingAuthorizationRow, VirtualCardRow } from './issuing.resource.ts';
-import {
-  captureAuthorization,
-  createVirtualCard,
-  getAuthorization,
-  getVirtualCard,
-  listAuthorizations,
-  listVirtualCards,
-  refundAuthorization,
-  reverseAuthorization,
-  simulateAuthorization,
-  updateVirtualCard,
-} from './issuing.service.ts';
+import { captureAuthorization, refundAuthorization, reverseAuthorization } from './issuing.settle.ts';
 
 const usd = (amount: bigint) => ({ amount, currency: 'USD' as const });
 

@@ -4,6 +4,9 @@ import { listQuerySchema } from '../../kernel/pagination.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
 import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
+import { simulateAuthorization } from './issuing.authorize.ts';
+import { createVirtualCard, updateVirtualCard } from './issuing.cards.ts';
+import { getAuthorization, getVirtualCard, listAuthorizations, listVirtualCards } from './issuing.read.ts';
 import {
   issuingAuthorizationResource,
   virtualCardDetailsResource,
@@ -17,18 +20,7 @@ import {
   updateVirtualCardSchema,
   virtualCardFieldCodes,
 } from './issuing.schema.ts';
-import {
-  captureAuthorization,
-  createVirtualCard,
-  getAuthorization,
-  getVirtualCard,
-  listAuthorizations,
-  listVirtualCards,
-  refundAuthorization,
-  reverseAuthorization,
-  simulateAuthorization,
-  updateVirtualCard,
-} from './issuing.service.ts';
+import { captureAuthorization, refundAuthorization, reverseAuthorization } from './issuing.settle.ts';
 
 const idParam = z.object({ id: z.string().min(1).max(255) });
 const TAG = 'Virtual cards';

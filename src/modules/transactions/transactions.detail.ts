@@ -24,7 +24,7 @@ import {
   captureAuthorization,
   refundAuthorization,
   reverseAuthorization,
-} from '../issuing/issuing.service.ts';
+} from '../issuing/issuing.settle.ts';
 import { listBalanceTransactions } from '../ledger/ledger.queries.ts';
 import type { PostingRow } from '../ledger/ledger.service.ts';
 import { achMachineOf, statesOf } from '../transfers/transfers.machine.ts';

@@ -3,16 +3,11 @@ import { html } from 'hono/html';
 import mccReference from '../../../reference/mcc.json' with { type: 'json' };
 import { formatDecimal } from '../../kernel/money.ts';
 import type { ServiceContext } from '../../modules/context.ts';
+import { simulateAuthorization } from '../../modules/issuing/issuing.authorize.ts';
+import { createVirtualCard, updateVirtualCard } from '../../modules/issuing/issuing.cards.ts';
 import { LIMIT_INTERVALS, type LimitInterval } from '../../modules/issuing/issuing.controls.ts';
+import { getVirtualCard, listAuthorizations, listVirtualCards } from '../../modules/issuing/issuing.read.ts';
 import type { IssuingAuthorizationRow, VirtualCardRow } from '../../modules/issuing/issuing.resource.ts';
-import {
-  createVirtualCard,
-  getVirtualCard,
-  listAuthorizations,
-  listVirtualCards,
-  simulateAuthorization,
-  updateVirtualCard,
-} from '../../modules/issuing/issuing.service.ts';
 import type { StoredControls } from '../../modules/issuing/issuing.table.ts';
 import {
   cursorOf,

@@ -1,0 +1,183 @@
+import { and, eq, gte, inArray } from 'drizzle-orm';
+import type { Tx } from '../../db/client.ts';
+import { inTransaction } from '../../db/tx.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { parseAmount } from '../../kernel/money.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import type { ServiceContext } from '../context.ts';
+import { placeHold } from '../ledger/ledger.service.ts';
+import { scheduleJob } from '../scheduler/scheduler.service.ts';
+import {
+  DECLINES,
+  decideIssuing,
+  type IssuingDecision,
+  type LimitInterval,
+  type PriorSpend,
+  type SpendingControls,
+  validateMcc,
+  windowStart,
+} from './issuing.controls.ts';
+import type { IssuingAuthorizationRow, VirtualCardRow } from './issuing.resource.ts';
+import { AUTHORIZATION_MAX_MINOR, emitAuthorization, loadCard } from './issuing.rows.ts';
+import { authorizationFieldCodes, simulateAuthorizationSchema } from './issuing.schema.ts';
+import { issuingAuthorizations, type StoredControls } from './issuing.table.ts';
+
+/** An approved authorization not captured within this many days of clock time expires. */
+export const AUTHORIZATION_TTL_DAYS = 7;
+export const EXPIRE_ISSUING_AUTHORIZATION_JOB = 'issuing.expire_authorization';
+
+function controlsOf(stored: StoredControls): SpendingControls {
+  return {
+    limits: stored.limits.map((limit) => ({
+      amount: BigInt(limit.amount),
+      interval: limit.interval as LimitInterval,
+    })),
+    allowedMccs: stored.allowed_mccs,
+    blockedMccs: stored.blocked_mccs,
+  };
+}
+
+/** The card's earlier authorizations that may count against a limit now (those in the widest window). */
+async function priorSpend(tx: Tx, card: VirtualCardRow, now: Date): Promise<PriorSpend[]> {
+  // The earliest start of any of the card's windows (a week can begin before its month or year).
+  const starts = card.spendingControls.limits
+    .map((limit) => windowStart(limit.interval as LimitInterval, now))
+    .filter((start): start is Date => start !== null);
+  if (starts.length === 0) return [];
+  const start = new Date(Math.min(...starts.map((at) => at.getTime())));
+  return tx
+    .select({
+      createdAt: issuingAuthorizations.createdAt,
+      state: issuingAuthorizations.state,
+      amount: issuingAuthorizations.amount,
+      amountReversed: issuingAuthorizations.amountReversed,
+      amountCaptured: issuingAuthorizations.amountCaptured,
+    })
+    .from(issuingAuthorizations)
+    .where(
+      and(
+        eq(issuingAuthorizations.cardId, card.id),
+        gte(issuingAuthorizations.createdAt, start),
+        inArray(issuingAuthorizations.state, ['approved', 'captured']),
+      ),
+    );
+}
+
+export interface AuthorizationRequest {
+  amount: bigint;
+  merchant: { name: string; mcc: string; country: string };
+  reference?: string | null;
+  cardPaymentId?: string | null;
+}
+
+/**
+ * Decides an authorization on a card locked by the caller, in the card merchant's transaction and
+ * on its clock: the controls in the precedence of issuing.controls.ts, then the funds — an approval
+ * holds the amount on the merchant's available USD (a hold that does not fit is declined
+ * insufficient_funds, inside a savepoint so nothing of it stays). Writes the authorization, its
+ * event and its expiry.
+ */
+export async function authorizeOnCard(
+  tx: Tx,
+  ctx: ServiceContext,
+  card: VirtualCardRow,
+  request: AuthorizationRequest,
+): Promise<IssuingAuthorizationRow> {
+  const now = ctx.clock.now();
+  const id = newId('issuingAuthorization');
+  let decision: IssuingDecision = decideIssuing({
+    card: { ...card, controls: controlsOf(card.spendingControls) },
+    amount: request.amount,
+    mcc: request.merchant.mcc,
+    now,
+    prior: await priorSpend(tx, card, now),
+  });
+  let holdId: string | null = null;
+  if (decision.outcome === 'approved') {
+    try {
+      holdId = await tx.transaction(async (savepoint) => {
+        const hold = await placeHold(savepoint, {
+          merchantId: card.merchantId,
+          currency: 'USD',
+          amount: request.amount,
+          type: 'issuing_authorization',
+          source: { type: 'issuing_authorization', id },
+          at: now,
+        });
+        return hold.id;
+      });
+    } catch (error) {
+      if (!(error instanceof SandbankError && error.code === 'insufficient_balance')) throw error;
+      decision = { outcome: 'declined', reason: 'insufficient_funds', interval: null };
+    }
+  }
+  const approved = decision.outcome === 'approved';
+  const [row] = await tx
+    .insert(issuingAuthorizations)
+    .values({
+      id,
+      merchantId: card.merchantId,
+      cardId: card.id,
+      state: approved ? 'approved' : 'declined',
+      amount: request.amount,
+      amountReversed: 0n,
+      amountCaptured: 0n,
+      amountRefunded: 0n,
+      currency: 'USD',
+      merchantName: request.merchant.name,
+      merchantMcc: request.merchant.mcc,
+      merchantCountry: request.merchant.country,
+      declineReason: decision.outcome === 'declined' ? decision.reason : null,
+      declineInterval: decision.outcome === 'declined' ? decision.interval : null,
+      networkResponseCode: decision.outcome === 'declined' ? DECLINES[decision.reason].iso : '00',
+      holdId,
+      cardPaymentId: request.cardPaymentId ?? null,
+      reference: request.reference ?? null,
+      // A closed-loop authorization lives as long as its card payment: the acquirer's void or
+      // expiry reverses it, so it has no expiry of its own on the issuer's clock.
+      expiresAt:
+        approved && !request.cardPaymentId
+          ? new Date(now.getTime() + AUTHORIZATION_TTL_DAYS * 86_400_000)
+          : null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  if (!row) throw new Error('authorization insert returned no row');
+  await emitAuthorization(tx, row, row.state);
+  if (approved && row.expiresAt) {
+    await scheduleJob(tx, {
+      merchantId: row.merchantId,
+      kind: EXPIRE_ISSUING_AUTHORIZATION_JOB,
+      objectId: row.id,
+      dueAt: row.expiresAt,
+      createdAt: now,
+    });
+  }
+  return row;
+}
+
+/**
+ * POST /v1/simulate/virtual_cards/{id}/authorizations: a merchant somewhere asks to charge the
+ * card. Approved or declined, the answer is 200 with the authorization (a decline is the card
+ * issuer's answer, not an API error). The card row is locked: authorizations of one card are
+ * decided one at a time, so concurrent ones never overshoot a limit or the balance.
+ */
+export async function simulateAuthorization(
+  ctx: ServiceContext,
+  cardId: string,
+  raw: unknown,
+): Promise<IssuingAuthorizationRow> {
+  const input = parseInput(simulateAuthorizationSchema, raw, authorizationFieldCodes);
+  const amount = parseAmount(input.amount, 'USD', { max: AUTHORIZATION_MAX_MINOR });
+  const mcc = validateMcc(input.merchant.mcc, 'merchant.mcc');
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const card = await loadCard(tx, ctx.merchant.id, cardId, true);
+    return authorizeOnCard(tx, ctx, card, {
+      amount,
+      merchant: { name: input.merchant.name, mcc, country: input.merchant.country ?? 'US' },
+      reference: input.reference ?? null,
+    });
+  });
+}

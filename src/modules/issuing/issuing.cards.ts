@@ -1,0 +1,126 @@
+import { randomInt } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { transitionRow } from '../../db/compare-and-set.ts';
+import { inTransaction } from '../../db/tx.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { parseAmount } from '../../kernel/money.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import { luhnCheckDigit, TEST_CARDS } from '../cards/network.ts';
+import type { ServiceContext } from '../context.ts';
+import { validateMcc } from './issuing.controls.ts';
+import { virtualCardMachine } from './issuing.machine.ts';
+import type { VirtualCardRow } from './issuing.resource.ts';
+import { AUTHORIZATION_MAX_MINOR, emitCard, loadCard } from './issuing.rows.ts';
+import {
+  createVirtualCardSchema,
+  spendingControlsSchema,
+  updateVirtualCardSchema,
+  virtualCardFieldCodes,
+} from './issuing.schema.ts';
+import { type StoredControls, virtualCards } from './issuing.table.ts';
+
+/**
+ * The BINs this sandbox issues from (16-digit numbers). None of the magic test cards starts with
+ * them, so an issued card is never one of those; the closed loop recognises its cards by them.
+ */
+export const ISSUING_BINS = { visa: '485932', mastercard: '532610' } as const;
+
+function newCardNumber(brand: keyof typeof ISSUING_BINS): string {
+  let body = ISSUING_BINS[brand];
+  while (body.length < 15) body += String(randomInt(10));
+  return body + luhnCheckDigit(body);
+}
+
+/** Parses and validates spending controls: amounts in USD, MCCs of ISO 18245, stored as strings. */
+function parseControls(input: unknown, param = 'spending_controls'): StoredControls {
+  const parsed = parseInput(spendingControlsSchema, input ?? {});
+  const limits = (parsed.limits ?? []).map((limit, i) => {
+    const amount = parseAmount(limit.amount, 'USD', { max: AUTHORIZATION_MAX_MINOR * 1000n });
+    if (amount <= 0n) throw new SandbankError('amount_invalid', { param: `${param}.limits.${i}.amount` });
+    return { amount: amount.toString(), interval: limit.interval };
+  });
+  const mccs = (list: string[] | undefined, name: string) =>
+    list?.map((mcc, i) => validateMcc(mcc, `${param}.${name}.${i}`));
+  return {
+    limits,
+    allowed_mccs: mccs(parsed.allowed_mccs, 'allowed_mccs') ?? null,
+    blocked_mccs: mccs(parsed.blocked_mccs, 'blocked_mccs') ?? [],
+  };
+}
+
+/** POST /v1/virtual_cards: a unique, Luhn-valid number of the brand, a CVC, three years of validity. */
+export async function createVirtualCard(ctx: ServiceContext, raw: unknown): Promise<VirtualCardRow> {
+  const input = parseInput(createVirtualCardSchema, raw, virtualCardFieldCodes);
+  const controls = parseControls(input.spending_controls);
+  const now = ctx.clock.now();
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const number = newCardNumber(input.brand);
+      if (TEST_CARDS.some((card) => card.number === number)) continue;
+      const [row] = await tx
+        .insert(virtualCards)
+        .values({
+          id: newId('virtualCard'),
+          merchantId: ctx.merchant.id,
+          brand: input.brand,
+          number,
+          cvc: String(randomInt(1000)).padStart(3, '0'),
+          last4: number.slice(-4),
+          expMonth: now.getUTCMonth() + 1,
+          expYear: now.getUTCFullYear() + 3,
+          cardholderName: input.cardholder_name,
+          state: virtualCardMachine.initial,
+          spendingControls: controls,
+          metadata: input.metadata ?? {},
+          createdAt: now,
+          updatedAt: now,
+        })
+        .onConflictDoNothing({ target: virtualCards.number })
+        .returning();
+      if (!row) continue; // that number is taken: draw another
+      await emitCard(tx, row, 'created');
+      return row;
+    }
+    throw new Error('could not draw an unused card number');
+  });
+}
+
+const STATE_EVENTS = { active: 'unfreeze', frozen: 'freeze', canceled: 'cancel' } as const;
+
+/**
+ * POST /v1/virtual_cards/{id}: a new state (active ⇄ frozen → canceled; 409 invalid_state
+ * otherwise), new spending controls (replacing the old ones), new metadata. One event per call:
+ * `virtual_card.<state>` when the state changed, else `virtual_card.updated`.
+ */
+export async function updateVirtualCard(
+  ctx: ServiceContext,
+  id: string,
+  raw: unknown,
+): Promise<VirtualCardRow> {
+  const input = parseInput(updateVirtualCardSchema, raw);
+  const controls = input.spending_controls === undefined ? undefined : parseControls(input.spending_controls);
+  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const card = await loadCard(tx, ctx.merchant.id, id, true);
+    const now = ctx.clock.now();
+    const changesState = input.state !== undefined && input.state !== card.state;
+    const values = {
+      ...(controls ? { spendingControls: controls } : {}),
+      ...(input.metadata ? { metadata: input.metadata } : {}),
+      // Unfreezing forgives the wrong security codes that froze it.
+      ...(changesState && input.state === 'active' ? { cvcFailures: 0 } : {}),
+      updatedAt: now,
+    };
+    if (!changesState && card.state === 'canceled') {
+      throw new SandbankError('invalid_state', {
+        message: 'This virtual card is canceled; it cannot change.',
+      });
+    }
+    const [row] = changesState
+      ? [await transitionRow(tx, virtualCardMachine, virtualCards, card, STATE_EVENTS[input.state!], values)]
+      : await tx.update(virtualCards).set(values).where(eq(virtualCards.id, card.id)).returning();
+    if (!row) throw new Error('virtual card update returned no row');
+    await emitCard(tx, row, changesState ? row.state : 'updated');
+    return row;
+  });
+}

@@ -1,0 +1,63 @@
+import { and, desc, eq, lt } from 'drizzle-orm';
+import type { Tx } from '../../db/client.ts';
+import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import type { ServiceContext } from '../context.ts';
+import type { IssuingAuthorizationRow, VirtualCardRow } from './issuing.resource.ts';
+import { loadAuthorization, loadCard } from './issuing.rows.ts';
+import { issuingAuthorizations, virtualCards } from './issuing.table.ts';
+
+export function getVirtualCard(ctx: ServiceContext, id: string): Promise<VirtualCardRow> {
+  return loadCard(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+}
+
+/**
+ * What a stored (idempotent) create response leaves out and a replay reads back from the card:
+ * the number and CVC, kept only on the card itself.
+ */
+export const virtualCardSecrets = {
+  fields: ['number', 'cvc'],
+  async load(tx: Tx, merchantId: string, id: string) {
+    const [row] = await tx
+      .select({ number: virtualCards.number, cvc: virtualCards.cvc })
+      .from(virtualCards)
+      .where(and(eq(virtualCards.id, id), eq(virtualCards.merchantId, merchantId)));
+    return row ?? null;
+  },
+} as const;
+
+export async function listVirtualCards(
+  ctx: ServiceContext,
+  query: ListQuery & { state?: string | undefined },
+): Promise<Page<VirtualCardRow>> {
+  const conditions = [eq(virtualCards.merchantId, ctx.merchant.id)];
+  if (query.starting_after) conditions.push(lt(virtualCards.id, query.starting_after));
+  if (query.state) conditions.push(eq(virtualCards.state, query.state));
+  const rows = await (ctx.tx ?? ctx.db)
+    .select()
+    .from(virtualCards)
+    .where(and(...conditions))
+    .orderBy(desc(virtualCards.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit);
+}
+
+export function getAuthorization(ctx: ServiceContext, id: string): Promise<IssuingAuthorizationRow> {
+  return loadAuthorization(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+}
+
+export async function listAuthorizations(
+  ctx: ServiceContext,
+  cardId: string,
+  query: ListQuery,
+): Promise<Page<IssuingAuthorizationRow>> {
+  const card = await getVirtualCard(ctx, cardId);
+  const conditions = [eq(issuingAuthorizations.cardId, card.id)];
+  if (query.starting_after) conditions.push(lt(issuingAuthorizations.id, query.starting_after));
+  const rows = await (ctx.tx ?? ctx.db)
+    .select()
+    .from(issuingAuthorizations)
+    .where(and(...conditions))
+    .orderBy(desc(issuingAuthorizations.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit);
+}
