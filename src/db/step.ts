@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { Clock } from '../kernel/clock.ts';
 import { invalidState, type Machine, transition } from '../kernel/state-machine.ts';
 import type { Executor } from './client.ts';
 import { updateIfState } from './compare-and-set.ts';
@@ -19,7 +20,13 @@ export interface StatefulRow<S extends string> {
 export interface StatefulKind<Row extends StatefulRow<S>, S extends string, E extends string> {
   machine: Machine<S, E>;
   table: PgTable & { id: PgColumn; state: PgColumn };
-  event: (row: Row) => EventInput;
+  event: (row: Row, publicUrl: string) => EventInput;
+}
+
+/** What step() reads of the service context: the merchant's clock and the public URL events link to. */
+export interface StepContext {
+  clock: Clock;
+  publicUrl: string;
 }
 
 /**
@@ -27,15 +34,16 @@ export interface StatefulKind<Row extends StatefulRow<S>, S extends string, E ex
  * checks the step against the machine (409 invalid_state naming the state and the states that
  * would allow it), compare-and-sets the state with `values` (`UPDATE … WHERE id = $id AND state =
  * $from`, so of two racing writers one wins and the other gets invalid_state naming the state it
- * found), and writes the row's event in the same transaction. `values.updatedAt` is the moment of
- * the change (the merchant's clock).
+ * found), and writes the row's event in the same transaction. The row's `updatedAt` is now on the
+ * merchant's clock unless `values` sets it.
  */
 export async function step<Row extends StatefulRow<S>, S extends string, E extends string>(
   exec: Executor,
+  ctx: StepContext,
   kind: StatefulKind<Row, S, E>,
   row: Row,
   event: E,
-  values: Partial<Row> & { updatedAt: Date },
+  values: Partial<Row> = {},
 ): Promise<Row> {
   const to = transition(kind.machine, row.state, event);
   const moved = (await updateIfState(exec, kind.table, row.id, row.state, {
@@ -49,6 +57,6 @@ export async function step<Row extends StatefulRow<S>, S extends string, E exten
       .where(eq(kind.table.id, row.id))) as { state: S }[];
     throw invalidState(kind.machine, current?.state ?? row.state, event);
   }
-  await recordEvent(exec, kind.event(moved));
+  await recordEvent(exec, kind.event(moved, ctx.publicUrl));
   return moved;
 }

@@ -9,8 +9,7 @@ import {
 } from './card-payments/card-payments.service.ts';
 import { registerAfterAdvance } from './clock/clock.service.ts';
 import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
-import { expireCollectionJob } from './collections/collections.service.ts';
-import { COLLECTION_EXPIRY_JOB } from './collections/collections.writer.ts';
+import { COLLECTION_EXPIRY_JOB, expireCollectionJob } from './collections/collections.service.ts';
 import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx/fx.service.ts';
 import { PAY_FX_SETTLEMENT_JOB, paySettlementJob } from './fx/fx.settlements.ts';
 import { registerStoredSecrets } from './idempotency/idempotency.service.ts';

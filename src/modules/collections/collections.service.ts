@@ -1,6 +1,8 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
-import { updateIfState } from '../../db/compare-and-set.ts';
+import { change, commit } from '../../db/commit.ts';
+import type { EventInput } from '../../db/outbox.ts';
+import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -8,7 +10,6 @@ import { hasPrefix, newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { linkSecretMatches, newLinkSecret } from '../../kernel/secrets.ts';
-import { invalidState, transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import {
   type CardPaymentDetail,
@@ -16,20 +17,21 @@ import {
   declineOpenChallenges,
 } from '../card-payments/card-payments.service.ts';
 import type { MerchantRef, ServiceContext } from '../context.ts';
-import { recordEvent } from '../events/events.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';
-import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
+import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
 import { debitsOfCollection } from '../transfers/transfers.service.ts';
-import { type CollectionEvent, collectionMachine } from './collections.machine.ts';
+import { type CollectionEvent, type CollectionState, collectionMachine } from './collections.machine.ts';
 import { type AttemptRow, type CollectionRow, collectionResource } from './collections.resource.ts';
 import { createCollectionFieldCodes, createCollectionSchema } from './collections.schema.ts';
 import { collections, paymentAttempts } from './collections.table.ts';
-import { COLLECTION_EXPIRY_JOB, insertCollection } from './collections.writer.ts';
 
 /** 0.01 to 999,999.99 USD. */
 export const COLLECTION_MAX_MINOR = 99_999_999n;
 export const DEFAULT_EXPIRES_IN_SECONDS = 86_400;
+
+/** Due work that expires a pending collection at its `expires_at`. */
+export const COLLECTION_EXPIRY_JOB = 'collection.expire';
 
 export interface CollectionDetail extends CollectionRow {
   /** Bank-account payment attempts made before bank payments became ACH debits, newest first. */
@@ -63,62 +65,52 @@ export async function createCollection(ctx: ServiceContext, raw: unknown): Promi
     createdAt: now,
     updatedAt: now,
   };
-  const eventData = { object: collectionResource(row, ctx.publicUrl) };
-  const inserted = ctx.tx
-    ? await insertInTransaction(ctx.tx, row, eventData)
-    : await insertCollection(ctx.db, row, eventData);
-  if (!inserted) {
-    throw new SandbankError('duplicate_reference', {
-      param: 'reference',
-      message: `A collection with reference "${row.reference}" already exists.`,
-    });
-  }
+  await commit(
+    ctx,
+    change()
+      .insert(collections, row, {
+        target: [collections.merchantId, collections.reference],
+        refusal: () =>
+          new SandbankError('duplicate_reference', {
+            param: 'reference',
+            message: `A collection with reference "${row.reference}" already exists.`,
+          }),
+      })
+      .event(collectionEvent(row, ctx.publicUrl, 'collection.created'))
+      .job(
+        jobValues({
+          merchantId: row.merchantId,
+          kind: COLLECTION_EXPIRY_JOB,
+          objectId: row.id,
+          dueAt: row.expiresAt,
+          createdAt: row.createdAt,
+        }),
+      ),
+  );
   return row;
 }
 
-/** The same write inside a caller's transaction (an idempotent request commits it with its stored response). */
-async function insertInTransaction(
-  tx: Tx,
+/** A collection's event (by default `collection.<state>`, on arriving in it), with the collection as it is now. */
+function collectionEvent(
   row: CollectionRow,
-  eventData: Record<string, unknown>,
-): Promise<boolean> {
-  const inserted = await tx
-    .insert(collections)
-    .values(row)
-    .onConflictDoNothing({ target: [collections.merchantId, collections.reference] })
-    .returning({ id: collections.id });
-  if (inserted.length === 0) return false;
-  await recordEvent(tx, {
-    merchantId: row.merchantId,
-    type: 'collection.created',
-    objectId: row.id,
-    data: eventData,
-    at: row.updatedAt,
-  });
-  await scheduleJob(tx, {
-    merchantId: row.merchantId,
-    kind: COLLECTION_EXPIRY_JOB,
-    objectId: row.id,
-    dueAt: row.expiresAt,
-    createdAt: row.createdAt,
-  });
-  return true;
-}
-
-export function emitCollectionEvent(
-  exec: Executor,
-  ctx: ServiceContext,
-  row: CollectionRow,
-  type: string,
-): Promise<string> {
-  return recordEvent(exec, {
+  publicUrl: string,
+  type = `collection.${row.state}`,
+): EventInput {
+  return {
     merchantId: row.merchantId,
     type,
     objectId: row.id,
-    data: { object: collectionResource(row, ctx.publicUrl) },
+    data: { object: collectionResource(row, publicUrl) },
     at: row.updatedAt,
-  });
+  };
 }
+
+/** Collections as stateful objects, for step(). */
+const collectionKind: StatefulKind<CollectionRow, CollectionState, CollectionEvent> = {
+  machine: collectionMachine,
+  table: collections,
+  event: collectionEvent,
+};
 
 /** A generated reference is the collection's id; merchant references never start with "col_". */
 async function findCollection(
@@ -144,8 +136,9 @@ function notFound(reference: string): SandbankError {
 }
 
 /**
- * Moves a collection along one transition with compare-and-set and writes its event.
- * Throws invalid_state when the collection is not in a state that allows `event`.
+ * Moves a collection along one transition (step()); leaving `pending` also declines the open 3-D
+ * Secure challenges of its checkout. Throws invalid_state when the collection is not in a state
+ * that allows `event`.
  */
 export async function transitionCollection(
   exec: Executor,
@@ -154,17 +147,7 @@ export async function transitionCollection(
   event: CollectionEvent,
   values: Pick<Partial<CollectionRow>, 'failureCode' | 'failureMessage'> = {},
 ): Promise<CollectionRow> {
-  const to = transition(collectionMachine, row.state as never, event);
-  const updated = await updateIfState(exec, collections, row.id, row.state, {
-    ...values,
-    state: to,
-    updatedAt: ctx.clock.now(),
-  });
-  if (!updated) {
-    const [current] = await exec.select().from(collections).where(eq(collections.id, row.id));
-    throw invalidState(collectionMachine, (current?.state ?? row.state) as never, event);
-  }
-  await emitCollectionEvent(exec, ctx, updated, `collection.${to}`);
+  const updated = await step(exec, ctx, collectionKind, row, event, values);
   if (row.state === 'pending') await declineOpenChallenges(exec, ctx, row.id);
   return updated;
 }

@@ -1,6 +1,7 @@
 import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { at, createdAt, currency, linkSecret, money, updatedAt } from '../../db/columns.ts';
 import { merchants } from '../merchants/merchants.table.ts';
+import type { AttemptState, CollectionState } from './collections.machine.ts';
 
 export const collections = pgTable(
   'collections',
@@ -16,7 +17,7 @@ export const collections = pgTable(
     description: text('description'),
     redirectUrl: text('redirect_url'),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
-    state: text('state').notNull(),
+    state: text('state').$type<CollectionState>().notNull(),
     /** Why a bank payment failed: its ACH return code and reason. */
     failureCode: text('failure_code'),
     failureMessage: text('failure_message'),
@@ -42,7 +43,7 @@ export const paymentAttempts = pgTable(
       .notNull()
       .references(() => collections.id),
     method: text('method', { enum: ['card', 'bank_account'] }).notNull(),
-    state: text('state').notNull(),
+    state: text('state').$type<AttemptState>().notNull(),
     amount: money('amount').notNull(),
     currency: currency(),
     cardBrand: text('card_brand'),
