@@ -1,12 +1,10 @@
 import {
   EXPIRE_AUTHORIZATION_JOB,
   expireAuthorizationJob,
-  expireTokenJob,
   onCardPaymentCaptured,
-  SETTLE_REFUND_JOB,
-  settleRefundJob,
-  TOKEN_EXPIRY_JOB,
-} from './card-payments/card-payments.service.ts';
+} from './card-payments/card-payments.capture.ts';
+import { SETTLE_REFUND_JOB, settleRefundJob } from './card-payments/card-payments.refund.ts';
+import { expireTokenJob, TOKEN_EXPIRY_JOB } from './card-payments/card-payments.tokens.ts';
 import { registerAfterAdvance } from './clock/clock.service.ts';
 import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
 import { COLLECTION_EXPIRY_JOB, expireCollectionJob } from './collections/collections.service.ts';

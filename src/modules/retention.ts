@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../db/client.ts';
-import { blankExpiredTokens } from './card-payments/card-payments.service.ts';
+import { blankExpiredTokens } from './card-payments/card-payments.tokens.ts';
 import { purgeEndedSignIns } from './dashboard/dashboard.service.ts';
 import { purgeExpiredKeys } from './idempotency/idempotency.service.ts';
 import { purgeFinishedJobs } from './scheduler/scheduler.service.ts';

@@ -3,13 +3,13 @@ import { html } from 'hono/html';
 import type { CurrencyCode } from '../kernel/currency.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { formatDecimal } from '../kernel/money.ts';
+import { getCardPayment } from '../modules/card-payments/card-payments.read.ts';
 import { challengePagePath } from '../modules/card-payments/card-payments.resource.ts';
+import type { CardPaymentDetail } from '../modules/card-payments/card-payments.rows.ts';
 import {
-  type CardPaymentDetail,
   completeCardPayment3ds,
   findChallengeMerchant,
-  getCardPayment,
-} from '../modules/card-payments/card-payments.service.ts';
+} from '../modules/card-payments/card-payments.three-ds.ts';
 import { openByLink, type PayerEnv } from './context.ts';
 import { page } from './layout.ts';
 import { pageSecurityHeaders } from './security.ts';

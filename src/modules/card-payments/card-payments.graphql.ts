@@ -14,20 +14,15 @@ import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { networkResponseDescription } from '../cards/network.ts';
+import { createCardPayment } from './card-payments.authorize.ts';
+import { captureCardPayment, voidCardPayment } from './card-payments.capture.ts';
 import { cardPaymentMachine, refundMachine } from './card-payments.machine.ts';
+import { getCardPayment, getRefund, listCardPayments } from './card-payments.read.ts';
+import { refundCardPayment } from './card-payments.refund.ts';
 import { challengePageUrl, type RefundRow, type TokenRow } from './card-payments.resource.ts';
-import {
-  type CardPaymentDetail,
-  captureCardPayment,
-  completeCardPayment3ds,
-  createCardPayment,
-  createToken,
-  getCardPayment,
-  getRefund,
-  listCardPayments,
-  refundCardPayment,
-  voidCardPayment,
-} from './card-payments.service.ts';
+import type { CardPaymentDetail } from './card-payments.rows.ts';
+import { completeCardPayment3ds } from './card-payments.three-ds.ts';
+import { createToken } from './card-payments.tokens.ts';
 
 const RefundStateEnum = builder.enumType('RefundState', { values: refundMachine.states });
 

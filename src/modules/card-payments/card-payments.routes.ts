@@ -5,7 +5,12 @@ import { sendList, sendObject } from '../../rest/render.ts';
 import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
 import { completeChallengeSchema } from '../collections/collections.schema.ts';
+import { createCardPayment } from './card-payments.authorize.ts';
+import { captureCardPayment, voidCardPayment } from './card-payments.capture.ts';
+import { getCardPayment, listCardPayments } from './card-payments.read.ts';
+import { refundCardPayment } from './card-payments.refund.ts';
 import { cardPaymentResource, refundResource, tokenResource } from './card-payments.resource.ts';
+import type { CardPaymentDetail } from './card-payments.rows.ts';
 import {
   amountFieldCodes,
   captureSchema,
@@ -14,17 +19,8 @@ import {
   createTokenSchema,
   refundSchema,
 } from './card-payments.schema.ts';
-import {
-  type CardPaymentDetail,
-  captureCardPayment,
-  completeCardPayment3ds,
-  createCardPayment,
-  createToken,
-  getCardPayment,
-  listCardPayments,
-  refundCardPayment,
-  voidCardPayment,
-} from './card-payments.service.ts';
+import { completeCardPayment3ds } from './card-payments.three-ds.ts';
+import { createToken } from './card-payments.tokens.ts';
 
 const idParam = z.object({ id: z.string().min(1).max(255) });
 const render = (publicUrl: string) => (detail: CardPaymentDetail) =>

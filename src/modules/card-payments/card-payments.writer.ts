@@ -8,7 +8,7 @@ import { createdEventsSql, fanOutSql, recordEvents } from '../events/events.serv
 import { creditPendingFundsMany, creditPendingFundsSql, type PendingCredit } from '../ledger/ledger.funds.ts';
 import { ledgerPostings } from '../ledger/ledger.table.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
-import { capturedAtOnceEvents } from './card-payments.service.ts';
+import { capturedAtOnceEvents } from './card-payments.rows.ts';
 import { cardPayments } from './card-payments.table.ts';
 
 export interface WriterStats {

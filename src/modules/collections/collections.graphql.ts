@@ -15,7 +15,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { CardPaymentRef } from '../card-payments/card-payments.graphql.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
-import type { CardPaymentDetail } from '../card-payments/card-payments.service.ts';
+import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
 import { TransferRef } from '../transfers/transfers.graphql.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
 import { collectionMachine } from './collections.machine.ts';

@@ -6,13 +6,10 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { validateBankAccount } from '../bank-accounts/bank-account.ts';
+import { authorizeCard } from '../card-payments/card-payments.authorize.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
-import {
-  answerChallenge,
-  authorizeCard,
-  loadPayment,
-  throwIfDeclined,
-} from '../card-payments/card-payments.service.ts';
+import { loadPayment, throwIfDeclined } from '../card-payments/card-payments.rows.ts';
+import { answerChallenge } from '../card-payments/card-payments.three-ds.ts';
 import { validateCard } from '../cards/network.ts';
 import type { ServiceContext } from '../context.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';

@@ -6,7 +6,7 @@ import { sendList, sendObject } from '../../rest/render.ts';
 import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
 import { cardPaymentResource } from '../card-payments/card-payments.resource.ts';
-import { loadPayment } from '../card-payments/card-payments.service.ts';
+import { loadPayment } from '../card-payments/card-payments.rows.ts';
 import { transferResource } from '../transfers/transfers.resource.ts';
 import { completeChallenge, type PayResult, payCollection } from './collections.pay.ts';
 import { attemptResource, collectionResource } from './collections.resource.ts';

@@ -11,11 +11,9 @@ import { parseAmount } from '../../kernel/money.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { linkSecretMatches, newLinkSecret } from '../../kernel/secrets.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import {
-  type CardPaymentDetail,
-  cardPaymentsOfCollection,
-  declineOpenChallenges,
-} from '../card-payments/card-payments.service.ts';
+import { cardPaymentsOfCollection } from '../card-payments/card-payments.read.ts';
+import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
+import { declineOpenChallenges } from '../card-payments/card-payments.three-ds.ts';
 import type { MerchantRef, ServiceContext } from '../context.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';

@@ -1,12 +1,9 @@
 import { SandbankError } from '../../kernel/errors.ts';
 import type { Machine } from '../../kernel/state-machine.ts';
+import { captureCardPayment, voidCardPayment } from '../card-payments/card-payments.capture.ts';
 import { cardPaymentMachine } from '../card-payments/card-payments.machine.ts';
-import {
-  captureCardPayment,
-  completeCardPayment3ds,
-  refundCardPayment,
-  voidCardPayment,
-} from '../card-payments/card-payments.service.ts';
+import { refundCardPayment } from '../card-payments/card-payments.refund.ts';
+import { completeCardPayment3ds } from '../card-payments/card-payments.three-ds.ts';
 import { collectionMachine } from '../collections/collections.machine.ts';
 import { cancelCollection } from '../collections/collections.service.ts';
 import type { ServiceContext } from '../context.ts';

@@ -1,0 +1,98 @@
+import type { Tx } from '../../db/client.ts';
+import { inTransaction } from '../../db/tx.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { parseAmount } from '../../kernel/money.ts';
+import { transition } from '../../kernel/state-machine.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import type { ServiceContext } from '../context.ts';
+import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
+import { creditPendingFunds } from '../ledger/ledger.funds.ts';
+import type { JobRow } from '../scheduler/scheduler.service.ts';
+import { cardPaymentMachine } from './card-payments.machine.ts';
+import type { CardPaymentRow } from './card-payments.resource.ts';
+import { type CardPaymentDetail, loadPayment, move, withRefunds } from './card-payments.rows.ts';
+import { amountFieldCodes, captureSchema } from './card-payments.schema.ts';
+
+export const EXPIRE_AUTHORIZATION_JOB = 'card_payment.expire_authorization';
+
+/** Captured funds land in `pending` and become available two banking days later. */
+function creditCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
+  return creditPendingFunds(tx, ctx, {
+    amount: captured.amountCaptured,
+    currency: captured.currency as CurrencyCode,
+    source: { type: 'card_payment', id: captured.id },
+    type: 'card_payment',
+    from: 'card_network',
+  });
+}
+
+export type CaptureHook = (tx: Tx, ctx: ServiceContext, captured: CardPaymentRow) => Promise<void>;
+const captureHooks: CaptureHook[] = [];
+
+/**
+ * Work another module does when a payment made through a collection's checkout is captured (the
+ * collection succeeds), in the capture's transaction; registered once at start-up (modules/jobs.ts).
+ * Payments that belong to no collection run no hook, which lets the API's captured-at-once payments
+ * take the group commit (card-payments.writer.ts).
+ */
+export function onCardPaymentCaptured(hook: CaptureHook): void {
+  if (!captureHooks.includes(hook)) captureHooks.push(hook);
+}
+
+export async function afterCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
+  // The issuer first: it locks both merchants' ledgers in one order before either is touched.
+  if (captured.issuingAuthorizationId)
+    await followAcquirer(tx, ctx, captured.issuingAuthorizationId, {
+      kind: 'capture',
+      amount: captured.amountCaptured,
+    });
+  await creditCapture(tx, ctx, captured);
+  if (captured.collectionId === null) return;
+  for (const hook of captureHooks) await hook(tx, ctx, captured);
+}
+
+export async function capture(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow, amount: bigint) {
+  const captured = await move(tx, ctx, payment, 'capture', { amountCaptured: amount });
+  await afterCapture(tx, ctx, captured);
+  return captured;
+}
+
+/** Captures an authorization, in full or in part (the rest of the authorization is released). */
+export async function captureCardPayment(
+  ctx: ServiceContext,
+  id: string,
+  raw: unknown,
+): Promise<CardPaymentDetail> {
+  const input = parseInput(captureSchema, raw ?? {}, amountFieldCodes);
+  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const current = await loadPayment(tx, ctx, id);
+    transition(cardPaymentMachine, current.state as never, 'capture');
+    // Past its expiry an authorization cannot be captured, even before the expiry job has run.
+    if (current.authorizationExpiresAt && current.authorizationExpiresAt <= ctx.clock.now())
+      throw new SandbankError('invalid_state', {
+        message: `This authorization expired at ${current.authorizationExpiresAt.toISOString()}; it can no longer be captured.`,
+      });
+    const amount =
+      input.amount === undefined
+        ? current.amount
+        : parseAmount(input.amount, current.currency as CurrencyCode, { max: current.amount });
+    return capture(tx, ctx, current, amount);
+  });
+  return withRefunds(ctx.tx ?? ctx.db, payment);
+}
+
+/** Cancels an authorization: nothing was on the balance, so nothing is posted. */
+export async function voidCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
+  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
+    move(tx, ctx, await loadPayment(tx, ctx, id), 'void'),
+  );
+  return withRefunds(ctx.tx ?? ctx.db, payment);
+}
+
+/** The scheduled expiry of an authorization nobody captured or voided. */
+export async function expireAuthorizationJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
+  const payment = await loadPayment(ctx.tx, ctx, job.objectId);
+  if (payment.state !== 'authorized') return; // captured or voided in time
+  await move(ctx.tx, ctx, payment, 'expire');
+}

@@ -1,0 +1,69 @@
+import { and, desc, eq, lt } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import type { ServiceContext } from '../context.ts';
+import type { RefundRow } from './card-payments.resource.ts';
+import { type CardPaymentDetail, loadPayment, refundsOf, withRefunds } from './card-payments.rows.ts';
+import { cardPayments, cardRefunds } from './card-payments.table.ts';
+
+export async function getCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
+  const exec = ctx.tx ?? ctx.db;
+  return withRefunds(exec, await loadPayment(exec, ctx, id));
+}
+
+/** A refund and its payment as they are now (an idempotent replay of a refund). */
+export async function getRefund(
+  ctx: ServiceContext,
+  id: string,
+): Promise<{ refund: RefundRow; payment: CardPaymentDetail }> {
+  const exec = ctx.tx ?? ctx.db;
+  const [refund] = id.includes('\u0000')
+    ? []
+    : await exec
+        .select()
+        .from(cardRefunds)
+        .where(and(eq(cardRefunds.id, id), eq(cardRefunds.merchantId, ctx.merchant.id)));
+  if (!refund) throw new SandbankError('resource_not_found', { message: 'No such refund.' });
+  return { refund, payment: await withRefunds(exec, await loadPayment(exec, ctx, refund.cardPaymentId)) };
+}
+
+/** A collection's card payments (its checkout's card attempts), newest first, with their refunds. */
+export async function cardPaymentsOfCollection(
+  exec: Executor,
+  merchantId: string,
+  collectionId: string,
+): Promise<CardPaymentDetail[]> {
+  const rows = await exec
+    .select()
+    .from(cardPayments)
+    .where(and(eq(cardPayments.collectionId, collectionId), eq(cardPayments.merchantId, merchantId)))
+    .orderBy(desc(cardPayments.id));
+  const refunds = await refundsOf(
+    exec,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({ ...row, refunds: refunds.get(row.id) ?? [] }));
+}
+
+export async function listCardPayments(
+  ctx: ServiceContext,
+  query: ListQuery & { collection?: string | undefined },
+): Promise<Page<CardPaymentDetail>> {
+  const exec = ctx.tx ?? ctx.db;
+  const conditions = [eq(cardPayments.merchantId, ctx.merchant.id)];
+  if (query.starting_after) conditions.push(lt(cardPayments.id, query.starting_after));
+  if (query.collection) conditions.push(eq(cardPayments.collectionId, query.collection));
+  const rows = await exec
+    .select()
+    .from(cardPayments)
+    .where(and(...conditions))
+    .orderBy(desc(cardPayments.id))
+    .limit(query.limit + 1);
+  const page = toPage(rows, query.limit);
+  const refunds = await refundsOf(
+    exec,
+    page.data.map((row) => row.id),
+  );
+  return { ...page, data: page.data.map((row) => ({ ...row, refunds: refunds.get(row.id) ?? [] })) };
+}

@@ -1,0 +1,175 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Tx } from '../../db/client.ts';
+import { transitionRow } from '../../db/compare-and-set.ts';
+import { inTransaction } from '../../db/tx.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { parseAmount } from '../../kernel/money.ts';
+import { transition } from '../../kernel/state-machine.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import type { ServiceContext } from '../context.ts';
+import { recordEvent } from '../events/events.service.ts';
+import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
+import { fundsAvailableAt } from '../ledger/ledger.funds.ts';
+import { post } from '../ledger/ledger.service.ts';
+import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
+import { cardPaymentMachine, refundMachine } from './card-payments.machine.ts';
+import { type CardPaymentRow, type RefundRow, refundResource } from './card-payments.resource.ts';
+import {
+  type CardPaymentDetail,
+  emitPaymentEvent,
+  loadPayment,
+  refundsOf,
+  withRefunds,
+} from './card-payments.rows.ts';
+import { amountFieldCodes, refundSchema } from './card-payments.schema.ts';
+import { cardPayments, cardRefunds } from './card-payments.table.ts';
+
+export const SETTLE_REFUND_JOB = 'refund.settle';
+
+function emitRefundEvent(tx: Tx, row: RefundRow): Promise<string> {
+  return recordEvent(tx, {
+    merchantId: row.merchantId,
+    type: `refund.${row.state}`,
+    objectId: row.id,
+    data: { object: refundResource(row) },
+    at: row.updatedAt,
+  });
+}
+
+/**
+ * Refunds a captured payment, in full or in part, several times up to what was captured. The
+ * refund's money leaves the merchant's available balance when the refund is made — which may take
+ * it below zero while the payment's own funds are still pending, as a real acquirer's balance
+ * does; later debits that need available funds (payouts, transfers) are refused until it recovers.
+ * Refund magic cards: …7726 stays pending a banking day, …5126 fails (nothing moves).
+ */
+export async function refundCardPayment(
+  ctx: ServiceContext,
+  id: string,
+  raw: unknown,
+): Promise<{ payment: CardPaymentDetail; refund: RefundRow }> {
+  const input = parseInput(refundSchema, raw ?? {}, amountFieldCodes);
+  const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const current = await loadPayment(tx, ctx, id);
+    transition(cardPaymentMachine, current.state as never, 'refund');
+    const currency = current.currency as CurrencyCode;
+    const remaining = current.amountCaptured - current.amountRefunded;
+    const amount =
+      input.amount === undefined ? remaining : parseAmount(input.amount, currency, { max: remaining });
+    const now = ctx.clock.now();
+    const [pending] = await tx
+      .insert(cardRefunds)
+      .values({
+        id: newId('refund'),
+        merchantId: ctx.merchant.id,
+        cardPaymentId: current.id,
+        state: refundMachine.initial,
+        amount,
+        currency,
+        reason: input.reason ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (!pending) throw new Error('insert returned no row');
+    await emitRefundEvent(tx, pending);
+    if (current.refundBehavior === 'fails') {
+      const failed = await moveRefund(tx, ctx, pending, 'fail', {
+        failureReason: 'The card issuer declined the refund.',
+      });
+      return { payment: current, refund: failed };
+    }
+    const payment = await takeRefund(tx, ctx, current, amount);
+    if (current.issuingAuthorizationId)
+      await followAcquirer(tx, ctx, current.issuingAuthorizationId, { kind: 'refund', amount });
+    await post(tx, {
+      merchantId: ctx.merchant.id,
+      currency,
+      type: 'refund',
+      source: { type: 'refund', id: pending.id },
+      relatedId: current.id,
+      at: now,
+      entries: [
+        { account: 'available', amount: -amount },
+        { account: 'card_network', amount },
+      ],
+      allowNegative: ['available'],
+    });
+    if (current.refundBehavior === 'pending_then_succeeds') {
+      await scheduleJob(tx, {
+        merchantId: ctx.merchant.id,
+        kind: SETTLE_REFUND_JOB,
+        objectId: pending.id,
+        dueAt: fundsAvailableAt(now, 1),
+        payload: {},
+        createdAt: now,
+      });
+      return { payment, refund: pending };
+    }
+    return { payment, refund: await moveRefund(tx, ctx, pending, 'succeed') };
+  });
+  return { payment: await withRefunds(ctx.tx ?? ctx.db, result.payment), refund: result.refund };
+}
+
+/**
+ * Adds a refund to the payment's refunded amount with one guarded UPDATE, so concurrent refunds can
+ * never together exceed the captured amount; the state follows (partially_refunded or refunded).
+ */
+async function takeRefund(
+  tx: Tx,
+  ctx: ServiceContext,
+  payment: CardPaymentRow,
+  amount: bigint,
+): Promise<CardPaymentRow> {
+  const total = sql`${cardPayments.amountRefunded} + ${amount.toString()}::bigint`;
+  const [updated] = await tx
+    .update(cardPayments)
+    .set({
+      amountRefunded: total,
+      state: sql`CASE WHEN ${total} = ${cardPayments.amountCaptured} THEN 'refunded' ELSE 'partially_refunded' END`,
+      updatedAt: ctx.clock.now(),
+    })
+    .where(
+      and(
+        eq(cardPayments.id, payment.id),
+        inArray(cardPayments.state, ['captured', 'partially_refunded']),
+        sql`${total} <= ${cardPayments.amountCaptured}`,
+      ),
+    )
+    .returning();
+  if (!updated) {
+    const current = await loadPayment(tx, ctx, payment.id);
+    transition(cardPaymentMachine, current.state as never, 'refund');
+    throw new SandbankError('amount_invalid', {
+      param: 'amount',
+      message: 'The refunds would exceed the captured amount.',
+    });
+  }
+  if (updated.state !== payment.state)
+    await emitPaymentEvent(tx, ctx, updated, (await refundsOf(tx, [updated.id])).get(updated.id) ?? []);
+  return updated;
+}
+
+async function moveRefund(
+  tx: Tx,
+  ctx: ServiceContext,
+  refund: RefundRow,
+  event: 'succeed' | 'fail',
+  values: Partial<RefundRow> = {},
+): Promise<RefundRow> {
+  const moved = await transitionRow(tx, refundMachine, cardRefunds, refund, event, {
+    ...values,
+    updatedAt: ctx.clock.now(),
+  });
+  await emitRefundEvent(tx, moved);
+  return moved;
+}
+
+/** The scheduled half of a pending refund (magic card …7726): it succeeds a banking day later. */
+export async function settleRefundJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
+  const [refund] = await ctx.tx.select().from(cardRefunds).where(eq(cardRefunds.id, job.objectId));
+  if (refund?.state !== 'pending') return;
+  await moveRefund(ctx.tx, ctx, refund, 'succeed');
+}
