@@ -7,12 +7,13 @@ import {
   settleRefundJob,
   TOKEN_EXPIRY_JOB,
 } from './card-payments/card-payments.service.ts';
-import { registerAfterAdvance } from './clock/clock.service.ts';
+import { registerAfterAdvance } from './clock/clock.change.ts';
 import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
 import { expireCollectionJob } from './collections/collections.service.ts';
 import { COLLECTION_EXPIRY_JOB } from './collections/collections.writer.ts';
-import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx/fx.service.ts';
-import { PAY_FX_SETTLEMENT_JOB, paySettlementJob } from './fx/fx.settlements.ts';
+import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx/fx.quotes.ts';
+import { paySettlementJob } from './fx/fx.settle.ts';
+import { PAY_FX_SETTLEMENT_JOB } from './fx/fx.settlements.ts';
 import { registerStoredSecrets } from './idempotency/idempotency.service.ts';
 import {
   EXPIRE_ISSUING_AUTHORIZATION_JOB,
