@@ -14,7 +14,8 @@ import { ledgerAccounts, ledgerEntries, ledgerPostings, scheduledJobs } from '..
 import { CURRENCY_CODES, type CurrencyCode } from '../src/kernel/currency.ts';
 import { isSandbankError } from '../src/kernel/errors.ts';
 import { newId } from '../src/kernel/ids.ts';
-import { advanceClock, clockFor, freezeClock, getClock } from '../src/modules/clock/clock.service.ts';
+import { advanceClock, freezeClock } from '../src/modules/clock/clock.change.ts';
+import { clockFor, getClock } from '../src/modules/clock/clock.service.ts';
 import type { MerchantRef, ServiceContext } from '../src/modules/context.ts';
 import { creditPendingFunds, fundsAvailableAt } from '../src/modules/ledger/ledger.funds.ts';
 import { getBalances, verifyLedger } from '../src/modules/ledger/ledger.queries.ts';

@@ -5,7 +5,7 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
-import type { Principal } from '../modules/merchants/merchants.service.ts';
+import type { Principal } from '../modules/merchants/authentication.ts';
 import { storableTextPlugin } from './storable-text.ts';
 
 export interface GraphQLContext {

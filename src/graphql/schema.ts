@@ -7,6 +7,7 @@ import '../modules/card-payments/card-payments.graphql.ts';
 import '../modules/transfers/transfers.graphql.ts';
 import '../modules/issuing/issuing.graphql.ts';
 import '../modules/fx/fx.graphql.ts';
+import '../modules/fx/fx.graphql-mutations.ts';
 import '../modules/transactions/transactions.graphql.ts';
 import '../modules/ledger/ledger.graphql.ts';
 import '../modules/clock/clock.graphql.ts';

@@ -9,13 +9,13 @@ import { systemClock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { newId } from '../kernel/ids.ts';
 import { sessionFor, sessionTokenOf } from '../modules/dashboard/dashboard.service.ts';
-import { CREDENTIALS_CHANNEL } from '../modules/merchants/credentials.ts';
 import {
   authenticate,
   forgetCachedKeys,
   type Principal,
   requireSecretKey,
-} from '../modules/merchants/merchants.service.ts';
+} from '../modules/merchants/authentication.ts';
+import { CREDENTIALS_CHANNEL } from '../modules/merchants/credentials.ts';
 import { MAX_BODY_BYTES } from '../rest/middleware/json-body.ts';
 import type { LazyYoga } from './lazy.ts';
 

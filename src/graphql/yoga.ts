@@ -8,7 +8,7 @@ import { createYoga } from 'graphql-yoga';
 import type { AppDeps } from '../deps.ts';
 import { systemClock } from '../kernel/clock.ts';
 import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
-import { authenticate, type Principal } from '../modules/merchants/merchants.service.ts';
+import { authenticate, type Principal } from '../modules/merchants/authentication.ts';
 import type { GraphQLContext } from './builder.ts';
 import { renderGraphiQL } from './graphiql.ts';
 import { schema } from './schema.ts';

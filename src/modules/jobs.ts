@@ -5,11 +5,12 @@ import {
 } from './card-payments/card-payments.capture.ts';
 import { SETTLE_REFUND_JOB, settleRefundJob } from './card-payments/card-payments.refund.ts';
 import { expireTokenJob, TOKEN_EXPIRY_JOB } from './card-payments/card-payments.tokens.ts';
-import { registerAfterAdvance } from './clock/clock.service.ts';
+import { registerAfterAdvance } from './clock/clock.change.ts';
 import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
 import { COLLECTION_EXPIRY_JOB, expireCollectionJob } from './collections/collections.service.ts';
-import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx/fx.service.ts';
-import { PAY_FX_SETTLEMENT_JOB, paySettlementJob } from './fx/fx.settlements.ts';
+import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx/fx.quotes.ts';
+import { paySettlementJob } from './fx/fx.settle.ts';
+import { PAY_FX_SETTLEMENT_JOB } from './fx/fx.settlements.ts';
 import { registerStoredSecrets } from './idempotency/idempotency.service.ts';
 import { EXPIRE_ISSUING_AUTHORIZATION_JOB } from './issuing/issuing.authorize.ts';
 import { virtualCardSecrets } from './issuing/issuing.read.ts';

@@ -1,7 +1,7 @@
 import type { Tx } from '../db/client.ts';
 import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../kernel/clock.ts';
-import type { Principal } from '../modules/merchants/merchants.service.ts';
+import type { Principal } from '../modules/merchants/authentication.ts';
 
 export interface RestEnv {
   Variables: {

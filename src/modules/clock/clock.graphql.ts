@@ -2,14 +2,8 @@ import { builder } from '../../graphql/builder.ts';
 import { serviceContext } from '../../graphql/context.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { RanJob } from '../scheduler/scheduler.service.ts';
-import {
-  advanceClock,
-  type ClockView,
-  freezeClock,
-  getClock,
-  resetClock,
-  unfreezeClock,
-} from './clock.service.ts';
+import { advanceClock, freezeClock, resetClock, unfreezeClock } from './clock.change.ts';
+import { type ClockView, getClock } from './clock.service.ts';
 
 const RanJobRef = builder.objectRef<RanJob>('DueWork').implement({
   description: 'A piece of due work the clock ran (an expiry, a release of funds, …).',

@@ -2,15 +2,8 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { sendObject } from '../../rest/render.ts';
 import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
-import {
-  advanceClock,
-  advanceClockSchema,
-  type ClockView,
-  freezeClock,
-  getClock,
-  resetClock,
-  unfreezeClock,
-} from './clock.service.ts';
+import { advanceClock, advanceClockSchema, freezeClock, resetClock, unfreezeClock } from './clock.change.ts';
+import { type ClockView, getClock } from './clock.service.ts';
 
 export function clockResource(clock: ClockView): Record<string, unknown> {
   return {

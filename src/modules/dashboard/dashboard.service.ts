@@ -4,9 +4,10 @@ import { type Db, queryRows } from '../../db/client.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { MerchantRef } from '../context.ts';
+import { authenticate, requireSecretKey } from '../merchants/authentication.ts';
 import { announceCredentialChange } from '../merchants/credentials.ts';
 import { hashKey } from '../merchants/keys.ts';
-import { authenticate, getMerchant, requireSecretKey } from '../merchants/merchants.service.ts';
+import { getMerchant } from '../merchants/merchants.service.ts';
 import { dashboardSessions, dashboardSignInLinks } from './dashboard.table.ts';
 
 /**

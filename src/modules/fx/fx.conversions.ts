@@ -3,9 +3,10 @@ import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
+import { convertOnLedger, lockQuote, useQuote } from './fx.quotes.ts';
 import { type FxConversionRow, fxConversionResource } from './fx.resource.ts';
+import { emit, listOf, loadOne } from './fx.rows.ts';
 import { conversionFieldCodes, createConversionSchema } from './fx.schema.ts';
-import { convertOnLedger, emit, listOf, loadOne, lockQuote, useQuote } from './fx.service.ts';
 import { fxConversions } from './fx.table.ts';
 
 /**

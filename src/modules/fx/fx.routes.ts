@@ -7,6 +7,8 @@ import { jsonRequestBody, operation, serviceContext, validationHook } from '../.
 import type { RestEnv } from '../../rest/types.ts';
 import type { ServiceContext } from '../context.ts';
 import { createConversion, getConversion, listConversions } from './fx.conversions.ts';
+import { fxRatesResource, getRates } from './fx.pricing.ts';
+import { createQuote, getQuote, listQuotes } from './fx.quotes.ts';
 import { fxConversionResource, fxQuoteResource, fxSettlementResource } from './fx.resource.ts';
 import {
   conversionFieldCodes,
@@ -19,14 +21,8 @@ import {
   ratesQuery,
   settlementFieldCodes,
 } from './fx.schema.ts';
-import { createQuote, fxRatesResource, getQuote, getRates, listQuotes } from './fx.service.ts';
-import {
-  createSettlement,
-  getSettlement,
-  listSettlements,
-  simulateSettlementFail,
-  simulateSettlementPay,
-} from './fx.settlements.ts';
+import { simulateSettlementFail, simulateSettlementPay } from './fx.settle.ts';
+import { createSettlement, getSettlement, listSettlements } from './fx.settlements.ts';
 
 const idParam = z.object({ id: z.string().min(1).max(255) });
 const TAG = 'Foreign exchange';

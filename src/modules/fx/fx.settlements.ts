@@ -1,4 +1,3 @@
-import { and, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { transitionRow } from '../../db/compare-and-set.ts';
 import { inTransaction } from '../../db/tx.ts';
@@ -9,45 +8,34 @@ import { parseAmount } from '../../kernel/money.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
-import { placeHold, postHold, voidHold } from '../ledger/ledger.service.ts';
-import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
+import { placeHold } from '../ledger/ledger.service.ts';
+import { scheduleJob } from '../scheduler/scheduler.service.ts';
 import {
-  FAILURE_REASONS,
   failureOf,
-  failureReasonOf,
   type NormalizedDestination,
   validateIbanDestination,
   validateJpyDestination,
 } from './fx.destinations.ts';
 import { fxSettlementMachine } from './fx.machine.ts';
+import { maxTargetMinor, priceQuote, type QuoteRequest } from './fx.pricing.ts';
+import { convertOnLedger, insertQuote, lockQuote, useQuote } from './fx.quotes.ts';
 import type { FxTargetCurrency } from './fx.rates.ts';
 import { type FxQuoteRow, type FxSettlementRow, fxSettlementResource } from './fx.resource.ts';
-import { createSettlementSchema, failSettlementSchema, settlementFieldCodes } from './fx.schema.ts';
-import {
-  convertOnLedger,
-  emit,
-  insertQuote,
-  listOf,
-  loadOne,
-  lockQuote,
-  maxTargetMinor,
-  priceQuote,
-  type QuoteRequest,
-  useQuote,
-} from './fx.service.ts';
+import { emit, listOf, loadOne } from './fx.rows.ts';
+import { createSettlementSchema, settlementFieldCodes } from './fx.schema.ts';
 import { fxSettlements, type StoredFxDestination } from './fx.table.ts';
 
 /**
  * Settlements abroad: a payment to a foreign account in EUR, GBP or JPY, funded by
  * converting USD (a locked quote, or at the current rate) or out of that currency's balance — the
- * latter is how a EUR, GBP or JPY payout is made.
+ * latter is how a EUR, GBP or JPY payout is made. Paying or failing one lives in fx.settle.ts.
  */
 export const PAY_FX_SETTLEMENT_JOB = 'fx.pay_settlement';
 
 /** When a settlement is paid: the next US banking day at this New York time. */
 const SETTLEMENT_PAY_TIME = '12:00';
 
-const emitSettlement = (exec: Executor, row: FxSettlementRow, type: string) =>
+export const emitSettlement = (exec: Executor, row: FxSettlementRow, type: string) =>
   emit(exec, 'fx_settlement', row, type, fxSettlementResource(row));
 
 function validateDestination(raw: unknown, currency: FxTargetCurrency): NormalizedDestination {
@@ -219,78 +207,6 @@ export async function createSettlement(ctx: ServiceContext, raw: unknown): Promi
       createdAt: now,
     });
     return converted;
-  });
-}
-
-/** The beneficiary's bank credits a converted settlement (the hold leaves), or refuses it (back to available). */
-async function settle(
-  tx: Tx,
-  ctx: ServiceContext,
-  row: FxSettlementRow,
-  failureCode: string | null,
-): Promise<FxSettlementRow> {
-  const now = ctx.clock.now();
-  if (failureCode) {
-    const failed = await transitionRow(tx, fxSettlementMachine, fxSettlements, row, 'fail', {
-      failedAt: now,
-      failureCode,
-      failureReason: failureReasonOf(failureCode),
-      updatedAt: now,
-    });
-    await voidHold(tx, row.merchantId, row.holdId as string, now);
-    await emitSettlement(tx, failed, 'failed');
-    return failed;
-  }
-  const paid = await transitionRow(tx, fxSettlementMachine, fxSettlements, row, 'pay', {
-    paidAt: now,
-    updatedAt: now,
-  });
-  await postHold(tx, row.merchantId, row.holdId as string, now, 'bank_rails');
-  await emitSettlement(tx, paid, 'paid');
-  return paid;
-}
-
-function lockSettlement(tx: Tx, ctx: ServiceContext, id: string): Promise<FxSettlementRow> {
-  return loadOne<FxSettlementRow>(tx, fxSettlements, ctx.merchant.id, id, 'FX settlement', { lock: true });
-}
-
-/** Due work: on its payment day a settlement is paid, or fails when its destination is a magic one. */
-export async function paySettlementJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
-  const [row] = await ctx.tx
-    .select()
-    .from(fxSettlements)
-    .where(and(eq(fxSettlements.id, job.objectId), eq(fxSettlements.merchantId, ctx.merchant.id)))
-    .for('update');
-  if (row?.state !== 'converted') return;
-  await settle(ctx.tx, ctx, row, row.failsWith);
-}
-
-/** POST /v1/simulate/fx_settlements/{id}/pay: the beneficiary's bank credits it now (409 unless converted). */
-export function simulateSettlementPay(ctx: ServiceContext, id: string): Promise<FxSettlementRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) =>
-    settle(tx, ctx, await lockSettlement(tx, ctx, id), null),
-  );
-}
-
-/**
- * POST /v1/simulate/fx_settlements/{id}/fail {code?}: the beneficiary's bank refuses it now with an
- * ISO 20022 reason (AC04 by default); the amount goes back to the target balance's available.
- */
-export function simulateSettlementFail(
-  ctx: ServiceContext,
-  id: string,
-  raw: unknown,
-): Promise<FxSettlementRow> {
-  const code = parseInput(failSettlementSchema, raw ?? {}).code ?? 'AC04';
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
-    const row = await lockSettlement(tx, ctx, id);
-    if (row.state === 'converted' && !(code in FAILURE_REASONS)) {
-      throw new SandbankError('parameter_invalid', {
-        param: 'code',
-        message: `${code} is not one of the simulated reasons: ${Object.keys(FAILURE_REASONS).join(', ')}.`,
-      });
-    }
-    return settle(tx, ctx, row, code);
   });
 }
 

@@ -1,13 +1,20 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
-import { type Db, type Executor, isUniqueViolation } from '../../db/client.ts';
-import { type Clock, systemClock } from '../../kernel/clock.ts';
+import type { Db, Executor } from '../../db/client.ts';
+import type { Clock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { MerchantRef } from '../context.ts';
+import { forgetCachedKeys } from './authentication.ts';
 import { announceCredentialChange, endDashboardAccess } from './credentials.ts';
-import { generateKey, hashKey, type KeyKind, keyKindOf } from './keys.ts';
+import { generateKey, hashKey, type KeyKind } from './keys.ts';
 import { apiKeys, merchants } from './merchants.table.ts';
 import type { SignupLimiter } from './signups.ts';
+
+/**
+ * Merchants and their keys: creating one (and the keyless sign-up), reading one, listing and
+ * rolling its keys. The default merchant of a start is in default-merchant.ts, checking a key in
+ * authentication.ts.
+ */
 
 export interface KeyPair {
   secretKey: string;
@@ -30,7 +37,7 @@ function validName(name: unknown): string {
   return name.trim();
 }
 
-async function insertKey(
+export async function insertKey(
   exec: Executor,
   merchantId: string,
   kind: KeyKind,
@@ -104,99 +111,6 @@ export async function signUp(
   return createMerchant(db, clock, input);
 }
 
-export interface DefaultMerchant {
-  merchant: MerchantRef;
-  /** Keys known in full at this start: newly created or pinned by the environment. */
-  secretKey: string | null;
-  publicKey: string | null;
-  secretKeyLast4: string;
-  publicKeyLast4: string;
-  created: boolean;
-}
-
-function assertPinnedKey(key: string | undefined, kind: KeyKind, variable: string): void {
-  if (key !== undefined && keyKindOf(key) !== kind) {
-    throw new Error(
-      `${variable} must be a ${kind === 'secret' ? 'sk_test_' : 'pk_test_'} key followed by 8-128 letters, digits or underscores.`,
-    );
-  }
-}
-
-/**
- * The default merchant, created on the first start. Pinned keys (SANDBANK_SECRET_KEY /
- * SANDBANK_PUBLIC_KEY) are made active for it; its other keys stay valid (roll keys to revoke them),
- * so several processes pinning different keys on one database never lock each other out.
- */
-export async function ensureDefaultMerchant(
-  db: Db,
-  clock: Clock,
-  pinned: Partial<KeyPair>,
-): Promise<DefaultMerchant> {
-  assertPinnedKey(pinned.secretKey, 'secret', 'SANDBANK_SECRET_KEY');
-  assertPinnedKey(pinned.publicKey, 'public', 'SANDBANK_PUBLIC_KEY');
-  const [existing] = await db.select().from(merchants).where(eq(merchants.isDefault, true)).limit(1);
-  if (!existing) {
-    let created: MerchantWithKeys;
-    try {
-      created = await createMerchant(db, clock, {
-        name: 'Sandbank Demo Store',
-        isDefault: true,
-        keys: pinned,
-      });
-    } catch (error) {
-      // Another instance bootstrapped the same empty database first: use its merchant.
-      if (isUniqueViolation(error)) return ensureDefaultMerchant(db, clock, pinned);
-      throw error;
-    }
-    return {
-      merchant: created.merchant,
-      secretKey: created.secretKey,
-      publicKey: created.publicKey,
-      secretKeyLast4: created.secretKey.slice(-4),
-      publicKeyLast4: created.publicKey.slice(-4),
-      created: true,
-    };
-  }
-  const merchant = { id: existing.id, name: existing.name };
-  await db.transaction(async (tx) => {
-    for (const [kind, key] of [
-      ['secret', pinned.secretKey],
-      ['public', pinned.publicKey],
-    ] as const) {
-      if (key !== undefined) await pinKey(tx, merchant.id, kind, key, clock.now());
-    }
-  });
-  const active = await db
-    .select({ kind: apiKeys.kind, last4: apiKeys.last4 })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.merchantId, merchant.id), isNull(apiKeys.revokedAt)));
-  const last4 = (kind: KeyKind) => active.find((row) => row.kind === kind)?.last4 ?? '????';
-  return {
-    merchant,
-    secretKey: pinned.secretKey ?? null,
-    publicKey: pinned.publicKey ?? null,
-    secretKeyLast4: last4('secret'),
-    publicKeyLast4: last4('public'),
-    created: false,
-  };
-}
-
-async function pinKey(
-  exec: Executor,
-  merchantId: string,
-  kind: KeyKind,
-  key: string,
-  at: Date,
-): Promise<void> {
-  const keyHash = hashKey(key);
-  const [row] = await exec.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).limit(1);
-  if (row && row.merchantId !== merchantId)
-    throw new Error(`The pinned ${kind} key belongs to another merchant.`);
-  if (!row) await insertKey(exec, merchantId, kind, key, at);
-  else if (row.revokedAt) await exec.update(apiKeys).set({ revokedAt: null }).where(eq(apiKeys.id, row.id));
-  forgetCachedKeys();
-}
-
 /**
  * Issues a new key pair for a merchant and revokes its previous keys at once. Every dashboard
  * session of the merchant ends with them (but `keepSession`, the browser that asked for the roll),
@@ -246,74 +160,6 @@ export async function getMerchant(db: Db, id: string): Promise<MerchantRef | nul
     .where(eq(merchants.id, id))
     .limit(1);
   return row ?? null;
-}
-
-export interface Principal {
-  merchant: MerchantRef;
-  keyKind: KeyKind;
-}
-
-interface CachedKey {
-  principal: Principal | null;
-  expiresAt: number;
-}
-
-/**
- * Found keys are cached in-process for two seconds (unknown keys are never cached): rolling or
- * pinning keys in this process clears the cache at once; a key revoked by another instance or the
- * CLI stops working within two seconds.
- */
-const KEY_CACHE_MS = 2_000;
-const KEY_CACHE_MAX = 10_000;
-const keyCache = new Map<string, CachedKey>();
-
-export function forgetCachedKeys(): void {
-  keyCache.clear();
-}
-
-/**
- * The one authentication used by the REST middleware and the GraphQL context. Takes the raw
- * Authorization header value and returns the merchant and key kind, or throws 401.
- */
-export async function authenticate(db: Db, authorization: string | null | undefined): Promise<Principal> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  const key = match?.[1];
-  if (!key) throw new SandbankError('api_key_missing');
-  const keyKind = keyKindOf(key);
-  if (!keyKind) {
-    throw new SandbankError('api_key_missing', {
-      message: 'The Authorization header must be "Bearer sk_test_..." or "Bearer pk_test_...".',
-    });
-  }
-  const keyHash = hashKey(key);
-  const now = systemClock.now().getTime(); // cache bookkeeping, not business time
-  const cached = keyCache.get(keyHash);
-  let principal: Principal | null;
-  if (cached && cached.expiresAt > now) {
-    principal = cached.principal;
-  } else {
-    principal = await lookupKey(db, keyHash);
-    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
-    if (principal) keyCache.set(keyHash, { principal, expiresAt: now + KEY_CACHE_MS });
-  }
-  if (!principal) throw new SandbankError('api_key_invalid');
-  return principal;
-}
-
-async function lookupKey(db: Db, keyHash: string): Promise<Principal | null> {
-  const [row] = await db
-    .select({ kind: apiKeys.kind, revokedAt: apiKeys.revokedAt, id: merchants.id, name: merchants.name })
-    .from(apiKeys)
-    .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
-    .where(eq(apiKeys.keyHash, keyHash))
-    .limit(1);
-  if (!row || row.revokedAt) return null;
-  return { merchant: { id: row.id, name: row.name }, keyKind: row.kind };
-}
-
-/** Throws 403 secret_key_required unless the principal used its secret key. */
-export function requireSecretKey(principal: Principal): void {
-  if (principal.keyKind !== 'secret') throw new SandbankError('secret_key_required');
 }
 
 /**

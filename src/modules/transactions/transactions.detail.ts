@@ -15,7 +15,7 @@ import {
   timelineOf,
 } from '../events/events.service.ts';
 import { fxSettlementMachine } from '../fx/fx.machine.ts';
-import { simulateSettlementFail, simulateSettlementPay } from '../fx/fx.settlements.ts';
+import { simulateSettlementFail, simulateSettlementPay } from '../fx/fx.settle.ts';
 import { issuingAuthorizationMachine } from '../issuing/issuing.machine.ts';
 import {
   captureAuthorization,

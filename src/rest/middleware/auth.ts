@@ -1,5 +1,5 @@
 import { createMiddleware } from 'hono/factory';
-import { authenticate, requireSecretKey } from '../../modules/merchants/merchants.service.ts';
+import { authenticate, requireSecretKey } from '../../modules/merchants/authentication.ts';
 import type { RestEnv } from '../types.ts';
 
 /** Authenticates the Bearer key; every /v1 operation but tokenization needs the secret key. */

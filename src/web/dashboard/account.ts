@@ -9,7 +9,8 @@ import {
   signInWithKey,
   signInWithLink,
 } from '../../modules/dashboard/dashboard.service.ts';
-import { activeKeys, authenticate, rollKeys, signUp } from '../../modules/merchants/merchants.service.ts';
+import { authenticate } from '../../modules/merchants/authentication.ts';
+import { activeKeys, rollKeys, signUp } from '../../modules/merchants/merchants.service.ts';
 import { clientAddress } from '../../rest/client-address.ts';
 import { publicShell, shell } from './layout.ts';
 import {

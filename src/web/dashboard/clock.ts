@@ -1,14 +1,8 @@
 import type { Hono } from 'hono';
 import { nextSameDayAchWindow } from '../../kernel/calendar.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import {
-  advanceClock,
-  type ClockView,
-  freezeClock,
-  getClock,
-  resetClock,
-  unfreezeClock,
-} from '../../modules/clock/clock.service.ts';
+import { advanceClock, freezeClock, resetClock, unfreezeClock } from '../../modules/clock/clock.change.ts';
+import { type ClockView, getClock } from '../../modules/clock/clock.service.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { type DashEnv, dashboardContext, dashboardPath, formOf } from './session.ts';
 import { setFlash } from './ui.ts';

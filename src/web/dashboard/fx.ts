@@ -3,6 +3,8 @@ import { html } from 'hono/html';
 import { getClock } from '../../modules/clock/clock.service.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { createConversion, listConversions } from '../../modules/fx/fx.conversions.ts';
+import { type FxRates, getRates } from '../../modules/fx/fx.pricing.ts';
+import { createQuote, getQuote, listQuotes } from '../../modules/fx/fx.quotes.ts';
 import {
   FX_TARGET_CURRENCIES,
   type FxTargetCurrency,
@@ -10,7 +12,6 @@ import {
   hourStart,
 } from '../../modules/fx/fx.rates.ts';
 import type { FxConversionRow, FxQuoteRow, FxSettlementRow } from '../../modules/fx/fx.resource.ts';
-import { createQuote, type FxRates, getQuote, getRates, listQuotes } from '../../modules/fx/fx.service.ts';
 import { createSettlement, listSettlements } from '../../modules/fx/fx.settlements.ts';
 import { getBalances } from '../../modules/ledger/ledger.queries.ts';
 import { lineChart } from './chart.ts';

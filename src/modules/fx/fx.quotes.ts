@@ -1,0 +1,182 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor, Tx } from '../../db/client.ts';
+import { transitionRow } from '../../db/compare-and-set.ts';
+import { inTransaction } from '../../db/tx.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { ListQuery, Page } from '../../kernel/pagination.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import type { ServiceContext } from '../context.ts';
+import { post } from '../ledger/ledger.service.ts';
+import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
+import { fxQuoteMachine } from './fx.machine.ts';
+import { priceQuote, type QuoteRequest } from './fx.pricing.ts';
+import { formatRate } from './fx.rates.ts';
+import { type FxQuoteRow, fxQuoteResource } from './fx.resource.ts';
+import { emit, listOf, loadOne } from './fx.rows.ts';
+import { createQuoteSchema, LOCK_DURATIONS, quoteFieldCodes } from './fx.schema.ts';
+import { fxQuotes } from './fx.table.ts';
+
+/**
+ * FX quotes, and what conversions and settlements share: taking a quote and converting on the
+ * ledger at it. Conversions live in fx.conversions.ts, settlements in fx.settlements.ts.
+ */
+export const EXPIRE_FX_QUOTE_JOB = 'fx.expire_quote';
+
+const emitQuote = (exec: Executor, row: FxQuoteRow, type: string) =>
+  emit(exec, 'fx_quote', row, type, fxQuoteResource(row));
+
+/**
+ * Prices and writes a quote with its created event, and the job that expires it unless the caller
+ * uses it at once (`usedAtOnce`: a settlement converted at the current rate).
+ */
+export async function insertQuote(
+  tx: Tx,
+  ctx: ServiceContext,
+  request: QuoteRequest,
+  usedAtOnce = false,
+): Promise<FxQuoteRow> {
+  const now = ctx.clock.now();
+  const priced = priceQuote(now, request);
+  const [row] = await tx
+    .insert(fxQuotes)
+    .values({
+      id: newId('fxQuote'),
+      merchantId: ctx.merchant.id,
+      state: fxQuoteMachine.initial,
+      sourceCurrency: 'USD',
+      targetCurrency: request.target,
+      rate: formatRate(priced.rate),
+      sellRate: formatRate(priced.sell),
+      midRate: formatRate(priced.mid),
+      sourceAmount: priced.sourceAmount,
+      targetAmount: priced.targetAmount,
+      fee: priced.fee,
+      fixedSide: priced.fixedSide,
+      lockDuration: request.lockDuration,
+      expiresAt: new Date(now.getTime() + LOCK_DURATIONS[request.lockDuration] * 1000),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  if (!row) throw new Error('quote insert returned no row');
+  await emitQuote(tx, row, 'created');
+  if (usedAtOnce) return row;
+  await scheduleJob(tx, {
+    merchantId: row.merchantId,
+    kind: EXPIRE_FX_QUOTE_JOB,
+    objectId: row.id,
+    dueAt: row.expiresAt,
+    createdAt: now,
+  });
+  return row;
+}
+
+/** POST /v1/fx/quotes: a rate locked for five minutes (default), an hour or a day. */
+export function createQuote(ctx: ServiceContext, raw: unknown): Promise<FxQuoteRow> {
+  const input = parseInput(createQuoteSchema, raw, quoteFieldCodes);
+  const request = {
+    target: input.target_currency,
+    sourceAmount: input.source_amount,
+    targetAmount: input.target_amount,
+    lockDuration: input.lock_duration ?? 'five_minutes',
+  };
+  priceQuote(ctx.clock.now(), request); // every 400 before the transaction
+  return inTransaction(ctx.db, ctx.tx, (tx) => insertQuote(tx, ctx, request));
+}
+
+export function getQuote(ctx: ServiceContext, id: string): Promise<FxQuoteRow> {
+  return loadOne(ctx.tx ?? ctx.db, fxQuotes, ctx.merchant.id, id, 'FX quote');
+}
+
+export function listQuotes(
+  ctx: ServiceContext,
+  query: ListQuery & { state?: string | undefined },
+): Promise<Page<FxQuoteRow>> {
+  return listOf(ctx, fxQuotes, query);
+}
+
+/** The quote a request names, its row locked (404 on quote_id when it is not the merchant's). */
+export function lockQuote(tx: Tx, ctx: ServiceContext, quoteId: string): Promise<FxQuoteRow> {
+  return loadOne<FxQuoteRow>(tx, fxQuotes, ctx.merchant.id, quoteId, 'FX quote', {
+    lock: true,
+    param: 'quote_id',
+  });
+}
+
+/**
+ * Takes a locked quote for a conversion or a settlement: of two requests racing for one quote, the
+ * second waits on the row lock and then finds it used (409 quote_already_used). A quote is usable
+ * strictly before `expires_at` on the clock (422 quote_expired from that instant on, whether or not
+ * the expiry job has run yet).
+ */
+export async function useQuote(
+  tx: Tx,
+  ctx: ServiceContext,
+  quote: FxQuoteRow,
+  usedBy: string,
+): Promise<FxQuoteRow> {
+  const now = ctx.clock.now();
+  if (quote.state === 'used') {
+    throw new SandbankError('quote_already_used', {
+      param: 'quote_id',
+      message: `This quote was already used by ${quote.usedBy}.`,
+    });
+  }
+  if (quote.state === 'expired' || now.getTime() >= quote.expiresAt.getTime()) {
+    throw new SandbankError('quote_expired', {
+      param: 'quote_id',
+      message: `This quote expired at ${quote.expiresAt.toISOString()}; ask for a new one.`,
+    });
+  }
+  const used = await transitionRow(tx, fxQuoteMachine, fxQuotes, quote, 'use', { usedBy, updatedAt: now });
+  await emitQuote(tx, used, 'used');
+  return used;
+}
+
+/** Due work: a quote nobody used by `expires_at` expires. */
+export async function expireQuoteJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
+  const [row] = await ctx.tx
+    .select()
+    .from(fxQuotes)
+    .where(and(eq(fxQuotes.id, job.objectId), eq(fxQuotes.merchantId, ctx.merchant.id)))
+    .for('update');
+  if (row?.state !== 'open') return;
+  const moved = await transitionRow(ctx.tx, fxQuoteMachine, fxQuotes, row, 'expire', {
+    updatedAt: ctx.clock.now(),
+  });
+  await emitQuote(ctx.tx, moved, 'expired');
+}
+
+/**
+ * The ledger of a conversion at a quote: USD leaves available for the FX desk (fx_liquidity), and
+ * the target currency comes from the desk into available. Each posting balances in its own
+ * currency, so the ledger sums to zero per currency after every conversion. 422
+ * insufficient_balance (and nothing written) when the USD available is short.
+ */
+export async function convertOnLedger(
+  tx: Tx,
+  ctx: ServiceContext,
+  quote: FxQuoteRow,
+  source: { type: string; id: string },
+): Promise<void> {
+  const at = ctx.clock.now();
+  const base = { merchantId: ctx.merchant.id, type: 'fx_conversion', source, at };
+  await post(tx, {
+    ...base,
+    currency: 'USD',
+    entries: [
+      { account: 'available', amount: -quote.sourceAmount },
+      { account: 'fx_liquidity', amount: quote.sourceAmount },
+    ],
+  });
+  await post(tx, {
+    ...base,
+    currency: quote.targetCurrency as CurrencyCode,
+    entries: [
+      { account: 'fx_liquidity', amount: -quote.targetAmount },
+      { account: 'available', amount: quote.targetAmount },
+    ],
+  });
+}

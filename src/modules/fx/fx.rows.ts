@@ -1,0 +1,72 @@
+import { and, desc, eq, lt } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import type { ServiceContext } from '../context.ts';
+import { recordEvent } from '../events/events.service.ts';
+import type { fxConversions, fxQuotes, fxSettlements } from './fx.table.ts';
+
+/**
+ * What quotes, conversions and settlements share about their rows: a change announced as its
+ * event, one row loaded, a page listed.
+ */
+
+/** Writes the event `<object>.<type>` of a row's change, at the row's updatedAt. */
+export function emit(
+  exec: Executor,
+  object: string,
+  row: { id: string; merchantId: string; updatedAt: Date },
+  type: string,
+  data: Record<string, unknown>,
+) {
+  return recordEvent(exec, {
+    merchantId: row.merchantId,
+    type: `${object}.${type}`,
+    objectId: row.id,
+    data: { object: data },
+    at: row.updatedAt,
+  });
+}
+
+type FxTable = typeof fxQuotes | typeof fxConversions | typeof fxSettlements;
+
+/** One of the merchant's FX objects (404 resource_not_found otherwise), its row locked when asked. */
+export async function loadOne<T>(
+  exec: Executor,
+  table: FxTable,
+  merchantId: string,
+  id: string,
+  what: string,
+  options: { lock?: boolean; param?: string } = {},
+): Promise<T> {
+  const query = exec
+    .select()
+    .from(table)
+    .where(and(eq(table.id, id), eq(table.merchantId, merchantId)));
+  const [row] = id.includes('\u0000') ? [] : options.lock ? await query.for('update') : await query;
+  if (!row) {
+    throw new SandbankError('resource_not_found', {
+      message: `No ${what} ${id.slice(0, 60)}.`,
+      ...(options.param ? { param: options.param } : {}),
+    });
+  }
+  return row as T;
+}
+
+/** A page of the merchant's FX objects of one table, newest first, optionally in one state. */
+export async function listOf<T extends { id: string }>(
+  ctx: ServiceContext,
+  table: FxTable,
+  query: ListQuery & { state?: string | undefined },
+): Promise<Page<T>> {
+  const conditions = [eq(table.merchantId, ctx.merchant.id)];
+  if (query.starting_after) conditions.push(lt(table.id, query.starting_after));
+  if (query.state) conditions.push(eq(table.state, query.state));
+  const rows = await (ctx.tx ?? ctx.db)
+    .select()
+    .from(table)
+    .where(and(...conditions))
+    .orderBy(desc(table.id))
+    .limit(query.limit + 1);
+  return toPage(rows as T[], query.limit);
+}

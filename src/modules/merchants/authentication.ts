@@ -1,0 +1,75 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { systemClock } from '../../kernel/clock.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import type { MerchantRef } from '../context.ts';
+import { hashKey, type KeyKind, keyKindOf } from './keys.ts';
+import { apiKeys, merchants } from './merchants.table.ts';
+
+export interface Principal {
+  merchant: MerchantRef;
+  keyKind: KeyKind;
+}
+
+interface CachedKey {
+  principal: Principal | null;
+  expiresAt: number;
+}
+
+/**
+ * Found keys are cached in-process for two seconds (unknown keys are never cached): rolling or
+ * pinning keys in this process clears the cache at once; a key revoked by another instance or the
+ * CLI stops working within two seconds.
+ */
+const KEY_CACHE_MS = 2_000;
+const KEY_CACHE_MAX = 10_000;
+const keyCache = new Map<string, CachedKey>();
+
+export function forgetCachedKeys(): void {
+  keyCache.clear();
+}
+
+/**
+ * The one authentication used by the REST middleware and the GraphQL context. Takes the raw
+ * Authorization header value and returns the merchant and key kind, or throws 401.
+ */
+export async function authenticate(db: Db, authorization: string | null | undefined): Promise<Principal> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  const key = match?.[1];
+  if (!key) throw new SandbankError('api_key_missing');
+  const keyKind = keyKindOf(key);
+  if (!keyKind) {
+    throw new SandbankError('api_key_missing', {
+      message: 'The Authorization header must be "Bearer sk_test_..." or "Bearer pk_test_...".',
+    });
+  }
+  const keyHash = hashKey(key);
+  const now = systemClock.now().getTime(); // cache bookkeeping, not business time
+  const cached = keyCache.get(keyHash);
+  let principal: Principal | null;
+  if (cached && cached.expiresAt > now) {
+    principal = cached.principal;
+  } else {
+    principal = await lookupKey(db, keyHash);
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
+    if (principal) keyCache.set(keyHash, { principal, expiresAt: now + KEY_CACHE_MS });
+  }
+  if (!principal) throw new SandbankError('api_key_invalid');
+  return principal;
+}
+
+async function lookupKey(db: Db, keyHash: string): Promise<Principal | null> {
+  const [row] = await db
+    .select({ kind: apiKeys.kind, revokedAt: apiKeys.revokedAt, id: merchants.id, name: merchants.name })
+    .from(apiKeys)
+    .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
+    .where(eq(apiKeys.keyHash, keyHash))
+    .limit(1);
+  if (!row || row.revokedAt) return null;
+  return { merchant: { id: row.id, name: row.name }, keyKind: row.kind };
+}
+
+/** Throws 403 secret_key_required unless the principal used its secret key. */
+export function requireSecretKey(principal: Principal): void {
+  if (principal.keyKind !== 'secret') throw new SandbankError('secret_key_required');
+}
