@@ -10,7 +10,7 @@ import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
-import { post } from '../ledger/ledger.service.ts';
+import { post } from '../ledger/ledger.post.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import { fxQuoteMachine } from './fx.machine.ts';
 import { quoteAmounts } from './fx.quote-math.ts';

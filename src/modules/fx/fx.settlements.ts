@@ -9,7 +9,7 @@ import { parseAmount } from '../../kernel/money.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
-import { placeHold, postHold, voidHold } from '../ledger/ledger.service.ts';
+import { placeHold, postHold, voidHold } from '../ledger/ledger.holds.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import {
   FAILURE_REASONS,

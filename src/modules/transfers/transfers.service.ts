@@ -12,14 +12,8 @@ import { parseInput } from '../../kernel/validation.ts';
 import { type BankAccount, validateBankAccount } from '../bank-accounts/bank-account.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
-import {
-  placeHold,
-  post,
-  postFundsAvailable,
-  postHold,
-  postPendingCredit,
-  voidHold,
-} from '../ledger/ledger.service.ts';
+import { placeHold, postHold, voidHold } from '../ledger/ledger.holds.ts';
+import { post, postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import {
   type AchMachine,
