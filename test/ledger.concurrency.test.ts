@@ -2,7 +2,7 @@
  * Concurrency of the ledger: many transactions against one merchant's
  * balance at once leave exact balances, with no lost update and no double spend.
  *
- * Locking approach under test (ledger.service.ts `post`): every entry is applied with
+ * Locking approach under test (ledger.post.ts `post`): every entry is applied with
  * `UPDATE ledger_accounts SET balance = balance + $amount WHERE id = $id [AND balance + $amount >= 0]`,
  * in account-id order. The UPDATE's row lock serialises writers of one account until commit (no
  * lost update); a guarded debit re-checks its condition against the committed balance after
@@ -19,14 +19,10 @@ import { events, ledgerAccounts, ledgerEntries } from '../src/db/schema.ts';
 import type { CurrencyCode } from '../src/kernel/currency.ts';
 import { isSandbankError } from '../src/kernel/errors.ts';
 import type { MerchantRef } from '../src/modules/context.ts';
+import { placeHold, postHold, voidHold } from '../src/modules/ledger/ledger.holds.ts';
+import { postTopUp } from '../src/modules/ledger/ledger.post.ts';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
-import {
-  placeHold,
-  postHold,
-  postTopUp,
-  reversePosting,
-  voidHold,
-} from '../src/modules/ledger/ledger.service.ts';
+import { reversePosting } from '../src/modules/ledger/ledger.reverse.ts';
 import { createTestApp, shuffle, type TestApp } from './harness.ts';
 
 let t: TestApp;

@@ -18,16 +18,10 @@ import { advanceClock, freezeClock } from '../src/modules/clock/clock.change.ts'
 import { clockFor, getClock } from '../src/modules/clock/clock.service.ts';
 import type { MerchantRef, ServiceContext } from '../src/modules/context.ts';
 import { creditPendingFunds, fundsAvailableAt } from '../src/modules/ledger/ledger.funds.ts';
+import { placeHold, postHold, voidHold } from '../src/modules/ledger/ledger.holds.ts';
+import { postFundsAvailable, postPendingCredit, postTopUp } from '../src/modules/ledger/ledger.post.ts';
 import { getBalances, verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
-import {
-  placeHold,
-  postFundsAvailable,
-  postHold,
-  postPendingCredit,
-  postTopUp,
-  reversePosting,
-  voidHold,
-} from '../src/modules/ledger/ledger.service.ts';
+import { reversePosting } from '../src/modules/ledger/ledger.reverse.ts';
 import { createTestApp, type TestApp } from './harness.ts';
 
 let t: TestApp;

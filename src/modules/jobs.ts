@@ -19,15 +19,17 @@ import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger/ledger.funds.
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
 import {
   answerRtpJob,
-  onCollectionDebit,
   returnTransferJob,
   settleTransferJob,
   submitTransferJob,
+} from './transfers/transfers.jobs.ts';
+import {
   TRANSFER_RETURN_JOB,
   TRANSFER_RTP_JOB,
   TRANSFER_SETTLE_JOB,
   TRANSFER_SUBMIT_JOB,
-} from './transfers/transfers.service.ts';
+} from './transfers/transfers.rows.ts';
+import { onCollectionDebit } from './transfers/transfers.steps.ts';
 import { deliverWebhooksUntil } from './webhooks/webhooks.delivery.ts';
 
 /** Every kind of due work and cross-module hook, and the module function that does it. Imported once by the app. */

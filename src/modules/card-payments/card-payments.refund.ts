@@ -12,7 +12,7 @@ import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
 import { fundsAvailableAt } from '../ledger/ledger.funds.ts';
-import { post } from '../ledger/ledger.service.ts';
+import { post } from '../ledger/ledger.post.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import { cardPaymentMachine, refundMachine } from './card-payments.machine.ts';
 import { type CardPaymentRow, type RefundRow, refundResource } from './card-payments.resource.ts';

@@ -12,12 +12,10 @@ import { loadPayment, throwIfDeclined } from '../card-payments/card-payments.row
 import { answerChallenge } from '../card-payments/card-payments.three-ds.ts';
 import { validateCard } from '../cards/network.ts';
 import type { ServiceContext } from '../context.ts';
+import { createCollectionDebit } from '../transfers/transfers.create.ts';
+import { getTransfer } from '../transfers/transfers.read.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
-import {
-  type CollectionDebitStep,
-  createCollectionDebit,
-  getTransfer,
-} from '../transfers/transfers.service.ts';
+import type { CollectionDebitStep } from '../transfers/transfers.steps.ts';
 import { type AttemptRow, type CollectionRow, checkoutPath } from './collections.resource.ts';
 import { completeChallengeSchema, payCollectionSchema } from './collections.schema.ts';
 import { loadCollection, transitionCollection } from './collections.service.ts';

@@ -17,8 +17,8 @@ import { declineOpenChallenges } from '../card-payments/card-payments.three-ds.t
 import type { MerchantRef, ServiceContext } from '../context.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
+import { debitsOfCollection } from '../transfers/transfers.read.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
-import { debitsOfCollection } from '../transfers/transfers.service.ts';
 import { type CollectionEvent, type CollectionState, collectionMachine } from './collections.machine.ts';
 import { type AttemptRow, type CollectionRow, collectionResource } from './collections.resource.ts';
 import { createCollectionFieldCodes, createCollectionSchema } from './collections.schema.ts';

@@ -8,7 +8,7 @@ import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
-import { post } from '../ledger/ledger.service.ts';
+import { post } from '../ledger/ledger.post.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import { fxQuoteMachine } from './fx.machine.ts';
 import { priceQuote, type QuoteRequest } from './fx.pricing.ts';

@@ -5,7 +5,7 @@ import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
-import { postHold, voidHold } from '../ledger/ledger.service.ts';
+import { postHold, voidHold } from '../ledger/ledger.holds.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
 import { FAILURE_REASONS, failureReasonOf } from './fx.destinations.ts';
 import { fxSettlementMachine } from './fx.machine.ts';

@@ -8,7 +8,7 @@ import { parseAmount } from '../../kernel/money.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
-import { placeHold } from '../ledger/ledger.service.ts';
+import { placeHold } from '../ledger/ledger.holds.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
 import {
   failureOf,

@@ -6,7 +6,7 @@ import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
-import { placeHold } from '../ledger/ledger.service.ts';
+import { placeHold } from '../ledger/ledger.holds.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
 import {
   DECLINES,

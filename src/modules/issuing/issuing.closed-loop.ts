@@ -4,7 +4,7 @@ import { transitionRow } from '../../db/compare-and-set.ts';
 import { secretsEqual } from '../../kernel/secrets.ts';
 import { clockInTransaction } from '../clock/clock.service.ts';
 import type { ServiceContext } from '../context.ts';
-import { lockLedgers } from '../ledger/ledger.service.ts';
+import { lockLedgers } from '../ledger/ledger.accounts.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 import { authorizeOnCard } from './issuing.authorize.ts';
 import { ISSUING_BINS } from './issuing.cards.ts';

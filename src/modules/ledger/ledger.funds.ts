@@ -6,15 +6,10 @@ import type { CurrencyCode } from '../../kernel/currency.ts';
 import type { ServiceContext } from '../context.ts';
 import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
 import { scheduledJobs } from '../scheduler/scheduler.table.ts';
-import {
-  type PostingInput,
-  type PostingsStatement,
-  postFundsAvailable,
-  postMany,
-  postManySql,
-  postPendingCredit,
-  type SystemAccount,
-} from './ledger.service.ts';
+import type { SystemAccount } from './ledger.accounts.ts';
+import { type PostingsStatement, postMany, postManySql } from './ledger.batch.ts';
+import { postFundsAvailable, postPendingCredit } from './ledger.post.ts';
+import type { PostingInput } from './ledger.rows.ts';
 
 export const FUNDS_AVAILABLE_JOB = 'ledger.funds_available';
 

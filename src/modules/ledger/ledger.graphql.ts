@@ -5,7 +5,7 @@ import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { type Balance, getBalances, listBalanceTransactions } from './ledger.queries.ts';
-import type { PostingRow } from './ledger.service.ts';
+import type { PostingRow } from './ledger.rows.ts';
 import { ledgerPostings } from './ledger.table.ts';
 import { topUpBalance } from './ledger.topup.ts';
 

@@ -4,7 +4,8 @@ import { CURRENCY_CODES, type CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
-import { MERCHANT_ACCOUNTS, type PostingRow } from './ledger.service.ts';
+import { MERCHANT_ACCOUNTS } from './ledger.accounts.ts';
+import type { PostingRow } from './ledger.rows.ts';
 import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts';
 
 export interface Balance {

@@ -1,7 +1,7 @@
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { WireDecimal } from '../../kernel/wire-json.ts';
 import type { Balance } from './ledger.queries.ts';
-import type { PostingRow } from './ledger.service.ts';
+import type { PostingRow } from './ledger.rows.ts';
 
 export function balanceResource(balance: Balance): Record<string, unknown> {
   return {

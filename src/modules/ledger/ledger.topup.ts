@@ -5,7 +5,8 @@ import { parseAmount } from '../../kernel/money.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { wireAmount } from '../collections/collections.schema.ts';
 import type { ServiceContext } from '../context.ts';
-import { type PostingRow, postTopUp } from './ledger.service.ts';
+import { postTopUp } from './ledger.post.ts';
+import type { PostingRow } from './ledger.rows.ts';
 
 export const topUpSchema = z.strictObject({
   amount: wireAmount,

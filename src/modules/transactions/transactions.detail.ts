@@ -23,9 +23,9 @@ import {
   reverseAuthorization,
 } from '../issuing/issuing.settle.ts';
 import { listBalanceTransactions } from '../ledger/ledger.queries.ts';
-import type { PostingRow } from '../ledger/ledger.service.ts';
+import type { PostingRow } from '../ledger/ledger.rows.ts';
 import { achMachineOf, statesOf } from '../transfers/transfers.machine.ts';
-import { type EntrySteps, payoutSteps, transferSteps } from '../transfers/transfers.service.ts';
+import { type EntrySteps, payoutSteps, transferSteps } from '../transfers/transfers.steps.ts';
 import { type DeliveryLog, listDeliveries } from '../webhooks/webhooks.service.ts';
 import {
   getTransaction,

@@ -19,8 +19,8 @@ import { fxConversions, fxSettlements } from '../fx/fx.table.ts';
 import { getAuthorization } from '../issuing/issuing.read.ts';
 import type { IssuingAuthorizationRow } from '../issuing/issuing.resource.ts';
 import { issuingAuthorizations } from '../issuing/issuing.table.ts';
+import { getPayout, getTransfer } from '../transfers/transfers.read.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
-import { getPayout, getTransfer } from '../transfers/transfers.service.ts';
 import { transfers } from '../transfers/transfers.table.ts';
 
 /** The kinds the `transactions` list spans, and the table each lives in. */

@@ -10,20 +10,12 @@ import { withoutNulls } from '../../graphql/inputs.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
+import { createPayout, createTransfer } from './transfers.create.ts';
 import { type EntryKind, statesOf } from './transfers.machine.ts';
 import { RAILS } from './transfers.rails.ts';
+import { getPayout, getTransfer, listPayouts, listTransfers } from './transfers.read.ts';
 import { payoutArrivalAt, payoutInTransitAt, type TransferRow } from './transfers.resource.ts';
-import {
-  createPayout,
-  createTransfer,
-  type EntrySteps,
-  getPayout,
-  getTransfer,
-  listPayouts,
-  listTransfers,
-  payoutSteps,
-  transferSteps,
-} from './transfers.service.ts';
+import { type EntrySteps, payoutSteps, transferSteps } from './transfers.steps.ts';
 
 const RailEnum = builder.enumType('TransferRail', { values: RAILS });
 const DirectionEnum = builder.enumType('TransferDirection', { values: ['credit', 'debit'] as const });

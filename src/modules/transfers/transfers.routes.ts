@@ -4,7 +4,9 @@ import { listQuerySchema } from '../../kernel/pagination.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
 import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
+import { createPayout, createTransfer } from './transfers.create.ts';
 import type { EntryKind } from './transfers.machine.ts';
+import { getPayout, getTransfer, listPayouts, listTransfers } from './transfers.read.ts';
 import { payoutResource, type TransferRow, transferResource } from './transfers.resource.ts';
 import {
   createPayoutSchema,
@@ -14,17 +16,7 @@ import {
   listTransfersQuery,
   returnTransferSchema,
 } from './transfers.schema.ts';
-import {
-  createPayout,
-  createTransfer,
-  type EntrySteps,
-  getPayout,
-  getTransfer,
-  listPayouts,
-  listTransfers,
-  payoutSteps,
-  transferSteps,
-} from './transfers.service.ts';
+import { type EntrySteps, payoutSteps, transferSteps } from './transfers.steps.ts';
 
 const idParam = z.object({ id: z.string().min(1).max(255) });
 

@@ -5,7 +5,7 @@ import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
 /**
  * An entry on the bank rails: a transfer (`tr_`) or a payout of the merchant's balance
  * to its own bank account (`po_`, §6), over ACH, Same-Day ACH or RTP. Both ride the one rail
- * engine (transfers.service.ts); `kind` says which, and `state` holds the kind's own state names
+ * engine (transfers.steps.ts); `kind` says which, and `state` holds the kind's own state names
  * (a payout is `in_transit` where a transfer is `submitted`). Only the counterparty's account
  * number's last 4 digits are kept: what the network does with the entry (the magic accounts of
  * §13) is decided at creation and kept in `outcome` / `outcome_code`.

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { ServiceContext } from '../../modules/context.ts';
+import { createPayout, createTransfer } from '../../modules/transfers/transfers.create.ts';
 import {
   MAGIC_ACCOUNTS,
   RETURN_CODE_ACCOUNT,
@@ -8,7 +9,6 @@ import {
   UNREACHABLE_ROUTING_OUTCOME,
 } from '../../modules/transfers/transfers.rails.ts';
 import type { TransferRow } from '../../modules/transfers/transfers.resource.ts';
-import { createPayout, createTransfer } from '../../modules/transfers/transfers.service.ts';
 import {
   amountRow,
   availableUsd,

@@ -7,7 +7,7 @@ import { networkResponseDescription } from '../../modules/cards/network.ts';
 import { checkoutUrl } from '../../modules/collections/collections.resource.ts';
 import { objectKindOf } from '../../modules/events/events.bus.ts';
 import { mccName } from '../../modules/issuing/issuing.controls.ts';
-import type { PostingRow } from '../../modules/ledger/ledger.service.ts';
+import type { PostingRow } from '../../modules/ledger/ledger.rows.ts';
 import {
   type ActionBody,
   getTransactionView,

@@ -1,0 +1,87 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor, Tx } from '../../db/client.ts';
+import { updateIfState } from '../../db/compare-and-set.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { invalidState, transition } from '../../kernel/state-machine.ts';
+import type { MerchantAccount, SystemAccount } from './ledger.accounts.ts';
+import { holdMachine } from './ledger.machine.ts';
+import { post } from './ledger.post.ts';
+import { type Common, type EntryInput, emitPostingEvent, type PostingRow } from './ledger.rows.ts';
+import { ledgerPostings } from './ledger.table.ts';
+
+/** Reserves available funds (a hold): posted later to its destination, or voided back. */
+export function placeHold(
+  tx: Tx,
+  input: Common & { amount: bigint; type?: string; allowNegative?: readonly MerchantAccount[] },
+): Promise<PostingRow> {
+  return post(tx, {
+    ...input,
+    type: input.type ?? 'hold',
+    state: 'pending',
+    entries: [
+      { account: 'available', amount: -input.amount },
+      { account: 'reserved', amount: input.amount },
+    ],
+  });
+}
+
+async function loadHold(exec: Executor, merchantId: string, holdId: string): Promise<PostingRow> {
+  const [hold] = await exec
+    .select()
+    .from(ledgerPostings)
+    .where(and(eq(ledgerPostings.id, holdId), eq(ledgerPostings.merchantId, merchantId)));
+  const isHold = hold !== undefined && hold.reservedDelta > 0n && hold.availableDelta === -hold.reservedDelta;
+  if (!hold || !isHold) {
+    throw new SandbankError('resource_not_found', { message: `No hold ${holdId.slice(0, 60)}.` });
+  }
+  return hold;
+}
+
+async function settleHold(
+  tx: Tx,
+  merchantId: string,
+  holdId: string,
+  event: 'post' | 'void',
+  at: Date,
+  destination: EntryInput['account'],
+): Promise<PostingRow> {
+  const hold = await loadHold(tx, merchantId, holdId);
+  const to = transition(holdMachine, hold.state as never, event);
+  const moved = await updateIfState(tx, ledgerPostings, hold.id, hold.state, { state: to, updatedAt: at });
+  if (!moved) {
+    // Another writer settled it between our read and our update: report the state it is in now.
+    const current = await loadHold(tx, merchantId, holdId);
+    throw invalidState(holdMachine, current.state as never, event);
+  }
+  await emitPostingEvent(tx, { ...hold, state: to, updatedAt: at }, to);
+  const amount = hold.reservedDelta;
+  return post(tx, {
+    merchantId,
+    currency: hold.currency as CurrencyCode,
+    type: event === 'post' ? 'hold_posted' : 'hold_voided',
+    source: { type: hold.sourceType, id: hold.sourceId },
+    relatedId: hold.id,
+    at,
+    entries: [
+      { account: 'reserved', amount: -amount },
+      { account: destination, amount },
+    ],
+  });
+}
+
+/** Sends a hold's reserved funds to their destination (a bank rail, the card network, FX). */
+export function postHold(
+  tx: Tx,
+  merchantId: string,
+  holdId: string,
+  at: Date,
+  to: SystemAccount,
+): Promise<PostingRow> {
+  return settleHold(tx, merchantId, holdId, 'post', at, to);
+}
+
+/** Releases a hold's reserved funds back to available. */
+export function voidHold(tx: Tx, merchantId: string, holdId: string, at: Date): Promise<PostingRow> {
+  return settleHold(tx, merchantId, holdId, 'void', at, 'available');
+}

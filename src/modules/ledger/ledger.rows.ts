@@ -1,0 +1,85 @@
+import type { Tx } from '../../db/client.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
+import { type EventInput, recordEvent } from '../events/events.service.ts';
+import type { AccountKind, MerchantAccount } from './ledger.accounts.ts';
+import { balanceTransactionResource } from './ledger.resource.ts';
+import type { ledgerPostings } from './ledger.table.ts';
+
+export type PostingRow = typeof ledgerPostings.$inferSelect;
+
+export interface EntryInput {
+  account: AccountKind;
+  /** Signed minor units: positive raises the account's balance. */
+  amount: bigint;
+}
+
+export interface PostingInput {
+  merchantId: string;
+  currency: CurrencyCode;
+  type: string;
+  source: { type: string; id: string };
+  description?: string | null;
+  at: Date;
+  entries: EntryInput[];
+  /** 'pending' opens a hold; everything else is posted at once. */
+  state?: 'posted' | 'pending';
+  relatedId?: string | null;
+  /**
+   * Merchant accounts this posting may take below zero. By default none may: a posting that would
+   * overdraw one fails with 422 insufficient_balance and writes nothing.
+   */
+  allowNegative?: readonly MerchantAccount[];
+}
+
+export type Common = Pick<PostingInput, 'merchantId' | 'currency' | 'source' | 'at' | 'description'>;
+
+export function assertBalanced(entries: EntryInput[]): void {
+  if (entries.length < 2) throw new Error('a posting needs at least two entries');
+  if (entries.some((entry) => entry.amount === 0n)) throw new Error('a ledger entry cannot be zero');
+  const sum = entries.reduce((total, entry) => total + entry.amount, 0n);
+  if (sum !== 0n) throw new Error(`posting does not balance: entries sum to ${sum}`);
+}
+
+function deltaOf(entries: EntryInput[], account: MerchantAccount): bigint {
+  return entries
+    .filter((entry) => entry.account === account)
+    .reduce((total, entry) => total + entry.amount, 0n);
+}
+
+/** A posting's row: its effect on the merchant's three balances and its source. */
+export function postingValues(input: PostingInput, id: string): typeof ledgerPostings.$inferInsert {
+  return {
+    id,
+    merchantId: input.merchantId,
+    currency: input.currency,
+    type: input.type,
+    state: input.state ?? 'posted',
+    sourceType: input.source.type,
+    sourceId: input.source.id,
+    description: input.description ?? null,
+    relatedId: input.relatedId ?? null,
+    availableDelta: deltaOf(input.entries, 'available'),
+    pendingDelta: deltaOf(input.entries, 'pending'),
+    reservedDelta: deltaOf(input.entries, 'reserved'),
+    createdAt: input.at,
+    updatedAt: input.at,
+  };
+}
+
+/**
+ * Balance transactions are objects with states too (pending → posted | voided; posted → reversed):
+ * their creation and every state change is an event, in the posting's transaction (house rule: the outbox, docs/house-rules.md).
+ */
+export function postingEvent(posting: PostingRow, change: string): EventInput {
+  return {
+    merchantId: posting.merchantId,
+    type: `balance_transaction.${change}`,
+    objectId: posting.id,
+    data: { object: balanceTransactionResource(posting) },
+    at: posting.updatedAt,
+  };
+}
+
+export async function emitPostingEvent(tx: Tx, posting: PostingRow, change: string): Promise<void> {
+  await recordEvent(tx, postingEvent(posting, change));
+}

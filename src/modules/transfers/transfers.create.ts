@@ -1,0 +1,219 @@
+import type { Tx } from '../../db/client.ts';
+import { inTransaction } from '../../db/tx.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { formatDecimal, parseAmount } from '../../kernel/money.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import { type BankAccount, validateBankAccount } from '../bank-accounts/bank-account.ts';
+import type { ServiceContext } from '../context.ts';
+import { placeHold } from '../ledger/ledger.holds.ts';
+import { scheduleJob } from '../scheduler/scheduler.service.ts';
+import type { EntryKind } from './transfers.machine.ts';
+import {
+  achTimeline,
+  type Direction,
+  RAIL_LIMIT_MINOR,
+  type Rail,
+  type RailOutcome,
+  railOutcome,
+  rtpCompletesAt,
+} from './transfers.rails.ts';
+import type { TransferRow } from './transfers.resource.ts';
+import { emit, TRANSFER_RTP_JOB, TRANSFER_SUBMIT_JOB } from './transfers.rows.ts';
+import { createPayoutSchema, createTransferFieldCodes, createTransferSchema } from './transfers.schema.ts';
+import { transfers } from './transfers.table.ts';
+
+/** What an entry is, once its request is parsed: the one shape transfers, payouts and a checkout's debit share. */
+interface EntrySpec {
+  kind: EntryKind;
+  rail: Rail;
+  direction: Direction;
+  amount: bigint;
+  currency: CurrencyCode;
+  account: BankAccount;
+  name: string;
+  secCode: string | null;
+  collectionId?: string;
+  reference: string | null;
+  description: string | null;
+  metadata: Record<string, string>;
+}
+
+/** The request's names of the rail and the account (errors point at them). */
+interface SpecParams {
+  rail: string;
+  account: string;
+}
+
+/** Rail rules that need the whole request: RTP is credit-only, per-rail limits, reachable routing. */
+function checkRailRules(spec: EntrySpec, params: SpecParams): RailOutcome {
+  if (spec.rail === 'rtp' && spec.direction === 'debit') {
+    throw new SandbankError('rail_direction_unsupported', { param: 'direction' });
+  }
+  if (spec.amount > RAIL_LIMIT_MINOR[spec.rail]) {
+    throw new SandbankError('amount_exceeds_rail_limit', {
+      param: 'amount',
+      message: `The amount is over the ${spec.rail} limit of ${formatDecimal(RAIL_LIMIT_MINOR[spec.rail], 'USD')} USD per entry.`,
+    });
+  }
+  const outcome = railOutcome({
+    rail: spec.rail,
+    direction: spec.direction,
+    routingNumber: spec.account.routingNumber,
+    accountNumber: spec.account.accountNumber,
+  });
+  if (outcome.kind === 'unreachable') {
+    throw new SandbankError('routing_number_unreachable', {
+      param: `${params.account}.routing_number`,
+      message: `Routing number ${spec.account.routingNumber} is not reachable over ACH.`,
+    });
+  }
+  return outcome;
+}
+
+/**
+ * Writes a checked entry in the caller's transaction: the row, a credit's hold on the available
+ * balance (422 insufficient_balance when short: the caller's transaction then writes nothing), its
+ * `created` event and the first due work of its rail.
+ */
+async function insertEntry(tx: Tx, ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome) {
+  const now = ctx.clock.now();
+  const id = newId(spec.kind);
+  const timeline = spec.rail === 'rtp' ? null : achTimeline(spec.rail, now);
+  const values: TransferRow = {
+    id,
+    merchantId: ctx.merchant.id,
+    kind: spec.kind,
+    rail: spec.rail,
+    direction: spec.direction,
+    state: 'pending',
+    amount: spec.amount,
+    currency: spec.currency,
+    counterpartyName: spec.name,
+    routingNumber: spec.account.routingNumber,
+    accountLast4: spec.account.last4,
+    accountType: spec.account.accountType,
+    secCode: spec.secCode,
+    outcome: outcome.kind,
+    outcomeCode:
+      outcome.kind === 'returns' ? outcome.reason.code : outcome.kind === 'rejected' ? outcome.reason : null,
+    holdId: null,
+    expectedSubmissionAt: timeline?.submitsAt ?? null,
+    // An entry that stays submitted until a simulate step moves it has no settlement to expect.
+    expectedSettlementAt:
+      outcome.kind === 'stays_submitted' ? null : (timeline?.settlesAt ?? rtpCompletesAt(now)),
+    submittedAt: null,
+    settledAt: null,
+    returnedAt: null,
+    returnCode: null,
+    returnReason: null,
+    failureReason: null,
+    collectionId: spec.collectionId ?? null,
+    reference: spec.reference,
+    description: spec.description,
+    metadata: spec.metadata,
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (spec.direction === 'credit') {
+    const hold = await placeHold(tx, {
+      merchantId: ctx.merchant.id,
+      currency: spec.currency,
+      amount: spec.amount,
+      type: spec.kind,
+      source: { type: spec.kind, id },
+      at: now,
+    });
+    values.holdId = hold.id;
+  }
+  const [row] = await tx.insert(transfers).values(values).returning();
+  if (!row) throw new Error('transfer insert returned no row');
+  await emit(tx, row, 'created');
+  await scheduleJob(tx, {
+    merchantId: row.merchantId,
+    kind: spec.rail === 'rtp' ? TRANSFER_RTP_JOB : TRANSFER_SUBMIT_JOB,
+    objectId: row.id,
+    dueAt: spec.rail === 'rtp' ? (row.expectedSettlementAt as Date) : (row.expectedSubmissionAt as Date),
+    createdAt: now,
+  });
+  return row;
+}
+
+/** Checks everything before writing (400s change nothing), then writes in one transaction. */
+function createEntry(ctx: ServiceContext, spec: EntrySpec, params: SpecParams): Promise<TransferRow> {
+  const outcome = checkRailRules(spec, params);
+  return inTransaction(ctx.db, ctx.tx, (tx) => insertEntry(tx, ctx, spec, outcome));
+}
+
+/** POST /v1/transfers: a credit sends money (held from available at once), a debit pulls it. */
+export function createTransfer(ctx: ServiceContext, raw: unknown): Promise<TransferRow> {
+  const input = parseInput(createTransferSchema, raw, createTransferFieldCodes);
+  if (input.rail === 'rtp' && input.sec_code !== undefined) {
+    throw new SandbankError('parameter_invalid', { param: 'sec_code', message: 'sec_code is for ACH only.' });
+  }
+  const spec: EntrySpec = {
+    kind: 'transfer',
+    rail: input.rail,
+    direction: input.direction,
+    amount: parseAmount(input.amount, input.currency),
+    currency: input.currency,
+    account: validateBankAccount(input.counterparty, 'counterparty'),
+    name: input.counterparty.name,
+    secCode: input.rail === 'rtp' ? null : (input.sec_code ?? 'CCD'),
+    reference: input.reference ?? null,
+    description: input.description ?? null,
+    metadata: input.metadata ?? {},
+  };
+  return createEntry(ctx, spec, { rail: 'rail', account: 'counterparty' });
+}
+
+/**
+ * POST /v1/payouts: the merchant's available USD to its own bank account, as a credit on the
+ * chosen rail (CCD for ACH: a business's own account).
+ */
+export function createPayout(ctx: ServiceContext, raw: unknown): Promise<TransferRow> {
+  const input = parseInput(createPayoutSchema, raw, createTransferFieldCodes);
+  const spec: EntrySpec = {
+    kind: 'payout',
+    rail: input.method,
+    direction: 'credit',
+    amount: parseAmount(input.amount, input.currency),
+    currency: input.currency,
+    account: validateBankAccount(input.destination, 'destination'),
+    name: input.destination.name,
+    secCode: input.method === 'rtp' ? null : 'CCD',
+    reference: input.reference ?? null,
+    description: input.description ?? null,
+    metadata: input.metadata ?? {},
+  };
+  return createEntry(ctx, spec, { rail: 'method', account: 'destination' });
+}
+
+/**
+ * A checkout paid by bank account (collections.pay.ts): a standard ACH debit of the payer's account
+ * (SEC code WEB, an internet-authorized consumer debit), written in the caller's transaction. The
+ * collection follows it through the hooks of onCollectionDebit.
+ */
+export function createCollectionDebit(
+  tx: Tx,
+  ctx: ServiceContext,
+  collection: { id: string; reference: string; amount: bigint; currency: string },
+  account: BankAccount,
+): Promise<TransferRow> {
+  const spec: EntrySpec = {
+    kind: 'transfer',
+    rail: 'ach',
+    direction: 'debit',
+    amount: collection.amount,
+    currency: collection.currency as CurrencyCode,
+    account,
+    name: account.name ?? 'Checkout payer',
+    secCode: 'WEB',
+    collectionId: collection.id,
+    reference: collection.reference,
+    description: `Checkout payment of collection ${collection.reference}`,
+    metadata: {},
+  };
+  return insertEntry(tx, ctx, spec, checkRailRules(spec, { rail: 'method', account: 'bank_account' }));
+}

@@ -1,0 +1,54 @@
+import { and, desc, eq, lt } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import type { ServiceContext } from '../context.ts';
+import type { EntryKind } from './transfers.machine.ts';
+import type { Rail } from './transfers.rails.ts';
+import type { TransferRow } from './transfers.resource.ts';
+import { loadEntry } from './transfers.rows.ts';
+import { transfers } from './transfers.table.ts';
+
+export function getTransfer(ctx: ServiceContext, id: string): Promise<TransferRow> {
+  return loadEntry(ctx.tx ?? ctx.db, ctx.merchant.id, 'transfer', id);
+}
+
+export function getPayout(ctx: ServiceContext, id: string): Promise<TransferRow> {
+  return loadEntry(ctx.tx ?? ctx.db, ctx.merchant.id, 'payout', id);
+}
+
+async function listEntries(
+  ctx: ServiceContext,
+  kind: EntryKind,
+  query: ListQuery & { rail?: Rail | undefined; state?: string | undefined },
+): Promise<Page<TransferRow>> {
+  const conditions = [eq(transfers.merchantId, ctx.merchant.id), eq(transfers.kind, kind)];
+  if (query.starting_after) conditions.push(lt(transfers.id, query.starting_after));
+  if (query.rail) conditions.push(eq(transfers.rail, query.rail));
+  if (query.state) conditions.push(eq(transfers.state, query.state));
+  const rows = await (ctx.tx ?? ctx.db)
+    .select()
+    .from(transfers)
+    .where(and(...conditions))
+    .orderBy(desc(transfers.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit);
+}
+
+export const listTransfers = (
+  ctx: ServiceContext,
+  query: ListQuery & { rail?: Rail | undefined; state?: string | undefined },
+) => listEntries(ctx, 'transfer', query);
+
+export const listPayouts = (
+  ctx: ServiceContext,
+  query: ListQuery & { method?: Rail | undefined; state?: string | undefined },
+) => listEntries(ctx, 'payout', { ...query, rail: query.method });
+
+/** The ACH debits that pay a collection (its checkout's bank-account payments), newest first. */
+export function debitsOfCollection(exec: Executor, merchantId: string, collectionId: string) {
+  return exec
+    .select()
+    .from(transfers)
+    .where(and(eq(transfers.collectionId, collectionId), eq(transfers.merchantId, merchantId)))
+    .orderBy(desc(transfers.id));
+}
