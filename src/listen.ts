@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { signPayload } from './modules/webhooks/webhooks.delivery.ts';
+import { signPayload } from './modules/webhooks/webhooks.signing.ts';
 
 export interface ListenOptions {
   api: string;

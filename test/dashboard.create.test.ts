@@ -4,7 +4,7 @@
  * Each form's object is read back over REST; errors refill the form and create nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../src/modules/cards/network.ts';
+import { TEST_CARDS } from '../src/modules/cards/magic-cards.ts';
 import {
   MAGIC_ACCOUNTS,
   RETURN_CODE_ACCOUNT,

@@ -2,15 +2,12 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Executor } from '../src/db/client.ts';
 import { systemClock } from '../src/kernel/clock.ts';
-import {
-  checkFilter,
-  EventBus,
-  type EventStream,
-  matchesFilter,
-  objectKindOf,
-  parseAnnouncement,
-} from '../src/modules/events/events.bus.ts';
+import { parseAnnouncement } from '../src/modules/events/events.announcement.ts';
+import { EventBus } from '../src/modules/events/events.bus.ts';
+import { checkFilter, matchesFilter } from '../src/modules/events/events.filter.ts';
+import { objectKindOf } from '../src/modules/events/events.kinds.ts';
 import { recordEvent } from '../src/modules/events/events.service.ts';
+import type { EventStream } from '../src/modules/events/events.subscriber.ts';
 import { createMerchant } from '../src/modules/merchants/merchants.service.ts';
 import { openTestDatabase } from './harness.ts';
 

@@ -1,5 +1,5 @@
 import type { CurrencyCode } from '../kernel/currency.ts';
-import { objectKindOf } from '../modules/events/events.bus.ts';
+import { objectKindOf } from '../modules/events/events.kinds.ts';
 import { type TimelineEntry, timelineOf } from '../modules/events/events.service.ts';
 import { builder } from './builder.ts';
 import { serviceContext } from './context.ts';

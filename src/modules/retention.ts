@@ -4,7 +4,7 @@ import { blankExpiredTokens } from './card-payments/card-payments.tokens.ts';
 import { purgeEndedSignIns } from './dashboard/dashboard.service.ts';
 import { purgeExpiredKeys } from './idempotency/idempotency.service.ts';
 import { purgeFinishedJobs } from './scheduler/scheduler.service.ts';
-import { purgeEndedDeliveries, purgeOldAttempts } from './webhooks/webhooks.service.ts';
+import { purgeEndedDeliveries, purgeOldAttempts } from './webhooks/webhooks.retention.ts';
 
 /**
  * What is not kept forever, and the module function that deletes (or blanks) up to `limit` rows

@@ -4,7 +4,7 @@ import type { CurrencyCode } from '../kernel/currency.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { formatDecimal } from '../kernel/money.ts';
 import type { CardPaymentRow } from '../modules/card-payments/card-payments.resource.ts';
-import { TEST_CARDS } from '../modules/cards/network.ts';
+import { TEST_CARDS } from '../modules/cards/magic-cards.ts';
 import { completeChallenge, payCollection } from '../modules/collections/collections.pay.ts';
 import { type CollectionRow, checkoutPath } from '../modules/collections/collections.resource.ts';
 import {

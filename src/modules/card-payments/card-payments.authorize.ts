@@ -8,15 +8,10 @@ import { parseAmount } from '../../kernel/money.ts';
 import { newLinkSecret } from '../../kernel/secrets.ts';
 import { transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import {
-  decideAfterChallenge,
-  decideAuthorization,
-  type FinalDecision,
-  type NetworkDecision,
-  refundBehavior,
-  type ValidCard,
-  validateCard,
-} from '../cards/network.ts';
+import { type ValidCard, validateCard } from '../cards/card-validation.ts';
+import { refundBehavior } from '../cards/magic-cards.ts';
+import { decideAfterChallenge, decideAuthorization } from '../cards/network.ts';
+import type { FinalDecision, NetworkDecision } from '../cards/network-responses.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvents } from '../events/events.service.ts';
 import { authorizeFromAcquirer, type IssuerAnswer, isIssuedNumber } from '../issuing/issuing.closed-loop.ts';

@@ -13,7 +13,7 @@ import { TransactionRef } from '../../graphql/transaction.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
-import { networkResponseDescription } from '../cards/network.ts';
+import { networkResponseDescription } from '../cards/network-responses.ts';
 import { createCardPayment } from './card-payments.authorize.ts';
 import { captureCardPayment, voidCardPayment } from './card-payments.capture.ts';
 import { cardPaymentMachine, refundMachine } from './card-payments.machine.ts';

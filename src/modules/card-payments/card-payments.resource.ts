@@ -1,6 +1,6 @@
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { WireDecimal } from '../../kernel/wire-json.ts';
-import { networkResponseDescription } from '../cards/network.ts';
+import { networkResponseDescription } from '../cards/network-responses.ts';
 import type { cardPayments, cardRefunds, cardTokens } from './card-payments.table.ts';
 
 export type CardPaymentRow = typeof cardPayments.$inferSelect;

@@ -5,7 +5,7 @@ import { inTransaction } from '../../db/tx.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { linkSecretMatches } from '../../kernel/secrets.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import type { FinalDecision } from '../cards/network.ts';
+import type { FinalDecision } from '../cards/network-responses.ts';
 import { completeChallengeSchema } from '../collections/collections.schema.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';

@@ -5,7 +5,7 @@ import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { type ValidCard, validateCard } from '../cards/network.ts';
+import { type ValidCard, validateCard } from '../cards/card-validation.ts';
 import { perMerchant } from '../clock/clock.sql.ts';
 import type { ServiceContext } from '../context.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';

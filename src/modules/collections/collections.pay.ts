@@ -10,7 +10,7 @@ import { authorizeCard } from '../card-payments/card-payments.authorize.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
 import { loadPayment, throwIfDeclined } from '../card-payments/card-payments.rows.ts';
 import { answerChallenge } from '../card-payments/card-payments.three-ds.ts';
-import { validateCard } from '../cards/network.ts';
+import { validateCard } from '../cards/card-validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { createCollectionDebit } from '../transfers/transfers.create.ts';
 import { getTransfer } from '../transfers/transfers.read.ts';

@@ -1,8 +1,10 @@
 import type { GraphQLContext } from '../../graphql/builder.ts';
 import { builder } from '../../graphql/builder.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { type BusEvent, type EventFilter, type EventStream, OBJECT_KINDS } from './events.bus.ts';
+import type { EventFilter } from './events.filter.ts';
+import { OBJECT_KINDS } from './events.kinds.ts';
 import type { EventRow } from './events.service.ts';
+import type { BusEvent, EventStream } from './events.subscriber.ts';
 
 const parsedData = new WeakMap<EventRow, Record<string, unknown>>();
 

@@ -5,7 +5,7 @@
  */
 import mccReference from '../../../reference/mcc.json' with { type: 'json' };
 import { SandbankError } from '../../kernel/errors.ts';
-import { networkResponseDescription } from '../cards/network.ts';
+import { networkResponseDescription } from '../cards/network-responses.ts';
 
 export const LIMIT_INTERVALS = [
   'per_authorization',

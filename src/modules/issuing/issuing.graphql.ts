@@ -11,7 +11,7 @@ import { MoneyRef } from '../../graphql/scalars.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
-import { networkResponseDescription } from '../cards/network.ts';
+import { networkResponseDescription } from '../cards/network-responses.ts';
 import { simulateAuthorization } from './issuing.authorize.ts';
 import { createVirtualCard, updateVirtualCard } from './issuing.cards.ts';
 import { DECLINE_REASONS, LIMIT_INTERVALS, mccName } from './issuing.controls.ts';

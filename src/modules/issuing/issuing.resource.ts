@@ -1,6 +1,6 @@
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { WireDecimal } from '../../kernel/wire-json.ts';
-import { networkResponseDescription } from '../cards/network.ts';
+import { networkResponseDescription } from '../cards/network-responses.ts';
 import { mccName } from './issuing.controls.ts';
 import type { issuingAuthorizations, StoredControls, virtualCards } from './issuing.table.ts';
 

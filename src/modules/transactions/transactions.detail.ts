@@ -26,7 +26,7 @@ import { listBalanceTransactions } from '../ledger/ledger.queries.ts';
 import type { PostingRow } from '../ledger/ledger.rows.ts';
 import { achMachineOf, statesOf } from '../transfers/transfers.machine.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from '../transfers/transfers.steps.ts';
-import { type DeliveryLog, listDeliveries } from '../webhooks/webhooks.service.ts';
+import { type DeliveryLog, listDeliveries } from '../webhooks/webhooks.log.ts';
 import {
   getTransaction,
   type TransactionDetail,

@@ -11,7 +11,7 @@ import type { CollectionRow } from '../collections/collections.resource.ts';
 import { type CollectionDetail, getCollection } from '../collections/collections.service.ts';
 import { collections } from '../collections/collections.table.ts';
 import type { ServiceContext } from '../context.ts';
-import { objectKindOf } from '../events/events.bus.ts';
+import { objectKindOf } from '../events/events.kinds.ts';
 import { getConversion } from '../fx/fx.conversions.ts';
 import type { FxConversionRow, FxSettlementRow } from '../fx/fx.resource.ts';
 import { getSettlement } from '../fx/fx.settlements.ts';

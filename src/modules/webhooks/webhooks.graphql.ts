@@ -3,17 +3,14 @@ import { listQueryOf, nullIfNotFound, serviceContext, toConnection } from '../..
 import { SandbankError } from '../../kernel/errors.ts';
 import { EventRef } from '../events/events.subscriptions.ts';
 import { listEventTypes } from './webhooks.event-types.ts';
+import { type AttemptRow, type DeliveryLog, listDeliveries, listEndpointDeliveries } from './webhooks.log.ts';
+import { redeliverEvent } from './webhooks.redeliver.ts';
 import {
-  type AttemptRow,
   createEndpoint,
-  type DeliveryLog,
   deleteEndpoint,
   type EndpointRow,
   getEndpoint,
-  listDeliveries,
-  listEndpointDeliveries,
   listEndpoints,
-  redeliverEvent,
   rotateSecret,
   sendTestEvent,
   updateEndpoint,

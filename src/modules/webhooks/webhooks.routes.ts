@@ -7,22 +7,18 @@ import type { RestEnv } from '../../rest/types.ts';
 import { eventResource } from '../events/events.resource.ts';
 import { getEvent, listEvents } from '../events/events.service.ts';
 import { listEventTypes } from './webhooks.event-types.ts';
+import { type DeliveryLog, listDeliveries, listEndpointDeliveries } from './webhooks.log.ts';
+import { redeliverEvent } from './webhooks.redeliver.ts';
 import { deliveryResource, endpointResource } from './webhooks.resource.ts';
+import { createEndpointSchema, redeliverSchema, updateEndpointSchema } from './webhooks.schema.ts';
 import {
   createEndpoint,
-  createEndpointSchema,
-  type DeliveryLog,
   deleteEndpoint,
   getEndpoint,
-  listDeliveries,
-  listEndpointDeliveries,
   listEndpoints,
-  redeliverEvent,
-  redeliverSchema,
   rotateSecret,
   sendTestEvent,
   updateEndpoint,
-  updateEndpointSchema,
 } from './webhooks.service.ts';
 
 const idParam = z.object({ id: z.string().min(1).max(64) });

@@ -1,20 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, count, desc, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
-import { z } from 'zod';
-import type { Db, Executor } from '../../db/client.ts';
+import { and, count, desc, eq, lt } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Executor } from '../../db/client.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { purgePerMerchant } from '../clock/clock.sql.ts';
 import type { ServiceContext } from '../context.ts';
-import { getEvent, recordEvent } from '../events/events.service.ts';
-import { events } from '../events/events.table.ts';
+import { recordEvent } from '../events/events.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';
-import { ALL_EVENTS, listEventTypes } from './webhooks.event-types.ts';
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
+import { createEndpointSchema, fieldCodes, updateEndpointSchema } from './webhooks.schema.ts';
+import { webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
@@ -24,42 +22,9 @@ export const PREVIOUS_SECRET_SECONDS = 24 * 3600;
 /** At most this many webhook endpoints per merchant (as Stripe allows in test mode). */
 export const MAX_WEBHOOK_ENDPOINTS = 16;
 
-const eventType = z
-  .string()
-  .regex(/^(\*|[a-z_]+\.[a-z_]+)$/, 'an event type is "*" or like "collection.succeeded"')
-  .refine((type) => type === ALL_EVENTS || knownEventTypes().has(type), {
-    message: 'not an event type this sandbox sends (GET /v1/event_types lists them), nor "*"',
-  });
-const eventsList = z.array(eventType).min(1).max(100);
-const webhookUrl = z.url({ protocol: /^https?$/ }).max(2048);
-
-export const createEndpointSchema = z.strictObject({
-  url: webhookUrl,
-  enabled_events: eventsList.optional(),
-  /** Another name for enabled_events, accepted too. */
-  events: eventsList.optional(),
-  description: z.string().max(500).optional(),
-});
-
-export const updateEndpointSchema = z.strictObject({
-  url: webhookUrl.optional(),
-  enabled_events: eventsList.optional(),
-  events: eventsList.optional(),
-  enabled: z.boolean().optional(),
-  description: z.string().max(500).nullable().optional(),
-});
-
-const fieldCodes = { url: 'url_invalid' } as const;
-
 /** `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
 export function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
-}
-
-let eventTypes: Set<string> | null = null;
-function knownEventTypes(): Set<string> {
-  eventTypes ??= new Set(listEventTypes());
-  return eventTypes;
 }
 
 /**
@@ -230,139 +195,4 @@ export async function queueDelivery(
       target: webhookDeliveries.id,
       set: { state: 'pending', attempts: 0, nextAttemptAt: at, leaseUntil: null, updatedAt: at },
     });
-}
-
-export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-export type AttemptRow = typeof webhookAttempts.$inferSelect;
-
-export interface DeliveryLog {
-  delivery: DeliveryRow;
-  /** The delivered event's type (`collection.succeeded`). */
-  eventType: string;
-  /** Oldest first. */
-  attempts: AttemptRow[];
-}
-
-type Exec = NonNullable<ServiceContext['tx']> | ServiceContext['db'];
-
-/** The deliveries with their attempt logs (one query for all the attempts). */
-async function withAttempts(
-  exec: Exec,
-  deliveries: { delivery: DeliveryRow; eventType: string }[],
-): Promise<DeliveryLog[]> {
-  if (deliveries.length === 0) return [];
-  const attempts = await exec
-    .select()
-    .from(webhookAttempts)
-    .where(
-      inArray(
-        webhookAttempts.deliveryId,
-        deliveries.map((d) => d.delivery.id),
-      ),
-    )
-    .orderBy(asc(webhookAttempts.id));
-  return deliveries.map((entry) => ({
-    ...entry,
-    attempts: attempts.filter((a) => a.deliveryId === entry.delivery.id),
-  }));
-}
-
-/** An event's deliveries with their attempt logs (GET /v1/events/{id}/deliveries). */
-export async function listDeliveries(ctx: ServiceContext, eventId: string): Promise<DeliveryLog[]> {
-  const event = await getEvent(ctx, eventId);
-  const exec = ctx.tx ?? ctx.db;
-  const deliveries = await exec
-    .select()
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.eventId, event.id), eq(webhookDeliveries.merchantId, ctx.merchant.id)))
-    .orderBy(asc(webhookDeliveries.id));
-  return withAttempts(
-    exec,
-    deliveries.map((delivery) => ({ delivery, eventType: event.type })),
-  );
-}
-
-/**
- * An endpoint's deliveries, newest event first, each with its event's type and its attempt log
- * (GET /v1/webhook_endpoints/{id}/deliveries): the delivery log of one endpoint.
- */
-export async function listEndpointDeliveries(
-  ctx: ServiceContext,
-  endpointId: string,
-  query: ListQuery,
-): Promise<Page<DeliveryLog>> {
-  const endpoint = await getEndpoint(ctx, endpointId);
-  const exec = ctx.tx ?? ctx.db;
-  const conditions = [
-    eq(webhookDeliveries.endpointId, endpoint.id),
-    eq(webhookDeliveries.merchantId, ctx.merchant.id),
-  ];
-  if (query.starting_after) conditions.push(lt(webhookDeliveries.id, query.starting_after));
-  const rows = await exec
-    .select({ delivery: webhookDeliveries, eventType: sql<string>`coalesce(${events.type}, '')` })
-    .from(webhookDeliveries)
-    .leftJoin(events, and(eq(events.id, webhookDeliveries.eventId), eq(events.merchantId, ctx.merchant.id)))
-    .where(and(...conditions))
-    .orderBy(desc(webhookDeliveries.id))
-    .limit(query.limit + 1);
-  const page = toPage(
-    rows.map((row) => ({ ...row, id: row.delivery.id })),
-    query.limit,
-  );
-  const deliveries = page.data.map(({ delivery, eventType }) => ({ delivery, eventType }));
-  return { ...page, data: await withAttempts(exec, deliveries) };
-}
-
-export const redeliverSchema = z.strictObject({ endpoint_id: z.string().min(1).max(64).optional() });
-
-/**
- * Queues an event again, now, for one endpoint or for every enabled endpoint subscribed to its
- * type; a fresh series of attempts (the attempt log keeps the earlier ones).
- */
-export async function redeliverEvent(
-  ctx: ServiceContext,
-  eventId: string,
-  raw: unknown,
-): Promise<DeliveryLog[]> {
-  const input = parseInput(redeliverSchema, raw);
-  await inTransaction(ctx.db, ctx.tx, async (tx) => {
-    const scoped = { ...ctx, tx };
-    const event = await getEvent(scoped, eventId);
-    const now = ctx.clock.now();
-    const targets = input.endpoint_id
-      ? [await getEndpoint(scoped, input.endpoint_id)]
-      : (
-          await tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.merchantId, ctx.merchant.id))
-        ).filter(
-          (endpoint) =>
-            endpoint.enabled &&
-            (endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(event.type)),
-        );
-    for (const endpoint of targets) await queueDelivery(tx, ctx.merchant.id, event.id, endpoint.id, now);
-  });
-  return listDeliveries(ctx, eventId);
-}
-
-/**
- * The delivery log is kept 30 days of the merchant's clock: attempts made that long ago, and
- * deliveries that ended (delivered or failed) that long ago. Pending deliveries are kept.
- */
-export const DELIVERY_LOG_RETENTION_DAYS = 30;
-
-const logCutoff = (now: SQL) => sql`${now} - make_interval(days => ${DELIVERY_LOG_RETENTION_DAYS})`;
-
-/** Retention: deletes up to `limit` attempts made DELIVERY_LOG_RETENTION_DAYS ago or more. */
-export function purgeOldAttempts(db: Db, realNow: Date, limit: number): Promise<number> {
-  return purgePerMerchant(db, realNow, limit, {
-    table: 'webhook_attempts',
-    where: (now) => sql`t.attempted_at <= ${logCutoff(now)}`,
-  });
-}
-
-/** Retention: deletes up to `limit` deliveries that ended DELIVERY_LOG_RETENTION_DAYS ago or more. */
-export function purgeEndedDeliveries(db: Db, realNow: Date, limit: number): Promise<number> {
-  return purgePerMerchant(db, realNow, limit, {
-    table: 'webhook_deliveries',
-    where: (now) => sql`t.state <> 'pending' AND t.updated_at <= ${logCutoff(now)}`,
-  });
 }

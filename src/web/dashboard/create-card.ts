@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { SandbankError } from '../../kernel/errors.ts';
 import { createCardPayment } from '../../modules/card-payments/card-payments.authorize.ts';
-import { TEST_CARDS, type TestCard } from '../../modules/cards/network.ts';
+import { TEST_CARDS, type TestCard } from '../../modules/cards/magic-cards.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import {
   amountRow,

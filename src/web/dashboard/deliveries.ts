@@ -1,5 +1,5 @@
 import { html } from 'hono/html';
-import type { AttemptRow, DeliveryLog } from '../../modules/webhooks/webhooks.service.ts';
+import type { AttemptRow, DeliveryLog } from '../../modules/webhooks/webhooks.log.ts';
 import { type Html, when } from './ui.ts';
 
 /**

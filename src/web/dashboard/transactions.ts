@@ -3,9 +3,9 @@ import { html } from 'hono/html';
 import { SandbankError } from '../../kernel/errors.ts';
 import { listQuerySchema } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { networkResponseDescription } from '../../modules/cards/network.ts';
+import { networkResponseDescription } from '../../modules/cards/network-responses.ts';
 import { checkoutUrl } from '../../modules/collections/collections.resource.ts';
-import { objectKindOf } from '../../modules/events/events.bus.ts';
+import { objectKindOf } from '../../modules/events/events.kinds.ts';
 import { mccName } from '../../modules/issuing/issuing.controls.ts';
 import type { PostingRow } from '../../modules/ledger/ledger.rows.ts';
 import {

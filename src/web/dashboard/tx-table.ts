@@ -1,5 +1,5 @@
 import { html } from 'hono/html';
-import { objectKindOf } from '../../modules/events/events.bus.ts';
+import { objectKindOf } from '../../modules/events/events.kinds.ts';
 import type { TransactionRow } from '../../modules/transactions/transactions.service.ts';
 import { type Html, money, objectLink, stateBadge, when } from './ui.ts';
 

@@ -1,15 +1,14 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { ServiceContext } from '../../modules/context.ts';
-import { redeliverEventNow } from '../../modules/webhooks/webhooks.delivery.ts';
 import { ALL_EVENTS, eventTypeGroups } from '../../modules/webhooks/webhooks.event-types.ts';
+import { type DeliveryLog, listEndpointDeliveries } from '../../modules/webhooks/webhooks.log.ts';
+import { redeliverEventNow } from '../../modules/webhooks/webhooks.redeliver.ts';
 import {
   createEndpoint,
-  type DeliveryLog,
   deleteEndpoint,
   type EndpointRow,
   getEndpoint,
-  listEndpointDeliveries,
   listEndpoints,
   rotateSecret,
   sendTestEvent,

@@ -1,20 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import testPans from '../../../reference/test_pans.json' with { type: 'json' };
-import { SandbankError } from '../../kernel/errors.ts';
-import {
-  type CardInput,
-  decideAfterChallenge,
-  decideAuthorization,
-  detectBrand,
-  luhnCheckDigit,
-  luhnValid,
-  networkResponseDescription,
-  refundBehavior,
-  TEST_CARDS,
-  type ValidCard,
-  validateCard,
-} from './network.ts';
+import testPans from '../reference/test_pans.json' with { type: 'json' };
+import { SandbankError } from '../src/kernel/errors.ts';
+import { detectBrand, luhnCheckDigit, luhnValid } from '../src/modules/cards/card-numbers.ts';
+import { type CardInput, type ValidCard, validateCard } from '../src/modules/cards/card-validation.ts';
+import { refundBehavior, TEST_CARDS } from '../src/modules/cards/magic-cards.ts';
+import { decideAfterChallenge, decideAuthorization } from '../src/modules/cards/network.ts';
+import { networkResponseDescription } from '../src/modules/cards/network-responses.ts';
 
 const NOW = new Date('2026-03-15T12:00:00.000Z');
 

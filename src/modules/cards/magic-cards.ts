@@ -1,0 +1,97 @@
+/** The magic test numbers: how the network treats each, and the list the checkout page offers. */
+import { brandSpec, type CardBrand, detectBrand } from './card-numbers.ts';
+import type { ValidCard } from './card-validation.ts';
+import { DECLINES, type DeclineCode } from './network-responses.ts';
+
+export type RefundBehavior = 'succeeds' | 'pending_then_succeeds' | 'fails';
+
+export interface TestCard {
+  number: string;
+  brand: CardBrand;
+  label: string;
+  cvc: string;
+}
+
+export type MagicBehavior =
+  | { kind: 'approve' }
+  | { kind: 'decline'; code: DeclineCode }
+  | { kind: 'challenge'; afterSuccess: 'approve' | DeclineCode };
+
+interface MagicCard {
+  number: string;
+  label: string;
+  behavior: MagicBehavior;
+  refund: RefundBehavior;
+}
+
+const approve = (number: string, label: string, refund: RefundBehavior = 'succeeds'): MagicCard => ({
+  number,
+  label,
+  behavior: { kind: 'approve' },
+  refund,
+});
+
+const declineCard = (number: string, code: DeclineCode): MagicCard => ({
+  number,
+  label: `Declined: ${DECLINES[code].label}`,
+  behavior: { kind: 'decline', code },
+  refund: 'succeeds',
+});
+
+const challenge = (number: string, label: string, afterSuccess: 'approve' | DeclineCode): MagicCard => ({
+  number,
+  label,
+  behavior: { kind: 'challenge', afterSuccess },
+  refund: 'succeeds',
+});
+
+/** The magic test numbers, in the order the checkout page lists them. */
+const MAGIC_CARDS: readonly MagicCard[] = [
+  approve('4242424242424242', 'Visa — succeeds'),
+  approve('5555555555554444', 'Mastercard — succeeds'),
+  approve('2223003122003222', 'Mastercard (2-series) — succeeds'),
+  approve('378282246310005', 'American Express — succeeds'),
+  declineCard('4000000000000002', 'generic_decline'),
+  declineCard('4000000000009995', 'insufficient_funds'),
+  declineCard('4000000000009987', 'lost_card'),
+  declineCard('4000000000009979', 'stolen_card'),
+  declineCard('4000000000000069', 'expired_card'),
+  declineCard('4000000000000127', 'incorrect_cvc'),
+  declineCard('4000000000000119', 'processing_error'),
+  declineCard('4100000000000019', 'fraudulent'),
+  challenge('4000002500003155', '3-D Secure challenge', 'approve'),
+  challenge('4000000000003220', '3-D Secure 2 challenge', 'approve'),
+  challenge('4000008400001629', '3-D Secure challenge, then declined', 'generic_decline'),
+  approve('4000000000007726', 'Refund pending, then succeeds', 'pending_then_succeeds'),
+  approve('4000000000005126', 'Refund fails', 'fails'),
+];
+
+const MAGIC_BY_NUMBER = new Map<string, MagicCard>(MAGIC_CARDS.map((card) => [card.number, card]));
+
+function knownBrand(number: string): CardBrand {
+  const brand = detectBrand(number);
+  if (brand === 'unknown') throw new Error(`magic card ${number} has no supported brand`);
+  return brand;
+}
+
+/** Every magic card, in table order, for one-click fill on the checkout page. */
+export const TEST_CARDS: readonly TestCard[] = Object.freeze(
+  MAGIC_CARDS.map((card): TestCard => {
+    const brand = knownBrand(card.number);
+    return Object.freeze({
+      number: card.number,
+      brand,
+      label: card.label,
+      cvc: '1234'.slice(0, brandSpec(brand).cvcLength),
+    });
+  }),
+);
+
+export function magicBehavior(card: Pick<ValidCard, 'number'>): MagicBehavior {
+  return MAGIC_BY_NUMBER.get(card.number)?.behavior ?? { kind: 'approve' };
+}
+
+/** How a refund of a payment made with this card behaves. */
+export function refundBehavior(card: Pick<ValidCard, 'number'>): RefundBehavior {
+  return MAGIC_BY_NUMBER.get(card.number)?.refund ?? 'succeeds';
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { ALL_EVENTS, listEventTypes } from './webhooks.event-types.ts';
+
+const eventType = z
+  .string()
+  .regex(/^(\*|[a-z_]+\.[a-z_]+)$/, 'an event type is "*" or like "collection.succeeded"')
+  .refine((type) => type === ALL_EVENTS || knownEventTypes().has(type), {
+    message: 'not an event type this sandbox sends (GET /v1/event_types lists them), nor "*"',
+  });
+const eventsList = z.array(eventType).min(1).max(100);
+const webhookUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
+export const createEndpointSchema = z.strictObject({
+  url: webhookUrl,
+  enabled_events: eventsList.optional(),
+  /** Another name for enabled_events, accepted too. */
+  events: eventsList.optional(),
+  description: z.string().max(500).optional(),
+});
+
+export const updateEndpointSchema = z.strictObject({
+  url: webhookUrl.optional(),
+  enabled_events: eventsList.optional(),
+  events: eventsList.optional(),
+  enabled: z.boolean().optional(),
+  description: z.string().max(500).nullable().optional(),
+});
+
+export const fieldCodes = { url: 'url_invalid' } as const;
+
+let eventTypes: Set<string> | null = null;
+function knownEventTypes(): Set<string> {
+  eventTypes ??= new Set(listEventTypes());
+  return eventTypes;
+}
+
+export const redeliverSchema = z.strictObject({ endpoint_id: z.string().min(1).max(64).optional() });
