@@ -5,13 +5,13 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commit, groupCommitStats } from '../src/db/commit.ts';
 import { cardPayments, events, ledgerPostings, scheduledJobs } from '../src/db/schema.ts';
 import { systemClock } from '../src/kernel/clock.ts';
 import { newId } from '../src/kernel/ids.ts';
-import {
-  capturedPaymentWriterStats,
-  writeCapturedPayment,
-} from '../src/modules/card-payments/card-payments.writer.ts';
+import { capturedAtOnce } from '../src/modules/card-payments/card-payments.authorize.ts';
+import type { CardPaymentRow } from '../src/modules/card-payments/card-payments.resource.ts';
+import type { ServiceContext } from '../src/modules/context.ts';
 import { FUNDS_AVAILABLE_JOB } from '../src/modules/ledger/ledger.funds.ts';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { createTestApp, openTestDatabase, type TestApp, type TestMerchant } from './harness.ts';
@@ -25,6 +25,8 @@ afterAll(async () => {
 });
 
 type Json = Record<string, unknown>;
+/** A payment captured at once, written as the API writes it: one change through commit(). */
+const writeCaptured = (ctx: ServiceContext, row: CardPaymentRow) => commit(ctx, capturedAtOnce(ctx, row));
 const post = (m: TestMerchant, path: string, body?: unknown) =>
   t.rest<Json>('POST', path, { key: m.secretKey, ...(body === undefined ? {} : { body }) });
 
@@ -171,14 +173,14 @@ describe('the group commit of payments captured at once', () => {
     expect((await post(m, '/v1/card_payments', { amount: '1.00', currency: 'USD', card: visa })).status).toBe(
       200,
     );
-    const before = { ...capturedPaymentWriterStats(t.database.db) };
+    const before = { ...groupCommitStats(t.database.db) };
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         post(m, '/v1/card_payments', { amount: `${i + 1}.25`, currency: 'USD', card: visa }),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(30).fill(200));
-    const after = capturedPaymentWriterStats(t.database.db);
+    const after = groupCommitStats(t.database.db);
     expect(after.statements).toBeGreaterThan(before.statements);
     expect(after.transactions).toBe(before.transactions);
     expect(after.retriedAlone).toBe(before.retriedAlone);
@@ -224,7 +226,7 @@ describe('the group commit of payments captured at once', () => {
       merchant: { id: m.id, name: m.name },
       publicUrl: 'http://sandbank.test',
     };
-    const before = { ...capturedPaymentWriterStats(t.database.db) };
+    const before = { ...groupCommitStats(t.database.db) };
     const fresh = (amount: bigint) => ({
       ...stored,
       id: newId('cardPayment'),
@@ -233,12 +235,12 @@ describe('the group commit of payments captured at once', () => {
     });
     // Queued in one tick, so they share a batch; the middle one reuses a stored id.
     const outcomes = await Promise.allSettled([
-      writeCapturedPayment(ctx, fresh(100n)),
-      writeCapturedPayment(ctx, { ...stored }),
-      writeCapturedPayment(ctx, fresh(200n)),
+      writeCaptured(ctx, fresh(100n)),
+      writeCaptured(ctx, { ...stored }),
+      writeCaptured(ctx, fresh(200n)),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    const after = capturedPaymentWriterStats(t.database.db);
+    const after = groupCommitStats(t.database.db);
     expect(after.retriedAlone).toBe(before.retriedAlone + 1);
     expect(after.statements).toBe(before.statements);
 
@@ -261,7 +263,7 @@ describe('the group commit of payments captured at once', () => {
     if (!stored) throw new Error('the template payment was not stored');
     const fresh = await Promise.all(Array.from({ length: 6 }, () => t.merchant()));
     const payFor = (m: TestMerchant) =>
-      writeCapturedPayment(
+      writeCaptured(
         {
           db: t.database.db,
           clock: systemClock,
@@ -270,7 +272,7 @@ describe('the group commit of payments captured at once', () => {
         },
         { ...stored, id: newId('cardPayment'), merchantId: m.id },
       );
-    const before = { ...capturedPaymentWriterStats(t.database.db) };
+    const before = { ...groupCommitStats(t.database.db) };
     // One batch with the new merchants in one order, the next (queued a tick later, so both are in
     // flight) in the reverse order: both take the path that creates the accounts.
     const first = fresh.map(payFor);
@@ -278,7 +280,7 @@ describe('the group commit of payments captured at once', () => {
     const second = [...fresh].reverse().map(payFor);
     const outcomes = await Promise.allSettled([...first, ...second]);
     expect(outcomes.map((o) => o.status)).toEqual(Array(12).fill('fulfilled'));
-    const after = capturedPaymentWriterStats(t.database.db);
+    const after = groupCommitStats(t.database.db);
     expect(after.retriedAlone).toBe(before.retriedAlone); // a deadlock would have failed a batch
     for (const m of fresh) {
       expect(await usd(m)).toEqual({ available: 0, pending: 2 });

@@ -31,6 +31,12 @@ export interface EffectKind<T> {
    * CTEs that write the items when `ok` (every effect's `ready`) holds.
    */
   statement(items: readonly T[]): { checks: SQL; ready: SQL; writes: (ok: SQL) => SQL };
+  /**
+   * Takes, before any item of a batch is written step by step in one transaction, every lock the
+   * items will need, in the global lock order (docs/concurrency.md), so two such batches cannot
+   * deadlock whatever order their items come in.
+   */
+  lockAll(tx: Tx, items: readonly T[]): Promise<void>;
   /** The events an item writes, in order (written after the change's own events). */
   eventsOf(item: T): readonly EventInput[];
   /** Writes one item step by step in a transaction, its events included; may refuse (throw). */
@@ -184,6 +190,8 @@ class GroupCommit {
     }
     try {
       await runTransaction(this.db, async (tx) => {
+        for (const [kind, items] of effectsOf(batch.map((pending) => pending.work)))
+          await kind.lockAll(tx, items);
         for (const { work } of batch) await applyChange(tx, work);
       });
       this.stats.transactions += 1;
@@ -230,11 +238,7 @@ class GroupCommit {
  * it is prepared once per connection.
  */
 function batchStatement(batch: Change[]): { query: SQL; witness: string } {
-  const kinds = new Map<EffectKind<unknown>, unknown[]>();
-  for (const work of batch) {
-    for (const { kind, item } of work.effects) kinds.set(kind, [...(kinds.get(kind) ?? []), item]);
-  }
-  const parts = [...kinds].map(([kind, items]) => kind.statement(items));
+  const parts = [...effectsOf(batch)].map(([kind, items]) => kind.statement(items));
   const ok =
     parts.length === 0
       ? sql`true`
@@ -265,6 +269,15 @@ function batchStatement(batch: Change[]): { query: SQL; witness: string } {
   const query = sql`WITH ${sql.join(ctes, sql`, `)}
   SELECT ${ok} AS ok, (SELECT count(*) FROM announced) AS announced`;
   return { query, witness: createdEvents.ids[0] as string };
+}
+
+/** A batch's effects, by kind, in the batch's order. */
+function effectsOf(batch: Change[]): Map<EffectKind<unknown>, unknown[]> {
+  const kinds = new Map<EffectKind<unknown>, unknown[]>();
+  for (const work of batch) {
+    for (const { kind, item } of work.effects) kinds.set(kind, [...(kinds.get(kind) ?? []), item]);
+  }
+  return kinds;
 }
 
 const groupCommits = new WeakMap<Db, GroupCommit>();

@@ -1,4 +1,5 @@
 import type { Tx } from '../../db/client.ts';
+import { type Change, change, commit } from '../../db/commit.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -15,6 +16,7 @@ import type { FinalDecision, NetworkDecision } from '../cards/network-responses.
 import type { ServiceContext } from '../context.ts';
 import { recordEvents } from '../events/events.service.ts';
 import { authorizeFromAcquirer, type IssuerAnswer, isIssuedNumber } from '../issuing/issuing.closed-loop.ts';
+import { creditPending } from '../ledger/ledger.funds.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
 import { afterCapture, capture, EXPIRE_AUTHORIZATION_JOB } from './card-payments.capture.ts';
 import { cardPaymentMachine } from './card-payments.machine.ts';
@@ -28,7 +30,6 @@ import {
 import { createCardPaymentFieldCodes, createCardPaymentSchema } from './card-payments.schema.ts';
 import { cardPayments } from './card-payments.table.ts';
 import { spendToken } from './card-payments.tokens.ts';
-import { writeCapturedPayment } from './card-payments.writer.ts';
 
 /** 0.01 to 999,999.99 USD, as collections. */
 export const CARD_PAYMENT_MAX_MINOR = 99_999_999n;
@@ -167,6 +168,29 @@ export async function authorizeCard(
   return insertNewPayment(tx, ctx, newPaymentValues(ctx, input, { id, answer }));
 }
 
+/**
+ * A payment of no collection captured at once, as one change: its row (every column set: the row
+ * as stored), its authorized and captured events, and the credit into pending with the job that
+ * makes it available. A payment through a collection is written in its collection's transaction
+ * (insertNewPayment), where capturing it also pays the collection.
+ */
+export function capturedAtOnce(ctx: ServiceContext, row: CardPaymentRow): Change {
+  return creditPending(
+    change()
+      .insert(cardPayments, row)
+      .event(...capturedAtOnceEvents(ctx, row)),
+    {
+      merchantId: row.merchantId,
+      amount: row.amountCaptured,
+      currency: row.currency as CurrencyCode,
+      source: { type: 'card_payment', id: row.id },
+      type: 'card_payment',
+      from: 'card_network',
+      at: row.createdAt,
+    },
+  );
+}
+
 /** Writes a new payment in the state the network's answer gave it, with its events and what follows. */
 async function insertNewPayment(
   tx: Tx,
@@ -213,11 +237,11 @@ export async function createCardPayment(ctx: ServiceContext, raw: unknown): Prom
   // transaction, and so is a card this sandbox issued (its issuer decides, in the transaction).
   const card = input.card ? validateCard(input.card) : null;
   const decided = card && !isIssuedNumber(card.number) ? newPaymentValues(ctx, of(card)) : null;
-  if (decided?.state === 'captured' && !ctx.tx) {
-    // The common case — captured at once, no idempotency key — goes through the group-commit
-    // writer: many concurrent payments, one statement.
-    const row = await writeCapturedPayment(ctx, decided);
-    return { ...row, refunds: [] };
+  if (decided?.state === 'captured') {
+    // The common case, captured at once: one change, so that without an idempotency key it takes
+    // the group commit (many concurrent payments, one statement).
+    await commit(ctx, capturedAtOnce(ctx, decided));
+    return { ...decided, refunds: [] };
   }
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
     decided

@@ -1,15 +1,13 @@
-import { sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { insertRecordsSql } from '../../db/json-records.ts';
+import { type Change, change, commit } from '../../db/commit.ts';
 import { addBankingDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import type { ServiceContext } from '../context.ts';
 import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
-import { scheduledJobs } from '../scheduler/scheduler.table.ts';
 import type { SystemAccount } from './ledger.accounts.ts';
-import { type PostingsStatement, postMany, postManySql } from './ledger.batch.ts';
-import { postFundsAvailable, postPendingCredit } from './ledger.post.ts';
+import { ledgerPostingsEffect, postFundsAvailable } from './ledger.post.ts';
 import type { PostingInput } from './ledger.rows.ts';
+import { preparePosting } from './ledger.statement.ts';
 
 export const FUNDS_AVAILABLE_JOB = 'ledger.funds_available';
 
@@ -30,21 +28,19 @@ export function fundsAvailableAt(paidAt: Date, bankingDays = 2): Date {
  * Credits money received into `pending` and schedules its move to `available`, in the caller's
  * transaction: the credit and the promise to release it commit together.
  */
-export async function creditPendingFunds(
+export function creditPendingFunds(
   tx: Tx,
   ctx: ServiceContext,
-  input: {
-    amount: bigint;
-    currency: CurrencyCode;
-    source: { type: string; id: string };
-    type: string;
-    from: SystemAccount;
-  },
+  input: Omit<PendingCredit, 'merchantId' | 'at'>,
 ): Promise<void> {
-  const at = ctx.clock.now();
-  const credit = { ...input, merchantId: ctx.merchant.id, at };
-  const posting = await postPendingCredit(tx, credit);
-  await tx.insert(scheduledJobs).values(releaseJobValues(credit, posting.id));
+  const credit = { ...input, merchantId: ctx.merchant.id, at: ctx.clock.now() };
+  return commit({ db: ctx.db, tx }, creditPending(change(), credit));
+}
+
+/** Adds to a change a credit into `pending` and the job that makes it available on time. */
+export function creditPending(work: Change, credit: PendingCredit): Change {
+  const posting = preparePosting(pendingCreditPosting(credit));
+  return work.effect(ledgerPostingsEffect, posting).job(releaseJobValues(credit, posting.row.id));
 }
 
 export interface PendingCredit {
@@ -86,30 +82,6 @@ function releaseJobValues(credit: Omit<PendingCredit, 'type' | 'from'>, postingI
     dueAt: fundsAvailableAt(credit.at),
     createdAt: credit.at,
   });
-}
-
-/** creditPendingFunds for a batch (a group commit): the postings in bulk, the release jobs in one insert. */
-export async function creditPendingFundsMany(tx: Tx, credits: PendingCredit[]): Promise<void> {
-  if (credits.length === 0) return;
-  const postings = await postMany(tx, credits.map(pendingCreditPosting));
-  await tx
-    .insert(scheduledJobs)
-    .values(credits.map((credit, i) => releaseJobValues(credit, postings[i]!.id)));
-}
-
-/**
- * creditPendingFundsMany as parts of one statement (postManySql): the postings, and their release
- * jobs in a `ledger_release_jobs` CTE written only when the postings are (`ready`).
- */
-export function creditPendingFundsSql(credits: PendingCredit[]): PostingsStatement {
-  const statement = postManySql(credits.map(pendingCreditPosting));
-  const jobs = credits.map((credit, i) => releaseJobValues(credit, statement.postings[i]!.id));
-  return {
-    ...statement,
-    ctes: sql`${statement.ctes}, ledger_release_jobs AS (
-      ${insertRecordsSql(scheduledJobs, jobs, statement.ready)}
-    )`,
-  };
 }
 
 /** The scheduled half: pending → available. */
