@@ -4,7 +4,7 @@ import { events } from '../modules/events/events.table.ts';
 import { scheduledJobs } from '../modules/scheduler/scheduler.table.ts';
 import { type Db, queryRowsPrepared, type Tx } from './client.ts';
 import { insertRecordsSql } from './json-records.ts';
-import { createdEventsSql, type EventInput, fanOutCtes, recordEvents } from './outbox.ts';
+import { createdEventsSql, type EventInput, fanOut, recordEvents } from './outbox.ts';
 import { runTransaction } from './tx.ts';
 
 /**
@@ -264,7 +264,7 @@ function batchStatement(batch: Change[]): { query: SQL; witness: string } {
     ...inserts,
     ...(jobs.length > 0 ? [sql`new_jobs AS (${insertRecordsSql(scheduledJobs, jobs, ok)})`] : []),
     createdEvents.cte,
-    fanOutCtes(sql.raw('created_events')),
+    fanOut(sql.raw('created_events')),
   ];
   const query = sql`WITH ${sql.join(ctes, sql`, `)}
   SELECT ${ok} AS ok, (SELECT count(*) FROM announced) AS announced`;

@@ -22,24 +22,15 @@ export interface EventInput {
 }
 
 /**
- * SQL that, given a CTE `created_events(id, merchant_id, type, object_id, created_at)` of events
- * just inserted, fans them out to the merchant's enabled webhook endpoints (one delivery per event
- * and endpoint, due at once) and announces them on EVENTS_CHANNEL. Both happen in the statement that
- * writes the events, so deliveries exist exactly when the events commit, and the notification
- * (queued by Postgres until commit) is never sent for a rolled-back transaction.
+ * The CTEs that, given a CTE `created_events(id, merchant_id, type, object_id, created_at)` of
+ * events just inserted, fan them out to the merchant's enabled webhook endpoints (`deliveries`: one
+ * delivery per event and endpoint, due at once) and announce them on EVENTS_CHANNEL (`announced`,
+ * one row per event). Both happen in the statement that writes the events, so deliveries exist
+ * exactly when the events commit, and the notification (queued by Postgres until commit) is never
+ * sent for a rolled-back transaction. The statement's final SELECT must read `announced` — a CTE
+ * that only reads is run only when referenced — e.g. `(SELECT count(*) FROM announced)`.
  */
-export function fanOutSql(createdEvents: SQL): SQL {
-  return sql`${deliveriesSql(createdEvents)}
-  SELECT e.object_id AS id, ${announcementSql('e')} AS notified
-  FROM ${createdEvents} e`;
-}
-
-/**
- * fanOutSql's two parts as CTEs, for a statement whose own final SELECT returns something else:
- * `deliveries`, and `announced` (one row per event), which that SELECT must read — a CTE that only
- * reads is run only when referenced — e.g. `(SELECT count(*) FROM announced)`.
- */
-export function fanOutCtes(createdEvents: SQL): SQL {
+export function fanOut(createdEvents: SQL): SQL {
   return sql`${deliveriesSql(createdEvents)},
   announced AS (SELECT ${announcementSql('e')} AS notified FROM ${createdEvents} e)`;
 }
@@ -75,7 +66,7 @@ export async function recordEvent(exec: Executor, input: EventInput): Promise<st
 /**
  * The CTE `created_events(id, merchant_id, type, object_id, created_at)` that inserts `inputs` (ids
  * ascending in input order), for a statement that writes events together with other rows and ends
- * with fanOutSql. `when`, a boolean SQL expression, lets such a statement write its events only if
+ * with fanOut. `when`, a boolean SQL expression, lets such a statement write its events only if
  * its other parts can (nothing is inserted, and nothing announced, when it is false).
  */
 export function createdEventsSql(inputs: EventInput[], when: SQL = sql`true`): { ids: string[]; cte: SQL } {
@@ -100,6 +91,9 @@ export function createdEventsSql(inputs: EventInput[], when: SQL = sql`true`): {
 /** Several events in one statement (in order: their ids ascend), e.g. authorized then captured. */
 export async function recordEvents(exec: Executor, inputs: EventInput[]): Promise<string[]> {
   const { ids, cte } = createdEventsSql(inputs);
-  await queryRows(exec, sql`WITH ${cte}, ${fanOutSql(sql.raw('created_events'))}`);
+  await queryRows(
+    exec,
+    sql`WITH ${cte}, ${fanOut(sql.raw('created_events'))} SELECT count(*) FROM announced`,
+  );
   return ids;
 }

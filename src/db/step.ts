@@ -47,6 +47,7 @@ export async function step<Row extends StatefulRow<S>, S extends string, E exten
 ): Promise<Row> {
   const to = transition(kind.machine, row.state, event);
   const moved = (await updateIfState(exec, kind.table, row.id, row.state, {
+    updatedAt: ctx.clock.now(),
     ...values,
     state: to,
   })) as Row | null;

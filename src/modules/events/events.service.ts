@@ -10,8 +10,7 @@ export {
   createdEventsSql,
   EVENTS_CHANNEL,
   type EventInput,
-  fanOutCtes,
-  fanOutSql,
+  fanOut,
   recordEvent,
   recordEvents,
 } from '../../db/outbox.ts';

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../db/client.ts';
 import type { EffectKind } from '../../db/commit.ts';
-import { createdEventsSql, fanOutCtes } from '../../db/outbox.ts';
+import { createdEventsSql, fanOut } from '../../db/outbox.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import {
   type AccountKind,
@@ -46,7 +46,7 @@ export async function postPrepared(tx: Tx, posting: PreparedPosting): Promise<Po
   const [result] = await queryRows<PostOneResult>(
     tx,
     sql`WITH ${statement.checks}, ${statement.writes(statement.ready)}, ${createdEvents.cte},
-    ${fanOutCtes(sql.raw('created_events'))}
+    ${fanOut(sql.raw('created_events'))}
     SELECT
       (SELECT coalesce(json_agg(json_build_object('id', l.id, 'currency', l.currency, 'kind', l.kind)), '[]'::json) FROM ledger_locked l) AS locked,
       (SELECT ready FROM ledger_check) AS ready,
