@@ -12,12 +12,13 @@ import { describe, expect, it } from 'vitest';
  *
  *   entry     src/*.ts (main, start, server, app, cli, deps, config, …): the wiring, imports anything
  *   kernel    src/kernel/**: imports nothing of the project but the kernel
- *   database  src/db/** and every *.table.ts
+ *   database  src/db/** and every *.table.ts (or *.table-<part>.ts)
  *   http      src/http/**: what the HTTP adapters share (body limit, static files and assets, page
  *             security headers, client address, the unstorable-text check); neither an adapter
  *             nor the domain
- *   rest      src/rest/** and every *.routes.ts under src/modules
- *   graphql   src/graphql/** and every *.graphql.ts under src/modules
+ *   rest      src/rest/** and every *.routes.ts under src/modules (or *.routes-<part>.ts)
+ *   graphql   src/graphql/** and every *.graphql.ts under src/modules (or *.graphql-<part>.ts,
+ *             as a file split off one is named: fx.graphql-mutations.ts)
  *   web       src/web/** (hosted pages, dashboard, docs)
  *   service   the rest of src/modules/** (services, machines, resources, schemas, src/modules/context.ts)
  *
@@ -36,21 +37,33 @@ import { describe, expect, it } from 'vitest';
 
 type Layer = 'entry' | 'kernel' | 'database' | 'http' | 'rest' | 'graphql' | 'web' | 'service' | 'other';
 
+/**
+ * Whether a file's name marks it with `role`: one of the dot-separated parts after the first is the
+ * role, or starts with it and a dash — `fx.graphql.ts`, `events.subscriptions.graphql.ts` and a
+ * part split off as `fx.graphql-mutations.ts` are all GraphQL.
+ */
+function named(path: string, role: 'table' | 'routes' | 'graphql'): boolean {
+  const parts = path
+    .slice(path.lastIndexOf('/') + 1)
+    .replace(/\.ts$/, '')
+    .split('.')
+    .slice(1);
+  return parts.some((part) => part === role || part.startsWith(`${role}-`));
+}
+
 /** The layer of a path relative to the repository root (`src/…`, forward slashes). */
 function layerOf(path: string): Layer {
   if (!path.startsWith('src/')) return 'other';
   const inSrc = path.slice('src/'.length);
+  const inModules = inSrc.startsWith('modules/');
   if (!inSrc.includes('/')) return 'entry';
   if (inSrc.startsWith('kernel/')) return 'kernel';
-  if (inSrc.startsWith('db/') || path.endsWith('.table.ts')) return 'database';
+  if (inSrc.startsWith('db/') || named(path, 'table')) return 'database';
   if (inSrc.startsWith('http/')) return 'http';
-  if (inSrc.startsWith('rest/') || (inSrc.startsWith('modules/') && path.endsWith('.routes.ts')))
-    return 'rest';
-  if (inSrc.startsWith('graphql/') || (inSrc.startsWith('modules/') && path.endsWith('.graphql.ts'))) {
-    return 'graphql';
-  }
+  if (inSrc.startsWith('rest/') || (inModules && named(path, 'routes'))) return 'rest';
+  if (inSrc.startsWith('graphql/') || (inModules && named(path, 'graphql'))) return 'graphql';
   if (inSrc.startsWith('web/')) return 'web';
-  if (inSrc.startsWith('modules/')) return 'service';
+  if (inModules) return 'service';
   return 'other';
 }
 
@@ -190,6 +203,9 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
       ['src/kernel/d.ts', `import type { G } from '../graphql/builder.ts';`],
       ['src/kernel/e.ts', `import '../web/layout.ts';`],
       ['src/modules/m/m.service.ts', `import { route } from './m.routes.ts';`],
+      ['src/modules/m/m.read.ts', `import { q } from './m.graphql-queries.ts';`],
+      ['src/modules/m/m.rows.ts', `import { r } from './m.routes-simulate.ts';`],
+      ['src/modules/m/m.graphql-mutations.ts', `import { t } from './m.table-archive.ts';`],
       ['src/modules/m/m.machine.ts', `import { field } from './m.graphql.ts';`],
       ['src/modules/m/m.resource.ts', `import { page } from '../../web/layout.ts';`],
       ['src/modules/m/m.extra.ts', `import { builder } from '../../graphql/builder.ts';`],
@@ -228,6 +244,11 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
         `import { s } from './m.service.ts'; import { r } from '../../rest/render.ts';`,
       ],
       ['src/modules/m/m.graphql.ts', `import type { ServiceContext } from '../context.ts';`],
+      [
+        'src/modules/m/m.graphql-mutations.ts',
+        `import { b } from '../../graphql/builder.ts'; import './m.graphql.ts';`,
+      ],
+      ['src/modules/m/m.subscriptions.graphql.ts', `import { b } from '../../graphql/builder.ts';`],
       [
         'src/graphql/x.ts',
         `import { f } from '../http/files.ts'; import { q } from '../modules/m/m.queries.ts';`,
