@@ -5,13 +5,14 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppDeps } from './deps.ts';
 import { buildGraphiQLAssets, GRAPHIQL_CSP } from './graphql/graphiql.ts';
 import { type LazyYoga, lazyYoga, printedSchemaOnce } from './graphql/lazy.ts';
+import { MAX_BODY_BYTES } from './http/body-limit.ts';
+import { pageSecurityHeaders } from './http/security.ts';
+import { refuseUnstorableInput, refuseUnstorablePath } from './http/storable-text.ts';
 import { SandbankError } from './kernel/errors.ts';
 import { newId } from './kernel/ids.ts';
 import { registerJobs } from './modules/jobs.ts';
 import type { Metrics } from './observability.ts';
 import { buildRestApp } from './rest/app.ts';
-import { MAX_BODY_BYTES } from './rest/middleware/json-body.ts';
-import { refuseUnstorableInput, refuseUnstorablePath } from './rest/middleware/storable-text.ts';
 import { sendError, toSandbankError } from './rest/render.ts';
 import type { RestEnv } from './rest/types.ts';
 import { buildChallengePages } from './web/challenge.ts';
@@ -19,7 +20,6 @@ import { buildCheckout } from './web/checkout.ts';
 import { buildDashboard } from './web/dashboard/app.ts';
 import { buildDocs } from './web/docs.ts';
 import { buildPageAssets } from './web/layout.ts';
-import { pageSecurityHeaders } from './web/security.ts';
 
 export interface AppOptions {
   deps: AppDeps;

@@ -1,8 +1,7 @@
-import type { Tx } from '../db/client.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { type ListQuery, listQuerySchema, type Page } from '../kernel/pagination.ts';
 import { parseInput } from '../kernel/validation.ts';
-import type { ServiceContext } from '../modules/context.ts';
+import type { ServiceContext, Tx } from '../modules/context.ts';
 import {
   fingerprintOf,
   parseIdempotencyKey,

@@ -5,6 +5,7 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { AppDeps } from '../deps.ts';
+import { MAX_BODY_BYTES } from '../http/body-limit.ts';
 import { systemClock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { newId } from '../kernel/ids.ts';
@@ -16,7 +17,6 @@ import {
   requireSecretKey,
 } from '../modules/merchants/authentication.ts';
 import { CREDENTIALS_CHANNEL } from '../modules/merchants/credentials.ts';
-import { MAX_BODY_BYTES } from '../rest/middleware/json-body.ts';
 import type { LazyYoga } from './lazy.ts';
 
 export const GRAPHQL_WS_PATH = '/graphql';

@@ -1,6 +1,12 @@
 import type { Db, Tx } from '../db/client.ts';
 import type { Clock } from '../kernel/clock.ts';
 
+/**
+ * The database handles a service context carries. Adapters that pass them along (a caller-owned
+ * transaction) name them from here, never from src/db (docs/house-rules.md, dependencies point inward).
+ */
+export type { Db, Tx };
+
 export interface MerchantRef {
   id: string;
   name: string;

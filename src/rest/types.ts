@@ -1,6 +1,6 @@
-import type { Tx } from '../db/client.ts';
 import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../kernel/clock.ts';
+import type { Tx } from '../modules/context.ts';
 import type { Principal } from '../modules/merchants/authentication.ts';
 
 export interface RestEnv {

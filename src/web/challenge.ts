@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
+import { pageSecurityHeaders } from '../http/security.ts';
 import type { CurrencyCode } from '../kernel/currency.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { formatDecimal } from '../kernel/money.ts';
@@ -12,7 +13,6 @@ import {
 } from '../modules/card-payments/card-payments.three-ds.ts';
 import { openByLink, type PayerEnv } from './context.ts';
 import { page } from './layout.ts';
-import { pageSecurityHeaders } from './security.ts';
 
 const amountOf = (p: CardPaymentDetail) =>
   `${formatDecimal(p.amount, p.currency as CurrencyCode)} ${p.currency}`;

@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
+import { pageCsp, pageSecurityHeaders } from '../http/security.ts';
 import type { CurrencyCode } from '../kernel/currency.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { formatDecimal } from '../kernel/money.ts';
@@ -14,7 +15,6 @@ import {
 } from '../modules/collections/collections.service.ts';
 import { openByLink, type PayerEnv } from './context.ts';
 import { page } from './layout.ts';
-import { pageCsp, pageSecurityHeaders } from './security.ts';
 
 type WebContext = Context<PayerEnv>;
 

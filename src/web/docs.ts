@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
-import { CSS, fileAsset, JAVASCRIPT, serveAssets } from './assets.ts';
-import { webFile } from './files.ts';
-import { pageSecurityHeaders } from './security.ts';
+import { CSS, fileAsset, JAVASCRIPT, serveAssets } from '../http/assets.ts';
+import { webFile } from '../http/files.ts';
+import { pageSecurityHeaders } from '../http/security.ts';
 
 const require = createRequire(import.meta.url);
 

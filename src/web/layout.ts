@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import { CSS, fileAsset, JAVASCRIPT, serveAssets } from './assets.ts';
-import { webFile } from './files.ts';
-import { pageSecurityHeaders } from './security.ts';
+import { CSS, fileAsset, JAVASCRIPT, serveAssets } from '../http/assets.ts';
+import { webFile } from '../http/files.ts';
+import { pageSecurityHeaders } from '../http/security.ts';
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 

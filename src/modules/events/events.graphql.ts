@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { listQueryOf, nullIfNotFound, serviceContext, toConnection } from '../../graphql/context.ts';
 import { getEvent, listEvents } from './events.service.ts';
-import { EventRef } from './events.subscriptions.ts';
+import { EventRef } from './events.subscriptions.graphql.ts';
 
 builder.queryFields((t) => ({
   event: t.field({

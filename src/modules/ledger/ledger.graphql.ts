@@ -1,12 +1,15 @@
-import { and, eq } from 'drizzle-orm';
 import { builder } from '../../graphql/builder.ts';
 import { idempotentMutation, listQueryOf, serviceContext, toConnection } from '../../graphql/context.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { type Balance, getBalances, listBalanceTransactions } from './ledger.queries.ts';
+import {
+  type Balance,
+  getBalances,
+  getBalanceTransaction,
+  listBalanceTransactions,
+} from './ledger.queries.ts';
 import type { PostingRow } from './ledger.rows.ts';
-import { ledgerPostings } from './ledger.table.ts';
 import { topUpBalance } from './ledger.topup.ts';
 
 const BalanceRef = builder.objectRef<Balance>('Balance').implement({
@@ -85,14 +88,7 @@ builder.mutationFields((t) => ({
         ctx,
         { name: 'topUpBalance', key: args.idempotencyKey, input: raw },
         (svc) => topUpBalance(svc, raw),
-        async (svc, id) => {
-          const [row] = await svc.db
-            .select()
-            .from(ledgerPostings)
-            .where(and(eq(ledgerPostings.id, id), eq(ledgerPostings.merchantId, svc.merchant.id)));
-          if (!row) throw new SandbankError('resource_not_found');
-          return row;
-        },
+        getBalanceTransaction,
       );
     },
   }),

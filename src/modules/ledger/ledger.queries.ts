@@ -72,6 +72,16 @@ export async function listBalanceTransactions(
   return toPage(rows, query.limit);
 }
 
+/** One of the merchant's postings by its id (a replayed top-up answers with it). */
+export async function getBalanceTransaction(ctx: ServiceContext, id: string): Promise<PostingRow> {
+  const [row] = await (ctx.tx ?? ctx.db)
+    .select()
+    .from(ledgerPostings)
+    .where(and(eq(ledgerPostings.id, id), eq(ledgerPostings.merchantId, ctx.merchant.id)));
+  if (!row) throw new SandbankError('resource_not_found');
+  return row;
+}
+
 export interface LedgerCheck {
   /** Per currency, the sum of every entry: zero when every posting balanced. */
   sums: Record<string, bigint>;

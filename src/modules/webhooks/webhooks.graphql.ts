@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { listQueryOf, nullIfNotFound, serviceContext, toConnection } from '../../graphql/context.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { EventRef } from '../events/events.subscriptions.ts';
+import { EventRef } from '../events/events.subscriptions.graphql.ts';
 import { listEventTypes } from './webhooks.event-types.ts';
 import { type AttemptRow, type DeliveryLog, listDeliveries, listEndpointDeliveries } from './webhooks.log.ts';
 import { redeliverEvent } from './webhooks.redeliver.ts';

@@ -1,11 +1,10 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { parse } from 'lossless-json';
+import { MAX_BODY_BYTES } from '../../http/body-limit.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { assertStorableText } from '../../kernel/text.ts';
 import type { RestEnv } from '../types.ts';
-
-export const MAX_BODY_BYTES = 64 * 1024;
 
 async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Promise<string> {
   const reader = stream.getReader();

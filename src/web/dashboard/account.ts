@@ -1,8 +1,9 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import type { Db } from '../../db/client.ts';
+import { clientAddress } from '../../http/client-address.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import type { Db } from '../../modules/context.ts';
 import {
   endSession,
   signInNewMerchant,
@@ -11,7 +12,6 @@ import {
 } from '../../modules/dashboard/dashboard.service.ts';
 import { authenticate } from '../../modules/merchants/authentication.ts';
 import { activeKeys, rollKeys, signUp } from '../../modules/merchants/merchants.service.ts';
-import { clientAddress } from '../../rest/client-address.ts';
 import { publicShell, shell } from './layout.ts';
 import {
   clearSessionCookie,

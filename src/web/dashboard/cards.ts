@@ -8,7 +8,6 @@ import { createVirtualCard, updateVirtualCard } from '../../modules/issuing/issu
 import { LIMIT_INTERVALS, type LimitInterval } from '../../modules/issuing/issuing.controls.ts';
 import { getVirtualCard, listAuthorizations, listVirtualCards } from '../../modules/issuing/issuing.read.ts';
 import type { IssuingAuthorizationRow, VirtualCardRow } from '../../modules/issuing/issuing.resource.ts';
-import type { StoredControls } from '../../modules/issuing/issuing.table.ts';
 import {
   cursorOf,
   metadataEditor,
@@ -40,6 +39,9 @@ import {
  * authorization" and its authorizations. Every form calls the service REST calls
  * (createVirtualCard, updateVirtualCard, simulateAuthorization) with the body REST takes.
  */
+
+/** A card's spending controls as its row holds them. */
+type StoredControls = VirtualCardRow['spendingControls'];
 
 const CARDS = '/dashboard/cards';
 const cardPath = (id: string) => `${CARDS}/${encodeURIComponent(id)}`;

@@ -1,0 +1,282 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * docs/house-rules.md, "dependencies point inward", checked on every import of every .ts file under
+ * src/ (static `import … from`, `export … from`, `import x = require(…)` and `import('…')` with a
+ * literal path; relative paths resolved, packages ignored). The layers are path patterns, so a file
+ * split in two or a new module falls into its layer by where it lives and how it is named:
+ *
+ *   entry     src/*.ts (main, start, server, app, cli, deps, config, …): the wiring, imports anything
+ *   kernel    src/kernel/**: imports nothing of the project but the kernel
+ *   database  src/db/** and every *.table.ts (or *.table-<part>.ts)
+ *   http      src/http/**: what the HTTP adapters share (body limit, static files and assets, page
+ *             security headers, client address, the unstorable-text check); neither an adapter
+ *             nor the domain
+ *   rest      src/rest/** and every *.routes.ts under src/modules (or *.routes-<part>.ts)
+ *   graphql   src/graphql/** and every *.graphql.ts under src/modules (or *.graphql-<part>.ts,
+ *             as a file split off one is named: fx.graphql-mutations.ts)
+ *   web       src/web/** (hosted pages, dashboard, docs)
+ *   service   the rest of src/modules/** (services, machines, resources, schemas, src/modules/context.ts)
+ *
+ * Rules:
+ *   - the kernel imports nothing of the project outside src/kernel;
+ *   - services and the database import no adapter, nothing of src/http and none of the wiring;
+ *   - adapters (rest, graphql, web) import no database file and no other adapter; they may name the
+ *     wiring's types (AppDeps);
+ *   - src/http imports no adapter, no database file and none of the wiring;
+ *   - every file under src/ falls in one of the layers above (a new folder is placed here first).
+ *
+ * `import type` counts like any import: an adapter that needs a database type (a transaction `Tx`)
+ * takes it from the service context, src/modules/context.ts, which re-exports what adapters may name.
+ * The layers and these rules are described in docs/architecture.md.
+ */
+
+type Layer = 'entry' | 'kernel' | 'database' | 'http' | 'rest' | 'graphql' | 'web' | 'service' | 'other';
+
+/**
+ * Whether a file's name marks it with `role`: one of the dot-separated parts after the first is the
+ * role, or starts with it and a dash — `fx.graphql.ts`, `events.subscriptions.graphql.ts` and a
+ * part split off as `fx.graphql-mutations.ts` are all GraphQL.
+ */
+function named(path: string, role: 'table' | 'routes' | 'graphql'): boolean {
+  const parts = path
+    .slice(path.lastIndexOf('/') + 1)
+    .replace(/\.ts$/, '')
+    .split('.')
+    .slice(1);
+  return parts.some((part) => part === role || part.startsWith(`${role}-`));
+}
+
+/** The layer of a path relative to the repository root (`src/…`, forward slashes). */
+function layerOf(path: string): Layer {
+  if (!path.startsWith('src/')) return 'other';
+  const inSrc = path.slice('src/'.length);
+  const inModules = inSrc.startsWith('modules/');
+  if (!inSrc.includes('/')) return 'entry';
+  if (inSrc.startsWith('kernel/')) return 'kernel';
+  if (inSrc.startsWith('db/') || named(path, 'table')) return 'database';
+  if (inSrc.startsWith('http/')) return 'http';
+  if (inSrc.startsWith('rest/') || (inModules && named(path, 'routes'))) return 'rest';
+  if (inSrc.startsWith('graphql/') || (inModules && named(path, 'graphql'))) return 'graphql';
+  if (inSrc.startsWith('web/')) return 'web';
+  if (inModules) return 'service';
+  return 'other';
+}
+
+const ADAPTERS: readonly Layer[] = ['rest', 'graphql', 'web'];
+const NAMES: Record<Layer, string> = {
+  entry: 'the wiring',
+  kernel: 'the kernel',
+  database: 'the database',
+  http: 'src/http',
+  rest: 'the REST adapter',
+  graphql: 'the GraphQL adapter',
+  web: 'the web pages',
+  service: 'a service',
+  other: 'an unplaced file',
+};
+
+/** Why a file of layer `from` may not import a file of layer `to`, or null when it may. */
+function refusal(from: Layer, to: Layer): string | null {
+  const who = NAMES[from];
+  if (from === 'entry' || to === 'other') return null;
+  if (from === 'kernel') return to === 'kernel' ? null : `${who} imports nothing outside src/kernel`;
+  if (to === 'entry' && !ADAPTERS.includes(from)) return `${who} imports none of the wiring (src/*.ts)`;
+  if (from === 'service' || from === 'database') {
+    if (ADAPTERS.includes(to)) return `${who} imports no adapter (${NAMES[to]})`;
+    if (to === 'http') return `${who} imports nothing of src/http`;
+    return null;
+  }
+  if (to === 'database')
+    return `${who} imports no database file (a service does the work; types via src/modules/context.ts)`;
+  if (ADAPTERS.includes(to) && to !== from) return `${who} imports no other adapter (${NAMES[to]})`;
+  return null;
+}
+
+interface Import {
+  /** The importing file, `src/…`. */
+  file: string;
+  /** The module specifier as written. */
+  specifier: string;
+  /** The imported file, `src/…`, or null for a package. */
+  target: string | null;
+  line: number;
+}
+
+/** The project-relative path an import specifier names, or null when it is a package. */
+function resolveSpecifier(file: string, specifier: string): string | null {
+  if (!specifier.startsWith('.')) return null;
+  // NodeNext: specifiers carry their extension (`.ts`, or `.js` for the `.ts` file, `.json`).
+  return posix.normalize(posix.join(posix.dirname(file), specifier)).replace(/\.([cm]?)js$/, '.$1ts');
+}
+
+/** Every import of one source text. */
+function importsOf(file: string, text: string): Import[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const found: Import[] = [];
+  const add = (literal: ts.Node) => {
+    if (!ts.isStringLiteralLike(literal)) return;
+    const specifier = literal.text;
+    const line = source.getLineAndCharacterOfPosition(literal.getStart(source)).line + 1;
+    found.push({ file, specifier, target: resolveSpecifier(file, specifier), line });
+  };
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
+      add(node.moduleSpecifier);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      add(node.moduleReference.expression);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [argument] = node.arguments;
+      if (argument) add(argument);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node.argument.literal);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+interface Violation extends Import {
+  rule: string;
+}
+
+/** The refused imports among `files` (path `src/…` → source text). */
+function violationsOf(files: ReadonlyMap<string, string>): { imports: Import[]; violations: Violation[] } {
+  const imports = [...files].flatMap(([file, text]) => importsOf(file, text));
+  const violations: Violation[] = [];
+  for (const found of imports) {
+    if (found.target === null) continue;
+    const rule = refusal(layerOf(found.file), layerOf(found.target));
+    if (rule) violations.push({ ...found, rule });
+  }
+  return { imports, violations };
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const where = (found: Import) => `${found.file}:${found.line} imports '${found.specifier}'`;
+const describeViolation = (v: Violation) => `${where(v)}: ${v.rule}`;
+
+describe('architecture (docs/house-rules.md, dependencies point inward)', () => {
+  it('no file under src/ imports across the layers', () => {
+    const files = new Map(sourceFiles('src').map((file) => [file, readFileSync(join(root, file), 'utf8')]));
+    const { imports, violations } = violationsOf(files);
+    const projectImports = imports.filter((found) => found.target !== null);
+    expect(files.size).toBeGreaterThan(100);
+    expect(projectImports.length).toBeGreaterThan(500);
+    // Every file has its layer, and every layer has files: a new folder must be placed here first.
+    expect([...files.keys()].filter((file) => layerOf(file) === 'other')).toEqual([]);
+    const layers = new Set([...files.keys()].map(layerOf));
+    expect([...layers].sort()).toEqual([
+      'database',
+      'entry',
+      'graphql',
+      'http',
+      'kernel',
+      'rest',
+      'service',
+      'web',
+    ]);
+    // Every import was resolved to a file that exists (no path the rules would misread).
+    expect(projectImports.filter((found) => !existsSync(join(root, found.target!))).map(where)).toEqual([]);
+    expect(violations.map(describeViolation)).toEqual([]);
+  });
+
+  it('the checker reports each kind of refused import', () => {
+    const examples: [file: string, text: string][] = [
+      ['src/kernel/a.ts', `import { x } from '../modules/m/m.service.ts';`],
+      ['src/kernel/b.ts', `export { y } from '../db/client.ts';`],
+      ['src/kernel/c.ts', `const r = await import('../rest/app.ts');`],
+      ['src/kernel/d.ts', `import type { G } from '../graphql/builder.ts';`],
+      ['src/kernel/e.ts', `import '../web/layout.ts';`],
+      ['src/modules/m/m.service.ts', `import { route } from './m.routes.ts';`],
+      ['src/modules/m/m.read.ts', `import { q } from './m.graphql-queries.ts';`],
+      ['src/modules/m/m.rows.ts', `import { r } from './m.routes-simulate.ts';`],
+      ['src/modules/m/m.graphql-mutations.ts', `import { t } from './m.table-archive.ts';`],
+      ['src/modules/m/m.machine.ts', `import { field } from './m.graphql.ts';`],
+      ['src/modules/m/m.resource.ts', `import { page } from '../../web/layout.ts';`],
+      ['src/modules/m/m.extra.ts', `import { builder } from '../../graphql/builder.ts';`],
+      ['src/modules/m/m.routes.ts', `import { table } from './m.table.ts';`],
+      ['src/rest/x.ts', `import type { Tx } from '../db/client.ts';`],
+      ['src/rest/y.ts', `import { builder } from '../graphql/builder.ts';`],
+      ['src/rest/z.ts', `import { page } from '../web/layout.ts';`],
+      ['src/graphql/x.ts', `import { other } from '../modules/n/n.table.ts';`],
+      ['src/graphql/y.ts', `import { MAX } from '../rest/middleware/json-body.ts';`],
+      ['src/modules/m/m.graphql.ts', `import { page } from '../../web/files.ts';`],
+      ['src/web/x.ts', `import { db } from '../db/client.ts';`],
+      ['src/web/y.ts', `import { r } from '../modules/n/n.routes.ts';`],
+      ['src/web/z.ts', `const g = () => import('../graphql/schema.ts');`],
+      ['src/http/x.ts', `import { r } from '../rest/app.ts';`],
+      ['src/http/y.ts', `import { t } from '../modules/m/m.table.ts';`],
+      ['src/modules/m/m.service.ts', `import { f } from '../../http/files.ts';`],
+      ['src/modules/m/m.service.ts', `import type { AppDeps } from '../../deps.ts';`],
+      ['src/modules/m/m.table.ts', `import { r } from './m.routes.ts';`],
+      ['src/db/schema.ts', `import { s } from '../config.ts';`],
+      ['src/http/z.ts', `import { c } from '../config.ts';`],
+    ];
+    for (const [file, text] of examples) {
+      const { violations } = violationsOf(new Map([[file, text]]));
+      expect(violations, `${file}: ${text}`).toHaveLength(1);
+      const [specifier] = /'[^']+'/.exec(text) ?? [];
+      expect(describeViolation(violations[0]!)).toMatch(`${file}:1 imports ${specifier}: `);
+    }
+    const allowed: [file: string, text: string][] = [
+      ['src/kernel/a.ts', `import { b } from './b.ts'; import { z } from 'zod';`],
+      [
+        'src/modules/m/m.service.ts',
+        `import { db } from '../../db/client.ts'; import { t } from './m.table.ts';`,
+      ],
+      [
+        'src/modules/m/m.routes.ts',
+        `import { s } from './m.service.ts'; import { r } from '../../rest/render.ts';`,
+      ],
+      ['src/modules/m/m.graphql.ts', `import type { ServiceContext } from '../context.ts';`],
+      [
+        'src/modules/m/m.graphql-mutations.ts',
+        `import { b } from '../../graphql/builder.ts'; import './m.graphql.ts';`,
+      ],
+      ['src/modules/m/m.subscriptions.graphql.ts', `import { b } from '../../graphql/builder.ts';`],
+      [
+        'src/graphql/x.ts',
+        `import { f } from '../http/files.ts'; import { q } from '../modules/m/m.queries.ts';`,
+      ],
+      ['src/web/x.ts', `import { h } from '../http/security.ts'; import { k } from '../kernel/money.ts';`],
+      ['src/server.ts', `import { db } from './db/client.ts'; import { a } from './rest/app.ts';`],
+    ];
+    for (const [file, text] of allowed) {
+      expect(violationsOf(new Map([[file, text]])).violations, `${file}: ${text}`).toEqual([]);
+    }
+  });
+
+  it('reads every form of import, with its line, and skips import-like text', () => {
+    const text = [
+      `import type { A } from './a.ts';`,
+      `export * from './b.ts';`,
+      `const c = await import('./c.ts');`,
+      `type D = import('./d.ts').D;`,
+      `const e = "await import('./e.ts')"; // text, not an import`,
+      `// import { f } from './f.ts';`,
+      `import { z } from 'zod';`,
+    ].join('\n');
+    expect(importsOf('src/modules/m/x.ts', text).map(({ target, line }) => [target, line])).toEqual([
+      ['src/modules/m/a.ts', 1],
+      ['src/modules/m/b.ts', 2],
+      ['src/modules/m/c.ts', 3],
+      ['src/modules/m/d.ts', 4],
+      [null, 7],
+    ]);
+  });
+});
