@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 /**
- * PGlite on the HTTP thread (PGLITE_WORKER=0) against PGlite in its worker thread, on the built
- * server (`npm run build` first), alternating A and B so that a noisy machine hurts both alike:
+ * Two builds or settings of the server side by side, alternating A and B so that a noisy machine
+ * hurts both alike. By default PGlite on the HTTP thread (PGLITE_WORKER=0) against PGlite in its
+ * worker thread, on the built server (`npm run build` first). With BENCH_AB=name=dist,name=dist the
+ * two are two builds instead (e.g. the previous commit's, built in a worktree, against this one's),
+ * and with BENCH_DATABASE_URL (a Postgres server URL) each run gets a fresh database there instead
+ * of `--memory`. BENCH_SKIP_STALL=1 measures the load only.
  *
  * 1. load: `wrk -t1 -c50 -d<D>s --latency` POSTing /v1/collect (bench/collect.lua) against
  *    `node dist/main.js --memory`: requests/s, p50, p99.
@@ -22,10 +26,31 @@ const duration = Number(process.argv[3] ?? 10);
 const payouts = Number(process.argv[4] ?? 250);
 const dist = process.env.BENCH_DIST ?? 'dist';
 const KEY = 'sk_test_workerbench000000000000000000';
-const MODES = [
-  { name: 'in-thread', env: { PGLITE_WORKER: '0' } },
-  { name: 'worker', env: { PGLITE_WORKER: '1' } },
-].filter((mode) => !process.env.BENCH_MODES || process.env.BENCH_MODES.split(',').includes(mode.name));
+const postgresUrl = process.env.BENCH_DATABASE_URL;
+const skipStall = process.env.BENCH_SKIP_STALL === '1';
+const MODES = process.env.BENCH_AB
+  ? process.env.BENCH_AB.split(',').map((pair) => {
+      const [name, build] = pair.split('=');
+      return { name, dist: build, env: {} };
+    })
+  : [
+      { name: 'in-thread', env: { PGLITE_WORKER: '0' } },
+      { name: 'worker', env: { PGLITE_WORKER: '1' } },
+    ].filter((mode) => !process.env.BENCH_MODES || process.env.BENCH_MODES.split(',').includes(mode.name));
+
+let databases = 0;
+/** A fresh, empty database on the benchmark's Postgres server (the server migrates it on start). */
+function freshDatabase() {
+  const name = `sandbank_ab_${process.pid}_${++databases}`;
+  const url = new URL(postgresUrl);
+  spawnSync('psql', [postgresUrl, '-qc', `DROP DATABASE IF EXISTS ${name}`]);
+  spawnSync('psql', [postgresUrl, '-qc', `CREATE DATABASE ${name}`]);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => spawnSync('psql', [postgresUrl, '-qc', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]),
+  };
+}
 
 function freePort() {
   return new Promise((done, fail) => {
@@ -40,19 +65,26 @@ function freePort() {
 
 async function startServer(mode) {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(dist, 'main.js'), '--memory', '--port', String(port)], {
-    env: {
-      ...process.env,
-      ...mode.env,
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      SANDBANK_SECRET_KEY: KEY,
-      RATE_LIMIT_PER_SECOND: '0',
-      SCHEDULER_INTERVAL_MS: '0',
-      MAINTENANCE_INTERVAL_MS: '0',
+  const database = postgresUrl ? freshDatabase() : null;
+  const storage = database ? [] : ['--memory'];
+  const child = spawn(
+    process.execPath,
+    [join(mode.dist ?? dist, 'main.js'), ...storage, '--port', String(port)],
+    {
+      env: {
+        ...process.env,
+        ...mode.env,
+        ...(database ? { DATABASE_URL: database.url } : {}),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        SANDBANK_SECRET_KEY: KEY,
+        RATE_LIMIT_PER_SECOND: '0',
+        SCHEDULER_INTERVAL_MS: '0',
+        MAINTENANCE_INTERVAL_MS: '0',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const base = `http://127.0.0.1:${port}`;
   for (;;) {
     try {
@@ -65,6 +97,7 @@ async function startServer(mode) {
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+      database?.drop();
     },
   };
 }
@@ -150,9 +183,12 @@ for (let round = 1; round <= rounds; round++) {
     let server = await startServer(mode);
     const load = runWrk(server.base);
     await server.stop();
-    server = await startServer(mode);
-    const advance = await stall(server.base);
-    await server.stop();
+    let advance = { advanceMs: 0, slowestHealthzMs: 0, polls: 0, failed: 0 };
+    if (!skipStall) {
+      server = await startServer(mode);
+      advance = await stall(server.base);
+      await server.stop();
+    }
     const result = { ...load, ...advance };
     results[mode.name].push(result);
     console.log(
