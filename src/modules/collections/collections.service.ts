@@ -1,14 +1,15 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { change, commit } from '../../db/commit.ts';
 import type { EventInput } from '../../db/outbox.ts';
+import { merchantPage } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix, newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
-import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { linkSecretMatches, newLinkSecret } from '../../kernel/secrets.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { cardPaymentsOfCollection } from '../card-payments/card-payments.read.ts';
@@ -205,16 +206,8 @@ export async function getCollection(ctx: ServiceContext, reference: string): Pro
   });
 }
 
-export async function listCollections(ctx: ServiceContext, query: ListQuery): Promise<Page<CollectionRow>> {
-  const conditions = [eq(collections.merchantId, ctx.merchant.id)];
-  if (query.starting_after) conditions.push(lt(collections.id, query.starting_after));
-  const rows = await (ctx.tx ?? ctx.db)
-    .select()
-    .from(collections)
-    .where(and(...conditions))
-    .orderBy(desc(collections.id))
-    .limit(query.limit + 1);
-  return toPage(rows, query.limit);
+export function listCollections(ctx: ServiceContext, query: ListQuery): Promise<Page<CollectionRow>> {
+  return merchantPage(ctx, collections, query);
 }
 
 export async function cancelCollection(ctx: ServiceContext, reference: string): Promise<CollectionRow> {

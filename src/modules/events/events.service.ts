@@ -1,8 +1,8 @@
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { merchantPage } from '../../db/pages.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import { toPage } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
 import { events } from './events.table.ts';
 
@@ -40,18 +40,12 @@ export interface EventListQuery extends ListQuery {
   object_id?: string | undefined;
 }
 
-export async function listEvents(ctx: ServiceContext, query: EventListQuery): Promise<Page<EventRow>> {
-  const conditions = [eq(events.merchantId, ctx.merchant.id)];
-  if (query.starting_after) conditions.push(lt(events.id, query.starting_after));
-  if (query.type) conditions.push(eq(events.type, query.type));
-  if (query.object_id) conditions.push(eq(events.objectId, query.object_id));
-  const rows = await (ctx.tx ?? ctx.db)
-    .select(eventColumns)
-    .from(events)
-    .where(and(...conditions))
-    .orderBy(desc(events.id))
-    .limit(query.limit + 1);
-  return toPage(rows, query.limit);
+export function listEvents(ctx: ServiceContext, query: EventListQuery): Promise<Page<EventRow>> {
+  const filters = [
+    query.type ? eq(events.type, query.type) : undefined,
+    query.object_id ? eq(events.objectId, query.object_id) : undefined,
+  ];
+  return merchantPage(ctx, events, query, filters, eventColumns);
 }
 
 export async function findEvent(exec: Executor, merchantId: string, id: string): Promise<EventRow | null> {

@@ -1,8 +1,9 @@
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.ts';
+import { merchantPage } from '../../db/pages.ts';
 import { CURRENCY_CODES, type CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
 import { MERCHANT_ACCOUNTS } from './ledger.accounts.ts';
 import type { PostingRow } from './ledger.rows.ts';
@@ -52,24 +53,15 @@ export async function listBalanceTransactions(
   ctx: ServiceContext,
   query: ListQuery & { currency?: CurrencyCode | undefined; source_ids?: readonly string[] | undefined },
 ): Promise<Page<PostingRow>> {
-  const conditions = [eq(ledgerPostings.merchantId, ctx.merchant.id)];
-  if (query.starting_after) conditions.push(lt(ledgerPostings.id, query.starting_after));
-  if (query.currency) conditions.push(eq(ledgerPostings.currency, query.currency));
-  if (query.source_ids) {
-    if (query.source_ids.length === 0 || query.source_ids.length > MAX_SOURCE_IDS)
-      throw new SandbankError('parameter_invalid', {
-        param: 'source_id',
-        message: `Name 1 to ${MAX_SOURCE_IDS} source objects.`,
-      });
-    conditions.push(inArray(ledgerPostings.sourceId, [...query.source_ids]));
-  }
-  const rows = await (ctx.tx ?? ctx.db)
-    .select()
-    .from(ledgerPostings)
-    .where(and(...conditions))
-    .orderBy(desc(ledgerPostings.id))
-    .limit(query.limit + 1);
-  return toPage(rows, query.limit);
+  if (query.source_ids && (query.source_ids.length === 0 || query.source_ids.length > MAX_SOURCE_IDS))
+    throw new SandbankError('parameter_invalid', {
+      param: 'source_id',
+      message: `Name 1 to ${MAX_SOURCE_IDS} source objects.`,
+    });
+  return merchantPage(ctx, ledgerPostings, query, [
+    query.currency ? eq(ledgerPostings.currency, query.currency) : undefined,
+    query.source_ids ? inArray(ledgerPostings.sourceId, [...query.source_ids]) : undefined,
+  ]);
 }
 
 /** One of the merchant's postings by its id (a replayed top-up answers with it). */

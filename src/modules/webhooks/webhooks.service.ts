@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { and, count, desc, eq, lt } from 'drizzle-orm';
+import { and, count, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Executor } from '../../db/client.ts';
+import { merchantPage } from '../../db/pages.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
-import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
@@ -84,16 +85,8 @@ export async function getEndpoint(ctx: ServiceContext, id: string): Promise<Endp
   return row;
 }
 
-export async function listEndpoints(ctx: ServiceContext, query: ListQuery): Promise<Page<EndpointRow>> {
-  const conditions = [eq(webhookEndpoints.merchantId, ctx.merchant.id)];
-  if (query.starting_after) conditions.push(lt(webhookEndpoints.id, query.starting_after));
-  const rows = await (ctx.tx ?? ctx.db)
-    .select()
-    .from(webhookEndpoints)
-    .where(and(...conditions))
-    .orderBy(desc(webhookEndpoints.id))
-    .limit(query.limit + 1);
-  return toPage(rows, query.limit);
+export function listEndpoints(ctx: ServiceContext, query: ListQuery): Promise<Page<EndpointRow>> {
+  return merchantPage(ctx, webhookEndpoints, query);
 }
 
 export async function updateEndpoint(ctx: ServiceContext, id: string, raw: unknown): Promise<EndpointRow> {

@@ -1,0 +1,39 @@
+import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable, SelectedFields } from 'drizzle-orm/pg-core';
+import { type ListQuery, type Page, toPage } from '../kernel/pagination.ts';
+import type { Db, Tx } from './client.ts';
+
+/** What a page is read with: the database, the caller's transaction if any, and whose rows. */
+export interface PageReader {
+  db: Db;
+  tx?: Tx | undefined;
+  merchant: { id: string };
+}
+
+/**
+ * One page of a merchant's rows of `table`, newest first (ids grow with time), after the query's
+ * cursor (`starting_after`), narrowed by `filters` (an undefined filter is no filter), read in the
+ * caller's transaction when there is one. `columns` picks what to read (default: the whole row).
+ */
+export async function merchantPage<R extends { id: string }>(
+  reader: PageReader,
+  table: PgTable & { id: PgColumn; merchantId: PgColumn },
+  query: ListQuery,
+  filters: (SQL | undefined)[] = [],
+  columns?: SelectedFields,
+): Promise<Page<R>> {
+  const exec = reader.tx ?? reader.db;
+  const select = columns ? exec.select(columns) : exec.select();
+  const rows = await select
+    .from(table)
+    .where(
+      and(
+        eq(table.merchantId, reader.merchant.id),
+        query.starting_after ? lt(table.id, query.starting_after) : undefined,
+        ...filters,
+      ),
+    )
+    .orderBy(desc(table.id))
+    .limit(query.limit + 1);
+  return toPage(rows as R[], query.limit);
+}
