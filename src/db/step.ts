@@ -21,6 +21,8 @@ export interface StatefulKind<Row extends StatefulRow<S>, S extends string, E ex
   machine: Machine<S, E>;
   table: PgTable & { id: PgColumn; state: PgColumn };
   event: (row: Row, publicUrl: string) => EventInput;
+  /** The event types of the steps not named after the state they arrive in (a step that stays in its state). */
+  eventTypes?: Partial<Record<E, string>>;
 }
 
 /** What step() reads of the service context: the merchant's clock and the public URL events link to. */
@@ -58,6 +60,8 @@ export async function step<Row extends StatefulRow<S>, S extends string, E exten
       .where(eq(kind.table.id, row.id))) as { state: S }[];
     throw invalidState(kind.machine, current?.state ?? row.state, event);
   }
-  await recordEvent(exec, kind.event(moved, ctx.publicUrl));
+  const written = kind.event(moved, ctx.publicUrl);
+  const type = kind.eventTypes?.[event];
+  await recordEvent(exec, type ? { ...written, type } : written);
   return moved;
 }

@@ -134,7 +134,7 @@ function newPaymentValues(
           : null,
     };
   }
-  const values = {
+  const values: CardPaymentRow = {
     ...base,
     state: decision.outcome === 'approved' ? 'authorized' : 'declined',
     ...decisionColumns(decision, now),

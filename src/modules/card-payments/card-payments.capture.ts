@@ -11,7 +11,7 @@ import { creditPendingFunds } from '../ledger/ledger.funds.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
 import { cardPaymentMachine } from './card-payments.machine.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
-import { type CardPaymentDetail, loadPayment, move, withRefunds } from './card-payments.rows.ts';
+import { type CardPaymentDetail, loadPayment, stepCardPayment, withRefunds } from './card-payments.rows.ts';
 import { amountFieldCodes, captureSchema } from './card-payments.schema.ts';
 
 export const EXPIRE_AUTHORIZATION_JOB = 'card_payment.expire_authorization';
@@ -53,7 +53,7 @@ export async function afterCapture(tx: Tx, ctx: ServiceContext, captured: CardPa
 }
 
 export async function capture(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow, amount: bigint) {
-  const captured = await move(tx, ctx, payment, 'capture', { amountCaptured: amount });
+  const captured = await stepCardPayment(tx, ctx, payment, 'capture', { amountCaptured: amount });
   await afterCapture(tx, ctx, captured);
   return captured;
 }
@@ -67,7 +67,7 @@ export async function captureCardPayment(
   const input = parseInput(captureSchema, raw ?? {}, amountFieldCodes);
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const current = await loadPayment(tx, ctx, id);
-    transition(cardPaymentMachine, current.state as never, 'capture');
+    transition(cardPaymentMachine, current.state, 'capture');
     // Past its expiry an authorization cannot be captured, even before the expiry job has run.
     if (current.authorizationExpiresAt && current.authorizationExpiresAt <= ctx.clock.now())
       throw new SandbankError('invalid_state', {
@@ -85,7 +85,7 @@ export async function captureCardPayment(
 /** Cancels an authorization: nothing was on the balance, so nothing is posted. */
 export async function voidCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
-    move(tx, ctx, await loadPayment(tx, ctx, id), 'void'),
+    stepCardPayment(tx, ctx, await loadPayment(tx, ctx, id), 'void'),
   );
   return withRefunds(ctx.tx ?? ctx.db, payment);
 }
@@ -94,5 +94,5 @@ export async function voidCardPayment(ctx: ServiceContext, id: string): Promise<
 export async function expireAuthorizationJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
   const payment = await loadPayment(ctx.tx, ctx, job.objectId);
   if (payment.state !== 'authorized') return; // captured or voided in time
-  await move(ctx.tx, ctx, payment, 'expire');
+  await stepCardPayment(ctx.tx, ctx, payment, 'expire');
 }

@@ -33,7 +33,7 @@ const RefundRef = builder.objectRef<RefundRow>('Refund').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     cardPaymentId: t.exposeString('cardPaymentId'),
-    state: t.field({ type: RefundStateEnum, resolve: (row) => row.state as never }),
+    state: t.field({ type: RefundStateEnum, resolve: (row) => row.state }),
     amount: t.field({ type: MoneyRef, resolve: (row) => money(row.amount, row.currency) }),
     reason: t.exposeString('reason', { nullable: true }),
     failureReason: t.exposeString('failureReason', { nullable: true }),

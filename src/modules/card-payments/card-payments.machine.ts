@@ -44,3 +44,6 @@ export const refundMachine = defineMachine({
     fail: { from: ['pending'], to: 'failed' },
   },
 });
+
+export type RefundState = (typeof refundMachine.states)[number];
+export type RefundEvent = keyof typeof refundMachine.transitions;

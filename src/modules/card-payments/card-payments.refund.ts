@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { transitionRow } from '../../db/compare-and-set.ts';
+import { type EventInput, recordEvent } from '../../db/outbox.ts';
+import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -9,16 +10,20 @@ import { parseAmount } from '../../kernel/money.ts';
 import { transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
-import { recordEvent } from '../events/events.service.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
 import { fundsAvailableAt } from '../ledger/ledger.funds.ts';
 import { post } from '../ledger/ledger.post.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
-import { cardPaymentMachine, refundMachine } from './card-payments.machine.ts';
+import {
+  cardPaymentMachine,
+  type RefundEvent,
+  type RefundState,
+  refundMachine,
+} from './card-payments.machine.ts';
 import { type CardPaymentRow, type RefundRow, refundResource } from './card-payments.resource.ts';
 import {
   type CardPaymentDetail,
-  emitPaymentEvent,
+  cardPaymentEvent,
   loadPayment,
   refundsOf,
   withRefunds,
@@ -28,15 +33,23 @@ import { cardPayments, cardRefunds } from './card-payments.table.ts';
 
 export const SETTLE_REFUND_JOB = 'refund.settle';
 
-function emitRefundEvent(tx: Tx, row: RefundRow): Promise<string> {
-  return recordEvent(tx, {
+/** A refund's event (`refund.<state>`, on arriving in it), with the refund as it is now. */
+function refundEvent(row: RefundRow): EventInput {
+  return {
     merchantId: row.merchantId,
     type: `refund.${row.state}`,
     objectId: row.id,
     data: { object: refundResource(row) },
     at: row.updatedAt,
-  });
+  };
 }
+
+/** Refunds as stateful objects, for step(). */
+const refundKind: StatefulKind<RefundRow, RefundState, RefundEvent> = {
+  machine: refundMachine,
+  table: cardRefunds,
+  event: refundEvent,
+};
 
 /**
  * Refunds a captured payment, in full or in part, several times up to what was captured. The
@@ -53,7 +66,7 @@ export async function refundCardPayment(
   const input = parseInput(refundSchema, raw ?? {}, amountFieldCodes);
   const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const current = await loadPayment(tx, ctx, id);
-    transition(cardPaymentMachine, current.state as never, 'refund');
+    transition(cardPaymentMachine, current.state, 'refund');
     const currency = current.currency as CurrencyCode;
     const remaining = current.amountCaptured - current.amountRefunded;
     const amount =
@@ -74,9 +87,9 @@ export async function refundCardPayment(
       })
       .returning();
     if (!pending) throw new Error('insert returned no row');
-    await emitRefundEvent(tx, pending);
+    await recordEvent(tx, refundEvent(pending));
     if (current.refundBehavior === 'fails') {
-      const failed = await moveRefund(tx, ctx, pending, 'fail', {
+      const failed = await step(tx, ctx, refundKind, pending, 'fail', {
         failureReason: 'The card issuer declined the refund.',
       });
       return { payment: current, refund: failed };
@@ -108,7 +121,7 @@ export async function refundCardPayment(
       });
       return { payment, refund: pending };
     }
-    return { payment, refund: await moveRefund(tx, ctx, pending, 'succeed') };
+    return { payment, refund: await step(tx, ctx, refundKind, pending, 'succeed') };
   });
   return { payment: await withRefunds(ctx.tx ?? ctx.db, result.payment), refund: result.refund };
 }
@@ -134,42 +147,29 @@ async function takeRefund(
     .where(
       and(
         eq(cardPayments.id, payment.id),
-        inArray(cardPayments.state, ['captured', 'partially_refunded']),
+        inArray(cardPayments.state, [...cardPaymentMachine.transitions.refund.from]),
         sql`${total} <= ${cardPayments.amountCaptured}`,
       ),
     )
     .returning();
   if (!updated) {
     const current = await loadPayment(tx, ctx, payment.id);
-    transition(cardPaymentMachine, current.state as never, 'refund');
+    transition(cardPaymentMachine, current.state, 'refund');
     throw new SandbankError('amount_invalid', {
       param: 'amount',
       message: 'The refunds would exceed the captured amount.',
     });
   }
-  if (updated.state !== payment.state)
-    await emitPaymentEvent(tx, ctx, updated, (await refundsOf(tx, [updated.id])).get(updated.id) ?? []);
+  if (updated.state !== payment.state) {
+    const refunds = (await refundsOf(tx, [updated.id])).get(updated.id) ?? [];
+    await recordEvent(tx, cardPaymentEvent(updated, ctx.publicUrl, refunds));
+  }
   return updated;
-}
-
-async function moveRefund(
-  tx: Tx,
-  ctx: ServiceContext,
-  refund: RefundRow,
-  event: 'succeed' | 'fail',
-  values: Partial<RefundRow> = {},
-): Promise<RefundRow> {
-  const moved = await transitionRow(tx, refundMachine, cardRefunds, refund, event, {
-    ...values,
-    updatedAt: ctx.clock.now(),
-  });
-  await emitRefundEvent(tx, moved);
-  return moved;
 }
 
 /** The scheduled half of a pending refund (magic card …7726): it succeeds a banking day later. */
 export async function settleRefundJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Promise<void> {
   const [refund] = await ctx.tx.select().from(cardRefunds).where(eq(cardRefunds.id, job.objectId));
   if (refund?.state !== 'pending') return;
-  await moveRefund(ctx.tx, ctx, refund, 'succeed');
+  await step(ctx.tx, ctx, refundKind, refund, 'succeed');
 }

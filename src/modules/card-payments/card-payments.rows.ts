@@ -1,11 +1,11 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
-import { transitionRow } from '../../db/compare-and-set.ts';
+import { type EventInput, recordEvent } from '../../db/outbox.ts';
+import { type StatefulKind, step } from '../../db/step.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ServiceContext } from '../context.ts';
-import { type EventInput, recordEvent } from '../events/events.service.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
-import { type CardPaymentEvent, cardPaymentMachine } from './card-payments.machine.ts';
+import { type CardPaymentEvent, type CardPaymentState, cardPaymentMachine } from './card-payments.machine.ts';
 import { type CardPaymentRow, cardPaymentResource, type RefundRow } from './card-payments.resource.ts';
 import { cardPayments, cardRefunds } from './card-payments.table.ts';
 
@@ -42,55 +42,61 @@ export async function loadPayment(exec: Executor, ctx: ServiceContext, id: strin
   return row;
 }
 
-export function paymentEvent(ctx: ServiceContext, row: CardPaymentRow, refunds: RefundRow[]): EventInput {
+/**
+ * A payment's event (`card_payment.<state>`, on arriving in it), with the payment as it is now. Only
+ * refunds change a payment that has refunds, so every other step renders an empty refund list
+ * without reading it.
+ */
+export function cardPaymentEvent(
+  row: CardPaymentRow,
+  publicUrl: string,
+  refunds: RefundRow[] = [],
+): EventInput {
   return {
     merchantId: row.merchantId,
     type: `card_payment.${row.state}`,
     objectId: row.id,
-    data: { object: cardPaymentResource(row, refunds, ctx.publicUrl) },
+    data: { object: cardPaymentResource(row, refunds, publicUrl) },
     at: row.updatedAt,
   };
 }
 
-/**
- * The payment's event with the object after the change. Only refunds change a payment that has
- * refunds, so every other transition renders an empty refund list without reading it.
- */
-export async function emitPaymentEvent(
-  tx: Tx,
-  ctx: ServiceContext,
-  row: CardPaymentRow,
-  refunds: RefundRow[] = [],
-): Promise<void> {
-  await recordEvent(tx, paymentEvent(ctx, row, refunds));
+/** Card payments as stateful objects, for step(). */
+export const cardPaymentKind: StatefulKind<CardPaymentRow, CardPaymentState, CardPaymentEvent> = {
+  machine: cardPaymentMachine,
+  table: cardPayments,
+  event: cardPaymentEvent,
+};
+
+/** The event of a new payment, in the state it was made in. */
+export async function emitPaymentEvent(tx: Tx, ctx: ServiceContext, row: CardPaymentRow): Promise<void> {
+  await recordEvent(tx, cardPaymentEvent(row, ctx.publicUrl));
 }
 
 /** The two events of a payment made captured at once: authorized, then captured. */
 export function capturedAtOnceEvents(ctx: ServiceContext, row: CardPaymentRow): EventInput[] {
   return [
-    paymentEvent(ctx, { ...row, state: 'authorized', amountCaptured: 0n }, []),
-    paymentEvent(ctx, row, []),
+    cardPaymentEvent({ ...row, state: 'authorized', amountCaptured: 0n }, ctx.publicUrl),
+    cardPaymentEvent(row, ctx.publicUrl),
   ];
 }
 
+/** The steps that end an authorization uncaptured: the closed loop's issuing authorization is reversed with them. */
+const RELEASING: ReadonlySet<CardPaymentEvent> = new Set(['void', 'expire', 'fail_3ds']);
+
 /**
- * One step of the payment's state machine, as a compare-and-set on its state (of two racing
- * requests exactly one moves it; the other gets invalid_state naming the state it found), with
- * the event in the same transaction.
+ * One step of the payment (step()); a void, an expiry or a failed challenge also reverses the
+ * issuing authorization of a card this sandbox issued (the closed loop).
  */
-export async function move(
+export async function stepCardPayment(
   tx: Tx,
   ctx: ServiceContext,
   payment: CardPaymentRow,
   event: CardPaymentEvent,
   values: Partial<CardPaymentRow> = {},
 ): Promise<CardPaymentRow> {
-  const moved = await transitionRow(tx, cardPaymentMachine, cardPayments, payment, event, {
-    ...values,
-    updatedAt: ctx.clock.now(),
-  });
-  await emitPaymentEvent(tx, ctx, moved);
-  if (moved.issuingAuthorizationId && (event === 'void' || event === 'expire' || event === 'fail_3ds'))
+  const moved = await step(tx, ctx, cardPaymentKind, payment, event, values);
+  if (moved.issuingAuthorizationId && RELEASING.has(event))
     await followAcquirer(tx, ctx, moved.issuingAuthorizationId, { kind: 'reverse' });
   return moved;
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, currency, linkSecret, money, updatedAt } from '../../db/columns.ts';
+import type { CardPaymentState, RefundState } from './card-payments.machine.ts';
 
 /**
  * A tokenized card (`tok_`), usable once within 15 minutes of clock time. The number is kept only
@@ -42,7 +43,7 @@ export const cardPayments = pgTable(
     merchantId: text('merchant_id').notNull(),
     /** Set when the payment was made through a collection's checkout. */
     collectionId: text('collection_id'),
-    state: text('state').notNull(),
+    state: text('state').$type<CardPaymentState>().notNull(),
     amount: money('amount').notNull(),
     amountCaptured: money('amount_captured').notNull(),
     amountRefunded: money('amount_refunded').notNull(),
@@ -91,7 +92,7 @@ export const cardRefunds = pgTable(
     cardPaymentId: text('card_payment_id')
       .notNull()
       .references(() => cardPayments.id),
-    state: text('state').notNull(),
+    state: text('state').$type<RefundState>().notNull(),
     amount: money('amount').notNull(),
     currency: currency(),
     reason: text('reason'),

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
-import { transitionRow } from '../../db/compare-and-set.ts';
+import { step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { linkSecretMatches } from '../../kernel/secrets.ts';
@@ -8,16 +8,14 @@ import { parseInput } from '../../kernel/validation.ts';
 import type { FinalDecision } from '../cards/network-responses.ts';
 import { completeChallengeSchema } from '../collections/collections.schema.ts';
 import type { ServiceContext } from '../context.ts';
-import { recordEvent } from '../events/events.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 import { afterAuthorization, decisionColumns } from './card-payments.authorize.ts';
-import { cardPaymentMachine } from './card-payments.machine.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
 import {
   type CardPaymentDetail,
+  cardPaymentKind,
   loadPayment,
-  move,
-  paymentEvent,
+  stepCardPayment,
   throwIfDeclined,
   withRefunds,
 } from './card-payments.rows.ts';
@@ -57,12 +55,10 @@ export async function declineOpenChallenges(
     .from(cardPayments)
     .where(and(eq(cardPayments.collectionId, collectionId), eq(cardPayments.state, 'requires_action')));
   for (const payment of open) {
-    const declined = await transitionRow(exec, cardPaymentMachine, cardPayments, payment, 'fail_3ds', {
+    await step(exec, ctx, cardPaymentKind, payment, 'fail_3ds', {
       declineCode: 'checkout_closed',
       failureMessage: 'The checkout closed before 3-D Secure was completed.',
-      updatedAt: ctx.clock.now(),
     });
-    await recordEvent(exec, paymentEvent(ctx, declined, []));
   }
 }
 
@@ -87,8 +83,8 @@ export async function answerChallenge(
         : { outcome: 'approved', networkResponseCode: '00' };
   const threeDSecure = outcome === 'succeed' ? 'succeeded' : 'failed';
   if (decision.outcome === 'declined')
-    return move(tx, ctx, current, 'fail_3ds', { threeDSecure, ...decisionColumns(decision, now) });
-  const authorized = await move(tx, ctx, current, 'complete_3ds', {
+    return stepCardPayment(tx, ctx, current, 'fail_3ds', { threeDSecure, ...decisionColumns(decision, now) });
+  const authorized = await stepCardPayment(tx, ctx, current, 'complete_3ds', {
     threeDSecure,
     ...decisionColumns(decision, now),
   });

@@ -1,5 +1,6 @@
 import { and, eq, gte, inArray } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
+import { recordEvent } from '../../db/outbox.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -19,7 +20,7 @@ import {
   windowStart,
 } from './issuing.controls.ts';
 import type { IssuingAuthorizationRow, VirtualCardRow } from './issuing.resource.ts';
-import { AUTHORIZATION_MAX_MINOR, emitAuthorization, loadCard } from './issuing.rows.ts';
+import { AUTHORIZATION_MAX_MINOR, issuingAuthorizationEvent, loadCard } from './issuing.rows.ts';
 import { authorizationFieldCodes, simulateAuthorizationSchema } from './issuing.schema.ts';
 import { issuingAuthorizations, type StoredControls } from './issuing.table.ts';
 
@@ -145,7 +146,7 @@ export async function authorizeOnCard(
     })
     .returning();
   if (!row) throw new Error('authorization insert returned no row');
-  await emitAuthorization(tx, row, row.state);
+  await recordEvent(tx, issuingAuthorizationEvent(row));
   if (approved && row.expiresAt) {
     await scheduleJob(tx, {
       merchantId: row.merchantId,

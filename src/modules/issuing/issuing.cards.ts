@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { transitionRow } from '../../db/compare-and-set.ts';
+import { recordEvent } from '../../db/outbox.ts';
+import { step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -12,7 +13,7 @@ import type { ServiceContext } from '../context.ts';
 import { validateMcc } from './issuing.controls.ts';
 import { virtualCardMachine } from './issuing.machine.ts';
 import type { VirtualCardRow } from './issuing.resource.ts';
-import { AUTHORIZATION_MAX_MINOR, emitCard, loadCard } from './issuing.rows.ts';
+import { AUTHORIZATION_MAX_MINOR, loadCard, virtualCardEvent, virtualCardKind } from './issuing.rows.ts';
 import {
   createVirtualCardSchema,
   spendingControlsSchema,
@@ -80,7 +81,7 @@ export async function createVirtualCard(ctx: ServiceContext, raw: unknown): Prom
         .onConflictDoNothing({ target: virtualCards.number })
         .returning();
       if (!row) continue; // that number is taken: draw another
-      await emitCard(tx, row, 'created');
+      await recordEvent(tx, virtualCardEvent(row, ctx.publicUrl, 'virtual_card.created'));
       return row;
     }
     throw new Error('could not draw an unused card number');
@@ -117,11 +118,10 @@ export async function updateVirtualCard(
         message: 'This virtual card is canceled; it cannot change.',
       });
     }
-    const [row] = changesState
-      ? [await transitionRow(tx, virtualCardMachine, virtualCards, card, STATE_EVENTS[input.state!], values)]
-      : await tx.update(virtualCards).set(values).where(eq(virtualCards.id, card.id)).returning();
+    if (changesState) return step(tx, ctx, virtualCardKind, card, STATE_EVENTS[input.state!], values);
+    const [row] = await tx.update(virtualCards).set(values).where(eq(virtualCards.id, card.id)).returning();
     if (!row) throw new Error('virtual card update returned no row');
-    await emitCard(tx, row, changesState ? row.state : 'updated');
+    await recordEvent(tx, virtualCardEvent(row, ctx.publicUrl, 'virtual_card.updated'));
     return row;
   });
 }

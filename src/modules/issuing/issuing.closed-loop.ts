@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { transitionRow } from '../../db/compare-and-set.ts';
+import { step } from '../../db/step.ts';
 import { secretsEqual } from '../../kernel/secrets.ts';
 import { clockInTransaction } from '../clock/clock.service.ts';
 import type { ServiceContext } from '../context.ts';
@@ -9,9 +9,8 @@ import { merchants } from '../merchants/merchants.table.ts';
 import { authorizeOnCard } from './issuing.authorize.ts';
 import { ISSUING_BINS } from './issuing.cards.ts';
 import { DECLINES, validateMcc } from './issuing.controls.ts';
-import { virtualCardMachine } from './issuing.machine.ts';
 import type { VirtualCardRow } from './issuing.resource.ts';
-import { emitCard } from './issuing.rows.ts';
+import { virtualCardKind } from './issuing.rows.ts';
 import { captureOn, outstanding, refundOn, reverseOn } from './issuing.settle.ts';
 import { issuingAuthorizations, virtualCards } from './issuing.table.ts';
 
@@ -80,9 +79,7 @@ async function countCvcFailure(tx: Tx, acquirer: ServiceContext, card: VirtualCa
     return;
   }
   const issuer = await issuerContext(tx, acquirer, card.merchantId);
-  const values = { cvcFailures: failures, updatedAt: issuer.clock.now() };
-  const row = await transitionRow(tx, virtualCardMachine, virtualCards, card, 'freeze', values);
-  await emitCard(tx, row, row.state);
+  await step(tx, issuer, virtualCardKind, card, 'freeze', { cvcFailures: failures });
 }
 
 /**

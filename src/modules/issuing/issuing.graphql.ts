@@ -83,7 +83,7 @@ export const VirtualCardRef = builder.objectRef<VirtualCardRow>('VirtualCard').i
     expMonth: t.exposeInt('expMonth'),
     expYear: t.exposeInt('expYear'),
     cardholderName: t.exposeString('cardholderName'),
-    state: t.field({ type: CardStateEnum, resolve: (row) => row.state as never }),
+    state: t.field({ type: CardStateEnum, resolve: (row) => row.state }),
     spendingControls: t.field({ type: SpendingControlsRef, resolve: (row) => row.spendingControls }),
     metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
     createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),

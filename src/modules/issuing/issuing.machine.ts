@@ -31,3 +31,8 @@ export const issuingAuthorizationMachine = defineMachine({
     refund: { from: ['captured'], to: 'captured' },
   },
 });
+
+export type VirtualCardState = (typeof virtualCardMachine.states)[number];
+export type VirtualCardEvent = keyof typeof virtualCardMachine.transitions;
+export type IssuingAuthorizationState = (typeof issuingAuthorizationMachine.states)[number];
+export type IssuingAuthorizationEvent = keyof typeof issuingAuthorizationMachine.transitions;

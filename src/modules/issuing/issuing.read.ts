@@ -2,6 +2,7 @@ import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
+import type { VirtualCardState } from './issuing.machine.ts';
 import type { IssuingAuthorizationRow, VirtualCardRow } from './issuing.resource.ts';
 import { loadAuthorization, loadCard } from './issuing.rows.ts';
 import { issuingAuthorizations, virtualCards } from './issuing.table.ts';
@@ -27,7 +28,7 @@ export const virtualCardSecrets = {
 
 export async function listVirtualCards(
   ctx: ServiceContext,
-  query: ListQuery & { state?: string | undefined },
+  query: ListQuery & { state?: VirtualCardState | undefined },
 ): Promise<Page<VirtualCardRow>> {
   const conditions = [eq(virtualCards.merchantId, ctx.merchant.id)];
   if (query.starting_after) conditions.push(lt(virtualCards.id, query.starting_after));

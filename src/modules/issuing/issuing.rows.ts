@@ -1,7 +1,16 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import type { EventInput } from '../../db/outbox.ts';
+import type { StatefulKind } from '../../db/step.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { recordEvent } from '../events/events.service.ts';
+import {
+  type IssuingAuthorizationEvent,
+  type IssuingAuthorizationState,
+  issuingAuthorizationMachine,
+  type VirtualCardEvent,
+  type VirtualCardState,
+  virtualCardMachine,
+} from './issuing.machine.ts';
 import {
   type IssuingAuthorizationRow,
   issuingAuthorizationResource,
@@ -13,15 +22,27 @@ import { issuingAuthorizations, virtualCards } from './issuing.table.ts';
 /** The most one authorization may be for (USD cents): 999,999.99, as for card payments. */
 export const AUTHORIZATION_MAX_MINOR = 99_999_999n;
 
-export function emitCard(exec: Executor, row: VirtualCardRow, type: string): Promise<string> {
-  return recordEvent(exec, {
+/** A card's event (by default `virtual_card.<state>`, on arriving in it), with the card as it is now. */
+export function virtualCardEvent(
+  row: VirtualCardRow,
+  _publicUrl: string,
+  type = `virtual_card.${row.state}`,
+): EventInput {
+  return {
     merchantId: row.merchantId,
-    type: `virtual_card.${type}`,
+    type,
     objectId: row.id,
     data: { object: virtualCardResource(row) },
     at: row.updatedAt,
-  });
+  };
 }
+
+/** Virtual cards as stateful objects, for step(). */
+export const virtualCardKind: StatefulKind<VirtualCardRow, VirtualCardState, VirtualCardEvent> = {
+  machine: virtualCardMachine,
+  table: virtualCards,
+  event: virtualCardEvent,
+};
 
 export async function loadCard(
   exec: Executor,
@@ -38,19 +59,36 @@ export async function loadCard(
   return row;
 }
 
-export function emitAuthorization(
-  exec: Executor,
-  row: IssuingAuthorizationRow,
-  type: string,
-): Promise<string> {
-  return recordEvent(exec, {
+/** An authorization's event (`issuing_authorization.<state>`, on arriving in it), with the authorization as it is now. */
+export function issuingAuthorizationEvent(row: IssuingAuthorizationRow): EventInput {
+  return {
     merchantId: row.merchantId,
-    type: `issuing_authorization.${type}`,
+    type: `issuing_authorization.${row.state}`,
     objectId: row.id,
     data: { object: issuingAuthorizationResource(row) },
     at: row.updatedAt,
-  });
+  };
 }
+
+/**
+ * Issuing authorizations as stateful objects, for step(). Their events name what happened: a
+ * partial reversal leaves the authorization approved, a refund leaves it captured. The settling
+ * steps (issuing.settle.ts) take the step after their ledger work, on a row the caller locked, so
+ * the authorization's event follows the balance transactions' events.
+ */
+export const issuingAuthorizationKind: StatefulKind<
+  IssuingAuthorizationRow,
+  IssuingAuthorizationState,
+  IssuingAuthorizationEvent
+> = {
+  machine: issuingAuthorizationMachine,
+  table: issuingAuthorizations,
+  event: issuingAuthorizationEvent,
+  eventTypes: {
+    reverse_part: 'issuing_authorization.reversed',
+    refund: 'issuing_authorization.refunded',
+  },
+};
 
 export async function loadAuthorization(exec: Executor, merchantId: string, id: string, lock = false) {
   const query = exec

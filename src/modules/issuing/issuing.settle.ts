@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { transitionRow } from '../../db/compare-and-set.ts';
+import { step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { formatDecimal, parseAmount } from '../../kernel/money.ts';
@@ -12,7 +12,7 @@ import { post } from '../ledger/ledger.post.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
 import { issuingAuthorizationMachine } from './issuing.machine.ts';
 import type { IssuingAuthorizationRow } from './issuing.resource.ts';
-import { AUTHORIZATION_MAX_MINOR, emitAuthorization, loadAuthorization } from './issuing.rows.ts';
+import { AUTHORIZATION_MAX_MINOR, issuingAuthorizationKind, loadAuthorization } from './issuing.rows.ts';
 import { authorizationAmountSchema } from './issuing.schema.ts';
 import { issuingAuthorizations } from './issuing.table.ts';
 
@@ -37,7 +37,7 @@ function optionalAmount(raw: unknown, fallback: bigint, max: bigint, what: strin
  * payment only: clearing it here would debit the issuer without crediting the acquirer, or credit
  * the acquirer for money the issuer never paid.
  */
-function step(
+function simulateStep(
   ctx: ServiceContext,
   id: string,
   work: (tx: Tx, row: IssuingAuthorizationRow) => Promise<IssuingAuthorizationRow>,
@@ -63,8 +63,8 @@ export const outstanding = (row: IssuingAuthorizationRow) => row.amount - row.am
  * must pay a clearing it approved.
  */
 export function captureAuthorization(ctx: ServiceContext, id: string, raw: unknown) {
-  return step(ctx, id, (tx, row) => {
-    transition(issuingAuthorizationMachine, row.state as never, 'capture');
+  return simulateStep(ctx, id, (tx, row) => {
+    transition(issuingAuthorizationMachine, row.state, 'capture');
     const amount = optionalAmount(raw, outstanding(row), AUTHORIZATION_MAX_MINOR, 'captured');
     return captureOn(tx, ctx, row, amount);
   });
@@ -72,10 +72,6 @@ export function captureAuthorization(ctx: ServiceContext, id: string, raw: unkno
 
 export async function captureOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthorizationRow, amount: bigint) {
   const now = ctx.clock.now();
-  const moved = await transitionRow(tx, issuingAuthorizationMachine, issuingAuthorizations, row, 'capture', {
-    amountCaptured: amount,
-    updatedAt: now,
-  });
   if (amount === outstanding(row)) {
     await postHold(tx, row.merchantId, row.holdId as string, now, 'card_network');
   } else {
@@ -93,8 +89,7 @@ export async function captureOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthori
       allowNegative: ['available'],
     });
   }
-  await emitAuthorization(tx, moved, 'captured');
-  return moved;
+  return step(tx, ctx, issuingAuthorizationKind, row, 'capture', { amountCaptured: amount, updatedAt: now });
 }
 
 /**
@@ -102,8 +97,8 @@ export async function captureOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthori
  * the hold shrinks by it, and what was reversed no longer counts against a limit.
  */
 export function reverseAuthorization(ctx: ServiceContext, id: string, raw: unknown) {
-  return step(ctx, id, (tx, row) => {
-    transition(issuingAuthorizationMachine, row.state as never, 'reverse');
+  return simulateStep(ctx, id, (tx, row) => {
+    transition(issuingAuthorizationMachine, row.state, 'reverse');
     const amount = optionalAmount(raw, outstanding(row), outstanding(row), 'reversed');
     return reverseOn(tx, ctx, row, amount);
   });
@@ -112,15 +107,8 @@ export function reverseAuthorization(ctx: ServiceContext, id: string, raw: unkno
 export async function reverseOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthorizationRow, amount: bigint) {
   const now = ctx.clock.now();
   const left = outstanding(row) - amount;
-  const moved = await transitionRow(
-    tx,
-    issuingAuthorizationMachine,
-    issuingAuthorizations,
-    row,
-    left === 0n ? 'reverse' : 'reverse_part',
-    { amountReversed: row.amountReversed + amount, updatedAt: now },
-  );
   await voidHold(tx, row.merchantId, row.holdId as string, now);
+  let holdId = row.holdId;
   if (left > 0n) {
     // What stays authorized was held a moment ago; re-holding it must not fail because available
     // went below zero since (an over-capture elsewhere): it never goes lower than before the reverse.
@@ -133,20 +121,19 @@ export async function reverseOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthori
       at: now,
       allowNegative: ['available'],
     });
-    await tx
-      .update(issuingAuthorizations)
-      .set({ holdId: hold.id })
-      .where(eq(issuingAuthorizations.id, row.id));
-    moved.holdId = hold.id;
+    holdId = hold.id;
   }
-  await emitAuthorization(tx, moved, 'reversed');
-  return moved;
+  return step(tx, ctx, issuingAuthorizationKind, row, left === 0n ? 'reverse' : 'reverse_part', {
+    amountReversed: row.amountReversed + amount,
+    holdId,
+    updatedAt: now,
+  });
 }
 
 /** `refund {amount?}`: money back from the merchant on a capture, up to what was captured. */
 export function refundAuthorization(ctx: ServiceContext, id: string, raw: unknown) {
-  return step(ctx, id, (tx, row) => {
-    transition(issuingAuthorizationMachine, row.state as never, 'refund'); // 409 before a 400 on the amount
+  return simulateStep(ctx, id, (tx, row) => {
+    transition(issuingAuthorizationMachine, row.state, 'refund'); // 409 before a 400 on the amount
     const left = row.amountCaptured - row.amountRefunded;
     if (left === 0n) {
       throw new SandbankError('invalid_state', { message: 'This authorization is refunded in full.' });
@@ -157,10 +144,6 @@ export function refundAuthorization(ctx: ServiceContext, id: string, raw: unknow
 
 export async function refundOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthorizationRow, amount: bigint) {
   const now = ctx.clock.now();
-  const moved = await transitionRow(tx, issuingAuthorizationMachine, issuingAuthorizations, row, 'refund', {
-    amountRefunded: row.amountRefunded + amount,
-    updatedAt: now,
-  });
   await post(tx, {
     merchantId: row.merchantId,
     currency: 'USD',
@@ -172,8 +155,10 @@ export async function refundOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthoriz
       { account: 'available', amount },
     ],
   });
-  await emitAuthorization(tx, moved, 'refunded');
-  return moved;
+  return step(tx, ctx, issuingAuthorizationKind, row, 'refund', {
+    amountRefunded: row.amountRefunded + amount,
+    updatedAt: now,
+  });
 }
 
 /** Due work: an approved authorization still not captured at its expiry releases its hold. */
@@ -187,16 +172,6 @@ export async function expireIssuingAuthorizationJob(ctx: Ctx, job: JobRow): Prom
     .for('update');
   if (row?.state !== 'approved' || row.cardPaymentId) return;
   const now = ctx.clock.now();
-  const moved = await transitionRow(
-    ctx.tx,
-    issuingAuthorizationMachine,
-    issuingAuthorizations,
-    row,
-    'expire',
-    {
-      updatedAt: now,
-    },
-  );
   await voidHold(ctx.tx, row.merchantId, row.holdId as string, now);
-  await emitAuthorization(ctx.tx, moved, 'expired');
+  await step(ctx.tx, ctx, issuingAuthorizationKind, row, 'expire', { updatedAt: now });
 }

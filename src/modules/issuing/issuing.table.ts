@@ -1,5 +1,6 @@
 import { index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
+import type { IssuingAuthorizationState, VirtualCardState } from './issuing.machine.ts';
 
 /** Spending controls as stored: amounts in minor units as decimal strings (JSON has no bigint). */
 export interface StoredControls {
@@ -25,7 +26,7 @@ export const virtualCards = pgTable(
     expMonth: integer('exp_month').notNull(),
     expYear: integer('exp_year').notNull(),
     cardholderName: text('cardholder_name').notNull(),
-    state: text('state').notNull(),
+    state: text('state').$type<VirtualCardState>().notNull(),
     /** Wrong security codes in a row from card payments (the closed loop); the card freezes at a few. */
     cvcFailures: integer('cvc_failures').notNull().default(0),
     spendingControls: jsonb('spending_controls').$type<StoredControls>().notNull(),
@@ -50,7 +51,7 @@ export const issuingAuthorizations = pgTable(
     id: text('id').primaryKey(),
     merchantId: text('merchant_id').notNull(),
     cardId: text('card_id').notNull(),
-    state: text('state').notNull(),
+    state: text('state').$type<IssuingAuthorizationState>().notNull(),
     amount: money('amount').notNull(),
     amountReversed: money('amount_reversed').notNull(),
     amountCaptured: money('amount_captured').notNull(),
