@@ -14,7 +14,6 @@ import { refundBehavior } from '../cards/magic-cards.ts';
 import { decideAfterChallenge, decideAuthorization } from '../cards/network.ts';
 import type { FinalDecision, NetworkDecision } from '../cards/network-responses.ts';
 import type { ServiceContext } from '../context.ts';
-import { recordEvents } from '../events/events.service.ts';
 import { authorizeFromAcquirer, type IssuerAnswer, isIssuedNumber } from '../issuing/issuing.closed-loop.ts';
 import { creditPending } from '../ledger/ledger.funds.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
@@ -24,7 +23,7 @@ import type { CardPaymentRow } from './card-payments.resource.ts';
 import {
   type CardPaymentDetail,
   capturedAtOnceEvents,
-  emitPaymentEvent,
+  cardPaymentEvent,
   throwIfDeclined,
 } from './card-payments.rows.ts';
 import { createCardPaymentFieldCodes, createCardPaymentSchema } from './card-payments.schema.ts';
@@ -192,19 +191,19 @@ export function capturedAtOnce(ctx: ServiceContext, row: CardPaymentRow): Change
 }
 
 /** Writes a new payment in the state the network's answer gave it, with its events and what follows. */
-async function insertNewPayment(
-  tx: Tx,
-  ctx: ServiceContext,
-  values: typeof cardPayments.$inferInsert,
-): Promise<CardPaymentRow> {
-  const [row] = await tx.insert(cardPayments).values(values).returning();
-  if (!row) throw new Error('insert returned no row');
-  if (row.state === 'captured') {
-    await recordEvents(tx, capturedAtOnceEvents(ctx, row));
+async function insertNewPayment(tx: Tx, ctx: ServiceContext, row: CardPaymentRow): Promise<CardPaymentRow> {
+  const captured = row.state === 'captured';
+  const events = captured ? capturedAtOnceEvents(ctx, row) : [cardPaymentEvent(row, ctx.publicUrl)];
+  await commit(
+    { db: ctx.db, tx },
+    change()
+      .insert(cardPayments, row)
+      .event(...events),
+  );
+  if (captured) {
     await afterCapture(tx, ctx, row);
     return row;
   }
-  await emitPaymentEvent(tx, ctx, row);
   return row.state === 'authorized' ? afterAuthorization(tx, ctx, row) : row;
 }
 

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
-import { type EventInput, recordEvent } from '../../db/outbox.ts';
+import type { EventInput } from '../../db/outbox.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ServiceContext } from '../context.ts';
@@ -67,11 +67,6 @@ export const cardPaymentKind: StatefulKind<CardPaymentRow, CardPaymentState, Car
   table: cardPayments,
   event: cardPaymentEvent,
 };
-
-/** The event of a new payment, in the state it was made in. */
-export async function emitPaymentEvent(tx: Tx, ctx: ServiceContext, row: CardPaymentRow): Promise<void> {
-  await recordEvent(tx, cardPaymentEvent(row, ctx.publicUrl));
-}
 
 /** The two events of a payment made captured at once: authorized, then captured. */
 export function capturedAtOnceEvents(ctx: ServiceContext, row: CardPaymentRow): EventInput[] {

@@ -1,0 +1,68 @@
+import type { z } from 'zod';
+
+/**
+ * GraphQL arguments as the body of the same REST operation, so that one zod schema — the REST
+ * body's — reads both (docs/architecture.md, "Input is parsed once"). The mapping is generic:
+ * camelCase names become snake_case, null and undefined are left out (GraphQL's "not given"),
+ * nested input objects and lists of them are mapped the same way, and JSON values (`metadata`) are
+ * kept as they are. Where a GraphQL argument sits elsewhere in the body, `moves` says where, as a
+ * dotted path (`merchantName` → `merchant.name`); `path` names the arguments that are a REST path
+ * parameter (an id, a reference), which are not part of the body.
+ */
+export interface WireInput<S extends z.ZodType> {
+  /** The mutation whose arguments these are (its name in the schema). */
+  mutation: string;
+  /** The REST body's schema, which parses the mapped arguments. */
+  schema: S;
+  /** The argument that holds the input object (`input`), when the fields are not top-level args. */
+  inputArg?: string;
+  moves?: Record<string, string>;
+  path?: readonly string[];
+}
+
+/** Arguments that every mutation may take and that are never part of a body. */
+const NOT_BODY = new Set(['idempotencyKey']);
+/** Values that are JSON of the merchant's own: their keys are data, not names to map. */
+const OPAQUE = new Set(['metadata']);
+
+export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+function mapValue(value: unknown, opaque: boolean): unknown {
+  if (opaque || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => mapValue(item, false));
+  return mapObject(value as Record<string, unknown>, {});
+}
+
+function mapObject(record: Record<string, unknown>, moves: Record<string, string>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(record)) {
+    if (value === null || value === undefined) continue;
+    const path = (moves[name] ?? snakeCase(name)).split('.');
+    let target = body;
+    for (const key of path.slice(0, -1)) {
+      target[key] ??= {};
+      target = target[key] as Record<string, unknown>;
+    }
+    target[path.at(-1) as string] = mapValue(value, OPAQUE.has(name));
+  }
+  return body;
+}
+
+/** Every mapping declared with wireInput(), by mutation name (read by the test that checks them). */
+export const wireInputs = new Map<string, WireInput<z.ZodType>>();
+
+/**
+ * Declares how a mutation's arguments map to its REST body, and returns the mapper: arguments in,
+ * body out (not yet parsed: the service parses it with the same schema the REST route does).
+ */
+export function wireInput<S extends z.ZodType>(spec: WireInput<S>): (args: object) => Record<string, unknown> {
+  wireInputs.set(spec.mutation, spec as WireInput<z.ZodType>);
+  const skip = new Set([...NOT_BODY, ...(spec.path ?? [])]);
+  return (args) => {
+    const source = spec.inputArg
+      ? ((args as Record<string, unknown>)[spec.inputArg] as Record<string, unknown>)
+      : (args as Record<string, unknown>);
+    const fields = Object.fromEntries(Object.entries(source).filter(([name]) => !skip.has(name)));
+    return mapObject(fields, spec.moves ?? {});
+  };
+}
