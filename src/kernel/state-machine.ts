@@ -30,6 +30,11 @@ export function defineMachine<const S extends string, const E extends string>(
   return machine;
 }
 
+/** Whether `value` names one of `states` (a list filtered by any other state matches nothing). */
+export function isStateOf<S extends string>(states: readonly S[], value: string): value is S {
+  return (states as readonly string[]).includes(value);
+}
+
 export function canTransition<S extends string, E extends string>(
   machine: Machine<S, E>,
   from: S,

@@ -1,11 +1,13 @@
+import { recordEvent } from '../../db/outbox.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
+import { fxConversionStates } from './fx.machine.ts';
 import { convertOnLedger, lockQuote, useQuote } from './fx.quotes.ts';
 import { type FxConversionRow, fxConversionResource } from './fx.resource.ts';
-import { emit, listOf, loadOne } from './fx.rows.ts';
+import { fxEvent, listOf, loadOne } from './fx.rows.ts';
 import { conversionFieldCodes, createConversionSchema } from './fx.schema.ts';
 import { fxConversions } from './fx.table.ts';
 
@@ -42,7 +44,7 @@ export async function createConversion(ctx: ServiceContext, raw: unknown): Promi
       })
       .returning();
     if (!row) throw new Error('conversion insert returned no row');
-    await emit(tx, 'fx_conversion', row, 'completed', fxConversionResource(row));
+    await recordEvent(tx, fxEvent(row, 'fx_conversion.completed', fxConversionResource(row)));
     return row;
   });
 }
@@ -55,5 +57,5 @@ export function listConversions(
   ctx: ServiceContext,
   query: ListQuery & { state?: string | undefined },
 ): Promise<Page<FxConversionRow>> {
-  return listOf(ctx, fxConversions, query);
+  return listOf(ctx, fxConversions, fxConversionStates, query);
 }

@@ -51,7 +51,7 @@ export const FxQuoteRef = builder.objectRef<FxQuoteRow>('FxQuote').implement({
   description: `A locked rate, usable once before expiresAt. States: ${fxQuoteMachine.states.join(', ')}.`,
   fields: (t) => ({
     id: t.exposeID('id'),
-    state: t.field({ type: QuoteStateEnum, resolve: (row) => row.state as never }),
+    state: t.field({ type: QuoteStateEnum, resolve: (row) => row.state }),
     rate: t.exposeString('rate', {
       description:
         'The locked rate: sourceAmount × rate, rounded half to even, is targetAmount; sourceAmount × rate ≥ targetAmount.',

@@ -27,3 +27,11 @@ export const fxSettlementMachine = defineMachine({
     fail: { from: ['converted'], to: 'failed' },
   },
 });
+
+export type FxQuoteState = (typeof fxQuoteMachine.states)[number];
+export type FxQuoteEvent = keyof typeof fxQuoteMachine.transitions;
+export type FxSettlementState = (typeof fxSettlementMachine.states)[number];
+export type FxSettlementEvent = keyof typeof fxSettlementMachine.transitions;
+/** A conversion has no machine: it is written `completed`, in the request that makes it. */
+export const fxConversionStates = ['completed'] as const;
+export type FxConversionState = (typeof fxConversionStates)[number];

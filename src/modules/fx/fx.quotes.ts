@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
-import type { Executor, Tx } from '../../db/client.ts';
-import { transitionRow } from '../../db/compare-and-set.ts';
+import type { Tx } from '../../db/client.ts';
+import { type EventInput, recordEvent } from '../../db/outbox.ts';
+import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -10,11 +11,11 @@ import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { post } from '../ledger/ledger.post.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
-import { fxQuoteMachine } from './fx.machine.ts';
+import { type FxQuoteEvent, type FxQuoteState, fxQuoteMachine } from './fx.machine.ts';
 import { priceQuote, type QuoteRequest } from './fx.pricing.ts';
 import { formatRate } from './fx.rates.ts';
 import { type FxQuoteRow, fxQuoteResource } from './fx.resource.ts';
-import { emit, listOf, loadOne } from './fx.rows.ts';
+import { fxEvent, listOf, loadOne } from './fx.rows.ts';
 import { createQuoteSchema, LOCK_DURATIONS, quoteFieldCodes } from './fx.schema.ts';
 import { fxQuotes } from './fx.table.ts';
 
@@ -24,8 +25,17 @@ import { fxQuotes } from './fx.table.ts';
  */
 export const EXPIRE_FX_QUOTE_JOB = 'fx.expire_quote';
 
-const emitQuote = (exec: Executor, row: FxQuoteRow, type: string) =>
-  emit(exec, 'fx_quote', row, type, fxQuoteResource(row));
+/** A quote's event (by default `fx_quote.<state>`, on arriving in it), with the quote as it is now. */
+function quoteEvent(row: FxQuoteRow, _publicUrl: string, type = `fx_quote.${row.state}`): EventInput {
+  return fxEvent(row, type, fxQuoteResource(row));
+}
+
+/** Quotes as stateful objects, for step(). */
+const quoteKind: StatefulKind<FxQuoteRow, FxQuoteState, FxQuoteEvent> = {
+  machine: fxQuoteMachine,
+  table: fxQuotes,
+  event: quoteEvent,
+};
 
 /**
  * Prices and writes a quote with its created event, and the job that expires it unless the caller
@@ -61,7 +71,7 @@ export async function insertQuote(
     })
     .returning();
   if (!row) throw new Error('quote insert returned no row');
-  await emitQuote(tx, row, 'created');
+  await recordEvent(tx, quoteEvent(row, ctx.publicUrl, 'fx_quote.created'));
   if (usedAtOnce) return row;
   await scheduleJob(tx, {
     merchantId: row.merchantId,
@@ -94,7 +104,7 @@ export function listQuotes(
   ctx: ServiceContext,
   query: ListQuery & { state?: string | undefined },
 ): Promise<Page<FxQuoteRow>> {
-  return listOf(ctx, fxQuotes, query);
+  return listOf(ctx, fxQuotes, fxQuoteMachine.states, query);
 }
 
 /** The quote a request names, its row locked (404 on quote_id when it is not the merchant's). */
@@ -130,9 +140,7 @@ export async function useQuote(
       message: `This quote expired at ${quote.expiresAt.toISOString()}; ask for a new one.`,
     });
   }
-  const used = await transitionRow(tx, fxQuoteMachine, fxQuotes, quote, 'use', { usedBy, updatedAt: now });
-  await emitQuote(tx, used, 'used');
-  return used;
+  return step(tx, ctx, quoteKind, quote, 'use', { usedBy, updatedAt: now });
 }
 
 /** Due work: a quote nobody used by `expires_at` expires. */
@@ -143,10 +151,7 @@ export async function expireQuoteJob(ctx: ServiceContext & { tx: Tx }, job: JobR
     .where(and(eq(fxQuotes.id, job.objectId), eq(fxQuotes.merchantId, ctx.merchant.id)))
     .for('update');
   if (row?.state !== 'open') return;
-  const moved = await transitionRow(ctx.tx, fxQuoteMachine, fxQuotes, row, 'expire', {
-    updatedAt: ctx.clock.now(),
-  });
-  await emitQuote(ctx.tx, moved, 'expired');
+  await step(ctx.tx, ctx, quoteKind, row, 'expire');
 }
 
 /**

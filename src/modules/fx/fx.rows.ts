@@ -1,34 +1,29 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import type { EventInput } from '../../db/outbox.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import { isStateOf } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
-import { recordEvent } from '../events/events.service.ts';
+import type { FxConversionState, FxQuoteState, FxSettlementState } from './fx.machine.ts';
 import type { fxConversions, fxQuotes, fxSettlements } from './fx.table.ts';
 
 /**
- * What quotes, conversions and settlements share about their rows: a change announced as its
- * event, one row loaded, a page listed.
+ * What quotes, conversions and settlements share about their rows: a change's event, one row
+ * loaded, a page listed.
  */
 
-/** Writes the event `<object>.<type>` of a row's change, at the row's updatedAt. */
-export function emit(
-  exec: Executor,
-  object: string,
+/** The event `type` of a row's change, with the object as the API renders it, at the row's updatedAt. */
+export function fxEvent(
   row: { id: string; merchantId: string; updatedAt: Date },
   type: string,
-  data: Record<string, unknown>,
-) {
-  return recordEvent(exec, {
-    merchantId: row.merchantId,
-    type: `${object}.${type}`,
-    objectId: row.id,
-    data: { object: data },
-    at: row.updatedAt,
-  });
+  object: Record<string, unknown>,
+): EventInput {
+  return { merchantId: row.merchantId, type, objectId: row.id, data: { object }, at: row.updatedAt };
 }
 
 type FxTable = typeof fxQuotes | typeof fxConversions | typeof fxSettlements;
+type FxState = FxQuoteState | FxConversionState | FxSettlementState;
 
 /** One of the merchant's FX objects (404 resource_not_found otherwise), its row locked when asked. */
 export async function loadOne<T>(
@@ -53,15 +48,19 @@ export async function loadOne<T>(
   return row as T;
 }
 
-/** A page of the merchant's FX objects of one table, newest first, optionally in one state. */
+/** A page of the merchant's FX objects of one table (whose rows are in one of `states`), newest first, optionally in one state. */
 export async function listOf<T extends { id: string }>(
   ctx: ServiceContext,
   table: FxTable,
+  states: readonly FxState[],
   query: ListQuery & { state?: string | undefined },
 ): Promise<Page<T>> {
   const conditions = [eq(table.merchantId, ctx.merchant.id)];
   if (query.starting_after) conditions.push(lt(table.id, query.starting_after));
-  if (query.state) conditions.push(eq(table.state, query.state));
+  if (query.state) {
+    if (!isStateOf(states, query.state)) return toPage([], query.limit);
+    conditions.push(eq(table.state, query.state));
+  }
   const rows = await (ctx.tx ?? ctx.db)
     .select()
     .from(table)

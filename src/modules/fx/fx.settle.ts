@@ -1,18 +1,18 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { transitionRow } from '../../db/compare-and-set.ts';
+import { step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { postHold, voidHold } from '../ledger/ledger.holds.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
 import { FAILURE_REASONS, failureReasonOf } from './fx.destinations.ts';
-import { fxSettlementMachine } from './fx.machine.ts';
 import type { FxSettlementRow } from './fx.resource.ts';
 import { loadOne } from './fx.rows.ts';
 import { failSettlementSchema } from './fx.schema.ts';
-import { emitSettlement } from './fx.settlements.ts';
+import { settlementKind } from './fx.settlements.ts';
 import { fxSettlements } from './fx.table.ts';
 
 /**
@@ -28,24 +28,20 @@ async function settle(
   failureCode: string | null,
 ): Promise<FxSettlementRow> {
   const now = ctx.clock.now();
+  // The state is checked before the hold moves (409 on the settlement, not its hold); the
+  // settlement's event follows the hold's.
+  transition(settlementKind.machine, row.state, failureCode ? 'fail' : 'pay');
   if (failureCode) {
-    const failed = await transitionRow(tx, fxSettlementMachine, fxSettlements, row, 'fail', {
+    await voidHold(tx, row.merchantId, row.holdId as string, now);
+    return step(tx, ctx, settlementKind, row, 'fail', {
       failedAt: now,
       failureCode,
       failureReason: failureReasonOf(failureCode),
       updatedAt: now,
     });
-    await voidHold(tx, row.merchantId, row.holdId as string, now);
-    await emitSettlement(tx, failed, 'failed');
-    return failed;
   }
-  const paid = await transitionRow(tx, fxSettlementMachine, fxSettlements, row, 'pay', {
-    paidAt: now,
-    updatedAt: now,
-  });
   await postHold(tx, row.merchantId, row.holdId as string, now, 'bank_rails');
-  await emitSettlement(tx, paid, 'paid');
-  return paid;
+  return step(tx, ctx, settlementKind, row, 'pay', { paidAt: now, updatedAt: now });
 }
 
 function lockSettlement(tx: Tx, ctx: ServiceContext, id: string): Promise<FxSettlementRow> {

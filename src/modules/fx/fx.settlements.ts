@@ -1,5 +1,6 @@
-import type { Executor, Tx } from '../../db/client.ts';
-import { transitionRow } from '../../db/compare-and-set.ts';
+import type { Tx } from '../../db/client.ts';
+import { type EventInput, recordEvent } from '../../db/outbox.ts';
+import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addBankingDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -16,12 +17,12 @@ import {
   validateIbanDestination,
   validateJpyDestination,
 } from './fx.destinations.ts';
-import { fxSettlementMachine } from './fx.machine.ts';
+import { type FxSettlementEvent, type FxSettlementState, fxSettlementMachine } from './fx.machine.ts';
 import { maxTargetMinor, priceQuote, type QuoteRequest } from './fx.pricing.ts';
 import { convertOnLedger, insertQuote, lockQuote, useQuote } from './fx.quotes.ts';
 import type { FxTargetCurrency } from './fx.rates.ts';
 import { type FxQuoteRow, type FxSettlementRow, fxSettlementResource } from './fx.resource.ts';
-import { emit, listOf, loadOne } from './fx.rows.ts';
+import { fxEvent, listOf, loadOne } from './fx.rows.ts';
 import { createSettlementSchema, settlementFieldCodes } from './fx.schema.ts';
 import { fxSettlements, type StoredFxDestination } from './fx.table.ts';
 
@@ -35,8 +36,21 @@ export const PAY_FX_SETTLEMENT_JOB = 'fx.pay_settlement';
 /** When a settlement is paid: the next US banking day at this New York time. */
 const SETTLEMENT_PAY_TIME = '12:00';
 
-export const emitSettlement = (exec: Executor, row: FxSettlementRow, type: string) =>
-  emit(exec, 'fx_settlement', row, type, fxSettlementResource(row));
+/** A settlement's event (by default `fx_settlement.<state>`, on arriving in it), with the settlement as it is now. */
+function settlementEvent(
+  row: FxSettlementRow,
+  _publicUrl: string,
+  type = `fx_settlement.${row.state}`,
+): EventInput {
+  return fxEvent(row, type, fxSettlementResource(row));
+}
+
+/** Settlements as stateful objects, for step(). */
+export const settlementKind: StatefulKind<FxSettlementRow, FxSettlementState, FxSettlementEvent> = {
+  machine: fxSettlementMachine,
+  table: fxSettlements,
+  event: settlementEvent,
+};
 
 function validateDestination(raw: unknown, currency: FxTargetCurrency): NormalizedDestination {
   return currency === 'JPY' ? validateJpyDestination(raw) : validateIbanDestination(raw, currency);
@@ -183,7 +197,7 @@ export async function createSettlement(ctx: ServiceContext, raw: unknown): Promi
       })
       .returning();
     if (!created) throw new Error('settlement insert returned no row');
-    await emitSettlement(tx, created, 'created');
+    await recordEvent(tx, settlementEvent(created, ctx.publicUrl, 'fx_settlement.created'));
     if (quote) await convertOnLedger(tx, ctx, quote, { type: 'fx_settlement', id });
     const hold = await placeHold(tx, {
       merchantId: ctx.merchant.id,
@@ -193,12 +207,11 @@ export async function createSettlement(ctx: ServiceContext, raw: unknown): Promi
       source: { type: 'fx_settlement', id },
       at: now,
     });
-    const converted = await transitionRow(tx, fxSettlementMachine, fxSettlements, created, 'convert', {
+    const converted = await step(tx, ctx, settlementKind, created, 'convert', {
       holdId: hold.id,
       convertedAt: now,
       updatedAt: now,
     });
-    await emitSettlement(tx, converted, 'converted');
     await scheduleJob(tx, {
       merchantId: ctx.merchant.id,
       kind: PAY_FX_SETTLEMENT_JOB,
@@ -218,5 +231,5 @@ export function listSettlements(
   ctx: ServiceContext,
   query: ListQuery & { state?: string | undefined },
 ): Promise<Page<FxSettlementRow>> {
-  return listOf(ctx, fxSettlements, query);
+  return listOf(ctx, fxSettlements, fxSettlementMachine.states, query);
 }

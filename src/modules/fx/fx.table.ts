@@ -1,5 +1,6 @@
 import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
+import type { FxConversionState, FxQuoteState, FxSettlementState } from './fx.machine.ts';
 
 /**
  * A locked FX quote (`fxq_`): USD into EUR, GBP or JPY at the sell rate of the clock's
@@ -11,7 +12,7 @@ export const fxQuotes = pgTable(
   {
     id: text('id').primaryKey(),
     merchantId: text('merchant_id').notNull(),
-    state: text('state').notNull(),
+    state: text('state').$type<FxQuoteState>().notNull(),
     sourceCurrency: currency('source_currency'),
     targetCurrency: currency('target_currency'),
     /**
@@ -44,7 +45,7 @@ export const fxConversions = pgTable(
   {
     id: text('id').primaryKey(),
     merchantId: text('merchant_id').notNull(),
-    state: text('state').notNull(),
+    state: text('state').$type<FxConversionState>().notNull(),
     quoteId: text('quote_id').notNull(),
     /** What left: USD (`amount`/`currency` as every transaction has them). */
     amount: money('amount').notNull(),
@@ -77,7 +78,7 @@ export const fxSettlements = pgTable(
   {
     id: text('id').primaryKey(),
     merchantId: text('merchant_id').notNull(),
-    state: text('state').notNull(),
+    state: text('state').$type<FxSettlementState>().notNull(),
     /** The quote it converted at; null when paid out of a balance in the target currency. */
     quoteId: text('quote_id'),
     sourceCurrency: text('source_currency'),

@@ -1,13 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
-import { updateIfState } from '../../db/compare-and-set.ts';
+import { step } from '../../db/step.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { invalidState, transition } from '../../kernel/state-machine.ts';
 import type { MerchantAccount, SystemAccount } from './ledger.accounts.ts';
-import { holdMachine } from './ledger.machine.ts';
+import type { HoldEvent } from './ledger.machine.ts';
 import { post } from './ledger.post.ts';
-import { type Common, type EntryInput, emitPostingEvent, type PostingRow } from './ledger.rows.ts';
+import { type Common, type EntryInput, holdKind, type PostingRow, stepAt } from './ledger.rows.ts';
 import { ledgerPostings } from './ledger.table.ts';
 
 /** Reserves available funds (a hold): posted later to its destination, or voided back. */
@@ -42,19 +41,13 @@ async function settleHold(
   tx: Tx,
   merchantId: string,
   holdId: string,
-  event: 'post' | 'void',
+  event: HoldEvent,
   at: Date,
   destination: EntryInput['account'],
 ): Promise<PostingRow> {
   const hold = await loadHold(tx, merchantId, holdId);
-  const to = transition(holdMachine, hold.state as never, event);
-  const moved = await updateIfState(tx, ledgerPostings, hold.id, hold.state, { state: to, updatedAt: at });
-  if (!moved) {
-    // Another writer settled it between our read and our update: report the state it is in now.
-    const current = await loadHold(tx, merchantId, holdId);
-    throw invalidState(holdMachine, current.state as never, event);
-  }
-  await emitPostingEvent(tx, { ...hold, state: to, updatedAt: at }, to);
+  // Of two writers settling it at once, one wins; the other gets invalid_state naming the state it found.
+  await step(tx, stepAt(at), holdKind, hold, event);
   const amount = hold.reservedDelta;
   return post(tx, {
     merchantId,

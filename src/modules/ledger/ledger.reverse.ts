@@ -1,11 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { updateIfState } from '../../db/compare-and-set.ts';
+import { step } from '../../db/step.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
-import { SandbankError } from '../../kernel/errors.ts';
+import { isSandbankError, SandbankError } from '../../kernel/errors.ts';
+import { canTransition } from '../../kernel/state-machine.ts';
 import type { AccountKind, MerchantAccount } from './ledger.accounts.ts';
 import { post } from './ledger.post.ts';
-import { emitPostingEvent, type PostingRow } from './ledger.rows.ts';
+import { type PostingRow, postingKind, stepAt } from './ledger.rows.ts';
 import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts';
 
 /**
@@ -30,20 +31,17 @@ export async function reversePosting(
     throw new SandbankError('resource_not_found', {
       message: `No balance transaction ${postingId.slice(0, 60)}.`,
     });
-  if (original.state !== 'posted' || !REVERSIBLE.has(original.type)) {
+  if (!canTransition(postingKind.machine, original.state, 'reverse') || !REVERSIBLE.has(original.type)) {
     throw new SandbankError('invalid_state', {
       message: `Only a posted ${[...REVERSIBLE].join(', ')} balance transaction can be reversed, once; this one is a ${original.state} ${original.type}.`,
     });
   }
   // posted → reversed with compare-and-set: of two racing reversals, one wins.
-  const marked = await updateIfState(tx, ledgerPostings, original.id, 'posted', {
-    state: 'reversed',
-    updatedAt: at,
+  await step(tx, stepAt(at), postingKind, original, 'reverse').catch((error: unknown) => {
+    throw isSandbankError(error) && error.code === 'invalid_state'
+      ? new SandbankError('invalid_state', { message: 'This balance transaction has just been reversed.' })
+      : error;
   });
-  if (!marked) {
-    throw new SandbankError('invalid_state', { message: 'This balance transaction has just been reversed.' });
-  }
-  await emitPostingEvent(tx, { ...original, state: 'reversed', updatedAt: at }, 'reversed');
   const entries = await tx
     .select({ amount: ledgerEntries.amount, kind: ledgerAccounts.kind })
     .from(ledgerEntries)

@@ -1,9 +1,17 @@
 import type { Tx } from '../../db/client.ts';
+import { type EventInput, recordEvent } from '../../db/outbox.ts';
+import type { StatefulKind, StepContext } from '../../db/step.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
-import { type EventInput, recordEvent } from '../events/events.service.ts';
 import type { AccountKind, MerchantAccount } from './ledger.accounts.ts';
+import {
+  type HoldEvent,
+  holdMachine,
+  type PostingEvent,
+  type PostingState,
+  postingMachine,
+} from './ledger.machine.ts';
 import { balanceTransactionResource } from './ledger.resource.ts';
-import type { ledgerPostings } from './ledger.table.ts';
+import { ledgerPostings } from './ledger.table.ts';
 
 export type PostingRow = typeof ledgerPostings.$inferSelect;
 
@@ -82,4 +90,29 @@ export function postingEvent(posting: PostingRow, change: string): EventInput {
 
 export async function emitPostingEvent(tx: Tx, posting: PostingRow, change: string): Promise<void> {
   await recordEvent(tx, postingEvent(posting, change));
+}
+
+/** A posting's event on arriving in a state: `balance_transaction.<state>`. */
+const postingStateEvent = (posting: PostingRow): EventInput => postingEvent(posting, posting.state);
+
+/** Holds as stateful objects, for step(): pending → posted | voided. */
+export const holdKind: StatefulKind<PostingRow, PostingState, HoldEvent> = {
+  machine: holdMachine,
+  table: ledgerPostings,
+  event: postingStateEvent,
+};
+
+/** Posted balance transactions as stateful objects, for step(): posted → reversed. */
+export const postingKind: StatefulKind<PostingRow, PostingState, PostingEvent> = {
+  machine: postingMachine,
+  table: ledgerPostings,
+  event: postingStateEvent,
+};
+
+/**
+ * What step() reads to move a posting at `at`: the ledger's functions are given the moment of the
+ * change, and a balance transaction's event links to no page.
+ */
+export function stepAt(at: Date): StepContext {
+  return { clock: { now: () => at }, publicUrl: '' };
 }

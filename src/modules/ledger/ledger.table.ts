@@ -1,5 +1,6 @@
 import { index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, currency, money, updatedAt } from '../../db/columns.ts';
+import type { PostingState } from './ledger.machine.ts';
 
 /**
  * One account per merchant, currency and kind. The merchant's own: available, pending, reserved.
@@ -20,7 +21,10 @@ export const ledgerAccounts = pgTable(
   (t) => [uniqueIndex('ledger_accounts_uq').on(t.merchantId, t.currency, t.kind)],
 );
 
-/** A balanced set of entries: append-only, except a hold's state (pending → posted | voided). */
+/**
+ * A balanced set of entries: append-only, except its state (a hold's pending → posted | voided, a
+ * posted one's → reversed).
+ */
 export const ledgerPostings = pgTable(
   'ledger_postings',
   {
@@ -28,7 +32,7 @@ export const ledgerPostings = pgTable(
     merchantId: text('merchant_id').notNull(),
     currency: currency(),
     type: text('type').notNull(),
-    state: text('state').notNull(),
+    state: text('state').$type<PostingState>().notNull(),
     sourceType: text('source_type').notNull(),
     sourceId: text('source_id').notNull(),
     description: text('description'),

@@ -1,4 +1,5 @@
 import type { Tx } from '../../db/client.ts';
+import { recordEvent } from '../../db/outbox.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -20,7 +21,7 @@ import {
   rtpCompletesAt,
 } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
-import { emit, TRANSFER_RTP_JOB, TRANSFER_SUBMIT_JOB } from './transfers.rows.ts';
+import { entryEvent, TRANSFER_RTP_JOB, TRANSFER_SUBMIT_JOB } from './transfers.rows.ts';
 import { createPayoutSchema, createTransferFieldCodes, createTransferSchema } from './transfers.schema.ts';
 import { transfers } from './transfers.table.ts';
 
@@ -129,7 +130,7 @@ async function insertEntry(tx: Tx, ctx: ServiceContext, spec: EntrySpec, outcome
   }
   const [row] = await tx.insert(transfers).values(values).returning();
   if (!row) throw new Error('transfer insert returned no row');
-  await emit(tx, row, 'created');
+  await recordEvent(tx, entryEvent(row, ctx.publicUrl, `${row.kind}.created`));
   await scheduleJob(tx, {
     merchantId: row.merchantId,
     kind: spec.rail === 'rtp' ? TRANSFER_RTP_JOB : TRANSFER_SUBMIT_JOB,

@@ -3,9 +3,9 @@ import type { Tx } from '../../db/client.ts';
 import { canTransition } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
-import { type AchTransferEvent, achMachineOf, rtpMachineOf } from './transfers.machine.ts';
+import type { AchTransferEvent } from './transfers.machine.ts';
 import type { TransferRow } from './transfers.resource.ts';
-import { kindOf } from './transfers.rows.ts';
+import { achKindOf, rtpKindOf } from './transfers.rows.ts';
 import { answerRtp, returnEntry, settle, submit } from './transfers.steps.ts';
 import { transfers } from './transfers.table.ts';
 
@@ -30,8 +30,8 @@ async function dueStep(
   if (!row) return;
   const due =
     event === 'complete'
-      ? canTransition(rtpMachineOf(kindOf(row)), row.state, 'complete')
-      : row.rail !== 'rtp' && canTransition(achMachineOf(kindOf(row)), row.state, event);
+      ? canTransition(rtpKindOf(row).machine, row.state, 'complete')
+      : row.rail !== 'rtp' && canTransition(achKindOf(row).machine, row.state, event);
   if (due) await work(ctx.tx, row);
 }
 

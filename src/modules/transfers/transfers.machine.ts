@@ -71,8 +71,15 @@ export const rtpPayoutMachine = defineMachine({
 }) satisfies Machine<string, RtpEvent>;
 
 export type EntryKind = 'transfer' | 'payout';
-export type AchMachine = Machine<string, AchEvent>;
-export type RtpMachine = Machine<string, RtpEvent>;
+/** Every state of an entry, of any kind on any rail (the `state` column holds the kind's own names). */
+export type EntryState = (
+  | typeof achTransferMachine
+  | typeof rtpTransferMachine
+  | typeof achPayoutMachine
+  | typeof rtpPayoutMachine
+)['states'][number];
+export type AchMachine = Machine<EntryState, AchEvent>;
+export type RtpMachine = Machine<EntryState, RtpEvent>;
 
 const MACHINES = {
   transfer: { ach: achTransferMachine, rtp: rtpTransferMachine },
@@ -88,8 +95,9 @@ export function rtpMachineOf(kind: EntryKind): RtpMachine {
 }
 
 /** Every state an entry of this kind can be in, on any rail (for list filters and docs). */
-export function statesOf(kind: EntryKind): string[] {
+export function statesOf(kind: EntryKind): EntryState[] {
   return [...new Set([...MACHINES[kind].ach.states, ...MACHINES[kind].rtp.states])];
 }
 
 export type AchTransferEvent = AchEvent;
+export type RtpTransferEvent = RtpEvent;

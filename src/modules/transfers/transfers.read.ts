@@ -1,8 +1,9 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import { isStateOf } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
-import type { EntryKind } from './transfers.machine.ts';
+import { type EntryKind, statesOf } from './transfers.machine.ts';
 import type { Rail } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
 import { loadEntry } from './transfers.rows.ts';
@@ -24,7 +25,10 @@ async function listEntries(
   const conditions = [eq(transfers.merchantId, ctx.merchant.id), eq(transfers.kind, kind)];
   if (query.starting_after) conditions.push(lt(transfers.id, query.starting_after));
   if (query.rail) conditions.push(eq(transfers.rail, query.rail));
-  if (query.state) conditions.push(eq(transfers.state, query.state));
+  if (query.state) {
+    if (!isStateOf(statesOf(kind), query.state)) return toPage([], query.limit);
+    conditions.push(eq(transfers.state, query.state));
+  }
   const rows = await (ctx.tx ?? ctx.db)
     .select()
     .from(transfers)

@@ -1,10 +1,19 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
+import type { EventInput } from '../../db/outbox.ts';
+import type { StatefulKind } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import type { Machine } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
-import { recordEvent } from '../events/events.service.ts';
-import type { EntryKind } from './transfers.machine.ts';
+import {
+  type AchTransferEvent,
+  achMachineOf,
+  type EntryKind,
+  type EntryState,
+  type RtpTransferEvent,
+  rtpMachineOf,
+} from './transfers.machine.ts';
 import { railEntryResource, type TransferRow } from './transfers.resource.ts';
 import { transfers } from './transfers.table.ts';
 
@@ -14,42 +23,73 @@ export const TRANSFER_SETTLE_JOB = 'transfer.settle';
 export const TRANSFER_RETURN_JOB = 'transfer.return';
 export const TRANSFER_RTP_JOB = 'transfer.rtp_answer';
 
+/** One of the merchant's entries of this kind (404 resource_not_found otherwise), its row locked when asked. */
 export async function loadEntry(
   exec: Executor,
   merchantId: string,
   kind: EntryKind,
   id: string,
+  options: { lock?: boolean } = {},
 ): Promise<TransferRow> {
-  const [row] = id.includes('\u0000')
-    ? []
-    : await exec
-        .select()
-        .from(transfers)
-        .where(and(eq(transfers.id, id), eq(transfers.merchantId, merchantId), eq(transfers.kind, kind)));
+  const query = exec
+    .select()
+    .from(transfers)
+    .where(and(eq(transfers.id, id), eq(transfers.merchantId, merchantId), eq(transfers.kind, kind)));
+  const [row] = id.includes('\u0000') ? [] : options.lock ? await query.for('update') : await query;
   if (!row) throw new SandbankError('resource_not_found', { message: `No ${kind} ${id.slice(0, 60)}.` });
   return row;
 }
 
-export function emit(tx: Tx, row: TransferRow, type: string = row.state): Promise<string> {
-  return recordEvent(tx, {
+/**
+ * An entry's event (by default `<kind>.<state>`, on arriving in it: `transfer.settled`,
+ * `payout.paid`), with the entry as it is now.
+ */
+export function entryEvent(
+  row: TransferRow,
+  _publicUrl: string,
+  type = `${row.kind}.${row.state}`,
+): EventInput {
+  return {
     merchantId: row.merchantId,
-    type: `${row.kind}.${type}`,
+    type,
     objectId: row.id,
     data: { object: railEntryResource(row) },
     at: row.updatedAt,
-  });
+  };
 }
 
-export const kindOf = (row: TransferRow) => row.kind as EntryKind;
+/** Entries of one machine as stateful objects, for step(). */
+function entryKind<E extends string>(
+  machine: Machine<EntryState, E>,
+): StatefulKind<TransferRow, EntryState, E> {
+  return { machine, table: transfers, event: entryEvent };
+}
 
-/** A step requested through the API (simulate/… or cancel), in a transaction of its own. */
-export function step(
+const KINDS = {
+  transfer: { ach: entryKind(achMachineOf('transfer')), rtp: entryKind(rtpMachineOf('transfer')) },
+  payout: { ach: entryKind(achMachineOf('payout')), rtp: entryKind(rtpMachineOf('payout')) },
+};
+
+/** The entry's kind on ACH and Same-Day ACH (its machine: the transfer's or the payout's). */
+export const achKindOf = (row: TransferRow): StatefulKind<TransferRow, EntryState, AchTransferEvent> =>
+  KINDS[row.kind].ach;
+
+/** The entry's kind on RTP. */
+export const rtpKindOf = (row: TransferRow): StatefulKind<TransferRow, EntryState, RtpTransferEvent> =>
+  KINDS[row.kind].rtp;
+
+/**
+ * A step requested through the API (simulate/… or cancel), in a transaction of its own, on the
+ * entry's row locked: a step racing it (the API's or the rail's due work) waits, then finds the
+ * state it left.
+ */
+export function withEntry(
   ctx: ServiceContext,
   kind: EntryKind,
   id: string,
   work: (tx: Tx, row: TransferRow) => Promise<TransferRow>,
 ): Promise<TransferRow> {
   return inTransaction(ctx.db, ctx.tx, async (tx) =>
-    work(tx, await loadEntry(tx, ctx.merchant.id, kind, id)),
+    work(tx, await loadEntry(tx, ctx.merchant.id, kind, id, { lock: true })),
   );
 }

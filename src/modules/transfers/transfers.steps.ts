@@ -1,28 +1,29 @@
 import type { Tx } from '../../db/client.ts';
-import { transitionRow } from '../../db/compare-and-set.ts';
+import { type StatefulKind, step } from '../../db/step.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { canTransition } from '../../kernel/state-machine.ts';
+import { canTransition, transition } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { postHold, voidHold } from '../ledger/ledger.holds.ts';
 import { post, postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
-import {
-  type AchMachine,
-  type AchTransferEvent,
-  achMachineOf,
-  type EntryKind,
-  rtpMachineOf,
-} from './transfers.machine.ts';
+import type { AchTransferEvent, EntryKind, EntryState } from './transfers.machine.ts';
 import { achReturnReason, RTP_REJECT_REASONS, returnArrivesAt } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
-import { emit, kindOf, step, TRANSFER_RETURN_JOB, TRANSFER_SETTLE_JOB } from './transfers.rows.ts';
+import {
+  achKindOf,
+  rtpKindOf,
+  TRANSFER_RETURN_JOB,
+  TRANSFER_SETTLE_JOB,
+  withEntry,
+} from './transfers.rows.ts';
 import { returnTransferSchema } from './transfers.schema.ts';
-import { transfers } from './transfers.table.ts';
 
 // Steps. Each kind names its states its own way (transfers.machine.ts); the engine moves every
 // entry with the same events, so a payout is `in_transit` where a transfer is `submitted`.
+// A step is checked against the machine first (a wrong state is the entry's 409, not its hold's),
+// then the ledger moves, then step() takes it: the entry's event follows the ledger's.
 
 /** What happened to a collection's debit; the collections module listens (modules/jobs.ts). */
 export type CollectionDebitStep = 'settled' | 'returned';
@@ -48,14 +49,16 @@ async function afterCollectionDebit(
   for (const hook of collectionDebitHooks) await hook(tx, ctx, row, step);
 }
 
-function achMachine(row: TransferRow, event: AchTransferEvent): AchMachine {
-  const machine = achMachineOf(kindOf(row));
+type AchKind = StatefulKind<TransferRow, EntryState, AchTransferEvent>;
+
+/** The entry's ACH kind (409 on an RTP entry: `event` is a step of ACH entries only). */
+function achKind(row: TransferRow, event: AchTransferEvent): AchKind {
   if (row.rail === 'rtp') {
     throw new SandbankError('invalid_state', {
       message: `This RTP ${row.kind} is ${row.state}; ${event} is a step of ACH ${row.kind}s only.`,
     });
   }
-  return machine;
+  return achKindOf(row);
 }
 
 const common = (row: TransferRow, at: Date) => ({
@@ -68,15 +71,12 @@ const common = (row: TransferRow, at: Date) => ({
 
 /** pending → submitted: a credit's hold goes to the rail; a debit's funds arrive in `pending`. */
 export async function submit(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<TransferRow> {
-  const machine = achMachine(row, 'submit');
+  const kind = achKind(row, 'submit');
+  transition(kind.machine, row.state, 'submit');
   const now = ctx.clock.now();
-  const moved = await transitionRow(tx, machine, transfers, row, 'submit', {
-    submittedAt: now,
-    updatedAt: now,
-  });
   if (row.direction === 'credit') await postHold(tx, row.merchantId, row.holdId as string, now, 'bank_rails');
   else await postPendingCredit(tx, { ...common(row, now), type: row.kind, from: 'bank_rails' });
-  await emit(tx, moved);
+  const moved = await step(tx, ctx, kind, row, 'submit', { submittedAt: now, updatedAt: now });
   if (row.outcome !== 'stays_submitted') {
     // A step taken early keeps the rail's settlement time; a late one settles when it is due now.
     const settlesAt = Math.max((row.expectedSettlementAt ?? now).getTime(), now.getTime());
@@ -93,14 +93,11 @@ export async function submit(tx: Tx, ctx: ServiceContext, row: TransferRow): Pro
 
 /** submitted → settled: a debit's funds become available; a magic account's return is scheduled. */
 export async function settle(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<TransferRow> {
-  const machine = achMachine(row, 'settle');
+  const kind = achKind(row, 'settle');
+  transition(kind.machine, row.state, 'settle');
   const now = ctx.clock.now();
-  const moved = await transitionRow(tx, machine, transfers, row, 'settle', {
-    settledAt: now,
-    updatedAt: now,
-  });
   if (row.direction === 'debit') await postFundsAvailable(tx, { ...common(row, now), relatedId: row.id });
-  await emit(tx, moved);
+  const moved = await step(tx, ctx, kind, row, 'settle', { settledAt: now, updatedAt: now });
   await afterCollectionDebit(tx, ctx, moved, 'settled');
   const reason = row.outcome === 'returns' && row.outcomeCode ? achReturnReason(row.outcomeCode) : null;
   if (reason) {
@@ -127,7 +124,8 @@ export async function returnEntry(
   row: TransferRow,
   code: string,
 ): Promise<TransferRow> {
-  const machine = achMachine(row, 'return');
+  const kind = achKind(row, 'return');
+  const machine = kind.machine;
   const wasSettled = canTransition(machine, row.state, 'return');
   const event = wasSettled ? 'return' : 'return_unsettled';
   if (!wasSettled && !canTransition(machine, row.state, event)) {
@@ -145,12 +143,6 @@ export async function returnEntry(
     });
   }
   const now = ctx.clock.now();
-  const moved = await transitionRow(tx, machine, transfers, row, event, {
-    returnedAt: now,
-    returnCode: reason.code,
-    returnReason: reason.title,
-    updatedAt: now,
-  });
   const from = row.direction === 'credit' ? 'available' : wasSettled ? 'available' : 'pending';
   const sign = row.direction === 'credit' ? 1n : -1n;
   await post(tx, {
@@ -163,61 +155,63 @@ export async function returnEntry(
     ],
     ...(sign < 0n ? { allowNegative: [from] } : {}),
   });
-  await emit(tx, moved);
+  const moved = await step(tx, ctx, kind, row, event, {
+    returnedAt: now,
+    returnCode: reason.code,
+    returnReason: reason.title,
+    updatedAt: now,
+  });
   await afterCollectionDebit(tx, ctx, moved, 'returned');
   return moved;
 }
 
 /** pending → canceled (ACH before submission): a credit's hold is released. */
 async function cancel(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<TransferRow> {
-  const machine = achMachine(row, 'cancel');
+  const kind = achKind(row, 'cancel');
   if (row.collectionId !== null) {
     throw new SandbankError('invalid_state', {
       message: `This debit pays collection ${row.reference}; it moves with the collection and cannot be canceled on its own.`,
     });
   }
+  transition(kind.machine, row.state, 'cancel');
   const now = ctx.clock.now();
-  const moved = await transitionRow(tx, machine, transfers, row, 'cancel', { updatedAt: now });
   if (row.holdId) await voidHold(tx, row.merchantId, row.holdId, now);
-  await emit(tx, moved);
-  return moved;
+  return step(tx, ctx, kind, row, 'cancel', { updatedAt: now });
 }
 
 /** RTP: the receiving bank's answer, seconds after the credit was sent. */
 export async function answerRtp(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<TransferRow> {
-  const machine = rtpMachineOf(kindOf(row));
+  const kind = rtpKindOf(row);
   const now = ctx.clock.now();
   const holdId = row.holdId as string;
   if (row.outcome === 'rejected') {
     const code = (row.outcomeCode ?? 'AC03') as keyof typeof RTP_REJECT_REASONS;
-    const moved = await transitionRow(tx, machine, transfers, row, 'reject', {
+    transition(kind.machine, row.state, 'reject');
+    await voidHold(tx, row.merchantId, holdId, now);
+    return step(tx, ctx, kind, row, 'reject', {
       failureReason: `${code}: ${RTP_REJECT_REASONS[code]}`,
       updatedAt: now,
     });
-    await voidHold(tx, row.merchantId, holdId, now);
-    await emit(tx, moved);
-    return moved;
   }
-  const moved = await transitionRow(tx, machine, transfers, row, 'complete', {
+  transition(kind.machine, row.state, 'complete');
+  await postHold(tx, row.merchantId, holdId, now, 'bank_rails');
+  return step(tx, ctx, kind, row, 'complete', {
     submittedAt: row.createdAt,
     settledAt: now,
     updatedAt: now,
   });
-  await postHold(tx, row.merchantId, holdId, now, 'bank_rails');
-  await emit(tx, moved);
-  return moved;
 }
 
 /** The API's steps of one kind of entry: cancel, and the simulate steps of tests. */
 function stepsOf(kind: EntryKind) {
   return {
-    cancel: (ctx: ServiceContext, id: string) => step(ctx, kind, id, (tx, row) => cancel(tx, ctx, row)),
-    submit: (ctx: ServiceContext, id: string) => step(ctx, kind, id, (tx, row) => submit(tx, ctx, row)),
-    settle: (ctx: ServiceContext, id: string) => step(ctx, kind, id, (tx, row) => settle(tx, ctx, row)),
+    cancel: (ctx: ServiceContext, id: string) => withEntry(ctx, kind, id, (tx, row) => cancel(tx, ctx, row)),
+    submit: (ctx: ServiceContext, id: string) => withEntry(ctx, kind, id, (tx, row) => submit(tx, ctx, row)),
+    settle: (ctx: ServiceContext, id: string) => withEntry(ctx, kind, id, (tx, row) => settle(tx, ctx, row)),
     /** `…/return {code?}`: R01 for a debit, R03 for a credit by default. */
     return: (ctx: ServiceContext, id: string, raw: unknown) => {
       const input = parseInput(returnTransferSchema, raw ?? {});
-      return step(ctx, kind, id, (tx, row) =>
+      return withEntry(ctx, kind, id, (tx, row) =>
         returnEntry(tx, ctx, row, input.code ?? (row.direction === 'debit' ? 'R01' : 'R03')),
       );
     },

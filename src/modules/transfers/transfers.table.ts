@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
+import type { EntryState } from './transfers.machine.ts';
 
 /**
  * An entry on the bank rails: a transfer (`tr_`) or a payout of the merchant's balance
@@ -21,7 +22,7 @@ export const transfers = pgTable(
       .default('transfer'),
     rail: text('rail').notNull(),
     direction: text('direction').notNull(),
-    state: text('state').notNull(),
+    state: text('state').$type<EntryState>().notNull(),
     amount: money('amount').notNull(),
     currency: currency(),
     counterpartyName: text('counterparty_name').notNull(),

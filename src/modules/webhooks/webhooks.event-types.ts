@@ -3,7 +3,7 @@ import { cardPaymentMachine, refundMachine } from '../card-payments/card-payment
 import { collectionMachine } from '../collections/collections.machine.ts';
 import { fxQuoteMachine, fxSettlementMachine } from '../fx/fx.machine.ts';
 import { issuingAuthorizationMachine, virtualCardMachine } from '../issuing/issuing.machine.ts';
-import { holdMachine } from '../ledger/ledger.machine.ts';
+import { holdMachine, postingMachine } from '../ledger/ledger.machine.ts';
 import {
   achPayoutMachine,
   achTransferMachine,
@@ -31,7 +31,7 @@ const SOURCES: readonly EventSource[] = [
   { object: 'refund', machines: [refundMachine], createdEvent: false },
   { object: 'transfer', machines: [achTransferMachine, rtpTransferMachine], createdEvent: true },
   { object: 'payout', machines: [achPayoutMachine, rtpPayoutMachine], createdEvent: true },
-  { object: 'balance_transaction', machines: [holdMachine], createdEvent: true, also: ['reversed'] },
+  { object: 'balance_transaction', machines: [holdMachine, postingMachine], createdEvent: true },
   { object: 'virtual_card', machines: [virtualCardMachine], createdEvent: true, also: ['updated'] },
   {
     object: 'issuing_authorization',
