@@ -1,6 +1,5 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { invalidState, type Machine, transition } from '../kernel/state-machine.ts';
 import type { Executor } from './client.ts';
 
 interface StatefulTable {
@@ -29,27 +28,4 @@ export async function updateIfState<T extends PgTable & StatefulTable>(
     .where(where)
     .returning()) as T['$inferSelect'][];
   return rows[0] ?? null;
-}
-
-/**
- * One step of `machine` on a row: checks the step (409 invalid_state when not allowed), then
- * compare-and-sets the state. Of two racing writers one wins; the other gets invalid_state naming
- * the state it found.
- */
-export async function transitionRow<T extends PgTable & StatefulTable, S extends string, E extends string>(
-  exec: Executor,
-  machine: Machine<S, E>,
-  table: T,
-  row: { id: string; state: string },
-  event: E,
-  values: Record<string, unknown>,
-): Promise<T['$inferSelect']> {
-  const to = transition(machine, row.state as S, event);
-  const moved = await updateIfState(exec, table, row.id, row.state, { ...values, state: to });
-  if (moved) return moved;
-  const [current] = (await exec
-    .select({ state: table.state })
-    .from(table as PgTable)
-    .where(eq(table.id, row.id))) as { state: string }[];
-  throw invalidState(machine, (current?.state ?? row.state) as S, event);
 }
