@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../db/client.ts';
 import type { EffectKind } from '../../db/commit.ts';
-import { createdEventsSql, fanOut } from '../../db/outbox.ts';
+import { createdEventsSql, fanOut, recordEvent } from '../../db/outbox.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import {
   type AccountKind,
@@ -12,13 +12,7 @@ import {
   lockLedgers,
   type SystemAccount,
 } from './ledger.accounts.ts';
-import {
-  type Common,
-  emitPostingEvent,
-  type PostingInput,
-  type PostingRow,
-  postingEvent,
-} from './ledger.rows.ts';
+import { type Common, type PostingInput, type PostingRow, postingEvent } from './ledger.rows.ts';
 import { isGuarded, type PreparedPosting, postingsStatement, preparePosting } from './ledger.statement.ts';
 import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts';
 
@@ -140,7 +134,7 @@ async function postStepwise(tx: Tx, { input, row, entryIds }: PreparedPosting): 
       createdAt: input.at,
     })),
   );
-  await emitPostingEvent(tx, posting, 'created');
+  await recordEvent(tx, postingEvent(posting, 'created'));
   return posting;
 }
 

@@ -1,5 +1,4 @@
-import type { Tx } from '../../db/client.ts';
-import { type EventInput, recordEvent } from '../../db/outbox.ts';
+import type { EventInput } from '../../db/outbox.ts';
 import type { StatefulKind, StepContext } from '../../db/step.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import type { AccountKind, MerchantAccount } from './ledger.accounts.ts';
@@ -86,10 +85,6 @@ export function postingEvent(posting: PostingRow, change: string): EventInput {
     data: { object: balanceTransactionResource(posting) },
     at: posting.updatedAt,
   };
-}
-
-export async function emitPostingEvent(tx: Tx, posting: PostingRow, change: string): Promise<void> {
-  await recordEvent(tx, postingEvent(posting, change));
 }
 
 /** A posting's event on arriving in a state: `balance_transaction.<state>`. */
