@@ -44,9 +44,15 @@ function exactNumber(text: string): number | string {
   return String(value) === text ? value : text;
 }
 
-/** Hands the text already read to Hono's body cache, so validators can read the body again. */
-function cacheBody(bodyCache: object, text: string): void {
+/**
+ * Hands the body already read to Hono's body cache: its text, and the object as read here (exact
+ * numbers kept), which is what `c.req.json()` — and so the route's validator — answers. The
+ * route's schema therefore parses the very object this middleware judged, and its output is the
+ * operation's typed input: a request is parsed once.
+ */
+function cacheBody(bodyCache: object, text: string, parsed: Record<string, unknown>): void {
   (bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+  (bodyCache as Record<string, unknown>).json = Promise.resolve(parsed);
 }
 
 function isJsonContentType(header: string | undefined): boolean {
@@ -78,7 +84,7 @@ export const jsonBody = createMiddleware<RestEnv>(async (c, next) => {
   const text = await readBody(c.req.raw, declared);
   if (text.length === 0 && !c.req.header('content-type')) {
     c.set('body', {});
-    cacheBody(c.req.bodyCache, '{}');
+    cacheBody(c.req.bodyCache, '{}', {});
     declareJson(c);
     return next();
   }
@@ -94,7 +100,7 @@ export const jsonBody = createMiddleware<RestEnv>(async (c, next) => {
   }
   assertStorableText(parsed);
   c.set('body', parsed as Record<string, unknown>);
-  cacheBody(c.req.bodyCache, text.trim().length === 0 ? '{}' : text);
+  cacheBody(c.req.bodyCache, text.trim().length === 0 ? '{}' : text, parsed as Record<string, unknown>);
   declareJson(c);
   await next();
 });
