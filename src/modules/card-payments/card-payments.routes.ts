@@ -1,10 +1,10 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { listQuerySchema } from '../../kernel/pagination.ts';
+import { completeChallengeSchema } from '../../kernel/wire-schemas.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
 import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
-import { completeChallengeSchema } from '../collections/collections.schema.ts';
 import { createCardPayment } from './card-payments.authorize.ts';
 import { captureCardPayment, voidCardPayment } from './card-payments.capture.ts';
 import { getCardPayment, listCardPayments } from './card-payments.read.ts';

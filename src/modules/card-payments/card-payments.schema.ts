@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
-import { cardSchema, labelFields, moneyFieldCodes, wireAmount } from '../collections/collections.schema.ts';
+import { cardSchema, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
 
 export const createTokenSchema = z.strictObject({ card: cardSchema });
 

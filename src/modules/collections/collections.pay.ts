@@ -5,6 +5,7 @@ import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { parseInput } from '../../kernel/validation.ts';
+import { completeChallengeSchema } from '../../kernel/wire-schemas.ts';
 import { validateBankAccount } from '../bank-accounts/bank-account.ts';
 import { authorizeCard } from '../card-payments/card-payments.authorize.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
@@ -17,7 +18,7 @@ import { getTransfer } from '../transfers/transfers.read.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
 import type { CollectionDebitStep } from '../transfers/transfers.steps.ts';
 import { type AttemptRow, type CollectionRow, checkoutPath } from './collections.resource.ts';
-import { completeChallengeSchema, payCollectionSchema } from './collections.schema.ts';
+import { payCollectionSchema } from './collections.schema.ts';
 import { loadCollection, transitionCollection } from './collections.service.ts';
 import { collections, paymentAttempts } from './collections.table.ts';
 

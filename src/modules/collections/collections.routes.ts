@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { SandbankError } from '../../kernel/errors.ts';
 import { listQuerySchema } from '../../kernel/pagination.ts';
+import { completeChallengeSchema } from '../../kernel/wire-schemas.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
 import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
@@ -11,7 +12,6 @@ import { transferResource } from '../transfers/transfers.resource.ts';
 import { completeChallenge, type PayResult, payCollection } from './collections.pay.ts';
 import { attemptResource, collectionResource } from './collections.resource.ts';
 import {
-  completeChallengeSchema,
   createCollectionFieldCodes,
   createCollectionSchema,
   payCollectionSchema,

@@ -1,35 +1,7 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
+import { cardSchema, metadataSchema, REFERENCE_PATTERN, wireAmount } from '../../kernel/wire-schemas.ts';
 import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
-
-/** Wire amounts: a JSON number or a decimal string, read exactly by kernel/money. */
-export const wireAmount = z
-  .union([z.number(), z.string()], { error: 'an amount is a number or a decimal string' })
-  .describe('Decimal amount in major units: 100, 100.5, 100.50 or "100.50".');
-
-export const REFERENCE_PATTERN = /^[A-Za-z0-9._:-]{1,100}$/;
-
-export const metadataSchema = z
-  .record(z.string().min(1).max(40), z.string().max(500))
-  .refine((value) => Object.keys(value).length <= 50, 'metadata has at most 50 keys')
-  .describe('Up to 50 string keys (≤ 40 chars) with string values (≤ 500 chars).');
-
-/** What a merchant may attach to a payment or transfer: its reference, description and metadata. */
-export const labelFields = {
-  reference: z
-    .string()
-    .regex(REFERENCE_PATTERN, 'a reference is 1-100 characters of A-Z a-z 0-9 . _ : -')
-    .optional(),
-  description: z.string().max(1000).optional(),
-  metadata: metadataSchema.optional(),
-};
-
-/** The error codes of the fields a money-moving request shares. */
-export const moneyFieldCodes: FieldCodes = {
-  amount: 'amount_invalid',
-  currency: 'currency_unsupported',
-  reference: 'reference_invalid',
-};
 
 export const createCollectionSchema = z.strictObject({
   amount: wireAmount,
@@ -71,14 +43,6 @@ export const createCollectionFieldCodes: FieldCodes = {
   redirect_url: 'url_invalid',
 };
 
-export const cardSchema = z.strictObject({
-  number: z.string().max(40),
-  exp_month: z.union([z.int(), z.string().max(4)]),
-  exp_year: z.union([z.int(), z.string().max(4)]),
-  cvc: z.string().max(8),
-  name: z.string().max(100).optional(),
-});
-
 export const payCollectionSchema = z.discriminatedUnion('method', [
   z.strictObject({
     method: z.literal('card'),
@@ -92,7 +56,3 @@ export const payCollectionSchema = z.discriminatedUnion('method', [
 ]);
 
 export type PayCollectionInput = z.input<typeof payCollectionSchema>;
-
-export const completeChallengeSchema = z.strictObject({
-  outcome: z.enum(['succeed', 'fail']),
-});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
-import { labelFields, moneyFieldCodes, wireAmount } from '../collections/collections.schema.ts';
+import { labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
 
 export const FX_TARGETS = ['EUR', 'GBP', 'JPY'] as const;
 export const LOCK_DURATIONS = { five_minutes: 300, hour: 3_600, day: 86_400 } as const;

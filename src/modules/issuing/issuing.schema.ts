@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
-import { metadataSchema, wireAmount } from '../collections/collections.schema.ts';
+import { metadataSchema, wireAmount } from '../../kernel/wire-schemas.ts';
 import { LIMIT_INTERVALS } from './issuing.controls.ts';
 
 const mccList = z.array(z.string().max(8)).max(200);

@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/tx.ts';
 import { CURRENCY_CODES, minorUnits } from '../../kernel/currency.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { wireAmount } from '../collections/collections.schema.ts';
+import { wireAmount } from '../../kernel/wire-schemas.ts';
 import type { ServiceContext } from '../context.ts';
 import { postTopUp } from './ledger.post.ts';
 import type { PostingRow } from './ledger.rows.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
+import { labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
 import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
-import { labelFields, moneyFieldCodes, wireAmount } from '../collections/collections.schema.ts';
 import { RAILS } from './transfers.rails.ts';
 
 export const createTransferSchema = z.strictObject({
