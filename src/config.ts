@@ -1,11 +1,10 @@
 import { z } from 'zod';
+import { DEFAULT_SERVICE_CONFIG, type ServiceConfig } from './modules/context.ts';
 import {
   DEFAULT_FX_RATES,
   DEFAULT_SPREAD,
-  type FxTargetCurrency,
   parseFxRatesConfig,
   parseSpreadConfig,
-  type Rate,
 } from './modules/fx/fx.rates.ts';
 import { chooseDatabase, type DatabaseChoice, DEFAULT_DATA_DIR, MEMORY_SETTINGS } from './storage.ts';
 
@@ -29,7 +28,7 @@ const envSchema = z.object({
   SANDBANK_MERCHANT_MCC: z
     .string()
     .regex(/^(?!0000)\d{4}$/, 'a merchant category code is four digits, 0001-9999')
-    .default('5999'),
+    .default(DEFAULT_SERVICE_CONFIG.merchantMcc),
   FX_RATES: z.string().optional(),
   FX_SPREAD: z.string().optional(),
 });
@@ -54,10 +53,12 @@ export interface Config {
   maintenanceIntervalMs: number;
   /** Refuse webhook receivers on loopback, private, link-local and metadata addresses. */
   webhookBlockPrivateNetworks: boolean;
-  /** The merchant category code this sandbox's merchants present to its issuer (the closed loop). */
-  merchantMcc: string;
-  /** Base mid rates USD→EUR/GBP/JPY (FX_RATES) and the spread taken off them (FX_SPREAD, a percentage). */
-  fx: { rates: Record<FxTargetCurrency, Rate>; spread: Rate };
+  /**
+   * What the services run with: the merchant category code this sandbox's merchants present to its
+   * issuer (SANDBANK_MERCHANT_MCC), the base mid rates USD→EUR/GBP/JPY (FX_RATES) and the spread
+   * taken off them (FX_SPREAD, a percentage).
+   */
+  services: ServiceConfig;
 }
 
 function configured<T>(name: string, read: () => T): T {
@@ -105,16 +106,18 @@ export function loadConfig(
     maintenanceIntervalMs: e.MAINTENANCE_INTERVAL_MS,
     webhookBlockPrivateNetworks:
       e.WEBHOOK_BLOCK_PRIVATE_NETWORKS === '1' || e.WEBHOOK_BLOCK_PRIVATE_NETWORKS === 'true',
-    merchantMcc: e.SANDBANK_MERCHANT_MCC,
-    fx: {
-      rates:
-        e.FX_RATES === undefined
-          ? { ...DEFAULT_FX_RATES }
-          : configured('FX_RATES', () => parseFxRatesConfig(e.FX_RATES as string)),
-      spread:
-        e.FX_SPREAD === undefined
-          ? DEFAULT_SPREAD
-          : configured('FX_SPREAD', () => parseSpreadConfig(e.FX_SPREAD as string)),
+    services: {
+      merchantMcc: e.SANDBANK_MERCHANT_MCC,
+      fx: {
+        rates:
+          e.FX_RATES === undefined
+            ? { ...DEFAULT_FX_RATES }
+            : configured('FX_RATES', () => parseFxRatesConfig(e.FX_RATES as string)),
+        spread:
+          e.FX_SPREAD === undefined
+            ? DEFAULT_SPREAD
+            : configured('FX_SPREAD', () => parseSpreadConfig(e.FX_SPREAD as string)),
+      },
     },
   };
 }

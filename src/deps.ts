@@ -1,13 +1,19 @@
 import type { Logger } from 'pino';
 import type { Database } from './db/client.ts';
 import type { Clock } from './kernel/clock.ts';
+import type { ProcessContext, ServiceConfig } from './modules/context.ts';
 import type { EventBus } from './modules/events/events.bus.ts';
 import type { SignupLimiter } from './modules/merchants/signups.ts';
+import type { WebhookTransport } from './modules/webhooks/webhooks.transport.ts';
 
 /** What the adapters (REST, GraphQL, pages) are built from; server.ts (or a test) provides it. */
 export interface AppDeps {
   database: Database;
   publicUrl: string;
+  /** What the services are configured with (every service context carries it). */
+  serviceConfig: ServiceConfig;
+  /** How webhook deliveries are sent (every service context carries it). */
+  webhookTransport: WebhookTransport;
   rateLimitPerSecond: number;
   /** The merchant's simulated clock, loaded once per request. */
   clockFor: (merchantId: string) => Promise<Clock>;
@@ -16,4 +22,14 @@ export interface AppDeps {
   eventBus?: EventBus;
   /** The cap on keyless sign-ups per client address (none when absent). */
   signups?: SignupLimiter;
+}
+
+/** The part of every service context an adapter builds from the dependencies (its merchant's clock aside). */
+export function processContextOf(deps: AppDeps): ProcessContext {
+  return {
+    db: deps.database.db,
+    publicUrl: deps.publicUrl,
+    config: deps.serviceConfig,
+    webhookTransport: deps.webhookTransport,
+  };
 }

@@ -5,19 +5,19 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
+import { processContextOf } from './deps.ts';
 import { lazyYoga } from './graphql/lazy.ts';
 import { attachGraphQLWebSocket } from './graphql/ws.ts';
 import { systemClock } from './kernel/clock.ts';
 import { startMaintenance } from './maintenance.ts';
 import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
+import type { ProcessContext } from './modules/context.ts';
 import { createSignInLink } from './modules/dashboard/dashboard.service.ts';
 import { EventBus } from './modules/events/events.bus.ts';
-import { setFxConfig } from './modules/fx/fx.pricing.ts';
-import { setSandboxMerchantMcc } from './modules/issuing/issuing.closed-loop.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/default-merchant.ts';
 import { SignupLimiter } from './modules/merchants/signups.ts';
 import { DeliveryPump } from './modules/webhooks/webhooks.pump.ts';
-import { useWebhookNetworkPolicy } from './modules/webhooks/webhooks.transport.ts';
+import { WebhookTransport } from './modules/webhooks/webhooks.transport.ts';
 import { createMetrics, type Metrics, trackLiveSubscriptions } from './observability.ts';
 
 export interface RunningServer {
@@ -52,15 +52,16 @@ const SATURATED_IN_FLIGHT = 16;
  * clock) runs within SCHEDULER_INTERVAL_MS; webhook deliveries also run as soon as the event that
  * queued them commits. Clock advances run their own work synchronously.
  */
-function startDueWorkRunner(database: Database, config: Config, logger: Logger, metrics: Metrics) {
-  const pump = new DeliveryPump(database.db, logger, {
+function startDueWorkRunner(shared: ProcessContext, config: Config, logger: Logger, metrics: Metrics) {
+  const pump = new DeliveryPump(shared.db, logger, {
     apiSaturated: () => metrics.inFlight.value >= SATURATED_IN_FLIGHT,
+    transport: shared.webhookTransport,
   });
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   const tick = () => {
     pump.wake();
-    running = runDueWork(database.db, config.publicUrl)
+    running = runDueWork(shared)
       .then((jobs) => {
         if (jobs > 0) logger.debug({ jobs }, 'ran due jobs');
       })
@@ -92,9 +93,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       : { driver: 'pglite', ...(config.database.dataDir ? { dataDir: config.database.dataDir } : {}) },
   );
   let ready = true;
-  useWebhookNetworkPolicy({ blockPrivateNetworks: config.webhookBlockPrivateNetworks });
-  setSandboxMerchantMcc(config.merchantMcc);
-  setFxConfig(config.fx);
+  const webhookTransport = new WebhookTransport({ blockPrivateNetworks: config.webhookBlockPrivateNetworks });
   // One LISTEN per process: every instance on a shared Postgres hears every committed event.
   const eventBus = new EventBus(database, logger);
   try {
@@ -106,6 +105,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const deps = {
       database,
       publicUrl: config.publicUrl,
+      serviceConfig: config.services,
+      webhookTransport,
       rateLimitPerSecond: config.rateLimitPerSecond,
       clockFor: (merchantId: string) => clockFor(database.db, merchantId),
       logger,
@@ -122,7 +123,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       closeTimeoutMs: Math.min(5_000, config.shutdownTimeoutMs),
     });
     await graphqlWs.ready;
-    const runner = startDueWorkRunner(database, config, logger, metrics);
+    const runner = startDueWorkRunner(processContextOf(deps), config, logger, metrics);
     const maintenance = startMaintenance(database, config.maintenanceIntervalMs, logger);
     eventBus.onAnnouncement((announcement) => {
       if (announcement.deliveries) runner.kick();

@@ -14,7 +14,13 @@ import type { CardPaymentRow } from '../src/modules/card-payments/card-payments.
 import type { ServiceContext } from '../src/modules/context.ts';
 import { FUNDS_AVAILABLE_JOB } from '../src/modules/ledger/ledger.funds.ts';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
-import { createTestApp, openTestDatabase, type TestApp, type TestMerchant } from './harness.ts';
+import {
+  createTestApp,
+  openTestDatabase,
+  TEST_SERVICES,
+  type TestApp,
+  type TestMerchant,
+} from './harness.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -225,6 +231,7 @@ describe('the group commit of payments captured at once', () => {
       clock: systemClock,
       merchant: { id: m.id, name: m.name },
       publicUrl: 'http://sandbank.test',
+      ...TEST_SERVICES,
     };
     const before = { ...groupCommitStats(t.database.db) };
     const fresh = (amount: bigint) => ({
@@ -269,6 +276,7 @@ describe('the group commit of payments captured at once', () => {
           clock: systemClock,
           merchant: { id: m.id, name: m.name },
           publicUrl: 'http://sandbank.test',
+          ...TEST_SERVICES,
         },
         { ...stored, id: newId('cardPayment'), merchantId: m.id },
       );

@@ -9,11 +9,20 @@ import { type Database, openDatabase, queryRows } from '../src/db/client.ts';
 import type { AppDeps } from '../src/deps.ts';
 import { type Clock, systemClock } from '../src/kernel/clock.ts';
 import { clockFor } from '../src/modules/clock/clock.service.ts';
+import { DEFAULT_SERVICE_CONFIG } from '../src/modules/context.ts';
 import { createMerchant } from '../src/modules/merchants/merchants.service.ts';
 import { SignupLimiter } from '../src/modules/merchants/signups.ts';
+import { WebhookTransport } from '../src/modules/webhooks/webhooks.transport.ts';
 import { createLogger } from '../src/observability.ts';
 
 export const PUBLIC_URL = 'http://sandbank.test';
+
+/**
+ * What a test's service contexts carry besides storage, time and the merchant: the default
+ * configuration and one webhook transport (the test apps' too). A test that builds a context by
+ * hand spreads it in.
+ */
+export const TEST_SERVICES = { config: DEFAULT_SERVICE_CONFIG, webhookTransport: new WebhookTransport() };
 
 /**
  * The server's own logger at debug level (each request is logged), writing into memory: tests
@@ -171,6 +180,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** Caps keyless sign-ups per address and minute, as the server does (no cap when absent). */
   signupsPerMinute?: number;
+  /** How the app sends webhook deliveries (default: the one of TEST_SERVICES). */
+  webhookTransport?: WebhookTransport;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -178,6 +189,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const deps: AppDeps = {
     database,
     publicUrl: PUBLIC_URL,
+    serviceConfig: TEST_SERVICES.config,
+    webhookTransport: options.webhookTransport ?? TEST_SERVICES.webhookTransport,
     rateLimitPerSecond: options.rateLimitPerSecond ?? 0,
     clockFor: async (merchantId) => options.clock ?? clockFor(database.db, merchantId),
     logger: options.logger ?? pino({ level: 'silent' }),

@@ -22,7 +22,7 @@ import { placeHold, postHold, voidHold } from '../src/modules/ledger/ledger.hold
 import { postFundsAvailable, postPendingCredit, postTopUp } from '../src/modules/ledger/ledger.post.ts';
 import { getBalances, verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { reversePosting } from '../src/modules/ledger/ledger.reverse.ts';
-import { createTestApp, type TestApp } from './harness.ts';
+import { createTestApp, TEST_SERVICES, type TestApp } from './harness.ts';
 
 let t: TestApp;
 
@@ -209,6 +209,7 @@ async function ctxOf(run: Run): Promise<ServiceContext> {
     clock: await clockFor(t.database.db, run.merchant.id),
     merchant: run.merchant,
     publicUrl: 'http://x',
+    ...TEST_SERVICES,
   };
 }
 
@@ -556,6 +557,7 @@ async function newRun(): Promise<Run> {
     clock: await clockFor(t.database.db, merchant.id),
     merchant,
     publicUrl: 'http://x',
+    ...TEST_SERVICES,
   };
   await freezeClock(ctx);
   const { now } = await getClock(ctx);

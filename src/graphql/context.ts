@@ -1,3 +1,4 @@
+import { processContextOf } from '../deps.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { type ListQuery, listQuerySchema, type Page } from '../kernel/pagination.ts';
 import { parseInput } from '../kernel/validation.ts';
@@ -13,13 +14,7 @@ import type { GraphQLContext } from './builder.ts';
 export function serviceContext(ctx: GraphQLContext, tx?: Tx): ServiceContext {
   if (!ctx.principal) throw ctx.authError ?? new SandbankError('api_key_missing');
   const { merchant } = ctx.principal;
-  return {
-    db: ctx.deps.database.db,
-    ...(tx ? { tx } : {}),
-    clock: ctx.clock,
-    merchant,
-    publicUrl: ctx.deps.publicUrl,
-  };
+  return { ...processContextOf(ctx.deps), ...(tx ? { tx } : {}), clock: ctx.clock, merchant };
 }
 
 interface StoredMutation {

@@ -1,5 +1,7 @@
 import type { Db, Tx } from '../db/client.ts';
 import type { Clock } from '../kernel/clock.ts';
+import { DEFAULT_FX_RATES, DEFAULT_SPREAD, type FxConfig } from './fx/fx.rates.ts';
+import type { WebhookTransport } from './webhooks/webhooks.transport.ts';
 
 /**
  * The database handles a service context carries. Adapters that pass them along (a caller-owned
@@ -12,7 +14,24 @@ export interface MerchantRef {
   name: string;
 }
 
-/** What every service function receives: storage, time and the authenticated merchant. */
+/**
+ * What the services are configured with, the same for every merchant of a process: config.ts reads
+ * it from the environment at start-up and the entry points hand it to every context.
+ */
+export interface ServiceConfig {
+  /** The merchant category code this sandbox's merchants present to its issuer (the closed loop). */
+  merchantMcc: string;
+  /** Base mid rates USD→EUR/GBP/JPY and the spread taken off them. */
+  fx: FxConfig;
+}
+
+/** The configuration when the environment sets none of it (SANDBANK_MERCHANT_MCC, FX_RATES, FX_SPREAD). */
+export const DEFAULT_SERVICE_CONFIG: ServiceConfig = Object.freeze({
+  merchantMcc: '5999',
+  fx: Object.freeze({ rates: Object.freeze({ ...DEFAULT_FX_RATES }), spread: DEFAULT_SPREAD }),
+});
+
+/** What every service function receives: storage, time, the authenticated merchant and the configuration. */
 export interface ServiceContext {
   db: Db;
   /** Set when the caller owns the transaction (idempotent requests); services then write inside it. */
@@ -25,4 +44,15 @@ export interface ServiceContext {
   clock: Clock;
   merchant: MerchantRef;
   publicUrl: string;
+  config: ServiceConfig;
+  /** How this process sends webhook deliveries (one HTTP agent under the network policy). */
+  webhookTransport: WebhookTransport;
+}
+
+/** The part of a context that is the same for every merchant and request of a process. */
+export type ProcessContext = Pick<ServiceContext, 'db' | 'publicUrl' | 'config' | 'webhookTransport'>;
+
+/** The process part of a context, without its merchant, clock or transaction. */
+export function processContext(ctx: ProcessContext): ProcessContext {
+  return { db: ctx.db, publicUrl: ctx.publicUrl, config: ctx.config, webhookTransport: ctx.webhookTransport };
 }

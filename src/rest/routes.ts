@@ -1,6 +1,7 @@
 import { createRoute, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
+import { processContextOf } from '../deps.ts';
 import { type FieldCodes, issueToError } from '../kernel/validation.ts';
 import type { ServiceContext } from '../modules/context.ts';
 import type { RestEnv } from './types.ts';
@@ -12,12 +13,11 @@ export function serviceContext(c: Context<RestEnv>): ServiceContext {
   const tx = c.get('tx');
   const afterCommit = c.get('afterCommit');
   return {
-    db: deps.database.db,
+    ...processContextOf(deps),
     ...(tx ? { tx } : {}),
     ...(tx && afterCommit ? { afterCommit } : {}),
     clock: c.get('clock'),
     merchant,
-    publicUrl: deps.publicUrl,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import type { AppDeps } from '../deps.ts';
+import { type AppDeps, processContextOf } from '../deps.ts';
 import type { MerchantRef, ServiceContext } from '../modules/context.ts';
 
 type HtmlPage = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -15,12 +15,7 @@ export async function publicPageContext(
 ): Promise<ServiceContext | null> {
   const merchant = await findMerchant(deps.database.db);
   if (!merchant) return null;
-  return {
-    db: deps.database.db,
-    clock: await deps.clockFor(merchant.id),
-    merchant,
-    publicUrl: deps.publicUrl,
-  };
+  return { ...processContextOf(deps), clock: await deps.clockFor(merchant.id), merchant };
 }
 
 /** The variables of a public page's routes once `openByLink` let the request through. */

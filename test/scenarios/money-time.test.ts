@@ -5,7 +5,7 @@ import { fedHolidayClosures, nyInstant } from '../../src/kernel/calendar.ts';
 import { FixedClock, systemClock } from '../../src/kernel/clock.ts';
 import { runDueWork } from '../../src/modules/clock/clock.service.ts';
 import { createCollection } from '../../src/modules/collections/collections.service.ts';
-import { createTestApp, PUBLIC_URL, type TestApp, type TestMerchant } from '../harness.ts';
+import { createTestApp, PUBLIC_URL, TEST_SERVICES, type TestApp, type TestMerchant } from '../harness.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -169,7 +169,13 @@ describe('the simulated clock', () => {
     const m = await t.merchant();
     const past = new FixedClock(new Date(Date.now() - 3600_000));
     await createCollection(
-      { db: t.database.db, clock: past, merchant: { id: m.id, name: m.name }, publicUrl: PUBLIC_URL },
+      {
+        db: t.database.db,
+        clock: past,
+        merchant: { id: m.id, name: m.name },
+        publicUrl: PUBLIC_URL,
+        ...TEST_SERVICES,
+      },
       { amount: 3, currency: 'USD', reference: 'stale', expires_in: 1800 },
     );
     const before = await t.database.db
@@ -177,7 +183,9 @@ describe('the simulated clock', () => {
       .from(events)
       .where(and(eq(events.merchantId, m.id), eq(events.type, 'collection.expired')));
     expect(before).toHaveLength(0);
-    expect(await runDueWork(t.database.db, PUBLIC_URL)).toBeGreaterThanOrEqual(1);
+    expect(
+      await runDueWork({ db: t.database.db, publicUrl: PUBLIC_URL, ...TEST_SERVICES }),
+    ).toBeGreaterThanOrEqual(1);
     const after = await t.database.db
       .select()
       .from(events)

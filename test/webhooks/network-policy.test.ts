@@ -1,19 +1,19 @@
 import { lookup } from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blockedRange, useWebhookNetworkPolicy } from '../../src/modules/webhooks/webhooks.transport.ts';
+import { blockedRange, WebhookTransport } from '../../src/modules/webhooks/webhooks.transport.ts';
 import { createTestApp, type TestApp, type TestMerchant } from '../harness.ts';
 import { Receiver } from './receiver.ts';
 
-// The policy is process-wide (one HTTP dispatcher per process); vitest runs each file in its own
-// worker, so switching it here touches no other file's deliveries.
+// The policy is the test app's own transport's (one HTTP dispatcher): switching it here touches no
+// other app's deliveries.
+const transport = new WebhookTransport();
 let t: TestApp;
 let receiver: Receiver;
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ webhookTransport: transport });
   receiver = await new Receiver().start();
 });
 afterAll(async () => {
-  useWebhookNetworkPolicy({ blockPrivateNetworks: false });
   await receiver.stop();
   await t.close();
 });
@@ -81,7 +81,7 @@ describe('WEBHOOK_BLOCK_PRIVATE_NETWORKS', () => {
     const port = new URL(receiver.url).port;
     // A name the sandbox resolves only when it connects: what DNS rebinding relies on. Our resolver
     // stands in for the attacker's DNS server and answers with the loopback address.
-    useWebhookNetworkPolicy({ blockPrivateNetworks: true }, async (host) =>
+    transport.usePolicy({ blockPrivateNetworks: true }, async (host) =>
       host === 'rebind.sandbank.test'
         ? ['127.0.0.1']
         : (await lookup(host, { all: true })).map((a) => a.address),
@@ -103,7 +103,7 @@ describe('WEBHOOK_BLOCK_PRIVATE_NETWORKS', () => {
   });
 
   it('allows local receivers by default', async () => {
-    useWebhookNetworkPolicy({ blockPrivateNetworks: false });
+    transport.usePolicy({ blockPrivateNetworks: false });
     const m = await t.merchant();
     await t.rest('POST', '/v1/clock/freeze', { key: m.secretKey });
     const before = receiver.received.length;

@@ -60,9 +60,7 @@ async function changeClock(
   const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const before = await lockClock(tx, ctx.merchant.id, realNow);
     const { state, runUntil } = plan(before, new MerchantClock(before, systemClock).now(), realNow);
-    const ran = runUntil
-      ? await runDueJobs(tx, ctx.merchant, runUntil, { db: ctx.db, publicUrl: ctx.publicUrl })
-      : [];
+    const ran = runUntil ? await runDueJobs(tx, ctx.merchant, runUntil, ctx) : [];
     await saveClock(tx, ctx.merchant.id, state, realNow);
     if (holdId) await hold(tx, ctx.merchant.id, holdId);
     return view(state, systemClock, ran);

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
 import { runTransaction } from '../../db/tx.ts';
 import { type Clock, systemClock } from '../../kernel/clock.ts';
-import type { MerchantRef, ServiceContext } from '../context.ts';
+import type { MerchantRef, ProcessContext, ServiceContext } from '../context.ts';
 import { getMerchant } from '../merchants/merchants.service.ts';
 import { merchantsWithDueWork, type RanJob, runDueJobs } from '../scheduler/scheduler.service.ts';
 import { merchantClocks } from './clock.table.ts';
@@ -129,7 +129,8 @@ export async function getClock(ctx: ServiceContext): Promise<ClockView> {
 }
 
 /** Runs a merchant's work that is due by its clock now (the background timer's step). */
-export async function runDueWorkNow(db: Db, merchant: MerchantRef, publicUrl: string): Promise<RanJob[]> {
+export async function runDueWorkNow(base: ProcessContext, merchant: MerchantRef): Promise<RanJob[]> {
+  const { db } = base;
   const realNow = systemClock.now();
   return runTransaction(db, async (tx) => {
     await tx
@@ -144,7 +145,7 @@ export async function runDueWorkNow(db: Db, merchant: MerchantRef, publicUrl: st
       .for('update', { skipLocked: true });
     if (!row) return [];
     const now = new MerchantClock({ offsetMs: row.offsetMs, frozenAt: row.frozenAt }, systemClock).now();
-    return runDueJobs(tx, merchant, now, { db, publicUrl });
+    return runDueJobs(tx, merchant, now, base);
   });
 }
 
@@ -153,12 +154,13 @@ export async function runDueWorkNow(db: Db, merchant: MerchantRef, publicUrl: st
  * `maxMerchants` per pass). Returns how many jobs ran. On Postgres several instances share the
  * work: a merchant whose clock row another runner holds is skipped.
  */
-export async function runDueWork(db: Db, publicUrl: string, maxMerchants = 50): Promise<number> {
+export async function runDueWork(base: ProcessContext, maxMerchants = 50): Promise<number> {
+  const { db } = base;
   const ids = await merchantsWithDueWork(db, systemClock.now(), maxMerchants);
   let ran = 0;
   for (const id of ids) {
     const merchant = await getMerchant(db, id);
-    if (merchant) ran += (await runDueWorkNow(db, merchant, publicUrl)).length;
+    if (merchant) ran += (await runDueWorkNow(base, merchant)).length;
   }
   return ran;
 }

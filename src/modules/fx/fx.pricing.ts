@@ -3,8 +3,7 @@ import { parseAmount } from '../../kernel/money.ts';
 import type { ServiceContext } from '../context.ts';
 import { quoteAmounts } from './fx.quote-math.ts';
 import {
-  DEFAULT_FX_RATES,
-  DEFAULT_SPREAD,
+  type FxConfig,
   type FxTargetCurrency,
   formatRate,
   hourStart,
@@ -16,8 +15,8 @@ import {
 import { FX_TARGETS, type LockDuration } from './fx.schema.ts';
 
 /**
- * The rates in force (the configured base rates and spread, moved by the hour) and the price of a
- * quote at them, with the bounds of what one quote or settlement may move.
+ * The rates in force (the configured base rates and spread, `ctx.config.fx`, moved by the hour) and
+ * the price of a quote at them, with the bounds of what one quote or settlement may move.
  */
 
 /** The largest USD amount one quote sells (a sandbox bound: amounts stay far from overflow). */
@@ -33,15 +32,6 @@ export function maxTargetMinor(currency: FxTargetCurrency): bigint {
 // ---------------------------------------------------------------------------------------------
 // Rates
 
-let baseRates: Record<FxTargetCurrency, Rate> = { ...DEFAULT_FX_RATES };
-let spread: Rate = DEFAULT_SPREAD;
-
-/** Sets the base mid rates and the spread (FX_RATES, FX_SPREAD, at start-up). */
-export function setFxConfig(config: { rates: Record<FxTargetCurrency, Rate>; spread: Rate }): void {
-  baseRates = { ...config.rates };
-  spread = config.spread;
-}
-
 export interface FxRate {
   targetCurrency: FxTargetCurrency;
   mid: Rate;
@@ -49,9 +39,9 @@ export interface FxRate {
 }
 
 /** The rate of one currency at an instant: the hour's mid rate and the sell rate under it. */
-function rateAt(targetCurrency: FxTargetCurrency, instant: Date): FxRate {
-  const mid = midRateAt(baseRates[targetCurrency], targetCurrency, instant);
-  return { targetCurrency, mid, rate: sellRate(mid, spread) };
+function rateAt(fx: FxConfig, targetCurrency: FxTargetCurrency, instant: Date): FxRate {
+  const mid = midRateAt(fx.rates[targetCurrency], targetCurrency, instant);
+  return { targetCurrency, mid, rate: sellRate(mid, fx.spread) };
 }
 
 export interface FxRates {
@@ -72,8 +62,8 @@ export function getRates(ctx: ServiceContext, at?: Date): FxRates {
     at: instant,
     asOf: hourStart(instant),
     nextChangeAt: nextRateChangeAt(instant),
-    spread,
-    rates: FX_TARGETS.map((currency) => rateAt(currency, instant)),
+    spread: ctx.config.fx.spread,
+    rates: FX_TARGETS.map((currency) => rateAt(ctx.config.fx, currency, instant)),
   };
 }
 
@@ -104,8 +94,8 @@ export interface QuoteRequest {
   lockDuration: LockDuration;
 }
 
-/** The amounts of a quote request at the clock's rate (400s for a bad or missing amount). */
-export function priceQuote(now: Date, request: QuoteRequest) {
+/** The amounts of a quote request at the rate of `now` (400s for a bad or missing amount). */
+export function priceQuote(fx: FxConfig, now: Date, request: QuoteRequest) {
   const { target } = request;
   const hasSource = request.sourceAmount !== undefined;
   const hasTarget = request.targetAmount !== undefined;
@@ -115,7 +105,7 @@ export function priceQuote(now: Date, request: QuoteRequest) {
       message: 'Give exactly one of source_amount (USD to sell) and target_amount (to buy).',
     });
   }
-  const { mid, rate } = rateAt(target, now);
+  const { mid, rate } = rateAt(fx, target, now);
   const amounts = hasSource
     ? quoteAmounts({
         rate,

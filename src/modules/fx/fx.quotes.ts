@@ -48,7 +48,7 @@ export async function insertQuote(
   usedAtOnce = false,
 ): Promise<FxQuoteRow> {
   const now = ctx.clock.now();
-  const priced = priceQuote(now, request);
+  const priced = priceQuote(ctx.config.fx, now, request);
   const [row] = await tx
     .insert(fxQuotes)
     .values({
@@ -92,7 +92,7 @@ export function createQuote(ctx: ServiceContext, raw: unknown): Promise<FxQuoteR
     targetAmount: input.target_amount,
     lockDuration: input.lock_duration ?? 'five_minutes',
   };
-  priceQuote(ctx.clock.now(), request); // every 400 before the transaction
+  priceQuote(ctx.config.fx, ctx.clock.now(), request); // every 400 before the transaction
   return inTransaction(ctx.db, ctx.tx, (tx) => insertQuote(tx, ctx, request));
 }
 

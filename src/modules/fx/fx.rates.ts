@@ -46,6 +46,12 @@ export const DEFAULT_FX_RATES: Record<FxTargetCurrency, Rate> = {
   JPY: parseRate('151.5'),
 };
 
+/** The FX configuration: base mid rates (FX_RATES) and the spread taken off them (FX_SPREAD). */
+export interface FxConfig {
+  rates: Readonly<Record<FxTargetCurrency, Rate>>;
+  spread: Rate;
+}
+
 /** The bounds of a configured base rate: far enough from zero and overflow for exact quotes. */
 const MIN_BASE_RATE = parseRate('0.0001');
 const MAX_BASE_RATE = parseRate('1000000');

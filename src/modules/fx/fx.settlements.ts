@@ -20,7 +20,7 @@ import {
 import { type FxSettlementEvent, type FxSettlementState, fxSettlementMachine } from './fx.machine.ts';
 import { maxTargetMinor, priceQuote, type QuoteRequest } from './fx.pricing.ts';
 import { convertOnLedger, insertQuote, lockQuote, useQuote } from './fx.quotes.ts';
-import type { FxTargetCurrency } from './fx.rates.ts';
+import type { FxConfig, FxTargetCurrency } from './fx.rates.ts';
 import { type FxQuoteRow, type FxSettlementRow, fxSettlementResource } from './fx.resource.ts';
 import { fxEvent, listOf, loadOne } from './fx.rows.ts';
 import { createSettlementSchema, settlementFieldCodes } from './fx.schema.ts';
@@ -94,7 +94,7 @@ const FUNDING_WAYS = [
 ] as const;
 
 /** Which of the three ways the settlement is funded (exactly one), every 400 before any write. */
-function fundingOf(input: SettlementInput, now: Date): Funding {
+function fundingOf(input: SettlementInput, fx: FxConfig, now: Date): Funding {
   const sent = FUNDING_WAYS.map((fields) => fields.filter((field) => input[field] !== undefined)).filter(
     (fields) => fields.length > 0,
   );
@@ -128,7 +128,7 @@ function fundingOf(input: SettlementInput, now: Date): Funding {
     targetAmount: input.target_amount,
     lockDuration: 'five_minutes',
   };
-  priceQuote(now, request);
+  priceQuote(fx, now, request);
   return { kind: 'convert_now', currency: input.target_currency, request };
 }
 
@@ -164,7 +164,7 @@ async function fund(
  */
 export async function createSettlement(ctx: ServiceContext, raw: unknown): Promise<FxSettlementRow> {
   const input = parseSettlement(raw);
-  const funding = fundingOf(input, ctx.clock.now());
+  const funding = fundingOf(input, ctx.config.fx, ctx.clock.now());
   // With a quote the currency is the quote's: the destination is checked once the quote is read.
   if (funding.kind !== 'quote') validateDestination(input.destination, funding.currency);
   return inTransaction(ctx.db, ctx.tx, async (tx) => {

@@ -8,7 +8,7 @@ import { lockLedgers } from '../ledger/ledger.accounts.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 import { authorizeOnCard } from './issuing.authorize.ts';
 import { ISSUING_BINS } from './issuing.cards.ts';
-import { DECLINES, validateMcc } from './issuing.controls.ts';
+import { DECLINES } from './issuing.controls.ts';
 import type { VirtualCardRow } from './issuing.resource.ts';
 import { virtualCardKind } from './issuing.rows.ts';
 import { captureOn, outstanding, refundOn, reverseOn } from './issuing.settle.ts';
@@ -16,15 +16,8 @@ import { issuingAuthorizations, virtualCards } from './issuing.table.ts';
 
 // The closed loop: a card payment of this sandbox made with a card this sandbox issued. The
 // acquiring side (card-payments) asks here instead of the magic-number network; the issuing
-// merchant's controls, balance and clock decide, and the answer becomes the card payment's.
-
-/** The merchant category code acquiring merchants of this sandbox present to the issuer. */
-let sandboxMerchantMcc = '5999';
-
-/** Sets it (SANDBANK_MERCHANT_MCC, at start-up). */
-export function setSandboxMerchantMcc(mcc: string): void {
-  sandboxMerchantMcc = validateMcc(mcc, 'SANDBANK_MERCHANT_MCC');
-}
+// merchant's controls, balance and clock decide, and the answer becomes the card payment's. The
+// acquiring merchant presents the sandbox's merchant category code (`ctx.config.merchantMcc`).
 
 /** Whether a card number comes from this sandbox's issuing BINs. */
 export function isIssuedNumber(number: string): boolean {
@@ -111,7 +104,7 @@ export async function authorizeFromAcquirer(
   const issuer = await issuerContext(tx, acquirer, card.merchantId);
   const auth = await authorizeOnCard(tx, issuer, card, {
     amount: request.amount,
-    merchant: { name: acquirer.merchant.name, mcc: sandboxMerchantMcc, country: 'US' },
+    merchant: { name: acquirer.merchant.name, mcc: acquirer.config.merchantMcc, country: 'US' },
     cardPaymentId: request.cardPaymentId,
   });
   if (auth.state === 'approved')

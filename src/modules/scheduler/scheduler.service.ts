@@ -4,7 +4,7 @@ import { isTransactionConflict } from '../../db/tx.ts';
 import { type Clock, FixedClock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/ids.ts';
 import { merchantNowSql, purgePerMerchant } from '../clock/clock.sql.ts';
-import type { MerchantRef, ServiceContext } from '../context.ts';
+import { type MerchantRef, type ProcessContext, processContext, type ServiceContext } from '../context.ts';
 import { scheduledJobs } from './scheduler.table.ts';
 
 export type JobRow = typeof scheduledJobs.$inferSelect;
@@ -87,7 +87,7 @@ export async function runDueJobs(
   tx: Tx,
   merchant: MerchantRef,
   until: Date,
-  base: { db: Db; publicUrl: string },
+  base: ProcessContext,
 ): Promise<RanJob[]> {
   const ran: RanJob[] = [];
   for (;;) {
@@ -101,18 +101,13 @@ function ranJob(job: JobRow, state: RanJob['state'], error: string | null): RanJ
   return { id: job.id, kind: job.kind, objectId: job.objectId, dueAt: job.dueAt, state, error };
 }
 
-async function runJob(
-  tx: Tx,
-  merchant: MerchantRef,
-  job: JobRow,
-  base: { db: Db; publicUrl: string },
-): Promise<RanJob> {
+async function runJob(tx: Tx, merchant: MerchantRef, job: JobRow, base: ProcessContext): Promise<RanJob> {
   const clock: Clock = new FixedClock(job.dueAt);
   const handler = handlers.get(job.kind);
   try {
     if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
     await tx.transaction(async (savepoint) => {
-      await handler({ db: base.db, tx: savepoint, clock, merchant, publicUrl: base.publicUrl }, job);
+      await handler({ ...processContext(base), tx: savepoint, clock, merchant }, job);
       await savepoint
         .update(scheduledJobs)
         .set({ state: 'done', attempts: job.attempts + 1, finishedAt: job.dueAt })

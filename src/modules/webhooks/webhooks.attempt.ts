@@ -7,7 +7,7 @@ import { eventResource } from '../events/events.resource.ts';
 import type { Claimed } from './webhooks.lease.ts';
 import { type SignedRequest, signPayload } from './webhooks.signing.ts';
 import { webhookEndpoints } from './webhooks.table.ts';
-import { sendWebhook } from './webhooks.transport.ts';
+import type { WebhookTransport } from './webhooks.transport.ts';
 
 /** Retries after the first attempt, in seconds of the merchant's clock (Standard Webhooks guidance). */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000] as const;
@@ -25,10 +25,14 @@ interface AttemptOutcome {
 }
 
 /** One HTTP POST: 15 s limit, redirects not followed, the response body read up to a cap. */
-async function post(url: string, request: SignedRequest): Promise<AttemptOutcome> {
+async function post(
+  transport: WebhookTransport,
+  url: string,
+  request: SignedRequest,
+): Promise<AttemptOutcome> {
   const started = performance.now();
   try {
-    const response = await sendWebhook(url, {
+    const response = await transport.send(url, {
       ...request,
       timeoutMs: ATTEMPT_TIMEOUT_MS,
       responseCap: RESPONSE_BODY_CAP,
@@ -68,12 +72,12 @@ export interface DeliveryResult {
 }
 
 /** Sends one delivery; null when there is nothing to send (endpoint deleted or disabled since). */
-async function send(claimed: Claimed): Promise<AttemptOutcome | null> {
+async function send(transport: WebhookTransport, claimed: Claimed): Promise<AttemptOutcome | null> {
   const { endpoint, event, at } = claimed;
   if (!endpoint?.enabled || !event) return null;
   const body = toWireJson(eventResource(event));
   const headers = signPayload(event.id, body, secretsOf(endpoint, at), systemClock.now());
-  return post(endpoint.url, { body, headers });
+  return post(transport, endpoint.url, { body, headers });
 }
 
 interface Decided {
@@ -185,8 +189,13 @@ async function recordOutcomes(db: Db, decided: Decided[]): Promise<void> {
 }
 
 /** Sends claimed deliveries in parallel and records every outcome together. */
-export async function attemptAll(db: Db, claimed: Claimed[], random: () => number = Math.random) {
-  const outcomes = await Promise.all(claimed.map(send));
+export async function attemptAll(
+  db: Db,
+  transport: WebhookTransport,
+  claimed: Claimed[],
+  random: () => number = Math.random,
+) {
+  const outcomes = await Promise.all(claimed.map((c) => send(transport, c)));
   const decided = claimed.map((c, i) => decide(c, outcomes[i] ?? null, random));
   await recordOutcomes(db, decided);
   return decided.map(

@@ -4,6 +4,7 @@ import { systemClock } from '../../kernel/clock.ts';
 import { merchantNowSql } from '../clock/clock.sql.ts';
 import { attemptAll, type DeliveryResult } from './webhooks.attempt.ts';
 import { lease, unleased } from './webhooks.lease.ts';
+import type { WebhookTransport } from './webhooks.transport.ts';
 
 /**
  * One step of the background worker: leases up to `limit` deliveries due by their merchant's clock
@@ -12,7 +13,7 @@ import { lease, unleased } from './webhooks.lease.ts';
  * (`advancing_until`) is left to that advance: taken now, its deliveries would be attempted at the
  * clock's new time, the window's end, instead of each at its own due time.
  */
-export async function deliverDueBatch(db: Db, limit: number): Promise<number> {
+export async function deliverDueBatch(db: Db, transport: WebhookTransport, limit: number): Promise<number> {
   const realNow = systemClock.now();
   const real = sql`${realNow.toISOString()}::timestamptz`;
   const clockNow = merchantNowSql(realNow);
@@ -27,7 +28,7 @@ export async function deliverDueBatch(db: Db, limit: number): Promise<number> {
       LIMIT ${limit}
       FOR UPDATE OF d SKIP LOCKED`,
   );
-  await attemptAll(db, claimed);
+  await attemptAll(db, transport, claimed);
   return claimed.length;
 }
 
@@ -43,6 +44,7 @@ const LEASED_ELSEWHERE_POLL_MS = 20;
  */
 export async function deliverDueForMerchant(
   db: Db,
+  transport: WebhookTransport,
   merchantId: string,
   until: Date,
 ): Promise<DeliveryResult[]> {
@@ -60,7 +62,7 @@ export async function deliverDueForMerchant(
         FOR UPDATE OF d SKIP LOCKED`,
     );
     if (claimed.length > 0) {
-      results.push(...(await attemptAll(db, claimed)));
+      results.push(...(await attemptAll(db, transport, claimed)));
       continue;
     }
     // None free: done unless one of the window's deliveries is left (leased elsewhere, or freed
@@ -77,8 +79,8 @@ export async function deliverDueForMerchant(
 
 /** The clock-advance hook: webhook deliveries and retries that fall due inside the advanced window. */
 export function deliverWebhooksUntil(
-  ctx: { db: Db; merchant: { id: string } },
+  ctx: { db: Db; merchant: { id: string }; webhookTransport: WebhookTransport },
   until: Date,
 ): Promise<DeliveryResult[]> {
-  return deliverDueForMerchant(ctx.db, ctx.merchant.id, until);
+  return deliverDueForMerchant(ctx.db, ctx.webhookTransport, ctx.merchant.id, until);
 }

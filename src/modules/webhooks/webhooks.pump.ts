@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
 import { deliverDueBatch } from './webhooks.delivery.ts';
+import { WebhookTransport } from './webhooks.transport.ts';
 
 export interface PumpOptions {
   /** Deliveries leased and sent together. */
@@ -13,6 +14,8 @@ export interface PumpOptions {
    * lag and catch up when the load passes. Never true in normal use; see the README's benchmark.
    */
   apiSaturated?: () => boolean;
+  /** How deliveries are sent (server.ts passes the process's); a transport of its own by default. */
+  transport?: WebhookTransport;
 }
 
 /**
@@ -26,6 +29,7 @@ export class DeliveryPump {
   readonly #batchSize: number;
   readonly #coalesceMs: number;
   readonly #apiSaturated: () => boolean;
+  readonly #transport: WebhookTransport;
   #running: Promise<void> | null = null;
   #again = false;
   #stopped = false;
@@ -36,6 +40,7 @@ export class DeliveryPump {
     this.#batchSize = options.batchSize ?? 100;
     this.#coalesceMs = options.coalesceMs ?? 10;
     this.#apiSaturated = options.apiSaturated ?? (() => false);
+    this.#transport = options.transport ?? new WebhookTransport();
   }
 
   wake(): void {
@@ -58,7 +63,7 @@ export class DeliveryPump {
       const started = performance.now();
       let sent = 0;
       try {
-        sent = await deliverDueBatch(this.#db, this.#batchSize);
+        sent = await deliverDueBatch(this.#db, this.#transport, this.#batchSize);
       } catch (error) {
         this.#logger.error({ err: error }, 'webhook delivery failed');
         return;

@@ -48,6 +48,6 @@ export async function redeliverEventNow(
   raw: unknown,
 ): Promise<DeliveryLog[]> {
   await redeliverEvent(ctx, eventId, raw);
-  await deliverDueForMerchant(ctx.db, ctx.merchant.id, ctx.clock.now());
+  await deliverDueForMerchant(ctx.db, ctx.webhookTransport, ctx.merchant.id, ctx.clock.now());
   return listDeliveries(ctx, eventId);
 }

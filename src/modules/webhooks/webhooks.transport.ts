@@ -64,15 +64,6 @@ export function guardedConnector(resolve: Resolve = resolveAll): Connector {
   };
 }
 
-let dispatcher = new Agent();
-
-/** Sets the policy for every delivery this process sends (server.ts calls it from the configuration). */
-export function useWebhookNetworkPolicy(policy: WebhookNetworkPolicy, resolve?: Resolve): void {
-  const previous = dispatcher;
-  dispatcher = new Agent(policy.blockPrivateNetworks ? { connect: guardedConnector(resolve) } : {});
-  void previous.close().catch(() => undefined);
-}
-
 export interface WebhookRequest {
   body: string;
   headers: Record<string, string>;
@@ -81,35 +72,59 @@ export interface WebhookRequest {
   responseCap: number;
 }
 
+function agentFor(policy: WebhookNetworkPolicy, resolve?: Resolve): Agent {
+  return new Agent(policy.blockPrivateNetworks ? { connect: guardedConnector(resolve) } : {});
+}
+
 /**
- * One POST through undici's dispatcher API (lighter than fetch: no WHATWG streams or Headers
- * objects per request). Redirects are not followed: a 3xx is an answer like any other. The whole
- * exchange is bounded by `timeoutMs`; the response body is read up to `responseCap` bytes.
+ * How one process sends webhook deliveries: one undici Agent (its connection pool) under the network
+ * policy. server.ts makes one from the configuration and hands it to every context and to the
+ * delivery pump; a test makes its own.
  */
-export async function sendWebhook(
-  url: string,
-  request: WebhookRequest,
-): Promise<{ status: number; body: string }> {
-  const target = new URL(url);
-  const signal = AbortSignal.timeout(request.timeoutMs);
-  const response = await dispatcher.request({
-    origin: target.origin,
-    path: `${target.pathname}${target.search}`,
-    method: 'POST',
-    headers: request.headers,
-    body: request.body,
-    signal,
-  });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= request.responseCap) break; // leaving the loop destroys the rest of the body
+export class WebhookTransport {
+  #agent: Agent;
+
+  constructor(policy: WebhookNetworkPolicy = { blockPrivateNetworks: false }, resolve?: Resolve) {
+    this.#agent = agentFor(policy, resolve);
   }
-  return {
-    status: response.statusCode,
-    // Postgres text cannot hold U+0000: a receiver's NUL bytes must not break the attempt log.
-    body: Buffer.concat(chunks).toString('utf8').slice(0, request.responseCap).replaceAll('\u0000', '\uFFFD'),
-  };
+
+  /** Sets the policy of every later delivery (its connections are closed once idle). */
+  usePolicy(policy: WebhookNetworkPolicy, resolve?: Resolve): void {
+    const previous = this.#agent;
+    this.#agent = agentFor(policy, resolve);
+    void previous.close().catch(() => undefined);
+  }
+
+  /**
+   * One POST through undici's dispatcher API (lighter than fetch: no WHATWG streams or Headers
+   * objects per request). Redirects are not followed: a 3xx is an answer like any other. The whole
+   * exchange is bounded by `timeoutMs`; the response body is read up to `responseCap` bytes.
+   */
+  async send(url: string, request: WebhookRequest): Promise<{ status: number; body: string }> {
+    const target = new URL(url);
+    const signal = AbortSignal.timeout(request.timeoutMs);
+    const response = await this.#agent.request({
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= request.responseCap) break; // leaving the loop destroys the rest of the body
+    }
+    return {
+      status: response.statusCode,
+      // Postgres text cannot hold U+0000: a receiver's NUL bytes must not break the attempt log.
+      body: Buffer.concat(chunks)
+        .toString('utf8')
+        .slice(0, request.responseCap)
+        .replaceAll('\u0000', '\uFFFD'),
+    };
+  }
 }

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { AppDeps } from '../../deps.ts';
+import { type AppDeps, processContextOf } from '../../deps.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { secretsEqual } from '../../kernel/secrets.ts';
 import type { ServiceContext } from '../../modules/context.ts';
@@ -60,10 +60,9 @@ export async function dashboardContext(c: DashContext): Promise<ServiceContext> 
   if (!session) throw new Error('dashboardContext without a session');
   const deps = c.get('deps');
   return {
-    db: deps.database.db,
+    ...processContextOf(deps),
     clock: await deps.clockFor(session.merchant.id),
     merchant: session.merchant,
-    publicUrl: deps.publicUrl,
   };
 }
 
