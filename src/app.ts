@@ -11,6 +11,7 @@ import { refuseUnstorableInput, refuseUnstorablePath } from './http/storable-tex
 import { SandbankError } from './kernel/errors.ts';
 import { newId } from './kernel/ids.ts';
 import { registerJobs } from './modules/jobs.ts';
+import { registerReactions } from './modules/reactions.ts';
 import type { Metrics } from './observability.ts';
 import { buildRestApp } from './rest/app.ts';
 import { sendError, toSandbankError } from './rest/render.ts';
@@ -43,6 +44,7 @@ export function buildApp({
   yoga = lazyYoga(deps.publicUrl),
 }: AppOptions) {
   registerJobs();
+  registerReactions();
   const app = new Hono<RestEnv>();
 
   app.use('*', async (c, next) => {

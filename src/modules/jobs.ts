@@ -1,19 +1,11 @@
-import {
-  EXPIRE_AUTHORIZATION_JOB,
-  expireAuthorizationJob,
-  onCardPaymentCaptured,
-} from './card-payments/card-payments.capture.ts';
+import { EXPIRE_AUTHORIZATION_JOB, expireAuthorizationJob } from './card-payments/card-payments.capture.ts';
 import { SETTLE_REFUND_JOB, settleRefundJob } from './card-payments/card-payments.refund.ts';
 import { expireTokenJob, TOKEN_EXPIRY_JOB } from './card-payments/card-payments.tokens.ts';
-import { registerAfterAdvance } from './clock/clock.change.ts';
-import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
 import { COLLECTION_EXPIRY_JOB, expireCollectionJob } from './collections/collections.service.ts';
 import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx/fx.quotes.ts';
 import { paySettlementJob } from './fx/fx.settle.ts';
 import { PAY_FX_SETTLEMENT_JOB } from './fx/fx.settlements.ts';
-import { registerStoredSecrets } from './idempotency/idempotency.service.ts';
 import { EXPIRE_ISSUING_AUTHORIZATION_JOB } from './issuing/issuing.authorize.ts';
-import { virtualCardSecrets } from './issuing/issuing.read.ts';
 import { expireIssuingAuthorizationJob } from './issuing/issuing.settle.ts';
 import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger/ledger.funds.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
@@ -29,10 +21,11 @@ import {
   TRANSFER_SETTLE_JOB,
   TRANSFER_SUBMIT_JOB,
 } from './transfers/transfers.rows.ts';
-import { onCollectionDebit } from './transfers/transfers.steps.ts';
-import { deliverWebhooksUntil } from './webhooks/webhooks.delivery.ts';
 
-/** Every kind of due work and cross-module hook, and the module function that does it. Imported once by the app. */
+/**
+ * Every kind of due work and the module function that does it. Registered once by the app; the
+ * reactions of one module to another's change are in reactions.ts.
+ */
 export function registerJobs(): void {
   registerJobHandler(COLLECTION_EXPIRY_JOB, expireCollectionJob);
   registerJobHandler(FUNDS_AVAILABLE_JOB, releasePendingFunds);
@@ -46,8 +39,4 @@ export function registerJobs(): void {
   registerJobHandler(EXPIRE_ISSUING_AUTHORIZATION_JOB, expireIssuingAuthorizationJob);
   registerJobHandler(EXPIRE_FX_QUOTE_JOB, expireQuoteJob);
   registerJobHandler(PAY_FX_SETTLEMENT_JOB, paySettlementJob);
-  registerAfterAdvance(deliverWebhooksUntil);
-  registerStoredSecrets('virtual_card', virtualCardSecrets);
-  onCardPaymentCaptured(succeedCollectionOnCapture);
-  onCollectionDebit(followCollectionDebit);
 }

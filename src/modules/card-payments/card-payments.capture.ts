@@ -32,7 +32,7 @@ const captureHooks: CaptureHook[] = [];
 
 /**
  * Work another module does when a payment made through a collection's checkout is captured (the
- * collection succeeds), in the capture's transaction; registered once at start-up (modules/jobs.ts).
+ * collection succeeds), in the capture's transaction; registered once at start-up (modules/reactions.ts).
  * Payments that belong to no collection run no hook, which lets the API's captured-at-once payments
  * take the group commit (capturedAtOnce, through commit()).
  */

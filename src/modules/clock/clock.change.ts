@@ -160,7 +160,10 @@ async function whileHolding(db: Db, merchantId: string, holdId: string, work: ()
 export type AfterAdvanceHook = (ctx: ServiceContext, until: Date) => Promise<unknown>;
 const afterAdvanceHooks: AfterAdvanceHook[] = [];
 
-/** Work a clock advance must also finish before it answers, outside its transaction (webhook retries). */
+/**
+ * Work a clock advance must also finish before it answers, outside its transaction (webhook retries);
+ * registered once at start-up (modules/reactions.ts).
+ */
 export function registerAfterAdvance(hook: AfterAdvanceHook): void {
   if (!afterAdvanceHooks.includes(hook)) afterAdvanceHooks.push(hook);
 }

@@ -134,7 +134,7 @@ export async function completeChallenge(
 }
 
 /**
- * The capture hook (modules/jobs.ts): a card payment of a collection was captured — at once, or
+ * The capture hook (modules/reactions.ts): a card payment of a collection was captured — at once, or
  * after its 3-D Secure challenge however it was answered — so the collection is paid. A collection
  * that stopped being payable meanwhile (expired, canceled) refuses, and the capture rolls back.
  */
@@ -149,7 +149,7 @@ export async function succeedCollectionOnCapture(
 }
 
 /**
- * The collection-debit hook (modules/jobs.ts): the ACH debit of a collection's bank payment
+ * The collection-debit hook (modules/reactions.ts): the ACH debit of a collection's bank payment
  * settled (the collection succeeds) or came back (it fails with the return code, even after it
  * succeeded: the money went back to the payer).
  */

@@ -47,7 +47,7 @@ export interface StoredSecrets {
 
 const secretsByObject = new Map<string, StoredSecrets>();
 
-/** A module declares the secrets of its objects' responses (wired once in src/modules/jobs.ts). */
+/** A module declares the secrets of its objects' responses (wired once in src/modules/reactions.ts). */
 export function registerStoredSecrets(object: string, secrets: StoredSecrets): void {
   secretsByObject.set(object, secrets);
 }

@@ -25,7 +25,7 @@ import { returnTransferSchema } from './transfers.schema.ts';
 // A step is checked against the machine first (a wrong state is the entry's 409, not its hold's),
 // then the ledger moves, then step() takes it: the entry's event follows the ledger's.
 
-/** What happened to a collection's debit; the collections module listens (modules/jobs.ts). */
+/** What happened to a collection's debit; the collections module listens (modules/reactions.ts). */
 export type CollectionDebitStep = 'settled' | 'returned';
 type CollectionDebitHook = (
   tx: Tx,

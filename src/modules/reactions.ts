@@ -1,0 +1,40 @@
+import { onCardPaymentCaptured } from './card-payments/card-payments.capture.ts';
+import { registerAfterAdvance } from './clock/clock.change.ts';
+import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
+import { registerStoredSecrets } from './idempotency/idempotency.service.ts';
+import { virtualCardSecrets } from './issuing/issuing.read.ts';
+import { onCollectionDebit } from './transfers/transfers.steps.ts';
+import { deliverWebhooksUntil } from './webhooks/webhooks.delivery.ts';
+
+/**
+ * Every reaction of one module to another's change that goes through a hook: "when X happens in
+ * module A, module B does Y". Module A exposes the hook and runs what is registered on it without
+ * importing module B, which already depends on A (collections pay through card payments and
+ * transfers; webhooks read the clock) or serves many modules (idempotency); this file is the only
+ * place that connects them. Registered once by the app (app.ts).
+ *
+ * Not listed here because they are plain calls, where the module that acts imports the other:
+ * the closed loop (a card payment of a card this sandbox issued is authorized by issuing, which
+ * follows its capture, void, expiry and refund: issuing.closed-loop.ts), every module's ledger
+ * postings (ledger/), and events, which every state change writes through the outbox and which
+ * webhook deliveries and live subscriptions then read (db/outbox.ts). Work that falls due later
+ * is a job row and its handler, registered in jobs.ts.
+ */
+export function registerReactions(): void {
+  // A card payment made through a collection's checkout is captured (at once, or after its 3-D
+  // Secure challenge) → the collection succeeds, in the capture's transaction; a collection that
+  // stopped being payable refuses, and the capture rolls back.
+  onCardPaymentCaptured(succeedCollectionOnCapture);
+
+  // The ACH debit of a collection's bank payment settles → the collection succeeds; it is returned
+  // → the collection fails with the return code (or is marked returned if it had succeeded).
+  onCollectionDebit(followCollectionDebit);
+
+  // A merchant's clock advances → the webhook deliveries and retries due inside the window are
+  // attempted, each at its own due time, before the advance answers (after its transaction).
+  registerAfterAdvance(deliverWebhooksUntil);
+
+  // An idempotent request's response is a virtual card → its number and CVC are stored as null and
+  // a replay reads them back from issuing, so the idempotency table never holds them.
+  registerStoredSecrets('virtual_card', virtualCardSecrets);
+}
