@@ -55,7 +55,9 @@ export const wireInputs = new Map<string, WireInput<z.ZodType>>();
  * Declares how a mutation's arguments map to its REST body, and returns the mapper: arguments in,
  * body out (not yet parsed: the service parses it with the same schema the REST route does).
  */
-export function wireInput<S extends z.ZodType>(spec: WireInput<S>): (args: object) => Record<string, unknown> {
+export function wireInput<S extends z.ZodType>(
+  spec: WireInput<S>,
+): (args: object) => Record<string, unknown> {
   wireInputs.set(spec.mutation, spec as WireInput<z.ZodType>);
   const skip = new Set([...NOT_BODY, ...(spec.path ?? [])]);
   return (args) => {
