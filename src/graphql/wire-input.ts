@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { type FieldCodes, parseInput } from '../kernel/validation.ts';
 
 /**
  * GraphQL arguments as the body of the same REST operation, so that one zod schema — the REST
@@ -12,8 +13,9 @@ import type { z } from 'zod';
 export interface WireInput<S extends z.ZodType> {
   /** The mutation whose arguments these are (its name in the schema). */
   mutation: string;
-  /** The REST body's schema, which parses the mapped arguments. */
+  /** The REST body's schema, which parses the mapped arguments, and its fields' error codes. */
   schema: S;
+  codes?: FieldCodes;
   /** The argument that holds the input object (`input`), when the fields are not top-level args. */
   inputArg?: string;
   moves?: Record<string, string>;
@@ -51,20 +53,26 @@ function mapObject(record: Record<string, unknown>, moves: Record<string, string
 /** Every mapping declared with wireInput(), by mutation name (read by the test that checks them). */
 export const wireInputs = new Map<string, WireInput<z.ZodType>>();
 
-/**
- * Declares how a mutation's arguments map to its REST body, and returns the mapper: arguments in,
- * body out (not yet parsed: the service parses it with the same schema the REST route does).
- */
-export function wireInput<S extends z.ZodType>(
-  spec: WireInput<S>,
-): (args: object) => Record<string, unknown> {
+/** A mutation's arguments as its REST body, and that body parsed as REST parses it. */
+export interface WireMapper<S extends z.ZodType> {
+  /** The body (not yet parsed): also what an idempotency key's fingerprint is taken over. */
+  body(args: object): Record<string, unknown>;
+  /** The operation's typed input, or the registry's error for the first problem (as on REST). */
+  parse(body: Record<string, unknown>): z.output<S>;
+}
+
+/** Declares how a mutation's arguments map to its REST body (wireInputs keeps the declaration). */
+export function wireInput<S extends z.ZodType>(spec: WireInput<S>): WireMapper<S> {
   wireInputs.set(spec.mutation, spec as WireInput<z.ZodType>);
   const skip = new Set([...NOT_BODY, ...(spec.path ?? [])]);
-  return (args) => {
-    const source = spec.inputArg
-      ? ((args as Record<string, unknown>)[spec.inputArg] as Record<string, unknown>)
-      : (args as Record<string, unknown>);
-    const fields = Object.fromEntries(Object.entries(source).filter(([name]) => !skip.has(name)));
-    return mapObject(fields, spec.moves ?? {});
+  return {
+    body(args) {
+      const source = spec.inputArg
+        ? ((args as Record<string, unknown>)[spec.inputArg] as Record<string, unknown>)
+        : (args as Record<string, unknown>);
+      const fields = Object.fromEntries(Object.entries(source).filter(([name]) => !skip.has(name)));
+      return mapObject(fields, spec.moves ?? {});
+    },
+    parse: (body) => parseInput(spec.schema, body, spec.codes),
   };
 }

@@ -4,10 +4,12 @@ import { pageCsp, pageSecurityHeaders } from '../http/security.ts';
 import type { CurrencyCode } from '../kernel/currency.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { formatDecimal } from '../kernel/money.ts';
+import { parseInput } from '../kernel/validation.ts';
 import type { CardPaymentRow } from '../modules/card-payments/card-payments.resource.ts';
 import { TEST_CARDS } from '../modules/cards/magic-cards.ts';
 import { completeChallenge, payCollection } from '../modules/collections/collections.pay.ts';
 import { type CollectionRow, checkoutPath } from '../modules/collections/collections.resource.ts';
+import { payCollectionFieldCodes, payCollectionSchema } from '../modules/collections/collections.schema.ts';
 import {
   type CollectionDetail,
   findCheckoutMerchant,
@@ -233,7 +235,8 @@ export function buildCheckout() {
       ...(form.name ? { name: form.name } : {}),
     };
     try {
-      const result = await payCollection(c.get('payer'), link.id, { method: 'card', card });
+      const input = parseInput(payCollectionSchema, { method: 'card', card }, payCollectionFieldCodes);
+      const result = await payCollection(c.get('payer'), link.id, input);
       if (result.nextAction) {
         const next = new URL(result.nextAction.url);
         return c.redirect(`${next.pathname}${next.search}`, 303);
@@ -262,10 +265,12 @@ export function buildCheckout() {
       account_type: form.account_type === 'savings' ? 'savings' : 'checking',
     };
     try {
-      const result = await payCollection(c.get('payer'), linkOf(c).id, {
-        method: 'bank_account',
-        bank_account: bankAccount,
-      });
+      const input = parseInput(
+        payCollectionSchema,
+        { method: 'bank_account', bank_account: bankAccount },
+        payCollectionFieldCodes,
+      );
+      const result = await payCollection(c.get('payer'), linkOf(c).id, input);
       return c.redirect(redirectTarget(result.collection), 303);
     } catch (error) {
       return render(c, { form, bankError: messageOf(error), status: 400 });

@@ -7,9 +7,10 @@ import {
   toConnection,
 } from '../../graphql/context.ts';
 import { SandbankErrorRef } from '../../graphql/errors.ts';
-import { CardInput, cardFields, withoutNulls } from '../../graphql/inputs.ts';
+import { CardInput } from '../../graphql/inputs.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
+import { wireInput } from '../../graphql/wire-input.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
@@ -21,6 +22,12 @@ import type { TransferRow } from '../transfers/transfers.resource.ts';
 import { collectionMachine } from './collections.machine.ts';
 import { loadPayResult, type PayResult, payCollection } from './collections.pay.ts';
 import { type AttemptRow, type CollectionRow, checkoutUrl } from './collections.resource.ts';
+import {
+  createCollectionFieldCodes,
+  createCollectionSchema,
+  payCollectionFieldCodes,
+  payCollectionSchema,
+} from './collections.schema.ts';
 import {
   type CollectionDetail,
   cancelCollection,
@@ -176,6 +183,19 @@ const PayResultRef = builder
     }),
   });
 
+const createCollectionBody = wireInput({
+  mutation: 'createCollection',
+  schema: createCollectionSchema,
+  codes: createCollectionFieldCodes,
+  inputArg: 'input',
+});
+const payCollectionBody = wireInput({
+  mutation: 'simulateCollectionPayment',
+  schema: payCollectionSchema,
+  codes: payCollectionFieldCodes,
+  path: ['reference'],
+});
+
 builder.mutationFields((t) => ({
   createCollection: t.field({
     type: CollectionRef,
@@ -183,20 +203,11 @@ builder.mutationFields((t) => ({
     description: 'POST /v1/collect: create a collection and its checkout_url.',
     args: { input: t.arg({ type: CreateCollectionInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_root, { input, idempotencyKey }, ctx) => {
-      const raw = withoutNulls({
-        amount: input.amount,
-        currency: input.currency,
-        email: input.email,
-        reference: input.reference,
-        description: input.description,
-        redirect_url: input.redirectUrl,
-        metadata: input.metadata,
-        expires_in: input.expiresIn,
-      });
+      const body = createCollectionBody.body({ input });
       return idempotentMutation<CollectionNode>(
         ctx,
-        { name: 'createCollection', key: idempotencyKey, input: raw },
-        (svc) => createCollection(svc, raw),
+        { name: 'createCollection', key: idempotencyKey, input: body },
+        (svc) => createCollection(svc, createCollectionBody.parse(body)),
         (svc, id) => getCollection(svc, id),
       );
     },
@@ -227,21 +238,10 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: async (_root, args, ctx) => {
+      // By card when a card is given (a bank account beside it is not read), else by bank account.
       const raw = args.card
-        ? withoutNulls({
-            method: 'card',
-            card: cardFields(args.card),
-            three_d_secure: args.threeDSecure,
-          })
-        : {
-            method: 'bank_account',
-            bank_account: withoutNulls({
-              name: args.bankAccount?.name,
-              routing_number: args.bankAccount?.routingNumber,
-              account_number: args.bankAccount?.accountNumber,
-              account_type: args.bankAccount?.accountType,
-            }),
-          };
+        ? { method: 'card', ...payCollectionBody.body({ card: args.card, threeDSecure: args.threeDSecure }) }
+        : { method: 'bank_account', ...payCollectionBody.body({ bankAccount: args.bankAccount ?? {} }) };
       const result = await idempotentMutation<PayResult>(
         ctx,
         {
@@ -250,7 +250,7 @@ builder.mutationFields((t) => ({
           input: { reference: args.reference, ...raw },
         },
         async (svc) => {
-          const paid = await payCollection(svc, args.reference, raw);
+          const paid = await payCollection(svc, args.reference, payCollectionBody.parse(raw));
           return { ...paid, id: paid.cardPayment?.id ?? paid.debit?.id ?? paid.attempt?.id ?? '' };
         },
         loadPayResult,

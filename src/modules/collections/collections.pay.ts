@@ -18,7 +18,7 @@ import { getTransfer } from '../transfers/transfers.read.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
 import type { CollectionDebitStep } from '../transfers/transfers.steps.ts';
 import { type AttemptRow, type CollectionRow, checkoutPath } from './collections.resource.ts';
-import { payCollectionSchema } from './collections.schema.ts';
+import type { PayCollectionInput } from './collections.schema.ts';
 import { loadCollection, transitionCollection } from './collections.service.ts';
 import { collections, paymentAttempts } from './collections.table.ts';
 
@@ -62,9 +62,8 @@ function nextActionOf(
 export async function payCollection(
   ctx: ServiceContext,
   reference: string,
-  raw: unknown,
+  input: PayCollectionInput,
 ): Promise<PayResult> {
-  const input = parseInput(payCollectionSchema, raw, { card: 'parameter_invalid' });
   const result = await inTransaction(ctx.db, ctx.tx, async (tx): Promise<PayResult> => {
     if (input.method === 'bank_account') {
       const account = validateBankAccount(input.bank_account, 'bank_account');

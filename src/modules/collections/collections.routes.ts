@@ -14,6 +14,7 @@ import { attemptResource, collectionResource } from './collections.resource.ts';
 import {
   createCollectionFieldCodes,
   createCollectionSchema,
+  payCollectionFieldCodes,
   payCollectionSchema,
 } from './collections.schema.ts';
 import {
@@ -69,7 +70,7 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
     }),
     async (c) => {
       const ctx = serviceContext(c);
-      const row = await createCollection(ctx, c.get('body'));
+      const row = await createCollection(ctx, c.req.valid('json'));
       return sendObject(c, collectionResource(row, ctx.publicUrl));
     },
     validationHook(createCollectionFieldCodes),
@@ -138,10 +139,10 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
     }),
     async (c) => {
       const ctx = serviceContext(c);
-      const result = await payCollection(ctx, c.req.valid('param').reference, c.get('body'));
+      const result = await payCollection(ctx, c.req.valid('param').reference, c.req.valid('json'));
       return sendObject(c, payResultResource(result, ctx.publicUrl));
     },
-    validationHook(),
+    validationHook(payCollectionFieldCodes),
   );
 
   api.openapi(

@@ -33,7 +33,8 @@ export const createCollectionSchema = z.strictObject({
     .describe('Seconds until the checkout expires (1800-86400, default 86400).'),
 });
 
-export type CreateCollectionInput = z.input<typeof createCollectionSchema>;
+/** POST /v1/collect's body as parsed: createCollection's input. */
+export type CreateCollectionInput = z.output<typeof createCollectionSchema>;
 
 export const createCollectionFieldCodes: FieldCodes = {
   amount: 'amount_invalid',
@@ -55,4 +56,8 @@ export const payCollectionSchema = z.discriminatedUnion('method', [
   z.strictObject({ method: z.literal('bank_account'), bank_account: bankAccountSchema }),
 ]);
 
-export type PayCollectionInput = z.input<typeof payCollectionSchema>;
+/** The error codes of a payment's special fields. */
+export const payCollectionFieldCodes: FieldCodes = { card: 'parameter_invalid' };
+
+/** A payment of a collection as parsed: payCollection's input. */
+export type PayCollectionInput = z.output<typeof payCollectionSchema>;

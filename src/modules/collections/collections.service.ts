@@ -11,7 +11,6 @@ import { hasPrefix, newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { linkSecretMatches, newLinkSecret } from '../../kernel/secrets.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import { cardPaymentsOfCollection } from '../card-payments/card-payments.read.ts';
 import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
 import { declineOpenChallenges } from '../card-payments/card-payments.three-ds.ts';
@@ -22,7 +21,7 @@ import { debitsOfCollection } from '../transfers/transfers.read.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
 import { type CollectionEvent, type CollectionState, collectionMachine } from './collections.machine.ts';
 import { type AttemptRow, type CollectionRow, collectionResource } from './collections.resource.ts';
-import { createCollectionFieldCodes, createCollectionSchema } from './collections.schema.ts';
+import type { CreateCollectionInput } from './collections.schema.ts';
 import { collections, paymentAttempts } from './collections.table.ts';
 
 /** 0.01 to 999,999.99 USD. */
@@ -41,8 +40,10 @@ export interface CollectionDetail extends CollectionRow {
   cardPayments: CardPaymentDetail[];
 }
 
-export async function createCollection(ctx: ServiceContext, raw: unknown): Promise<CollectionRow> {
-  const input = parseInput(createCollectionSchema, raw, createCollectionFieldCodes);
+export async function createCollection(
+  ctx: ServiceContext,
+  input: CreateCollectionInput,
+): Promise<CollectionRow> {
   const amount = parseAmount(input.amount, input.currency, { max: COLLECTION_MAX_MINOR });
   const now = ctx.clock.now();
   const id = newId('collection');

@@ -1,6 +1,11 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
+import { parseInput } from '../../kernel/validation.ts';
 import { checkoutUrl } from '../../modules/collections/collections.resource.ts';
+import {
+  createCollectionFieldCodes,
+  createCollectionSchema,
+} from '../../modules/collections/collections.schema.ts';
 import { createCollection, listCollections } from '../../modules/collections/collections.service.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { registerBankForms } from './create-bank.ts';
@@ -90,7 +95,10 @@ function collectionBody(form: Form): Record<string, unknown> {
 }
 
 async function createFromForm(svc: ServiceContext, form: Form) {
-  const row = await createCollection(svc, collectionBody(form));
+  const row = await createCollection(
+    svc,
+    parseInput(createCollectionSchema, collectionBody(form), createCollectionFieldCodes),
+  );
   const url = checkoutUrl(svc.publicUrl, row);
   return {
     to: detailPath(row.id),
