@@ -55,12 +55,18 @@ export interface NewRow {
   unique?: { target: PgColumn[]; refusal: () => Error };
 }
 
-/** What one operation writes, built with change() and its methods, then given to commit(). */
+/** An event, or an effect (which writes events of its own), in the order the change makes them. */
+type Step = { event: EventInput } | { effect: Effect };
+
+/**
+ * What one operation writes, built with change() and its methods, then given to commit(). Events
+ * and effects keep the order they are added in, and so do their events' ids (a hold's posting
+ * before the transfer it holds for, as the step-by-step code wrote them).
+ */
 export class Change {
   readonly rows: NewRow[] = [];
-  readonly events: EventInput[] = [];
+  readonly steps: Step[] = [];
   readonly jobs: (typeof scheduledJobs.$inferInsert)[] = [];
-  readonly effects: Effect[] = [];
 
   insert(table: PgTable, values: Record<string, unknown>, unique?: NewRow['unique']): this {
     this.rows.push({ table, values, ...(unique ? { unique } : {}) });
@@ -68,7 +74,7 @@ export class Change {
   }
 
   event(...inputs: EventInput[]): this {
-    this.events.push(...inputs);
+    for (const event of inputs) this.steps.push({ event });
     return this;
   }
 
@@ -78,13 +84,20 @@ export class Change {
   }
 
   effect<T>(kind: EffectKind<T>, item: T): this {
-    this.effects.push({ kind: kind as EffectKind<unknown>, item });
+    this.steps.push({ effect: { kind: kind as EffectKind<unknown>, item } });
     return this;
   }
 
-  /** Every event the change writes, in order: its own, then its effects'. */
+  /** The change's effects, in order. */
+  effects(): Effect[] {
+    return this.steps.flatMap((step) => ('effect' in step ? [step.effect] : []));
+  }
+
+  /** Every event the change writes, in order: its own and its effects'. */
   allEvents(): EventInput[] {
-    return [...this.events, ...this.effects.flatMap(({ kind, item }) => kind.eventsOf(item))];
+    return this.steps.flatMap((step) =>
+      'event' in step ? [step.event] : step.effect.kind.eventsOf(step.effect.item),
+    );
   }
 }
 
@@ -100,13 +113,13 @@ export interface CommitTarget {
 
 /** Writes a change: in the caller's transaction if there is one, else through the group commit. */
 export function commit(target: CommitTarget, work: Change): Promise<void> {
-  if (work.rows.length === 0 && work.events.length === 0 && work.effects.length === 0)
+  if (work.rows.length === 0 && work.steps.length === 0)
     throw new Error('a change writes at least a row, an event or an effect');
   if (target.tx) return applyChange(target.tx, work);
   return groupCommitOf(target.db).write(work);
 }
 
-/** A change step by step in a transaction: rows, events, effects (with their events), jobs. */
+/** A change step by step in a transaction: rows, then events and effects in order, then jobs. */
 export async function applyChange(tx: Tx, work: Change): Promise<void> {
   for (const row of work.rows) {
     if (!row.unique) {
@@ -120,8 +133,17 @@ export async function applyChange(tx: Tx, work: Change): Promise<void> {
       .returning();
     if (inserted.length === 0) throw row.unique.refusal();
   }
-  if (work.events.length > 0) await recordEvents(tx, work.events);
-  for (const { kind, item } of work.effects) await kind.apply(tx, item);
+  let events: EventInput[] = [];
+  for (const step of work.steps) {
+    if ('event' in step) {
+      events.push(step.event);
+      continue;
+    }
+    if (events.length > 0) await recordEvents(tx, events);
+    events = [];
+    await step.effect.kind.apply(tx, step.effect.item);
+  }
+  if (events.length > 0) await recordEvents(tx, events);
   if (work.jobs.length > 0) await tx.insert(scheduledJobs).values(work.jobs);
 }
 
@@ -275,7 +297,7 @@ function batchStatement(batch: Change[]): { query: SQL; witness: string } {
 function effectsOf(batch: Change[]): Map<EffectKind<unknown>, unknown[]> {
   const kinds = new Map<EffectKind<unknown>, unknown[]>();
   for (const work of batch) {
-    for (const { kind, item } of work.effects) kinds.set(kind, [...(kinds.get(kind) ?? []), item]);
+    for (const { kind, item } of work.effects()) kinds.set(kind, [...(kinds.get(kind) ?? []), item]);
   }
   return kinds;
 }
