@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
 import { runTransaction } from '../../db/tx.ts';
 import { type Clock, systemClock } from '../../kernel/clock.ts';
+import { TtlCache } from '../../kernel/ttl-cache.ts';
 import type { MerchantRef, ProcessContext, ServiceContext } from '../context.ts';
 import { getMerchant } from '../merchants/merchants.service.ts';
 import { merchantsWithDueWork, type RanJob, runDueJobs } from '../scheduler/scheduler.service.ts';
@@ -37,16 +38,15 @@ export class MerchantClock implements Clock {
  * Clock states are cached in-process for one second: a change made through this process is seen at
  * once, a change made by another instance on the same Postgres within a second.
  */
-const CACHE_MS = 1000;
-const cache = new WeakMap<Db, Map<string, { state: ClockState; loadedAt: number }>>();
+const cache = new WeakMap<Db, TtlCache<ClockState>>();
 
-function cacheOf(db: Db) {
-  let map = cache.get(db);
-  if (!map) {
-    map = new Map();
-    cache.set(db, map);
+function cacheOf(db: Db): TtlCache<ClockState> {
+  let states = cache.get(db);
+  if (!states) {
+    states = new TtlCache<ClockState>(1000, 10_000);
+    cache.set(db, states);
   }
-  return map;
+  return states;
 }
 
 async function readState(exec: Db | Tx, merchantId: string): Promise<ClockState> {
@@ -69,13 +69,7 @@ export async function clockFor(
   merchantId: string,
   real: Clock = systemClock,
 ): Promise<MerchantClock> {
-  const map = cacheOf(db);
-  const realNow = systemClock.now().getTime(); // cache bookkeeping, not business time
-  const hit = map.get(merchantId);
-  if (hit && realNow - hit.loadedAt < CACHE_MS) return new MerchantClock(hit.state, real);
-  const state = await readState(db, merchantId);
-  if (map.size > 10_000) map.clear();
-  map.set(merchantId, { state, loadedAt: realNow });
+  const state = await cacheOf(db).get(merchantId, () => readState(db, merchantId));
   return new MerchantClock(state, real);
 }
 
@@ -121,7 +115,7 @@ export async function saveClock(tx: Tx, merchantId: string, state: ClockState, r
 }
 
 export function forget(db: Db, merchantId: string): void {
-  cacheOf(db).delete(merchantId);
+  cacheOf(db).forget(merchantId);
 }
 
 export async function getClock(ctx: ServiceContext): Promise<ClockView> {

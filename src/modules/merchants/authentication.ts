@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { TtlCache } from '../../kernel/ttl-cache.ts';
 import type { MerchantRef } from '../context.ts';
 import { hashKey, type KeyKind, keyKindOf } from './keys.ts';
 import { apiKeys, merchants } from './merchants.table.ts';
@@ -11,19 +11,12 @@ export interface Principal {
   keyKind: KeyKind;
 }
 
-interface CachedKey {
-  principal: Principal | null;
-  expiresAt: number;
-}
-
 /**
  * Found keys are cached in-process for two seconds (unknown keys are never cached): rolling or
  * pinning keys in this process clears the cache at once; a key revoked by another instance or the
  * CLI stops working within two seconds.
  */
-const KEY_CACHE_MS = 2_000;
-const KEY_CACHE_MAX = 10_000;
-const keyCache = new Map<string, CachedKey>();
+const keyCache = new TtlCache<Principal | null>(2_000, 10_000, (principal) => principal !== null);
 
 export function forgetCachedKeys(): void {
   keyCache.clear();
@@ -44,16 +37,7 @@ export async function authenticate(db: Db, authorization: string | null | undefi
     });
   }
   const keyHash = hashKey(key);
-  const now = systemClock.now().getTime(); // cache bookkeeping, not business time
-  const cached = keyCache.get(keyHash);
-  let principal: Principal | null;
-  if (cached && cached.expiresAt > now) {
-    principal = cached.principal;
-  } else {
-    principal = await lookupKey(db, keyHash);
-    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
-    if (principal) keyCache.set(keyHash, { principal, expiresAt: now + KEY_CACHE_MS });
-  }
+  const principal = await keyCache.get(keyHash, () => lookupKey(db, keyHash));
   if (!principal) throw new SandbankError('api_key_invalid');
   return principal;
 }
