@@ -2,13 +2,12 @@ import { recordEvent } from '../../db/outbox.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { fxConversionStates } from './fx.machine.ts';
 import { convertOnLedger, lockQuote, useQuote } from './fx.quotes.ts';
 import { type FxConversionRow, fxConversionResource } from './fx.resource.ts';
 import { fxEvent, listOf, loadOne } from './fx.rows.ts';
-import { conversionFieldCodes, createConversionSchema } from './fx.schema.ts';
+import type { CreateConversionInput } from './fx.schema.ts';
 import { fxConversions } from './fx.table.ts';
 
 /**
@@ -16,8 +15,10 @@ import { fxConversions } from './fx.table.ts';
  * in one transaction: the quote is used, both postings are written and the conversion is
  * `completed` (422 quote_expired, 409 quote_already_used, 422 insufficient_balance: nothing written).
  */
-export async function createConversion(ctx: ServiceContext, raw: unknown): Promise<FxConversionRow> {
-  const input = parseInput(createConversionSchema, raw, conversionFieldCodes);
+export async function createConversion(
+  ctx: ServiceContext,
+  input: CreateConversionInput,
+): Promise<FxConversionRow> {
   return inTransaction(ctx.db, ctx.tx, async (tx) => {
     const id = newId('fxConversion');
     const quote = await useQuote(tx, ctx, await lockQuote(tx, ctx, input.quote_id), id);

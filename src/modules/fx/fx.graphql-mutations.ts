@@ -1,10 +1,19 @@
 import { builder } from '../../graphql/builder.ts';
 import { mutationsOf } from '../../graphql/context.ts';
-import { withoutNulls } from '../../graphql/inputs.ts';
+import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { createConversion, getConversion } from './fx.conversions.ts';
 import { FxConversionRef, FxQuoteRef, FxSettlementRef, LockEnum, TargetEnum } from './fx.graphql.ts';
 import { createQuote, getQuote } from './fx.quotes.ts';
+import {
+  conversionFieldCodes,
+  createConversionSchema,
+  createQuoteSchema,
+  createSettlementSchema,
+  failSettlementSchema,
+  quoteFieldCodes,
+  settlementFieldCodes,
+} from './fx.schema.ts';
 import { simulateSettlementFail, simulateSettlementPay } from './fx.settle.ts';
 import { createSettlement, getSettlement } from './fx.settlements.ts';
 
@@ -21,9 +30,26 @@ const DestinationInput = builder.inputType('FxDestinationInput', {
   }),
 });
 
+/** Each kind's mutations (replayed by idempotency key) and its arguments as the REST body. */
 const quoteMutation = mutationsOf(getQuote);
+const quoteBody = wireInput({ mutation: 'createFxQuote', schema: createQuoteSchema, codes: quoteFieldCodes });
 const conversionMutation = mutationsOf(getConversion);
+const conversionBody = wireInput({
+  mutation: 'createFxConversion',
+  schema: createConversionSchema,
+  codes: conversionFieldCodes,
+});
 const settlementMutation = mutationsOf(getSettlement);
+const settlementBody = wireInput({
+  mutation: 'createFxSettlement',
+  schema: createSettlementSchema,
+  codes: settlementFieldCodes,
+});
+const failBody = wireInput({
+  mutation: 'simulateFxSettlementFail',
+  schema: failSettlementSchema,
+  path: ['id'],
+});
 
 builder.mutationFields((t) => ({
   createFxQuote: t.field({
@@ -38,13 +64,10 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({
-        target_currency: args.targetCurrency,
-        source_amount: args.sourceAmount,
-        target_amount: args.targetAmount,
-        lock_duration: args.lockDuration,
-      });
-      return quoteMutation(ctx, 'createFxQuote', args.idempotencyKey, raw, (svc) => createQuote(svc, raw));
+      const body = quoteBody.body(args);
+      return quoteMutation(ctx, 'createFxQuote', args.idempotencyKey, body, (svc) =>
+        createQuote(svc, quoteBody.parse(body)),
+      );
     },
   }),
   createFxConversion: t.field({
@@ -59,14 +82,9 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({
-        quote_id: String(args.quoteId),
-        reference: args.reference,
-        description: args.description,
-        metadata: args.metadata,
-      });
-      return conversionMutation(ctx, 'createFxConversion', args.idempotencyKey, raw, (svc) =>
-        createConversion(svc, raw),
+      const body = conversionBody.body(args);
+      return conversionMutation(ctx, 'createFxConversion', args.idempotencyKey, body, (svc) =>
+        createConversion(svc, conversionBody.parse(body)),
       );
     },
   }),
@@ -89,27 +107,9 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
-      const d = args.destination;
-      const raw = withoutNulls({
-        quote_id: args.quoteId === null || args.quoteId === undefined ? undefined : String(args.quoteId),
-        target_currency: args.targetCurrency,
-        source_amount: args.sourceAmount,
-        target_amount: args.targetAmount,
-        currency: args.currency,
-        amount: args.amount,
-        destination: withoutNulls({
-          name: d.name,
-          iban: d.iban,
-          bank_code: d.bankCode,
-          branch_code: d.branchCode,
-          account_number: d.accountNumber,
-        }),
-        reference: args.reference,
-        description: args.description,
-        metadata: args.metadata,
-      });
-      return settlementMutation(ctx, 'createFxSettlement', args.idempotencyKey, raw, (svc) =>
-        createSettlement(svc, raw),
+      const body = settlementBody.body(args);
+      return settlementMutation(ctx, 'createFxSettlement', args.idempotencyKey, body, (svc) =>
+        createSettlement(svc, settlementBody.parse(body)),
       );
     },
   }),
@@ -130,13 +130,13 @@ builder.mutationFields((t) => ({
       'POST /v1/simulate/fx_settlements/{id}/fail: refused now (code: ISO 20022, AC04 by default).',
     args: { id: t.arg.id({ required: true }), code: t.arg.string(), idempotencyKey: t.arg.string() },
     resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({ code: args.code });
+      const body = failBody.body(args);
       return settlementMutation(
         ctx,
         'simulateFxSettlementFail',
         args.idempotencyKey,
-        { id: args.id, ...raw },
-        (svc) => simulateSettlementFail(svc, String(args.id), raw),
+        { id: args.id, ...body },
+        (svc) => simulateSettlementFail(svc, String(args.id), failBody.parse(body)),
       );
     },
   }),

@@ -7,7 +7,6 @@ import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { post } from '../ledger/ledger.post.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
@@ -16,7 +15,7 @@ import { priceQuote, type QuoteRequest } from './fx.pricing.ts';
 import { formatRate } from './fx.rates.ts';
 import { type FxQuoteRow, fxQuoteResource } from './fx.resource.ts';
 import { fxEvent, listOf, loadOne } from './fx.rows.ts';
-import { createQuoteSchema, LOCK_DURATIONS, quoteFieldCodes } from './fx.schema.ts';
+import { type CreateQuoteInput, LOCK_DURATIONS } from './fx.schema.ts';
 import { fxQuotes } from './fx.table.ts';
 
 /**
@@ -84,8 +83,7 @@ export async function insertQuote(
 }
 
 /** POST /v1/fx/quotes: a rate locked for five minutes (default), an hour or a day. */
-export function createQuote(ctx: ServiceContext, raw: unknown): Promise<FxQuoteRow> {
-  const input = parseInput(createQuoteSchema, raw, quoteFieldCodes);
+export function createQuote(ctx: ServiceContext, input: CreateQuoteInput): Promise<FxQuoteRow> {
   const request = {
     target: input.target_currency,
     sourceAmount: input.source_amount,

@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { z } from 'zod';
 import { type ListQuery, listQuerySchema, type Page } from '../../kernel/pagination.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
@@ -28,19 +29,22 @@ const idParam = z.object({ id: z.string().min(1).max(255) });
 const TAG = 'Foreign exchange';
 
 /** One FX object's create, get and list routes under /v1/fx/{plural}. */
-interface FxObjectRoutes<Row> {
+interface FxObjectRoutes<Row, S extends z.ZodType> {
   plural: string;
   what: string;
   createSummary: string;
-  createSchema: z.ZodType;
+  createSchema: S;
   fieldCodes: FieldCodes;
-  create: (ctx: ServiceContext, raw: unknown) => Promise<Row>;
+  create: (ctx: ServiceContext, input: z.output<S>) => Promise<Row>;
   get: (ctx: ServiceContext, id: string) => Promise<Row>;
   list: (ctx: ServiceContext, query: ListQuery & { state?: string | undefined }) => Promise<Page<Row>>;
   resource: (row: Row) => Record<string, unknown>;
 }
 
-function registerFxObject<Row>(api: OpenAPIHono<RestEnv>, routes: FxObjectRoutes<Row>): void {
+function registerFxObject<Row, S extends z.ZodType>(
+  api: OpenAPIHono<RestEnv>,
+  routes: FxObjectRoutes<Row, S>,
+): void {
   const { plural, what, resource } = routes;
   api.openapi(
     operation({
@@ -50,7 +54,9 @@ function registerFxObject<Row>(api: OpenAPIHono<RestEnv>, routes: FxObjectRoutes
       summary: routes.createSummary,
       request: jsonRequestBody(routes.createSchema),
     }),
-    async (c) => sendObject(c, resource(await routes.create(serviceContext(c), c.get('body')))),
+    // The validator parsed the body with createSchema: its output is the service's input.
+    async (c: Context<RestEnv, string, { out: { json: z.output<S> } }>) =>
+      sendObject(c, resource(await routes.create(serviceContext(c), c.req.valid('json')))),
     validationHook(routes.fieldCodes),
   );
   api.openapi(
@@ -152,7 +158,7 @@ export function registerFxRoutes(api: OpenAPIHono<RestEnv>): void {
     }),
     async (c) => {
       const ctx = serviceContext(c);
-      const row = await simulateSettlementFail(ctx, c.req.valid('param').id, c.get('body'));
+      const row = await simulateSettlementFail(ctx, c.req.valid('param').id, c.req.valid('json'));
       return sendObject(c, fxSettlementResource(row));
     },
     validationHook(),

@@ -28,12 +28,18 @@ export const quoteFieldCodes: FieldCodes = {
   target_amount: 'amount_invalid',
 };
 
+/** POST /v1/fx/quotes' body as parsed: createQuote's input. */
+export type CreateQuoteInput = z.output<typeof createQuoteSchema>;
+
 export const createConversionSchema = z.strictObject({
   quote_id: z.string().min(1).max(255).describe('The quote to convert at (once, before it expires).'),
   ...labelFields,
 });
 
 export const conversionFieldCodes: FieldCodes = { reference: moneyFieldCodes.reference };
+
+/** POST /v1/fx/conversions' body as parsed: createConversion's input. */
+export type CreateConversionInput = z.output<typeof createConversionSchema>;
 
 /** Validated per currency in the service (IBAN or Japanese account), so it is loose here. */
 const destinationSchema = z
@@ -59,6 +65,9 @@ export const settlementFieldCodes: FieldCodes = {
   destination: 'destination_invalid',
 };
 
+/** POST /v1/fx/settlements' body as parsed: createSettlement's input. */
+export type CreateSettlementInput = z.output<typeof createSettlementSchema>;
+
 export const listByStateQuery = {
   state: z.string().max(32).optional().describe('Only objects in this state.'),
 };
@@ -77,3 +86,6 @@ export const failSettlementSchema = z.strictObject({
     .optional()
     .describe('The ISO 20022 reason: AC01, AC04 (default), AC06, AG01, BE01 or MS03.'),
 });
+
+/** POST /v1/simulate/fx_settlements/{id}/fail's body as parsed: simulateSettlementFail's input. */
+export type FailSettlementInput = z.output<typeof failSettlementSchema>;

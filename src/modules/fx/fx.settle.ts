@@ -4,14 +4,13 @@ import { step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { transition } from '../../kernel/state-machine.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { postHold, voidHold } from '../ledger/ledger.holds.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
 import { FAILURE_REASONS, failureReasonOf } from './fx.destinations.ts';
 import type { FxSettlementRow } from './fx.resource.ts';
 import { loadOne } from './fx.rows.ts';
-import { failSettlementSchema } from './fx.schema.ts';
+import type { FailSettlementInput } from './fx.schema.ts';
 import { settlementKind } from './fx.settlements.ts';
 import { fxSettlements } from './fx.table.ts';
 
@@ -73,9 +72,9 @@ export function simulateSettlementPay(ctx: ServiceContext, id: string): Promise<
 export function simulateSettlementFail(
   ctx: ServiceContext,
   id: string,
-  raw: unknown,
+  input: FailSettlementInput,
 ): Promise<FxSettlementRow> {
-  const code = parseInput(failSettlementSchema, raw ?? {}).code ?? 'AC04';
+  const code = input.code ?? 'AC04';
   return inTransaction(ctx.db, ctx.tx, async (tx) => {
     const row = await lockSettlement(tx, ctx, id);
     if (row.state === 'converted' && !(code in FAILURE_REASONS)) {

@@ -7,7 +7,6 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { placeHold } from '../ledger/ledger.holds.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
@@ -23,7 +22,7 @@ import { convertOnLedger, insertQuote, lockQuote, useQuote } from './fx.quotes.t
 import type { FxConfig, FxTargetCurrency } from './fx.rates.ts';
 import { type FxQuoteRow, type FxSettlementRow, fxSettlementResource } from './fx.resource.ts';
 import { fxEvent, listOf, loadOne } from './fx.rows.ts';
-import { createSettlementSchema, settlementFieldCodes } from './fx.schema.ts';
+import type { CreateSettlementInput } from './fx.schema.ts';
 import { fxSettlements, type StoredFxDestination } from './fx.table.ts';
 
 /**
@@ -75,16 +74,10 @@ function storedDestination(destination: NormalizedDestination): StoredFxDestinat
   };
 }
 
-type SettlementInput = ReturnType<typeof parseSettlement>;
-
 type Funding =
   | { kind: 'quote'; quoteId: string }
   | { kind: 'convert_now'; currency: FxTargetCurrency; request: QuoteRequest }
   | { kind: 'balance'; currency: FxTargetCurrency; amount: bigint };
-
-function parseSettlement(raw: unknown) {
-  return parseInput(createSettlementSchema, raw, settlementFieldCodes);
-}
 
 /** The fields of each way to fund a settlement. */
 const FUNDING_WAYS = [
@@ -94,7 +87,7 @@ const FUNDING_WAYS = [
 ] as const;
 
 /** Which of the three ways the settlement is funded (exactly one), every 400 before any write. */
-function fundingOf(input: SettlementInput, fx: FxConfig, now: Date): Funding {
+function fundingOf(input: CreateSettlementInput, fx: FxConfig, now: Date): Funding {
   const sent = FUNDING_WAYS.map((fields) => fields.filter((field) => input[field] !== undefined)).filter(
     (fields) => fields.length > 0,
   );
@@ -162,8 +155,10 @@ async function fund(
  * paid the next US banking day at 12:00 ET, or returned to that balance when the destination fails.
  * Every 400 and 422 leaves nothing written (a named quote stays open).
  */
-export async function createSettlement(ctx: ServiceContext, raw: unknown): Promise<FxSettlementRow> {
-  const input = parseSettlement(raw);
+export async function createSettlement(
+  ctx: ServiceContext,
+  input: CreateSettlementInput,
+): Promise<FxSettlementRow> {
   const funding = fundingOf(input, ctx.config.fx, ctx.clock.now());
   // With a quote the currency is the quote's: the destination is checked once the quote is read.
   if (funding.kind !== 'quote') validateDestination(input.destination, funding.currency);

@@ -1,5 +1,6 @@
 import { SandbankError } from '../../kernel/errors.ts';
 import type { Machine } from '../../kernel/state-machine.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { captureCardPayment, voidCardPayment } from '../card-payments/card-payments.capture.ts';
 import { cardPaymentMachine } from '../card-payments/card-payments.machine.ts';
 import { refundCardPayment } from '../card-payments/card-payments.refund.ts';
@@ -15,6 +16,7 @@ import {
   timelineOf,
 } from '../events/events.service.ts';
 import { fxSettlementMachine } from '../fx/fx.machine.ts';
+import { failSettlementSchema } from '../fx/fx.schema.ts';
 import { simulateSettlementFail, simulateSettlementPay } from '../fx/fx.settle.ts';
 import { issuingAuthorizationMachine } from '../issuing/issuing.machine.ts';
 import {
@@ -105,7 +107,10 @@ const ACTIONS: Record<TransactionKind, KindActions> = {
   fx_conversion: {},
   fx_settlement: {
     pay: { events: ['pay'], run: (ctx, id) => simulateSettlementPay(ctx, id) },
-    fail: { events: ['fail'], run: simulateSettlementFail },
+    fail: {
+      events: ['fail'],
+      run: (ctx, id, body) => simulateSettlementFail(ctx, id, parseInput(failSettlementSchema, body)),
+    },
   },
 };
 

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
+import { parseInput } from '../../kernel/validation.ts';
 import { getClock } from '../../modules/clock/clock.service.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { createConversion, listConversions } from '../../modules/fx/fx.conversions.ts';
@@ -12,6 +13,14 @@ import {
   hourStart,
 } from '../../modules/fx/fx.rates.ts';
 import type { FxConversionRow, FxQuoteRow, FxSettlementRow } from '../../modules/fx/fx.resource.ts';
+import {
+  conversionFieldCodes,
+  createConversionSchema,
+  createQuoteSchema,
+  createSettlementSchema,
+  quoteFieldCodes,
+  settlementFieldCodes,
+} from '../../modules/fx/fx.schema.ts';
 import { createSettlement, listSettlements } from '../../modules/fx/fx.settlements.ts';
 import { getBalances } from '../../modules/ledger/ledger.queries.ts';
 import { lineChart } from './chart.ts';
@@ -430,7 +439,7 @@ export function registerFxPages(app: Hono<DashEnv>): void {
     const form = await formOf(c);
     const svc = await dashboardContext(c);
     return submitForm(c, form, FX, async () => {
-      const quote = await createQuote(svc, quoteBody(form));
+      const quote = await createQuote(svc, parseInput(createQuoteSchema, quoteBody(form), quoteFieldCodes));
       return {
         to: quotePath(quote.id),
         notice: `Quote ${quote.id}: rate ${quote.rate} until ${quote.expiresAt.toISOString()}.`,
@@ -443,7 +452,8 @@ export function registerFxPages(app: Hono<DashEnv>): void {
     const svc = await dashboardContext(c);
     const id = c.req.param('id');
     return submitForm(c, form, quotePath(id), async () => {
-      const row = await createConversion(svc, { quote_id: id });
+      const input = parseInput(createConversionSchema, { quote_id: id }, conversionFieldCodes);
+      const row = await createConversion(svc, input);
       return {
         to: transactionPath(row.id),
         notice: `Converted ${money(row.amount, row.currency)} into ${money(row.targetAmount, row.targetCurrency)} (${row.id}).`,
@@ -460,7 +470,7 @@ export function registerFxPages(app: Hono<DashEnv>): void {
       destination: destinationOf(form, form.destination_currency),
       ...referenceOf(form),
     };
-    return submitForm(c, form, quotePath(id), async () => settled(await createSettlement(svc, body)));
+    return submitForm(c, form, quotePath(id), () => settle(svc, body));
   });
 
   app.post('/fx/settlements', async (c) => {
@@ -472,11 +482,13 @@ export function registerFxPages(app: Hono<DashEnv>): void {
       destination: destinationOf(form, form.currency),
       ...referenceOf(form),
     };
-    return submitForm(c, form, FX, async () => settled(await createSettlement(svc, body)));
+    return submitForm(c, form, FX, () => settle(svc, body));
   });
 }
 
-function settled(row: FxSettlementRow) {
+/** A settlement of the form's body, parsed as POST /v1/fx/settlements parses it. */
+async function settle(svc: ServiceContext, body: Record<string, unknown>) {
+  const row = await createSettlement(svc, parseInput(createSettlementSchema, body, settlementFieldCodes));
   return {
     to: transactionPath(row.id),
     notice: `Settlement ${row.id}: ${money(row.amount, row.currency)} to ${destinationText(row)}, paid ${row.expectedPaidAt.toISOString()} (clock).`,
