@@ -1,10 +1,17 @@
 import { builder } from '../../graphql/builder.ts';
 import { listQueryOf, nullIfNotFound, serviceContext, toConnection } from '../../graphql/context.ts';
+import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { EventRef } from '../events/events.subscriptions.graphql.ts';
 import { listEventTypes } from './webhooks.event-types.ts';
 import { type AttemptRow, type DeliveryLog, listDeliveries, listEndpointDeliveries } from './webhooks.log.ts';
 import { redeliverEvent } from './webhooks.redeliver.ts';
+import {
+  createEndpointSchema,
+  endpointFieldCodes,
+  redeliverSchema,
+  updateEndpointSchema,
+} from './webhooks.schema.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -107,9 +114,6 @@ const WebhookEndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').im
   }),
 });
 
-const withoutNulls = (record: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null && value !== undefined));
-
 builder.queryFields((t) => ({
   webhookEndpoint: t.field({
     type: WebhookEndpointRef,
@@ -129,6 +133,19 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const createEndpointBody = wireInput({
+  mutation: 'createWebhookEndpoint',
+  schema: createEndpointSchema,
+  codes: endpointFieldCodes,
+});
+const redeliverBody = wireInput({ mutation: 'redeliverEvent', schema: redeliverSchema, path: ['id'] });
+const updateEndpointBody = wireInput({
+  mutation: 'updateWebhookEndpoint',
+  schema: updateEndpointSchema,
+  codes: endpointFieldCodes,
+  path: ['id'],
+});
+
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
     type: WebhookEndpointRef,
@@ -139,10 +156,7 @@ builder.mutationFields((t) => ({
       description: t.arg.string(),
     },
     resolve: async (_root, args, ctx) => ({
-      ...(await createEndpoint(
-        serviceContext(ctx),
-        withoutNulls({ url: args.url, enabled_events: args.enabledEvents, description: args.description }),
-      )),
+      ...(await createEndpoint(serviceContext(ctx), createEndpointBody.parse(createEndpointBody.body(args)))),
       showSecret: true,
     }),
   }),
@@ -160,12 +174,7 @@ builder.mutationFields((t) => ({
       updateEndpoint(
         serviceContext(ctx),
         String(args.id),
-        withoutNulls({
-          url: args.url,
-          enabled_events: args.enabledEvents,
-          enabled: args.enabled,
-          description: args.description,
-        }),
+        updateEndpointBody.parse(updateEndpointBody.body(args)),
       ),
   }),
   deleteWebhookEndpoint: t.field({
@@ -201,7 +210,8 @@ builder.mutationFields((t) => ({
         await redeliverEvent(
           serviceContext(ctx),
           String(args.id),
-          args.endpointId ? { endpoint_id: String(args.endpointId) } : {},
+          // An empty endpointId counts as none given: every subscribed endpoint.
+          redeliverBody.parse(redeliverBody.body({ endpointId: args.endpointId || null })),
         )
       ).map(deliveryNode),
   }),

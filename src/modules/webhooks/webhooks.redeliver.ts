@@ -1,11 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { inTransaction } from '../../db/tx.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { getEvent } from '../events/events.service.ts';
 import { deliverDueForMerchant } from './webhooks.delivery.ts';
 import { type DeliveryLog, listDeliveries } from './webhooks.log.ts';
-import { redeliverSchema } from './webhooks.schema.ts';
+import type { RedeliverInput } from './webhooks.schema.ts';
 import { getEndpoint, queueDelivery } from './webhooks.service.ts';
 import { webhookEndpoints } from './webhooks.table.ts';
 
@@ -16,9 +15,8 @@ import { webhookEndpoints } from './webhooks.table.ts';
 export async function redeliverEvent(
   ctx: ServiceContext,
   eventId: string,
-  raw: unknown,
+  input: RedeliverInput,
 ): Promise<DeliveryLog[]> {
-  const input = parseInput(redeliverSchema, raw);
   await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const scoped = { ...ctx, tx };
     const event = await getEvent(scoped, eventId);
@@ -45,9 +43,9 @@ export async function redeliverEvent(
 export async function redeliverEventNow(
   ctx: ServiceContext,
   eventId: string,
-  raw: unknown,
+  input: RedeliverInput,
 ): Promise<DeliveryLog[]> {
-  await redeliverEvent(ctx, eventId, raw);
+  await redeliverEvent(ctx, eventId, input);
   await deliverDueForMerchant(ctx.db, ctx.webhookTransport, ctx.merchant.id, ctx.clock.now());
   return listDeliveries(ctx, eventId);
 }

@@ -10,7 +10,12 @@ import { listEventTypes } from './webhooks.event-types.ts';
 import { type DeliveryLog, listDeliveries, listEndpointDeliveries } from './webhooks.log.ts';
 import { redeliverEvent } from './webhooks.redeliver.ts';
 import { deliveryResource, endpointResource } from './webhooks.resource.ts';
-import { createEndpointSchema, redeliverSchema, updateEndpointSchema } from './webhooks.schema.ts';
+import {
+  createEndpointSchema,
+  endpointFieldCodes,
+  redeliverSchema,
+  updateEndpointSchema,
+} from './webhooks.schema.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -33,7 +38,6 @@ const deliveriesList = (logs: DeliveryLog[]) => ({
   next_cursor: null,
 });
 const deliveryLogResource = (log: DeliveryLog) => deliveryResource(log.delivery, log.attempts, log.eventType);
-const codes = { url: 'url_invalid' } as const;
 
 export function registerEventRoutes(api: OpenAPIHono<RestEnv>): void {
   api.openapi(
@@ -82,7 +86,7 @@ export function registerEventRoutes(api: OpenAPIHono<RestEnv>): void {
       sendJson(
         c,
         200,
-        deliveriesList(await redeliverEvent(serviceContext(c), c.req.valid('param').id, c.get('body'))),
+        deliveriesList(await redeliverEvent(serviceContext(c), c.req.valid('param').id, c.req.valid('json'))),
       ),
     validationHook(),
   );
@@ -100,9 +104,9 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
     async (c) =>
       sendObject(
         c,
-        endpointResource(await createEndpoint(serviceContext(c), c.get('body')), { withSecret: true }),
+        endpointResource(await createEndpoint(serviceContext(c), c.req.valid('json')), { withSecret: true }),
       ),
-    validationHook(codes),
+    validationHook(endpointFieldCodes),
   );
   api.openapi(
     operation({
@@ -141,9 +145,11 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
     async (c) =>
       sendObject(
         c,
-        endpointResource(await updateEndpoint(serviceContext(c), c.req.valid('param').id, c.get('body'))),
+        endpointResource(
+          await updateEndpoint(serviceContext(c), c.req.valid('param').id, c.req.valid('json')),
+        ),
       ),
-    validationHook(codes),
+    validationHook(endpointFieldCodes),
   );
   api.openapi(
     operation({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FieldCodes } from '../../kernel/validation.ts';
 import { ALL_EVENTS, listEventTypes } from './webhooks.event-types.ts';
 
 const eventType = z
@@ -26,7 +27,14 @@ export const updateEndpointSchema = z.strictObject({
   description: z.string().max(500).nullable().optional(),
 });
 
-export const fieldCodes = { url: 'url_invalid' } as const;
+/** POST /v1/webhook_endpoints' body as parsed: createEndpoint's input. */
+export type CreateEndpointInput = z.output<typeof createEndpointSchema>;
+
+/** POST /v1/webhook_endpoints/{id}'s body as parsed: updateEndpoint's input. */
+export type UpdateEndpointInput = z.output<typeof updateEndpointSchema>;
+
+/** The error codes of an endpoint's special fields (creating and updating one). */
+export const endpointFieldCodes: FieldCodes = { url: 'url_invalid' };
 
 let eventTypes: Set<string> | null = null;
 function knownEventTypes(): Set<string> {
@@ -35,3 +43,6 @@ function knownEventTypes(): Set<string> {
 }
 
 export const redeliverSchema = z.strictObject({ endpoint_id: z.string().min(1).max(64).optional() });
+
+/** POST /v1/events/{id}/redeliver's body as parsed: redeliverEvent's input. */
+export type RedeliverInput = z.output<typeof redeliverSchema>;

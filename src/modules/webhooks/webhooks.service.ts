@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, eq } from 'drizzle-orm';
-import type { z } from 'zod';
 import type { Executor } from '../../db/client.ts';
 import { merchantPage } from '../../db/pages.ts';
 import { inTransaction } from '../../db/tx.ts';
@@ -8,11 +7,10 @@ import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';
-import { createEndpointSchema, fieldCodes, updateEndpointSchema } from './webhooks.schema.ts';
+import type { CreateEndpointInput, UpdateEndpointInput } from './webhooks.schema.ts';
 import { webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -44,15 +42,14 @@ async function assertEndpointRoom(exec: Executor, merchantId: string): Promise<v
     });
 }
 
-export async function createEndpoint(ctx: ServiceContext, raw: unknown): Promise<EndpointRow> {
-  const input = parseInput(createEndpointSchema, raw, fieldCodes);
+export async function createEndpoint(ctx: ServiceContext, input: CreateEndpointInput): Promise<EndpointRow> {
   return inTransaction(ctx.db, ctx.tx, (tx) => insertEndpoint(ctx, tx, input));
 }
 
 async function insertEndpoint(
   ctx: ServiceContext,
   tx: Executor,
-  input: z.output<typeof createEndpointSchema>,
+  input: CreateEndpointInput,
 ): Promise<EndpointRow> {
   await assertEndpointRoom(tx, ctx.merchant.id);
   const now = ctx.clock.now();
@@ -89,8 +86,11 @@ export function listEndpoints(ctx: ServiceContext, query: ListQuery): Promise<Pa
   return merchantPage(ctx, webhookEndpoints, query);
 }
 
-export async function updateEndpoint(ctx: ServiceContext, id: string, raw: unknown): Promise<EndpointRow> {
-  const input = parseInput(updateEndpointSchema, raw, fieldCodes);
+export async function updateEndpoint(
+  ctx: ServiceContext,
+  id: string,
+  input: UpdateEndpointInput,
+): Promise<EndpointRow> {
   const current = await getEndpoint(ctx, id);
   const enabledEvents = input.enabled_events ?? input.events;
   const reenabled = input.enabled === true && !current.enabled;

@@ -10,6 +10,7 @@ import { getEventWithDeliveries } from '../../modules/transactions/transactions.
 import { eventTypeGroups } from '../../modules/webhooks/webhooks.event-types.ts';
 import type { DeliveryLog } from '../../modules/webhooks/webhooks.log.ts';
 import { redeliverEventNow } from '../../modules/webhooks/webhooks.redeliver.ts';
+import { redeliverSchema } from '../../modules/webhooks/webhooks.schema.ts';
 import { listEndpoints } from '../../modules/webhooks/webhooks.service.ts';
 import { attemptList, redeliveryOutcome } from './deliveries.ts';
 import { shell } from './layout.ts';
@@ -199,11 +200,9 @@ async function redeliver(c: DashContext): Promise<Response> {
   const id = c.req.param('id') ?? '';
   const back = dashboardPath(form.back, `/dashboard/events/${encodeURIComponent(id)}`);
   try {
-    const logs = await redeliverEventNow(
-      await dashboardContext(c),
-      id,
-      form.endpoint_id ? { endpoint_id: form.endpoint_id } : {},
-    );
+    const svc = await dashboardContext(c);
+    const input = parseInput(redeliverSchema, form.endpoint_id ? { endpoint_id: form.endpoint_id } : {});
+    const logs = await redeliverEventNow(svc, id, input);
     setFlash(c, redeliveryOutcome(id, logs, form.endpoint_id || undefined));
   } catch (error) {
     if (!(error instanceof SandbankError)) throw error;

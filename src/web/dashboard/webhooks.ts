@@ -1,9 +1,16 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
+import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { ALL_EVENTS, eventTypeGroups } from '../../modules/webhooks/webhooks.event-types.ts';
 import { type DeliveryLog, listEndpointDeliveries } from '../../modules/webhooks/webhooks.log.ts';
 import { redeliverEventNow } from '../../modules/webhooks/webhooks.redeliver.ts';
+import {
+  createEndpointSchema,
+  endpointFieldCodes,
+  redeliverSchema,
+  updateEndpointSchema,
+} from '../../modules/webhooks/webhooks.schema.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -317,7 +324,10 @@ async function create(c: DashContext): Promise<Response> {
   const form = await formOf(c);
   const events = await chosenEvents(c, form);
   return revealingSecret(c, LIST, refill(form, events), async (svc) => ({
-    row: await createEndpoint(svc, createBody(form, events)),
+    row: await createEndpoint(
+      svc,
+      parseInput(createEndpointSchema, createBody(form, events), endpointFieldCodes),
+    ),
     notice: 'Endpoint added.',
   }));
 }
@@ -327,7 +337,9 @@ async function update(c: DashContext): Promise<Response> {
   const form = await formOf(c);
   const events = await chosenEvents(c, form);
   return submitForm(c, refill(form, events), endpointPath(id), async () => {
-    const row = await updateEndpoint(await dashboardContext(c), id, updateBody(form, events));
+    const svc = await dashboardContext(c);
+    const input = parseInput(updateEndpointSchema, updateBody(form, events), endpointFieldCodes);
+    const row = await updateEndpoint(svc, id, input);
     return { to: endpointPath(row.id), notice: 'Endpoint saved.' };
   });
 }
@@ -361,7 +373,8 @@ async function redeliver(c: DashContext): Promise<Response> {
   const form = await formOf(c);
   return submitForm(c, {}, endpointPath(id), async () => {
     const eventId = form.event_id ?? '';
-    const logs = await redeliverEventNow(await dashboardContext(c), eventId, { endpoint_id: id });
+    const svc = await dashboardContext(c);
+    const logs = await redeliverEventNow(svc, eventId, parseInput(redeliverSchema, { endpoint_id: id }));
     return { to: endpointPath(id), ...redeliveryOutcome(eventId, logs, id) };
   });
 }
