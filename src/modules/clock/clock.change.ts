@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Db, Tx } from '../../db/client.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { runDueJobs } from '../scheduler/scheduler.service.ts';
+import { type AdvanceClockInput, MAX_ADVANCE_SECONDS } from './clock.schema.ts';
 import {
   type ClockState,
   type ClockView,
@@ -24,19 +23,6 @@ import { merchantClocks } from './clock.table.ts';
  * Changing a merchant's clock: an advance (which runs the work falling due on the way and holds
  * the work that runs after it), freezing, unfreezing and going back to real time.
  */
-
-/** Ten years: far enough for any test, small enough to keep dates sane. */
-const MAX_ADVANCE_SECONDS = 10 * 366 * 24 * 3600;
-
-export const advanceClockSchema = z
-  .strictObject({
-    seconds: z.number().int().positive().max(MAX_ADVANCE_SECONDS).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
-  })
-  .refine(
-    (input) => (input.seconds === undefined) !== (input.to === undefined),
-    'send exactly one of seconds or to',
-  );
 
 interface ClockPlan {
   state: ClockState;
@@ -69,7 +55,7 @@ async function changeClock(
   return result;
 }
 
-function advanceTarget(input: z.output<typeof advanceClockSchema>, now: Date): Date {
+function advanceTarget(input: AdvanceClockInput, now: Date): Date {
   const target = input.to ? new Date(input.to) : new Date(now.getTime() + (input.seconds ?? 0) * 1000);
   if (target.getTime() < now.getTime()) {
     throw new SandbankError('clock_backwards', {
@@ -90,11 +76,7 @@ function advanceTarget(input: z.output<typeof advanceClockSchema>, now: Date): D
  * Moves the merchant's clock forward (`seconds` or `to`) after running every piece of that
  * merchant's work that falls due on the way, in due-time order, before answering.
  */
-export async function advanceClock(ctx: ServiceContext, raw: unknown): Promise<ClockView> {
-  const input = parseInput(advanceClockSchema, raw, {
-    seconds: 'parameter_invalid',
-    to: 'parameter_invalid',
-  });
+export async function advanceClock(ctx: ServiceContext, input: AdvanceClockInput): Promise<ClockView> {
   let until: Date | null = null;
   // Work outside the clock's transaction (HTTP deliveries) runs after it commits, still before
   // answering: inside a caller's transaction (an Idempotency-Key request), once the caller has

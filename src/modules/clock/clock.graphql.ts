@@ -1,8 +1,10 @@
 import { builder } from '../../graphql/builder.ts';
 import { serviceContext } from '../../graphql/context.ts';
+import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { RanJob } from '../scheduler/scheduler.service.ts';
 import { advanceClock, freezeClock, resetClock, unfreezeClock } from './clock.change.ts';
+import { advanceClockFieldCodes, advanceClockSchema } from './clock.schema.ts';
 import { type ClockView, getClock } from './clock.service.ts';
 
 const RanJobRef = builder.objectRef<RanJob>('DueWork').implement({
@@ -38,6 +40,12 @@ builder.queryFields((t) => ({
   clock: t.field({ type: ClockRef, resolve: (_root, _args, ctx) => getClock(serviceContext(ctx)) }),
 }));
 
+const advanceBody = wireInput({
+  mutation: 'advanceClock',
+  schema: advanceClockSchema,
+  codes: advanceClockFieldCodes,
+});
+
 builder.mutationFields((t) => ({
   advanceClock: t.field({
     type: ClockRef,
@@ -45,10 +53,11 @@ builder.mutationFields((t) => ({
     description: 'Move the clock forward by `seconds` or `to` an instant, running all due work on the way.',
     args: { seconds: t.arg.int(), to: t.arg({ type: 'DateTime' }) },
     resolve: (_root, args, ctx) =>
-      advanceClock(serviceContext(ctx), {
-        ...(args.seconds !== null && args.seconds !== undefined ? { seconds: args.seconds } : {}),
-        ...(args.to ? { to: args.to.toISOString() } : {}),
-      }),
+      advanceClock(
+        serviceContext(ctx),
+        // `to` is a DateTime here, an ISO 8601 string on the wire.
+        advanceBody.parse(advanceBody.body({ seconds: args.seconds, to: args.to?.toISOString() })),
+      ),
   }),
   freezeClock: t.field({
     type: ClockRef,

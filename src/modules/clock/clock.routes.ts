@@ -2,7 +2,8 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { sendObject } from '../../rest/render.ts';
 import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
-import { advanceClock, advanceClockSchema, freezeClock, resetClock, unfreezeClock } from './clock.change.ts';
+import { advanceClock, freezeClock, resetClock, unfreezeClock } from './clock.change.ts';
+import { advanceClockFieldCodes, advanceClockSchema } from './clock.schema.ts';
 import { type ClockView, getClock } from './clock.service.ts';
 
 export function clockResource(clock: ClockView): Record<string, unknown> {
@@ -36,8 +37,8 @@ export function registerClockRoutes(api: OpenAPIHono<RestEnv>): void {
       summary: 'Move the clock forward, running every piece of due work on the way before answering',
       request: { body: { content: { 'application/json': { schema: advanceClockSchema } }, required: true } },
     }),
-    async (c) => sendObject(c, clockResource(await advanceClock(serviceContext(c), c.get('body')))),
-    validationHook(),
+    async (c) => sendObject(c, clockResource(await advanceClock(serviceContext(c), c.req.valid('json')))),
+    validationHook(advanceClockFieldCodes),
   );
 
   for (const [path, change, summary] of [

@@ -1,11 +1,18 @@
 import type { Hono } from 'hono';
 import { nextSameDayAchWindow } from '../../kernel/calendar.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { advanceClock, freezeClock, resetClock, unfreezeClock } from '../../modules/clock/clock.change.ts';
+import { advanceClockFieldCodes, advanceClockSchema } from '../../modules/clock/clock.schema.ts';
 import { type ClockView, getClock } from '../../modules/clock/clock.service.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { type DashEnv, dashboardContext, dashboardPath, formOf } from './session.ts';
 import { setFlash } from './ui.ts';
+
+/** An advance by the body POST /v1/clock/advance takes, parsed as it parses it. */
+function advance(svc: ServiceContext, body: { seconds: number } | { to: string }): Promise<ClockView> {
+  return advanceClock(svc, parseInput(advanceClockSchema, body, advanceClockFieldCodes));
+}
 
 /**
  * The clock panel's buttons (every page has it): advance by an hour or a day, to the settlement of
@@ -16,12 +23,12 @@ import { setFlash } from './ui.ts';
 async function move(svc: ServiceContext, op: string, to: string | undefined): Promise<ClockView> {
   switch (op) {
     case 'hour':
-      return advanceClock(svc, { seconds: 3600 });
+      return advance(svc, { seconds: 3600 });
     case 'day':
-      return advanceClock(svc, { seconds: 86_400 });
+      return advance(svc, { seconds: 86_400 });
     case 'ach_window': {
       const now = (await getClock(svc)).now;
-      return advanceClock(svc, { to: nextSameDayAchWindow(now).settlement.toISOString() });
+      return advance(svc, { to: nextSameDayAchWindow(now).settlement.toISOString() });
     }
     case 'to': {
       // datetime-local sends "2031-12-03T15:00" or with seconds: read as UTC, as the panel shows.
@@ -30,7 +37,7 @@ async function move(svc: ServiceContext, op: string, to: string | undefined): Pr
           param: 'to',
           message: 'Choose a date and time (UTC).',
         });
-      return advanceClock(svc, { to: `${to.length === 16 ? `${to}:00` : to}Z` });
+      return advance(svc, { to: `${to.length === 16 ? `${to}:00` : to}Z` });
     }
     case 'freeze':
       return freezeClock(svc);
