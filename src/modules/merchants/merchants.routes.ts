@@ -1,13 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { z } from 'zod';
 import { clientAddress } from '../../http/client-address.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { sendObject } from '../../rest/render.ts';
 import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
+import { signUpFieldCodes, signUpSchema } from './merchants.schema.ts';
 import { refuseIdempotentRoll, rollKeys, signUp } from './merchants.service.ts';
-
-export const signUpSchema = z.strictObject({ name: z.string().min(1).max(100) });
 
 /** The sandbox sign-up (what the dashboard's form and the CLI's fallback call): no key needed. */
 export function registerMerchantRoutes(api: OpenAPIHono<RestEnv>): void {
@@ -23,12 +21,10 @@ export function registerMerchantRoutes(api: OpenAPIHono<RestEnv>): void {
     }),
     async (c) => {
       const deps = c.get('deps');
-      const created = await signUp(
-        deps.database.db,
-        systemClock,
-        { name: c.req.valid('json').name },
-        { signups: deps.signups, address: clientAddress(c) },
-      );
+      const created = await signUp(deps.database.db, systemClock, c.req.valid('json'), {
+        signups: deps.signups,
+        address: clientAddress(c),
+      });
       return sendObject(
         c,
         {
@@ -41,7 +37,7 @@ export function registerMerchantRoutes(api: OpenAPIHono<RestEnv>): void {
         201,
       );
     },
-    validationHook({ name: 'parameter_invalid' }),
+    validationHook(signUpFieldCodes),
   );
 
   api.openapi(

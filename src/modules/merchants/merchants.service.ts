@@ -7,6 +7,7 @@ import type { MerchantRef } from '../context.ts';
 import { forgetCachedKeys } from './authentication.ts';
 import { announceCredentialChange, endDashboardAccess } from './credentials.ts';
 import { generateKey, hashKey, type KeyKind } from './keys.ts';
+import type { SignUpInput } from './merchants.schema.ts';
 import { apiKeys, merchants } from './merchants.table.ts';
 import type { SignupLimiter } from './signups.ts';
 
@@ -27,8 +28,8 @@ export interface MerchantWithKeys extends KeyPair {
 
 const NAME_MAX = 100;
 
-function validName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim().length === 0 || name.trim().length > NAME_MAX) {
+function validName(name: string): string {
+  if (name.trim().length === 0 || name.trim().length > NAME_MAX) {
     throw new SandbankError('parameter_invalid', {
       param: 'name',
       message: `A merchant name is 1-${NAME_MAX} characters.`,
@@ -81,7 +82,7 @@ export async function activeKeys(db: Db, merchantId: string): Promise<ActiveKey[
 export async function createMerchant(
   db: Db,
   clock: Clock,
-  input: { name: unknown; isDefault?: boolean; keys?: Partial<KeyPair> },
+  input: { name: string; isDefault?: boolean; keys?: Partial<KeyPair> },
 ): Promise<MerchantWithKeys> {
   const name = validName(input.name);
   const secretKey = input.keys?.secretKey ?? generateKey('secret');
@@ -103,7 +104,7 @@ export async function createMerchant(
 export async function signUp(
   db: Db,
   clock: Clock,
-  input: { name: unknown },
+  input: SignUpInput,
   limit: { signups?: SignupLimiter | undefined; address: string },
 ): Promise<MerchantWithKeys> {
   validName(input.name);

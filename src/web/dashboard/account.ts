@@ -144,10 +144,12 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
     const form = await formOf(c);
     const db = c.get('deps').database.db;
     try {
+      // The form's name is judged by signUp's own check (1-100 characters once trimmed); a missing
+      // one is an empty one.
       const created = await signUp(
         db,
         systemClock,
-        { name: form.name },
+        { name: form.name ?? '' },
         { signups: c.get('deps').signups, address: clientAddress(c) },
       );
       const { token } = await signInNewMerchant(db, systemClock, created.merchant);
