@@ -6,15 +6,26 @@ import { SandbankError } from '../../kernel/errors.ts';
 import type { MerchantAccount, SystemAccount } from './ledger.accounts.ts';
 import type { HoldEvent } from './ledger.machine.ts';
 import { post } from './ledger.post.ts';
-import { type Common, type EntryInput, holdKind, type PostingRow, stepAt } from './ledger.rows.ts';
+import {
+  type Common,
+  type EntryInput,
+  holdKind,
+  type PostingInput,
+  type PostingRow,
+  stepAt,
+} from './ledger.rows.ts';
 import { ledgerPostings } from './ledger.table.ts';
 
+type HoldInput = Common & { amount: bigint; type?: string; allowNegative?: readonly MerchantAccount[] };
+
 /** Reserves available funds (a hold): posted later to its destination, or voided back. */
-export function placeHold(
-  tx: Tx,
-  input: Common & { amount: bigint; type?: string; allowNegative?: readonly MerchantAccount[] },
-): Promise<PostingRow> {
-  return post(tx, {
+export function placeHold(tx: Tx, input: HoldInput): Promise<PostingRow> {
+  return post(tx, holdPosting(input));
+}
+
+/** A hold as a posting (pending: available → reserved), e.g. for a change's posting effect. */
+export function holdPosting(input: HoldInput): PostingInput {
+  return {
     ...input,
     type: input.type ?? 'hold',
     state: 'pending',
@@ -22,7 +33,7 @@ export function placeHold(
       { account: 'available', amount: -input.amount },
       { account: 'reserved', amount: input.amount },
     ],
-  });
+  };
 }
 
 async function loadHold(exec: Executor, merchantId: string, holdId: string): Promise<PostingRow> {
