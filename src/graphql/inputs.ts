@@ -15,14 +15,3 @@ export function withoutNulls(record: Record<string, unknown>): Record<string, un
     Object.entries(record).filter(([, value]) => value !== null && value !== undefined),
   );
 }
-
-/** A GraphQL CardInput as the REST body's `card`. */
-export function cardFields(card: typeof CardInput.$inferInput): Record<string, unknown> {
-  return withoutNulls({
-    number: card.number,
-    exp_month: card.expMonth,
-    exp_year: card.expYear,
-    cvc: card.cvc,
-    name: card.name,
-  });
-}

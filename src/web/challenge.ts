@@ -4,6 +4,8 @@ import { pageSecurityHeaders } from '../http/security.ts';
 import type { CurrencyCode } from '../kernel/currency.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { formatDecimal } from '../kernel/money.ts';
+import { parseInput } from '../kernel/validation.ts';
+import { completeChallengeSchema } from '../kernel/wire-schemas.ts';
 import { getCardPayment } from '../modules/card-payments/card-payments.read.ts';
 import { challengePagePath } from '../modules/card-payments/card-payments.resource.ts';
 import type { CardPaymentDetail } from '../modules/card-payments/card-payments.rows.ts';
@@ -71,9 +73,10 @@ export function buildChallengePages() {
     const id = c.req.param('id');
     const form = await c.req.parseBody();
     try {
-      await completeCardPayment3ds(c.get('payer'), id, {
+      const input = parseInput(completeChallengeSchema, {
         outcome: form.outcome === 'succeed' ? 'succeed' : 'fail',
       });
+      await completeCardPayment3ds(c.get('payer'), id, input);
     } catch (error) {
       // A decline is an outcome to show; a second answer to an answered challenge shows the outcome too.
       if (!(error instanceof SandbankError && ['card_declined', 'invalid_state'].includes(error.code)))

@@ -5,6 +5,7 @@ import type { CurrencyCode } from '../kernel/currency.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { formatDecimal } from '../kernel/money.ts';
 import { parseInput } from '../kernel/validation.ts';
+import { completeChallengeSchema } from '../kernel/wire-schemas.ts';
 import type { CardPaymentRow } from '../modules/card-payments/card-payments.resource.ts';
 import { TEST_CARDS } from '../modules/cards/magic-cards.ts';
 import { completeChallenge, payCollection } from '../modules/collections/collections.pay.ts';
@@ -298,12 +299,10 @@ export function buildCheckout() {
     const form = (await c.req.parseBody()) as Form;
     const paymentId = c.req.param('payment');
     try {
-      const result = await completeChallenge(
-        c.get('payer'),
-        paymentId,
-        { outcome: form.outcome === 'succeed' ? 'succeed' : 'fail' },
-        link.id,
-      );
+      const input = parseInput(completeChallengeSchema, {
+        outcome: form.outcome === 'succeed' ? 'succeed' : 'fail',
+      });
+      const result = await completeChallenge(c.get('payer'), paymentId, input, link.id);
       return c.redirect(redirectTarget(result.collection), 303);
     } catch (error) {
       if (error instanceof SandbankError && error.code === 'card_declined')

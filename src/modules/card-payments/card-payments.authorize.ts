@@ -8,7 +8,6 @@ import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { newLinkSecret } from '../../kernel/secrets.ts';
 import { transition } from '../../kernel/state-machine.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import { type ValidCard, validateCard } from '../cards/card-validation.ts';
 import { refundBehavior } from '../cards/magic-cards.ts';
 import { decideAfterChallenge, decideAuthorization } from '../cards/network.ts';
@@ -26,7 +25,7 @@ import {
   cardPaymentEvent,
   throwIfDeclined,
 } from './card-payments.rows.ts';
-import { createCardPaymentFieldCodes, createCardPaymentSchema } from './card-payments.schema.ts';
+import type { CreateCardPaymentInput } from './card-payments.schema.ts';
 import { cardPayments } from './card-payments.table.ts';
 import { spendToken } from './card-payments.tokens.ts';
 
@@ -211,11 +210,10 @@ async function insertNewPayment(tx: Tx, ctx: ServiceContext, row: CardPaymentRow
  * POST /v1/card_payments: validates the card (400s before any network decision), asks the network,
  * and records the payment — a decline is committed, then answered with 402 and the payment's id.
  */
-export async function createCardPayment(ctx: ServiceContext, raw: unknown): Promise<CardPaymentDetail> {
-  const input = parseInput(createCardPaymentSchema, raw, {
-    ...createCardPaymentFieldCodes,
-    card: 'parameter_invalid',
-  });
+export async function createCardPayment(
+  ctx: ServiceContext,
+  input: CreateCardPaymentInput,
+): Promise<CardPaymentDetail> {
   const amount = parseAmount(input.amount, input.currency, { max: CARD_PAYMENT_MAX_MINOR });
   if ((input.card === undefined) === (input.token === undefined)) {
     throw new SandbankError(input.card ? 'parameter_invalid' : 'parameter_missing', {

@@ -4,7 +4,6 @@ import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { transition } from '../../kernel/state-machine.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
 import { creditPendingFunds } from '../ledger/ledger.funds.ts';
@@ -12,7 +11,7 @@ import type { JobRow } from '../scheduler/scheduler.service.ts';
 import { cardPaymentMachine } from './card-payments.machine.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
 import { type CardPaymentDetail, loadPayment, stepCardPayment, withRefunds } from './card-payments.rows.ts';
-import { amountFieldCodes, captureSchema } from './card-payments.schema.ts';
+import type { CaptureInput } from './card-payments.schema.ts';
 
 export const EXPIRE_AUTHORIZATION_JOB = 'card_payment.expire_authorization';
 
@@ -62,9 +61,8 @@ export async function capture(tx: Tx, ctx: ServiceContext, payment: CardPaymentR
 export async function captureCardPayment(
   ctx: ServiceContext,
   id: string,
-  raw: unknown,
+  input: CaptureInput,
 ): Promise<CardPaymentDetail> {
-  const input = parseInput(captureSchema, raw ?? {}, amountFieldCodes);
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const current = await loadPayment(tx, ctx, id);
     transition(cardPaymentMachine, current.state, 'capture');

@@ -1,4 +1,5 @@
-import { builder } from '../../graphql/builder.ts';
+import type { z } from 'zod';
+import { builder, type GraphQLContext } from '../../graphql/builder.ts';
 import {
   idempotentMutation,
   listQueryOf,
@@ -7,13 +8,16 @@ import {
   serviceContext,
   toConnection,
 } from '../../graphql/context.ts';
-import { CardInput, cardFields, withoutNulls } from '../../graphql/inputs.ts';
+import { CardInput } from '../../graphql/inputs.ts';
 import { MoneyRef } from '../../graphql/scalars.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
+import { type WireMapper, wireInput } from '../../graphql/wire-input.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
+import { completeChallengeSchema } from '../../kernel/wire-schemas.ts';
 import { networkResponseDescription } from '../cards/network-responses.ts';
+import type { ServiceContext } from '../context.ts';
 import { createCardPayment } from './card-payments.authorize.ts';
 import { captureCardPayment, voidCardPayment } from './card-payments.capture.ts';
 import { cardPaymentMachine, refundMachine } from './card-payments.machine.ts';
@@ -21,6 +25,7 @@ import { getCardPayment, getRefund, listCardPayments } from './card-payments.rea
 import { refundCardPayment } from './card-payments.refund.ts';
 import { challengePageUrl, type RefundRow, type TokenRow } from './card-payments.resource.ts';
 import type { CardPaymentDetail } from './card-payments.rows.ts';
+import * as bodies from './card-payments.schema.ts';
 import { completeCardPayment3ds } from './card-payments.three-ds.ts';
 import { createToken } from './card-payments.tokens.ts';
 
@@ -129,6 +134,51 @@ builder.queryFields((t) => ({
 
 const paymentMutation = mutationsOf(getCardPayment);
 
+const createTokenBody = wireInput({
+  mutation: 'createCardToken',
+  schema: bodies.createTokenSchema,
+  codes: bodies.createTokenFieldCodes,
+});
+const createPaymentBody = wireInput({
+  mutation: 'createCardPayment',
+  schema: bodies.createCardPaymentSchema,
+  codes: bodies.createCardPaymentFieldCodes,
+});
+const captureBody = wireInput({
+  mutation: 'captureCardPayment',
+  schema: bodies.captureSchema,
+  codes: bodies.amountFieldCodes,
+  path: ['id'],
+});
+const refundBody = wireInput({
+  mutation: 'refundCardPayment',
+  schema: bodies.refundSchema,
+  codes: bodies.amountFieldCodes,
+  path: ['id'],
+});
+const completeChallengeBody = wireInput({
+  mutation: 'completeCardPaymentThreeDSecure',
+  schema: completeChallengeSchema,
+  path: ['id'],
+});
+
+/**
+ * A mutation of one payment (`id`) with a body: an idempotency key's fingerprint is taken over the
+ * id and the body, and the body is parsed in the run (so a bad key is reported before a bad body).
+ */
+function mutatePayment<S extends z.ZodType>(
+  ctx: GraphQLContext,
+  name: string,
+  args: { id: string | number; idempotencyKey?: string | null },
+  mapper: WireMapper<S>,
+  run: (svc: ServiceContext, id: string, input: z.output<S>) => Promise<CardPaymentDetail>,
+): Promise<CardPaymentDetail> {
+  const body = mapper.body(args);
+  return paymentMutation(ctx, name, args.idempotencyKey, { id: args.id, ...body }, (svc) =>
+    run(svc, String(args.id), mapper.parse(body)),
+  );
+}
+
 builder.mutationFields((t) => ({
   createCardToken: t.field({
     type: TokenRef,
@@ -137,7 +187,8 @@ builder.mutationFields((t) => ({
     skipTypeScopes: true,
     authScopes: { anyKey: true },
     args: { card: t.arg({ type: CardInput, required: true }) },
-    resolve: (_root, args, ctx) => createToken(serviceContext(ctx), { card: cardFields(args.card) }),
+    resolve: (_root, args, ctx) =>
+      createToken(serviceContext(ctx), createTokenBody.parse(createTokenBody.body(args))),
   }),
   createCardPayment: t.field({
     type: CardPaymentRef,
@@ -155,18 +206,9 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({
-        amount: args.amount,
-        currency: args.currency,
-        card: args.card ? cardFields(args.card) : undefined,
-        token: args.token,
-        capture: args.capture,
-        reference: args.reference,
-        description: args.description,
-        metadata: args.metadata,
-      });
-      return paymentMutation(ctx, 'createCardPayment', args.idempotencyKey, raw, (svc) =>
-        createCardPayment(svc, raw),
+      const body = createPaymentBody.body(args);
+      return paymentMutation(ctx, 'createCardPayment', args.idempotencyKey, body, (svc) =>
+        createCardPayment(svc, createPaymentBody.parse(body)),
       );
     },
   }),
@@ -178,12 +220,8 @@ builder.mutationFields((t) => ({
       amount: t.arg({ type: 'Decimal', description: 'At most the authorized amount (default: all).' }),
       idempotencyKey: t.arg.string(),
     },
-    resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({ amount: args.amount });
-      return paymentMutation(ctx, 'captureCardPayment', args.idempotencyKey, { id: args.id, ...raw }, (svc) =>
-        captureCardPayment(svc, String(args.id), raw),
-      );
-    },
+    resolve: (_root, args, ctx) =>
+      mutatePayment(ctx, 'captureCardPayment', args, captureBody, captureCardPayment),
   }),
   voidCardPayment: t.field({
     type: CardPaymentRef,
@@ -204,13 +242,13 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({ amount: args.amount, reason: args.reason });
+      const body = refundBody.body(args);
       // The stored result is the refund's id: a replay answers with that refund, as it is now.
       return idempotentMutation<{ refund: RefundRow; payment: CardPaymentDetail }>(
         ctx,
-        { name: 'refundCardPayment', key: args.idempotencyKey, input: { id: args.id, ...raw } },
+        { name: 'refundCardPayment', key: args.idempotencyKey, input: { id: args.id, ...body } },
         async (svc) => {
-          const result = await refundCardPayment(svc, String(args.id), raw);
+          const result = await refundCardPayment(svc, String(args.id), refundBody.parse(body));
           return { ...result, id: result.refund.id };
         },
         getRefund,
@@ -227,12 +265,12 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) =>
-      paymentMutation(
+      mutatePayment(
         ctx,
         'completeCardPaymentThreeDSecure',
-        args.idempotencyKey,
-        { id: args.id, outcome: args.outcome },
-        (svc) => completeCardPayment3ds(svc, String(args.id), { outcome: args.outcome }),
+        args,
+        completeChallengeBody,
+        completeCardPayment3ds,
       ),
   }),
 }));

@@ -8,7 +8,6 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { transition } from '../../kernel/state-machine.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
 import { fundsAvailableAt } from '../ledger/ledger.funds.ts';
@@ -28,7 +27,7 @@ import {
   refundsOf,
   withRefunds,
 } from './card-payments.rows.ts';
-import { amountFieldCodes, refundSchema } from './card-payments.schema.ts';
+import type { RefundInput } from './card-payments.schema.ts';
 import { cardPayments, cardRefunds } from './card-payments.table.ts';
 
 export const SETTLE_REFUND_JOB = 'refund.settle';
@@ -61,9 +60,8 @@ const refundKind: StatefulKind<RefundRow, RefundState, RefundEvent> = {
 export async function refundCardPayment(
   ctx: ServiceContext,
   id: string,
-  raw: unknown,
+  input: RefundInput,
 ): Promise<{ payment: CardPaymentDetail; refund: RefundRow }> {
-  const input = parseInput(refundSchema, raw ?? {}, amountFieldCodes);
   const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const current = await loadPayment(tx, ctx, id);
     transition(cardPaymentMachine, current.state, 'refund');

@@ -16,6 +16,7 @@ import {
   captureSchema,
   createCardPaymentFieldCodes,
   createCardPaymentSchema,
+  createTokenFieldCodes,
   createTokenSchema,
   refundSchema,
 } from './card-payments.schema.ts';
@@ -35,8 +36,8 @@ export function registerCardPaymentRoutes(api: OpenAPIHono<RestEnv>): void {
       summary: 'Tokenize a card (public or secret key): single use, 15 minutes of clock time',
       request: jsonRequestBody(createTokenSchema),
     }),
-    async (c) => sendObject(c, tokenResource(await createToken(serviceContext(c), c.get('body')))),
-    validationHook({ card: 'parameter_invalid' }),
+    async (c) => sendObject(c, tokenResource(await createToken(serviceContext(c), c.req.valid('json')))),
+    validationHook(createTokenFieldCodes),
   );
 
   api.openapi(
@@ -49,9 +50,9 @@ export function registerCardPaymentRoutes(api: OpenAPIHono<RestEnv>): void {
     }),
     async (c) => {
       const ctx = serviceContext(c);
-      return sendObject(c, render(ctx.publicUrl)(await createCardPayment(ctx, c.get('body'))));
+      return sendObject(c, render(ctx.publicUrl)(await createCardPayment(ctx, c.req.valid('json'))));
     },
-    validationHook({ ...createCardPaymentFieldCodes, card: 'parameter_invalid' }),
+    validationHook(createCardPaymentFieldCodes),
   );
 
   api.openapi(
@@ -98,7 +99,7 @@ export function registerCardPaymentRoutes(api: OpenAPIHono<RestEnv>): void {
     }),
     async (c) => {
       const ctx = serviceContext(c);
-      const detail = await captureCardPayment(ctx, c.req.valid('param').id, c.get('body'));
+      const detail = await captureCardPayment(ctx, c.req.valid('param').id, c.req.valid('json'));
       return sendObject(c, render(ctx.publicUrl)(detail));
     },
     validationHook(amountFieldCodes),
@@ -129,7 +130,7 @@ export function registerCardPaymentRoutes(api: OpenAPIHono<RestEnv>): void {
     }),
     async (c) => {
       const ctx = serviceContext(c);
-      const { payment, refund } = await refundCardPayment(ctx, c.req.valid('param').id, c.get('body'));
+      const { payment, refund } = await refundCardPayment(ctx, c.req.valid('param').id, c.req.valid('json'));
       return sendObject(c, {
         ...refundResource(refund),
         card_payment: render(ctx.publicUrl)(payment),
@@ -148,7 +149,7 @@ export function registerCardPaymentRoutes(api: OpenAPIHono<RestEnv>): void {
     }),
     async (c) => {
       const ctx = serviceContext(c);
-      const detail = await completeCardPayment3ds(ctx, c.req.valid('param').id, c.get('body'));
+      const detail = await completeCardPayment3ds(ctx, c.req.valid('param').id, c.req.valid('json'));
       return sendObject(c, render(ctx.publicUrl)(detail));
     },
     validationHook(),

@@ -1,8 +1,19 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
-import { cardSchema, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
+import {
+  cardSchema,
+  type completeChallengeSchema,
+  labelFields,
+  moneyFieldCodes,
+  wireAmount,
+} from '../../kernel/wire-schemas.ts';
 
 export const createTokenSchema = z.strictObject({ card: cardSchema });
+
+export const createTokenFieldCodes: FieldCodes = { card: 'parameter_invalid' };
+
+/** POST /v1/tokens's body as parsed: createToken's input. */
+export type CreateTokenInput = z.output<typeof createTokenSchema>;
 
 export const createCardPaymentSchema = z.strictObject({
   amount: wireAmount,
@@ -13,11 +24,17 @@ export const createCardPaymentSchema = z.strictObject({
   ...labelFields,
 });
 
-export const createCardPaymentFieldCodes: FieldCodes = moneyFieldCodes;
+export const createCardPaymentFieldCodes: FieldCodes = { ...moneyFieldCodes, card: 'parameter_invalid' };
+
+/** POST /v1/card_payments's body as parsed: createCardPayment's input. */
+export type CreateCardPaymentInput = z.output<typeof createCardPaymentSchema>;
 
 export const captureSchema = z.strictObject({
   amount: wireAmount.optional().describe('At most the authorized amount (default: all of it).'),
 });
+
+/** POST /v1/card_payments/{id}/capture's body as parsed: captureCardPayment's input. */
+export type CaptureInput = z.output<typeof captureSchema>;
 
 export const refundSchema = z.strictObject({
   amount: wireAmount
@@ -26,4 +43,14 @@ export const refundSchema = z.strictObject({
   reason: z.enum(['duplicate', 'fraudulent', 'requested_by_customer']).optional(),
 });
 
+/** POST /v1/card_payments/{id}/refunds's body as parsed: refundCardPayment's input. */
+export type RefundInput = z.output<typeof refundSchema>;
+
+/** The error codes of a capture's and a refund's fields. */
 export const amountFieldCodes: FieldCodes = { amount: 'amount_invalid' };
+
+/**
+ * The answer to a 3-D Secure challenge as parsed (kernel/wire-schemas.ts's completeChallengeSchema,
+ * which has no special field codes): completeCardPayment3ds's and its collection's completeChallenge's input.
+ */
+export type CompleteChallengeInput = z.output<typeof completeChallengeSchema>;

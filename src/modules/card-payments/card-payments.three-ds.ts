@@ -4,8 +4,6 @@ import { step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { linkSecretMatches } from '../../kernel/secrets.ts';
-import { parseInput } from '../../kernel/validation.ts';
-import { completeChallengeSchema } from '../../kernel/wire-schemas.ts';
 import type { FinalDecision } from '../cards/network-responses.ts';
 import type { ServiceContext } from '../context.ts';
 import { merchants } from '../merchants/merchants.table.ts';
@@ -19,6 +17,7 @@ import {
   throwIfDeclined,
   withRefunds,
 } from './card-payments.rows.ts';
+import type { CompleteChallengeInput } from './card-payments.schema.ts';
 import { cardPayments } from './card-payments.table.ts';
 
 /** The merchant of a card payment, for its 3-D Secure page (which has no API key: the link is the capability). */
@@ -95,9 +94,8 @@ export async function answerChallenge(
 export async function completeCardPayment3ds(
   ctx: ServiceContext,
   id: string,
-  raw: unknown,
+  { outcome }: CompleteChallengeInput,
 ): Promise<CardPaymentDetail> {
-  const { outcome } = parseInput(completeChallengeSchema, raw);
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
     answerChallenge(tx, ctx, await loadPayment(tx, ctx, id), outcome),
   );

@@ -4,13 +4,12 @@ import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import { type ValidCard, validateCard } from '../cards/card-validation.ts';
 import { perMerchant } from '../clock/clock.sql.ts';
 import type { ServiceContext } from '../context.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import type { TokenRow } from './card-payments.resource.ts';
-import { createTokenSchema } from './card-payments.schema.ts';
+import type { CreateTokenInput } from './card-payments.schema.ts';
 import { cardTokens } from './card-payments.table.ts';
 
 /** A token is usable once within 15 minutes of clock time. */
@@ -19,8 +18,7 @@ export const TOKEN_TTL_SECONDS = 15 * 60;
 /** A token's expiry: an unused token's number and CVC are blanked when its 15 minutes are over. */
 export const TOKEN_EXPIRY_JOB = 'token.expire';
 
-export async function createToken(ctx: ServiceContext, raw: unknown): Promise<TokenRow> {
-  const input = parseInput(createTokenSchema, raw, { card: 'parameter_invalid' });
+export async function createToken(ctx: ServiceContext, input: CreateTokenInput): Promise<TokenRow> {
   const card = validateCard(input.card);
   const now = ctx.clock.now();
   const expiresAt = addSeconds(now, TOKEN_TTL_SECONDS);

@@ -4,12 +4,11 @@ import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
-import { parseInput } from '../../kernel/validation.ts';
-import { completeChallengeSchema } from '../../kernel/wire-schemas.ts';
 import { validateBankAccount } from '../bank-accounts/bank-account.ts';
 import { authorizeCard } from '../card-payments/card-payments.authorize.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
 import { loadPayment, throwIfDeclined } from '../card-payments/card-payments.rows.ts';
+import type { CompleteChallengeInput } from '../card-payments/card-payments.schema.ts';
 import { answerChallenge } from '../card-payments/card-payments.three-ds.ts';
 import { validateCard } from '../cards/card-validation.ts';
 import type { ServiceContext } from '../context.ts';
@@ -108,10 +107,9 @@ export async function payCollection(
 export async function completeChallenge(
   ctx: ServiceContext,
   paymentId: string,
-  raw: unknown,
+  { outcome }: CompleteChallengeInput,
   collectionId: string,
 ): Promise<PayResult> {
-  const { outcome } = parseInput(completeChallengeSchema, raw);
   const result = await inTransaction(ctx.db, ctx.tx, async (tx): Promise<PayResult> => {
     const current = await loadPayment(tx, ctx, paymentId);
     if (current.collectionId !== collectionId)

@@ -164,7 +164,7 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
       const payment = await loadPayment(ctx.tx ?? ctx.db, ctx, id);
       if (!payment.collectionId)
         throw new SandbankError('resource_not_found', { message: 'No such payment.' });
-      const result = await completeChallenge(ctx, id, c.get('body'), payment.collectionId);
+      const result = await completeChallenge(ctx, id, c.req.valid('json'), payment.collectionId);
       return sendObject(c, payResultResource(result, ctx.publicUrl));
     },
     validationHook(),

@@ -4,6 +4,7 @@ import { parseInput } from '../../kernel/validation.ts';
 import { captureCardPayment, voidCardPayment } from '../card-payments/card-payments.capture.ts';
 import { cardPaymentMachine } from '../card-payments/card-payments.machine.ts';
 import { refundCardPayment } from '../card-payments/card-payments.refund.ts';
+import { amountFieldCodes, captureSchema, refundSchema } from '../card-payments/card-payments.schema.ts';
 import { completeCardPayment3ds } from '../card-payments/card-payments.three-ds.ts';
 import { collectionMachine } from '../collections/collections.machine.ts';
 import { cancelCollection } from '../collections/collections.service.ts';
@@ -85,9 +86,15 @@ function entryActions(steps: EntrySteps): KindActions {
 const ACTIONS: Record<TransactionKind, KindActions> = {
   collection: { cancel: { events: ['cancel'], run: (ctx, id) => cancelCollection(ctx, id) } },
   card_payment: {
-    capture: { events: ['capture'], run: captureCardPayment },
+    capture: {
+      events: ['capture'],
+      run: (ctx, id, body) => captureCardPayment(ctx, id, parseInput(captureSchema, body, amountFieldCodes)),
+    },
     void: { events: ['void'], run: (ctx, id) => voidCardPayment(ctx, id) },
-    refund: { events: ['refund', 'refund_in_full'], run: refundCardPayment },
+    refund: {
+      events: ['refund', 'refund_in_full'],
+      run: (ctx, id, body) => refundCardPayment(ctx, id, parseInput(refundSchema, body, amountFieldCodes)),
+    },
     complete_3ds: {
       events: ['complete_3ds'],
       run: (ctx, id) => completeCardPayment3ds(ctx, id, { outcome: 'succeed' }),

@@ -1,7 +1,12 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { SandbankError } from '../../kernel/errors.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { createCardPayment } from '../../modules/card-payments/card-payments.authorize.ts';
+import {
+  createCardPaymentFieldCodes,
+  createCardPaymentSchema,
+} from '../../modules/card-payments/card-payments.schema.ts';
 import { TEST_CARDS, type TestCard } from '../../modules/cards/magic-cards.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import {
@@ -59,7 +64,11 @@ function paymentBody(form: Form, clockYear: number): Record<string, unknown> {
 
 async function createFromForm(svc: ServiceContext, form: Form): Promise<Outcome> {
   try {
-    const payment = await createCardPayment(svc, paymentBody(form, svc.clock.now().getUTCFullYear()));
+    const body = paymentBody(form, svc.clock.now().getUTCFullYear());
+    const payment = await createCardPayment(
+      svc,
+      parseInput(createCardPaymentSchema, body, createCardPaymentFieldCodes),
+    );
     return {
       to: detailPath(payment.id),
       notice: `Card payment ${payment.id} (${payment.brand} •••• ${payment.last4}) is ${payment.state} for ${money(payment.amount, payment.currency)}.`,
