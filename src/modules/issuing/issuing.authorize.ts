@@ -5,7 +5,6 @@ import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { placeHold } from '../ledger/ledger.holds.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
@@ -21,7 +20,7 @@ import {
 } from './issuing.controls.ts';
 import type { IssuingAuthorizationRow, VirtualCardRow } from './issuing.resource.ts';
 import { AUTHORIZATION_MAX_MINOR, issuingAuthorizationEvent, loadCard } from './issuing.rows.ts';
-import { authorizationFieldCodes, simulateAuthorizationSchema } from './issuing.schema.ts';
+import type { SimulateAuthorizationInput } from './issuing.schema.ts';
 import { issuingAuthorizations, type StoredControls } from './issuing.table.ts';
 
 /** An approved authorization not captured within this many days of clock time expires. */
@@ -168,9 +167,8 @@ export async function authorizeOnCard(
 export async function simulateAuthorization(
   ctx: ServiceContext,
   cardId: string,
-  raw: unknown,
+  input: SimulateAuthorizationInput,
 ): Promise<IssuingAuthorizationRow> {
-  const input = parseInput(simulateAuthorizationSchema, raw, authorizationFieldCodes);
   const amount = parseAmount(input.amount, 'USD', { max: AUTHORIZATION_MAX_MINOR });
   const mcc = validateMcc(input.merchant.mcc, 'merchant.mcc');
   return inTransaction(ctx.db, ctx.tx, async (tx) => {

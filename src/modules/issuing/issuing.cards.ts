@@ -6,7 +6,6 @@ import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import { luhnCheckDigit } from '../cards/card-numbers.ts';
 import { TEST_CARDS } from '../cards/magic-cards.ts';
 import type { ServiceContext } from '../context.ts';
@@ -14,11 +13,10 @@ import { validateMcc } from './issuing.controls.ts';
 import { virtualCardMachine } from './issuing.machine.ts';
 import type { VirtualCardRow } from './issuing.resource.ts';
 import { AUTHORIZATION_MAX_MINOR, loadCard, virtualCardEvent, virtualCardKind } from './issuing.rows.ts';
-import {
-  createVirtualCardSchema,
-  spendingControlsSchema,
-  updateVirtualCardSchema,
-  virtualCardFieldCodes,
+import type {
+  CreateVirtualCardInput,
+  SpendingControlsInput,
+  UpdateVirtualCardInput,
 } from './issuing.schema.ts';
 import { type StoredControls, virtualCards } from './issuing.table.ts';
 
@@ -34,9 +32,8 @@ function newCardNumber(brand: keyof typeof ISSUING_BINS): string {
   return body + luhnCheckDigit(body);
 }
 
-/** Parses and validates spending controls: amounts in USD, MCCs of ISO 18245, stored as strings. */
-function parseControls(input: unknown, param = 'spending_controls'): StoredControls {
-  const parsed = parseInput(spendingControlsSchema, input ?? {});
+/** Validates parsed spending controls: amounts in USD, MCCs of ISO 18245, stored as strings. */
+function parseControls(parsed: SpendingControlsInput = {}, param = 'spending_controls'): StoredControls {
   const limits = (parsed.limits ?? []).map((limit, i) => {
     const amount = parseAmount(limit.amount, 'USD', { max: AUTHORIZATION_MAX_MINOR * 1000n });
     if (amount <= 0n) throw new SandbankError('amount_invalid', { param: `${param}.limits.${i}.amount` });
@@ -52,8 +49,10 @@ function parseControls(input: unknown, param = 'spending_controls'): StoredContr
 }
 
 /** POST /v1/virtual_cards: a unique, Luhn-valid number of the brand, a CVC, three years of validity. */
-export async function createVirtualCard(ctx: ServiceContext, raw: unknown): Promise<VirtualCardRow> {
-  const input = parseInput(createVirtualCardSchema, raw, virtualCardFieldCodes);
+export async function createVirtualCard(
+  ctx: ServiceContext,
+  input: CreateVirtualCardInput,
+): Promise<VirtualCardRow> {
   const controls = parseControls(input.spending_controls);
   const now = ctx.clock.now();
   return inTransaction(ctx.db, ctx.tx, async (tx) => {
@@ -98,9 +97,8 @@ const STATE_EVENTS = { active: 'unfreeze', frozen: 'freeze', canceled: 'cancel' 
 export async function updateVirtualCard(
   ctx: ServiceContext,
   id: string,
-  raw: unknown,
+  input: UpdateVirtualCardInput,
 ): Promise<VirtualCardRow> {
-  const input = parseInput(updateVirtualCardSchema, raw);
   const controls = input.spending_controls === undefined ? undefined : parseControls(input.spending_controls);
   return inTransaction(ctx.db, ctx.tx, async (tx) => {
     const card = await loadCard(tx, ctx.merchant.id, id, true);

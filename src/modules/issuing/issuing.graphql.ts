@@ -6,9 +6,9 @@ import {
   serviceContext,
   toConnection,
 } from '../../graphql/context.ts';
-import { withoutNulls } from '../../graphql/inputs.ts';
 import { MoneyRef } from '../../graphql/scalars.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
+import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { networkResponseDescription } from '../cards/network-responses.ts';
@@ -18,6 +18,16 @@ import { DECLINE_REASONS, LIMIT_INTERVALS, mccName } from './issuing.controls.ts
 import { issuingAuthorizationMachine, virtualCardMachine } from './issuing.machine.ts';
 import { getAuthorization, getVirtualCard, listAuthorizations, listVirtualCards } from './issuing.read.ts';
 import type { IssuingAuthorizationRow, VirtualCardRow } from './issuing.resource.ts';
+import {
+  authorizationAmountFieldCodes,
+  authorizationAmountSchema,
+  authorizationFieldCodes,
+  createVirtualCardSchema,
+  simulateAuthorizationSchema,
+  updateVirtualCardFieldCodes,
+  updateVirtualCardSchema,
+  virtualCardFieldCodes,
+} from './issuing.schema.ts';
 import { captureAuthorization, refundAuthorization, reverseAuthorization } from './issuing.settle.ts';
 
 const usd = (amount: bigint) => ({ amount, currency: 'USD' as const });
@@ -124,14 +134,43 @@ const ControlsInput = builder.inputType('SpendingControlsInput', {
   }),
 });
 
-const controlsFields = (input: typeof ControlsInput.$inferInput | null | undefined) =>
-  input
-    ? withoutNulls({
-        limits: input.limits?.map((limit) => ({ amount: limit.amount, interval: limit.interval })),
-        allowed_mccs: input.allowedMccs,
-        blocked_mccs: input.blockedMccs,
-      })
-    : undefined;
+const createVirtualCardBody = wireInput({
+  mutation: 'createVirtualCard',
+  schema: createVirtualCardSchema,
+  codes: virtualCardFieldCodes,
+});
+const updateVirtualCardBody = wireInput({
+  mutation: 'updateVirtualCard',
+  schema: updateVirtualCardSchema,
+  codes: updateVirtualCardFieldCodes,
+  path: ['id'],
+});
+const simulateAuthorizationBody = wireInput({
+  mutation: 'simulateIssuingAuthorization',
+  schema: simulateAuthorizationSchema,
+  codes: authorizationFieldCodes,
+  moves: { merchantName: 'merchant.name', merchantMcc: 'merchant.mcc', merchantCountry: 'merchant.country' },
+  path: ['virtualCardId'],
+});
+
+/** capture, reverse and refund: the mutation, its REST step, its service, and its `{amount?}` body. */
+const amountSteps = (
+  [
+    ['captureIssuingAuthorization', 'capture', captureAuthorization],
+    ['reverseIssuingAuthorization', 'reverse', reverseAuthorization],
+    ['refundIssuingAuthorization', 'refund', refundAuthorization],
+  ] as const
+).map(([name, path, run]) => ({
+  name,
+  path,
+  run,
+  input: wireInput({
+    mutation: name,
+    schema: authorizationAmountSchema,
+    codes: authorizationAmountFieldCodes,
+    path: ['id'],
+  }),
+}));
 
 builder.queryFields((t) => ({
   virtualCard: t.field({
@@ -180,14 +219,9 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({
-        brand: args.brand,
-        cardholder_name: args.cardholderName,
-        spending_controls: controlsFields(args.spendingControls),
-        metadata: args.metadata,
-      });
-      return cardMutation(ctx, 'createVirtualCard', args.idempotencyKey, raw, (svc) =>
-        createVirtualCard(svc, raw),
+      const body = createVirtualCardBody.body(args);
+      return cardMutation(ctx, 'createVirtualCard', args.idempotencyKey, body, (svc) =>
+        createVirtualCard(svc, createVirtualCardBody.parse(body)),
       );
     },
   }),
@@ -203,13 +237,9 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({
-        state: args.state,
-        spending_controls: controlsFields(args.spendingControls),
-        metadata: args.metadata,
-      });
-      return cardMutation(ctx, 'updateVirtualCard', args.idempotencyKey, { id: args.id, ...raw }, (svc) =>
-        updateVirtualCard(svc, String(args.id), raw),
+      const body = updateVirtualCardBody.body(args);
+      return cardMutation(ctx, 'updateVirtualCard', args.idempotencyKey, { id: args.id, ...body }, (svc) =>
+        updateVirtualCard(svc, String(args.id), updateVirtualCardBody.parse(body)),
       );
     },
   }),
@@ -227,32 +257,19 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({
-        amount: args.amount,
-        merchant: withoutNulls({
-          name: args.merchantName,
-          mcc: args.merchantMcc,
-          country: args.merchantCountry,
-        }),
-        reference: args.reference,
-      });
+      const body = simulateAuthorizationBody.body(args);
       return authorizationMutation(
         ctx,
         'simulateIssuingAuthorization',
         args.idempotencyKey,
-        { card: args.virtualCardId, ...raw },
-        (svc) => simulateAuthorization(svc, String(args.virtualCardId), raw),
+        { card: args.virtualCardId, ...body },
+        (svc) =>
+          simulateAuthorization(svc, String(args.virtualCardId), simulateAuthorizationBody.parse(body)),
       );
     },
   }),
   ...Object.fromEntries(
-    (
-      [
-        ['captureIssuingAuthorization', 'capture', captureAuthorization],
-        ['reverseIssuingAuthorization', 'reverse', reverseAuthorization],
-        ['refundIssuingAuthorization', 'refund', refundAuthorization],
-      ] as const
-    ).map(([name, path, run]) => [
+    amountSteps.map(({ name, path, run, input }) => [
       name,
       t.field({
         type: IssuingAuthorizationRef,
@@ -264,9 +281,9 @@ builder.mutationFields((t) => ({
           idempotencyKey: t.arg.string(),
         },
         resolve: (_root, args, ctx) => {
-          const raw = withoutNulls({ amount: args.amount });
-          return authorizationMutation(ctx, name, args.idempotencyKey, { id: args.id, ...raw }, (svc) =>
-            run(svc, String(args.id), raw),
+          const body = input.body(args);
+          return authorizationMutation(ctx, name, args.idempotencyKey, { id: args.id, ...body }, (svc) =>
+            run(svc, String(args.id), input.parse(body)),
           );
         },
       }),

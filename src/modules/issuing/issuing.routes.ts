@@ -13,10 +13,12 @@ import {
   virtualCardResource,
 } from './issuing.resource.ts';
 import {
+  authorizationAmountFieldCodes,
   authorizationAmountSchema,
   authorizationFieldCodes,
   createVirtualCardSchema,
   simulateAuthorizationSchema,
+  updateVirtualCardFieldCodes,
   updateVirtualCardSchema,
   virtualCardFieldCodes,
 } from './issuing.schema.ts';
@@ -36,8 +38,11 @@ export function registerIssuingRoutes(api: OpenAPIHono<RestEnv>): void {
       request: jsonRequestBody(createVirtualCardSchema),
     }),
     async (c) =>
-      sendObject(c, virtualCardDetailsResource(await createVirtualCard(serviceContext(c), c.get('body')))),
-    validationHook({ ...virtualCardFieldCodes, spending_controls: 'parameter_invalid' }),
+      sendObject(
+        c,
+        virtualCardDetailsResource(await createVirtualCard(serviceContext(c), c.req.valid('json'))),
+      ),
+    validationHook(virtualCardFieldCodes),
   );
 
   api.openapi(
@@ -96,10 +101,10 @@ export function registerIssuingRoutes(api: OpenAPIHono<RestEnv>): void {
       sendObject(
         c,
         virtualCardResource(
-          await updateVirtualCard(serviceContext(c), c.req.valid('param').id, c.get('body')),
+          await updateVirtualCard(serviceContext(c), c.req.valid('param').id, c.req.valid('json')),
         ),
       ),
-    validationHook({ spending_controls: 'parameter_invalid' }),
+    validationHook(updateVirtualCardFieldCodes),
   );
 
   api.openapi(
@@ -114,10 +119,10 @@ export function registerIssuingRoutes(api: OpenAPIHono<RestEnv>): void {
       sendObject(
         c,
         issuingAuthorizationResource(
-          await simulateAuthorization(serviceContext(c), c.req.valid('param').id, c.get('body')),
+          await simulateAuthorization(serviceContext(c), c.req.valid('param').id, c.req.valid('json')),
         ),
       ),
-    validationHook({ ...authorizationFieldCodes, merchant: 'parameter_invalid' }),
+    validationHook(authorizationFieldCodes),
   );
 
   api.openapi(
@@ -182,9 +187,11 @@ export function registerIssuingRoutes(api: OpenAPIHono<RestEnv>): void {
       async (c) =>
         sendObject(
           c,
-          issuingAuthorizationResource(await run(serviceContext(c), c.req.valid('param').id, c.get('body'))),
+          issuingAuthorizationResource(
+            await run(serviceContext(c), c.req.valid('param').id, c.req.valid('json')),
+          ),
         ),
-      validationHook({ amount: 'amount_invalid' }),
+      validationHook(authorizationAmountFieldCodes),
     );
   }
 }

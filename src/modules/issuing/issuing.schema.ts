@@ -15,6 +15,9 @@ export const spendingControlsSchema = z.strictObject({
   blocked_mccs: mccList.optional().describe('These merchant category codes are declined.'),
 });
 
+/** Spending controls as parsed (amounts and codes are checked by the service). */
+export type SpendingControlsInput = z.output<typeof spendingControlsSchema>;
+
 export const createVirtualCardSchema = z.strictObject({
   brand: z.enum(['visa', 'mastercard']),
   cardholder_name: z.string().min(1).max(100),
@@ -23,13 +26,26 @@ export const createVirtualCardSchema = z.strictObject({
   metadata: metadataSchema.optional(),
 });
 
+/** The error codes of a new card's special fields. */
+export const virtualCardFieldCodes: FieldCodes = {
+  currency: 'currency_unsupported',
+  spending_controls: 'parameter_invalid',
+};
+
+/** POST /v1/virtual_cards's body as parsed: createVirtualCard's input. */
+export type CreateVirtualCardInput = z.output<typeof createVirtualCardSchema>;
+
 export const updateVirtualCardSchema = z.strictObject({
   state: z.enum(['active', 'frozen', 'canceled']).optional(),
   spending_controls: spendingControlsSchema.optional(),
   metadata: metadataSchema.optional(),
 });
 
-export const virtualCardFieldCodes: FieldCodes = { currency: 'currency_unsupported' };
+/** The error codes of a card update's special fields. */
+export const updateVirtualCardFieldCodes: FieldCodes = { spending_controls: 'parameter_invalid' };
+
+/** POST /v1/virtual_cards/{id}'s body as parsed: updateVirtualCard's input. */
+export type UpdateVirtualCardInput = z.output<typeof updateVirtualCardSchema>;
 
 export const simulateAuthorizationSchema = z.strictObject({
   amount: wireAmount,
@@ -49,6 +65,15 @@ export const simulateAuthorizationSchema = z.strictObject({
 export const authorizationFieldCodes: FieldCodes = {
   amount: 'amount_invalid',
   currency: 'currency_unsupported',
+  merchant: 'parameter_invalid',
 };
 
+/** A simulated authorization's body as parsed: simulateAuthorization's input. */
+export type SimulateAuthorizationInput = z.output<typeof simulateAuthorizationSchema>;
+
 export const authorizationAmountSchema = z.strictObject({ amount: wireAmount.optional() });
+
+export const authorizationAmountFieldCodes: FieldCodes = { amount: 'amount_invalid' };
+
+/** The body of capture, reverse and refund as parsed (it may be omitted: no amount, the default one). */
+export type AuthorizationAmountInput = z.output<typeof authorizationAmountSchema>;

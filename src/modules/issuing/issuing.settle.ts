@@ -5,7 +5,6 @@ import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { formatDecimal, parseAmount } from '../../kernel/money.ts';
 import { transition } from '../../kernel/state-machine.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { placeHold, postHold, voidHold } from '../ledger/ledger.holds.ts';
 import { post } from '../ledger/ledger.post.ts';
@@ -13,13 +12,17 @@ import type { JobRow } from '../scheduler/scheduler.service.ts';
 import { issuingAuthorizationMachine } from './issuing.machine.ts';
 import type { IssuingAuthorizationRow } from './issuing.resource.ts';
 import { AUTHORIZATION_MAX_MINOR, issuingAuthorizationKind, loadAuthorization } from './issuing.rows.ts';
-import { authorizationAmountSchema } from './issuing.schema.ts';
+import type { AuthorizationAmountInput } from './issuing.schema.ts';
 import { issuingAuthorizations } from './issuing.table.ts';
 
 type Ctx = ServiceContext & { tx: Tx };
 
-function optionalAmount(raw: unknown, fallback: bigint, max: bigint, what: string): bigint {
-  const input = parseInput(authorizationAmountSchema, raw ?? {}, { amount: 'amount_invalid' });
+function optionalAmount(
+  input: AuthorizationAmountInput,
+  fallback: bigint,
+  max: bigint,
+  what: string,
+): bigint {
   if (input.amount === undefined) return fallback;
   const amount = parseAmount(input.amount, 'USD');
   if (amount > max) {
@@ -62,10 +65,10 @@ export const outstanding = (row: IssuingAuthorizationRow) => row.amount - row.am
  * amount leaves available — above the hold even if that takes available below zero, as an issuer
  * must pay a clearing it approved.
  */
-export function captureAuthorization(ctx: ServiceContext, id: string, raw: unknown) {
+export function captureAuthorization(ctx: ServiceContext, id: string, input: AuthorizationAmountInput = {}) {
   return simulateStep(ctx, id, (tx, row) => {
     transition(issuingAuthorizationMachine, row.state, 'capture');
-    const amount = optionalAmount(raw, outstanding(row), AUTHORIZATION_MAX_MINOR, 'captured');
+    const amount = optionalAmount(input, outstanding(row), AUTHORIZATION_MAX_MINOR, 'captured');
     return captureOn(tx, ctx, row, amount);
   });
 }
@@ -96,10 +99,10 @@ export async function captureOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthori
  * `reverse {amount?}`: the merchant gives back all (default) or part of what is still authorized;
  * the hold shrinks by it, and what was reversed no longer counts against a limit.
  */
-export function reverseAuthorization(ctx: ServiceContext, id: string, raw: unknown) {
+export function reverseAuthorization(ctx: ServiceContext, id: string, input: AuthorizationAmountInput = {}) {
   return simulateStep(ctx, id, (tx, row) => {
     transition(issuingAuthorizationMachine, row.state, 'reverse');
-    const amount = optionalAmount(raw, outstanding(row), outstanding(row), 'reversed');
+    const amount = optionalAmount(input, outstanding(row), outstanding(row), 'reversed');
     return reverseOn(tx, ctx, row, amount);
   });
 }
@@ -131,14 +134,14 @@ export async function reverseOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthori
 }
 
 /** `refund {amount?}`: money back from the merchant on a capture, up to what was captured. */
-export function refundAuthorization(ctx: ServiceContext, id: string, raw: unknown) {
+export function refundAuthorization(ctx: ServiceContext, id: string, input: AuthorizationAmountInput = {}) {
   return simulateStep(ctx, id, (tx, row) => {
     transition(issuingAuthorizationMachine, row.state, 'refund'); // 409 before a 400 on the amount
     const left = row.amountCaptured - row.amountRefunded;
     if (left === 0n) {
       throw new SandbankError('invalid_state', { message: 'This authorization is refunded in full.' });
     }
-    return refundOn(tx, ctx, row, optionalAmount(raw, left, left, 'refunded'));
+    return refundOn(tx, ctx, row, optionalAmount(input, left, left, 'refunded'));
   });
 }
 

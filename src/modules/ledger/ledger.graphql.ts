@@ -1,6 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { idempotentMutation, listQueryOf, serviceContext, toConnection } from '../../graphql/context.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
+import { wireInput } from '../../graphql/wire-input.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import {
@@ -10,6 +11,7 @@ import {
   listBalanceTransactions,
 } from './ledger.queries.ts';
 import type { PostingRow } from './ledger.rows.ts';
+import { topUpFieldCodes, topUpSchema } from './ledger.schema.ts';
 import { topUpBalance } from './ledger.topup.ts';
 
 const BalanceRef = builder.objectRef<Balance>('Balance').implement({
@@ -67,6 +69,8 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const topUpBody = wireInput({ mutation: 'topUpBalance', schema: topUpSchema, codes: topUpFieldCodes });
+
 builder.mutationFields((t) => ({
   topUpBalance: t.field({
     type: BalanceTransactionRef,
@@ -79,15 +83,12 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
-      const raw = {
-        amount: args.amount,
-        currency: args.currency,
-        ...(args.description ? { description: args.description } : {}),
-      };
+      // An empty description is left out (the top-up is then described as "Sandbox top-up").
+      const body = topUpBody.body({ ...args, description: args.description || undefined });
       return idempotentMutation<PostingRow>(
         ctx,
-        { name: 'topUpBalance', key: args.idempotencyKey, input: raw },
-        (svc) => topUpBalance(svc, raw),
+        { name: 'topUpBalance', key: args.idempotencyKey, input: body },
+        (svc) => topUpBalance(svc, topUpBody.parse(body)),
         getBalanceTransaction,
       );
     },

@@ -7,7 +7,8 @@ import { operation, serviceContext, validationHook } from '../../rest/routes.ts'
 import type { RestEnv } from '../../rest/types.ts';
 import { getBalances, listBalanceTransactions } from './ledger.queries.ts';
 import { balanceResource, balanceTransactionResource } from './ledger.resource.ts';
-import { topUpBalance, topUpSchema } from './ledger.topup.ts';
+import { topUpFieldCodes, topUpSchema } from './ledger.schema.ts';
+import { topUpBalance } from './ledger.topup.ts';
 
 const transactionsQuery = listQuerySchema.extend({
   currency: z.enum(CURRENCY_CODES).optional(),
@@ -60,9 +61,9 @@ export function registerLedgerRoutes(api: OpenAPIHono<RestEnv>): void {
       request: { body: { content: { 'application/json': { schema: topUpSchema } }, required: true } },
     }),
     async (c) => {
-      const posting = await topUpBalance(serviceContext(c), c.get('body'));
+      const posting = await topUpBalance(serviceContext(c), c.req.valid('json'));
       return sendObject(c, balanceTransactionResource(posting));
     },
-    validationHook({ amount: 'amount_invalid', currency: 'currency_unsupported' }),
+    validationHook(topUpFieldCodes),
   );
 }

@@ -20,6 +20,7 @@ import { fxSettlementMachine } from '../fx/fx.machine.ts';
 import { failSettlementSchema } from '../fx/fx.schema.ts';
 import { simulateSettlementFail, simulateSettlementPay } from '../fx/fx.settle.ts';
 import { issuingAuthorizationMachine } from '../issuing/issuing.machine.ts';
+import { authorizationAmountFieldCodes, authorizationAmountSchema } from '../issuing/issuing.schema.ts';
 import {
   captureAuthorization,
   refundAuthorization,
@@ -28,6 +29,7 @@ import {
 import { listBalanceTransactions } from '../ledger/ledger.queries.ts';
 import type { PostingRow } from '../ledger/ledger.rows.ts';
 import { achMachineOf, statesOf } from '../transfers/transfers.machine.ts';
+import { returnTransferSchema } from '../transfers/transfers.schema.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from '../transfers/transfers.steps.ts';
 import { type DeliveryLog, listDeliveries } from '../webhooks/webhooks.log.ts';
 import {
@@ -78,9 +80,16 @@ function entryActions(steps: EntrySteps): KindActions {
     cancel: { events: ['cancel'], run: (ctx, id) => steps.cancel(ctx, id) },
     submit: { events: ['submit'], run: (ctx, id) => steps.submit(ctx, id) },
     settle: { events: ['settle'], run: (ctx, id) => steps.settle(ctx, id) },
-    return: { events: ['return_unsettled', 'return'], run: steps.return },
+    return: {
+      events: ['return_unsettled', 'return'],
+      run: (ctx, id, body) => steps.return(ctx, id, parseInput(returnTransferSchema, body)),
+    },
   };
 }
+
+/** The body of an issuing authorization's capture, reverse or refund, parsed as REST parses it. */
+const amountOf = (body: ActionBody) =>
+  parseInput(authorizationAmountSchema, body, authorizationAmountFieldCodes);
 
 /** Each kind's actions, calling the same service functions as the kind's REST routes. */
 const ACTIONS: Record<TransactionKind, KindActions> = {
@@ -107,9 +116,12 @@ const ACTIONS: Record<TransactionKind, KindActions> = {
   transfer: entryActions(transferSteps),
   payout: entryActions(payoutSteps),
   issuing_authorization: {
-    capture: { events: ['capture'], run: captureAuthorization },
-    reverse: { events: ['reverse', 'reverse_part'], run: reverseAuthorization },
-    refund: { events: ['refund'], run: refundAuthorization },
+    capture: { events: ['capture'], run: (ctx, id, body) => captureAuthorization(ctx, id, amountOf(body)) },
+    reverse: {
+      events: ['reverse', 'reverse_part'],
+      run: (ctx, id, body) => reverseAuthorization(ctx, id, amountOf(body)),
+    },
+    refund: { events: ['refund'], run: (ctx, id, body) => refundAuthorization(ctx, id, amountOf(body)) },
   },
   fx_conversion: {},
   fx_settlement: {

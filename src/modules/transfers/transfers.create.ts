@@ -5,7 +5,6 @@ import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { formatDecimal, parseAmount } from '../../kernel/money.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import { type BankAccount, validateBankAccount } from '../bank-accounts/bank-account.ts';
 import type { ServiceContext } from '../context.ts';
 import { placeHold } from '../ledger/ledger.holds.ts';
@@ -22,7 +21,7 @@ import {
 } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
 import { entryEvent, TRANSFER_RTP_JOB, TRANSFER_SUBMIT_JOB } from './transfers.rows.ts';
-import { createPayoutSchema, createTransferFieldCodes, createTransferSchema } from './transfers.schema.ts';
+import type { CreatePayoutInput, CreateTransferInput } from './transfers.schema.ts';
 import { transfers } from './transfers.table.ts';
 
 /** What an entry is, once its request is parsed: the one shape transfers, payouts and a checkout's debit share. */
@@ -148,8 +147,7 @@ function createEntry(ctx: ServiceContext, spec: EntrySpec, params: SpecParams): 
 }
 
 /** POST /v1/transfers: a credit sends money (held from available at once), a debit pulls it. */
-export function createTransfer(ctx: ServiceContext, raw: unknown): Promise<TransferRow> {
-  const input = parseInput(createTransferSchema, raw, createTransferFieldCodes);
+export function createTransfer(ctx: ServiceContext, input: CreateTransferInput): Promise<TransferRow> {
   if (input.rail === 'rtp' && input.sec_code !== undefined) {
     throw new SandbankError('parameter_invalid', { param: 'sec_code', message: 'sec_code is for ACH only.' });
   }
@@ -173,8 +171,7 @@ export function createTransfer(ctx: ServiceContext, raw: unknown): Promise<Trans
  * POST /v1/payouts: the merchant's available USD to its own bank account, as a credit on the
  * chosen rail (CCD for ACH: a business's own account).
  */
-export function createPayout(ctx: ServiceContext, raw: unknown): Promise<TransferRow> {
-  const input = parseInput(createPayoutSchema, raw, createTransferFieldCodes);
+export function createPayout(ctx: ServiceContext, input: CreatePayoutInput): Promise<TransferRow> {
   const spec: EntrySpec = {
     kind: 'payout',
     rail: input.method,

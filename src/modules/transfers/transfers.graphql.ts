@@ -6,8 +6,8 @@ import {
   serviceContext,
   toConnection,
 } from '../../graphql/context.ts';
-import { withoutNulls } from '../../graphql/inputs.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
+import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { createPayout, createTransfer } from './transfers.create.ts';
@@ -15,6 +15,13 @@ import { type EntryKind, statesOf } from './transfers.machine.ts';
 import { RAILS } from './transfers.rails.ts';
 import { getPayout, getTransfer, listPayouts, listTransfers } from './transfers.read.ts';
 import { payoutArrivalAt, payoutInTransitAt, type TransferRow } from './transfers.resource.ts';
+import {
+  createPayoutFieldCodes,
+  createPayoutSchema,
+  createTransferFieldCodes,
+  createTransferSchema,
+  returnTransferSchema,
+} from './transfers.schema.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from './transfers.steps.ts';
 
 const RailEnum = builder.enumType('TransferRail', { values: RAILS });
@@ -104,13 +111,21 @@ const CounterpartyInput = builder.inputType('TransferCounterpartyInput', {
   }),
 });
 
-const bankAccountFields = (input: typeof CounterpartyInput.$inferInput) =>
-  withoutNulls({
-    name: input.name,
-    routing_number: input.routingNumber,
-    account_number: input.accountNumber,
-    account_type: input.accountType,
-  });
+const createTransferBody = wireInput({
+  mutation: 'createTransfer',
+  schema: createTransferSchema,
+  codes: createTransferFieldCodes,
+});
+const createPayoutBody = wireInput({
+  mutation: 'createPayout',
+  schema: createPayoutSchema,
+  codes: createPayoutFieldCodes,
+});
+/** simulateTransferReturn's and simulatePayoutReturn's `code`: the body of `…/return`. */
+const returnBodies = {
+  transfer: wireInput({ mutation: 'simulateTransferReturn', schema: returnTransferSchema, path: ['id'] }),
+  payout: wireInput({ mutation: 'simulatePayoutReturn', schema: returnTransferSchema, path: ['id'] }),
+};
 
 builder.queryFields((t) => ({
   transfer: t.field({
@@ -199,9 +214,9 @@ function stepMutations(
       description: `POST /v1/simulate/${plural}/{id}/return: code defaults to R01 (debits) or R03 (credits).`,
       args: { ...args, code: t.arg.string() },
       resolve: (_root, a, ctx) => {
-        const raw = withoutNulls({ code: a.code });
-        return run(ctx, `simulate${name}Return`, a.idempotencyKey, { id: a.id, ...raw }, (svc) =>
-          steps.return(svc, String(a.id), raw),
+        const body = returnBodies[kind].body(a);
+        return run(ctx, `simulate${name}Return`, a.idempotencyKey, { id: a.id, ...body }, (svc) =>
+          steps.return(svc, String(a.id), returnBodies[kind].parse(body)),
         );
       },
     }),
@@ -226,19 +241,9 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({
-        rail: args.rail,
-        direction: args.direction,
-        amount: args.amount,
-        currency: args.currency,
-        counterparty: bankAccountFields(args.counterparty),
-        sec_code: args.secCode,
-        reference: args.reference,
-        description: args.description,
-        metadata: args.metadata,
-      });
-      return transferMutation(ctx, 'createTransfer', args.idempotencyKey, raw, (svc) =>
-        createTransfer(svc, raw),
+      const body = createTransferBody.body(args);
+      return transferMutation(ctx, 'createTransfer', args.idempotencyKey, body, (svc) =>
+        createTransfer(svc, createTransferBody.parse(body)),
       );
     },
   }),
@@ -257,16 +262,10 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string(),
     },
     resolve: (_root, args, ctx) => {
-      const raw = withoutNulls({
-        amount: args.amount,
-        currency: args.currency,
-        method: args.method,
-        destination: bankAccountFields(args.destination),
-        reference: args.reference,
-        description: args.description,
-        metadata: args.metadata,
-      });
-      return payoutMutation(ctx, 'createPayout', args.idempotencyKey, raw, (svc) => createPayout(svc, raw));
+      const body = createPayoutBody.body(args);
+      return payoutMutation(ctx, 'createPayout', args.idempotencyKey, body, (svc) =>
+        createPayout(svc, createPayoutBody.parse(body)),
+      );
     },
   }),
   ...stepMutations(t, 'transfer', TransferRef, transferSteps),

@@ -9,6 +9,7 @@ import type { EntryKind } from './transfers.machine.ts';
 import { getPayout, getTransfer, listPayouts, listTransfers } from './transfers.read.ts';
 import { payoutResource, type TransferRow, transferResource } from './transfers.resource.ts';
 import {
+  createPayoutFieldCodes,
   createPayoutSchema,
   createTransferFieldCodes,
   createTransferSchema,
@@ -84,7 +85,10 @@ function registerEntrySteps(api: OpenAPIHono<RestEnv>, e: EntryApi): void {
     }),
     async (c) => {
       const ctx = serviceContext(c);
-      return sendObject(c, e.resource(await e.steps.return(ctx, c.req.valid('param').id, c.get('body'))));
+      return sendObject(
+        c,
+        e.resource(await e.steps.return(ctx, c.req.valid('param').id, c.req.valid('json'))),
+      );
     },
     validationHook(),
   );
@@ -99,8 +103,9 @@ export function registerTransferRoutes(api: OpenAPIHono<RestEnv>): void {
       summary: 'Send (credit) or pull (debit) money over ACH, Same-Day ACH or RTP',
       request: jsonRequestBody(createTransferSchema),
     }),
-    async (c) => sendObject(c, transferResource(await createTransfer(serviceContext(c), c.get('body')))),
-    validationHook({ ...createTransferFieldCodes, counterparty: 'parameter_invalid' }),
+    async (c) =>
+      sendObject(c, transferResource(await createTransfer(serviceContext(c), c.req.valid('json')))),
+    validationHook(createTransferFieldCodes),
   );
 
   api.openapi(
@@ -132,8 +137,8 @@ export function registerTransferRoutes(api: OpenAPIHono<RestEnv>): void {
       summary: "Pay out available USD to the merchant's own bank account over ACH, Same-Day ACH or RTP",
       request: jsonRequestBody(createPayoutSchema),
     }),
-    async (c) => sendObject(c, payoutResource(await createPayout(serviceContext(c), c.get('body')))),
-    validationHook({ ...createTransferFieldCodes, destination: 'parameter_invalid' }),
+    async (c) => sendObject(c, payoutResource(await createPayout(serviceContext(c), c.req.valid('json')))),
+    validationHook(createPayoutFieldCodes),
   );
 
   api.openapi(

@@ -14,7 +14,11 @@ export const createTransferSchema = z.strictObject({
   ...labelFields,
 });
 
-export const createTransferFieldCodes: FieldCodes = moneyFieldCodes;
+/** The error codes of a transfer's special fields (its counterparty's problems are parameter_invalid). */
+export const createTransferFieldCodes: FieldCodes = { ...moneyFieldCodes, counterparty: 'parameter_invalid' };
+
+/** POST /v1/transfers's body as parsed: createTransfer's input. */
+export type CreateTransferInput = z.output<typeof createTransferSchema>;
 
 export const returnTransferSchema = z.strictObject({
   code: z
@@ -23,6 +27,9 @@ export const returnTransferSchema = z.strictObject({
     .optional()
     .describe('A Nacha return code (default R01 for debits, R03 for credits).'),
 });
+
+/** The body of `…/return` as parsed (it may be omitted: no code, the default one). */
+export type ReturnTransferInput = z.output<typeof returnTransferSchema>;
 
 export const listTransfersQuery = {
   rail: z.enum(RAILS).optional().describe('Only transfers on this rail.'),
@@ -41,6 +48,12 @@ export const createPayoutSchema = z.strictObject({
     .describe("The merchant's own bank account."),
   ...labelFields,
 });
+
+/** The error codes of a payout's special fields (its destination's problems are parameter_invalid). */
+export const createPayoutFieldCodes: FieldCodes = { ...moneyFieldCodes, destination: 'parameter_invalid' };
+
+/** POST /v1/payouts's body as parsed (method defaults to ach): createPayout's input. */
+export type CreatePayoutInput = z.output<typeof createPayoutSchema>;
 
 export const listPayoutsQuery = {
   method: z.enum(RAILS).optional().describe('Only payouts on this rail.'),

@@ -3,7 +3,6 @@ import { type StatefulKind, step } from '../../db/step.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { canTransition, transition } from '../../kernel/state-machine.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../context.ts';
 import { postHold, voidHold } from '../ledger/ledger.holds.ts';
 import { post, postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts';
@@ -18,7 +17,7 @@ import {
   TRANSFER_SETTLE_JOB,
   withEntry,
 } from './transfers.rows.ts';
-import { returnTransferSchema } from './transfers.schema.ts';
+import type { ReturnTransferInput } from './transfers.schema.ts';
 
 // Steps. Each kind names its states its own way (transfers.machine.ts); the engine moves every
 // entry with the same events, so a payout is `in_transit` where a transfer is `submitted`.
@@ -209,12 +208,10 @@ function stepsOf(kind: EntryKind) {
     submit: (ctx: ServiceContext, id: string) => withEntry(ctx, kind, id, (tx, row) => submit(tx, ctx, row)),
     settle: (ctx: ServiceContext, id: string) => withEntry(ctx, kind, id, (tx, row) => settle(tx, ctx, row)),
     /** `…/return {code?}`: R01 for a debit, R03 for a credit by default. */
-    return: (ctx: ServiceContext, id: string, raw: unknown) => {
-      const input = parseInput(returnTransferSchema, raw ?? {});
-      return withEntry(ctx, kind, id, (tx, row) =>
+    return: (ctx: ServiceContext, id: string, input: ReturnTransferInput = {}) =>
+      withEntry(ctx, kind, id, (tx, row) =>
         returnEntry(tx, ctx, row, input.code ?? (row.direction === 'debit' ? 'R01' : 'R03')),
-      );
-    },
+      ),
   };
 }
 

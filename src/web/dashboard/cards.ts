@@ -2,12 +2,21 @@ import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import mccReference from '../../../reference/mcc.json' with { type: 'json' };
 import { formatDecimal } from '../../kernel/money.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { simulateAuthorization } from '../../modules/issuing/issuing.authorize.ts';
 import { createVirtualCard, updateVirtualCard } from '../../modules/issuing/issuing.cards.ts';
 import { LIMIT_INTERVALS, type LimitInterval } from '../../modules/issuing/issuing.controls.ts';
 import { getVirtualCard, listAuthorizations, listVirtualCards } from '../../modules/issuing/issuing.read.ts';
 import type { IssuingAuthorizationRow, VirtualCardRow } from '../../modules/issuing/issuing.resource.ts';
+import {
+  authorizationFieldCodes,
+  createVirtualCardSchema,
+  simulateAuthorizationSchema,
+  updateVirtualCardFieldCodes,
+  updateVirtualCardSchema,
+  virtualCardFieldCodes,
+} from '../../modules/issuing/issuing.schema.ts';
 import {
   cursorOf,
   metadataEditor,
@@ -97,6 +106,11 @@ function createBody(form: Record<string, string>): Record<string, unknown> {
     spending_controls: controlsFromForm(form),
     ...(metadata ? { metadata } : {}),
   };
+}
+
+/** A card update's body, parsed as POST /v1/virtual_cards/{id} parses it. */
+function updateBody(body: Record<string, unknown>) {
+  return parseInput(updateVirtualCardSchema, body, updateVirtualCardFieldCodes);
 }
 
 function authorizationBody(form: Record<string, string>): Record<string, unknown> {
@@ -349,7 +363,8 @@ export function registerCardPages(app: Hono<DashEnv>): void {
     const form = await formOf(c);
     const svc = await dashboardContext(c);
     return submitForm(c, form, CARDS, async () => {
-      const card = await createVirtualCard(svc, createBody(form));
+      const input = parseInput(createVirtualCardSchema, createBody(form), virtualCardFieldCodes);
+      const card = await createVirtualCard(svc, input);
       return {
         to: cardPath(card.id),
         notice: `Issued ${masked(card)} (${card.id}).`,
@@ -392,7 +407,7 @@ ${editLimitsForm(c, flash, card)}
     const svc = await dashboardContext(c);
     const back = cardPath(c.req.param('id'));
     return submitForm(c, form, back, async () => {
-      const card = await updateVirtualCard(svc, c.req.param('id'), { state: form.state });
+      const card = await updateVirtualCard(svc, c.req.param('id'), updateBody({ state: form.state }));
       return { to: back, notice: `The card is ${card.state}.` };
     });
   });
@@ -402,7 +417,11 @@ ${editLimitsForm(c, flash, card)}
     const svc = await dashboardContext(c);
     const back = cardPath(c.req.param('id'));
     return submitForm(c, form, back, async () => {
-      await updateVirtualCard(svc, c.req.param('id'), { spending_controls: controlsFromForm(form) });
+      await updateVirtualCard(
+        svc,
+        c.req.param('id'),
+        updateBody({ spending_controls: controlsFromForm(form) }),
+      );
       return { to: back, notice: 'Spending controls saved.' };
     });
   });
@@ -412,7 +431,8 @@ ${editLimitsForm(c, flash, card)}
     const svc = await dashboardContext(c);
     const back = cardPath(c.req.param('id'));
     return submitForm(c, form, back, async () => {
-      const row = await simulateAuthorization(svc, c.req.param('id'), authorizationBody(form));
+      const input = parseInput(simulateAuthorizationSchema, authorizationBody(form), authorizationFieldCodes);
+      const row = await simulateAuthorization(svc, c.req.param('id'), input);
       return { to: back, keepForm: true, ...authorizationOutcome(row) };
     });
   });

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
+import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { createPayout, createTransfer } from '../../modules/transfers/transfers.create.ts';
 import {
@@ -9,6 +10,12 @@ import {
   UNREACHABLE_ROUTING_OUTCOME,
 } from '../../modules/transfers/transfers.rails.ts';
 import type { TransferRow } from '../../modules/transfers/transfers.resource.ts';
+import {
+  createPayoutFieldCodes,
+  createPayoutSchema,
+  createTransferFieldCodes,
+  createTransferSchema,
+} from '../../modules/transfers/transfers.schema.ts';
 import {
   amountRow,
   availableUsd,
@@ -138,10 +145,11 @@ function entryNotice(row: TransferRow, what: string): string {
 const TRANSFER = { id: 'transfer-form', action: '/dashboard/transfers/new' };
 
 async function createTransferFromForm(svc: ServiceContext, form: Form) {
-  const row = await createTransfer(svc, {
+  const body = {
     ...present(form, ['rail', 'direction', 'amount', 'currency', 'sec_code', 'reference', 'description']),
     counterparty: accountOf(form),
-  });
+  };
+  const row = await createTransfer(svc, parseInput(createTransferSchema, body, createTransferFieldCodes));
   return { to: detailPath(row.id), notice: entryNotice(row, 'Transfer') };
 }
 
@@ -182,10 +190,11 @@ function transferForm(c: DashContext, flash: Flash | null): Html {
 const PAYOUT = { id: 'payout-form', action: '/dashboard/payouts/new' };
 
 async function createPayoutFromForm(svc: ServiceContext, form: Form) {
-  const row = await createPayout(svc, {
+  const body = {
     ...present(form, ['amount', 'currency', 'method', 'reference', 'description']),
     destination: accountOf(form),
-  });
+  };
+  const row = await createPayout(svc, parseInput(createPayoutSchema, body, createPayoutFieldCodes));
   return { to: detailPath(row.id), notice: entryNotice(row, 'Payout') };
 }
 

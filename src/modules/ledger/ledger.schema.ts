@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { CURRENCY_CODES } from '../../kernel/currency.ts';
+import type { FieldCodes } from '../../kernel/validation.ts';
+import { wireAmount } from '../../kernel/wire-schemas.ts';
+
+export const topUpSchema = z.strictObject({
+  amount: wireAmount,
+  currency: z.enum(CURRENCY_CODES, { error: 'a currency is USD, EUR, GBP or JPY' }),
+  description: z.string().max(500).optional(),
+});
+
+export const topUpFieldCodes: FieldCodes = { amount: 'amount_invalid', currency: 'currency_unsupported' };
+
+/** POST /v1/simulate/balance/top_up's body as parsed: topUpBalance's input. */
+export type TopUpInput = z.output<typeof topUpSchema>;
