@@ -9,9 +9,3 @@ export const CardInput = builder.inputType('CardInput', {
     name: t.string(),
   }),
 });
-
-export function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(record).filter(([, value]) => value !== null && value !== undefined),
-  );
-}
