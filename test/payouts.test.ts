@@ -9,6 +9,7 @@
  * payouts really overlap; on PGlite they serialize, and the same outcome must hold.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupCommitStats } from '../src/db/commit.ts';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { clockedMerchants, gqlStep, type Json, stateStepCases } from './fixtures/clocked-merchant.ts';
 import { createTestApp, openTestDatabase, type TestApp, type TestMerchant } from './harness.ts';
@@ -367,6 +368,37 @@ describe('concurrent payouts against one balance', () => {
     const check = await verifyLedger(t.database.db, m.id);
     expect(check.mismatches).toEqual([]);
     for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
+  });
+
+  it('payouts that arrive together and are all covered are written by one statement, holds and all', async () => {
+    const m = await merchantAt(TUESDAY_0900);
+    const before = { ...groupCommitStats(t.database.db) };
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => payout(m, { amount: '10.00', reference: `batch-${i}` })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(30).fill(200));
+    const after = groupCommitStats(t.database.db);
+    expect(after.statements).toBeGreaterThan(before.statements);
+    expect(after.transactions).toBe(before.transactions);
+    expect(after.retriedAlone).toBe(before.retriedAlone);
+    expect(await usd(m)).toEqual({ available: 700, pending: 0, reserved: 300 });
+    // Each payout's hold comes first, then the payout: the order the step-by-step path writes.
+    const events = (await get(m, '/v1/events?limit=100')).body.data as Json[];
+    for (const r of results) {
+      const created = events.filter(
+        (e) => e.type === 'payout.created' && ((e.data as Json).object as Json).id === r.body.id,
+      );
+      const held = events.filter(
+        (e) =>
+          e.type === 'balance_transaction.created' &&
+          ((e.data as Json).object as { source: Json }).source.id === r.body.id,
+      );
+      expect(created).toHaveLength(1);
+      expect(held).toHaveLength(1);
+      expect(String(held[0]?.id) < String(created[0]?.id)).toBe(true);
+    }
+    const check = await verifyLedger(t.database.db, m.id);
+    expect(check.mismatches).toEqual([]);
   });
 });
 

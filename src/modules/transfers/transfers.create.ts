@@ -1,14 +1,15 @@
 import type { Tx } from '../../db/client.ts';
-import { recordEvent } from '../../db/outbox.ts';
-import { inTransaction } from '../../db/tx.ts';
+import { change, commit } from '../../db/commit.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { formatDecimal, parseAmount } from '../../kernel/money.ts';
 import { type BankAccount, validateBankAccount } from '../bank-accounts/bank-account.ts';
 import type { ServiceContext } from '../context.ts';
-import { placeHold } from '../ledger/ledger.holds.ts';
-import { scheduleJob } from '../scheduler/scheduler.service.ts';
+import { holdPosting } from '../ledger/ledger.holds.ts';
+import { ledgerPostingsEffect } from '../ledger/ledger.post.ts';
+import { preparePosting } from '../ledger/ledger.statement.ts';
+import { jobValues } from '../scheduler/scheduler.service.ts';
 import type { EntryKind } from './transfers.machine.ts';
 import {
   achTimeline,
@@ -73,11 +74,11 @@ function checkRailRules(spec: EntrySpec, params: SpecParams): RailOutcome {
 }
 
 /**
- * Writes a checked entry in the caller's transaction: the row, a credit's hold on the available
- * balance (422 insufficient_balance when short: the caller's transaction then writes nothing), its
- * `created` event and the first due work of its rail.
+ * A checked entry as one change: a credit's hold on the available balance (422
+ * insufficient_balance when short, and then nothing is written), the row, its `created` event and
+ * the first due work of its rail.
  */
-async function insertEntry(tx: Tx, ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome) {
+function entryChange(ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome) {
   const now = ctx.clock.now();
   const id = newId(spec.kind);
   const timeline = spec.rail === 'rtp' ? null : achTimeline(spec.rail, now);
@@ -116,34 +117,45 @@ async function insertEntry(tx: Tx, ctx: ServiceContext, spec: EntrySpec, outcome
     createdAt: now,
     updatedAt: now,
   };
+  const work = change();
   if (spec.direction === 'credit') {
-    const hold = await placeHold(tx, {
-      merchantId: ctx.merchant.id,
-      currency: spec.currency,
-      amount: spec.amount,
-      type: spec.kind,
-      source: { type: spec.kind, id },
-      at: now,
-    });
-    values.holdId = hold.id;
+    const hold = preparePosting(
+      holdPosting({
+        merchantId: ctx.merchant.id,
+        currency: spec.currency,
+        amount: spec.amount,
+        type: spec.kind,
+        source: { type: spec.kind, id },
+        at: now,
+      }),
+    );
+    values.holdId = hold.row.id;
+    work.effect(ledgerPostingsEffect, hold);
   }
-  const [row] = await tx.insert(transfers).values(values).returning();
-  if (!row) throw new Error('transfer insert returned no row');
-  await recordEvent(tx, entryEvent(row, ctx.publicUrl, `${row.kind}.created`));
-  await scheduleJob(tx, {
-    merchantId: row.merchantId,
-    kind: spec.rail === 'rtp' ? TRANSFER_RTP_JOB : TRANSFER_SUBMIT_JOB,
-    objectId: row.id,
-    dueAt: spec.rail === 'rtp' ? (row.expectedSettlementAt as Date) : (row.expectedSubmissionAt as Date),
-    createdAt: now,
-  });
-  return row;
+  work
+    .insert(transfers, values)
+    .event(entryEvent(values, ctx.publicUrl, `${values.kind}.created`))
+    .job(
+      jobValues({
+        merchantId: values.merchantId,
+        kind: spec.rail === 'rtp' ? TRANSFER_RTP_JOB : TRANSFER_SUBMIT_JOB,
+        objectId: id,
+        dueAt:
+          spec.rail === 'rtp' ? (values.expectedSettlementAt as Date) : (values.expectedSubmissionAt as Date),
+        createdAt: now,
+      }),
+    );
+  return { row: values, work };
 }
 
-/** Checks everything before writing (400s change nothing), then writes in one transaction. */
-function createEntry(ctx: ServiceContext, spec: EntrySpec, params: SpecParams): Promise<TransferRow> {
-  const outcome = checkRailRules(spec, params);
-  return inTransaction(ctx.db, ctx.tx, (tx) => insertEntry(tx, ctx, spec, outcome));
+/**
+ * Checks everything before writing (400s change nothing), then writes the entry as one change:
+ * in the caller's transaction when there is one, else through the group commit.
+ */
+async function createEntry(ctx: ServiceContext, spec: EntrySpec, params: SpecParams): Promise<TransferRow> {
+  const { row, work } = entryChange(ctx, spec, checkRailRules(spec, params));
+  await commit(ctx, work);
+  return row;
 }
 
 /** POST /v1/transfers: a credit sends money (held from available at once), a debit pulls it. */
@@ -193,7 +205,7 @@ export function createPayout(ctx: ServiceContext, input: CreatePayoutInput): Pro
  * (SEC code WEB, an internet-authorized consumer debit), written in the caller's transaction. The
  * collection follows it through the hooks of onCollectionDebit.
  */
-export function createCollectionDebit(
+export async function createCollectionDebit(
   tx: Tx,
   ctx: ServiceContext,
   collection: { id: string; reference: string; amount: bigint; currency: string },
@@ -213,5 +225,11 @@ export function createCollectionDebit(
     description: `Checkout payment of collection ${collection.reference}`,
     metadata: {},
   };
-  return insertEntry(tx, ctx, spec, checkRailRules(spec, { rail: 'method', account: 'bank_account' }));
+  const { row, work } = entryChange(
+    ctx,
+    spec,
+    checkRailRules(spec, { rail: 'method', account: 'bank_account' }),
+  );
+  await commit({ db: ctx.db, tx }, work);
+  return row;
 }
