@@ -1,11 +1,12 @@
 import { eq, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { isSandbankError } from '../kernel/errors.ts';
 import { events } from '../modules/events/events.table.ts';
 import { scheduledJobs } from '../modules/scheduler/scheduler.table.ts';
 import { type Db, queryRowsPrepared, type Tx } from './client.ts';
 import { insertRecordsSql } from './json-records.ts';
 import { createdEventsSql, type EventInput, fanOut, recordEvents } from './outbox.ts';
-import { runTransaction } from './tx.ts';
+import { inTransaction, isTransactionConflict, runTransaction, withRetries } from './tx.ts';
 
 /**
  * The one write path (docs/architecture.md, "The write path"). An operation describes its change —
@@ -115,7 +116,7 @@ export interface CommitTarget {
 export function commit(target: CommitTarget, work: Change): Promise<void> {
   if (work.rows.length === 0 && work.steps.length === 0)
     throw new Error('a change writes at least a row, an event or an effect');
-  if (target.tx) return applyChange(target.tx, work);
+  if (target.tx) return inTransaction(target.db, target.tx, (tx) => applyChange(tx, work));
   return groupCommitOf(target.db).write(work);
 }
 
@@ -205,7 +206,14 @@ class GroupCommit {
 
   /** Writes a batch and settles its callers' promises; never rejects. */
   async #write(batch: Pending[]): Promise<void> {
-    if (await this.#writeStatement(batch)) {
+    let written: boolean;
+    try {
+      written = await this.#writeStatement(batch);
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    if (written) {
       this.stats.statements += 1;
       for (const pending of batch) pending.resolve();
       return;
@@ -229,7 +237,11 @@ class GroupCommit {
     }
   }
 
-  /** Whether the batch's statement wrote it (false: nothing was written). */
+  /**
+   * Whether the batch's statement wrote it (false: nothing was written). A statement Postgres
+   * aborted as the loser of a race is run again like any transaction (bounded, counted: tx.ts);
+   * one that keeps losing rejects the batch with 409 transaction_conflict, nothing written.
+   */
   async #writeStatement(batch: Pending[]): Promise<boolean> {
     let statement: { query: SQL; witness: string } | null = null;
     try {
@@ -237,10 +249,12 @@ class GroupCommit {
     } catch {
       return false; // a change the statement cannot render: the step-by-step path says which
     }
+    const { query } = statement;
     try {
-      const [result] = await queryRowsPrepared<{ ok: boolean }>(this.db, statement.query);
+      const [result] = await withRetries(() => queryRowsPrepared<{ ok: boolean }>(this.db, query));
       return result?.ok === true;
-    } catch {
+    } catch (error) {
+      if (isSandbankError(error)) throw error; // transaction_conflict: every run lost
       // The statement failed, or its answer was lost after it committed (a dropped connection). It
       // is atomic, so its first event tells which: writing the batch again would fail on its ids.
       return this.#eventExists(statement.witness).catch(() => false);

@@ -97,3 +97,15 @@ export async function recordEvents(exec: Executor, inputs: EventInput[]): Promis
   );
   return ids;
 }
+
+/**
+ * The event of an object's change: its `type`, the object as the API renders it after the change,
+ * at the row's updatedAt (the moment of the change on the merchant's clock).
+ */
+export function objectEvent(
+  row: { id: string; merchantId: string; updatedAt: Date },
+  type: string,
+  object: Record<string, unknown>,
+): EventInput {
+  return { merchantId: row.merchantId, type, objectId: row.id, data: { object }, at: row.updatedAt };
+}

@@ -46,7 +46,7 @@ function backoff(attempt: number): Promise<void> {
  * notifications were written in the transaction (or savepoint) that rolled back. When the last run
  * loses too, the caller gets 409 transaction_conflict (retryable, nothing written), not a 500.
  */
-async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
+export async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
   for (let run = 1; ; run++) {
     try {
       return await attempt();

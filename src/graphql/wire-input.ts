@@ -61,8 +61,18 @@ export interface WireMapper<S extends z.ZodType> {
   parse(body: Record<string, unknown>): z.output<S>;
 }
 
-/** Declares how a mutation's arguments map to its REST body (wireInputs keeps the declaration). */
-export function wireInput<S extends z.ZodType>(spec: WireInput<S>): WireMapper<S> {
+/**
+ * Declares how a mutation's arguments map to its REST body (wireInputs keeps the declaration):
+ * the mutation's name, the body's schema and its fields' error codes, and where the arguments do
+ * not simply become the body's fields, how (`inputArg`, `moves`, `path`).
+ */
+export function wireInput<S extends z.ZodType>(
+  mutation: string,
+  schema: S,
+  codes?: FieldCodes,
+  options: Pick<WireInput<S>, 'inputArg' | 'moves' | 'path'> = {},
+): WireMapper<S> {
+  const spec: WireInput<S> = { mutation, schema, ...(codes ? { codes } : {}), ...options };
   wireInputs.set(spec.mutation, spec as WireInput<z.ZodType>);
   const skip = new Set([...NOT_BODY, ...(spec.path ?? [])]);
   return {

@@ -134,33 +134,24 @@ builder.queryFields((t) => ({
 
 const paymentMutation = mutationsOf(getCardPayment);
 
-const createTokenBody = wireInput({
-  mutation: 'createCardToken',
-  schema: bodies.createTokenSchema,
-  codes: bodies.createTokenFieldCodes,
-});
-const createPaymentBody = wireInput({
-  mutation: 'createCardPayment',
-  schema: bodies.createCardPaymentSchema,
-  codes: bodies.createCardPaymentFieldCodes,
-});
-const captureBody = wireInput({
-  mutation: 'captureCardPayment',
-  schema: bodies.captureSchema,
-  codes: bodies.amountFieldCodes,
+const createTokenBody = wireInput('createCardToken', bodies.createTokenSchema, bodies.createTokenFieldCodes);
+const createPaymentBody = wireInput(
+  'createCardPayment',
+  bodies.createCardPaymentSchema,
+  bodies.createCardPaymentFieldCodes,
+);
+const captureBody = wireInput('captureCardPayment', bodies.captureSchema, bodies.amountFieldCodes, {
   path: ['id'],
 });
-const refundBody = wireInput({
-  mutation: 'refundCardPayment',
-  schema: bodies.refundSchema,
-  codes: bodies.amountFieldCodes,
+const refundBody = wireInput('refundCardPayment', bodies.refundSchema, bodies.amountFieldCodes, {
   path: ['id'],
 });
-const completeChallengeBody = wireInput({
-  mutation: 'completeCardPaymentThreeDSecure',
-  schema: completeChallengeSchema,
-  path: ['id'],
-});
+const completeChallengeBody = wireInput(
+  'completeCardPaymentThreeDSecure',
+  completeChallengeSchema,
+  undefined,
+  { path: ['id'] },
+);
 
 /**
  * A mutation of one payment (`id`) with a body: an idempotency key's fingerprint is taken over the

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { type EventInput, recordEvent } from '../../db/outbox.ts';
+import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -34,13 +34,7 @@ export const SETTLE_REFUND_JOB = 'refund.settle';
 
 /** A refund's event (`refund.<state>`, on arriving in it), with the refund as it is now. */
 function refundEvent(row: RefundRow): EventInput {
-  return {
-    merchantId: row.merchantId,
-    type: `refund.${row.state}`,
-    objectId: row.id,
-    data: { object: refundResource(row) },
-    at: row.updatedAt,
-  };
+  return objectEvent(row, `refund.${row.state}`, refundResource(row));
 }
 
 /** Refunds as stateful objects, for step(). */

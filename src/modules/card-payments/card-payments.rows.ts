@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import type { EventInput } from '../../db/outbox.ts';
+import { objectEvent } from '../../db/outbox.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ServiceContext } from '../context.ts';
@@ -52,13 +53,7 @@ export function cardPaymentEvent(
   publicUrl: string,
   refunds: RefundRow[] = [],
 ): EventInput {
-  return {
-    merchantId: row.merchantId,
-    type: `card_payment.${row.state}`,
-    objectId: row.id,
-    data: { object: cardPaymentResource(row, refunds, publicUrl) },
-    at: row.updatedAt,
-  };
+  return objectEvent(row, `card_payment.${row.state}`, cardPaymentResource(row, refunds, publicUrl));
 }
 
 /** Card payments as stateful objects, for step(). */

@@ -40,11 +40,7 @@ builder.queryFields((t) => ({
   clock: t.field({ type: ClockRef, resolve: (_root, _args, ctx) => getClock(serviceContext(ctx)) }),
 }));
 
-const advanceBody = wireInput({
-  mutation: 'advanceClock',
-  schema: advanceClockSchema,
-  codes: advanceClockFieldCodes,
-});
+const advanceBody = wireInput('advanceClock', advanceClockSchema, advanceClockFieldCodes);
 
 builder.mutationFields((t) => ({
   advanceClock: t.field({

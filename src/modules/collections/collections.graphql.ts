@@ -183,18 +183,18 @@ const PayResultRef = builder
     }),
   });
 
-const createCollectionBody = wireInput({
-  mutation: 'createCollection',
-  schema: createCollectionSchema,
-  codes: createCollectionFieldCodes,
-  inputArg: 'input',
-});
-const payCollectionBody = wireInput({
-  mutation: 'simulateCollectionPayment',
-  schema: payCollectionSchema,
-  codes: payCollectionFieldCodes,
-  path: ['reference'],
-});
+const createCollectionBody = wireInput(
+  'createCollection',
+  createCollectionSchema,
+  createCollectionFieldCodes,
+  { inputArg: 'input' },
+);
+const payCollectionBody = wireInput(
+  'simulateCollectionPayment',
+  payCollectionSchema,
+  payCollectionFieldCodes,
+  { path: ['reference'] },
+);
 
 builder.mutationFields((t) => ({
   createCollection: t.field({

@@ -2,6 +2,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { change, commit } from '../../db/commit.ts';
 import type { EventInput } from '../../db/outbox.ts';
+import { objectEvent } from '../../db/outbox.ts';
 import { merchantPage } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
@@ -96,13 +97,7 @@ function collectionEvent(
   publicUrl: string,
   type = `collection.${row.state}`,
 ): EventInput {
-  return {
-    merchantId: row.merchantId,
-    type,
-    objectId: row.id,
-    data: { object: collectionResource(row, publicUrl) },
-    at: row.updatedAt,
-  };
+  return objectEvent(row, type, collectionResource(row, publicUrl));
 }
 
 /** Collections as stateful objects, for step(). */

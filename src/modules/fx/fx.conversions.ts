@@ -1,4 +1,4 @@
-import { recordEvent } from '../../db/outbox.ts';
+import { objectEvent, recordEvent } from '../../db/outbox.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
@@ -6,7 +6,7 @@ import type { ServiceContext } from '../context.ts';
 import { fxConversionStates } from './fx.machine.ts';
 import { convertOnLedger, lockQuote, useQuote } from './fx.quotes.ts';
 import { type FxConversionRow, fxConversionResource } from './fx.resource.ts';
-import { fxEvent, listOf, loadOne } from './fx.rows.ts';
+import { listOf, loadOne } from './fx.rows.ts';
 import type { CreateConversionInput } from './fx.schema.ts';
 import { fxConversions } from './fx.table.ts';
 
@@ -45,7 +45,7 @@ export async function createConversion(
       })
       .returning();
     if (!row) throw new Error('conversion insert returned no row');
-    await recordEvent(tx, fxEvent(row, 'fx_conversion.completed', fxConversionResource(row)));
+    await recordEvent(tx, objectEvent(row, 'fx_conversion.completed', fxConversionResource(row)));
     return row;
   });
 }

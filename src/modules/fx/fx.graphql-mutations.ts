@@ -32,24 +32,12 @@ const DestinationInput = builder.inputType('FxDestinationInput', {
 
 /** Each kind's mutations (replayed by idempotency key) and its arguments as the REST body. */
 const quoteMutation = mutationsOf(getQuote);
-const quoteBody = wireInput({ mutation: 'createFxQuote', schema: createQuoteSchema, codes: quoteFieldCodes });
+const quoteBody = wireInput('createFxQuote', createQuoteSchema, quoteFieldCodes);
 const conversionMutation = mutationsOf(getConversion);
-const conversionBody = wireInput({
-  mutation: 'createFxConversion',
-  schema: createConversionSchema,
-  codes: conversionFieldCodes,
-});
+const conversionBody = wireInput('createFxConversion', createConversionSchema, conversionFieldCodes);
 const settlementMutation = mutationsOf(getSettlement);
-const settlementBody = wireInput({
-  mutation: 'createFxSettlement',
-  schema: createSettlementSchema,
-  codes: settlementFieldCodes,
-});
-const failBody = wireInput({
-  mutation: 'simulateFxSettlementFail',
-  schema: failSettlementSchema,
-  path: ['id'],
-});
+const settlementBody = wireInput('createFxSettlement', createSettlementSchema, settlementFieldCodes);
+const failBody = wireInput('simulateFxSettlementFail', failSettlementSchema, undefined, { path: ['id'] });
 
 builder.mutationFields((t) => ({
   createFxQuote: t.field({

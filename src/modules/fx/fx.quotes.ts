@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { type EventInput, recordEvent } from '../../db/outbox.ts';
+import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -14,7 +14,7 @@ import { type FxQuoteEvent, type FxQuoteState, fxQuoteMachine } from './fx.machi
 import { priceQuote, type QuoteRequest } from './fx.pricing.ts';
 import { formatRate } from './fx.rates.ts';
 import { type FxQuoteRow, fxQuoteResource } from './fx.resource.ts';
-import { fxEvent, listOf, loadOne } from './fx.rows.ts';
+import { listOf, loadOne } from './fx.rows.ts';
 import { type CreateQuoteInput, LOCK_DURATIONS } from './fx.schema.ts';
 import { fxQuotes } from './fx.table.ts';
 
@@ -26,7 +26,7 @@ export const EXPIRE_FX_QUOTE_JOB = 'fx.expire_quote';
 
 /** A quote's event (by default `fx_quote.<state>`, on arriving in it), with the quote as it is now. */
 function quoteEvent(row: FxQuoteRow, _publicUrl: string, type = `fx_quote.${row.state}`): EventInput {
-  return fxEvent(row, type, fxQuoteResource(row));
+  return objectEvent(row, type, fxQuoteResource(row));
 }
 
 /** Quotes as stateful objects, for step(). */

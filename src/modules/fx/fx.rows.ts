@@ -1,6 +1,5 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import type { EventInput } from '../../db/outbox.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { isStateOf } from '../../kernel/state-machine.ts';
@@ -12,15 +11,6 @@ import type { fxConversions, fxQuotes, fxSettlements } from './fx.table.ts';
  * What quotes, conversions and settlements share about their rows: a change's event, one row
  * loaded, a page listed.
  */
-
-/** The event `type` of a row's change, with the object as the API renders it, at the row's updatedAt. */
-export function fxEvent(
-  row: { id: string; merchantId: string; updatedAt: Date },
-  type: string,
-  object: Record<string, unknown>,
-): EventInput {
-  return { merchantId: row.merchantId, type, objectId: row.id, data: { object }, at: row.updatedAt };
-}
 
 type FxTable = typeof fxQuotes | typeof fxConversions | typeof fxSettlements;
 type FxState = FxQuoteState | FxConversionState | FxSettlementState;

@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import { type EventInput, recordEvent } from '../../db/outbox.ts';
+import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addBankingDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
@@ -21,7 +21,7 @@ import { maxTargetMinor, priceQuote, type QuoteRequest } from './fx.pricing.ts';
 import { convertOnLedger, insertQuote, lockQuote, useQuote } from './fx.quotes.ts';
 import type { FxConfig, FxTargetCurrency } from './fx.rates.ts';
 import { type FxQuoteRow, type FxSettlementRow, fxSettlementResource } from './fx.resource.ts';
-import { fxEvent, listOf, loadOne } from './fx.rows.ts';
+import { listOf, loadOne } from './fx.rows.ts';
 import type { CreateSettlementInput } from './fx.schema.ts';
 import { fxSettlements, type StoredFxDestination } from './fx.table.ts';
 
@@ -41,7 +41,7 @@ function settlementEvent(
   _publicUrl: string,
   type = `fx_settlement.${row.state}`,
 ): EventInput {
-  return fxEvent(row, type, fxSettlementResource(row));
+  return objectEvent(row, type, fxSettlementResource(row));
 }
 
 /** Settlements as stateful objects, for step(). */

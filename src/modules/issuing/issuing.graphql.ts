@@ -18,16 +18,7 @@ import { DECLINE_REASONS, LIMIT_INTERVALS, mccName } from './issuing.controls.ts
 import { issuingAuthorizationMachine, virtualCardMachine } from './issuing.machine.ts';
 import { getAuthorization, getVirtualCard, listAuthorizations, listVirtualCards } from './issuing.read.ts';
 import type { IssuingAuthorizationRow, VirtualCardRow } from './issuing.resource.ts';
-import {
-  authorizationAmountFieldCodes,
-  authorizationAmountSchema,
-  authorizationFieldCodes,
-  createVirtualCardSchema,
-  simulateAuthorizationSchema,
-  updateVirtualCardFieldCodes,
-  updateVirtualCardSchema,
-  virtualCardFieldCodes,
-} from './issuing.schema.ts';
+import * as bodies from './issuing.schema.ts';
 import { captureAuthorization, refundAuthorization, reverseAuthorization } from './issuing.settle.ts';
 
 const usd = (amount: bigint) => ({ amount, currency: 'USD' as const });
@@ -134,24 +125,30 @@ const ControlsInput = builder.inputType('SpendingControlsInput', {
   }),
 });
 
-const createVirtualCardBody = wireInput({
-  mutation: 'createVirtualCard',
-  schema: createVirtualCardSchema,
-  codes: virtualCardFieldCodes,
-});
-const updateVirtualCardBody = wireInput({
-  mutation: 'updateVirtualCard',
-  schema: updateVirtualCardSchema,
-  codes: updateVirtualCardFieldCodes,
-  path: ['id'],
-});
-const simulateAuthorizationBody = wireInput({
-  mutation: 'simulateIssuingAuthorization',
-  schema: simulateAuthorizationSchema,
-  codes: authorizationFieldCodes,
-  moves: { merchantName: 'merchant.name', merchantMcc: 'merchant.mcc', merchantCountry: 'merchant.country' },
-  path: ['virtualCardId'],
-});
+const createVirtualCardBody = wireInput(
+  'createVirtualCard',
+  bodies.createVirtualCardSchema,
+  bodies.virtualCardFieldCodes,
+);
+const updateVirtualCardBody = wireInput(
+  'updateVirtualCard',
+  bodies.updateVirtualCardSchema,
+  bodies.updateVirtualCardFieldCodes,
+  { path: ['id'] },
+);
+const simulateAuthorizationBody = wireInput(
+  'simulateIssuingAuthorization',
+  bodies.simulateAuthorizationSchema,
+  bodies.authorizationFieldCodes,
+  {
+    moves: {
+      merchantName: 'merchant.name',
+      merchantMcc: 'merchant.mcc',
+      merchantCountry: 'merchant.country',
+    },
+    path: ['virtualCardId'],
+  },
+);
 
 /** capture, reverse and refund: the mutation, its REST step, its service, and its `{amount?}` body. */
 const amountSteps = (
@@ -164,10 +161,7 @@ const amountSteps = (
   name,
   path,
   run,
-  input: wireInput({
-    mutation: name,
-    schema: authorizationAmountSchema,
-    codes: authorizationAmountFieldCodes,
+  input: wireInput(name, bodies.authorizationAmountSchema, bodies.authorizationAmountFieldCodes, {
     path: ['id'],
   }),
 }));

@@ -12,16 +12,7 @@ import {
   virtualCardDetailsResource,
   virtualCardResource,
 } from './issuing.resource.ts';
-import {
-  authorizationAmountFieldCodes,
-  authorizationAmountSchema,
-  authorizationFieldCodes,
-  createVirtualCardSchema,
-  simulateAuthorizationSchema,
-  updateVirtualCardFieldCodes,
-  updateVirtualCardSchema,
-  virtualCardFieldCodes,
-} from './issuing.schema.ts';
+import * as bodies from './issuing.schema.ts';
 import { captureAuthorization, refundAuthorization, reverseAuthorization } from './issuing.settle.ts';
 
 const idParam = z.object({ id: z.string().min(1).max(255) });
@@ -35,14 +26,14 @@ export function registerIssuingRoutes(api: OpenAPIHono<RestEnv>): void {
       tags: [TAG],
       summary:
         'Issue a virtual Visa or Mastercard with spending controls (the only response with number and CVC besides /details)',
-      request: jsonRequestBody(createVirtualCardSchema),
+      request: jsonRequestBody(bodies.createVirtualCardSchema),
     }),
     async (c) =>
       sendObject(
         c,
         virtualCardDetailsResource(await createVirtualCard(serviceContext(c), c.req.valid('json'))),
       ),
-    validationHook(virtualCardFieldCodes),
+    validationHook(bodies.virtualCardFieldCodes),
   );
 
   api.openapi(
@@ -95,7 +86,7 @@ export function registerIssuingRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/virtual_cards/{id}',
       tags: [TAG],
       summary: 'Freeze, unfreeze or cancel a virtual card, or replace its spending controls or metadata',
-      request: { params: idParam, ...jsonRequestBody(updateVirtualCardSchema) },
+      request: { params: idParam, ...jsonRequestBody(bodies.updateVirtualCardSchema) },
     }),
     async (c) =>
       sendObject(
@@ -104,7 +95,7 @@ export function registerIssuingRoutes(api: OpenAPIHono<RestEnv>): void {
           await updateVirtualCard(serviceContext(c), c.req.valid('param').id, c.req.valid('json')),
         ),
       ),
-    validationHook(updateVirtualCardFieldCodes),
+    validationHook(bodies.updateVirtualCardFieldCodes),
   );
 
   api.openapi(
@@ -113,7 +104,7 @@ export function registerIssuingRoutes(api: OpenAPIHono<RestEnv>): void {
       path: '/simulate/virtual_cards/{id}/authorizations',
       tags: ['Simulation'],
       summary: 'A merchant asks to charge the virtual card: approved (funds held) or declined with a reason',
-      request: { params: idParam, ...jsonRequestBody(simulateAuthorizationSchema) },
+      request: { params: idParam, ...jsonRequestBody(bodies.simulateAuthorizationSchema) },
     }),
     async (c) =>
       sendObject(
@@ -122,7 +113,7 @@ export function registerIssuingRoutes(api: OpenAPIHono<RestEnv>): void {
           await simulateAuthorization(serviceContext(c), c.req.valid('param').id, c.req.valid('json')),
         ),
       ),
-    validationHook(authorizationFieldCodes),
+    validationHook(bodies.authorizationFieldCodes),
   );
 
   api.openapi(
@@ -182,7 +173,7 @@ export function registerIssuingRoutes(api: OpenAPIHono<RestEnv>): void {
         path: `/simulate/issuing_authorizations/{id}/${name}`,
         tags: ['Simulation'],
         summary,
-        request: { params: idParam, ...jsonRequestBody(authorizationAmountSchema, false) },
+        request: { params: idParam, ...jsonRequestBody(bodies.authorizationAmountSchema, false) },
       }),
       async (c) =>
         sendObject(
@@ -191,7 +182,7 @@ export function registerIssuingRoutes(api: OpenAPIHono<RestEnv>): void {
             await run(serviceContext(c), c.req.valid('param').id, c.req.valid('json')),
           ),
         ),
-      validationHook(authorizationAmountFieldCodes),
+      validationHook(bodies.authorizationAmountFieldCodes),
     );
   }
 }

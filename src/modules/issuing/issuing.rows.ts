@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import type { EventInput } from '../../db/outbox.ts';
+import { objectEvent } from '../../db/outbox.ts';
 import type { StatefulKind } from '../../db/step.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import {
@@ -28,13 +29,7 @@ export function virtualCardEvent(
   _publicUrl: string,
   type = `virtual_card.${row.state}`,
 ): EventInput {
-  return {
-    merchantId: row.merchantId,
-    type,
-    objectId: row.id,
-    data: { object: virtualCardResource(row) },
-    at: row.updatedAt,
-  };
+  return objectEvent(row, type, virtualCardResource(row));
 }
 
 /** Virtual cards as stateful objects, for step(). */
@@ -61,13 +56,7 @@ export async function loadCard(
 
 /** An authorization's event (`issuing_authorization.<state>`, on arriving in it), with the authorization as it is now. */
 export function issuingAuthorizationEvent(row: IssuingAuthorizationRow): EventInput {
-  return {
-    merchantId: row.merchantId,
-    type: `issuing_authorization.${row.state}`,
-    objectId: row.id,
-    data: { object: issuingAuthorizationResource(row) },
-    at: row.updatedAt,
-  };
+  return objectEvent(row, `issuing_authorization.${row.state}`, issuingAuthorizationResource(row));
 }
 
 /**

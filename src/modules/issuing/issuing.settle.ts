@@ -73,24 +73,40 @@ export function captureAuthorization(ctx: ServiceContext, id: string, input: Aut
   });
 }
 
+/**
+ * Money between the card's merchant's available balance and the card network for one of its
+ * authorizations: `toNetwork` minor units out of available (a capture), or back in when negative (a
+ * refund). A capture may take available below zero.
+ */
+function postWithNetwork(
+  tx: Tx,
+  row: IssuingAuthorizationRow,
+  type: 'issuing_capture' | 'issuing_refund',
+  toNetwork: bigint,
+  at: Date,
+) {
+  return post(tx, {
+    merchantId: row.merchantId,
+    currency: 'USD',
+    type,
+    source: { type: 'issuing_authorization', id: row.id },
+    at,
+    entries: [
+      { account: 'available', amount: -toNetwork },
+      { account: 'card_network', amount: toNetwork },
+    ],
+    ...(toNetwork > 0n ? { allowNegative: ['available'] as const } : {}),
+  });
+}
+
 export async function captureOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthorizationRow, amount: bigint) {
   const now = ctx.clock.now();
   if (amount === outstanding(row)) {
     await postHold(tx, row.merchantId, row.holdId as string, now, 'card_network');
   } else {
     await voidHold(tx, row.merchantId, row.holdId as string, now);
-    await post(tx, {
-      merchantId: row.merchantId,
-      currency: 'USD',
-      type: 'issuing_capture',
-      source: { type: 'issuing_authorization', id: row.id },
-      at: now,
-      entries: [
-        { account: 'available', amount: -amount },
-        { account: 'card_network', amount },
-      ],
-      allowNegative: ['available'],
-    });
+    // Above the hold, as an issuer must pay a clearing it approved.
+    await postWithNetwork(tx, row, 'issuing_capture', amount, now);
   }
   return step(tx, ctx, issuingAuthorizationKind, row, 'capture', { amountCaptured: amount, updatedAt: now });
 }
@@ -147,17 +163,7 @@ export function refundAuthorization(ctx: ServiceContext, id: string, input: Auth
 
 export async function refundOn(tx: Tx, ctx: ServiceContext, row: IssuingAuthorizationRow, amount: bigint) {
   const now = ctx.clock.now();
-  await post(tx, {
-    merchantId: row.merchantId,
-    currency: 'USD',
-    type: 'issuing_refund',
-    source: { type: 'issuing_authorization', id: row.id },
-    at: now,
-    entries: [
-      { account: 'card_network', amount: -amount },
-      { account: 'available', amount },
-    ],
-  });
+  await postWithNetwork(tx, row, 'issuing_refund', -amount, now);
   return step(tx, ctx, issuingAuthorizationKind, row, 'refund', {
     amountRefunded: row.amountRefunded + amount,
     updatedAt: now,

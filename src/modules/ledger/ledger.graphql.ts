@@ -69,7 +69,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const topUpBody = wireInput({ mutation: 'topUpBalance', schema: topUpSchema, codes: topUpFieldCodes });
+const topUpBody = wireInput('topUpBalance', topUpSchema, topUpFieldCodes);
 
 builder.mutationFields((t) => ({
   topUpBalance: t.field({

@@ -1,4 +1,5 @@
 import type { EventInput } from '../../db/outbox.ts';
+import { objectEvent } from '../../db/outbox.ts';
 import type { StatefulKind, StepContext } from '../../db/step.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import type { AccountKind, MerchantAccount } from './ledger.accounts.ts';
@@ -78,13 +79,7 @@ export function postingValues(input: PostingInput, id: string): typeof ledgerPos
  * their creation and every state change is an event, in the posting's transaction (house rule: the outbox, docs/house-rules.md).
  */
 export function postingEvent(posting: PostingRow, change: string): EventInput {
-  return {
-    merchantId: posting.merchantId,
-    type: `balance_transaction.${change}`,
-    objectId: posting.id,
-    data: { object: balanceTransactionResource(posting) },
-    at: posting.updatedAt,
-  };
+  return objectEvent(posting, `balance_transaction.${change}`, balanceTransactionResource(posting));
 }
 
 /** A posting's event on arriving in a state: `balance_transaction.<state>`. */

@@ -111,20 +111,12 @@ const CounterpartyInput = builder.inputType('TransferCounterpartyInput', {
   }),
 });
 
-const createTransferBody = wireInput({
-  mutation: 'createTransfer',
-  schema: createTransferSchema,
-  codes: createTransferFieldCodes,
-});
-const createPayoutBody = wireInput({
-  mutation: 'createPayout',
-  schema: createPayoutSchema,
-  codes: createPayoutFieldCodes,
-});
+const createTransferBody = wireInput('createTransfer', createTransferSchema, createTransferFieldCodes);
+const createPayoutBody = wireInput('createPayout', createPayoutSchema, createPayoutFieldCodes);
 /** simulateTransferReturn's and simulatePayoutReturn's `code`: the body of `…/return`. */
 const returnBodies = {
-  transfer: wireInput({ mutation: 'simulateTransferReturn', schema: returnTransferSchema, path: ['id'] }),
-  payout: wireInput({ mutation: 'simulatePayoutReturn', schema: returnTransferSchema, path: ['id'] }),
+  transfer: wireInput('simulateTransferReturn', returnTransferSchema, undefined, { path: ['id'] }),
+  payout: wireInput('simulatePayoutReturn', returnTransferSchema, undefined, { path: ['id'] }),
 };
 
 builder.queryFields((t) => ({

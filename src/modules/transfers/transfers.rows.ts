@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import type { EventInput } from '../../db/outbox.ts';
+import { objectEvent } from '../../db/outbox.ts';
 import type { StatefulKind } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -49,13 +50,7 @@ export function entryEvent(
   _publicUrl: string,
   type = `${row.kind}.${row.state}`,
 ): EventInput {
-  return {
-    merchantId: row.merchantId,
-    type,
-    objectId: row.id,
-    data: { object: railEntryResource(row) },
-    at: row.updatedAt,
-  };
+  return objectEvent(row, type, railEntryResource(row));
 }
 
 /** Entries of one machine as stateful objects, for step(). */

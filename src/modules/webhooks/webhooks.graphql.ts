@@ -133,16 +133,9 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const createEndpointBody = wireInput({
-  mutation: 'createWebhookEndpoint',
-  schema: createEndpointSchema,
-  codes: endpointFieldCodes,
-});
-const redeliverBody = wireInput({ mutation: 'redeliverEvent', schema: redeliverSchema, path: ['id'] });
-const updateEndpointBody = wireInput({
-  mutation: 'updateWebhookEndpoint',
-  schema: updateEndpointSchema,
-  codes: endpointFieldCodes,
+const createEndpointBody = wireInput('createWebhookEndpoint', createEndpointSchema, endpointFieldCodes);
+const redeliverBody = wireInput('redeliverEvent', redeliverSchema, undefined, { path: ['id'] });
+const updateEndpointBody = wireInput('updateWebhookEndpoint', updateEndpointSchema, endpointFieldCodes, {
   path: ['id'],
 });
 
