@@ -6,7 +6,7 @@ import { scheduledJobs } from '../modules/scheduler/scheduler.table.ts';
 import { type Db, queryRowsPrepared, type Tx } from './client.ts';
 import { insertRecordsSql } from './json-records.ts';
 import { createdEventsSql, type EventInput, fanOut, recordEvents } from './outbox.ts';
-import { inTransaction, isTransactionConflict, runTransaction, withRetries } from './tx.ts';
+import { inTransaction, runTransaction, withRetries } from './tx.ts';
 
 /**
  * The one write path (docs/architecture.md, "The write path"). An operation describes its change —
