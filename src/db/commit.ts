@@ -4,8 +4,8 @@ import { isSandbankError } from '../kernel/errors.ts';
 import { events } from '../modules/events/events.table.ts';
 import { scheduledJobs } from '../modules/scheduler/scheduler.table.ts';
 import { type Db, queryRowsPrepared, type Tx } from './client.ts';
-import { insertRecordsSql } from './json-records.ts';
-import { createdEventsSql, type EventInput, fanOut, recordEvents } from './outbox.ts';
+import { insertRecords } from './json-records.ts';
+import { createdEventsCte, type EventInput, fanOut, recordEvents } from './outbox.ts';
 import { inTransaction, runTransaction, withRetries } from './tx.ts';
 
 /**
@@ -287,18 +287,17 @@ function batchStatement(batch: Change[]): { query: SQL; witness: string } {
     for (const row of work.rows) tables.set(row.table, [...(tables.get(row.table) ?? []), row.values]);
   }
   const inserts = [...tables].map(
-    ([table, rows], i) =>
-      sql`new_rows_${sql.raw(String(i))} AS (${insertRecordsSql(table, rows as never, ok)})`,
+    ([table, rows], i) => sql`new_rows_${sql.raw(String(i))} AS (${insertRecords(table, rows as never, ok)})`,
   );
   const allEvents = batch.flatMap((work) => work.allEvents());
   if (allEvents.length === 0) throw new Error('a batch without events cannot be told apart once written');
-  const createdEvents = createdEventsSql(allEvents, ok);
+  const createdEvents = createdEventsCte(allEvents, ok);
   const jobs = batch.flatMap((work) => work.jobs);
   const ctes = [
     ...parts.map((part) => part.checks),
     ...parts.map((part) => part.writes(ok)),
     ...inserts,
-    ...(jobs.length > 0 ? [sql`new_jobs AS (${insertRecordsSql(scheduledJobs, jobs, ok)})`] : []),
+    ...(jobs.length > 0 ? [sql`new_jobs AS (${insertRecords(scheduledJobs, jobs, ok)})`] : []),
     createdEvents.cte,
     fanOut(sql.raw('created_events')),
   ];

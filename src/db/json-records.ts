@@ -23,7 +23,7 @@ export function recordset(rows: Record<string, RecordCell>[], columns: string): 
  * A key left out is NULL; a bigint travels as its exact decimal string; a json column may take
  * RawJson (JSON text kept exactly as it is).
  */
-export function insertRecordsSql<T extends PgTable>(
+export function insertRecords<T extends PgTable>(
   table: T,
   rows: { [K in keyof T['$inferInsert']]: T['$inferInsert'][K] | RawJson }[],
   when: SQL,

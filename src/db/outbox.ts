@@ -3,7 +3,7 @@ import { newId } from '../kernel/ids.ts';
 import { RawJson, toWireJson } from '../kernel/wire-json.ts';
 import { events } from '../modules/events/events.table.ts';
 import { type Executor, queryRows } from './client.ts';
-import { insertRecordsSql } from './json-records.ts';
+import { insertRecords } from './json-records.ts';
 
 /*
  * The outbox (docs/house-rules.md): every change writes its events in the same statement or
@@ -31,11 +31,11 @@ export interface EventInput {
  * that only reads is run only when referenced — e.g. `(SELECT count(*) FROM announced)`.
  */
 export function fanOut(createdEvents: SQL): SQL {
-  return sql`${deliveriesSql(createdEvents)},
-  announced AS (SELECT ${announcementSql('e')} AS notified FROM ${createdEvents} e)`;
+  return sql`${deliveriesCte(createdEvents)},
+  announced AS (SELECT ${announcement('e')} AS notified FROM ${createdEvents} e)`;
 }
 
-function deliveriesSql(createdEvents: SQL): SQL {
+function deliveriesCte(createdEvents: SQL): SQL {
   return sql`deliveries AS (
     INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, state, attempts, next_attempt_at, created_at, updated_at)
     SELECT 'wd_' || substr(e.id, 5) || substr(w.id, 4), e.merchant_id, e.id, w.id, 'pending', 0, e.created_at, e.created_at, e.created_at
@@ -47,7 +47,7 @@ function deliveriesSql(createdEvents: SQL): SQL {
 }
 
 /** The pg_notify of event row `e` (alias), saying whether it has deliveries to make. */
-function announcementSql(e: string): SQL {
+function announcement(e: string): SQL {
   const row = sql.raw(e);
   return sql`pg_notify(${EVENTS_CHANNEL}, json_build_object('id', ${row}.id, 'merchant_id', ${row}.merchant_id, 'type', ${row}.type,
       'object_id', ${row}.object_id, 'deliveries', EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = ${row}.id))::text)`;
@@ -69,7 +69,7 @@ export async function recordEvent(exec: Executor, input: EventInput): Promise<st
  * with fanOut. `when`, a boolean SQL expression, lets such a statement write its events only if
  * its other parts can (nothing is inserted, and nothing announced, when it is false).
  */
-export function createdEventsSql(inputs: EventInput[], when: SQL = sql`true`): { ids: string[]; cte: SQL } {
+export function createdEventsCte(inputs: EventInput[], when: SQL = sql`true`): { ids: string[]; cte: SQL } {
   const ids = inputs.map(() => newId('event'));
   const rows = inputs.map((input, i) => ({
     id: ids[i] as string,
@@ -82,7 +82,7 @@ export function createdEventsSql(inputs: EventInput[], when: SQL = sql`true`): {
   return {
     ids,
     cte: sql`created_events AS (
-      ${insertRecordsSql(events, rows, when)}
+      ${insertRecords(events, rows, when)}
       RETURNING id, merchant_id, type, object_id, created_at
     )`,
   };
@@ -90,7 +90,7 @@ export function createdEventsSql(inputs: EventInput[], when: SQL = sql`true`): {
 
 /** Several events in one statement (in order: their ids ascend), e.g. authorized then captured. */
 export async function recordEvents(exec: Executor, inputs: EventInput[]): Promise<string[]> {
-  const { ids, cte } = createdEventsSql(inputs);
+  const { ids, cte } = createdEventsCte(inputs);
   await queryRows(
     exec,
     sql`WITH ${cte}, ${fanOut(sql.raw('created_events'))} SELECT count(*) FROM announced`,

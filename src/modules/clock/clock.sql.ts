@@ -5,7 +5,7 @@ import { type Db, queryRows } from '../../db/client.ts';
  * A merchant's clock in SQL at the real instant `realNow`, for its `merchant_clocks` row aliased
  * `c` (LEFT JOINed: no row is real time). Lets one statement judge each merchant by its own clock.
  */
-export function merchantNowSql(realNow: Date): SQL {
+export function merchantNowExpression(realNow: Date): SQL {
   return sql`COALESCE(c.frozen_at, ${realNow.toISOString()}::timestamptz + make_interval(secs => COALESCE(c.offset_ms, 0) / 1000.0))`;
 }
 
@@ -18,7 +18,7 @@ export function merchantNowSql(realNow: Date): SQL {
 export function perMerchant(realNow: Date, select: (now: SQL) => SQL, limit: number): SQL {
   return sql`SELECT x.* FROM merchants m
     LEFT JOIN merchant_clocks c ON c.merchant_id = m.id
-    CROSS JOIN LATERAL (${select(merchantNowSql(realNow))} LIMIT ${limit}) x
+    CROSS JOIN LATERAL (${select(merchantNowExpression(realNow))} LIMIT ${limit}) x
     LIMIT ${limit}`;
 }
 

@@ -7,7 +7,7 @@ import type { ServiceContext } from '../context.ts';
 import { events } from './events.table.ts';
 
 export {
-  createdEventsSql,
+  createdEventsCte,
   EVENTS_CHANNEL,
   type EventInput,
   fanOut,

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../db/client.ts';
 import type { EffectKind } from '../../db/commit.ts';
-import { createdEventsSql, fanOut, recordEvent } from '../../db/outbox.ts';
+import { createdEventsCte, fanOut, recordEvent } from '../../db/outbox.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import {
   type AccountKind,
@@ -36,7 +36,7 @@ export function post(tx: Tx, input: PostingInput): Promise<PostingRow> {
 export async function postPrepared(tx: Tx, posting: PreparedPosting): Promise<PostingRow> {
   const { input } = posting;
   const statement = postingsStatement([posting]);
-  const createdEvents = createdEventsSql([postingEvent(posting.row, 'created')], statement.ready);
+  const createdEvents = createdEventsCte([postingEvent(posting.row, 'created')], statement.ready);
   const [result] = await queryRows<PostOneResult>(
     tx,
     sql`WITH ${statement.checks}, ${statement.writes(statement.ready)}, ${createdEvents.cte},

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { insertRecordsSql, type RecordCell, recordset } from '../../db/json-records.ts';
+import { insertRecords, type RecordCell, recordset } from '../../db/json-records.ts';
 import { newId } from '../../kernel/ids.ts';
 import { isMerchantAccount } from './ledger.accounts.ts';
 import { assertBalanced, type PostingInput, type PostingRow, postingValues } from './ledger.rows.ts';
@@ -110,7 +110,7 @@ export function postingsStatement(postings: readonly PreparedPosting[]): {
     FROM ledger_targets t
     WHERE a.id = t.id AND ${ok}
   ), ledger_new_postings AS (
-    ${insertRecordsSql(
+    ${insertRecords(
       ledgerPostings,
       postings.map(({ row }) => row),
       ok,

@@ -3,7 +3,7 @@ import { type Db, type Executor, queryRows, type Tx } from '../../db/client.ts';
 import { isTransactionConflict } from '../../db/tx.ts';
 import { type Clock, FixedClock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/ids.ts';
-import { merchantNowSql, purgePerMerchant } from '../clock/clock.sql.ts';
+import { merchantNowExpression, purgePerMerchant } from '../clock/clock.sql.ts';
 import { type MerchantRef, type ProcessContext, processContext, type ServiceContext } from '../context.ts';
 import { scheduledJobs } from './scheduler.table.ts';
 
@@ -152,7 +152,7 @@ export async function merchantsWithDueWork(db: Db, realNow: Date, limit: number)
     FROM scheduled_jobs j
     LEFT JOIN merchant_clocks c ON c.merchant_id = j.merchant_id
     WHERE j.state = 'pending'
-      AND j.due_at <= ${merchantNowSql(realNow)}
+      AND j.due_at <= ${merchantNowExpression(realNow)}
     LIMIT ${limit}`,
   );
   return rows.map((row) => row.merchant_id);

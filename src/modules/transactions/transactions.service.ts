@@ -76,7 +76,7 @@ export interface TransactionFilters {
   created_from?: Date | undefined;
   /** Created before this clock instant. */
   created_to?: Date | undefined;
-  /** Search: see `searchSql`. */
+  /** Search: see `searchCondition`. */
   q?: string | undefined;
 }
 
@@ -118,7 +118,7 @@ const LATEST_FILTER_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
  * (`evt_…`) or, for a card payment, of one of its refunds (`re_…`); or a part of its reference
  * ("contains": `ord-12` finds `ORD-1234` and `x-ord-12`). Blank searches match everything.
  */
-function searchSql(merchantId: string, q: string): SQL {
+function searchCondition(merchantId: string, q: string): SQL {
   const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return sql`AND (lower(id) = lower(${q})
     OR id IN (SELECT object_id FROM events WHERE id = ${q} AND merchant_id = ${merchantId})
@@ -127,14 +127,14 @@ function searchSql(merchantId: string, q: string): SQL {
 }
 
 /** The filters as SQL conditions on the columns every transaction table has. */
-function filtersSql(merchantId: string, filters: TransactionFilters): SQL {
+function filterConditions(merchantId: string, filters: TransactionFilters): SQL {
   const parts: SQL[] = [];
   if (filters.state) parts.push(sql`AND state = ${filters.state}`);
   if (filters.created_from)
     parts.push(sql`AND created_at >= ${filters.created_from.toISOString()}::timestamptz`);
   if (filters.created_to) parts.push(sql`AND created_at < ${filters.created_to.toISOString()}::timestamptz`);
   const q = filters.q?.trim();
-  if (q) parts.push(searchSql(merchantId, q));
+  if (q) parts.push(searchCondition(merchantId, q));
   return sql.join(parts, sql` `);
 }
 
@@ -161,7 +161,7 @@ async function pageIds(
   const after = query.starting_after
     ? sql`AND ${ulid('id')} < substr(${query.starting_after}::text, strpos(${query.starting_after}::text, '_') + 1)`
     : sql``;
-  const filters = filtersSql(merchantId, query);
+  const filters = filterConditions(merchantId, query);
   const parts = TRANSACTION_KINDS.filter((kind) => kinds.includes(kind)).map((kind) => {
     const { table, only } = SOURCES[kind];
     return sql`SELECT id FROM ${sql.identifier(table)} WHERE merchant_id = ${merchantId} ${only ?? sql``} ${after} ${filters}`;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import { systemClock } from '../../kernel/clock.ts';
-import { merchantNowSql } from '../clock/clock.sql.ts';
+import { merchantNowExpression } from '../clock/clock.sql.ts';
 import { attemptAll, type DeliveryResult } from './webhooks.attempt.ts';
 import { lease, unleased } from './webhooks.lease.ts';
 import type { WebhookTransport } from './webhooks.transport.ts';
@@ -16,7 +16,7 @@ import type { WebhookTransport } from './webhooks.transport.ts';
 export async function deliverDueBatch(db: Db, transport: WebhookTransport, limit: number): Promise<number> {
   const realNow = systemClock.now();
   const real = sql`${realNow.toISOString()}::timestamptz`;
-  const clockNow = merchantNowSql(realNow);
+  const clockNow = merchantNowExpression(realNow);
   const claimed = await lease(
     db,
     sql`SELECT d.id, ${clockNow} AS clock_now
