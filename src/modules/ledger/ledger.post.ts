@@ -63,15 +63,30 @@ export const ledgerPostingsEffect: EffectKind<PreparedPosting> = {
   name: 'ledger',
   statement: postingsStatement,
   eventsOf: (posting) => [postingEvent(posting.row, 'created')],
-  lockAll: (tx, postings) =>
-    lockLedgers(
-      tx,
-      postings.map(({ input }) => input.merchantId),
-    ),
+  lockAll: lockAndCreateLedgers,
   apply: async (tx, posting) => {
     await postPrepared(tx, posting);
   },
 };
+
+/**
+ * Before a batch's postings are written one by one in a transaction: every merchant's ledger
+ * locked at once (the lock order of docs/concurrency.md), then the accounts missing for each
+ * (merchant, currency) created in one sorted order. Two such batches that name the same new
+ * merchants in opposite orders would otherwise each create one merchant's accounts and wait on the
+ * other's uncommitted rows.
+ */
+async function lockAndCreateLedgers(tx: Tx, postings: readonly PreparedPosting[]): Promise<void> {
+  await lockLedgers(
+    tx,
+    postings.map(({ input }) => input.merchantId),
+  );
+  const ledgers = new Map(postings.map(({ input }) => [`${input.merchantId}\u0000${input.currency}`, input]));
+  for (const key of [...ledgers.keys()].sort()) {
+    const input = ledgers.get(key) as PostingInput;
+    await accountIdsOf(tx, input.merchantId, input.currency, [], input.at);
+  }
+}
 
 interface PostOneResult {
   /** Every account of the merchant, locked by the statement (all currencies). */
