@@ -24,8 +24,6 @@ import { inTransaction, runTransaction, withRetries } from './tx.ts';
 
 /** A kind of write beyond plain rows, events and jobs, that a change can carry: the ledger's postings. */
 export interface EffectKind<T> {
-  /** Names the effect in errors and in the statement's CTE names (letters and underscores). */
-  name: string;
   /**
    * The batch's items as parts of one statement: CTEs that only read and lock (`checks`), a boolean
    * SQL expression over them that must hold for the statement to write anything (`ready`), and
@@ -34,11 +32,11 @@ export interface EffectKind<T> {
   statement(items: readonly T[]): { checks: SQL; ready: SQL; writes: (ok: SQL) => SQL };
   /**
    * Takes, before any item of a batch is written step by step in one transaction, every lock the
-   * items will need, in the global lock order (docs/concurrency.md), so two such batches cannot
-   * deadlock whatever order their items come in.
+   * items will need (and makes the rows they will lock), in one global order (docs/concurrency.md),
+   * so two such batches cannot deadlock whatever order their items come in.
    */
   lockAll(tx: Tx, items: readonly T[]): Promise<void>;
-  /** The events an item writes, in order (written after the change's own events). */
+  /** The events an item writes, in order (they stand where the effect stands among the change's). */
   eventsOf(item: T): readonly EventInput[];
   /** Writes one item step by step in a transaction, its events included; may refuse (throw). */
   apply(tx: Tx, item: T): Promise<void>;

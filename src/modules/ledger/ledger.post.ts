@@ -60,7 +60,6 @@ export async function postPrepared(tx: Tx, posting: PreparedPosting): Promise<Po
 
 /** Ledger postings as part of a change handed to commit() (src/db/commit.ts). */
 export const ledgerPostingsEffect: EffectKind<PreparedPosting> = {
-  name: 'ledger',
   statement: postingsStatement,
   eventsOf: (posting) => [postingEvent(posting.row, 'created')],
   lockAll: lockAndCreateLedgers,
