@@ -282,7 +282,7 @@ function batchStatement(batch: Change[]): { query: SQL; witness: string } {
         );
   const tables = new Map<PgTable, Record<string, unknown>[]>();
   for (const work of batch) {
-    for (const row of work.rows) tables.set(row.table, [...(tables.get(row.table) ?? []), row.values]);
+    for (const row of work.rows) append(tables, row.table, row.values);
   }
   const inserts = [...tables].map(
     ([table, rows], i) => sql`new_rows_${sql.raw(String(i))} AS (${insertRecords(table, rows as never, ok)})`,
@@ -308,9 +308,15 @@ function batchStatement(batch: Change[]): { query: SQL; witness: string } {
 function effectsOf(batch: Change[]): Map<EffectKind<unknown>, unknown[]> {
   const kinds = new Map<EffectKind<unknown>, unknown[]>();
   for (const work of batch) {
-    for (const { kind, item } of work.effects()) kinds.set(kind, [...(kinds.get(kind) ?? []), item]);
+    for (const { kind, item } of work.effects()) append(kinds, kind, item);
   }
   return kinds;
+}
+
+function append<K, V>(groups: Map<K, V[]>, key: K, value: V): void {
+  const group = groups.get(key);
+  if (group) group.push(value);
+  else groups.set(key, [value]);
 }
 
 const groupCommits = new WeakMap<Db, GroupCommit>();

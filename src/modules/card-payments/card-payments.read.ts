@@ -1,9 +1,10 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { merchantPage } from '../../db/pages.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
+import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
-import type { RefundRow } from './card-payments.resource.ts';
+import type { CardPaymentRow, RefundRow } from './card-payments.resource.ts';
 import { type CardPaymentDetail, loadPayment, refundsOf, withRefunds } from './card-payments.rows.ts';
 import { cardPayments, cardRefunds } from './card-payments.table.ts';
 
@@ -51,16 +52,9 @@ export async function listCardPayments(
   query: ListQuery & { collection?: string | undefined },
 ): Promise<Page<CardPaymentDetail>> {
   const exec = ctx.tx ?? ctx.db;
-  const conditions = [eq(cardPayments.merchantId, ctx.merchant.id)];
-  if (query.starting_after) conditions.push(lt(cardPayments.id, query.starting_after));
-  if (query.collection) conditions.push(eq(cardPayments.collectionId, query.collection));
-  const rows = await exec
-    .select()
-    .from(cardPayments)
-    .where(and(...conditions))
-    .orderBy(desc(cardPayments.id))
-    .limit(query.limit + 1);
-  const page = toPage(rows, query.limit);
+  const page = await merchantPage<CardPaymentRow>(ctx, cardPayments, query, [
+    query.collection ? eq(cardPayments.collectionId, query.collection) : undefined,
+  ]);
   const refunds = await refundsOf(
     exec,
     page.data.map((row) => row.id),

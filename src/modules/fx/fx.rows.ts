@@ -1,5 +1,6 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { merchantPage } from '../../db/pages.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { isStateOf } from '../../kernel/state-machine.ts';
@@ -45,17 +46,7 @@ export async function listOf<T extends { id: string }>(
   states: readonly FxState[],
   query: ListQuery & { state?: string | undefined },
 ): Promise<Page<T>> {
-  const conditions = [eq(table.merchantId, ctx.merchant.id)];
-  if (query.starting_after) conditions.push(lt(table.id, query.starting_after));
-  if (query.state) {
-    if (!isStateOf(states, query.state)) return toPage([], query.limit);
-    conditions.push(eq(table.state, query.state));
-  }
-  const rows = await (ctx.tx ?? ctx.db)
-    .select()
-    .from(table)
-    .where(and(...conditions))
-    .orderBy(desc(table.id))
-    .limit(query.limit + 1);
-  return toPage(rows as T[], query.limit);
+  const state = query.state || undefined; // an empty state filters nothing
+  if (state !== undefined && !isStateOf(states, state)) return toPage([], query.limit);
+  return merchantPage<T>(ctx, table, query, [state === undefined ? undefined : eq(table.state, state)]);
 }

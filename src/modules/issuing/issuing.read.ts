@@ -1,5 +1,6 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
+import { merchantPage } from '../../db/pages.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
 import type { VirtualCardState } from './issuing.machine.ts';
@@ -30,16 +31,9 @@ export async function listVirtualCards(
   ctx: ServiceContext,
   query: ListQuery & { state?: VirtualCardState | undefined },
 ): Promise<Page<VirtualCardRow>> {
-  const conditions = [eq(virtualCards.merchantId, ctx.merchant.id)];
-  if (query.starting_after) conditions.push(lt(virtualCards.id, query.starting_after));
-  if (query.state) conditions.push(eq(virtualCards.state, query.state));
-  const rows = await (ctx.tx ?? ctx.db)
-    .select()
-    .from(virtualCards)
-    .where(and(...conditions))
-    .orderBy(desc(virtualCards.id))
-    .limit(query.limit + 1);
-  return toPage(rows, query.limit);
+  return merchantPage(ctx, virtualCards, query, [
+    query.state ? eq(virtualCards.state, query.state) : undefined,
+  ]);
 }
 
 export function getAuthorization(ctx: ServiceContext, id: string): Promise<IssuingAuthorizationRow> {

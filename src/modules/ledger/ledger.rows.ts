@@ -1,6 +1,6 @@
-import type { EventInput } from '../../db/outbox.ts';
-import { objectEvent } from '../../db/outbox.ts';
+import { type EventInput, objectEvent } from '../../db/outbox.ts';
 import type { StatefulKind, StepContext } from '../../db/step.ts';
+import { FixedClock } from '../../kernel/clock.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import type { AccountKind, MerchantAccount } from './ledger.accounts.ts';
 import {
@@ -104,5 +104,5 @@ export const postingKind: StatefulKind<PostingRow, PostingState, PostingEvent> =
  * change, and a balance transaction's event links to no page.
  */
 export function stepAt(at: Date): StepContext {
-  return { clock: { now: () => at }, publicUrl: '' };
+  return { clock: new FixedClock(at), publicUrl: '' };
 }

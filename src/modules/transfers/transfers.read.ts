@@ -1,5 +1,6 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { merchantPage } from '../../db/pages.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { isStateOf } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
@@ -22,20 +23,13 @@ async function listEntries(
   kind: EntryKind,
   query: ListQuery & { rail?: Rail | undefined; state?: string | undefined },
 ): Promise<Page<TransferRow>> {
-  const conditions = [eq(transfers.merchantId, ctx.merchant.id), eq(transfers.kind, kind)];
-  if (query.starting_after) conditions.push(lt(transfers.id, query.starting_after));
-  if (query.rail) conditions.push(eq(transfers.rail, query.rail));
-  if (query.state) {
-    if (!isStateOf(statesOf(kind), query.state)) return toPage([], query.limit);
-    conditions.push(eq(transfers.state, query.state));
-  }
-  const rows = await (ctx.tx ?? ctx.db)
-    .select()
-    .from(transfers)
-    .where(and(...conditions))
-    .orderBy(desc(transfers.id))
-    .limit(query.limit + 1);
-  return toPage(rows, query.limit);
+  const state = query.state || undefined; // an empty state filters nothing
+  if (state !== undefined && !isStateOf(statesOf(kind), state)) return toPage([], query.limit);
+  return merchantPage(ctx, transfers, query, [
+    eq(transfers.kind, kind),
+    query.rail ? eq(transfers.rail, query.rail) : undefined,
+    state === undefined ? undefined : eq(transfers.state, state),
+  ]);
 }
 
 export const listTransfers = (
