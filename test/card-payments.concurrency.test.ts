@@ -5,11 +5,11 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commit, groupCommitStats } from '../src/db/commit.ts';
+import { type Change, commit, groupCommitStats } from '../src/db/commit.ts';
 import { cardPayments, events, ledgerPostings, scheduledJobs } from '../src/db/schema.ts';
 import { systemClock } from '../src/kernel/clock.ts';
 import { newId } from '../src/kernel/ids.ts';
-import { capturedAtOnce } from '../src/modules/card-payments/card-payments.authorize.ts';
+import { newPaymentChange } from '../src/modules/card-payments/card-payments.authorize.ts';
 import type { CardPaymentRow } from '../src/modules/card-payments/card-payments.resource.ts';
 import type { ServiceContext } from '../src/modules/context.ts';
 import { FUNDS_AVAILABLE_JOB } from '../src/modules/ledger/ledger.funds.ts';
@@ -32,7 +32,8 @@ afterAll(async () => {
 
 type Json = Record<string, unknown>;
 /** A payment captured at once, written as the API writes it: one change through commit(). */
-const writeCaptured = (ctx: ServiceContext, row: CardPaymentRow) => commit(ctx, capturedAtOnce(ctx, row));
+const writeCaptured = (ctx: ServiceContext, row: CardPaymentRow) =>
+  commit(ctx, newPaymentChange(ctx, row) as Change);
 const post = (m: TestMerchant, path: string, body?: unknown) =>
   t.rest<Json>('POST', path, { key: m.secretKey, ...(body === undefined ? {} : { body }) });
 

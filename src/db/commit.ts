@@ -6,6 +6,7 @@ import { scheduledJobs } from '../modules/scheduler/scheduler.table.ts';
 import { type Db, queryRowsPrepared, type Tx } from './client.ts';
 import { insertRecords } from './json-records.ts';
 import { createdEventsCte, type EventInput, fanOut, recordEvents } from './outbox.ts';
+import { type RowUpdate, rowUpdates } from './row-update.ts';
 import { inTransaction, runTransaction, withRetries } from './tx.ts';
 
 /**
@@ -19,7 +20,8 @@ import { inTransaction, runTransaction, withRetries } from './tx.ts';
  *   after that statement has committed. A batch the statement cannot write (an account missing, a
  *   balance too low, a unique key taken) is written in one transaction step by step; when that
  *   fails too, each change is written alone, so one refused change fails only itself.
- * State moves of existing rows (step()) need the row as it is, so they run in a transaction.
+ * A change may also update rows the operation read (update(): a compare-and-set on what it read,
+ * row-update.ts); a change whose rows have moved since is refused with StaleRow, written nowhere.
  */
 
 /** A kind of write beyond plain rows, events and jobs, that a change can carry: the ledger's postings. */
@@ -80,6 +82,11 @@ export class Change {
   job(...rows: (typeof scheduledJobs.$inferInsert)[]): this {
     this.jobs.push(...rows);
     return this;
+  }
+
+  /** Updates a row read earlier, if it is still as read (row-update.ts); else the change is refused. */
+  update(item: RowUpdate): this {
+    return this.effect(rowUpdates, item);
   }
 
   effect<T>(kind: EffectKind<T>, item: T): this {
@@ -304,9 +311,14 @@ function batchStatement(batch: Change[]): { query: SQL; witness: string } {
   return { query, witness: createdEvents.ids[0] as string };
 }
 
-/** A batch's effects, by kind, in the batch's order. */
+/**
+ * A batch's effects, by kind, in the batch's order — row updates first, so that the rows an
+ * operation read are locked before the ledger, the order its transaction path takes them in.
+ */
 function effectsOf(batch: Change[]): Map<EffectKind<unknown>, unknown[]> {
   const kinds = new Map<EffectKind<unknown>, unknown[]>();
+  if (batch.some((work) => work.steps.some((step) => 'effect' in step && step.effect.kind === rowUpdates)))
+    kinds.set(rowUpdates as EffectKind<unknown>, []);
   for (const work of batch) {
     for (const { kind, item } of work.effects()) append(kinds, kind, item);
   }

@@ -15,7 +15,8 @@ import type { FinalDecision, NetworkDecision } from '../cards/network-responses.
 import type { ServiceContext } from '../context.ts';
 import { authorizeFromAcquirer, type IssuerAnswer, isIssuedNumber } from '../issuing/issuing.closed-loop.ts';
 import { creditPending } from '../ledger/ledger.funds.ts';
-import { scheduleJob } from '../scheduler/scheduler.service.ts';
+import { jobValues } from '../scheduler/scheduler.service.ts';
+import { scheduledJobs } from '../scheduler/scheduler.table.ts';
 import { afterCapture, capture, EXPIRE_AUTHORIZATION_JOB } from './card-payments.capture.ts';
 import { cardPaymentMachine } from './card-payments.machine.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
@@ -46,10 +47,9 @@ export interface AuthorizationInput {
   metadata?: Record<string, string>;
 }
 
-/** What follows an approval: capture at once (`capture: true`), or the authorization's expiry job. */
-export async function afterAuthorization(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow) {
-  if (payment.captureOnAuthorize) return capture(tx, ctx, payment, payment.amount);
-  await scheduleJob(tx, {
+/** The job that expires an authorization nobody captures or voids. */
+function expiryJob(ctx: ServiceContext, payment: CardPaymentRow) {
+  return jobValues({
     merchantId: payment.merchantId,
     kind: EXPIRE_AUTHORIZATION_JOB,
     objectId: payment.id,
@@ -57,6 +57,12 @@ export async function afterAuthorization(tx: Tx, ctx: ServiceContext, payment: C
     payload: {},
     createdAt: ctx.clock.now(),
   });
+}
+
+/** What follows an approval: capture at once (`capture: true`), or the authorization's expiry job. */
+export async function afterAuthorization(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow) {
+  if (payment.captureOnAuthorize) return capture(tx, ctx, payment, payment.amount);
+  await tx.insert(scheduledJobs).values(expiryJob(ctx, payment));
   return payment;
 }
 
@@ -167,26 +173,34 @@ export async function authorizeCard(
 }
 
 /**
- * A payment of no collection captured at once, as one change: its row (every column set: the row
- * as stored), its authorized and captured events, and the credit into pending with the job that
- * makes it available. A payment through a collection is written in its collection's transaction
- * (insertNewPayment), where capturing it also pays the collection.
+ * A new payment of no collection as one change: its row (every column set: the row as stored) and
+ * its events, with what follows its state — captured at once, the credit into pending and the job
+ * that makes it available; authorized, the job that expires it; declined or awaiting 3-D Secure,
+ * nothing more. A payment through a collection is written in its collection's transaction
+ * (insertNewPayment), where capturing it also pays the collection. Null for the one start that
+ * needs a transaction: an approval that captures through capture().
  */
-export function capturedAtOnce(ctx: ServiceContext, row: CardPaymentRow): Change {
-  return creditPending(
-    change()
-      .insert(cardPayments, row)
-      .event(...capturedAtOnceEvents(ctx, row)),
-    {
-      merchantId: row.merchantId,
-      amount: row.amountCaptured,
-      currency: row.currency as CurrencyCode,
-      source: { type: 'card_payment', id: row.id },
-      type: 'card_payment',
-      from: 'card_network',
-      at: row.createdAt,
-    },
-  );
+export function newPaymentChange(ctx: ServiceContext, row: CardPaymentRow): Change | null {
+  if (row.collectionId !== null) return null;
+  if (row.state === 'captured') {
+    return creditPending(
+      change()
+        .insert(cardPayments, row)
+        .event(...capturedAtOnceEvents(ctx, row)),
+      {
+        merchantId: row.merchantId,
+        amount: row.amountCaptured,
+        currency: row.currency as CurrencyCode,
+        source: { type: 'card_payment', id: row.id },
+        type: 'card_payment',
+        from: 'card_network',
+        at: row.createdAt,
+      },
+    );
+  }
+  const written = change().insert(cardPayments, row).event(cardPaymentEvent(row, ctx.publicUrl));
+  if (row.state !== 'authorized') return written;
+  return row.captureOnAuthorize ? null : written.job(expiryJob(ctx, row));
 }
 
 /** Writes a new payment in the state the network's answer gave it, with its events and what follows. */
@@ -234,10 +248,12 @@ export async function createCardPayment(
   // transaction, and so is a card this sandbox issued (its issuer decides, in the transaction).
   const card = input.card ? validateCard(input.card) : null;
   const decided = card && !isIssuedNumber(card.number) ? newPaymentValues(ctx, of(card)) : null;
-  if (decided?.state === 'captured') {
-    // The common case, captured at once: one change, so that without an idempotency key it takes
-    // the group commit (many concurrent payments, one statement).
-    await commit(ctx, capturedAtOnce(ctx, decided));
+  const written = decided ? newPaymentChange(ctx, decided) : null;
+  if (decided && written) {
+    // A raw card's payment is one change, so that without an idempotency key it takes the group
+    // commit (many concurrent payments, one statement).
+    await commit(ctx, written);
+    throwIfDeclined(decided);
     return { ...decided, refunds: [] };
   }
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>

@@ -1,4 +1,6 @@
 import type { Tx } from '../../db/client.ts';
+import { type Change, change, commit } from '../../db/commit.ts';
+import { StaleRow } from '../../db/row-update.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -6,12 +8,19 @@ import { parseAmount } from '../../kernel/money.ts';
 import { transition } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
-import { creditPendingFunds } from '../ledger/ledger.funds.ts';
+import { creditPending, creditPendingFunds } from '../ledger/ledger.funds.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
 import { cardPaymentMachine } from './card-payments.machine.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
-import { type CardPaymentDetail, loadPayment, stepCardPayment, withRefunds } from './card-payments.rows.ts';
+import {
+  type CardPaymentDetail,
+  cardPaymentEvent,
+  loadPayment,
+  stepCardPayment,
+  withRefunds,
+} from './card-payments.rows.ts';
 import type { CaptureInput } from './card-payments.schema.ts';
+import { cardPayments } from './card-payments.table.ts';
 
 export const EXPIRE_AUTHORIZATION_JOB = 'card_payment.expire_authorization';
 
@@ -33,7 +42,7 @@ const captureHooks: CaptureHook[] = [];
  * Work another module does when a payment made through a collection's checkout is captured (the
  * collection succeeds), in the capture's transaction; registered once at start-up (modules/reactions.ts).
  * Payments that belong to no collection run no hook, which lets the API's captured-at-once payments
- * take the group commit (capturedAtOnce, through commit()).
+ * take the group commit (newPaymentChange, through commit()).
  */
 export function onCardPaymentCaptured(hook: CaptureHook): void {
   if (!captureHooks.includes(hook)) captureHooks.push(hook);
@@ -63,21 +72,65 @@ export async function captureCardPayment(
   id: string,
   input: CaptureInput,
 ): Promise<CardPaymentDetail> {
+  const read = ctx.tx ? null : await loadPayment(ctx.db, ctx, id);
+  if (read && read.collectionId === null && read.issuingAuthorizationId === null) {
+    // The common case, a payment of no collection and no card of this sandbox: one change (the
+    // group commit), written only if the payment is still as read; else the transaction below.
+    const captured = capturedRow(ctx, read, input);
+    try {
+      await commit(ctx, captureChange(ctx, read, captured));
+      return { ...captured, refunds: [] }; // an authorization has no refunds
+    } catch (error) {
+      if (!(error instanceof StaleRow)) throw error;
+    }
+  }
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const current = await loadPayment(tx, ctx, id);
-    transition(cardPaymentMachine, current.state, 'capture');
-    // Past its expiry an authorization cannot be captured, even before the expiry job has run.
-    if (current.authorizationExpiresAt && current.authorizationExpiresAt <= ctx.clock.now())
-      throw new SandbankError('invalid_state', {
-        message: `This authorization expired at ${current.authorizationExpiresAt.toISOString()}; it can no longer be captured.`,
-      });
-    const amount =
-      input.amount === undefined
-        ? current.amount
-        : parseAmount(input.amount, current.currency as CurrencyCode, { max: current.amount });
-    return capture(tx, ctx, current, amount);
+    return capture(tx, ctx, current, capturedRow(ctx, current, input).amountCaptured);
   });
   return withRefunds(ctx.tx ?? ctx.db, payment);
+}
+
+/** The payment as a capture leaves it; refused (409, 400) when it cannot be captured as asked. */
+function capturedRow(ctx: ServiceContext, current: CardPaymentRow, input: CaptureInput): CardPaymentRow {
+  const state = transition(cardPaymentMachine, current.state, 'capture');
+  // Past its expiry an authorization cannot be captured, even before the expiry job has run.
+  if (current.authorizationExpiresAt && current.authorizationExpiresAt <= ctx.clock.now())
+    throw new SandbankError('invalid_state', {
+      message: `This authorization expired at ${current.authorizationExpiresAt.toISOString()}; it can no longer be captured.`,
+    });
+  const amountCaptured =
+    input.amount === undefined
+      ? current.amount
+      : parseAmount(input.amount, current.currency as CurrencyCode, { max: current.amount });
+  return { ...current, state, amountCaptured, updatedAt: ctx.clock.now() };
+}
+
+/** A capture as one change: the compare-and-set of the payment, its event, and the pending credit. */
+function captureChange(ctx: ServiceContext, read: CardPaymentRow, captured: CardPaymentRow): Change {
+  return creditPending(
+    change()
+      .update({
+        table: cardPayments,
+        id: read.id,
+        expect: { state: read.state },
+        set: {
+          state: captured.state,
+          amountCaptured: captured.amountCaptured,
+          updatedAt: captured.updatedAt,
+        },
+      })
+      .event(cardPaymentEvent(captured, ctx.publicUrl)),
+    {
+      merchantId: captured.merchantId,
+      amount: captured.amountCaptured,
+      currency: captured.currency as CurrencyCode,
+      source: { type: 'card_payment', id: captured.id },
+      type: 'card_payment',
+      from: 'card_network',
+      at: captured.updatedAt,
+    },
+  );
 }
 
 /** Cancels an authorization: nothing was on the balance, so nothing is posted. */

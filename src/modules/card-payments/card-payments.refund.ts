@@ -1,6 +1,8 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
+import { type Change, change, commit } from '../../db/commit.ts';
 import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
+import { StaleRow } from '../../db/row-update.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -11,7 +13,9 @@ import { transition } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
 import { fundsAvailableAt } from '../ledger/ledger.funds.ts';
-import { post } from '../ledger/ledger.post.ts';
+import { ledgerPostingsEffect, post } from '../ledger/ledger.post.ts';
+import type { PostingInput } from '../ledger/ledger.rows.ts';
+import { preparePosting } from '../ledger/ledger.statement.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import {
   cardPaymentMachine,
@@ -56,13 +60,26 @@ export async function refundCardPayment(
   id: string,
   input: RefundInput,
 ): Promise<{ payment: CardPaymentDetail; refund: RefundRow }> {
+  const read = ctx.tx ? null : await loadPayment(ctx.db, ctx, id);
+  if (read && read.refundBehavior === 'succeeds' && read.issuingAuthorizationId === null) {
+    // The common case, a refund that succeeds at once on a card of no issuer here: one change (the
+    // group commit), written only if the payment is still as read; else the transaction below.
+    const refunds = (await refundsOf(ctx.db, [read.id])).get(read.id) ?? [];
+    const planned = plannedRefund(ctx, read, refundAmount(read, input), input);
+    try {
+      await commit(ctx, refundChange(ctx, read, refunds, planned));
+      return {
+        payment: { ...planned.payment, refunds: byId([...refunds, planned.succeeded]) },
+        refund: planned.succeeded,
+      };
+    } catch (error) {
+      if (!(error instanceof StaleRow)) throw error;
+    }
+  }
   const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const current = await loadPayment(tx, ctx, id);
-    transition(cardPaymentMachine, current.state, 'refund');
+    const amount = refundAmount(current, input);
     const currency = current.currency as CurrencyCode;
-    const remaining = current.amountCaptured - current.amountRefunded;
-    const amount =
-      input.amount === undefined ? remaining : parseAmount(input.amount, currency, { max: remaining });
     const now = ctx.clock.now();
     const [pending] = await tx
       .insert(cardRefunds)
@@ -89,19 +106,7 @@ export async function refundCardPayment(
     const payment = await takeRefund(tx, ctx, current, amount);
     if (current.issuingAuthorizationId)
       await followAcquirer(tx, ctx, current.issuingAuthorizationId, { kind: 'refund', amount });
-    await post(tx, {
-      merchantId: ctx.merchant.id,
-      currency,
-      type: 'refund',
-      source: { type: 'refund', id: pending.id },
-      relatedId: current.id,
-      at: now,
-      entries: [
-        { account: 'available', amount: -amount },
-        { account: 'card_network', amount },
-      ],
-      allowNegative: ['available'],
-    });
+    await post(tx, refundPosting(current, pending));
     if (current.refundBehavior === 'pending_then_succeeds') {
       await scheduleJob(tx, {
         merchantId: ctx.merchant.id,
@@ -116,6 +121,106 @@ export async function refundCardPayment(
     return { payment, refund: await step(tx, ctx, refundKind, pending, 'succeed') };
   });
   return { payment: await withRefunds(ctx.tx ?? ctx.db, result.payment), refund: result.refund };
+}
+
+/** The amount a refund asks for (the rest of the captured amount by default), once it may be refunded. */
+function refundAmount(payment: CardPaymentRow, input: RefundInput): bigint {
+  transition(cardPaymentMachine, payment.state, 'refund');
+  const remaining = payment.amountCaptured - payment.amountRefunded;
+  return input.amount === undefined
+    ? remaining
+    : parseAmount(input.amount, payment.currency as CurrencyCode, { max: remaining });
+}
+
+/** A refund's money: out of the merchant's available balance (which may go below zero) to the network. */
+function refundPosting(payment: CardPaymentRow, refund: RefundRow): PostingInput {
+  return {
+    merchantId: payment.merchantId,
+    currency: payment.currency as CurrencyCode,
+    type: 'refund',
+    source: { type: 'refund', id: refund.id },
+    relatedId: payment.id,
+    at: refund.createdAt,
+    entries: [
+      { account: 'available', amount: -refund.amount },
+      { account: 'card_network', amount: refund.amount },
+    ],
+    allowNegative: ['available'],
+  };
+}
+
+/** Refunds in the order a payment lists them (refundsOf's: by id). */
+function byId(refunds: RefundRow[]): RefundRow[] {
+  return refunds.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+interface PlannedRefund {
+  pending: RefundRow;
+  succeeded: RefundRow;
+  payment: CardPaymentRow;
+}
+
+/** A refund that succeeds at once, as the rows it writes: the refund as made and as it ends, and the payment after it. */
+function plannedRefund(
+  ctx: ServiceContext,
+  payment: CardPaymentRow,
+  amount: bigint,
+  input: RefundInput,
+): PlannedRefund {
+  const now = ctx.clock.now();
+  const pending: RefundRow = {
+    id: newId('refund'),
+    merchantId: payment.merchantId,
+    cardPaymentId: payment.id,
+    state: refundMachine.initial,
+    amount,
+    currency: payment.currency,
+    reason: input.reason ?? null,
+    failureReason: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const amountRefunded = payment.amountRefunded + amount;
+  return {
+    pending,
+    succeeded: { ...pending, state: transition(refundMachine, pending.state, 'succeed') },
+    payment: {
+      ...payment,
+      amountRefunded,
+      state: amountRefunded === payment.amountCaptured ? 'refunded' : 'partially_refunded',
+      updatedAt: now,
+    },
+  };
+}
+
+/**
+ * The refund as one change, with the events in the order the transaction path writes them: the
+ * refund made, the payment's new state (when it changes), the posting, the refund succeeded.
+ */
+function refundChange(
+  ctx: ServiceContext,
+  read: CardPaymentRow,
+  refunds: RefundRow[],
+  planned: PlannedRefund,
+): Change {
+  const work = change()
+    .insert(cardRefunds, planned.succeeded)
+    .update({
+      table: cardPayments,
+      id: read.id,
+      expect: { state: read.state, amountRefunded: read.amountRefunded },
+      set: {
+        state: planned.payment.state,
+        amountRefunded: planned.payment.amountRefunded,
+        updatedAt: planned.payment.updatedAt,
+      },
+    })
+    .event(refundEvent(planned.pending));
+  if (planned.payment.state !== read.state)
+    work.event(cardPaymentEvent(planned.payment, ctx.publicUrl, byId([...refunds, planned.pending])));
+  return work
+    .effect(ledgerPostingsEffect, preparePosting(refundPosting(read, planned.pending)))
+    .event(refundEvent(planned.succeeded));
 }
 
 /**

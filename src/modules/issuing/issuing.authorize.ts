@@ -1,13 +1,18 @@
 import { and, eq, gte, inArray } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
+import { change, commit } from '../../db/commit.ts';
 import { recordEvent } from '../../db/outbox.ts';
+import { StaleRow } from '../../db/row-update.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import type { ServiceContext } from '../context.ts';
-import { placeHold } from '../ledger/ledger.holds.ts';
-import { scheduleJob } from '../scheduler/scheduler.service.ts';
+import { holdPosting, placeHold } from '../ledger/ledger.holds.ts';
+import { ledgerPostingsEffect } from '../ledger/ledger.post.ts';
+import { preparePosting } from '../ledger/ledger.statement.ts';
+import { jobValues } from '../scheduler/scheduler.service.ts';
+import { scheduledJobs } from '../scheduler/scheduler.table.ts';
 import {
   DECLINES,
   decideIssuing,
@@ -21,7 +26,7 @@ import {
 import type { IssuingAuthorizationRow, VirtualCardRow } from './issuing.resource.ts';
 import { AUTHORIZATION_MAX_MINOR, issuingAuthorizationEvent, loadCard } from './issuing.rows.ts';
 import type { SimulateAuthorizationInput } from './issuing.schema.ts';
-import { issuingAuthorizations, type StoredControls } from './issuing.table.ts';
+import { issuingAuthorizations, type StoredControls, virtualCards } from './issuing.table.ts';
 
 /** An approved authorization not captured within this many days of clock time expires. */
 export const AUTHORIZATION_TTL_DAYS = 7;
@@ -62,6 +67,99 @@ async function priorSpend(tx: Tx, card: VirtualCardRow, now: Date): Promise<Prio
         inArray(issuingAuthorizations.state, ['approved', 'captured']),
       ),
     );
+}
+
+/** The authorization a decision makes (its hold placed already when approved). */
+function authorizationRow(
+  card: VirtualCardRow,
+  request: AuthorizationRequest,
+  decision: IssuingDecision,
+  made: { id: string; holdId: string | null; now: Date },
+): IssuingAuthorizationRow {
+  const approved = decision.outcome === 'approved';
+  return {
+    id: made.id,
+    merchantId: card.merchantId,
+    cardId: card.id,
+    state: approved ? 'approved' : 'declined',
+    amount: request.amount,
+    amountReversed: 0n,
+    amountCaptured: 0n,
+    amountRefunded: 0n,
+    currency: 'USD',
+    merchantName: request.merchant.name,
+    merchantMcc: request.merchant.mcc,
+    merchantCountry: request.merchant.country,
+    declineReason: decision.outcome === 'declined' ? decision.reason : null,
+    declineInterval: decision.outcome === 'declined' ? decision.interval : null,
+    networkResponseCode: decision.outcome === 'declined' ? DECLINES[decision.reason].iso : '00',
+    holdId: made.holdId,
+    cardPaymentId: request.cardPaymentId ?? null,
+    reference: request.reference ?? null,
+    // A closed-loop authorization lives as long as its card payment: the acquirer's void or
+    // expiry reverses it, so it has no expiry of its own on the issuer's clock.
+    expiresAt:
+      approved && !request.cardPaymentId
+        ? new Date(made.now.getTime() + AUTHORIZATION_TTL_DAYS * 86_400_000)
+        : null,
+    createdAt: made.now,
+    updatedAt: made.now,
+  };
+}
+
+/** The job that expires an approval nobody captures (none for a decline or the closed loop). */
+function expiryJob(row: IssuingAuthorizationRow) {
+  if (row.state !== 'approved' || !row.expiresAt) return null;
+  return jobValues({
+    merchantId: row.merchantId,
+    kind: EXPIRE_ISSUING_AUTHORIZATION_JOB,
+    objectId: row.id,
+    dueAt: row.expiresAt,
+    createdAt: row.createdAt,
+  });
+}
+
+/**
+ * An authorization on a card without spending limits, as one change: nothing but the card's state
+ * and controls and the merchant's balance decide it, so it needs no lock on the card — only that
+ * the card is still as read when it commits (row-update.ts). An approval's hold is a guarded
+ * posting: a balance too low refuses the change with insufficient_balance, nothing written.
+ */
+function authorizationChange(ctx: ServiceContext, card: VirtualCardRow, request: AuthorizationRequest) {
+  const now = ctx.clock.now();
+  const decision = decideIssuing({
+    card: { ...card, controls: controlsOf(card.spendingControls) },
+    amount: request.amount,
+    mcc: request.merchant.mcc,
+    now,
+    prior: [],
+  });
+  const id = newId('issuingAuthorization');
+  const hold =
+    decision.outcome === 'approved'
+      ? preparePosting(
+          holdPosting({
+            merchantId: card.merchantId,
+            currency: 'USD',
+            amount: request.amount,
+            type: 'issuing_authorization',
+            source: { type: 'issuing_authorization', id },
+            at: now,
+          }),
+        )
+      : null;
+  const row = authorizationRow(card, request, decision, { id, holdId: hold?.row.id ?? null, now });
+  const work = change().update({
+    table: virtualCards,
+    id: card.id,
+    expect: { state: card.state, spendingControls: card.spendingControls },
+    set: {},
+  });
+  if (hold) work.effect(ledgerPostingsEffect, hold);
+  work.insert(issuingAuthorizations, row).event(issuingAuthorizationEvent(row));
+  const job = expiryJob(row);
+  if (job) work.job(job);
+  return { row, work };
 }
 
 export interface AuthorizationRequest {
@@ -112,49 +210,11 @@ export async function authorizeOnCard(
       decision = { outcome: 'declined', reason: 'insufficient_funds', interval: null };
     }
   }
-  const approved = decision.outcome === 'approved';
-  const [row] = await tx
-    .insert(issuingAuthorizations)
-    .values({
-      id,
-      merchantId: card.merchantId,
-      cardId: card.id,
-      state: approved ? 'approved' : 'declined',
-      amount: request.amount,
-      amountReversed: 0n,
-      amountCaptured: 0n,
-      amountRefunded: 0n,
-      currency: 'USD',
-      merchantName: request.merchant.name,
-      merchantMcc: request.merchant.mcc,
-      merchantCountry: request.merchant.country,
-      declineReason: decision.outcome === 'declined' ? decision.reason : null,
-      declineInterval: decision.outcome === 'declined' ? decision.interval : null,
-      networkResponseCode: decision.outcome === 'declined' ? DECLINES[decision.reason].iso : '00',
-      holdId,
-      cardPaymentId: request.cardPaymentId ?? null,
-      reference: request.reference ?? null,
-      // A closed-loop authorization lives as long as its card payment: the acquirer's void or
-      // expiry reverses it, so it has no expiry of its own on the issuer's clock.
-      expiresAt:
-        approved && !request.cardPaymentId
-          ? new Date(now.getTime() + AUTHORIZATION_TTL_DAYS * 86_400_000)
-          : null,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  if (!row) throw new Error('authorization insert returned no row');
+  const row = authorizationRow(card, request, decision, { id, holdId, now });
+  await tx.insert(issuingAuthorizations).values(row);
   await recordEvent(tx, issuingAuthorizationEvent(row));
-  if (approved && row.expiresAt) {
-    await scheduleJob(tx, {
-      merchantId: row.merchantId,
-      kind: EXPIRE_ISSUING_AUTHORIZATION_JOB,
-      objectId: row.id,
-      dueAt: row.expiresAt,
-      createdAt: now,
-    });
-  }
+  const job = expiryJob(row);
+  if (job) await tx.insert(scheduledJobs).values(job);
   return row;
 }
 
@@ -171,12 +231,26 @@ export async function simulateAuthorization(
 ): Promise<IssuingAuthorizationRow> {
   const amount = parseAmount(input.amount, 'USD', { max: AUTHORIZATION_MAX_MINOR });
   const mcc = validateMcc(input.merchant.mcc, 'merchant.mcc');
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
-    const card = await loadCard(tx, ctx.merchant.id, cardId, true);
-    return authorizeOnCard(tx, ctx, card, {
-      amount,
-      merchant: { name: input.merchant.name, mcc, country: input.merchant.country ?? 'US' },
-      reference: input.reference ?? null,
-    });
-  });
+  const request: AuthorizationRequest = {
+    amount,
+    merchant: { name: input.merchant.name, mcc, country: input.merchant.country ?? 'US' },
+    reference: input.reference ?? null,
+  };
+  const read = ctx.tx ? null : await loadCard(ctx.db, ctx.merchant.id, cardId);
+  if (read && read.spendingControls.limits.length === 0) {
+    // The common case, a card without limits: one change (the group commit). A card that moved
+    // since it was read, or a balance too low for the hold, goes the locked way below (which
+    // declines insufficient_funds).
+    const { row, work } = authorizationChange(ctx, read, request);
+    try {
+      await commit(ctx, work);
+      return row;
+    } catch (error) {
+      const short = error instanceof SandbankError && error.code === 'insufficient_balance';
+      if (!(error instanceof StaleRow) && !short) throw error;
+    }
+  }
+  return inTransaction(ctx.db, ctx.tx, async (tx) =>
+    authorizeOnCard(tx, ctx, await loadCard(tx, ctx.merchant.id, cardId, true), request),
+  );
 }
