@@ -199,6 +199,46 @@ describe('PGlite in a worker thread', () => {
     expect(isTransactionConflict(lost)).toBe(true);
   });
 
+  it('runs a prepared query by name: the same rows as query(), one prepared statement, errors whole', async () => {
+    const client = raw(inWorker);
+    if (!client.queryPrepared) throw new Error('the worker client prepares statements');
+    const text = `SELECT v.id, v.amount, v.meta, $2::timestamptz AS at, $3::int8 AS big
+      FROM jsonb_to_recordset($1::jsonb) AS v(id int8, amount numeric, meta jsonb) ORDER BY v.id`;
+    const drizzleParsers = { 1184: (v: string) => `parsed ${v}` };
+    for (const round of [1, 2, 3, 7]) {
+      const params = [
+        JSON.stringify([
+          { id: round, amount: '12345678901234567.10', meta: { round, exact: 1.1 } },
+          { id: 9007199254740993, amount: '0.01', meta: null },
+        ]),
+        '2031-12-03T15:00:00.123Z',
+        9007199254740993n,
+      ];
+      for (const options of [undefined, { parsers: drizzleParsers }, { rowMode: 'array' as const }]) {
+        const prepared = await client.queryPrepared(text, params, options);
+        const reference = await raw(inThread).query(text, params, options);
+        expect(prepared.rows).toStrictEqual(reference.rows);
+        expect(prepared.fields).toStrictEqual(reference.fields);
+      }
+    }
+    const statements = await client.query<{ name: string; statement: string }>(
+      'SELECT name, statement FROM pg_prepared_statements',
+    );
+    expect(statements.rows.filter((row) => row.statement === text)).toHaveLength(1);
+    // Its errors are PGlite's, whole; and the statement still runs after one.
+    const failing = 'INSERT INTO worker_round_trip (id, amount) VALUES ($1::int8, $2::numeric)';
+    await client.queryPrepared(failing, [77, '1.00']);
+    const error = await client.queryPrepared(failing, [77, '2.00']).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(messages.DatabaseError);
+    expect(error).toMatchObject({ code: '23505', constraint: 'worker_round_trip_pkey' });
+    await client.queryPrepared(failing, [78, '3.00']);
+    const written = await client.query<{ id: string }>(
+      'SELECT id::text FROM worker_round_trip WHERE id IN (77, 78)',
+    );
+    expect(written.rows.map((row) => row.id).sort()).toEqual(['77', '78']);
+    await client.query('DELETE FROM worker_round_trip WHERE id IN (77, 78)');
+  });
+
   it('runs one transaction at a time: statements from elsewhere wait for its end, in order', async () => {
     const order: string[] = [];
     let inserted!: () => void;

@@ -53,6 +53,8 @@ export interface PgliteClient {
   dumpDataDir(compression?: 'none' | 'gzip' | 'auto'): Promise<File | Blob>;
   close(): Promise<void>;
   readonly closed: boolean;
+  /** A statement whose text never changes, prepared once by name (PgliteWorkerClient only). */
+  queryPrepared?<T>(query: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>>;
 }
 
 type Parsers = NonNullable<QueryOptions['parsers']>;
@@ -343,7 +345,12 @@ export class PgliteWorkerClient implements PgliteClient {
     return run;
   }
 
-  async #query<T>(sql: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> {
+  async #query<T>(
+    sql: string,
+    params: unknown[] = [],
+    options?: QueryOptions,
+    prepared = false,
+  ): Promise<Results<T>> {
     unsupported(options);
     const rowMode = options?.rowMode ?? 'object';
     const parsers = options?.parsers;
@@ -356,6 +363,7 @@ export class PgliteWorkerClient implements PgliteClient {
         rowMode,
         ...(options?.paramTypes ? { paramTypes: options.paramTypes } : {}),
         ...(rawOids?.length ? { rawOids } : {}),
+        ...(prepared ? { prepared } : {}),
       },
       { query: sql, params, options },
     )) as Results<T>;
@@ -402,6 +410,11 @@ export class PgliteWorkerClient implements PgliteClient {
 
   query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
     return this.#exclusive(() => this.#query<T>(sql, params, options));
+  }
+
+  /** A query whose text never changes (its values all parameters): the worker prepares it once by name. */
+  queryPrepared<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    return this.#exclusive(() => this.#query<T>(sql, params, options, true));
   }
 
   sql<T>(strings: TemplateStringsArray, ...values: unknown[]): Promise<Results<T>> {

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { messages, PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
+import { messages, PGlite, parse, protocol, type QueryOptions, type Results } from '@electric-sql/pglite';
 import type { SerializedError, WorkerReply, WorkerRequest, WorkerStart } from './pglite-protocol.ts';
 
 const start = workerData as WorkerStart;
@@ -57,6 +57,64 @@ async function open(): Promise<PGlite> {
   });
 }
 
+/** The statements prepared by name (the main thread's `prepared` queries), by their text. */
+const prepared = new Map<string, { name: string; paramTypes: number[] }>();
+
+function joined(parts: Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    all.set(part, at);
+    at += part.length;
+  }
+  return all;
+}
+
+/**
+ * A statement prepared once by name, then run by binding its parameters and executing it: one
+ * call into Postgres per run, and its plan is cached (PGlite's own query() parses, describes and
+ * plans the text on every run, in five calls). Messages and results are PGlite's own.
+ */
+async function queryPrepared(
+  pg: PGlite,
+  text: string,
+  params: unknown[],
+  options: QueryOptions,
+): Promise<Results> {
+  let statement = prepared.get(text);
+  if (!statement) {
+    const name = `sandbank_${prepared.size + 1}`;
+    const described = await pg.execProtocolStream(
+      joined([
+        protocol.serialize.parse({ name, text }),
+        protocol.serialize.describe({ type: 'S', name }),
+        protocol.serialize.sync(),
+      ]),
+      { syncToFs: false },
+    );
+    statement = { name, paramTypes: parse.parseDescribeStatementResults(described) };
+    prepared.set(text, statement);
+  }
+  const { name, paramTypes } = statement;
+  const values = params.map((value, i) => {
+    if (value === null || value === undefined) return null;
+    const serializer = pg.serializers[paramTypes[i] as number];
+    return serializer ? serializer(value) : String(value);
+  });
+  const ran = await pg.execProtocolStream(
+    joined([
+      protocol.serialize.bind({ statement: name, values }),
+      protocol.serialize.describe({ type: 'P' }),
+      protocol.serialize.execute({}),
+      protocol.serialize.sync(),
+    ]),
+    { syncToFs: true },
+  );
+  const [result] = parse.parseResults(ran, pg.parsers, options);
+  if (!result) throw new Error('a prepared statement returned no result');
+  return result;
+}
+
 /** The functions that stop each LISTEN of the main thread, by its id. */
 const listeners = new Map<number, () => Promise<void>>();
 
@@ -67,6 +125,7 @@ async function handle(pg: PGlite, request: WorkerRequest): Promise<unknown> {
       const parsers = rawParsers(request.rawOids);
       if (parsers) options.parsers = parsers;
       if (request.paramTypes) options.paramTypes = request.paramTypes;
+      if (request.prepared) return queryPrepared(pg, request.sql, request.params, options);
       return pg.query(request.sql, request.params, options);
     }
     case 'exec': {
