@@ -225,6 +225,19 @@ describe('PGlite in a worker thread', () => {
       'SELECT name, statement FROM pg_prepared_statements',
     );
     expect(statements.rows.filter((row) => row.statement === text)).toHaveLength(1);
+    // Queries the driver sends are prepared too, a bounded number: the least recently used is closed.
+    for (let i = 0; i < 600; i++) {
+      const result = await client.query<{ n: number }>(`SELECT ${i}::int4 + $1::int4 AS n`, [1]);
+      expect(result.rows).toEqual([{ n: i + 1 }]);
+    }
+    const held = await client.query<{ count: number }>(
+      'SELECT count(*)::int4 AS count FROM pg_prepared_statements',
+    );
+    expect(held.rows[0]?.count).toBeLessThanOrEqual(512);
+    expect(held.rows[0]?.count).toBeGreaterThan(400);
+    expect((await client.query<{ n: number }>('SELECT 0::int4 + $1::int4 AS n', [5])).rows).toEqual([
+      { n: 5 },
+    ]);
     // Its errors are PGlite's, whole; and the statement still runs after one.
     const failing = 'INSERT INTO worker_round_trip (id, amount) VALUES ($1::int8, $2::numeric)';
     await client.queryPrepared(failing, [77, '1.00']);

@@ -57,8 +57,17 @@ async function open(): Promise<PGlite> {
   });
 }
 
-/** The statements prepared by name (the main thread's `prepared` queries), by their text. */
+/**
+ * The statements prepared by name, by their text, least recently used first. Drizzle writes a
+ * query of one shape as one text (values are parameters), so a server runs a few hundred texts at
+ * most; past PREPARED_LIMIT the least recently used is closed.
+ */
 const prepared = new Map<string, { name: string; paramTypes: number[] }>();
+const PREPARED_LIMIT = 512;
+let preparedCount = 0;
+
+/** Statements worth preparing: the ones that plan (not BEGIN, SAVEPOINT, LISTEN, SET…). */
+const PLANNED = /^\s*(select|insert|update|delete|with)\b/i;
 
 function joined(parts: Uint8Array[]): Uint8Array {
   const all = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
@@ -72,8 +81,8 @@ function joined(parts: Uint8Array[]): Uint8Array {
 
 /**
  * A statement prepared once by name, then run by binding its parameters and executing it: one
- * call into Postgres per run, and its plan is cached (PGlite's own query() parses, describes and
- * plans the text on every run, in five calls). Messages and results are PGlite's own.
+ * call into Postgres per run, and its plan may be cached (PGlite's own query() parses, describes
+ * and plans the text on every run, in five calls). Messages, serializers and results are PGlite's.
  */
 async function queryPrepared(
   pg: PGlite,
@@ -81,35 +90,53 @@ async function queryPrepared(
   params: unknown[],
   options: QueryOptions,
 ): Promise<Results> {
-  let statement = prepared.get(text);
-  if (!statement) {
-    const name = `sandbank_${prepared.size + 1}`;
-    const described = await pg.execProtocolStream(
+  let ran: messages.BackendMessage[];
+  try {
+    let statement = prepared.get(text);
+    if (statement) {
+      prepared.delete(text); // most recently used: to the end
+      prepared.set(text, statement);
+    } else {
+      const oldest = prepared.size >= PREPARED_LIMIT ? prepared.entries().next().value : undefined;
+      if (oldest) prepared.delete(oldest[0]); // closed below, whatever becomes of the new one
+      const name = `sandbank_${++preparedCount}`;
+      const described = await pg.execProtocolStream(
+        joined([
+          ...(oldest ? [protocol.serialize.close({ type: 'S', name: oldest[1].name })] : []),
+          protocol.serialize.parse({
+            name,
+            text,
+            ...(options.paramTypes ? { types: options.paramTypes } : {}),
+          }),
+          protocol.serialize.describe({ type: 'S', name }),
+          protocol.serialize.sync(),
+        ]),
+        { syncToFs: false },
+      );
+      statement = { name, paramTypes: parse.parseDescribeStatementResults(described) };
+      prepared.set(text, statement);
+    }
+    const { name, paramTypes } = statement;
+    const values = params.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serializer = pg.serializers[paramTypes[i] as number];
+      return serializer ? serializer(value) : String(value);
+    });
+    ran = await pg.execProtocolStream(
       joined([
-        protocol.serialize.parse({ name, text }),
-        protocol.serialize.describe({ type: 'S', name }),
+        protocol.serialize.bind({ statement: name, values }),
+        protocol.serialize.describe({ type: 'P' }),
+        protocol.serialize.execute({}),
         protocol.serialize.sync(),
       ]),
-      { syncToFs: false },
+      { syncToFs: true },
     );
-    statement = { name, paramTypes: parse.parseDescribeStatementResults(described) };
-    prepared.set(text, statement);
+  } catch (error) {
+    // As PGlite's query() leaves them: the statement, its parameters and options on the error.
+    if (error instanceof messages.DatabaseError)
+      Object.assign(error, { query: text, params, queryOptions: options });
+    throw error;
   }
-  const { name, paramTypes } = statement;
-  const values = params.map((value, i) => {
-    if (value === null || value === undefined) return null;
-    const serializer = pg.serializers[paramTypes[i] as number];
-    return serializer ? serializer(value) : String(value);
-  });
-  const ran = await pg.execProtocolStream(
-    joined([
-      protocol.serialize.bind({ statement: name, values }),
-      protocol.serialize.describe({ type: 'P' }),
-      protocol.serialize.execute({}),
-      protocol.serialize.sync(),
-    ]),
-    { syncToFs: true },
-  );
   const [result] = parse.parseResults(ran, pg.parsers, options);
   if (!result) throw new Error('a prepared statement returned no result');
   return result;
@@ -125,7 +152,8 @@ async function handle(pg: PGlite, request: WorkerRequest): Promise<unknown> {
       const parsers = rawParsers(request.rawOids);
       if (parsers) options.parsers = parsers;
       if (request.paramTypes) options.paramTypes = request.paramTypes;
-      if (request.prepared) return queryPrepared(pg, request.sql, request.params, options);
+      if (request.prepared || PLANNED.test(request.sql))
+        return queryPrepared(pg, request.sql, request.params, options);
       return pg.query(request.sql, request.params, options);
     }
     case 'exec': {
