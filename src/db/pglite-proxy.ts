@@ -149,13 +149,14 @@ function unsupported(options: QueryOptions | undefined): void {
 
 /**
  * How long the main thread may block per turn of its event loop waiting for the worker's answers
- * (see #waitBriefly), for statements outside transactions and, separately, for the statements of
- * transactions: together the most a long query or transaction holds up HTTP in one turn, and room
- * for a run of short statements to go on without waiting for a turn each. Measured on 2 cores
- * (docs/pglite-worker.md): 10 + 10 ms keeps the slowest /healthz during a large clock advance in
- * the tens of milliseconds, with more collections per second than PGlite on the main thread.
+ * (see #waitBriefly): for the statements of transactions, which hold the database between their
+ * statements, and separately for statements outside transactions. Measured on 2 cores
+ * (docs/pglite-worker.md): 10 ms for transactions keeps the slowest /healthz during a large clock
+ * advance in the tens of milliseconds with more collections per second than PGlite on the main
+ * thread; outside transactions waiting only costs (the main thread blocked while the next requests
+ * queue), so a statement there is picked up only if its answer is already in.
  */
-export const SYNC_WAIT_BUDGET_MS = 10;
+export const SYNC_WAIT_BUDGET_MS = 0;
 export const TRANSACTION_WAIT_BUDGET_MS = 10;
 
 export interface PgliteWorkerOptions {
