@@ -207,10 +207,9 @@ describe('PGlite in a worker thread', () => {
     const drizzleParsers = { 1184: (v: string) => `parsed ${v}` };
     for (const round of [1, 2, 3, 7]) {
       const params = [
-        JSON.stringify([
-          { id: round, amount: '12345678901234567.10', meta: { round, exact: 1.1 } },
-          { id: 9007199254740993, amount: '0.01', meta: null },
-        ]),
+        // JSON text, so that an int8 beyond 2^53 travels exactly.
+        `[{"id": ${round}, "amount": "12345678901234567.10", "meta": {"round": ${round}, "exact": 1.1}},
+          {"id": 9007199254740993, "amount": "0.01", "meta": null}]`,
         '2031-12-03T15:00:00.123Z',
         9007199254740993n,
       ];
