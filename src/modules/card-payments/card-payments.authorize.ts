@@ -17,7 +17,7 @@ import { authorizeFromAcquirer, type IssuerAnswer, isIssuedNumber } from '../iss
 import { creditPending } from '../ledger/ledger.funds.ts';
 import { jobValues } from '../scheduler/scheduler.service.ts';
 import { scheduledJobs } from '../scheduler/scheduler.table.ts';
-import { afterCapture, capture, EXPIRE_AUTHORIZATION_JOB } from './card-payments.capture.ts';
+import { afterCapture, capture, captureCredit, EXPIRE_AUTHORIZATION_JOB } from './card-payments.capture.ts';
 import { cardPaymentMachine } from './card-payments.machine.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
 import {
@@ -187,15 +187,7 @@ export function newPaymentChange(ctx: ServiceContext, row: CardPaymentRow): Chan
       change()
         .insert(cardPayments, row)
         .event(...capturedAtOnceEvents(ctx, row)),
-      {
-        merchantId: row.merchantId,
-        amount: row.amountCaptured,
-        currency: row.currency as CurrencyCode,
-        source: { type: 'card_payment', id: row.id },
-        type: 'card_payment',
-        from: 'card_network',
-        at: row.createdAt,
-      },
+      captureCredit(row, row.createdAt),
     );
   }
   const written = change().insert(cardPayments, row).event(cardPaymentEvent(row, ctx.publicUrl));

@@ -8,7 +8,7 @@ import { parseAmount } from '../../kernel/money.ts';
 import { transition } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
-import { creditPending, creditPendingFunds } from '../ledger/ledger.funds.ts';
+import { creditPending, creditPendingFunds, type PendingCredit } from '../ledger/ledger.funds.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
 import { cardPaymentMachine } from './card-payments.machine.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
@@ -24,15 +24,22 @@ import { cardPayments } from './card-payments.table.ts';
 
 export const EXPIRE_AUTHORIZATION_JOB = 'card_payment.expire_authorization';
 
-/** Captured funds land in `pending` and become available two banking days later. */
-function creditCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
-  return creditPendingFunds(tx, ctx, {
-    amount: captured.amountCaptured,
-    currency: captured.currency as CurrencyCode,
-    source: { type: 'card_payment', id: captured.id },
+/** A captured payment's money: into `pending`, available two banking days later. */
+export function captureCredit(payment: CardPaymentRow, at: Date): PendingCredit {
+  return {
+    merchantId: payment.merchantId,
+    amount: payment.amountCaptured,
+    currency: payment.currency as CurrencyCode,
+    source: { type: 'card_payment', id: payment.id },
     type: 'card_payment',
     from: 'card_network',
-  });
+    at,
+  };
+}
+
+function creditCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
+  const { merchantId: _merchant, at: _at, ...credit } = captureCredit(captured, ctx.clock.now());
+  return creditPendingFunds(tx, ctx, credit);
 }
 
 export type CaptureHook = (tx: Tx, ctx: ServiceContext, captured: CardPaymentRow) => Promise<void>;
@@ -121,15 +128,7 @@ function captureChange(ctx: ServiceContext, read: CardPaymentRow, captured: Card
         },
       })
       .event(cardPaymentEvent(captured, ctx.publicUrl)),
-    {
-      merchantId: captured.merchantId,
-      amount: captured.amountCaptured,
-      currency: captured.currency as CurrencyCode,
-      source: { type: 'card_payment', id: captured.id },
-      type: 'card_payment',
-      from: 'card_network',
-      at: captured.updatedAt,
-    },
+    captureCredit(captured, captured.updatedAt),
   );
 }
 

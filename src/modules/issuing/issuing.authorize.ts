@@ -69,6 +69,18 @@ async function priorSpend(tx: Tx, card: VirtualCardRow, now: Date): Promise<Prio
     );
 }
 
+/** The hold an approval places on the card merchant's available USD. */
+function authorizationHold(card: VirtualCardRow, request: AuthorizationRequest, id: string, at: Date) {
+  return {
+    merchantId: card.merchantId,
+    currency: 'USD' as const,
+    amount: request.amount,
+    type: 'issuing_authorization',
+    source: { type: 'issuing_authorization', id },
+    at,
+  };
+}
+
 /** The authorization a decision makes (its hold placed already when approved). */
 function authorizationRow(
   card: VirtualCardRow,
@@ -137,16 +149,7 @@ function authorizationChange(ctx: ServiceContext, card: VirtualCardRow, request:
   const id = newId('issuingAuthorization');
   const hold =
     decision.outcome === 'approved'
-      ? preparePosting(
-          holdPosting({
-            merchantId: card.merchantId,
-            currency: 'USD',
-            amount: request.amount,
-            type: 'issuing_authorization',
-            source: { type: 'issuing_authorization', id },
-            at: now,
-          }),
-        )
+      ? preparePosting(holdPosting(authorizationHold(card, request, id, now)))
       : null;
   const row = authorizationRow(card, request, decision, { id, holdId: hold?.row.id ?? null, now });
   const work = change().update({
@@ -195,14 +198,7 @@ export async function authorizeOnCard(
   if (decision.outcome === 'approved') {
     try {
       holdId = await tx.transaction(async (savepoint) => {
-        const hold = await placeHold(savepoint, {
-          merchantId: card.merchantId,
-          currency: 'USD',
-          amount: request.amount,
-          type: 'issuing_authorization',
-          source: { type: 'issuing_authorization', id },
-          at: now,
-        });
+        const hold = await placeHold(savepoint, authorizationHold(card, request, id, now));
         return hold.id;
       });
     } catch (error) {
