@@ -30,7 +30,7 @@ export const ERROR_REGISTRY = {
   api_key_missing: spec(
     401,
     'authentication_error',
-    'No API key provided. Send "Authorization: Bearer sk_test_...".',
+    'No API key provided. Send "Authorization: Bearer sk_test_..." (or HTTP Basic with the key as the user name: curl -u sk_test_...:).',
   ),
   api_key_invalid: spec(401, 'authentication_error', 'The API key is unknown or has been revoked.'),
   sign_in_link_invalid: spec(

@@ -40,6 +40,11 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
     scheme: 'bearer',
     description: 'sk_test_… secret key (pk_test_… public key for tokenization only)',
   });
+  api.openAPIRegistry.registerComponent('securitySchemes', 'basic', {
+    type: 'http',
+    scheme: 'basic',
+    description: 'The same key as the user name, any password (curl -u sk_test_…:)',
+  });
   registerMerchantRoutes(api);
   registerCollectionRoutes(api);
   registerCardPaymentRoutes(api);

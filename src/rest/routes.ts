@@ -57,7 +57,7 @@ export function operation<R extends Omit<RouteConfig, 'responses'>>(
   return createRoute({
     ...route,
     ...(request ? { request } : {}),
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { basic: [] }],
     responses: {
       [successStatus]: successResponse(config.summary),
       400: errorResponse,

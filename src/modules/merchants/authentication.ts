@@ -23,17 +23,31 @@ export function forgetCachedKeys(): void {
 }
 
 /**
+ * The key an Authorization header carries: `Bearer <key>`, or HTTP Basic with the key as the user
+ * name and any password (`curl -u sk_test_…:`, as Stripe's API takes it). Undefined when neither.
+ */
+function keyOf(authorization: string): string | undefined {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (bearer) return bearer[1];
+  const basic = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(authorization);
+  if (!basic?.[1]) return undefined;
+  const credentials = Buffer.from(basic[1], 'base64').toString('utf8');
+  const user = credentials.slice(0, credentials.includes(':') ? credentials.indexOf(':') : undefined);
+  return user === '' ? undefined : user;
+}
+
+/**
  * The one authentication used by the REST middleware and the GraphQL context. Takes the raw
  * Authorization header value and returns the merchant and key kind, or throws 401.
  */
 export async function authenticate(db: Db, authorization: string | null | undefined): Promise<Principal> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  const key = match?.[1];
+  const key = keyOf(authorization ?? '');
   if (!key) throw new SandbankError('api_key_missing');
   const keyKind = keyKindOf(key);
   if (!keyKind) {
     throw new SandbankError('api_key_missing', {
-      message: 'The Authorization header must be "Bearer sk_test_..." or "Bearer pk_test_...".',
+      message:
+        'The Authorization header must be "Bearer sk_test_..." or "Bearer pk_test_..." (or HTTP Basic with the key as the user name).',
     });
   }
   const keyHash = hashKey(key);
