@@ -127,7 +127,8 @@ const CASES: Case[] = [
   bad('amount "999999.991"', amount('999999.991'), 'amount_invalid', 'amount'),
   bad('amount "1000000.00"', amount('1000000.00'), 'amount_invalid', 'amount'),
   // Currencies.
-  bad('currency "usd" (lower case)', currency('usd'), 'currency_unsupported', 'currency'),
+  bad('currency "usdx" (four letters)', currency('usdx'), 'currency_unsupported', 'currency'),
+  bad('currency "eur" (lower case, still not USD)', currency('eur'), 'currency_unsupported', 'currency'),
   bad('currency "XYZ" (unknown)', currency('XYZ'), 'currency_unsupported', 'currency'),
   bad('currency "EUR" (no collections in EUR)', currency('EUR'), 'currency_unsupported', 'currency'),
   bad('currency "" (empty)', currency(''), 'currency_unsupported', 'currency'),

@@ -12,6 +12,20 @@ export const wireAmount = z
   .union([z.number(), z.string()], { error: 'an amount is a number or a decimal string' })
   .describe('Decimal amount in major units: 100, 100.5, 100.50 or "100.50".');
 
+/**
+ * A currency field: one of `codes`, in any case ("usd", as Stripe's clients send it), read and
+ * answered in upper case. The document shows the exact set as a pattern (each letter in either
+ * case), so a validator built from it refuses what the server refuses.
+ */
+export function currencyField<const C extends readonly [string, ...string[]]>(codes: C, error: string) {
+  const either = (code: string) => [...code].map((c) => `[${c}${c.toLowerCase()}]`).join('');
+  const pattern = new RegExp(`^(${codes.map(either).join('|')})$`);
+  return z
+    .string({ error })
+    .regex(pattern, { error })
+    .transform((value) => value.toUpperCase() as C[number]);
+}
+
 export const REFERENCE_PATTERN = /^[A-Za-z0-9._:-]{1,100}$/;
 
 export const metadataSchema = z

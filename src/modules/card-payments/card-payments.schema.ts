@@ -3,6 +3,7 @@ import type { FieldCodes } from '../../kernel/validation.ts';
 import {
   cardSchema,
   type completeChallengeSchema,
+  currencyField,
   labelFields,
   moneyFieldCodes,
   wireAmount,
@@ -17,7 +18,7 @@ export type CreateTokenInput = z.output<typeof createTokenSchema>;
 
 export const createCardPaymentSchema = z.strictObject({
   amount: wireAmount,
-  currency: z.enum(['USD'], { error: 'card payments are in USD (upper-case ISO 4217 code)' }),
+  currency: currencyField(['USD'], 'card payments are in USD (ISO 4217 code, any case)'),
   card: cardSchema.optional().describe('The card, or `token` from POST /v1/tokens (exactly one).'),
   token: z.string().min(1).max(64).optional(),
   capture: z.boolean().optional().describe('Capture at once (default true); false only authorizes.'),

@@ -1,13 +1,19 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
-import { cardSchema, metadataSchema, REFERENCE_PATTERN, wireAmount } from '../../kernel/wire-schemas.ts';
+import {
+  cardSchema,
+  currencyField,
+  metadataSchema,
+  REFERENCE_PATTERN,
+  wireAmount,
+} from '../../kernel/wire-schemas.ts';
 import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
 
 export const createCollectionSchema = z.strictObject({
   amount: wireAmount,
-  currency: z
-    .enum(['USD'], { error: 'collections are in USD (upper-case ISO 4217 code)' })
-    .describe('Collections are in USD.'),
+  currency: currencyField(['USD'], 'collections are in USD (ISO 4217 code, any case)').describe(
+    'Collections are in USD.',
+  ),
   email: z.email().max(254).optional().describe("The payer's e-mail address."),
   reference: z
     .string()

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
-import { labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
+import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
 
 export const FX_TARGETS = ['EUR', 'GBP', 'JPY'] as const;
 export const LOCK_DURATIONS = { five_minutes: 300, hour: 3_600, day: 86_400 } as const;
 export type LockDuration = keyof typeof LOCK_DURATIONS;
 
-const targetCurrency = z.enum(FX_TARGETS, { error: 'FX targets are EUR, GBP and JPY' });
+const targetCurrency = currencyField(FX_TARGETS, 'FX targets are EUR, GBP and JPY');
 
 export const createQuoteSchema = z.strictObject({
-  source_currency: z.enum(['USD'], { error: 'quotes sell USD' }).optional().describe('Always USD.'),
+  source_currency: currencyField(['USD'], 'quotes sell USD').optional().describe('Always USD.'),
   target_currency: targetCurrency,
   source_amount: wireAmount.optional().describe('USD to sell (then target_amount is computed), or…'),
   target_amount: wireAmount

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
-import { metadataSchema, wireAmount } from '../../kernel/wire-schemas.ts';
+import { currencyField, metadataSchema, wireAmount } from '../../kernel/wire-schemas.ts';
 import { LIMIT_INTERVALS } from './issuing.controls.ts';
 
 const mccList = z.array(z.string().max(8)).max(200);
@@ -21,7 +21,7 @@ export type SpendingControlsInput = z.output<typeof spendingControlsSchema>;
 export const createVirtualCardSchema = z.strictObject({
   brand: z.enum(['visa', 'mastercard']),
   cardholder_name: z.string().min(1).max(100),
-  currency: z.enum(['USD']).optional().describe('Virtual cards spend USD.'),
+  currency: currencyField(['USD'], 'virtual cards spend USD').optional().describe('Virtual cards spend USD.'),
   spending_controls: spendingControlsSchema.optional(),
   metadata: metadataSchema.optional(),
 });
@@ -49,7 +49,7 @@ export type UpdateVirtualCardInput = z.output<typeof updateVirtualCardSchema>;
 
 export const simulateAuthorizationSchema = z.strictObject({
   amount: wireAmount,
-  currency: z.enum(['USD']).optional(),
+  currency: currencyField(['USD'], 'authorizations are in USD').optional(),
   merchant: z.strictObject({
     name: z.string().min(1).max(100),
     mcc: z.string().max(8),

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { CURRENCY_CODES } from '../../kernel/currency.ts';
 import { listQuerySchema } from '../../kernel/pagination.ts';
+import { currencyField } from '../../kernel/wire-schemas.ts';
 import { sendJson, sendList, sendObject } from '../../rest/render.ts';
 import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
@@ -11,7 +12,7 @@ import { topUpFieldCodes, topUpSchema } from './ledger.schema.ts';
 import { topUpBalance } from './ledger.topup.ts';
 
 const transactionsQuery = listQuerySchema.extend({
-  currency: z.enum(CURRENCY_CODES).optional(),
+  currency: currencyField(CURRENCY_CODES, 'a currency is USD, EUR, GBP or JPY').optional(),
   source_id: z
     .string()
     .regex(/^[A-Za-z0-9_]{1,64}(,[A-Za-z0-9_]{1,64}){0,49}$/, 'object ids, comma-separated (at most 50)')

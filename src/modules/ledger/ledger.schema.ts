@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { CURRENCY_CODES } from '../../kernel/currency.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
-import { wireAmount } from '../../kernel/wire-schemas.ts';
+import { currencyField, wireAmount } from '../../kernel/wire-schemas.ts';
 
 export const topUpSchema = z.strictObject({
   amount: wireAmount,
-  currency: z.enum(CURRENCY_CODES, { error: 'a currency is USD, EUR, GBP or JPY' }),
+  currency: currencyField(CURRENCY_CODES, 'a currency is USD, EUR, GBP or JPY'),
   description: z.string().max(500).optional(),
 });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
-import { labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
+import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
 import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
 import { RAILS } from './transfers.rails.ts';
 
@@ -8,7 +8,7 @@ export const createTransferSchema = z.strictObject({
   rail: z.enum(RAILS),
   direction: z.enum(['credit', 'debit']).describe('credit sends money to the counterparty; debit pulls it.'),
   amount: wireAmount,
-  currency: z.enum(['USD'], { error: 'bank transfers are in USD (upper-case ISO 4217 code)' }),
+  currency: currencyField(['USD'], 'bank transfers are in USD (ISO 4217 code, any case)'),
   counterparty: bankAccountSchema.extend({ name: z.string().min(1).max(100) }),
   sec_code: z.enum(['PPD', 'CCD', 'WEB']).optional().describe('ACH only (default CCD).'),
   ...labelFields,
@@ -38,10 +38,10 @@ export const listTransfersQuery = {
 
 export const createPayoutSchema = z.strictObject({
   amount: wireAmount,
-  currency: z.enum(['USD'], {
-    error:
-      'payouts are in USD; pay out EUR, GBP or JPY with POST /v1/fx/settlements {currency, amount, destination}',
-  }),
+  currency: currencyField(
+    ['USD'],
+    'payouts are in USD; pay out EUR, GBP or JPY with POST /v1/fx/settlements {currency, amount, destination}',
+  ),
   method: z.enum(RAILS).describe('The rail: ach (default), same_day_ach or rtp.').default('ach'),
   destination: bankAccountSchema
     .extend({ name: z.string().min(1).max(100) })
