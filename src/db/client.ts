@@ -34,8 +34,8 @@ const preparedRunners = new WeakMap<Db, (query: SQL) => Promise<unknown[]>>();
  * queryRows for a statement whose text is the same on every run (its values all travel as
  * parameters, e.g. as `jsonb_to_recordset` arrays). On Postgres it is prepared once per connection:
  * parsed and planned once, then one round trip per run instead of two (describe, then execute).
- * PGlite in its worker thread prepares it by name as well; PGlite on the calling thread runs it as
- * any other query.
+ * PGlite runs it as any other query (in its worker thread, every planned statement is prepared
+ * by name: pglite-worker.ts).
  */
 export async function queryRowsPrepared<T>(db: Db, query: SQL): Promise<T[]> {
   const run = preparedRunners.get(db);
@@ -141,15 +141,6 @@ async function openPglite(options: PgliteStart): Promise<Database> {
   // The drizzle driver calls only query and transaction, which the worker's client has as PGlite.
   const driverClient = client as PGlite;
   const db = drizzlePglite({ client: driverClient, schema }) as unknown as Db;
-  const queryPrepared = client.queryPrepared?.bind(client);
-  if (queryPrepared) {
-    // In its worker thread, PGlite prepares such statements by name too (pglite-worker.ts).
-    const dialect = new PgDialect();
-    preparedRunners.set(db, async (query) => {
-      const { sql: text, params } = dialect.sqlToQuery(query);
-      return (await queryPrepared(text, params)).rows;
-    });
-  }
   try {
     await migratePglite(drizzlePglite({ client: driverClient }), { migrationsFolder: options.migrations });
   } catch (error) {

@@ -28,11 +28,6 @@ export type WorkerRequest = { id: number } & (
       paramTypes?: number[];
       /** Types the main thread parses with its own parsers: the worker leaves them as text. */
       rawOids?: number[];
-      /**
-       * A statement whose text never changes (its values all travel as parameters): the worker
-       * prepares it once, by name, and then only binds and executes it.
-       */
-      prepared?: boolean;
     }
   | { op: 'exec'; sql: string; rowMode?: RowMode; rawOids?: number[] }
   | { op: 'listen'; channel: string; listenerId: number }

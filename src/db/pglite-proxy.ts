@@ -53,8 +53,6 @@ export interface PgliteClient {
   dumpDataDir(compression?: 'none' | 'gzip' | 'auto'): Promise<File | Blob>;
   close(): Promise<void>;
   readonly closed: boolean;
-  /** A statement whose text never changes, prepared once by name (PgliteWorkerClient only). */
-  queryPrepared?<T>(query: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>>;
 }
 
 type Parsers = NonNullable<QueryOptions['parsers']>;
@@ -346,12 +344,7 @@ export class PgliteWorkerClient implements PgliteClient {
     return run;
   }
 
-  async #query<T>(
-    sql: string,
-    params: unknown[] = [],
-    options?: QueryOptions,
-    prepared = false,
-  ): Promise<Results<T>> {
+  async #query<T>(sql: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> {
     unsupported(options);
     const rowMode = options?.rowMode ?? 'object';
     const parsers = options?.parsers;
@@ -364,7 +357,6 @@ export class PgliteWorkerClient implements PgliteClient {
         rowMode,
         ...(options?.paramTypes ? { paramTypes: options.paramTypes } : {}),
         ...(rawOids?.length ? { rawOids } : {}),
-        ...(prepared ? { prepared } : {}),
       },
       { query: sql, params, options },
     )) as Results<T>;
@@ -411,11 +403,6 @@ export class PgliteWorkerClient implements PgliteClient {
 
   query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
     return this.#exclusive(() => this.#query<T>(sql, params, options));
-  }
-
-  /** A query whose text never changes (its values all parameters): the worker prepares it once by name. */
-  queryPrepared<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
-    return this.#exclusive(() => this.#query<T>(sql, params, options, true));
   }
 
   sql<T>(strings: TemplateStringsArray, ...values: unknown[]): Promise<Results<T>> {

@@ -152,8 +152,7 @@ async function handle(pg: PGlite, request: WorkerRequest): Promise<unknown> {
       const parsers = rawParsers(request.rawOids);
       if (parsers) options.parsers = parsers;
       if (request.paramTypes) options.paramTypes = request.paramTypes;
-      if (request.prepared || PLANNED.test(request.sql))
-        return queryPrepared(pg, request.sql, request.params, options);
+      if (PLANNED.test(request.sql)) return queryPrepared(pg, request.sql, request.params, options);
       return pg.query(request.sql, request.params, options);
     }
     case 'exec': {
