@@ -6,7 +6,7 @@ import { scheduledJobs } from '../modules/scheduler/scheduler.table.ts';
 import { type Db, queryRowsPrepared, type Tx } from './client.ts';
 import { insertRecords } from './json-records.ts';
 import { createdEventsCte, type EventInput, fanOut, recordEvents } from './outbox.ts';
-import { type RowUpdate, rowUpdates } from './row-update.ts';
+import { type RowUpdate, rowUpdates, StaleRow } from './row-update.ts';
 import { inTransaction, runTransaction, withRetries } from './tx.ts';
 
 /**
@@ -123,6 +123,20 @@ export function commit(target: CommitTarget, work: Change): Promise<void> {
     throw new Error('a change writes at least a row, an event or an effect');
   if (target.tx) return inTransaction(target.db, target.tx, (tx) => applyChange(tx, work));
   return groupCommitOf(target.db).write(work);
+}
+
+/**
+ * commit() for a change built from rows read outside any transaction: false, with nothing
+ * written, when one of them has moved since (StaleRow), so that the caller takes its locking path.
+ */
+export async function commitUnlessStale(target: CommitTarget, work: Change): Promise<boolean> {
+  try {
+    await commit(target, work);
+    return true;
+  } catch (error) {
+    if (error instanceof StaleRow) return false;
+    throw error;
+  }
 }
 
 /** A change step by step in a transaction: rows, then events and effects in order, then jobs. */

@@ -1,6 +1,5 @@
 import type { Tx } from '../../db/client.ts';
-import { type Change, change, commit } from '../../db/commit.ts';
-import { StaleRow } from '../../db/row-update.ts';
+import { type Change, change, commit, commitUnlessStale } from '../../db/commit.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -8,7 +7,7 @@ import { parseAmount } from '../../kernel/money.ts';
 import { transition } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
-import { creditPending, creditPendingFunds, type PendingCredit } from '../ledger/ledger.funds.ts';
+import { creditPending, type PendingCredit } from '../ledger/ledger.funds.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
 import { cardPaymentMachine } from './card-payments.machine.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
@@ -38,8 +37,7 @@ export function captureCredit(payment: CardPaymentRow, at: Date): PendingCredit 
 }
 
 function creditCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
-  const { merchantId: _merchant, at: _at, ...credit } = captureCredit(captured, ctx.clock.now());
-  return creditPendingFunds(tx, ctx, credit);
+  return commit({ db: ctx.db, tx }, creditPending(change(), captureCredit(captured, ctx.clock.now())));
 }
 
 export type CaptureHook = (tx: Tx, ctx: ServiceContext, captured: CardPaymentRow) => Promise<void>;
@@ -84,12 +82,7 @@ export async function captureCardPayment(
     // The common case, a payment of no collection and no card of this sandbox: one change (the
     // group commit), written only if the payment is still as read; else the transaction below.
     const captured = capturedRow(ctx, read, input);
-    try {
-      await commit(ctx, captureChange(ctx, read, captured));
-      return { ...captured, refunds: [] }; // an authorization has no refunds
-    } catch (error) {
-      if (!(error instanceof StaleRow)) throw error;
-    }
+    if (await commitUnlessStale(ctx, captureChange(ctx, read, captured))) return { ...captured, refunds: [] }; // an authorization has no refunds
   }
   const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const current = await loadPayment(tx, ctx, id);

@@ -1,8 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { type Change, change, commit } from '../../db/commit.ts';
+import { type Change, change, commitUnlessStale } from '../../db/commit.ts';
 import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
-import { StaleRow } from '../../db/row-update.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -65,37 +64,19 @@ export async function refundCardPayment(
     // The common case, a refund that succeeds at once on a card of no issuer here: one change (the
     // group commit), written only if the payment is still as read; else the transaction below.
     const refunds = (await refundsOf(ctx.db, [read.id])).get(read.id) ?? [];
-    const planned = plannedRefund(ctx, read, refundAmount(read, input), input);
-    try {
-      await commit(ctx, refundChange(ctx, read, refunds, planned));
+    const planned = plannedRefund(read, newRefund(ctx, read, refundAmount(read, input), input));
+    if (await commitUnlessStale(ctx, refundChange(ctx, read, refunds, planned)))
       return {
         payment: { ...planned.payment, refunds: byId([...refunds, planned.succeeded]) },
         refund: planned.succeeded,
       };
-    } catch (error) {
-      if (!(error instanceof StaleRow)) throw error;
-    }
   }
   const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const current = await loadPayment(tx, ctx, id);
     const amount = refundAmount(current, input);
-    const currency = current.currency as CurrencyCode;
-    const now = ctx.clock.now();
-    const [pending] = await tx
-      .insert(cardRefunds)
-      .values({
-        id: newId('refund'),
-        merchantId: ctx.merchant.id,
-        cardPaymentId: current.id,
-        state: refundMachine.initial,
-        amount,
-        currency,
-        reason: input.reason ?? null,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    if (!pending) throw new Error('insert returned no row');
+    const pending = newRefund(ctx, current, amount, input);
+    const now = pending.createdAt;
+    await tx.insert(cardRefunds).values(pending);
     await recordEvent(tx, refundEvent(pending));
     if (current.refundBehavior === 'fails') {
       const failed = await step(tx, ctx, refundKind, pending, 'fail', {
@@ -160,15 +141,15 @@ interface PlannedRefund {
   payment: CardPaymentRow;
 }
 
-/** A refund that succeeds at once, as the rows it writes: the refund as made and as it ends, and the payment after it. */
-function plannedRefund(
+/** A new refund of a payment, as it is made (pending), on the merchant's clock. */
+function newRefund(
   ctx: ServiceContext,
   payment: CardPaymentRow,
   amount: bigint,
   input: RefundInput,
-): PlannedRefund {
+): RefundRow {
   const now = ctx.clock.now();
-  const pending: RefundRow = {
+  return {
     id: newId('refund'),
     merchantId: payment.merchantId,
     cardPaymentId: payment.id,
@@ -180,7 +161,12 @@ function plannedRefund(
     createdAt: now,
     updatedAt: now,
   };
-  const amountRefunded = payment.amountRefunded + amount;
+}
+
+/** A refund that succeeds at once, as the rows it writes: the refund as made and as it ends, and the payment after it. */
+function plannedRefund(payment: CardPaymentRow, pending: RefundRow): PlannedRefund {
+  const now = pending.createdAt;
+  const amountRefunded = payment.amountRefunded + pending.amount;
   return {
     pending,
     succeeded: { ...pending, state: transition(refundMachine, pending.state, 'succeed') },

@@ -1,8 +1,7 @@
 import { and, eq, gte, inArray } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { change, commit } from '../../db/commit.ts';
+import { change, commitUnlessStale } from '../../db/commit.ts';
 import { recordEvent } from '../../db/outbox.ts';
-import { StaleRow } from '../../db/row-update.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -238,13 +237,11 @@ export async function simulateAuthorization(
     // since it was read, or a balance too low for the hold, goes the locked way below (which
     // declines insufficient_funds).
     const { row, work } = authorizationChange(ctx, read, request);
-    try {
-      await commit(ctx, work);
-      return row;
-    } catch (error) {
-      const short = error instanceof SandbankError && error.code === 'insufficient_balance';
-      if (!(error instanceof StaleRow) && !short) throw error;
-    }
+    const written = await commitUnlessStale(ctx, work).catch((error: unknown) => {
+      if (error instanceof SandbankError && error.code === 'insufficient_balance') return false;
+      throw error;
+    });
+    if (written) return row;
   }
   return inTransaction(ctx.db, ctx.tx, async (tx) =>
     authorizeOnCard(tx, ctx, await loadCard(tx, ctx.merchant.id, cardId, true), request),
