@@ -14,6 +14,7 @@ import { createMerchant } from '../src/modules/merchants/merchants.service.ts';
 import { SignupLimiter } from '../src/modules/merchants/signups.ts';
 import { WebhookTransport } from '../src/modules/webhooks/webhooks.transport.ts';
 import { createLogger } from '../src/observability.ts';
+import { assertConforms, conformance } from './conformance.ts';
 
 export const PUBLIC_URL = 'http://sandbank.test';
 
@@ -217,7 +218,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     } catch {
       parsed = null;
     }
-    return { status: response.status, headers: response.headers, body: parsed as T, text };
+    const answer = { status: response.status, headers: response.headers, body: parsed as T, text };
+    if (path.startsWith('/v1/') && path !== '/v1/openapi.json') {
+      const checker = await conformance(async () => (await app.request('/v1/openapi.json')).json());
+      assertConforms(checker, method, path, answer);
+    }
+    return answer;
   }
 
   return {

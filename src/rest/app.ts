@@ -15,6 +15,7 @@ import { requireKey } from './middleware/auth.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
+import { buildDocument, registerSharedComponents } from './openapi.ts';
 import { validationHook } from './routes.ts';
 import type { RestEnv } from './types.ts';
 
@@ -35,16 +36,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
       PUBLIC_ROUTES.has(`${c.req.method} ${c.req.path}`) ? next() : handler(c, next),
     );
   api.use('*', unlessPublic(auth), unlessPublic(limiter), jsonBody, unlessPublic(idempotency));
-  api.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'sk_test_… secret key (pk_test_… public key for tokenization only)',
-  });
-  api.openAPIRegistry.registerComponent('securitySchemes', 'basic', {
-    type: 'http',
-    scheme: 'basic',
-    description: 'The same key as the user name, any password (curl -u sk_test_…:)',
-  });
+  registerSharedComponents(api);
   registerMerchantRoutes(api);
   registerCollectionRoutes(api);
   registerCardPaymentRoutes(api);
@@ -56,14 +48,15 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerClockRoutes(api);
   registerEventRoutes(api);
   registerWebhookRoutes(api);
-  api.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Sandbank API',
-      version: '1',
-      description: 'A self-hosted payment simulation sandbox. Every 2xx body has "status": "success".',
-    },
-    servers: [{ url: '/v1' }],
+  const documents = new Map<string, ReturnType<typeof buildDocument>>();
+  api.get('/openapi.json', (c) => {
+    const { publicUrl } = c.get('deps');
+    let document = documents.get(publicUrl);
+    if (!document) {
+      document = buildDocument(api, publicUrl);
+      documents.set(publicUrl, document);
+    }
+    return c.json(document);
   });
   return api;
 }

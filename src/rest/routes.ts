@@ -2,6 +2,7 @@ import { createRoute, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { processContextOf } from '../deps.ts';
+import { ERROR_REGISTRY, type ErrorCode } from '../kernel/errors.ts';
 import { type FieldCodes, issueToError } from '../kernel/validation.ts';
 import type { ServiceContext } from '../modules/context.ts';
 import type { RestEnv } from './types.ts';
@@ -34,20 +35,103 @@ export function validationHook(fieldCodes: FieldCodes = {}) {
   };
 }
 
-const successResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { type: 'object' as const } } },
-});
+/** The success body of an operation: `response`'s fields beside "status": "success". */
+function successBody(response: z.ZodType) {
+  return z
+    .object({ status: z.literal('success').meta({ description: 'Every 2xx body says "success".' }) })
+    .and(response);
+}
 
-const errorResponse = {
-  description: 'Error envelope: {status: "error", error: {type, code, message, param?}, request_id}',
-};
+/**
+ * A page of `item`s as every list operation answers it (registered as the component `<name>List`).
+ * `has_more` says whether a next page exists; pass `next_cursor` as `starting_after` to fetch it.
+ */
+export function listOf<S extends z.ZodType>(item: S, name: string) {
+  return z
+    .object({
+      data: z.array(item).meta({ description: 'The objects of this page, newest first.' }),
+      has_more: z.boolean().meta({ description: 'Whether another page follows.' }),
+      next_cursor: z
+        .string()
+        .nullable()
+        .meta({ description: 'Pass as starting_after to fetch the next page; null on the last page.' }),
+    })
+    .meta({ id: `${name}List`, description: `A page of ${name} objects.` });
+}
 
-/** A REST operation for the OpenAPI document, with the error responses every operation shares. */
-export function operation<R extends Omit<RouteConfig, 'responses'>>(
-  config: R & { summary: string; successStatus?: number },
-) {
-  const { successStatus = 200, ...route } = config;
+/** The codes every operation may answer with, whatever it does. */
+const EVERY_OPERATION: readonly ErrorCode[] = [
+  'parameter_invalid',
+  'parameter_unknown',
+  'parameter_missing',
+  'internal_error',
+];
+/** The codes of an operation that needs a key (the rate limit counts per key). */
+const KEYED: readonly ErrorCode[] = ['api_key_missing', 'api_key_invalid', 'rate_limited'];
+/** The codes of reading a request body. */
+const WITH_BODY: readonly ErrorCode[] = ['invalid_json', 'payload_too_large', 'unsupported_media_type'];
+/** The codes of an idempotent write (every keyed POST). */
+const IDEMPOTENT: readonly ErrorCode[] = [
+  'idempotency_key_invalid',
+  'idempotency_key_reused',
+  'idempotency_key_in_use',
+  'transaction_conflict',
+];
+
+export interface OperationConfig extends Omit<RouteConfig, 'responses'> {
+  /** The method name a generated client gives this operation (`createCollection`). */
+  operationId?: string;
+  summary: string;
+  /** The success body's own fields (a resource schema, or `listOf(…)`); "status" is added. */
+  response?: z.ZodType;
+  /** The codes this operation answers with beyond those every operation of its kind shares. */
+  errors?: readonly ErrorCode[];
+  successStatus?: number;
+  /** Answered without an API key (no security requirement, no rate limit, no idempotency). */
+  keyless?: boolean;
+  /** The public key may call it too (no secret_key_required). */
+  publicKey?: boolean;
+}
+
+/** Every code `config` may answer with: its own, and those its method, key and path imply. */
+export function errorCodesOf(config: OperationConfig): ErrorCode[] {
+  const codes = new Set<ErrorCode>([...EVERY_OPERATION, ...(config.errors ?? [])]);
+  const add = (list: readonly ErrorCode[]) => {
+    for (const code of list) codes.add(code);
+  };
+  if (!config.keyless) add(KEYED);
+  if (!config.keyless && !config.publicKey) codes.add('secret_key_required');
+  if (config.method === 'post') add(WITH_BODY);
+  if (config.method === 'post' && !config.keyless) add(IDEMPOTENT);
+  if (config.path.includes('{')) codes.add('resource_not_found');
+  return [...codes];
+}
+
+/** Error responses by status, each listing its codes (`x-error-codes`, which the suite checks). */
+function errorResponses(codes: readonly ErrorCode[]): Record<number, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const { status } = ERROR_REGISTRY[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<number, unknown> = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[status] = {
+      description: `Error: ${list.join(', ')}.`,
+      headers: errorHeaders(status),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      'x-error-codes': list,
+    };
+  }
+  return responses;
+}
+
+/**
+ * A REST operation for the OpenAPI document: its success body, the errors it may answer with (by
+ * status, from the registry), its headers, and an id for generated clients.
+ */
+export function operation<R extends OperationConfig>(config: R) {
+  const { successStatus = 200, response, errors: _errors, keyless, publicKey: _publicKey, ...route } = config;
   // An operation without parameters of its own still takes a body ({} or none): an unknown field in
   // it is parameter_unknown, as on every other operation, never silently ignored.
   const request =
@@ -57,16 +141,43 @@ export function operation<R extends Omit<RouteConfig, 'responses'>>(
   return createRoute({
     ...route,
     ...(request ? { request } : {}),
-    security: [{ bearer: [] }, { basic: [] }],
+    security: keyless ? [] : [{ bearer: [] }, { basic: [] }],
     responses: {
-      [successStatus]: successResponse(config.summary),
-      400: errorResponse,
-      401: errorResponse,
-      403: errorResponse,
-      404: errorResponse,
-      409: errorResponse,
+      [successStatus]: {
+        description: config.summary,
+        headers: successHeaders(config),
+        content: { 'application/json': { schema: successBody(response ?? z.object({})) } },
+      },
+      ...errorResponses(errorCodesOf(config)),
     },
-  } as R & { responses: RouteConfig['responses'] });
+  } as unknown as R & { responses: RouteConfig['responses'] });
+}
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+function successHeaders(config: OperationConfig): Record<string, unknown> {
+  return {
+    'Request-Id': header('Request-Id'),
+    ...(config.keyless ? {} : rateLimitHeaders()),
+    ...(config.method === 'post' && !config.keyless
+      ? { 'Idempotent-Replayed': header('Idempotent-Replayed') }
+      : {}),
+  };
+}
+
+function rateLimitHeaders(): Record<string, unknown> {
+  return {
+    'RateLimit-Limit': header('RateLimit-Limit'),
+    'RateLimit-Remaining': header('RateLimit-Remaining'),
+    'RateLimit-Reset': header('RateLimit-Reset'),
+  };
+}
+
+function errorHeaders(status: number): Record<string, unknown> {
+  return {
+    'Request-Id': header('Request-Id'),
+    ...(status === 429 ? { 'Retry-After': header('Retry-After'), ...rateLimitHeaders() } : {}),
+  };
 }
 
 /** An operation's JSON request body for the OpenAPI document (`required: false` when it may be omitted). */

@@ -1,0 +1,131 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { ERROR_CODES } from '../kernel/errors.ts';
+import type { RestEnv } from './types.ts';
+
+/**
+ * The parts of the OpenAPI document no single operation owns: the error envelope, the headers,
+ * the tags, the security schemes, and the servers (absolute, so a document saved to a file still
+ * points at the server it came from).
+ */
+
+export const ErrorEnvelope = z
+  .object({
+    status: z.literal('error'),
+    error: z.object({
+      type: z
+        .enum([
+          'invalid_request_error',
+          'authentication_error',
+          'permission_error',
+          'not_found_error',
+          'conflict_error',
+          'card_error',
+          'rate_limit_error',
+          'api_error',
+        ])
+        .meta({ description: 'The family of the error.' }),
+      code: z.enum(ERROR_CODES).meta({ description: 'What went wrong; each operation lists its codes.' }),
+      message: z.string().meta({ description: 'A sentence for the developer, not for end users.' }),
+      param: z.string().optional().meta({ description: 'The request field at fault, when one is.' }),
+      decline_code: z.string().optional().meta({ description: 'Why a card was declined (card_declined).' }),
+      payment_id: z
+        .string()
+        .optional()
+        .meta({ description: 'The declined payment, which is recorded (card_declined).' }),
+    }),
+    request_id: z.string().meta({ description: 'The Request-Id of this request (quote it in reports).' }),
+  })
+  .meta({ id: 'Error', description: 'The body of every 4xx and 5xx answer.' });
+
+const TAGS = [
+  ['Merchants', 'Sandbox sign-up and API keys.'],
+  ['Collections', 'Hosted checkout: ask a payer for an amount, by card or bank.'],
+  ['Card payments', 'Card tokens, authorizations, captures, voids and refunds.'],
+  ['Transfers', 'ACH, Same-Day ACH and RTP transfers on the Federal Reserve calendar.'],
+  ['Payouts', 'Payouts from the balance to a bank account.'],
+  ['Virtual cards', 'Issued virtual cards, their spending controls and authorizations.'],
+  ['Foreign exchange', 'Rates, quotes, conversions and settlements abroad (EUR, GBP, JPY).'],
+  ['Balances', 'Balances and the ledger entries behind them.'],
+  ['Transactions', 'Every money movement in one list.'],
+  ['Clock', "The merchant's simulated clock: banking time moves when it does."],
+  ['Events', 'Every state change, as an event; types and redeliveries.'],
+  ['Webhooks', 'Endpoints that receive events, signed; their delivery logs.'],
+  ['Simulation', 'Steps a real bank or payer would take, on demand.'],
+] as const;
+
+/** Registers the shared components on the REST app's registry (once, before the operations). */
+export function registerSharedComponents(api: OpenAPIHono<RestEnv>): void {
+  const registry = api.openAPIRegistry;
+  registry.register('Error', ErrorEnvelope);
+  registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'sk_test_… secret key (pk_test_… public key for tokenization only)',
+  });
+  registry.registerComponent('securitySchemes', 'basic', {
+    type: 'http',
+    scheme: 'basic',
+    description: 'The same key as the user name, any password (curl -u sk_test_…:)',
+  });
+  const headers: Record<string, { description: string; required?: boolean; type: 'string' | 'integer' }> = {
+    'Request-Id': {
+      description: 'The id of this request (in logs and error bodies).',
+      required: true,
+      type: 'string',
+    },
+    'Idempotent-Replayed': {
+      description:
+        '"true" when this answer is the stored one of an earlier request with the same Idempotency-Key.',
+      type: 'string',
+    },
+    'RateLimit-Limit': {
+      description: 'Requests allowed per second for this key (when the server limits).',
+      type: 'integer',
+    },
+    'RateLimit-Remaining': { description: 'Requests left in the current second.', type: 'integer' },
+    'RateLimit-Reset': { description: 'Seconds until the allowance refills.', type: 'integer' },
+    'Retry-After': { description: 'Seconds to wait before retrying.', type: 'integer' },
+  };
+  for (const [name, { description, required, type }] of Object.entries(headers)) {
+    registry.registerComponent('headers', name, {
+      description,
+      ...(required ? { required } : {}),
+      schema: { type },
+    });
+  }
+  registry.registerComponent('parameters', 'IdempotencyKey', {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Makes a POST safe to retry: the first answer is stored for 24 hours and replayed for the same key and body; another body with the key is idempotency_key_reused.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+  });
+}
+
+type Document = ReturnType<OpenAPIHono<RestEnv>['getOpenAPI31Document']>;
+
+/**
+ * The document as served from `publicUrl`: generated from the operations, with the servers made
+ * absolute and the Idempotency-Key header on every keyed POST.
+ */
+export function buildDocument(api: OpenAPIHono<RestEnv>, publicUrl: string): Document {
+  const document = api.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: 'Sandbank API',
+      version: '1',
+      description:
+        'A self-hosted payment simulation sandbox. Every 2xx body has "status": "success"; every error body is an Error. Request bodies are JSON.',
+    },
+    servers: [{ url: `${publicUrl}/v1`, description: 'This Sandbank server' }],
+    tags: TAGS.map(([name, description]) => ({ name, description })),
+  });
+  for (const item of Object.values(document.paths ?? {})) {
+    const post = item?.post;
+    if (!post || (Array.isArray(post.security) && post.security.length === 0)) continue;
+    post.parameters = [...(post.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
+  }
+  return document;
+}
