@@ -7,9 +7,15 @@ import type { FieldCodes } from './validation.ts';
  * its `*.schema.ts` and are built from these.
  */
 
-/** Wire amounts: a JSON number or a decimal string, read exactly by kernel/money. */
+/**
+ * Wire amounts: a JSON number or a decimal string, read exactly by kernel/money. The document says
+ * what kernel/money accepts (a number above 0, a string of digits with an optional fraction) as
+ * metadata only: the server's checks and their errors stay kernel/money's (amount_invalid).
+ */
 export const wireAmount = z
-  .union([z.number(), z.string()], { error: 'an amount is a number or a decimal string' })
+  .union([z.number().meta({ exclusiveMinimum: 0 }), z.string().meta({ pattern: '^[0-9]+(\\.[0-9]+)?$' })], {
+    error: 'an amount is a number or a decimal string',
+  })
   .describe('Decimal amount in major units: 100, 100.5, 100.50 or "100.50".');
 
 /**

@@ -1,9 +1,126 @@
+import { z } from 'zod';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { WireDecimal } from '../../kernel/wire-json.ts';
+import {
+  timestamp,
+  type Wire,
+  wireCurrency,
+  wireDecimal,
+  wireResource,
+} from '../../kernel/wire-resources.ts';
+import { holdMachine, postingMachine } from './ledger.machine.ts';
 import type { Balance } from './ledger.queries.ts';
 import type { PostingRow } from './ledger.rows.ts';
 
-export function balanceResource(balance: Balance): Record<string, unknown> {
+/** What a posting records, by the `type` its writer gives it. */
+const POSTING_TYPES = {
+  top_up: 'a sandbox top-up',
+  card_payment: 'a captured card payment, credited to pending',
+  refund: 'a card refund, out of available',
+  funds_available: 'pending funds becoming available',
+  hold: 'a hold on available funds',
+  hold_posted: 'a hold sent to its destination',
+  hold_voided: 'a hold released back to available',
+  reversal: 'the reversal of an earlier posting',
+  transfer: "a transfer: a credit's hold, or a debit's funds arriving in pending",
+  transfer_return: "a transfer's return",
+  payout: "a payout's hold",
+  payout_return: "a payout's return",
+  issuing_authorization: "a virtual card authorization's hold",
+  issuing_capture: 'a virtual card capture, out of available',
+  issuing_refund: 'a virtual card refund, back into available',
+  fx_conversion: 'one currency side of a conversion',
+  fx_settlement: "a settlement abroad's hold",
+} as const;
+type PostingType = keyof typeof POSTING_TYPES;
+
+/** The kinds of object a posting comes from. */
+const SOURCE_TYPES = [
+  'top_up',
+  'card_payment',
+  'refund',
+  'transfer',
+  'payout',
+  'issuing_authorization',
+  'fx_conversion',
+  'fx_settlement',
+] as const;
+type SourceType = (typeof SOURCE_TYPES)[number];
+
+const signedDelta = (account: string) =>
+  wireDecimal.meta({
+    type: 'number',
+    description: `The change of the ${account} balance, signed (negative: it went down; 0 when untouched), in major units with the currency's digits.`,
+  } as z.GlobalMeta);
+
+export const BalanceWire = z
+  .object({
+    object: z.literal('balance').meta({ description: 'The kind of object.' }),
+    currency: wireCurrency,
+    available: wireDecimal.meta({
+      type: 'number',
+      description:
+        'What can be spent now: paid out, transferred or converted. It may be negative: a returned ACH debit or a virtual card capture can take it below zero.',
+    } as z.GlobalMeta),
+    pending: wireDecimal.meta({
+      type: 'number',
+      description:
+        'Received but not yet available (a captured card payment before settlement, an ACH debit before it settles).',
+    } as z.GlobalMeta),
+    reserved: wireDecimal.meta({
+      type: 'number',
+      description:
+        'Held from available for operations under way: a transfer credit or payout before it leaves, a virtual card authorization before capture, a settlement abroad before it is paid.',
+    } as z.GlobalMeta),
+  })
+  .meta({ id: 'Balance', description: "The merchant's balances in one currency." });
+
+export const BalancesWire = z
+  .object({
+    data: z.array(BalanceWire).meta({
+      description:
+        'One balance per currency the merchant has used (USD always), in the order USD, EUR, GBP, JPY.',
+    }),
+  })
+  .meta({ id: 'Balances', description: "The merchant's balances, one per currency." });
+
+export const BalanceTransactionWire = wireResource(
+  'BalanceTransaction',
+  'balance_transaction',
+  'A ledger posting as the merchant sees it: its effect on the available, pending and reserved balances of one currency, and the object it comes from.',
+  {
+    type: z.enum(Object.keys(POSTING_TYPES) as PostingType[]).meta({
+      description: `What the posting records: ${Object.entries(POSTING_TYPES)
+        .map(([type, meaning]) => `${type} (${meaning})`)
+        .join('; ')}.`,
+    }),
+    state: z.enum([...new Set([...holdMachine.states, ...postingMachine.states])]).meta({
+      description:
+        'posted (applied), or reversed (undone by a later reversal); a hold is pending until it is posted to its destination or voided back to available.',
+    }),
+    currency: wireCurrency,
+    available: signedDelta('available'),
+    pending: signedDelta('pending'),
+    reserved: signedDelta('reserved'),
+    source: z
+      .object({
+        type: z.enum(SOURCE_TYPES).meta({ description: 'The kind of object.' }),
+        id: z.string().meta({ description: "The object's id (a top-up's is the merchant's)." }),
+      })
+      .meta({ description: 'The object the posting comes from.' }),
+    related: z.string().nullable().meta({
+      description:
+        'The id of what this posting follows from: the hold it posts or voids, the pending credit or ACH debit whose funds it makes available, the card payment a refund refunds, the posting it reverses, the hold of a returned transfer credit or payout; null when none.',
+    }),
+    description: z
+      .string()
+      .nullable()
+      .meta({ description: 'A description of the posting, when it has one.' }),
+    created_at: timestamp,
+  },
+);
+
+export function balanceResource(balance: Balance): Wire<typeof BalanceWire> {
   return {
     object: 'balance',
     currency: balance.currency,
@@ -14,18 +131,18 @@ export function balanceResource(balance: Balance): Record<string, unknown> {
 }
 
 /** A posting as the merchant sees it: its effect on available, pending and reserved, and its source. */
-export function balanceTransactionResource(row: PostingRow): Record<string, unknown> {
+export function balanceTransactionResource(row: PostingRow): Wire<typeof BalanceTransactionWire> {
   const currency = row.currency as CurrencyCode;
   return {
     id: row.id,
     object: 'balance_transaction',
-    type: row.type,
+    type: row.type as PostingType,
     state: row.state,
     currency,
     available: WireDecimal.of(row.availableDelta, currency),
     pending: WireDecimal.of(row.pendingDelta, currency),
     reserved: WireDecimal.of(row.reservedDelta, currency),
-    source: { type: row.sourceType, id: row.sourceId },
+    source: { type: row.sourceType as SourceType, id: row.sourceId },
     related: row.relatedId,
     description: row.description,
     created_at: row.createdAt.toISOString(),

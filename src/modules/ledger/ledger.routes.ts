@@ -2,12 +2,18 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { CURRENCY_CODES } from '../../kernel/currency.ts';
 import { listQuerySchema } from '../../kernel/pagination.ts';
+import type { Wire } from '../../kernel/wire-resources.ts';
 import { currencyField } from '../../kernel/wire-schemas.ts';
-import { sendJson, sendList, sendObject } from '../../rest/render.ts';
-import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import { sendList, sendObject } from '../../rest/render.ts';
+import { jsonRequestBody, listOf, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
 import { getBalances, listBalanceTransactions } from './ledger.queries.ts';
-import { balanceResource, balanceTransactionResource } from './ledger.resource.ts';
+import {
+  BalancesWire,
+  BalanceTransactionWire,
+  balanceResource,
+  balanceTransactionResource,
+} from './ledger.resource.ts';
 import { topUpFieldCodes, topUpSchema } from './ledger.schema.ts';
 import { topUpBalance } from './ledger.topup.ts';
 
@@ -25,12 +31,15 @@ export function registerLedgerRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/balances',
+      operationId: 'listBalances',
+      response: BalancesWire,
       tags: ['Balances'],
       summary: 'Balances per currency: available, pending, reserved',
+      description: 'One balance per currency the merchant has used, USD always; not paginated.',
     }),
     async (c) => {
       const balances = await getBalances(serviceContext(c));
-      return sendJson(c, 200, { status: 'success', data: balances.map(balanceResource) });
+      return sendObject(c, { data: balances.map(balanceResource) } satisfies Wire<typeof BalancesWire>);
     },
   );
 
@@ -38,6 +47,9 @@ export function registerLedgerRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/balance_transactions',
+      operationId: 'listBalanceTransactions',
+      response: listOf(BalanceTransactionWire, 'BalanceTransaction'),
+      errors: ['currency_unsupported'],
       tags: ['Balances'],
       summary: 'Ledger postings, newest first, each with its source object',
       request: { query: transactionsQuery },
@@ -57,9 +69,14 @@ export function registerLedgerRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/simulate/balance/top_up',
+      operationId: 'topUpBalance',
+      response: BalanceTransactionWire,
+      errors: ['amount_invalid', 'currency_unsupported'],
       tags: ['Simulation'],
       summary: 'Fund the sandbox instantly (available balance)',
-      request: { body: { content: { 'application/json': { schema: topUpSchema } }, required: true } },
+      description:
+        'Credits the available balance of the currency at once, at most 10,000,000 major units per top-up. Answers with the posting (a balance transaction of type top_up).',
+      request: jsonRequestBody(topUpSchema),
     }),
     async (c) => {
       const posting = await topUpBalance(serviceContext(c), c.req.valid('json'));

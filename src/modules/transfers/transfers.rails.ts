@@ -81,6 +81,9 @@ const RETURN_REASONS: ReadonlyMap<string, ReturnReason> = new Map(
   ]),
 );
 
+/** Every Nacha return code of the reference, in its order (R01 … R85): the codes an entry can come back with. */
+export const ACH_RETURN_CODES: readonly string[] = returnCodes.codes.map((row) => row.code);
+
 /** A Nacha return code from the reference, or null (unassigned, retired or malformed). */
 export function achReturnReason(code: string): ReturnReason | null {
   return RETURN_REASONS.get(code) ?? null;

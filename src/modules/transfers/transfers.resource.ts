@@ -1,5 +1,22 @@
+import { z } from 'zod';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { WireDecimal } from '../../kernel/wire-json.ts';
+import {
+  idOf,
+  timestamp,
+  type Wire,
+  wireCurrency,
+  wireDecimal,
+  wireMetadata,
+  wireResource,
+} from '../../kernel/wire-resources.ts';
+import {
+  achPayoutMachine,
+  achTransferMachine,
+  rtpPayoutMachine,
+  rtpTransferMachine,
+} from './transfers.machine.ts';
+import { ACH_RETURN_CODES, type Direction, RAILS, type Rail, RTP_REJECT_REASONS } from './transfers.rails.ts';
 import type { transfers } from './transfers.table.ts';
 
 /** A row of the rail engine: a transfer (`tr_`) or a payout (`po_`), as its `kind` says. */
@@ -7,26 +24,161 @@ export type TransferRow = typeof transfers.$inferSelect;
 export type PayoutRow = TransferRow & { kind: 'payout' };
 
 const iso = (at: Date | null) => at?.toISOString() ?? null;
+const nullableText = (description: string) => z.string().nullable().meta({ description });
+const nullableTimestamp = (description: string) => timestamp.nullable().meta({ description });
 
-const bankAccount = (row: TransferRow) => ({
+/** The states of the machines that apply, each once, in the machines' order. */
+function statesOf<const M extends readonly { states: readonly string[] }[]>(
+  description: string,
+  ...machines: M
+) {
+  const states = [...new Set(machines.flatMap((machine) => machine.states))] as M[number]['states'][number][];
+  return z.enum(states).meta({ description });
+}
+
+const transferState = statesOf(
+  'ACH and Same-Day ACH: pending → submitted (at the window cut-off) → settled, then possibly returned (a return may also come before settlement); pending → canceled before submission. RTP: pending → completed or rejected, seconds after sending.',
+  achTransferMachine,
+  rtpTransferMachine,
+);
+const payoutState = statesOf(
+  'ACH and Same-Day ACH: pending → in_transit (submitted at the window cut-off) → paid (settled); sent back by the bank, it is failed while in transit and returned once paid; pending → canceled before submission. RTP: pending → paid or failed, seconds after sending.',
+  achPayoutMachine,
+  rtpPayoutMachine,
+);
+type TransferState = z.infer<typeof transferState>;
+type PayoutState = z.infer<typeof payoutState>;
+
+const rail = z
+  .enum(RAILS)
+  .meta({ description: 'The rail: ach (standard ACH), same_day_ach or rtp (RTP, instant).' });
+
+const achReturnCode = z.enum(ACH_RETURN_CODES);
+
+/** A bank account as an entry shows it: never its full account number. */
+export const BankAccountSummaryWire = z
+  .object({
+    name: z.string().meta({ description: "The account holder's name." }),
+    routing_number: z.string().meta({ description: 'The ABA routing number (9 digits).' }),
+    account_number: z
+      .string()
+      .meta({ description: 'The account number masked to its last 4 digits (••••6789).' }),
+    account_type: z.enum(['checking', 'savings']),
+  })
+  .meta({
+    id: 'BankAccountSummary',
+    description: 'A US bank account as a transfer or payout shows it: the account number masked.',
+  });
+
+const bankAccount = (row: TransferRow): Wire<typeof BankAccountSummaryWire> => ({
   name: row.counterpartyName,
   routing_number: row.routingNumber,
   account_number: `••••${row.accountLast4}`,
-  account_type: row.accountType,
+  account_type: row.accountType as 'checking' | 'savings',
 });
 
+export const TransferWire = wireResource(
+  'Transfer',
+  'transfer',
+  'A bank transfer over ACH, Same-Day ACH or RTP: a credit sends money to the counterparty (held from the available balance at once), a debit pulls it from them.',
+  {
+    rail,
+    direction: z
+      .enum(['credit', 'debit'])
+      .meta({ description: 'credit sends money to the counterparty; debit pulls it (ACH only).' }),
+    state: transferState,
+    amount: wireDecimal,
+    currency: wireCurrency,
+    counterparty: BankAccountSummaryWire,
+    sec_code: z
+      .enum(['PPD', 'CCD', 'WEB'])
+      .nullable()
+      .meta({ description: 'The ACH Standard Entry Class code; null on RTP.' }),
+    expected_submission_at: nullableTimestamp(
+      'ACH: the cut-off of the FedACH window the entry goes in (it is submitted then); null on RTP.',
+    ),
+    submitted_at: nullableTimestamp(
+      'When the entry was submitted to the rail (RTP: when it was sent, set on completion); null before.',
+    ),
+    expected_settlement_at: nullableTimestamp(
+      'When the entry is expected to settle (RTP: to complete); null when no settlement is to be expected (an entry that stays submitted until a simulate step moves it).',
+    ),
+    settled_at: nullableTimestamp('When the entry settled (RTP: completed); null before.'),
+    returned_at: nullableTimestamp('When the entry came back (state returned); null otherwise.'),
+    return_code: achReturnCode
+      .nullable()
+      .meta({ description: 'The Nacha return code it came back with (state returned); null otherwise.' }),
+    return_reason: nullableText('The title of the return code (Insufficient Funds); null unless returned.'),
+    failure_reason: nullableText(
+      'Why an RTP transfer was rejected (state rejected): the ISO 20022 reason and its meaning (AC03: Invalid creditor account number); null otherwise.',
+    ),
+    collection: idOf(
+      "collection this ACH debit pays (its checkout's bank payment); null for any other transfer",
+    ).nullable(),
+    reference: nullableText("The merchant's reference."),
+    description: nullableText('The description given on create.'),
+    metadata: wireMetadata,
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+);
+
+export const PayoutWire = wireResource(
+  'Payout',
+  'payout',
+  "A payout of the available USD balance to the merchant's own bank account, over ACH, Same-Day ACH or RTP.",
+  {
+    method: rail,
+    state: payoutState,
+    amount: wireDecimal,
+    currency: wireCurrency,
+    destination: BankAccountSummaryWire,
+    expected_submission_at: nullableTimestamp(
+      'ACH: the cut-off of the FedACH window the payout goes in (it is in transit then); null on RTP.',
+    ),
+    in_transit_at: nullableTimestamp(
+      'When the payout went in transit (ACH submission); null before, and always on RTP (instant).',
+    ),
+    arrival_at: nullableTimestamp(
+      'When the payout arrives (is expected to be paid); null for one that never will (failed, canceled) or that stays in transit until a simulate step moves it.',
+    ),
+    paid_at: nullableTimestamp('When the payout was paid (settled); null before.'),
+    returned_at: nullableTimestamp(
+      'When the bank sent the payout back (ACH: failed or returned); null otherwise.',
+    ),
+    failure_code: z
+      .enum([
+        ...ACH_RETURN_CODES,
+        ...(Object.keys(RTP_REJECT_REASONS) as (keyof typeof RTP_REJECT_REASONS)[]),
+      ])
+      .nullable()
+      .meta({
+        description:
+          'What ended it: the Nacha return code (ACH: failed or returned) or the ISO 20022 rejection reason (RTP: failed); null otherwise.',
+      }),
+    failure_reason: nullableText(
+      'The meaning of failure_code (Account Closed; AC03: Invalid creditor account number); null otherwise.',
+    ),
+    reference: nullableText("The merchant's reference."),
+    description: nullableText('The description given on create.'),
+    metadata: wireMetadata,
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+);
+
 /** The API representation of a transfer: REST bodies and event payloads. */
-export function transferResource(row: TransferRow): Record<string, unknown> {
+export function transferResource(row: TransferRow): Wire<typeof TransferWire> {
   return {
     id: row.id,
     object: 'transfer',
-    rail: row.rail,
-    direction: row.direction,
-    state: row.state,
+    rail: row.rail as Rail,
+    direction: row.direction as Direction,
+    state: row.state as TransferState,
     amount: WireDecimal.of(row.amount, row.currency as CurrencyCode),
-    currency: row.currency,
+    currency: row.currency as CurrencyCode,
     counterparty: bankAccount(row),
-    sec_code: row.secCode,
+    sec_code: row.secCode as Wire<typeof TransferWire>['sec_code'],
     expected_submission_at: iso(row.expectedSubmissionAt),
     submitted_at: iso(row.submittedAt),
     expected_settlement_at: iso(row.expectedSettlementAt),
@@ -57,15 +209,15 @@ export const payoutInTransitAt = (row: TransferRow): Date | null =>
 export const payoutArrivalAt = (row: TransferRow): Date | null =>
   row.state === 'failed' || row.state === 'canceled' ? null : row.expectedSettlementAt;
 
-export function payoutResource(row: TransferRow): Record<string, unknown> {
+export function payoutResource(row: TransferRow): Wire<typeof PayoutWire> {
   const rtpReason = row.state === 'failed' && row.rail === 'rtp' ? row.outcomeCode : null;
   return {
     id: row.id,
     object: 'payout',
-    method: row.rail,
-    state: row.state,
+    method: row.rail as Rail,
+    state: row.state as PayoutState,
     amount: WireDecimal.of(row.amount, row.currency as CurrencyCode),
-    currency: row.currency,
+    currency: row.currency as CurrencyCode,
     destination: bankAccount(row),
     expected_submission_at: iso(row.expectedSubmissionAt),
     in_transit_at: iso(payoutInTransitAt(row)),
@@ -83,6 +235,6 @@ export function payoutResource(row: TransferRow): Record<string, unknown> {
 }
 
 /** The resource of an engine row, by its kind. */
-export function railEntryResource(row: TransferRow): Record<string, unknown> {
+export function railEntryResource(row: TransferRow): Wire<typeof TransferWire> | Wire<typeof PayoutWire> {
   return row.kind === 'payout' ? payoutResource(row) : transferResource(row);
 }

@@ -1,13 +1,20 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
+import type { ErrorCode } from '../../kernel/errors.ts';
 import { listQuerySchema } from '../../kernel/pagination.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
-import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import { jsonRequestBody, listOf, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
 import { createPayout, createTransfer } from './transfers.create.ts';
 import type { EntryKind } from './transfers.machine.ts';
 import { getPayout, getTransfer, listPayouts, listTransfers } from './transfers.read.ts';
-import { payoutResource, type TransferRow, transferResource } from './transfers.resource.ts';
+import {
+  PayoutWire,
+  payoutResource,
+  type TransferRow,
+  TransferWire,
+  transferResource,
+} from './transfers.resource.ts';
 import {
   createPayoutFieldCodes,
   createPayoutSchema,
@@ -21,11 +28,26 @@ import { type EntrySteps, payoutSteps, transferSteps } from './transfers.steps.t
 
 const idParam = z.object({ id: z.string().min(1).max(255) });
 
-/** What differs between the REST surfaces of transfers (§5) and payouts (§6): names and services. */
+/** What an entry's creation can be refused for, on either kind (beyond its body's validation). */
+const CREATE_ERRORS = [
+  'amount_invalid',
+  'currency_unsupported',
+  'reference_invalid',
+  'invalid_routing_number',
+  'invalid_account_number',
+  'amount_exceeds_rail_limit',
+  'routing_number_unreachable',
+  'insufficient_balance',
+] as const satisfies readonly ErrorCode[];
+
+/** What differs between the REST surfaces of transfers and payouts: names, schemas and services. */
 interface EntryApi {
   kind: EntryKind;
+  /** The kind as an operationId spells it (getTransfer, cancelPayout). */
+  Kind: 'Transfer' | 'Payout';
   plural: 'transfers' | 'payouts';
   tag: string;
+  wire: typeof TransferWire | typeof PayoutWire;
   resource: (row: TransferRow) => Record<string, unknown>;
   get: typeof getTransfer;
   steps: EntrySteps;
@@ -37,6 +59,8 @@ function registerEntrySteps(api: OpenAPIHono<RestEnv>, e: EntryApi): void {
     operation({
       method: 'get',
       path: `/${e.plural}/{id}`,
+      operationId: `get${e.Kind}`,
+      response: e.wire,
       tags: [e.tag],
       summary: `Get a ${e.kind}`,
       request: { params: idParam },
@@ -49,25 +73,44 @@ function registerEntrySteps(api: OpenAPIHono<RestEnv>, e: EntryApi): void {
     operation({
       method: 'post',
       path: `/${e.plural}/{id}/cancel`,
+      operationId: `cancel${e.Kind}`,
+      response: e.wire,
+      errors: ['invalid_state'],
       tags: [e.tag],
       summary: `Cancel an ACH ${e.kind} before its window submits it (the hold on available is released)`,
+      description: `Only a pending ACH or Same-Day ACH ${e.kind} can be canceled (409 invalid_state otherwise, and on RTP). Answers with the ${e.kind} as it now stands.`,
       request: { params: idParam },
     }),
     async (c) => sendObject(c, e.resource(await e.steps.cancel(serviceContext(c), c.req.valid('param').id))),
     validationHook(),
   );
 
+  const submitted = e.kind === 'payout' ? 'in_transit' : 'submitted';
   const steps = [
-    ['submit', `Submit an ACH ${e.kind} now, as its window would`, e.steps.submit],
-    ['settle', `Settle a submitted ACH ${e.kind} now`, e.steps.settle],
+    [
+      'submit',
+      `Submit an ACH ${e.kind} now, as its window would`,
+      `Moves a pending ACH or Same-Day ACH ${e.kind} to ${submitted} before its window's cut-off (409 invalid_state in another state, and on RTP). Answers with the ${e.kind} as it now stands.`,
+      e.steps.submit,
+    ],
+    [
+      'settle',
+      `Settle a submitted ACH ${e.kind} now`,
+      `Moves a ${submitted} ACH or Same-Day ACH ${e.kind} to ${e.kind === 'payout' ? 'paid' : 'settled'} before its settlement time (409 invalid_state in another state, and on RTP). Answers with the ${e.kind} as it now stands.`,
+      e.steps.settle,
+    ],
   ] as const;
-  for (const [name, summary, run] of steps) {
+  for (const [name, summary, description, run] of steps) {
     api.openapi(
       operation({
         method: 'post',
         path: `/simulate/${e.plural}/{id}/${name}`,
+        operationId: `${name}${e.Kind}`,
+        response: e.wire,
+        errors: ['invalid_state'],
         tags: ['Simulation'],
         summary,
+        description,
         request: { params: idParam },
       }),
       async (c) => sendObject(c, e.resource(await run(serviceContext(c), c.req.valid('param').id))),
@@ -79,8 +122,12 @@ function registerEntrySteps(api: OpenAPIHono<RestEnv>, e: EntryApi): void {
     operation({
       method: 'post',
       path: `/simulate/${e.plural}/{id}/return`,
+      operationId: `return${e.Kind}`,
+      response: e.wire,
+      errors: ['invalid_state'],
       tags: ['Simulation'],
       summary: `Return a submitted or settled ACH ${e.kind} now, with a Nacha return code`,
+      description: `The receiving bank sends the ${e.kind} back: ${e.kind === 'payout' ? 'failed while in transit, returned once paid' : 'returned'}, and its ledger effect is undone. 409 invalid_state unless ${submitted} or ${e.kind === 'payout' ? 'paid' : 'settled'} on ACH; then 400 parameter_invalid for a code that is not in the Nacha list. Answers with the ${e.kind} as it now stands.`,
       request: { params: idParam, ...jsonRequestBody(returnTransferSchema, false) },
     }),
     async (c) => {
@@ -99,8 +146,13 @@ export function registerTransferRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/transfers',
+      operationId: 'createTransfer',
+      response: TransferWire,
+      errors: [...CREATE_ERRORS, 'rail_direction_unsupported'],
       tags: ['Transfers'],
       summary: 'Send (credit) or pull (debit) money over ACH, Same-Day ACH or RTP',
+      description:
+        'A credit is held from the available USD balance at once (422 insufficient_balance when short); a debit pulls from the counterparty (ACH only). ACH entries follow the FedACH windows of the simulated clock; RTP completes or is rejected within seconds.',
       request: jsonRequestBody(createTransferSchema),
     }),
     async (c) =>
@@ -112,6 +164,8 @@ export function registerTransferRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/transfers',
+      operationId: 'listTransfers',
+      response: listOf(TransferWire, 'Transfer'),
       tags: ['Transfers'],
       summary: 'List transfers, newest first',
       request: { query: listQuerySchema.extend(listTransfersQuery) },
@@ -122,8 +176,10 @@ export function registerTransferRoutes(api: OpenAPIHono<RestEnv>): void {
 
   registerEntrySteps(api, {
     kind: 'transfer',
+    Kind: 'Transfer',
     plural: 'transfers',
     tag: 'Transfers',
+    wire: TransferWire,
     resource: transferResource,
     get: getTransfer,
     steps: transferSteps,
@@ -133,8 +189,13 @@ export function registerTransferRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/payouts',
+      operationId: 'createPayout',
+      response: PayoutWire,
+      errors: CREATE_ERRORS,
       tags: ['Payouts'],
       summary: "Pay out available USD to the merchant's own bank account over ACH, Same-Day ACH or RTP",
+      description:
+        'The amount is held from the available USD balance at once (422 insufficient_balance when short) and leaves on the rail: ACH and Same-Day ACH at the next FedACH window of the simulated clock, RTP within seconds.',
       request: jsonRequestBody(createPayoutSchema),
     }),
     async (c) => sendObject(c, payoutResource(await createPayout(serviceContext(c), c.req.valid('json')))),
@@ -145,6 +206,8 @@ export function registerTransferRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/payouts',
+      operationId: 'listPayouts',
+      response: listOf(PayoutWire, 'Payout'),
       tags: ['Payouts'],
       summary: 'List payouts, newest first',
       request: { query: listQuerySchema.extend(listPayoutsQuery) },
@@ -155,8 +218,10 @@ export function registerTransferRoutes(api: OpenAPIHono<RestEnv>): void {
 
   registerEntrySteps(api, {
     kind: 'payout',
+    Kind: 'Payout',
     plural: 'payouts',
     tag: 'Payouts',
+    wire: PayoutWire,
     resource: payoutResource,
     get: getPayout,
     steps: payoutSteps,

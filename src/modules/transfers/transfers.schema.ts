@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
 import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
-import { RAILS } from './transfers.rails.ts';
+import { statesOf } from './transfers.machine.ts';
+import { ACH_RETURN_CODES, RAILS } from './transfers.rails.ts';
 
 export const createTransferSchema = z.strictObject({
   rail: z.enum(RAILS),
@@ -21,9 +22,12 @@ export const createTransferFieldCodes: FieldCodes = { ...moneyFieldCodes, counte
 export type CreateTransferInput = z.output<typeof createTransferSchema>;
 
 export const returnTransferSchema = z.strictObject({
+  // The document lists the codes; the server checks them after the entry's state (a wrong state is
+  // 409 before a bad code's 400 parameter_invalid), so the list is metadata, not validation.
   code: z
     .string()
     .max(8)
+    .meta({ enum: [...ACH_RETURN_CODES] })
     .optional()
     .describe('A Nacha return code (default R01 for debits, R03 for credits).'),
 });
@@ -33,7 +37,13 @@ export type ReturnTransferInput = z.output<typeof returnTransferSchema>;
 
 export const listTransfersQuery = {
   rail: z.enum(RAILS).optional().describe('Only transfers on this rail.'),
-  state: z.string().max(32).optional().describe('Only transfers in this state.'),
+  state: z
+    .string()
+    .max(32)
+    .optional()
+    .describe(
+      `Only transfers in this state (${statesOf('transfer').join(', ')}); any other value matches none.`,
+    ),
 };
 
 export const createPayoutSchema = z.strictObject({
@@ -57,5 +67,9 @@ export type CreatePayoutInput = z.output<typeof createPayoutSchema>;
 
 export const listPayoutsQuery = {
   method: z.enum(RAILS).optional().describe('Only payouts on this rail.'),
-  state: z.string().max(32).optional().describe('Only payouts in this state.'),
+  state: z
+    .string()
+    .max(32)
+    .optional()
+    .describe(`Only payouts in this state (${statesOf('payout').join(', ')}); any other value matches none.`),
 };
