@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Answer, Conformance } from './conformance.ts';
+import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
+
+/**
+ * The suite's contract check can fail: real answers, drifted on purpose, are caught. (Every other
+ * test runs its REST answers through the same check in the harness.)
+ */
+
+let t: TestApp;
+let m: TestMerchant;
+let checker: Conformance;
+let payment: Answer;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  m = await t.merchant();
+  checker = new Conformance((await t.rest('GET', '/v1/openapi.json')).body);
+  const created = await t.rest('POST', '/v1/card_payments', {
+    key: m.secretKey,
+    body: {
+      amount: 12,
+      currency: 'USD',
+      capture: false,
+      card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' },
+    },
+  });
+  payment = { status: created.status, headers: created.headers, body: created.body };
+});
+afterAll(() => t.close());
+
+const drifted = (answer: Answer, change: Partial<Answer>): Answer => ({ ...answer, ...change });
+
+describe('the contract check', () => {
+  it('passes a real answer as it is', () => {
+    expect(payment.status).toBe(200);
+    expect(checker.check('POST', '/v1/card_payments', payment)).toEqual([]);
+  });
+
+  it('fails a renamed field, a field of the wrong type and a state outside the machine', () => {
+    const { amount, ...rest } = payment.body as Record<string, unknown>;
+    const renamed = drifted(payment, { body: { ...rest, amount_total: amount } });
+    expect(checker.check('POST', '/v1/card_payments', renamed).join()).toContain(
+      "must have required property 'amount'",
+    );
+    const wrongType = drifted(payment, { body: { ...(payment.body as object), amount: '12.00' } });
+    expect(checker.check('POST', '/v1/card_payments', wrongType).join()).toContain('/amount must be number');
+    const unknownState = drifted(payment, { body: { ...(payment.body as object), state: 'settled' } });
+    expect(checker.check('POST', '/v1/card_payments', unknownState).join()).toContain(
+      '/state must be equal to one of the allowed values',
+    );
+  });
+
+  it('fails a status or an error code the operation does not list, and a missing Request-Id', () => {
+    expect(checker.check('GET', '/v1/card_payments/cp_1', drifted(payment, { status: 201 }))[0]).toContain(
+      'status not documented',
+    );
+    const refused = {
+      status: 409,
+      headers: payment.headers,
+      body: {
+        status: 'error',
+        error: { type: 'conflict_error', code: 'duplicate_reference', message: 'x' },
+        request_id: 'req_1',
+      },
+    };
+    expect(checker.check('POST', '/v1/card_payments/cp_1/void', refused).join()).toContain(
+      'error code duplicate_reference not documented',
+    );
+    const headers = new Headers(payment.headers);
+    headers.delete('Request-Id');
+    expect(checker.check('POST', '/v1/card_payments', drifted(payment, { headers })).join()).toContain(
+      'header Request-Id missing',
+    );
+  });
+
+  it('fails a webhook body that drifted from its type', () => {
+    const event = {
+      id: 'evt_1',
+      object: 'event',
+      type: 'card_payment.authorized',
+      created_at: '2027-01-04T15:00:00.000Z',
+      data: { object: payment.body },
+    };
+    const { status: _status, ...object } = payment.body as Record<string, unknown>;
+    expect(checker.checkWebhook({ ...event, data: { object } })).toEqual([]);
+    expect(checker.checkWebhook({ ...event, data: { object: { ...object, last4: 4242 } } }).join()).toContain(
+      '/data/object/last4 must be string',
+    );
+    expect(checker.checkWebhook({ ...event, type: 'card_payment.settled' }).join()).toContain(
+      'not documented',
+    );
+  });
+});
