@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { ERROR_CODES } from '../kernel/errors.ts';
+import { NOT_IDEMPOTENT } from './routes.ts';
 import type { RestEnv } from './types.ts';
 
 /**
@@ -108,7 +109,7 @@ type Document = ReturnType<OpenAPIHono<RestEnv>['getOpenAPI31Document']>;
 
 /**
  * The document as served from `publicUrl`: generated from the operations, with the servers made
- * absolute and the Idempotency-Key header on every keyed POST.
+ * absolute and the Idempotency-Key header on every keyed POST (but those marked `x-idempotent: false`).
  */
 export function buildDocument(api: OpenAPIHono<RestEnv>, publicUrl: string): Document {
   const document = api.getOpenAPI31Document({
@@ -125,6 +126,7 @@ export function buildDocument(api: OpenAPIHono<RestEnv>, publicUrl: string): Doc
   for (const item of Object.values(document.paths ?? {})) {
     const post = item?.post;
     if (!post || (Array.isArray(post.security) && post.security.length === 0)) continue;
+    if ((post as Record<string, unknown>)[NOT_IDEMPOTENT] === false) continue;
     post.parameters = [...(post.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
   }
   return document;

@@ -59,6 +59,12 @@ export function listOf<S extends z.ZodType>(item: S, name: string) {
     .meta({ id: `${name}List`, description: `A page of ${name} objects.` });
 }
 
+/**
+ * The extension that marks a keyed POST taking no Idempotency-Key (`x-idempotent: false`); the
+ * document adds the Idempotency-Key parameter to every other keyed POST.
+ */
+export const NOT_IDEMPOTENT = 'x-idempotent';
+
 /** The codes every operation may answer with, whatever it does. */
 const EVERY_OPERATION: readonly ErrorCode[] = [
   'parameter_invalid',
@@ -91,6 +97,16 @@ export interface OperationConfig extends Omit<RouteConfig, 'responses'> {
   keyless?: boolean;
   /** The public key may call it too (no secret_key_required). */
   publicKey?: boolean;
+  /**
+   * `false` for a keyed POST that is never stored for replay (its handler refuses an
+   * Idempotency-Key): the document offers no Idempotency-Key there and marks it `x-idempotent: false`.
+   */
+  idempotent?: boolean;
+}
+
+/** Whether a keyed POST takes an Idempotency-Key (stored and replayed). */
+function takesIdempotencyKey(config: OperationConfig): boolean {
+  return config.method === 'post' && !config.keyless && config.idempotent !== false;
 }
 
 /** Every code `config` may answer with: its own, and those its method, key and path imply. */
@@ -102,7 +118,7 @@ export function errorCodesOf(config: OperationConfig): ErrorCode[] {
   if (!config.keyless) add(KEYED);
   if (!config.keyless && !config.publicKey) codes.add('secret_key_required');
   if (config.method === 'post') add(WITH_BODY);
-  if (config.method === 'post' && !config.keyless) add(IDEMPOTENT);
+  if (takesIdempotencyKey(config)) add(IDEMPOTENT);
   if (config.path.includes('{')) codes.add('resource_not_found');
   return [...codes];
 }
@@ -131,7 +147,15 @@ function errorResponses(codes: readonly ErrorCode[]): Record<number, unknown> {
  * status, from the registry), its headers, and an id for generated clients.
  */
 export function operation<R extends OperationConfig>(config: R) {
-  const { successStatus = 200, response, errors: _errors, keyless, publicKey: _publicKey, ...route } = config;
+  const {
+    successStatus = 200,
+    response,
+    errors: _errors,
+    keyless,
+    publicKey: _publicKey,
+    idempotent: _idempotent,
+    ...route
+  } = config;
   // An operation without parameters of its own still takes a body ({} or none): an unknown field in
   // it is parameter_unknown, as on every other operation, never silently ignored.
   const request =
@@ -142,6 +166,9 @@ export function operation<R extends OperationConfig>(config: R) {
     ...route,
     ...(request ? { request } : {}),
     security: keyless ? [] : [{ bearer: [] }, { basic: [] }],
+    ...(route.method === 'post' && !keyless && !takesIdempotencyKey(config)
+      ? { [NOT_IDEMPOTENT]: false }
+      : {}),
     responses: {
       [successStatus]: {
         description: config.summary,
@@ -159,9 +186,7 @@ function successHeaders(config: OperationConfig): Record<string, unknown> {
   return {
     'Request-Id': header('Request-Id'),
     ...(config.keyless ? {} : rateLimitHeaders()),
-    ...(config.method === 'post' && !config.keyless
-      ? { 'Idempotent-Replayed': header('Idempotent-Replayed') }
-      : {}),
+    ...(takesIdempotencyKey(config) ? { 'Idempotent-Replayed': header('Idempotent-Replayed') } : {}),
   };
 }
 

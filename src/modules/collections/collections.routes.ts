@@ -2,15 +2,21 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { SandbankError } from '../../kernel/errors.ts';
 import { listQuerySchema } from '../../kernel/pagination.ts';
+import type { Wire } from '../../kernel/wire-resources.ts';
 import { completeChallengeSchema } from '../../kernel/wire-schemas.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
-import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import { jsonRequestBody, listOf, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
-import { cardPaymentResource } from '../card-payments/card-payments.resource.ts';
+import { CardPaymentWire, cardPaymentResource } from '../card-payments/card-payments.resource.ts';
 import { loadPayment } from '../card-payments/card-payments.rows.ts';
-import { transferResource } from '../transfers/transfers.resource.ts';
+import { TransferWire, transferResource } from '../transfers/transfers.resource.ts';
 import { completeChallenge, type PayResult, payCollection } from './collections.pay.ts';
-import { attemptResource, collectionResource } from './collections.resource.ts';
+import {
+  attemptResource,
+  CollectionWire,
+  collectionResource,
+  PaymentAttemptWire,
+} from './collections.resource.ts';
 import {
   createCollectionFieldCodes,
   createCollectionSchema,
@@ -27,7 +33,61 @@ import {
 
 const referenceParam = z.object({ reference: z.string().min(1).max(255) });
 
-function payResultResource(result: PayResult, publicUrl: string) {
+/** A payment of a collection: a card payment, an ACH debit of the payer, or an older attempt. */
+export const CollectionPaymentWire = z.union([CardPaymentWire, TransferWire, PaymentAttemptWire]).meta({
+  id: 'CollectionPayment',
+  description:
+    'A payment of a collection, by its object: a card_payment, a transfer (the ACH debit of a bank payment), or a payment_attempt made before those took that role.',
+});
+
+export const CollectionWithPaymentsWire = CollectionWire.extend({
+  payments: z
+    .array(CollectionPaymentWire)
+    .meta({ description: "The collection's payments, newest first, whatever their kind." }),
+  payment_attempts: z.array(PaymentAttemptWire).meta({
+    description:
+      'Kept for older clients: the payment attempts among the payments (none for a collection paid since card payments and ACH debits took that role).',
+  }),
+}).meta({ id: 'CollectionWithPayments', description: 'A collection with its payments.' });
+
+export const CollectionPayResultWire = CollectionWire.extend({
+  payment: z
+    .union([CollectionPaymentWire, z.null()])
+    .meta({ description: 'The payment this call made (or, replayed, made then); null if none.' }),
+  payment_attempt: z.union([PaymentAttemptWire, z.null()]).meta({
+    description:
+      'Kept for older clients: the payment when it is a payment_attempt (a replay of an older payment); null otherwise.',
+  }),
+  next_action: z
+    .object({
+      type: z.literal('three_d_secure'),
+      url: z
+        .string()
+        .meta({ format: 'uri', description: "The checkout's 3-D Secure page for this payment." }),
+    })
+    .nullable()
+    .meta({
+      description: 'What the payer must do next: a 3-D Secure challenge to complete; null otherwise.',
+    }),
+}).meta({
+  id: 'CollectionPayResult',
+  description: 'A collection as a payment left it, with that payment and what the payer must do next.',
+});
+
+/** What paying a collection may be refused for: the card, the bank account, the collection's state. */
+const PAY_ERRORS = [
+  'invalid_card_number',
+  'card_brand_unsupported',
+  'invalid_cvc',
+  'invalid_expiry',
+  'card_declined',
+  'invalid_routing_number',
+  'invalid_account_number',
+  'routing_number_unreachable',
+  'collection_not_payable',
+] as const;
+
+function payResultResource(result: PayResult, publicUrl: string): Wire<typeof CollectionPayResultWire> {
   return {
     ...collectionResource(result.collection, publicUrl),
     payment: result.cardPayment
@@ -45,8 +105,11 @@ function payResultResource(result: PayResult, publicUrl: string) {
 }
 
 /** A collection's payments, newest first: its card payments, its ACH debits and any older bank attempts. */
-export function collectionPayments(detail: CollectionDetail, publicUrl: string): Record<string, unknown>[] {
-  const payments = [
+export function collectionPayments(
+  detail: CollectionDetail,
+  publicUrl: string,
+): Wire<typeof CollectionPaymentWire>[] {
+  const payments: { at: Date; id: string; body: Wire<typeof CollectionPaymentWire> }[] = [
     ...detail.cardPayments.map((p) => ({
       at: p.createdAt,
       id: p.id,
@@ -59,11 +122,34 @@ export function collectionPayments(detail: CollectionDetail, publicUrl: string):
   return payments.map((p) => p.body);
 }
 
+/** A collection with its payments (GET /v1/collections/{reference}). */
+function collectionWithPaymentsResource(
+  detail: CollectionDetail,
+  publicUrl: string,
+): Wire<typeof CollectionWithPaymentsWire> {
+  return {
+    ...collectionResource(detail, publicUrl),
+    payments: collectionPayments(detail, publicUrl),
+    // Kept (additive contract): bank attempts made before bank payments became ACH debits.
+    payment_attempts: detail.attempts.map(attemptResource),
+  };
+}
+
 export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
   api.openapi(
     operation({
       method: 'post',
       path: '/collect',
+      operationId: 'createCollection',
+      response: CollectionWire,
+      errors: [
+        'amount_invalid',
+        'currency_unsupported',
+        'email_invalid',
+        'reference_invalid',
+        'url_invalid',
+        'duplicate_reference',
+      ],
       tags: ['Collections'],
       summary: 'Create a collection (a hosted checkout session)',
       request: jsonRequestBody(createCollectionSchema),
@@ -80,6 +166,8 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/collections',
+      operationId: 'listCollections',
+      response: listOf(CollectionWire, 'Collection'),
       tags: ['Collections'],
       summary: 'List collections, newest first',
       request: { query: listQuerySchema },
@@ -96,6 +184,8 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/collections/{reference}',
+      operationId: 'getCollection',
+      response: CollectionWithPaymentsWire,
       tags: ['Collections'],
       summary: 'Get a collection by its reference (or id), with its payments',
       request: { params: referenceParam },
@@ -103,12 +193,7 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
     async (c) => {
       const ctx = serviceContext(c);
       const detail = await getCollection(ctx, c.req.valid('param').reference);
-      return sendObject(c, {
-        ...collectionResource(detail, ctx.publicUrl),
-        payments: collectionPayments(detail, ctx.publicUrl),
-        // Kept (additive contract): bank attempts made before bank payments became ACH debits.
-        payment_attempts: detail.attempts.map(attemptResource),
-      });
+      return sendObject(c, collectionWithPaymentsResource(detail, ctx.publicUrl));
     },
     validationHook(),
   );
@@ -117,6 +202,9 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/collections/{reference}/cancel',
+      operationId: 'cancelCollection',
+      response: CollectionWire,
+      errors: ['invalid_state'],
       tags: ['Collections'],
       summary: 'Cancel a pending collection',
       request: { params: referenceParam },
@@ -133,6 +221,9 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/simulate/collections/{reference}/pay',
+      operationId: 'payCollection',
+      response: CollectionPayResultWire,
+      errors: PAY_ERRORS,
       tags: ['Simulation'],
       summary: 'Pay a collection headlessly, through the same code path as the checkout page',
       request: { params: referenceParam, ...jsonRequestBody(payCollectionSchema) },
@@ -149,6 +240,9 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/simulate/payment_attempts/{attempt}/complete_3ds',
+      operationId: 'completePaymentAttemptThreeDSecure',
+      response: CollectionPayResultWire,
+      errors: ['invalid_state', 'card_declined', 'collection_not_payable'],
       tags: ['Simulation'],
       deprecated: true,
       summary:

@@ -1,23 +1,34 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { clientAddress } from '../../http/client-address.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { sendObject } from '../../rest/render.ts';
-import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
+import {
+  ApiKeysWire,
+  apiKeysResource,
+  MerchantWithKeysWire,
+  merchantWithKeysResource,
+} from './merchants.resource.ts';
 import { signUpFieldCodes, signUpSchema } from './merchants.schema.ts';
 import { refuseIdempotentRoll, rollKeys, signUp } from './merchants.service.ts';
 
 /** The sandbox sign-up (what the dashboard's form and the CLI's fallback call): no key needed. */
 export function registerMerchantRoutes(api: OpenAPIHono<RestEnv>): void {
   api.openapi(
-    createRoute({
+    operation({
       method: 'post',
       path: '/merchants',
+      operationId: 'createMerchant',
+      response: MerchantWithKeysWire,
+      // rate_limited: the sign-ups per minute of one client address.
+      errors: ['rate_limited'],
+      keyless: true,
+      successStatus: 201,
       tags: ['Merchants'],
       summary:
         'Sign up a new sandbox merchant; returns its keys once (at most SIGNUPS_PER_MINUTE per client address)',
-      request: { body: { content: { 'application/json': { schema: signUpSchema } }, required: true } },
-      responses: { 201: { description: 'The merchant and its keys' } },
+      request: jsonRequestBody(signUpSchema),
     }),
     async (c) => {
       const deps = c.get('deps');
@@ -25,17 +36,7 @@ export function registerMerchantRoutes(api: OpenAPIHono<RestEnv>): void {
         signups: deps.signups,
         address: clientAddress(c),
       });
-      return sendObject(
-        c,
-        {
-          id: created.merchant.id,
-          object: 'merchant',
-          name: created.merchant.name,
-          secret_key: created.secretKey,
-          public_key: created.publicKey,
-        },
-        201,
-      );
+      return sendObject(c, merchantWithKeysResource(created), 201);
     },
     validationHook(signUpFieldCodes),
   );
@@ -44,15 +45,19 @@ export function registerMerchantRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/keys/roll',
+      operationId: 'rollKeys',
+      response: ApiKeysWire,
+      // Never stored for replay (the answer holds a secret key): an Idempotency-Key is refused.
+      idempotent: false,
+      errors: ['idempotency_key_invalid'],
       tags: ['Merchants'],
       summary:
-        "Issue a new key pair and revoke the caller's keys at once; signs out every dashboard session of the merchant",
+        "Issue a new key pair and revoke the caller's keys at once; signs out every dashboard session of the merchant. Takes no Idempotency-Key",
     }),
     async (c) => {
       refuseIdempotentRoll(c.req.header('idempotency-key'));
       const svc = serviceContext(c);
-      const keys = await rollKeys(svc.db, systemClock, svc.merchant.id);
-      return sendObject(c, { object: 'api_keys', secret_key: keys.secretKey, public_key: keys.publicKey });
+      return sendObject(c, apiKeysResource(await rollKeys(svc.db, systemClock, svc.merchant.id)));
     },
   );
 }

@@ -2,44 +2,16 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { listQuerySchema } from '../../kernel/pagination.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
-import { operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import { listOf, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
-import { cardPaymentResource } from '../card-payments/card-payments.resource.ts';
-import { collectionResource } from '../collections/collections.resource.ts';
-import { fxConversionResource, fxSettlementResource } from '../fx/fx.resource.ts';
-import { issuingAuthorizationResource } from '../issuing/issuing.resource.ts';
-import { payoutResource, transferResource } from '../transfers/transfers.resource.ts';
+import { TransactionWire, transactionResource } from './transactions.resource.ts';
 import {
   getTransaction,
   listTransactions,
   SEARCH_MAX_LENGTH,
   TRANSACTION_KINDS,
-  type TypedTransaction,
   typedTransaction,
 } from './transactions.service.ts';
-
-/** A transaction as its own kind's resource renders it, with `kind` beside its fields. */
-export function transactionResource(tx: TypedTransaction, publicUrl: string): Record<string, unknown> {
-  const body = (() => {
-    switch (tx.kind) {
-      case 'collection':
-        return collectionResource(tx.row, publicUrl);
-      case 'card_payment':
-        return cardPaymentResource(tx.row, tx.row.refunds, publicUrl);
-      case 'transfer':
-        return transferResource(tx.row);
-      case 'payout':
-        return payoutResource(tx.row);
-      case 'issuing_authorization':
-        return issuingAuthorizationResource(tx.row);
-      case 'fx_conversion':
-        return fxConversionResource(tx.row);
-      case 'fx_settlement':
-        return fxSettlementResource(tx.row);
-    }
-  })();
-  return { ...body, kind: tx.kind };
-}
 
 /** `kind=transfer,payout` or `kind=transfer&kind=payout`. */
 const kindList = z
@@ -78,6 +50,8 @@ export function registerTransactionRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/transactions',
+      operationId: 'listTransactions',
+      response: listOf(TransactionWire, 'Transaction'),
       tags: ['Transactions'],
       summary: 'Every transaction across kinds, newest first; filter by kind, state, creation time, search',
       request: { query: transactionsQuery },
@@ -100,6 +74,8 @@ export function registerTransactionRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/transactions/{id}',
+      operationId: 'getTransaction',
+      response: TransactionWire,
       tags: ['Transactions'],
       summary: 'One transaction of any kind by its id',
       request: { params: idParam },
