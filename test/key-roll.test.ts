@@ -85,6 +85,21 @@ describe('rolling keys ends the other dashboard sessions', () => {
     expect((await t.rest('GET', '/v1/collections', { key: m.secretKey })).status).toBe(200);
   });
 
+  it('refuses a key another request already used with the same 400: no stored answer is looked up', async () => {
+    const m = await t.merchant('Reused roll key');
+    const headers = { 'idempotency-key': 'shared-1' };
+    const created = await t.rest('POST', '/v1/collect', {
+      key: m.secretKey,
+      headers,
+      body: { amount: '5.00', currency: 'USD' },
+    });
+    expect(created.status).toBe(200);
+    const res = await t.rest('POST', '/v1/keys/roll', { key: m.secretKey, headers });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'idempotency_key_invalid' });
+    expect((await t.rest('GET', '/v1/collections', { key: m.secretKey })).status).toBe(200);
+  });
+
   it('needs the secret key, not the public one', async () => {
     const m = await t.merchant('Public roll');
     expect((await t.rest('POST', '/v1/keys/roll', { key: m.publicKey })).status).toBe(403);

@@ -99,12 +99,23 @@ describe('what a generated client needs', () => {
     }
   });
 
-  it('keyless operations say so; keyed POSTs take an Idempotency-Key', () => {
+  it('keyless operations say so; keyed POSTs take an Idempotency-Key, but those marked x-idempotent: false', () => {
     expect(document.paths['/merchants'].post.security).toEqual([]);
+    expect(document.paths['/keys/roll'].post['x-idempotent']).toBe(false);
     for (const { method, path, operation } of operations()) {
       if (method !== 'post' || operation.security?.length === 0) continue;
       const refs = (operation.parameters ?? []).map((parameter: Json) => parameter.$ref);
-      expect(refs, path).toContain('#/components/parameters/IdempotencyKey');
+      if (operation['x-idempotent'] !== false) {
+        expect(refs, path).toContain('#/components/parameters/IdempotencyKey');
+        continue;
+      }
+      // Never stored for replay: no Idempotency-Key offered, no replay header, no replay errors.
+      expect(refs, path).not.toContain('#/components/parameters/IdempotencyKey');
+      const codes = Object.values<Json>(operation.responses).flatMap((r) => r['x-error-codes'] ?? []);
+      expect(codes, path).not.toEqual(
+        expect.arrayContaining([expect.stringMatching(/^idempotency_key_(reused|in_use)$/)]),
+      );
+      expect(Object.keys(operation.responses['200'].headers), path).not.toContain('Idempotent-Replayed');
     }
   });
 

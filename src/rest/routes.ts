@@ -109,6 +109,19 @@ function takesIdempotencyKey(config: OperationConfig): boolean {
   return config.method === 'post' && !config.keyless && config.idempotent !== false;
 }
 
+/** The paths (under /v1) of the keyed POSTs declared `idempotent: false`, as patterns. */
+const unreplayedPaths = new Map<string, RegExp>();
+
+/**
+ * Whether a request is to a keyed POST declared `idempotent: false`: the idempotency middleware
+ * leaves it alone (no stored answer is looked up, reused or locked), and its handler refuses a key.
+ */
+export function isUnreplayed(method: string, path: string): boolean {
+  if (method !== 'POST') return false;
+  for (const pattern of unreplayedPaths.values()) if (pattern.test(path)) return true;
+  return false;
+}
+
 /** Every code `config` may answer with: its own, and those its method, key and path imply. */
 export function errorCodesOf(config: OperationConfig): ErrorCode[] {
   const codes = new Set<ErrorCode>([...EVERY_OPERATION, ...(config.errors ?? [])]);
@@ -147,6 +160,8 @@ function errorResponses(codes: readonly ErrorCode[]): Record<number, unknown> {
  * status, from the registry), its headers, and an id for generated clients.
  */
 export function operation<R extends OperationConfig>(config: R) {
+  if (config.method === 'post' && !config.keyless && config.idempotent === false)
+    unreplayedPaths.set(config.path, new RegExp(`^/v1${config.path.replace(/\{[^}/]+\}/g, '[^/]+')}$`));
   const {
     successStatus = 200,
     response,

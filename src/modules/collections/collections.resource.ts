@@ -50,10 +50,10 @@ export const CollectionWire = wireResource(
     currency: wireCurrency,
     email: nullableText("The payer's e-mail address given on create."),
     description: nullableText('The description given on create.'),
-    redirect_url: z.string().nullable().meta({
-      format: 'uri',
-      description: 'Where the payer is sent after paying, with ?reference=…&state=….',
-    }),
+    // Not `format: uri`: an http(s) URL as browsers parse it (WHATWG), which RFC 3986 may not allow.
+    redirect_url: nullableText(
+      'Where the payer is sent after paying, with ?reference=…&state=… (the http(s) URL given on create).',
+    ),
     metadata: wireMetadata,
     checkout_url: z
       .string()

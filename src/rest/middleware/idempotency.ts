@@ -5,6 +5,7 @@ import {
   parseIdempotencyKey,
   runIdempotent,
 } from '../../modules/idempotency/idempotency.service.ts';
+import { isUnreplayed } from '../routes.ts';
 import type { RestEnv } from '../types.ts';
 
 /**
@@ -14,7 +15,9 @@ import type { RestEnv } from '../types.ts';
  */
 export const idempotency = createMiddleware<RestEnv>(async (c, next) => {
   const header = c.req.header('idempotency-key');
-  if (c.req.method !== 'POST' || header === undefined) return next();
+  // An operation that takes no key (a key roll) refuses one itself, before any stored answer is read.
+  if (c.req.method !== 'POST' || header === undefined || isUnreplayed(c.req.method, c.req.path))
+    return next();
   const key = parseIdempotencyKey(header);
   const deps = c.get('deps');
   const merchantId = c.get('principal').merchant.id;
