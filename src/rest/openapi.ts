@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { ERROR_CODES } from '../kernel/errors.ts';
-import { NOT_IDEMPOTENT } from './routes.ts';
+import { IDEMPOTENT_EXTENSION } from './routes.ts';
 import type { RestEnv } from './types.ts';
 
 /**
@@ -126,7 +126,7 @@ export function buildDocument(api: OpenAPIHono<RestEnv>, publicUrl: string): Doc
   for (const item of Object.values(document.paths ?? {})) {
     const post = item?.post;
     if (!post || (Array.isArray(post.security) && post.security.length === 0)) continue;
-    if ((post as Record<string, unknown>)[NOT_IDEMPOTENT] === false) continue;
+    if ((post as Record<string, unknown>)[IDEMPOTENT_EXTENSION] === false) continue;
     post.parameters = [...(post.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
   }
   return document;

@@ -63,7 +63,7 @@ export function listOf<S extends z.ZodType>(item: S, name: string) {
  * The extension that marks a keyed POST taking no Idempotency-Key (`x-idempotent: false`); the
  * document adds the Idempotency-Key parameter to every other keyed POST.
  */
-export const NOT_IDEMPOTENT = 'x-idempotent';
+export const IDEMPOTENT_EXTENSION = 'x-idempotent';
 
 /** The codes every operation may answer with, whatever it does. */
 const EVERY_OPERATION: readonly ErrorCode[] = [
@@ -182,7 +182,7 @@ export function operation<R extends OperationConfig>(config: R) {
     ...(request ? { request } : {}),
     security: keyless ? [] : [{ bearer: [] }, { basic: [] }],
     ...(route.method === 'post' && !keyless && !takesIdempotencyKey(config)
-      ? { [NOT_IDEMPOTENT]: false }
+      ? { [IDEMPOTENT_EXTENSION]: false }
       : {}),
     responses: {
       [successStatus]: {
