@@ -5,7 +5,6 @@ import { quoteAmounts } from './fx.quote-math.ts';
 import {
   type FxConfig,
   type FxTargetCurrency,
-  formatRate,
   hourStart,
   midRateAt,
   nextRateChangeAt,
@@ -64,23 +63,6 @@ export function getRates(ctx: ServiceContext, at?: Date): FxRates {
     nextChangeAt: nextRateChangeAt(instant),
     spread: ctx.config.fx.spread,
     rates: FX_TARGETS.map((currency) => rateAt(ctx.config.fx, currency, instant)),
-  };
-}
-
-export function fxRatesResource(rates: FxRates): Record<string, unknown> {
-  return {
-    object: 'fx_rates',
-    source_currency: 'USD',
-    at: rates.at.toISOString(),
-    as_of: rates.asOf.toISOString(),
-    next_change_at: rates.nextChangeAt.toISOString(),
-    spread: formatRate(rates.spread),
-    rates: rates.rates.map((r) => ({
-      source_currency: 'USD',
-      target_currency: r.targetCurrency,
-      mid_rate: formatRate(r.mid),
-      rate: formatRate(r.rate),
-    })),
   };
 }
 
