@@ -160,7 +160,9 @@ export const ratesQuery = z.strictObject({
   at: z.iso
     .datetime({ offset: true })
     .optional()
-    .describe("The rates of this instant's hour (any instant); the clock's time when left out."),
+    .describe(
+      "The rates of this instant's hour (any instant from 0000-01-01T00:00:00Z up to, not including, 9999-12-31T23:00:00Z); the clock's time when left out.",
+    ),
 });
 
 export const failSettlementSchema = z.strictObject({
