@@ -124,6 +124,24 @@ describe('rates at any instant', () => {
       rates: (later.rates as Json[]).map((r) => ({ midRate: r.mid_rate })),
     });
   });
+
+  it('?at= takes instants of years 0000-9999 whose next hour is one too; further out it is 400 on at', async () => {
+    const m = await merchantAt(WEDNESDAY_1000, '0');
+    const last = await get(m, '/v1/fx/rates?at=9999-12-31T22:59:59.999Z');
+    expect(last.status).toBe(200);
+    expect(last.body).toMatchObject({ next_change_at: '9999-12-31T23:00:00.000Z' });
+    const first = await get(m, '/v1/fx/rates?at=0000-01-01T00:00:00Z');
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ at: '0000-01-01T00:00:00.000Z', as_of: '0000-01-01T00:00:00.000Z' });
+    // Each of these is a valid ISO 8601 instant whose hour or next hour falls outside years 0000-9999.
+    for (const at of ['9999-12-31T23:00:00Z', '9999-12-31T23:59:59-01:00', '0000-01-01T00:00:00%2B01:00']) {
+      const res = await get(m, `/v1/fx/rates?at=${at}`);
+      expect(res.status, at).toBe(400);
+      expect(res.body, at).toMatchObject({ error: { code: 'parameter_invalid', param: 'at' } });
+    }
+    const gql = await t.gql('{ fxRates(at: "9999-12-31T23:30:00Z") { asOf } }', {}, { key: m.secretKey });
+    expect(gql.errors?.[0]?.extensions).toMatchObject({ code: 'parameter_invalid' });
+  });
 });
 
 describe('the ledger under conversions (fast-check)', () => {

@@ -5,7 +5,6 @@ import { quoteAmounts } from './fx.quote-math.ts';
 import {
   type FxConfig,
   type FxTargetCurrency,
-  formatRate,
   hourStart,
   midRateAt,
   nextRateChangeAt,
@@ -53,10 +52,25 @@ export interface FxRates {
 }
 
 /**
- * GET /v1/fx/rates: the mid and sell rates of the clock's hour, or of the hour of `at` (any instant,
- * past or future: the rates are a pure function of time, so a chart can ask for any hour).
+ * The instants whose rates can be asked for: the instant, its hour and the next hour are then all
+ * written as ISO 8601 with a four-digit year (years 0000-9999), as every timestamp of the API is.
+ */
+const FIRST_RATES_INSTANT = Date.parse('0000-01-01T00:00:00.000Z');
+const RATES_END = Date.parse('9999-12-31T23:00:00.000Z');
+
+/**
+ * GET /v1/fx/rates: the mid and sell rates of the clock's hour, or of the hour of `at` (any instant
+ * of years 0000-9999 but the last hour, past or future: the rates are a pure function of time, so a
+ * chart can ask for any hour). 400 parameter_invalid on `at` outside those years.
  */
 export function getRates(ctx: ServiceContext, at?: Date): FxRates {
+  if (at && !(at.getTime() >= FIRST_RATES_INSTANT && at.getTime() < RATES_END)) {
+    throw new SandbankError('parameter_invalid', {
+      param: 'at',
+      message:
+        'Rates are given for instants from 0000-01-01T00:00:00Z up to (not including) 9999-12-31T23:00:00Z.',
+    });
+  }
   const instant = at ?? ctx.clock.now();
   return {
     at: instant,
@@ -64,23 +78,6 @@ export function getRates(ctx: ServiceContext, at?: Date): FxRates {
     nextChangeAt: nextRateChangeAt(instant),
     spread: ctx.config.fx.spread,
     rates: FX_TARGETS.map((currency) => rateAt(ctx.config.fx, currency, instant)),
-  };
-}
-
-export function fxRatesResource(rates: FxRates): Record<string, unknown> {
-  return {
-    object: 'fx_rates',
-    source_currency: 'USD',
-    at: rates.at.toISOString(),
-    as_of: rates.asOf.toISOString(),
-    next_change_at: rates.nextChangeAt.toISOString(),
-    spread: formatRate(rates.spread),
-    rates: rates.rates.map((r) => ({
-      source_currency: 'USD',
-      target_currency: r.targetCurrency,
-      mid_rate: formatRate(r.mid),
-      rate: formatRate(r.rate),
-    })),
   };
 }
 

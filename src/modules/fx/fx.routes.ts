@@ -1,22 +1,33 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
+import type { ErrorCode } from '../../kernel/errors.ts';
 import { type ListQuery, listQuerySchema, type Page } from '../../kernel/pagination.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { sendList, sendObject } from '../../rest/render.ts';
-import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import { jsonRequestBody, listOf, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
 import type { ServiceContext } from '../context.ts';
 import { createConversion, getConversion, listConversions } from './fx.conversions.ts';
-import { fxRatesResource, getRates } from './fx.pricing.ts';
+import { getRates } from './fx.pricing.ts';
 import { createQuote, getQuote, listQuotes } from './fx.quotes.ts';
-import { fxConversionResource, fxQuoteResource, fxSettlementResource } from './fx.resource.ts';
+import {
+  FxConversionWire,
+  FxQuoteWire,
+  FxRatesWire,
+  FxSettlementWire,
+  fxConversionResource,
+  fxQuoteResource,
+  fxRatesResource,
+  fxSettlementResource,
+} from './fx.resource.ts';
 import {
   conversionFieldCodes,
   createConversionSchema,
   createQuoteSchema,
   createSettlementSchema,
   failSettlementSchema,
+  fxDestinationInputs,
   listByStateQuery,
   quoteFieldCodes,
   ratesQuery,
@@ -32,6 +43,12 @@ const TAG = 'Foreign exchange';
 interface FxObjectRoutes<Row, S extends z.ZodType> {
   plural: string;
   what: string;
+  /** The kind as an operationId spells it (createFxQuote, listFxQuotes). */
+  Kind: string;
+  /** Its answer's schema (the render function returns Wire<typeof wire>). */
+  wire: z.ZodType;
+  /** The codes its create may answer with, beyond those every POST shares. */
+  createErrors: readonly ErrorCode[];
   createSummary: string;
   createSchema: S;
   fieldCodes: FieldCodes;
@@ -45,11 +62,14 @@ function registerFxObject<Row, S extends z.ZodType>(
   api: OpenAPIHono<RestEnv>,
   routes: FxObjectRoutes<Row, S>,
 ): void {
-  const { plural, what, resource } = routes;
+  const { plural, what, resource, Kind, wire } = routes;
   api.openapi(
     operation({
       method: 'post',
       path: `/fx/${plural}`,
+      operationId: `create${Kind}`,
+      response: wire,
+      errors: routes.createErrors,
       tags: [TAG],
       summary: routes.createSummary,
       request: jsonRequestBody(routes.createSchema),
@@ -63,6 +83,8 @@ function registerFxObject<Row, S extends z.ZodType>(
     operation({
       method: 'get',
       path: `/fx/${plural}/{id}`,
+      operationId: `get${Kind}`,
+      response: wire,
       tags: [TAG],
       summary: `Get an ${what}`,
       request: { params: idParam },
@@ -74,6 +96,8 @@ function registerFxObject<Row, S extends z.ZodType>(
     operation({
       method: 'get',
       path: `/fx/${plural}`,
+      operationId: `list${Kind}s`,
+      response: listOf(wire, Kind),
       tags: [TAG],
       summary: `List ${what}s, newest first`,
       request: { query: listQuerySchema.extend(listByStateQuery) },
@@ -83,11 +107,23 @@ function registerFxObject<Row, S extends z.ZodType>(
   );
 }
 
+/** What taking a quote may answer: unknown, expired or used already, or too little USD to convert. */
+const QUOTE_USE_ERRORS = [
+  'resource_not_found',
+  'quote_expired',
+  'quote_already_used',
+  'insufficient_balance',
+  'reference_invalid',
+] as const;
+
 export function registerFxRoutes(api: OpenAPIHono<RestEnv>): void {
+  for (const [id, schema] of Object.entries(fxDestinationInputs())) api.openAPIRegistry.register(id, schema);
   api.openapi(
     operation({
       method: 'get',
       path: '/fx/rates',
+      operationId: 'getFxRates',
+      response: FxRatesWire,
       tags: [TAG],
       summary:
         'Mid and sell rates USD→EUR, GBP, JPY at the clock’s time or at `at` (they change every UTC hour)',
@@ -102,6 +138,9 @@ export function registerFxRoutes(api: OpenAPIHono<RestEnv>): void {
   registerFxObject(api, {
     plural: 'quotes',
     what: 'FX quote',
+    Kind: 'FxQuote',
+    wire: FxQuoteWire,
+    createErrors: ['currency_unsupported', 'amount_invalid'],
     createSummary: 'Lock a rate: a quote for a source or a target amount',
     createSchema: createQuoteSchema,
     fieldCodes: quoteFieldCodes,
@@ -113,6 +152,9 @@ export function registerFxRoutes(api: OpenAPIHono<RestEnv>): void {
   registerFxObject(api, {
     plural: 'conversions',
     what: 'FX conversion',
+    Kind: 'FxConversion',
+    wire: FxConversionWire,
+    createErrors: QUOTE_USE_ERRORS,
     createSummary: 'Convert available USD into EUR, GBP or JPY at a quote',
     createSchema: createConversionSchema,
     fieldCodes: conversionFieldCodes,
@@ -124,6 +166,9 @@ export function registerFxRoutes(api: OpenAPIHono<RestEnv>): void {
   registerFxObject(api, {
     plural: 'settlements',
     what: 'FX settlement',
+    Kind: 'FxSettlement',
+    wire: FxSettlementWire,
+    createErrors: [...QUOTE_USE_ERRORS, 'currency_unsupported', 'amount_invalid', 'destination_invalid'],
     createSummary: 'Pay a foreign account (IBAN or Japanese account), converted or from a balance',
     createSchema: createSettlementSchema,
     fieldCodes: settlementFieldCodes,
@@ -136,6 +181,9 @@ export function registerFxRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/simulate/fx_settlements/{id}/pay',
+      operationId: 'payFxSettlement',
+      response: FxSettlementWire,
+      errors: ['invalid_state'],
       tags: ['Simulation'],
       summary: 'Pay a converted FX settlement now, before its payment day',
       request: { params: idParam },
@@ -151,6 +199,9 @@ export function registerFxRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/simulate/fx_settlements/{id}/fail',
+      operationId: 'failFxSettlement',
+      response: FxSettlementWire,
+      errors: ['invalid_state'],
       tags: ['Simulation'],
       summary:
         'Fail a converted FX settlement now with an ISO 20022 reason (the amount returns to available)',

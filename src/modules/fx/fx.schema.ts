@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
+import { FAILURE_REASONS } from './fx.destinations.ts';
 
 export const FX_TARGETS = ['EUR', 'GBP', 'JPY'] as const;
 export const LOCK_DURATIONS = { five_minutes: 300, hour: 3_600, day: 86_400 } as const;
@@ -8,18 +9,29 @@ export type LockDuration = keyof typeof LOCK_DURATIONS;
 
 const targetCurrency = currencyField(FX_TARGETS, 'FX targets are EUR, GBP and JPY');
 
-export const createQuoteSchema = z.strictObject({
-  source_currency: currencyField(['USD'], 'quotes sell USD').optional().describe('Always USD.'),
-  target_currency: targetCurrency,
-  source_amount: wireAmount.optional().describe('USD to sell (then target_amount is computed), or…'),
-  target_amount: wireAmount
-    .optional()
-    .describe('…the target amount to buy (then source_amount is computed).'),
-  lock_duration: z
-    .enum(Object.keys(LOCK_DURATIONS) as [LockDuration, ...LockDuration[]])
-    .optional()
-    .describe('How long the rate stays locked: five_minutes (default), hour or day.'),
-});
+/**
+ * A quote asks for exactly one of source_amount and target_amount. The document says so as a
+ * `oneOf`; the service checks it (parameter_missing for neither, parameter_invalid for both).
+ */
+export const createQuoteSchema = z
+  .strictObject({
+    source_currency: currencyField(['USD'], 'quotes sell USD').optional().describe('Always USD.'),
+    target_currency: targetCurrency,
+    source_amount: wireAmount.optional().describe('USD to sell (then target_amount is computed), or…'),
+    target_amount: wireAmount
+      .optional()
+      .describe('…the target amount to buy (then source_amount is computed).'),
+    lock_duration: z
+      .enum(Object.keys(LOCK_DURATIONS) as [LockDuration, ...LockDuration[]])
+      .optional()
+      .describe('How long the rate stays locked: five_minutes (default), hour or day.'),
+  })
+  .meta({
+    oneOf: [
+      { required: ['source_amount'], description: 'Sell this much USD.' },
+      { required: ['target_amount'], description: 'Buy this much of the target currency.' },
+    ],
+  } as z.GlobalMeta);
 
 export const quoteFieldCodes: FieldCodes = {
   source_currency: 'currency_unsupported',
@@ -41,21 +53,93 @@ export const conversionFieldCodes: FieldCodes = { reference: moneyFieldCodes.ref
 /** POST /v1/fx/conversions' body as parsed: createConversion's input. */
 export type CreateConversionInput = z.output<typeof createConversionSchema>;
 
-/** Validated per currency in the service (IBAN or Japanese account), so it is loose here. */
-const destinationSchema = z
-  .record(z.string(), z.unknown())
-  .describe('EUR/GBP: {name, iban}. JPY: {name, bank_code (4 digits), branch_code (3), account_number (7)}.');
+/**
+ * The two accounts a settlement pays, as the document shows them. The service validates them
+ * (fx.destinations.ts: the IBAN's country, length and check digits, the Zengin codes), with
+ * destination_invalid naming the field at fault; these schemas only describe them. They are built
+ * when the routes register them as components (a zod schema takes the generator's methods from
+ * zod's prototype when it is created, so after @hono/zod-openapi has extended it).
+ */
+export function fxDestinationInputs() {
+  const name = (description: string) => z.string().min(1).max(140).describe(description);
+  const digits = (count: number, description: string) =>
+    z
+      .string()
+      .regex(new RegExp(`^[0-9]{${count}}$`))
+      .describe(description);
+  return {
+    FxIbanAccountInput: z
+      .strictObject({
+        name: name("The account holder's name."),
+        iban: z
+          .string()
+          .describe(
+            'The IBAN (ISO 13616; spaces and case ignored): of a SEPA country for EUR, a UK (GB) one for GBP.',
+          ),
+      })
+      .meta({ description: 'An account by IBAN: a EUR or GBP settlement pays it.' }),
+    FxJpBankAccountInput: z
+      .strictObject({
+        name: name("The account holder's name, in katakana or Latin letters."),
+        bank_code: digits(4, 'The Zengin bank code: 4 digits.'),
+        branch_code: digits(3, 'The branch code: 3 digits.'),
+        account_number: digits(7, 'The account number: 7 digits.'),
+      })
+      .meta({ description: 'A Japanese (Zengin) bank account: a JPY settlement pays it.' }),
+  };
+}
 
-export const createSettlementSchema = z.strictObject({
-  quote_id: z.string().min(1).max(255).optional().describe('Convert at this locked quote, or…'),
-  target_currency: targetCurrency.optional().describe('…convert now at the current rate (with an amount)…'),
-  source_amount: wireAmount.optional(),
-  target_amount: wireAmount.optional(),
-  currency: targetCurrency.optional().describe('…or pay out of the EUR/GBP/JPY balance (with amount).'),
-  amount: wireAmount.optional(),
-  destination: destinationSchema,
-  ...labelFields,
-});
+/**
+ * Validated per currency in the service (IBAN or Japanese account), so it is loose here: a
+ * wrong one is destination_invalid with the field at fault. The document shows the two shapes.
+ */
+const destinationSchema = z.record(z.string(), z.unknown()).meta({
+  type: 'object',
+  oneOf: Object.keys(fxDestinationInputs()).map((id) => ({ $ref: `#/components/schemas/${id}` })),
+  description:
+    'The account abroad: EUR and GBP pay an IBAN ({name, iban}); JPY pays a Japanese account ({name, bank_code, branch_code, account_number}).',
+} as z.GlobalMeta);
+
+/**
+ * The ways to fund a settlement, each with its own fields: exactly one is used. The service checks
+ * it (fx.settlements.ts); the document shows it as a `oneOf` of the fields each way requires.
+ */
+export const FUNDING_WAYS = [
+  ['quote_id'],
+  ['target_currency', 'source_amount', 'target_amount'],
+  ['currency', 'amount'],
+] as const;
+
+/** The required fields of each way (converted now takes one of its two amounts) and what it excludes. */
+function fundingOneOf() {
+  const fields: string[] = FUNDING_WAYS.flat();
+  const option = (required: string[], description: string) => ({
+    required,
+    not: {
+      anyOf: fields.filter((field) => !required.includes(field)).map((field) => ({ required: [field] })),
+    },
+    description,
+  });
+  return [
+    option(['quote_id'], 'Convert at a locked quote.'),
+    option(['target_currency', 'source_amount'], 'Convert this much USD now, at the current rate.'),
+    option(['target_currency', 'target_amount'], 'Convert now, at the current rate, to pay this much.'),
+    option(['currency', 'amount'], "Pay out of this currency's balance."),
+  ];
+}
+
+export const createSettlementSchema = z
+  .strictObject({
+    quote_id: z.string().min(1).max(255).optional().describe('Convert at this locked quote, or…'),
+    target_currency: targetCurrency.optional().describe('…convert now at the current rate (with an amount)…'),
+    source_amount: wireAmount.optional(),
+    target_amount: wireAmount.optional(),
+    currency: targetCurrency.optional().describe('…or pay out of the EUR/GBP/JPY balance (with amount).'),
+    amount: wireAmount.optional(),
+    destination: destinationSchema,
+    ...labelFields,
+  })
+  .meta({ oneOf: fundingOneOf() } as z.GlobalMeta);
 
 export const settlementFieldCodes: FieldCodes = {
   ...quoteFieldCodes,
@@ -76,7 +160,9 @@ export const ratesQuery = z.strictObject({
   at: z.iso
     .datetime({ offset: true })
     .optional()
-    .describe("The rates of this instant's hour (any instant); the clock's time when left out."),
+    .describe(
+      "The rates of this instant's hour (any instant from 0000-01-01T00:00:00Z up to, not including, 9999-12-31T23:00:00Z); the clock's time when left out.",
+    ),
 });
 
 export const failSettlementSchema = z.strictObject({
@@ -84,7 +170,10 @@ export const failSettlementSchema = z.strictObject({
     .string()
     .max(8)
     .optional()
-    .describe('The ISO 20022 reason: AC01, AC04 (default), AC06, AG01, BE01 or MS03.'),
+    .meta({
+      enum: Object.keys(FAILURE_REASONS),
+      description: 'The ISO 20022 reason: AC01, AC04 (default), AC06, AG01, BE01 or MS03.',
+    } as z.GlobalMeta),
 });
 
 /** POST /v1/simulate/fx_settlements/{id}/fail's body as parsed: simulateSettlementFail's input. */

@@ -22,7 +22,7 @@ import { convertOnLedger, insertQuote, lockQuote, useQuote } from './fx.quotes.t
 import type { FxConfig, FxTargetCurrency } from './fx.rates.ts';
 import { type FxQuoteRow, type FxSettlementRow, fxSettlementResource } from './fx.resource.ts';
 import { listOf, loadOne } from './fx.rows.ts';
-import type { CreateSettlementInput } from './fx.schema.ts';
+import { type CreateSettlementInput, FUNDING_WAYS } from './fx.schema.ts';
 import { fxSettlements, type StoredFxDestination } from './fx.table.ts';
 
 /**
@@ -78,13 +78,6 @@ type Funding =
   | { kind: 'quote'; quoteId: string }
   | { kind: 'convert_now'; currency: FxTargetCurrency; request: QuoteRequest }
   | { kind: 'balance'; currency: FxTargetCurrency; amount: bigint };
-
-/** The fields of each way to fund a settlement. */
-const FUNDING_WAYS = [
-  ['quote_id'],
-  ['target_currency', 'source_amount', 'target_amount'],
-  ['currency', 'amount'],
-] as const;
 
 /** Which of the three ways the settlement is funded (exactly one), every 400 before any write. */
 function fundingOf(input: CreateSettlementInput, fx: FxConfig, now: Date): Funding {
