@@ -2,8 +2,13 @@ import { z } from 'zod';
 import type { Wire } from '../../kernel/wire-resources.ts';
 import { CardPaymentWire, cardPaymentResource } from '../card-payments/card-payments.resource.ts';
 import { CollectionWire, collectionResource } from '../collections/collections.resource.ts';
-import { fxConversionResource, fxSettlementResource } from '../fx/fx.resource.ts';
-import { issuingAuthorizationResource } from '../issuing/issuing.resource.ts';
+import {
+  FxConversionWire,
+  FxSettlementWire,
+  fxConversionResource,
+  fxSettlementResource,
+} from '../fx/fx.resource.ts';
+import { IssuingAuthorizationWire, issuingAuthorizationResource } from '../issuing/issuing.resource.ts';
 import {
   PayoutWire,
   payoutResource,
@@ -11,16 +16,6 @@ import {
   transferResource,
 } from '../transfers/transfers.resource.ts';
 import type { TransactionKind, TypedTransaction } from './transactions.service.ts';
-
-// TODO: IssuingAuthorizationWire — replace with the one of issuing.resource.ts.
-const IssuingAuthorizationWire = z.looseObject({
-  id: z.string(),
-  object: z.literal('issuing_authorization'),
-});
-// TODO: FxConversionWire — replace with the one of fx.resource.ts.
-const FxConversionWire = z.looseObject({ id: z.string(), object: z.literal('fx_conversion') });
-// TODO: FxSettlementWire — replace with the one of fx.resource.ts.
-const FxSettlementWire = z.looseObject({ id: z.string(), object: z.literal('fx_settlement') });
 
 /** The object of a kind, with `kind` (the same name as its `object`) beside its fields. */
 const ofKind = <const K extends TransactionKind, S extends z.ZodType>(kind: K, wire: S) =>
@@ -44,7 +39,7 @@ export const TransactionWire = z
   .meta({
     id: 'Transaction',
     description:
-      'A money movement of any kind, as its own kind renders it (a Collection, CardPayment, Transfer, Payout, issuing authorization, FX conversion or FX settlement), with `kind` beside its fields.',
+      'A money movement of any kind, as its own kind renders it (a Collection, CardPayment, Transfer, Payout, IssuingAuthorization, FxConversion or FxSettlement), with `kind` beside its fields.',
   });
 
 /** A transaction as its own kind's resource renders it, with `kind` beside its fields. */
@@ -58,17 +53,11 @@ export function transactionResource(tx: TypedTransaction, publicUrl: string): Wi
       return { ...transferResource(tx.row), kind: tx.kind };
     case 'payout':
       return { ...payoutResource(tx.row), kind: tx.kind };
-    // TODO: IssuingAuthorizationWire — the cast goes once its renderer returns that Wire.
     case 'issuing_authorization':
-      return {
-        ...(issuingAuthorizationResource(tx.row) as Wire<typeof IssuingAuthorizationWire>),
-        kind: tx.kind,
-      };
-    // TODO: FxConversionWire — the cast goes once its renderer returns that Wire.
+      return { ...issuingAuthorizationResource(tx.row), kind: tx.kind };
     case 'fx_conversion':
-      return { ...(fxConversionResource(tx.row) as Wire<typeof FxConversionWire>), kind: tx.kind };
-    // TODO: FxSettlementWire — the cast goes once its renderer returns that Wire.
+      return { ...fxConversionResource(tx.row), kind: tx.kind };
     case 'fx_settlement':
-      return { ...(fxSettlementResource(tx.row) as Wire<typeof FxSettlementWire>), kind: tx.kind };
+      return { ...fxSettlementResource(tx.row), kind: tx.kind };
   }
 }
