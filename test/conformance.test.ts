@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, Conformance } from './conformance.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
+import { Receiver } from './webhooks/receiver.ts';
 
 /**
  * The suite's contract check can fail: real answers, drifted on purpose, are caught. (Every other
@@ -90,5 +91,49 @@ describe('the contract check', () => {
     expect(checker.checkWebhook({ ...event, type: 'card_payment.settled' }).join()).toContain(
       'not documented',
     );
+  });
+
+  it('fails a webhook delivery whose Standard Webhooks headers drifted; a test receiver fails on either', async () => {
+    const receiver = await new Receiver().start();
+    try {
+      const key = m.secretKey;
+      await t.rest('POST', '/v1/clock/freeze', { key });
+      const endpoint = await t.rest('POST', '/v1/webhook_endpoints', {
+        key,
+        body: { url: receiver.url, enabled_events: ['webhook.test'] },
+      });
+      await t.rest('POST', `/v1/webhook_endpoints/${endpoint.body.id}/test`, { key });
+      await t.rest('POST', '/v1/clock/advance', { key, body: { seconds: 1 } });
+      expect(receiver.received).toHaveLength(1);
+      const delivered = receiver.received[0]!;
+      const body = JSON.parse(delivered.body) as Record<string, unknown>;
+      const headers = Object.fromEntries(
+        ['content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [
+          name,
+          String(delivered.headers[name]),
+        ]),
+      );
+      expect(checker.checkWebhook(body, delivered.headers)).toEqual([]);
+      const { 'webhook-signature': _signature, ...unsigned } = headers;
+      expect(checker.checkWebhook(body, unsigned).join()).toContain('header webhook-signature missing');
+      expect(checker.checkWebhook(body, { ...headers, 'webhook-timestamp': 'yesterday' }).join()).toContain(
+        'header webhook-timestamp must be integer',
+      );
+      expect(checker.checkWebhook(body, { ...headers, 'webhook-signature': 'sha256=abc' }).join()).toContain(
+        'header webhook-signature must match pattern',
+      );
+      expect(checker.checkWebhook(body, { ...headers, 'content-type': 'text/plain' }).join()).toContain(
+        'content-type text/plain not documented',
+      );
+      // The receivers the suite's tests deliver to check every body and header they get.
+      const object = (body.data as { object: Record<string, unknown> }).object;
+      const drifted = { ...body, data: { object: { ...object, url: 42 } } };
+      await fetch(receiver.url, { method: 'POST', headers, body: JSON.stringify(drifted) });
+      expect(() => receiver.assertConforming()).toThrow('/data/object/url must be string');
+      await fetch(receiver.url, { method: 'POST', headers: unsigned, body: delivered.body });
+      expect(() => receiver.assertConforming()).toThrow('header webhook-signature missing');
+    } finally {
+      await receiver.stop();
+    }
   });
 });

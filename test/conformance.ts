@@ -88,16 +88,49 @@ export class Conformance {
     return problems;
   }
 
-  /** What is wrong with a webhook body (empty when it matches its type's entry). */
-  checkWebhook(body: unknown): string[] {
+  /**
+   * What is wrong with a webhook delivery (empty when it matches its type's entry): the body against
+   * the entry's payload schema and, when given, the headers against its header parameters (the
+   * Standard Webhooks headers) and its media type.
+   */
+  checkWebhook(body: unknown, headers?: Record<string, string | string[] | undefined> | Headers): string[] {
     const type = (body as Json)?.type;
-    if (!this.document.webhooks?.[type]) return [`webhook type ${type} not documented`];
+    const entry = this.document.webhooks?.[type]?.post;
+    if (!entry) return [`webhook type ${type} not documented`];
     const validate = this.validator(
       `${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}`,
     );
-    return validate(body)
+    const problems = validate(body)
       ? []
       : [`webhook ${type}: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}`];
+    if (headers) problems.push(...this.webhookHeaderProblems(type, entry, headerText(headers)));
+    return problems;
+  }
+
+  private webhookHeaderProblems(type: string, entry: Json, header: (name: string) => string | undefined) {
+    const problems: string[] = [];
+    const mediaType = header('content-type')?.split(';')[0]?.trim();
+    if (!mediaType || !entry.requestBody?.content?.[mediaType])
+      problems.push(`webhook ${type}: content-type ${mediaType} not documented`);
+    (entry.parameters ?? []).forEach((parameter: Json, index: number) => {
+      const spec = parameter.$ref ? this.resolve(parameter.$ref) : parameter;
+      if (spec.in !== 'header') return;
+      const text = header(spec.name);
+      if (text === undefined) {
+        if (spec.required) problems.push(`webhook ${type}: header ${spec.name} missing`);
+        return;
+      }
+      const validate = this.validator(
+        pointer('webhooks', type, 'post', 'parameters', String(index), 'schema'),
+      );
+      // A header is text: one whose schema is a number is compared as the number it spells.
+      const numeric = ['integer', 'number'].includes(spec.schema?.type) && /^-?\d+(\.\d+)?$/.test(text);
+      if (!validate(numeric ? Number(text) : text))
+        problems.push(
+          `webhook ${type}: ${this.ajv.errorsText(validate.errors, { separator: '; ', dataVar: `header ${spec.name}` })}`,
+        );
+    });
+    return problems;
   }
 
   private resolve(ref: string): Json {
@@ -109,6 +142,18 @@ export class Conformance {
         this.document,
       );
   }
+}
+
+/** A case-insensitive reader of headers as fetch or node:http gives them. */
+function headerText(
+  headers: Record<string, string | string[] | undefined> | Headers,
+): (name: string) => string | undefined {
+  if (headers instanceof Headers) return (name) => headers.get(name) ?? undefined;
+  const lower = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  return (name) => {
+    const value = lower.get(name.toLowerCase());
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
 }
 
 let shared: Conformance | undefined;

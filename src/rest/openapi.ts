@@ -1,6 +1,13 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { ERROR_CODES } from '../kernel/errors.ts';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  DISABLE_AFTER_FAILING_MS,
+  RETRY_SCHEDULE_SECONDS,
+} from '../modules/webhooks/webhooks.attempt.ts';
+import { eventTypePayloads } from '../modules/webhooks/webhooks.payloads.ts';
+import { PREVIOUS_SECRET_SECONDS } from '../modules/webhooks/webhooks.service.ts';
 import { IDEMPOTENT_EXTENSION } from './routes.ts';
 import type { RestEnv } from './types.ts';
 
@@ -129,5 +136,92 @@ export function buildDocument(api: OpenAPIHono<RestEnv>, publicUrl: string): Doc
     if ((post as Record<string, unknown>)[IDEMPOTENT_EXTENSION] === false) continue;
     post.parameters = [...(post.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
   }
+  document.webhooks = webhooksSection();
   return document;
+}
+
+/** 5 → "5 s", 300 → "5 min", 7200 → "2 h", 86400 → "24 h", 432000 → "5 days". */
+function duration(seconds: number): string {
+  if (seconds % 86_400 === 0 && seconds > 86_400) return `${seconds / 86_400} days`;
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+/** The Standard Webhooks headers of every delivery (webhooks.signing.ts), as header parameters. */
+const WEBHOOK_HEADERS = [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description:
+      "The message id: the event's id (the body's `id`), the same on every attempt and redelivery, so a receiver can drop duplicates.",
+    schema: { type: 'string', pattern: '^evt_[A-Za-z0-9]+$' },
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description:
+      "When this attempt was signed, in Unix seconds of real time (not the merchant's clock): receivers refuse one too far from their own clock.",
+    schema: { type: 'integer', minimum: 0 },
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description: `v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the endpoint's secret (the bytes whose base64 follows whsec_). For ${duration(PREVIOUS_SECRET_SECONDS)} of clock time after a rotation, a second signature by the previous secret follows, after a space.`,
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$' },
+  },
+] as const;
+
+/** What a receiver's answer does (webhooks.attempt.ts). */
+const ACKNOWLEDGED = `Any 2xx answer (within ${duration(ATTEMPT_TIMEOUT_MS / 1000)}) acknowledges the delivery; redirects are not followed. Any other answer, or none, is retried after ${RETRY_SCHEDULE_SECONDS.map(duration).join(', ')} of the merchant's clock (up to 10% later); an endpoint whose deliveries failed for ${duration(DISABLE_AFTER_FAILING_MS / 1000)} is disabled.`;
+
+/** `card_payment.authorized` → `cardPaymentAuthorized`. */
+const camel = (type: string) =>
+  type.replace(/[._]([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+
+/**
+ * The document's `webhooks`: one entry per event type the server can emit (the list GET
+ * /v1/event_types answers), each a POST the server makes to the merchant's endpoint, with the
+ * event envelope of its kind (`data.object` the kind's component) and the type pinned, signed with
+ * the Standard Webhooks headers.
+ */
+function webhooksSection(): NonNullable<Document['webhooks']> {
+  const webhooks: NonNullable<Document['webhooks']> = {};
+  for (const { type, component } of eventTypePayloads()) {
+    webhooks[type] = {
+      post: {
+        operationId: `${camel(type)}Webhook`,
+        tags: ['Webhooks'],
+        summary: type,
+        description: `${
+          type === 'webhook.test'
+            ? 'Sent only to the endpoint POST /v1/webhook_endpoints/{id}/test names, whatever its enabled_events'
+            : `Sent to each enabled endpoint subscribed to ${type} (or to "*")`
+        }; POST /v1/events/{id}/redeliver sends it again. Verify the signature over the raw body before parsing it.`,
+        security: [],
+        parameters: WEBHOOK_HEADERS.map((header) => ({ ...header, schema: { ...header.schema } })),
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                allOf: [
+                  { $ref: `#/components/schemas/${component}` },
+                  { type: 'object', properties: { type: { const: type } }, required: ['type'] },
+                ],
+              },
+            },
+          },
+        },
+        responses: {
+          '200': { description: ACKNOWLEDGED },
+          '410': { description: 'Gone: the endpoint is disabled at once, and nothing more is sent to it.' },
+        },
+      },
+    };
+  }
+  return webhooks;
 }

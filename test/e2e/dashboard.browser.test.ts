@@ -1,9 +1,8 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { type ServerProcess, startServerProcess } from '../server-process.ts';
+import { Receiver } from '../webhooks/receiver.ts';
 import { launchChromium, screenshot } from './chromium.ts';
 
 /**
@@ -181,21 +180,11 @@ describe('dashboard in Chromium', () => {
   });
 
   it('webhooks: failed attempts against a failing loopback receiver, then a redelivery that succeeds', async () => {
-    let healthy = false;
-    const received: string[] = [];
-    const receiver = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk) => {
-        body += chunk;
-      });
-      req.on('end', () => {
-        received.push(body);
-        res.writeHead(healthy ? 200 : 500, { 'content-type': 'text/plain' });
-        res.end(healthy ? 'ok' : 'receiver down <b>for maintenance</b>');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    // The suite's loopback receiver: every delivery it gets is checked against the OpenAPI document.
+    const receiver = await new Receiver().start();
+    receiver.status = 500;
+    receiver.body = 'receiver down <b>for maintenance</b>';
+    const url = receiver.url;
     try {
       const m = await merchant('2031-12-02T14:00:00.000Z');
       const page = await newPage();
@@ -219,7 +208,8 @@ describe('dashboard in Chromium', () => {
       );
       await screenshot(page, 'dashboard-webhook-failing');
 
-      healthy = true;
+      receiver.status = 200;
+      receiver.body = 'ok';
       const before = statuses.length;
       await page.locator('[data-testid="redeliver"]').first().click();
       await page.waitForURL(/\/dashboard\/webhooks\/we_/);
@@ -231,10 +221,10 @@ describe('dashboard in Chromium', () => {
       );
       const after = await page.locator('[data-testid="attempt-status"]').allTextContents();
       expect(after.at(-1)).toBe('200');
-      expect(received.length).toBe(after.length);
+      expect(receiver.received.length).toBe(after.length);
       await screenshot(page, 'dashboard-webhook-redelivered');
     } finally {
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      await receiver.stop();
     }
   });
 

@@ -1,5 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
+import { buildRestApp } from '../../src/rest/app.ts';
+import { buildDocument } from '../../src/rest/openapi.ts';
+import { type Conformance, conformance } from '../conformance.ts';
+import { PUBLIC_URL } from '../harness.ts';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -7,9 +12,23 @@ export interface Received {
   path: string;
 }
 
-/** A real HTTP receiver on loopback whose answer the test sets (200 by default). */
+/** The receivers started by this test file: each one's contract problems fail the test that met them. */
+const started = new Set<Receiver>();
+afterEach(() => {
+  for (const receiver of started) receiver.assertConforming();
+});
+
+/**
+ * A real HTTP receiver on loopback whose answer the test sets (200 by default). Every delivery it
+ * receives is checked against the server's OpenAPI document (its type's `webhooks` entry: the body
+ * and the Standard Webhooks headers): a drift fails the running test (after it, as afterEach), or
+ * stop() when it came later.
+ */
 export class Receiver {
   readonly received: Received[] = [];
+  /** What was wrong with the deliveries received since the last check. */
+  readonly problems: string[] = [];
+  private checker: Conformance | null = null;
   status = 200;
   headers: Record<string, string> = {};
   /** The response body (default `status <code>`). */
@@ -20,15 +39,18 @@ export class Receiver {
   url = '';
 
   async start(): Promise<this> {
+    this.checker = await conformance(async () => buildDocument(buildRestApp(0), PUBLIC_URL));
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        this.received.push({
+        const received = {
           headers: req.headers,
           body: Buffer.concat(chunks).toString('utf8'),
           path: req.url ?? '',
-        });
+        };
+        this.received.push(received);
+        this.check(received);
         const answer = () => {
           res.writeHead(this.status, { 'content-type': 'text/plain', ...this.headers });
           res.end(this.body ?? `status ${this.status}`);
@@ -39,7 +61,27 @@ export class Receiver {
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+    started.add(this);
     return this;
+  }
+
+  private check({ headers, body }: Received): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      this.problems.push(`webhook body is not JSON: ${body.slice(0, 200)}`);
+      return;
+    }
+    for (const problem of this.checker?.checkWebhook(parsed, headers) ?? [])
+      this.problems.push(`${problem} (${body.slice(0, 300)})`);
+  }
+
+  /** Throws when a delivery received since the last call drifted from the document. */
+  assertConforming(): void {
+    if (this.problems.length === 0) return;
+    const problems = this.problems.splice(0);
+    throw new Error(`A webhook delivery does not match the OpenAPI document:\n${problems.join('\n')}`);
   }
 
   /** Events received, parsed. */
@@ -49,6 +91,8 @@ export class Receiver {
 
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+    started.delete(this);
+    this.assertConforming();
   }
 }
 

@@ -1,10 +1,15 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema.ts';
-import { createTestApp, type TestApp, type TestMerchant } from '../harness.ts';
+import { listEventTypes } from '../../src/modules/webhooks/webhooks.event-types.ts';
+import { createTestApp, PUBLIC_URL, type TestApp, type TestMerchant } from '../harness.ts';
 import { headerMap, Receiver } from './receiver.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 let t: TestApp;
 let receiver: Receiver;
@@ -183,7 +188,8 @@ describe('deliveries', () => {
     expect(attempts[0]?.response_body).toBe('status 500');
 
     receiver.status = 200;
-    const redelivered = await post(m, `/v1/events/${eventId}/redeliver`, {});
+    // The body is optional (every field of it is): none at all redelivers to every subscribed endpoint.
+    const redelivered = await t.rest<Json>('POST', `/v1/events/${eventId}/redeliver`, { key: m.secretKey });
     expect(redelivered.status).toBe(200);
     await advance(m, 1);
     expect(receiver.received).toHaveLength(9);
@@ -320,6 +326,39 @@ describe('events API', () => {
     expect(one.text).toContain('"amount": 2.25');
     const other = await t.merchant();
     expect((await get(other, `/v1/events/${all.body.data[0]?.id}`)).status).toBe(404);
+  });
+});
+
+describe('event types', () => {
+  it("lists every type the server emits, each with its payload's schema in the OpenAPI document", async () => {
+    const m = await frozenMerchant();
+    const listed = await t.rest<{ data: { object: string; type: string; schema: { $ref: string } }[] }>(
+      'GET',
+      '/v1/event_types',
+      { key: m.secretKey },
+    );
+    expect(listed.body.data.map((entry) => entry.type)).toEqual(listEventTypes());
+    const documentUrl = `${PUBLIC_URL}/v1/openapi.json`;
+    const document = (await t.rest('GET', '/v1/openapi.json')).body;
+    const ajv = addFormats(new Ajv2020({ strict: false, validateSchema: false }));
+    ajv.addSchema(document, documentUrl);
+    const schemaOf = (type: string) => {
+      const entry = listed.body.data.find((candidate) => candidate.type === type);
+      expect(entry?.schema.$ref).toBe(
+        `${documentUrl}#/webhooks/${type}/post/requestBody/content/application~1json/schema`,
+      );
+      return ajv.compile(entry?.schema ?? {});
+    };
+    // The pointer is the schema a delivery of that type is checked with: a real webhook.test event
+    // (the answer of /test, the body a receiver gets) passes its own type's and no other's.
+    const ep = await endpoint(m, { enabled_events: ['webhook.test'] });
+    const { status: _status, ...event } = (await post(m, `/v1/webhook_endpoints/${ep.id}/test`)).body;
+    expect(schemaOf('webhook.test')(event)).toBe(true);
+    expect(schemaOf('card_payment.authorized')(event)).toBe(false);
+    expect(schemaOf('webhook.test')({ ...event, type: 'collection.created' })).toBe(false);
+    await advance(m, 1);
+    expect(receiver.received.map((r) => JSON.parse(r.body))).toEqual([event]);
+    for (const { type } of listed.body.data) expect(typeof schemaOf(type), type).toBe('function');
   });
 });
 

@@ -15,7 +15,8 @@ export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000] 
 const JITTER = 0.1;
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 const RESPONSE_BODY_CAP = 2048;
-const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3600 * 1000;
+/** An endpoint whose deliveries failed this long (clock time) is disabled. */
+export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3600 * 1000;
 
 interface AttemptOutcome {
   status: number | null;

@@ -1,15 +1,26 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { listQuerySchema } from '../../kernel/pagination.ts';
+import type { Wire } from '../../kernel/wire-resources.ts';
 import { sendJson, sendList, sendObject } from '../../rest/render.ts';
-import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import { jsonRequestBody, listOf, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
 import { eventResource } from '../events/events.resource.ts';
 import { getEvent, listEvents } from '../events/events.service.ts';
-import { listEventTypes } from './webhooks.event-types.ts';
 import { type DeliveryLog, listDeliveries, listEndpointDeliveries } from './webhooks.log.ts';
+import { EventWire, eventTypePayloads, WebhookTestEventWire } from './webhooks.payloads.ts';
 import { redeliverEvent } from './webhooks.redeliver.ts';
-import { deliveryResource, endpointResource } from './webhooks.resource.ts';
+import {
+  DeletedWebhookEndpointWire,
+  deliveryResource,
+  EventTypeWire,
+  endpointResource,
+  endpointWithSecretResource,
+  eventTypeResource,
+  WebhookDeliveryWire,
+  WebhookEndpointWire,
+  WebhookEndpointWithSecretWire,
+} from './webhooks.resource.ts';
 import {
   createEndpointSchema,
   endpointFieldCodes,
@@ -31,6 +42,13 @@ const eventsQuery = listQuerySchema.extend({
   type: z.string().max(100).optional(),
   object_id: z.string().max(100).optional(),
 });
+const EventList = listOf(EventWire, 'Event');
+const WebhookDeliveryList = listOf(WebhookDeliveryWire, 'WebhookDelivery');
+const WebhookEndpointList = listOf(WebhookEndpointWire, 'WebhookEndpoint');
+const EventTypeList = listOf(EventTypeWire, 'EventType');
+/** What creating or updating an endpoint can be refused for, beyond its body's shape. */
+const ENDPOINT_ERRORS = ['url_invalid'] as const;
+
 const deliveriesList = (logs: DeliveryLog[]) => ({
   status: 'success',
   data: logs.map(deliveryLogResource),
@@ -44,6 +62,8 @@ export function registerEventRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/events',
+      operationId: 'listEvents',
+      response: EventList,
       tags: ['Events'],
       summary: 'Events, newest first; filter by type and object_id',
       request: { query: eventsQuery },
@@ -55,6 +75,8 @@ export function registerEventRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/events/{id}',
+      operationId: 'getEvent',
+      response: EventWire,
       tags: ['Events'],
       summary: 'One event',
       request: { params: idParam },
@@ -66,6 +88,8 @@ export function registerEventRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/events/{id}/deliveries',
+      operationId: 'listEventDeliveries',
+      response: WebhookDeliveryList,
       tags: ['Events'],
       summary: "An event's webhook deliveries with their attempt logs",
       request: { params: idParam },
@@ -78,9 +102,11 @@ export function registerEventRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/events/{id}/redeliver',
+      operationId: 'redeliverEvent',
+      response: WebhookDeliveryList,
       tags: ['Events'],
       summary: 'Deliver an event again now (one endpoint, or every subscribed one)',
-      request: { params: idParam, ...jsonRequestBody(redeliverSchema) },
+      request: { params: idParam, ...jsonRequestBody(redeliverSchema, false) },
     }),
     async (c) =>
       sendJson(
@@ -97,21 +123,23 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/webhook_endpoints',
+      operationId: 'createWebhookEndpoint',
+      response: WebhookEndpointWithSecretWire,
+      errors: [...ENDPOINT_ERRORS, 'limit_exceeded'],
       tags: ['Webhooks'],
       summary: 'Create a webhook endpoint (the secret is shown once)',
       request: jsonRequestBody(createEndpointSchema),
     }),
     async (c) =>
-      sendObject(
-        c,
-        endpointResource(await createEndpoint(serviceContext(c), c.req.valid('json')), { withSecret: true }),
-      ),
+      sendObject(c, endpointWithSecretResource(await createEndpoint(serviceContext(c), c.req.valid('json')))),
     validationHook(endpointFieldCodes),
   );
   api.openapi(
     operation({
       method: 'get',
       path: '/webhook_endpoints',
+      operationId: 'listWebhookEndpoints',
+      response: WebhookEndpointList,
       tags: ['Webhooks'],
       summary: 'List webhook endpoints',
       request: { query: listQuerySchema },
@@ -126,6 +154,8 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/webhook_endpoints/{id}',
+      operationId: 'getWebhookEndpoint',
+      response: WebhookEndpointWire,
       tags: ['Webhooks'],
       summary: 'One webhook endpoint',
       request: { params: idParam },
@@ -138,6 +168,9 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/webhook_endpoints/{id}',
+      operationId: 'updateWebhookEndpoint',
+      response: WebhookEndpointWire,
+      errors: ENDPOINT_ERRORS,
       tags: ['Webhooks'],
       summary: 'Update url, enabled_events, enabled or description',
       request: { params: idParam, ...jsonRequestBody(updateEndpointSchema) },
@@ -155,13 +188,20 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'delete',
       path: '/webhook_endpoints/{id}',
+      operationId: 'deleteWebhookEndpoint',
+      response: DeletedWebhookEndpointWire,
       tags: ['Webhooks'],
       summary: 'Delete a webhook endpoint',
       request: { params: idParam },
     }),
     async (c) => {
       const deleted = await deleteEndpoint(serviceContext(c), c.req.valid('param').id);
-      return sendObject(c, { id: deleted.id, object: 'webhook_endpoint', deleted: true });
+      const body: Wire<typeof DeletedWebhookEndpointWire> = {
+        id: deleted.id,
+        object: 'webhook_endpoint',
+        deleted: true,
+      };
+      return sendObject(c, body);
     },
     validationHook(),
   );
@@ -169,6 +209,8 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/webhook_endpoints/{id}/rotate_secret',
+      operationId: 'rotateWebhookEndpointSecret',
+      response: WebhookEndpointWithSecretWire,
       tags: ['Webhooks'],
       summary: 'New secret; the old one signs too for 24 h',
       request: { params: idParam },
@@ -176,9 +218,7 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
     async (c) =>
       sendObject(
         c,
-        endpointResource(await rotateSecret(serviceContext(c), c.req.valid('param').id), {
-          withSecret: true,
-        }),
+        endpointWithSecretResource(await rotateSecret(serviceContext(c), c.req.valid('param').id)),
       ),
     validationHook(),
   );
@@ -186,6 +226,8 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'post',
       path: '/webhook_endpoints/{id}/test',
+      operationId: 'sendTestWebhook',
+      response: WebhookTestEventWire,
       tags: ['Webhooks'],
       summary: 'Send a webhook.test event to this endpoint',
       request: { params: idParam },
@@ -201,6 +243,8 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/webhook_endpoints/{id}/deliveries',
+      operationId: 'listWebhookEndpointDeliveries',
+      response: WebhookDeliveryList,
       tags: ['Webhooks'],
       summary: "The endpoint's deliveries, newest event first, with their attempt logs",
       request: { params: idParam, query: listQuerySchema },
@@ -217,16 +261,20 @@ export function registerWebhookRoutes(api: OpenAPIHono<RestEnv>): void {
     operation({
       method: 'get',
       path: '/event_types',
+      operationId: 'listEventTypes',
+      response: EventTypeList,
       tags: ['Events'],
       summary: 'Every event type the sandbox emits (endpoints subscribe to these, or to "*")',
     }),
-    async (c) =>
-      sendJson(c, 200, {
+    async (c) => {
+      const documentUrl = `${c.get('deps').publicUrl}/v1/openapi.json`;
+      return sendJson(c, 200, {
         status: 'success',
-        data: listEventTypes().map((type) => ({ object: 'event_type', type })),
+        data: eventTypePayloads().map((payload) => eventTypeResource(payload, documentUrl)),
         has_more: false,
         next_cursor: null,
-      }),
+      });
+    },
     validationHook(),
   );
 }
