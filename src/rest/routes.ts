@@ -86,10 +86,10 @@ const IDEMPOTENT: readonly ErrorCode[] = [
 
 export interface OperationConfig extends Omit<RouteConfig, 'responses'> {
   /** The method name a generated client gives this operation (`createCollection`). */
-  operationId?: string;
+  operationId: string;
   summary: string;
   /** The success body's own fields (a resource schema, or `listOf(…)`); "status" is added. */
-  response?: z.ZodType;
+  response: z.ZodType;
   /** The codes this operation answers with beyond those every operation of its kind shares. */
   errors?: readonly ErrorCode[];
   successStatus?: number;
@@ -188,7 +188,7 @@ export function operation<R extends OperationConfig>(config: R) {
       [successStatus]: {
         description: config.summary,
         headers: successHeaders(config),
-        content: { 'application/json': { schema: successBody(response ?? z.object({})) } },
+        content: { 'application/json': { schema: successBody(response) } },
       },
       ...errorResponses(errorCodesOf(config)),
     },
