@@ -15,7 +15,7 @@ const PAYMENT_FIELDS = `id state brand last4 declineCode networkResponseCode thr
 const ERROR_FIELDS = 'code type httpStatus declineCode paymentId param';
 
 const CREATE = `mutation($card: CardInput, $token: String, $capture: Boolean, $amount: Decimal!) {
-  createCardPayment(amount: $amount, currency: "USD", card: $card, token: $token, capture: $capture) {
+  createCardPayment(amount: $amount, currency: USD, card: $card, token: $token, capture: $capture) {
     __typename
     ... on MutationCreateCardPaymentSuccess { data { ${PAYMENT_FIELDS} } }
     ... on SandbankError { ${ERROR_FIELDS} }
@@ -168,7 +168,7 @@ describe('card payment mutations', () => {
     const done = await mutate(
       m,
       'completeCardPaymentThreeDSecure',
-      `id: "${challenged.data?.id}", outcome: "succeed"`,
+      `id: "${challenged.data?.id}", outcome: succeed`,
     );
     expect(done.data).toMatchObject({ state: 'captured', threeDSecureUrl: null });
 

@@ -626,7 +626,7 @@ describe('over GraphQL', () => {
       param: 'destination.name',
     });
     const listed = await gql(
-      '{ transactions(kinds: ["fx_conversion", "fx_settlement"]) { edges { node { kind } } } }',
+      '{ transactions(kinds: [fx_conversion, fx_settlement]) { edges { node { kind } } } }',
     );
     expect(((listed.transactions?.edges ?? []) as Json[]).map((e) => (e.node as Json).kind)).toEqual([
       'fx_settlement',

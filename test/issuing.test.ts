@@ -447,7 +447,7 @@ describe('over GraphQL', () => {
       code: 'parameter_invalid',
       param: 'merchant.mcc',
     });
-    const listed = await gql(`{ transactions(first: 5, kinds: ["issuing_authorization"]) {
+    const listed = await gql(`{ transactions(first: 5, kinds: [issuing_authorization]) {
       edges { node { __typename kind state } } }
       virtualCard(id: "${id}") { authorizations(first: 5) { edges { node { state } } } }
       details: virtualCardDetails(id: "${id}") { number } }`);

@@ -417,7 +417,7 @@ describe('over GraphQL', () => {
       gql(
         m,
         `mutation($amount: Decimal!) {
-          createPayout(amount: $amount, currency: "USD", method: same_day_ach,
+          createPayout(amount: $amount, currency: USD, method: same_day_ach,
             destination: { name: "Ops", routingNumber: "${ROUTING}", accountNumber: "000000000009" }) {
             __typename
             ... on MutationCreatePayoutSuccess { data { ${FIELDS} } }
@@ -448,13 +448,13 @@ describe('over GraphQL', () => {
     expect(await step('simulatePayoutSubmit')).toMatchObject({ data: { state: 'in_transit' } });
     expect(await step('cancelPayout')).toMatchObject({ __typename: 'SandbankError', code: 'invalid_state' });
     expect(await step('simulatePayoutSettle')).toMatchObject({ data: { state: 'paid' } });
-    expect(await step('simulatePayoutReturn', ', code: "R02"')).toMatchObject({
+    expect(await step('simulatePayoutReturn', ', code: R02')).toMatchObject({
       data: { state: 'returned', failureCode: 'R02' },
     });
     const listed = await gql(
       m,
       `{ payouts(first: 5) { edges { node { id state } } }
-         transactions(first: 5, kinds: ["payout"]) { edges { node { __typename id kind state } } } }`,
+         transactions(first: 5, kinds: [payout]) { edges { node { __typename id kind state } } } }`,
     );
     expect(listed).toEqual({
       payouts: { edges: [{ node: { id, state: 'returned' } }] },

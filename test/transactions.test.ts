@@ -20,7 +20,7 @@ type Node = {
   refunds?: { state: string }[];
 };
 
-const QUERY = `query($first: Int, $after: String, $kinds: [String!]) {
+const QUERY = `query($first: Int, $after: String, $kinds: [TransactionKind!]) {
   transactions(first: $first, after: $after, kinds: $kinds) {
     edges { cursor node { __typename id kind state amount { amount } reference timeline { state eventType }
       ... on CardPayment { refunds { state } } ... on Collection { checkoutUrl } } }
@@ -84,8 +84,10 @@ describe('transactions: one list across kinds', () => {
       { key: m.secretKey },
     );
     expect(onlyCollections.data.transactions.edges.map((e) => e.node.id)).toEqual([col.body.id]);
+    // kinds is an enum: an unknown kind is refused before execution, naming the enum.
     const bad = await t.gql(QUERY, { kinds: ['no_such_kind'] }, { key: m.secretKey });
-    expect(bad.errors?.[0]?.extensions?.code).toBe('parameter_invalid');
+    expect(bad.data ?? null).toBeNull();
+    expect(bad.errors?.[0]?.message).toMatch(/TransactionKind/);
     // Another merchant sees none of it.
     const other = await t.merchant();
     const theirs = await t.gql<{ transactions: { edges: unknown[] } }>(QUERY, {}, { key: other.secretKey });
@@ -315,7 +317,7 @@ describe('GET /v1/balance_transactions?source_id=', () => {
 });
 
 describe('GraphQL: transactions filters and transaction(id)', () => {
-  const FILTERED = `query($kinds: [String!], $state: String, $from: DateTime, $to: DateTime, $search: String) {
+  const FILTERED = `query($kinds: [TransactionKind!], $state: TransactionState, $from: DateTime, $to: DateTime, $search: String) {
     transactions(first: 20, kinds: $kinds, state: $state, createdFrom: $from, createdTo: $to, search: $search) {
       edges { node { id kind state } }
     }
@@ -335,8 +337,32 @@ describe('GraphQL: transactions filters and transaction(id)', () => {
     expect(await ids_({ from: '2031-12-03T00:00:00Z', to: '2031-12-04T00:00:00Z' })).toEqual([ids.captured]);
     expect(await ids_({ search: 'ORD' })).toEqual([ids.captured, ids.col]);
     expect(await ids_({ search: ids.col })).toEqual([ids.col]);
+    // state is an enum: a state no kind has is refused before execution, naming the enum.
     const bad = await t.gql(FILTERED, { state: 'Bad State' }, { key: m.secretKey });
-    expect(bad.errors?.[0]?.extensions?.code).toBe('parameter_invalid');
+    expect(bad.data ?? null).toBeNull();
+    expect(bad.errors?.[0]?.message).toMatch(/TransactionState/);
+  });
+
+  it('pages forward only: last and before are refused, not ignored', async () => {
+    const m = await t.merchant();
+    for (const [args, param] of [
+      ['last: 5', 'last'],
+      ['before: "col_01J00000000000000000000000"', 'before'],
+    ] as const) {
+      const res = await t.gql(
+        `{ transactions(${args}) { edges { node { id } } } }`,
+        {},
+        { key: m.secretKey },
+      );
+      expect(res.data ?? null).toBeNull();
+      expect(res.errors?.[0]?.extensions).toMatchObject({ code: 'parameter_invalid', param });
+    }
+    const forward = await t.gql(
+      '{ transactions(first: 5) { edges { node { id } } } }',
+      {},
+      { key: m.secretKey },
+    );
+    expect(forward.errors).toBeUndefined();
   });
 
   it('transaction(id) answers the Transaction of any kind, null for another merchant’s', async () => {

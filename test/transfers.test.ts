@@ -366,7 +366,7 @@ describe('over GraphQL', () => {
       await gql(
         m,
         `mutation($amount: Decimal!) {
-        createTransfer(rail: same_day_ach, direction: debit, amount: $amount, currency: "USD",
+        createTransfer(rail: same_day_ach, direction: debit, amount: $amount, currency: USD,
           counterparty: { name: "Payer", routingNumber: "${ROUTING}", accountNumber: "000000000009" }) {
           __typename
           ... on MutationCreateTransferSuccess { data { ${FIELDS} } }
@@ -395,12 +395,12 @@ describe('over GraphQL', () => {
       __typename: 'SandbankError',
       code: 'invalid_state',
     });
-    expect(await step('simulateTransferReturn', ', code: "R07"')).toMatchObject({
+    expect(await step('simulateTransferReturn', ', code: R07')).toMatchObject({
       data: { state: 'returned', returnCode: 'R07' },
     });
     const listed = await gql(
       m,
-      `{ transactions(first: 5, kinds: ["transfer"]) { edges { node { __typename id state } } } }`,
+      `{ transactions(first: 5, kinds: [transfer]) { edges { node { __typename id state } } } }`,
     );
     expect(listed).toEqual({
       transactions: { edges: [{ node: { __typename: 'Transfer', id, state: 'returned' } }] },
@@ -408,7 +408,7 @@ describe('over GraphQL', () => {
     const over = (
       await gql(
         m,
-        `mutation { createTransfer(rail: rtp, direction: credit, amount: "10000000.01", currency: "USD",
+        `mutation { createTransfer(rail: rtp, direction: credit, amount: "10000000.01", currency: USD,
         counterparty: { name: "X", routingNumber: "${ROUTING}", accountNumber: "000123456789" }) {
         __typename ... on SandbankError { code param }
       } }`,

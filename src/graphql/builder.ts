@@ -6,6 +6,7 @@ import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import type { Principal } from '../modules/merchants/authentication.ts';
+import { generatedDescriptionsPlugin } from './descriptions.ts';
 import { storableTextPlugin } from './storable-text.ts';
 
 export interface GraphQLContext {
@@ -30,7 +31,7 @@ export const builder = new SchemaBuilder<{
   };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ErrorsPlugin, ScopeAuthPlugin, RelayPlugin, storableTextPlugin],
+  plugins: [ErrorsPlugin, ScopeAuthPlugin, RelayPlugin, generatedDescriptionsPlugin, storableTextPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
     authScopes: (ctx) => ({ secretKey: ctx.principal?.keyKind === 'secret', anyKey: Boolean(ctx.principal) }),
@@ -40,8 +41,43 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    // What every connection shares, described once (the connection and edge types themselves are
+    // described by descriptions.ts, from their names).
+    pageInfoTypeOptions: {
+      description: 'Where a page stands in its list: whether more items follow, and the cursors of its ends.',
+    },
+    hasNextPageFieldOptions: {
+      description: 'Whether more items follow this page (ask with after: endCursor).',
+    },
+    hasPreviousPageFieldOptions: { description: 'Whether this page was asked for after a cursor.' },
+    startCursorFieldOptions: { description: "The first item's cursor (its id); null on an empty page." },
+    endCursorFieldOptions: { description: "The last item's cursor (its id); null on an empty page." },
+    edgesFieldOptions: { description: "The page's items, newest first, each with its cursor." },
+    pageInfoFieldOptions: {
+      description: 'Whether more items follow, and the cursors of the ends of the page.',
+    },
+    cursorFieldOptions: { description: "The item's cursor: its id (pass it as after to read on)." },
+    nodeFieldOptions: { description: 'The item.' },
+    firstArgOptions: { description: 'How many items to return: 1-100 (default 20).' },
+    afterArgOptions: { description: 'Return the items after this cursor (an endCursor of a previous page).' },
+    lastArgOptions: {
+      description:
+        'Not supported: pages run forward from the newest item (use first and after). Refused when given.',
+    },
+    beforeArgOptions: {
+      description:
+        'Not supported: pages run forward from the newest item (use first and after). Refused when given.',
+    },
   },
 });
 
-builder.queryType({ authScopes: { secretKey: true } });
-builder.mutationType({ authScopes: { secretKey: true } });
+builder.queryType({
+  authScopes: { secretKey: true },
+  description:
+    "Reads of the merchant's objects, with the secret key (Authorization: Bearer sk_test_…); each mirrors a GET of /v1.",
+});
+builder.mutationType({
+  authScopes: { secretKey: true },
+  description:
+    'Changes, with the secret key (createCardToken also takes the public key); each mirrors a POST of /v1 and answers with its Success type or a SandbankError.',
+});

@@ -100,8 +100,23 @@ export function mutationsOf<T>(reload: (svc: ServiceContext, id: string) => Prom
   ): Promise<T> => idempotentMutation<T>(ctx, { name, key, input }, run, reload);
 }
 
-/** Relay arguments read with the same rules as REST's limit and starting_after. */
-export function listQueryOf(args: { first?: number | null; after?: string | null }): ListQuery {
+/**
+ * Relay arguments read with the same rules as REST's limit and starting_after. Pages run forward
+ * from the newest item only: `last` and `before` are refused rather than silently ignored.
+ */
+export function listQueryOf(args: {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}): ListQuery {
+  for (const param of ['last', 'before'] as const) {
+    if (args[param] !== null && args[param] !== undefined)
+      throw new SandbankError('parameter_invalid', {
+        param,
+        message: `${param} is not supported: pages run forward from the newest item (use first and after).`,
+      });
+  }
   return parseInput(
     listQuerySchema,
     { limit: args.first ?? 20, ...(args.after ? { starting_after: args.after } : {}) },

@@ -1,24 +1,72 @@
-import { ERROR_CODES, ERROR_REGISTRY, type ErrorCode, SandbankError } from '../kernel/errors.ts';
+import {
+  ERROR_CODES,
+  ERROR_REGISTRY,
+  type ErrorCode,
+  type ErrorType,
+  SandbankError,
+} from '../kernel/errors.ts';
 import { builder } from './builder.ts';
+import { describedEnum } from './enums.ts';
 
 export const ErrorCodeEnum = builder.enumType('ErrorCode', {
   description: 'The error registry shared with REST: the same codes, statuses and types.',
   values: Object.fromEntries(
-    ERROR_CODES.map((code) => [code, { value: code, description: `HTTP ${ERROR_REGISTRY[code].status}` }]),
+    ERROR_CODES.map((code) => [
+      code,
+      { value: code, description: `HTTP ${ERROR_REGISTRY[code].status}: ${ERROR_REGISTRY[code].message}` },
+    ]),
   ) as Record<ErrorCode, { value: ErrorCode; description: string }>,
 });
+
+export const ErrorTypeEnum = describedEnum(
+  'ErrorType',
+  "The family of an error code, as REST's error.type names it.",
+  {
+    invalid_request_error: 'The request is wrong: a parameter, a body, a limit (HTTP 400, 413, 415, 422).',
+    authentication_error: 'The API key is missing, unknown or revoked (HTTP 401).',
+    permission_error: 'The key may not do this (the public key) (HTTP 403).',
+    not_found_error: 'No such object or route (HTTP 404).',
+    conflict_error: "The object's state or another request is in the way (HTTP 409).",
+    card_error: 'The card was declined (HTTP 402).',
+    rate_limit_error: 'Too many requests (HTTP 429).',
+    api_error: 'Something went wrong on the server (HTTP 500).',
+  } satisfies Record<ErrorType, string>,
+);
 
 /** Every expected failure of a mutation, as a typed result (plugin-errors). */
 export const SandbankErrorRef = builder.objectType(SandbankError, {
   name: 'SandbankError',
   description: 'An expected failure: the same code, type and message as the REST error envelope.',
   fields: (t) => ({
-    code: t.field({ type: ErrorCodeEnum, resolve: (error) => error.code }),
-    type: t.string({ resolve: (error) => error.type }),
-    message: t.exposeString('message'),
-    httpStatus: t.int({ resolve: (error) => error.status }),
-    param: t.string({ nullable: true, resolve: (error) => error.param ?? null }),
-    declineCode: t.string({ nullable: true, resolve: (error) => error.declineCode ?? null }),
-    paymentId: t.string({ nullable: true, resolve: (error) => error.objectId ?? null }),
+    code: t.field({
+      type: ErrorCodeEnum,
+      description: "The error's code, as REST's error.code.",
+      resolve: (error) => error.code,
+    }),
+    type: t.field({
+      type: ErrorTypeEnum,
+      description: "The code's family, as REST's error.type.",
+      resolve: (error) => error.type,
+    }),
+    message: t.exposeString('message', { description: 'What went wrong, for a person.' }),
+    httpStatus: t.int({
+      description: 'The HTTP status REST answers this error with.',
+      resolve: (error) => error.status,
+    }),
+    param: t.string({
+      nullable: true,
+      description: 'The parameter at fault, named as REST names it (snake_case), when there is one.',
+      resolve: (error) => error.param ?? null,
+    }),
+    declineCode: t.string({
+      nullable: true,
+      description: 'Why the card was declined (card_declined).',
+      resolve: (error) => error.declineCode ?? null,
+    }),
+    paymentId: t.string({
+      nullable: true,
+      description: 'The id of the declined card payment (card_declined): the decline is recorded.',
+      resolve: (error) => error.objectId ?? null,
+    }),
   }),
 });

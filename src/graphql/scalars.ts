@@ -1,7 +1,8 @@
 import { GraphQLError, Kind } from 'graphql';
-import { CURRENCY_CODES, type CurrencyCode } from '../kernel/currency.ts';
+import type { CurrencyCode } from '../kernel/currency.ts';
 import { formatDecimal } from '../kernel/money.ts';
 import { builder } from './builder.ts';
+import { describedEnum } from './enums.ts';
 
 builder.scalarType('Decimal', {
   description:
@@ -37,12 +38,16 @@ builder.scalarType('JSONObject', {
   },
 });
 
-export const CurrencyCodeEnum = builder.enumType('CurrencyCode', {
-  values: Object.fromEntries(CURRENCY_CODES.map((code) => [code, { value: code }])) as Record<
-    CurrencyCode,
-    { value: CurrencyCode }
-  >,
-});
+export const CurrencyCodeEnum = describedEnum(
+  'CurrencyCode',
+  'The currencies of the sandbox (ISO 4217): USD on every rail, EUR, GBP and JPY as balances and FX targets.',
+  {
+    USD: 'US dollar (2 minor digits).',
+    EUR: 'Euro (2 minor digits).',
+    GBP: 'Pound sterling (2 minor digits).',
+    JPY: 'Japanese yen (no minor digits).',
+  } satisfies Record<CurrencyCode, string>,
+);
 
 export interface MoneyValue {
   amount: bigint;
@@ -52,8 +57,16 @@ export interface MoneyValue {
 export const MoneyRef = builder.objectRef<MoneyValue>('Money').implement({
   description: 'An amount of money: an exact decimal and its currency.',
   fields: (t) => ({
-    amount: t.field({ type: 'Decimal', resolve: (money) => formatDecimal(money.amount, money.currency) }),
-    currency: t.field({ type: CurrencyCodeEnum, resolve: (money) => money.currency }),
+    amount: t.field({
+      type: 'Decimal',
+      description: "The amount in major units, with the currency's minor digits.",
+      resolve: (money) => formatDecimal(money.amount, money.currency),
+    }),
+    currency: t.field({
+      type: CurrencyCodeEnum,
+      description: 'The currency of the amount.',
+      resolve: (money) => money.currency,
+    }),
     minorUnits: t.string({
       description: 'The amount as an integer count of minor units (cents), as a string.',
       resolve: (money) => money.amount.toString(),

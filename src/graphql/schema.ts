@@ -2,6 +2,7 @@ import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.ts';
 import './scalars.ts';
 import './errors.ts';
+import './node.ts';
 import '../modules/collections/collections.graphql.ts';
 import '../modules/card-payments/card-payments.graphql.ts';
 import '../modules/transfers/transfers.graphql.ts';

@@ -4,9 +4,9 @@ import { merchantPage } from '../../db/pages.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
-import type { CardPaymentRow, RefundRow } from './card-payments.resource.ts';
+import type { CardPaymentRow, RefundRow, TokenRow } from './card-payments.resource.ts';
 import { type CardPaymentDetail, loadPayment, refundsOf, withRefunds } from './card-payments.rows.ts';
-import { cardPayments, cardRefunds } from './card-payments.table.ts';
+import { cardPayments, cardRefunds, cardTokens } from './card-payments.table.ts';
 
 export async function getCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
   const exec = ctx.tx ?? ctx.db;
@@ -60,4 +60,16 @@ export async function listCardPayments(
     page.data.map((row) => row.id),
   );
   return { ...page, data: page.data.map((row) => ({ ...row, refunds: refunds.get(row.id) ?? [] })) };
+}
+
+/** One of the merchant's card tokens by its id (GraphQL's node(id:)); its number is never rendered. */
+export async function getToken(ctx: ServiceContext, id: string): Promise<TokenRow> {
+  const [row] = id.includes('\u0000')
+    ? []
+    : await (ctx.tx ?? ctx.db)
+        .select()
+        .from(cardTokens)
+        .where(and(eq(cardTokens.id, id), eq(cardTokens.merchantId, ctx.merchant.id)));
+  if (!row) throw new SandbankError('resource_not_found', { message: 'No such token.' });
+  return row;
 }

@@ -1,29 +1,47 @@
 import { builder } from '../../graphql/builder.ts';
 import { serviceContext } from '../../graphql/context.ts';
+import { describedEnum } from '../../graphql/enums.ts';
+import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import type { RanJob } from '../scheduler/scheduler.service.ts';
+import { type DueWork, getJob } from '../scheduler/scheduler.service.ts';
 import { advanceClock, freezeClock, resetClock, unfreezeClock } from './clock.change.ts';
 import { advanceClockFieldCodes, advanceClockSchema } from './clock.schema.ts';
 import { type ClockView, getClock } from './clock.service.ts';
 
-const RanJobRef = builder.objectRef<RanJob>('DueWork').implement({
-  description: 'A piece of due work the clock ran (an expiry, a release of funds, …).',
+const DueWorkStateEnum = describedEnum('DueWorkState', 'Where a piece of due work stands.', {
+  pending: 'Not run yet: it runs when the clock reaches dueAt.',
+  done: 'Ran.',
+  failed: 'Ran and failed (error says why); it is not run again.',
+} satisfies Record<DueWork['state'], string>);
+
+const RanJobRef = builder.objectRef<DueWork>('DueWork').implement({
+  description: 'A piece of work due at a clock time (an expiry, a release of funds, …).',
+  interfaces: [NodeRef],
   fields: (t) => ({
-    id: t.exposeID('id'),
-    kind: t.exposeString('kind'),
-    objectId: t.exposeString('objectId'),
-    dueAt: t.field({ type: 'DateTime', resolve: (job) => job.dueAt }),
-    state: t.exposeString('state'),
-    error: t.exposeString('error', { nullable: true }),
+    kind: t.exposeString('kind', { description: 'What the work does, e.g. collection.expire.' }),
+    objectId: t.exposeString('objectId', { description: 'The id of the object it acts on.' }),
+    dueAt: t.field({
+      type: 'DateTime',
+      description: 'When it is due, clock time.',
+      resolve: (job) => job.dueAt,
+    }),
+    state: t.field({ type: DueWorkStateEnum, description: 'Where it stands.', resolve: (job) => job.state }),
+    error: t.exposeString('error', { nullable: true, description: 'Why it failed (state failed).' }),
   }),
 });
+
+nodeKind('job', RanJobRef, getJob);
 
 const ClockRef = builder.objectRef<ClockView>('Clock').implement({
   description: "The merchant's simulated clock: real time plus an offset, or frozen.",
   fields: (t) => ({
-    now: t.field({ type: 'DateTime', resolve: (clock) => clock.now }),
-    frozen: t.exposeBoolean('frozen'),
+    now: t.field({
+      type: 'DateTime',
+      description: "The merchant's current time.",
+      resolve: (clock) => clock.now,
+    }),
+    frozen: t.exposeBoolean('frozen', { description: 'Whether the clock stands still (freezeClock).' }),
     offsetMs: t.float({
       description: 'Milliseconds ahead of real time (while running).',
       resolve: (clock) => clock.offsetMs,
@@ -37,7 +55,11 @@ const ClockRef = builder.objectRef<ClockView>('Clock').implement({
 });
 
 builder.queryFields((t) => ({
-  clock: t.field({ type: ClockRef, resolve: (_root, _args, ctx) => getClock(serviceContext(ctx)) }),
+  clock: t.field({
+    type: ClockRef,
+    description: "The merchant's simulated clock (GET /v1/clock).",
+    resolve: (_root, _args, ctx) => getClock(serviceContext(ctx)),
+  }),
 }));
 
 const advanceBody = wireInput('advanceClock', advanceClockSchema, advanceClockFieldCodes);
@@ -47,7 +69,10 @@ builder.mutationFields((t) => ({
     type: ClockRef,
     errors: { types: [SandbankError] },
     description: 'Move the clock forward by `seconds` or `to` an instant, running all due work on the way.',
-    args: { seconds: t.arg.int(), to: t.arg({ type: 'DateTime' }) },
+    args: {
+      seconds: t.arg.int({ description: 'How far to move, in seconds (or give to).' }),
+      to: t.arg({ type: 'DateTime', description: 'The instant to move to (or give seconds).' }),
+    },
     resolve: (_root, args, ctx) =>
       advanceClock(
         serviceContext(ctx),
@@ -58,16 +83,19 @@ builder.mutationFields((t) => ({
   freezeClock: t.field({
     type: ClockRef,
     errors: { types: [SandbankError] },
+    description: 'POST /v1/clock/freeze: stop the clock where it is (due work waits).',
     resolve: (_r, _a, ctx) => freezeClock(serviceContext(ctx)),
   }),
   unfreezeClock: t.field({
     type: ClockRef,
     errors: { types: [SandbankError] },
+    description: 'POST /v1/clock/unfreeze: run on from where it stood.',
     resolve: (_r, _a, ctx) => unfreezeClock(serviceContext(ctx)),
   }),
   resetClock: t.field({
     type: ClockRef,
     errors: { types: [SandbankError] },
+    description: 'POST /v1/clock/reset: back to real time, running.',
     resolve: (_r, _a, ctx) => resetClock(serviceContext(ctx)),
   }),
 }));

@@ -6,9 +6,19 @@ import {
   serviceContext,
   toConnection,
 } from '../../graphql/context.ts';
+import {
+  BankAccountTypeEnum,
+  CardBrandEnum,
+  describedEnum,
+  ThreeDSecureOutcomeEnum,
+  type ThreeDSecureStatus,
+  ThreeDSecureStatusEnum,
+} from '../../graphql/enums.ts';
 import { SandbankErrorRef } from '../../graphql/errors.ts';
 import { CardInput } from '../../graphql/inputs.ts';
+import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
+import { CREATED_AT, IDEMPOTENCY_KEY, METADATA, UPDATED_AT } from '../../graphql/texts.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -17,9 +27,10 @@ import { hasPrefix } from '../../kernel/ids.ts';
 import { CardPaymentRef } from '../card-payments/card-payments.graphql.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
 import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
-import { TransferRef } from '../transfers/transfers.graphql.ts';
+import type { CardBrand } from '../cards/card-numbers.ts';
+import { AchReturnCodeEnum, TransferRef } from '../transfers/transfers.graphql.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
-import { collectionMachine } from './collections.machine.ts';
+import { type AttemptState, collectionMachine } from './collections.machine.ts';
 import { loadPayResult, type PayResult, payCollection } from './collections.pay.ts';
 import { type AttemptRow, type CollectionRow, checkoutUrl } from './collections.resource.ts';
 import {
@@ -36,25 +47,69 @@ import {
   listCollections,
 } from './collections.service.ts';
 
+const PaymentMethodEnum = describedEnum('PaymentMethod', 'How a payer pays a collection.', {
+  card: 'By card: a card payment.',
+  bank_account: "By bank account: an ACH debit of the payer's account.",
+} satisfies Record<AttemptRow['method'], string>);
+
+const PaymentAttemptStateEnum = describedEnum('PaymentAttemptState', 'Where a payment attempt stands.', {
+  requires_action: 'Waits for the payer to complete 3-D Secure.',
+  processing: 'A bank payment on its way.',
+  succeeded: 'The collection was paid by this attempt.',
+  failed: 'The attempt did not pay the collection.',
+} satisfies Record<AttemptState, string>);
+
 const PaymentAttemptRef = builder.objectRef<AttemptRow>('PaymentAttempt').implement({
-  description: 'One attempt to pay a collection, by card or bank account.',
+  description:
+    'One attempt to pay a collection, made before bank payments became ACH debits (card payments and transfers record payments now).',
+  interfaces: [NodeRef],
   fields: (t) => ({
-    id: t.exposeID('id'),
-    method: t.exposeString('method'),
-    state: t.exposeString('state'),
+    method: t.field({
+      type: PaymentMethodEnum,
+      description: 'How the payer paid.',
+      resolve: (row) => row.method,
+    }),
+    state: t.field({
+      type: PaymentAttemptStateEnum,
+      description: 'Where it stands.',
+      resolve: (row) => row.state as AttemptState,
+    }),
     amount: t.field({
       type: MoneyRef,
+      description: "The collection's amount.",
       resolve: (row) => ({ amount: row.amount, currency: row.currency as CurrencyCode }),
     }),
-    cardBrand: t.exposeString('cardBrand', { nullable: true }),
-    cardLast4: t.exposeString('cardLast4', { nullable: true }),
-    threeDSecure: t.exposeString('threeDSecure', { nullable: true }),
-    networkResponseCode: t.exposeString('networkResponseCode', { nullable: true }),
-    declineCode: t.exposeString('declineCode', { nullable: true }),
-    failureMessage: t.exposeString('failureMessage', { nullable: true }),
-    bankAccountLast4: t.exposeString('bankAccountLast4', { nullable: true }),
-    createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
+    cardBrand: t.field({
+      type: CardBrandEnum,
+      nullable: true,
+      description: 'The card network (card method).',
+      resolve: (row) => row.cardBrand as CardBrand | null,
+    }),
+    cardLast4: t.exposeString('cardLast4', {
+      nullable: true,
+      description: 'The last 4 digits of the card (card method).',
+    }),
+    threeDSecure: t.field({
+      type: ThreeDSecureStatusEnum,
+      nullable: true,
+      description: 'The 3-D Secure challenge, when the card asked for one.',
+      resolve: (row) => row.threeDSecure as ThreeDSecureStatus | null,
+    }),
+    networkResponseCode: t.exposeString('networkResponseCode', {
+      nullable: true,
+      description: 'The ISO 8583 response code of the card authorization.',
+    }),
+    declineCode: t.exposeString('declineCode', { nullable: true, description: 'Why the card was declined.' }),
+    failureMessage: t.exposeString('failureMessage', {
+      nullable: true,
+      description: 'Why the attempt failed, for a person.',
+    }),
+    bankAccountLast4: t.exposeString('bankAccountLast4', {
+      nullable: true,
+      description: 'The last 4 digits of the bank account (bank_account method).',
+    }),
+    createdAt: t.field({ type: 'DateTime', description: CREATED_AT, resolve: (row) => row.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
   }),
 });
 
@@ -66,22 +121,47 @@ type CollectionNode = CollectionRow & {
 
 const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement({
   description: `A hosted checkout session: POST /v1/collect. States: ${collectionMachine.states.join(', ')}.`,
-  interfaces: [TransactionRef],
+  interfaces: [NodeRef, TransactionRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'collection'),
   fields: (t) => ({
-    reference: t.exposeString('reference'),
-    email: t.exposeString('email', { nullable: true }),
-    description: t.exposeString('description', { nullable: true }),
-    redirectUrl: t.exposeString('redirectUrl', { nullable: true }),
-    metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
-    checkoutUrl: t.string({ resolve: (row, _args, ctx) => checkoutUrl(ctx.deps.publicUrl, row) }),
-    expiresAt: t.field({ type: 'DateTime', resolve: (row) => row.expiresAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
-    failureCode: t.exposeString('failureCode', {
+    reference: t.exposeString('reference', {
+      description: "The merchant's reference (generated when none was given); unique per merchant.",
+    }),
+    email: t.exposeString('email', { nullable: true, description: "The payer's email address, when given." }),
+    description: t.exposeString('description', {
+      nullable: true,
+      description: 'Shown to the payer at checkout.',
+    }),
+    redirectUrl: t.exposeString('redirectUrl', {
+      nullable: true,
+      description: 'Where the checkout sends the payer once paid.',
+    }),
+    metadata: t.field({
+      type: 'JSONObject',
+      description: "The merchant's metadata: string keys and values.",
+      resolve: (row) => row.metadata,
+    }),
+    checkoutUrl: t.string({
+      description:
+        'The hosted checkout page (a capability: it carries a secret; share it with the payer only).',
+      resolve: (row, _args, ctx) => checkoutUrl(ctx.deps.publicUrl, row),
+    }),
+    expiresAt: t.field({
+      type: 'DateTime',
+      description: 'When an unpaid checkout expires, clock time.',
+      resolve: (row) => row.expiresAt,
+    }),
+    updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
+    failureCode: t.field({
+      type: AchReturnCodeEnum,
       nullable: true,
       description: 'Why a bank payment failed: the ACH return code of its debit.',
+      resolve: (row) => row.failureCode,
     }),
-    failureMessage: t.exposeString('failureMessage', { nullable: true }),
+    failureMessage: t.exposeString('failureMessage', {
+      nullable: true,
+      description: 'Why the payment failed, for a person.',
+    }),
     paymentAttempts: t.field({
       type: [PaymentAttemptRef],
       description:
@@ -104,25 +184,39 @@ const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement(
   }),
 });
 
+nodeKind('collection', CollectionRef, getCollection);
+nodeKind('paymentAttempt', PaymentAttemptRef, async (svc, id) => {
+  const { attempt } = await loadPayResult(svc, id);
+  if (!attempt) throw new SandbankError('resource_not_found');
+  return attempt;
+});
+
 const CreateCollectionInput = builder.inputType('CreateCollectionInput', {
+  description: 'A new collection (the body of POST /v1/collect).',
   fields: (t) => ({
-    amount: t.field({ type: 'Decimal', required: true }),
-    currency: t.field({ type: CurrencyCodeEnum, required: true }),
-    email: t.string(),
-    reference: t.string(),
-    description: t.string(),
-    redirectUrl: t.string(),
-    metadata: t.field({ type: 'JSONObject' }),
+    amount: t.field({ type: 'Decimal', required: true, description: 'How much to collect, in major units.' }),
+    currency: t.field({ type: CurrencyCodeEnum, required: true, description: 'The currency to collect in.' }),
+    email: t.string({ description: "The payer's email address." }),
+    reference: t.string({
+      description: "The merchant's reference, unique per merchant (generated when left out).",
+    }),
+    description: t.string({ description: 'Shown to the payer at checkout (up to 1000 characters).' }),
+    redirectUrl: t.string({ description: 'Where the checkout sends the payer once paid (http or https).' }),
+    metadata: t.field({ type: 'JSONObject', description: METADATA }),
     expiresIn: t.int({ description: 'Seconds until the checkout expires (1800-86400, default 86400).' }),
   }),
 });
 
 const BankAccountInput = builder.inputType('BankAccountInput', {
+  description: "The payer's US bank account, debited by ACH.",
   fields: (t) => ({
-    name: t.string(),
-    routingNumber: t.string({ required: true }),
-    accountNumber: t.string({ required: true }),
-    accountType: t.string({ description: 'checking (default) or savings' }),
+    name: t.string({ description: "The account holder's name." }),
+    routingNumber: t.string({
+      required: true,
+      description: 'The ABA routing number (9 digits, checksummed).',
+    }),
+    accountNumber: t.string({ required: true, description: 'The account number (4-17 digits).' }),
+    accountType: t.field({ type: BankAccountTypeEnum, description: 'checking (default) or savings.' }),
   }),
 });
 
@@ -131,7 +225,12 @@ builder.queryFields((t) => ({
     type: CollectionRef,
     nullable: true,
     description: 'A collection by its reference (or id); null when the merchant has none.',
-    args: { reference: t.arg.string({ required: true }) },
+    args: {
+      reference: t.arg.string({
+        required: true,
+        description: "The collection's reference, or its id (col_…).",
+      }),
+    },
     resolve: (_root, args, ctx) => nullIfNotFound(getCollection(serviceContext(ctx), args.reference)),
   }),
   collections: t.connection({
@@ -153,8 +252,13 @@ const PayResultRef = builder
     nextActionUrl: string | null;
   }>('CollectionPayment')
   .implement({
+    description: 'A headless payment of a collection and what it made.',
     fields: (t) => ({
-      collection: t.field({ type: CollectionRef, resolve: (result) => result.collection }),
+      collection: t.field({
+        type: CollectionRef,
+        description: 'The collection as it is after the payment.',
+        resolve: (result) => result.collection,
+      }),
       cardPayment: t.field({
         type: CardPaymentRef,
         nullable: true,
@@ -201,7 +305,10 @@ builder.mutationFields((t) => ({
     type: CollectionRef,
     errors: { types: [SandbankError] },
     description: 'POST /v1/collect: create a collection and its checkout_url.',
-    args: { input: t.arg({ type: CreateCollectionInput, required: true }), idempotencyKey: t.arg.string() },
+    args: {
+      input: t.arg({ type: CreateCollectionInput, required: true, description: 'The new collection.' }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
+    },
     resolve: (_root, { input, idempotencyKey }, ctx) => {
       const body = createCollectionBody.body({ input });
       return idempotentMutation<CollectionNode>(
@@ -215,7 +322,11 @@ builder.mutationFields((t) => ({
   cancelCollection: t.field({
     type: CollectionRef,
     errors: { types: [SandbankError] },
-    args: { reference: t.arg.string({ required: true }), idempotencyKey: t.arg.string() },
+    description: 'POST /v1/collections/{reference}/cancel: cancel a collection that is still pending.',
+    args: {
+      reference: t.arg.string({ required: true, description: "The collection's reference, or its id." }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
+    },
     resolve: (_root, { reference, idempotencyKey }, ctx) =>
       idempotentMutation<CollectionNode>(
         ctx,
@@ -229,13 +340,14 @@ builder.mutationFields((t) => ({
     errors: { types: [SandbankError] },
     description: 'POST /v1/simulate/collections/{reference}/pay: pay headlessly by card or bank account.',
     args: {
-      reference: t.arg.string({ required: true }),
-      card: t.arg({ type: CardInput }),
-      bankAccount: t.arg({ type: BankAccountInput }),
-      threeDSecure: t.arg.string({
-        description: 'succeed or fail: completes a 3-D Secure challenge in the same call',
+      reference: t.arg.string({ required: true, description: "The collection's reference, or its id." }),
+      card: t.arg({ type: CardInput, description: 'Pay by card (when given, bankAccount is not read).' }),
+      bankAccount: t.arg({ type: BankAccountInput, description: 'Pay by bank account (an ACH debit).' }),
+      threeDSecure: t.arg({
+        type: ThreeDSecureOutcomeEnum,
+        description: 'Completes a 3-D Secure challenge in the same call, for headless tests (card only).',
       }),
-      idempotencyKey: t.arg.string(),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
     },
     resolve: async (_root, args, ctx) => {
       // By card when a card is given (a bank account beside it is not read), else by bank account.

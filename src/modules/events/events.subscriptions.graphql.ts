@@ -1,8 +1,10 @@
 import type { GraphQLContext } from '../../graphql/builder.ts';
 import { builder } from '../../graphql/builder.ts';
+import { describedEnum } from '../../graphql/enums.ts';
+import { NodeRef } from '../../graphql/node.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { EventFilter } from './events.filter.ts';
-import { OBJECT_KINDS } from './events.kinds.ts';
+import { OBJECT_KINDS, type ObjectKind } from './events.kinds.ts';
 import type { EventRow } from './events.service.ts';
 import type { BusEvent, EventStream } from './events.subscriber.ts';
 
@@ -24,15 +26,39 @@ function stateOf(row: EventRow): string {
   return typeof object?.state === 'string' ? object.state : row.type.slice(row.type.lastIndexOf('.') + 1);
 }
 
+const ObjectKindEnum = describedEnum(
+  'TransactionUpdateKind',
+  'The kinds of object transactionUpdated streams the state changes of.',
+  {
+    collection: 'A hosted checkout session (Collection).',
+    payment_attempt:
+      'A payment attempt of a collection, from before bank payments were ACH debits (PaymentAttempt).',
+    card_payment: 'A card payment (CardPayment).',
+    refund: 'A card refund (Refund).',
+    balance_transaction: 'A ledger posting (BalanceTransaction).',
+    transfer: 'A bank transfer (Transfer).',
+    payout: 'A payout (Payout).',
+    issuing_authorization: 'An authorization on a virtual card (IssuingAuthorization).',
+    fx_conversion: 'An FX conversion (FxConversion).',
+    fx_settlement: 'A settlement abroad (FxSettlement).',
+  } satisfies Record<ObjectKind, string>,
+);
+
 /** The GraphQL Event type (reuse this ref for other fields that return events). */
 export const EventRef = builder.objectRef<EventRow>('Event').implement({
   description:
     'A state change of an object, as GET /v1/events/{id} and webhooks render it: `<object>.<state>` with the object after the change.',
+  interfaces: [NodeRef],
   fields: (t) => ({
-    id: t.exposeID('id'),
-    type: t.exposeString('type', { description: 'e.g. collection.succeeded' }),
-    objectId: t.exposeString('objectId'),
-    createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
+    type: t.exposeString('type', {
+      description: 'The event type, `<object>.<state>`, e.g. collection.succeeded (eventTypes lists them).',
+    }),
+    objectId: t.exposeString('objectId', { description: 'The id of the object that changed.' }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When it happened, clock time.',
+      resolve: (row) => row.createdAt,
+    }),
     data: t.field({
       type: 'JSONObject',
       description: '{object}: the object as the API renders it after the change.',
@@ -44,14 +70,26 @@ export const EventRef = builder.objectRef<EventRow>('Event').implement({
 const TransactionUpdateRef = builder.objectRef<BusEvent>('TransactionUpdate').implement({
   description: 'A transaction object changed state.',
   fields: (t) => ({
-    kind: t.string({
-      description: `One of ${OBJECT_KINDS.join(', ')}.`,
-      resolve: (event) => event.objectKind ?? 'unknown',
+    kind: t.field({
+      type: ObjectKindEnum,
+      description: 'The kind of object that changed.',
+      resolve: (event) => event.objectKind as ObjectKind,
     }),
-    id: t.id({ description: "The object's id.", resolve: (event) => event.objectId }),
-    state: t.string({ description: 'The state after the change.', resolve: (event) => stateOf(event) }),
-    eventType: t.exposeString('type'),
-    event: t.field({ type: EventRef, resolve: (event) => event }),
+    id: t.id({
+      description: "The object's id (node(id:) reads it as it is now; this is not the update's own id).",
+      resolve: (event) => event.objectId,
+    }),
+    state: t.string({
+      description:
+        "The state after the change: the object's state in the event, else the event type's last segment.",
+      resolve: (event) => stateOf(event),
+    }),
+    eventType: t.exposeString('type', { description: "The event's type, e.g. card_payment.captured." }),
+    event: t.field({
+      type: EventRef,
+      description: 'The event that recorded the change.',
+      resolve: (event) => event,
+    }),
   }),
 });
 
@@ -75,7 +113,9 @@ builder.subscriptionFields((t) => ({
   events: t.field({
     type: EventRef,
     description: 'Every committed event of the merchant, in commit order; `types` narrows them ("*" is all).',
-    args: { types: t.arg.stringList({ description: 'Event types, e.g. ["collection.succeeded"]' }) },
+    args: {
+      types: t.arg.stringList({ description: 'Event types, e.g. ["collection.succeeded"] (default: all).' }),
+    },
     subscribe: (_root, args, ctx) => streamFor(ctx, { types: args.types }),
     resolve: (event: BusEvent) => event,
   }),
@@ -83,8 +123,8 @@ builder.subscriptionFields((t) => ({
     type: TransactionUpdateRef,
     description: `State changes of transaction objects (${OBJECT_KINDS.join(', ')}), optionally only some kinds or ids.`,
     args: {
-      kinds: t.arg.stringList({ description: `Any of ${OBJECT_KINDS.join(', ')} (default: all)` }),
-      ids: t.arg.idList({ description: 'Object ids (default: all)' }),
+      kinds: t.arg({ type: [ObjectKindEnum], description: 'Only objects of these kinds (default: all).' }),
+      ids: t.arg.idList({ description: 'Only these objects, by id (default: all).' }),
     },
     subscribe: (_root, args, ctx) =>
       streamFor(ctx, {

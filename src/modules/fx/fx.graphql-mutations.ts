@@ -1,9 +1,17 @@
 import { builder } from '../../graphql/builder.ts';
 import { mutationsOf } from '../../graphql/context.ts';
+import { DESCRIPTION, IDEMPOTENCY_KEY, METADATA, REFERENCE } from '../../graphql/texts.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { createConversion, getConversion } from './fx.conversions.ts';
-import { FxConversionRef, FxQuoteRef, FxSettlementRef, LockEnum, TargetEnum } from './fx.graphql.ts';
+import {
+  FailureCodeEnum,
+  FxConversionRef,
+  FxQuoteRef,
+  FxSettlementRef,
+  LockEnum,
+  TargetEnum,
+} from './fx.graphql.ts';
 import { createQuote, getQuote } from './fx.quotes.ts';
 import {
   conversionFieldCodes,
@@ -22,11 +30,11 @@ import { createSettlement, getSettlement } from './fx.settlements.ts';
 const DestinationInput = builder.inputType('FxDestinationInput', {
   description: 'EUR/GBP: name and iban. JPY: name, bankCode (4 digits), branchCode (3), accountNumber (7).',
   fields: (t) => ({
-    name: t.string(),
-    iban: t.string(),
-    bankCode: t.string(),
-    branchCode: t.string(),
-    accountNumber: t.string(),
+    name: t.string({ description: "The beneficiary's name." }),
+    iban: t.string({ description: 'EUR and GBP: the IBAN.' }),
+    bankCode: t.string({ description: 'JPY: the bank code, 4 digits.' }),
+    branchCode: t.string({ description: 'JPY: the branch code, 3 digits.' }),
+    accountNumber: t.string({ description: 'JPY: the account number, 7 digits.' }),
   }),
 });
 
@@ -45,11 +53,20 @@ builder.mutationFields((t) => ({
     errors: { types: [SandbankError] },
     description: 'POST /v1/fx/quotes: exactly one of sourceAmount (USD) and targetAmount.',
     args: {
-      targetCurrency: t.arg({ type: TargetEnum, required: true }),
-      sourceAmount: t.arg({ type: 'Decimal' }),
-      targetAmount: t.arg({ type: 'Decimal' }),
-      lockDuration: t.arg({ type: LockEnum }),
-      idempotencyKey: t.arg.string(),
+      targetCurrency: t.arg({ type: TargetEnum, required: true, description: 'The currency to buy.' }),
+      sourceAmount: t.arg({
+        type: 'Decimal',
+        description: 'The USD to sell (then targetAmount is computed).',
+      }),
+      targetAmount: t.arg({
+        type: 'Decimal',
+        description: 'The amount to buy (then sourceAmount is computed).',
+      }),
+      lockDuration: t.arg({
+        type: LockEnum,
+        description: 'How long the rate stays locked (default five_minutes).',
+      }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
     },
     resolve: (_root, args, ctx) => {
       const body = quoteBody.body(args);
@@ -63,11 +80,14 @@ builder.mutationFields((t) => ({
     errors: { types: [SandbankError] },
     description: 'POST /v1/fx/conversions: available USD into the target balance at the quote.',
     args: {
-      quoteId: t.arg.id({ required: true }),
-      reference: t.arg.string(),
-      description: t.arg.string(),
-      metadata: t.arg({ type: 'JSONObject' }),
-      idempotencyKey: t.arg.string(),
+      quoteId: t.arg.id({
+        required: true,
+        description: 'The quote to convert at (once, before it expires).',
+      }),
+      reference: t.arg.string({ description: REFERENCE }),
+      description: t.arg.string({ description: DESCRIPTION }),
+      metadata: t.arg({ type: 'JSONObject', description: METADATA }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
     },
     resolve: (_root, args, ctx) => {
       const body = conversionBody.body(args);
@@ -82,17 +102,24 @@ builder.mutationFields((t) => ({
     description:
       'POST /v1/fx/settlements: funded by quoteId; or targetCurrency + sourceAmount|targetAmount; or currency + amount (a balance).',
     args: {
-      quoteId: t.arg.id(),
-      targetCurrency: t.arg({ type: TargetEnum }),
-      sourceAmount: t.arg({ type: 'Decimal' }),
-      targetAmount: t.arg({ type: 'Decimal' }),
-      currency: t.arg({ type: TargetEnum }),
-      amount: t.arg({ type: 'Decimal' }),
-      destination: t.arg({ type: DestinationInput, required: true }),
-      reference: t.arg.string(),
-      description: t.arg.string(),
-      metadata: t.arg({ type: 'JSONObject' }),
-      idempotencyKey: t.arg.string(),
+      quoteId: t.arg.id({ description: 'Convert at this locked quote, or…' }),
+      targetCurrency: t.arg({
+        type: TargetEnum,
+        description: '…convert now at the current rate, with sourceAmount or targetAmount, or…',
+      }),
+      sourceAmount: t.arg({ type: 'Decimal', description: 'With targetCurrency: the USD to sell.' }),
+      targetAmount: t.arg({ type: 'Decimal', description: 'With targetCurrency: the amount to pay abroad.' }),
+      currency: t.arg({ type: TargetEnum, description: '…pay out of this balance, with amount.' }),
+      amount: t.arg({ type: 'Decimal', description: 'With currency: the amount to pay abroad.' }),
+      destination: t.arg({
+        type: DestinationInput,
+        required: true,
+        description: 'The account abroad to pay.',
+      }),
+      reference: t.arg.string({ description: REFERENCE }),
+      description: t.arg.string({ description: DESCRIPTION }),
+      metadata: t.arg({ type: 'JSONObject', description: METADATA }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
     },
     resolve: (_root, args, ctx) => {
       const body = settlementBody.body(args);
@@ -105,7 +132,10 @@ builder.mutationFields((t) => ({
     type: FxSettlementRef,
     errors: { types: [SandbankError] },
     description: 'POST /v1/simulate/fx_settlements/{id}/pay: paid now, before its payment day.',
-    args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
+    args: {
+      id: t.arg.id({ required: true, description: "The settlement's id." }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
+    },
     resolve: (_root, args, ctx) =>
       settlementMutation(ctx, 'simulateFxSettlementPay', args.idempotencyKey, { id: args.id }, (svc) =>
         simulateSettlementPay(svc, String(args.id)),
@@ -116,7 +146,11 @@ builder.mutationFields((t) => ({
     errors: { types: [SandbankError] },
     description:
       'POST /v1/simulate/fx_settlements/{id}/fail: refused now (code: ISO 20022, AC04 by default).',
-    args: { id: t.arg.id({ required: true }), code: t.arg.string(), idempotencyKey: t.arg.string() },
+    args: {
+      id: t.arg.id({ required: true, description: "The settlement's id." }),
+      code: t.arg({ type: FailureCodeEnum, description: 'The ISO 20022 reason (default AC04).' }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
+    },
     resolve: (_root, args, ctx) => {
       const body = failBody.body(args);
       return settlementMutation(

@@ -1,15 +1,20 @@
 import { builder } from '../../graphql/builder.ts';
 import { idempotentMutation, listQueryOf, serviceContext, toConnection } from '../../graphql/context.ts';
+import { describedEnum } from '../../graphql/enums.ts';
+import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
+import { IDEMPOTENCY_KEY } from '../../graphql/texts.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import type { PostingState } from './ledger.machine.ts';
 import {
   type Balance,
   getBalances,
   getBalanceTransaction,
   listBalanceTransactions,
 } from './ledger.queries.ts';
+import { POSTING_TYPES, type PostingType, type SourceType } from './ledger.resource.ts';
 import type { PostingRow } from './ledger.rows.ts';
 import { topUpFieldCodes, topUpSchema } from './ledger.schema.ts';
 import { topUpBalance } from './ledger.topup.ts';
@@ -17,33 +22,119 @@ import { topUpBalance } from './ledger.topup.ts';
 const BalanceRef = builder.objectRef<Balance>('Balance').implement({
   description: "A merchant's balances in one currency.",
   fields: (t) => ({
-    currency: t.field({ type: CurrencyCodeEnum, resolve: (b) => b.currency }),
-    available: t.field({ type: MoneyRef, resolve: (b) => ({ amount: b.available, currency: b.currency }) }),
-    pending: t.field({ type: MoneyRef, resolve: (b) => ({ amount: b.pending, currency: b.currency }) }),
-    reserved: t.field({ type: MoneyRef, resolve: (b) => ({ amount: b.reserved, currency: b.currency }) }),
+    currency: t.field({ type: CurrencyCodeEnum, description: 'The currency.', resolve: (b) => b.currency }),
+    available: t.field({
+      type: MoneyRef,
+      description: 'What can be spent or paid out now.',
+      resolve: (b) => ({ amount: b.available, currency: b.currency }),
+    }),
+    pending: t.field({
+      type: MoneyRef,
+      description:
+        'Money received that is not available yet (card payments, ACH debits before their funds are).',
+      resolve: (b) => ({ amount: b.pending, currency: b.currency }),
+    }),
+    reserved: t.field({
+      type: MoneyRef,
+      description: 'Money held for what is on its way out (transfers, payouts, authorizations, settlements).',
+      resolve: (b) => ({ amount: b.reserved, currency: b.currency }),
+    }),
   }),
 });
+
+const PostingTypeEnum = describedEnum(
+  'BalanceTransactionType',
+  'What a ledger posting records.',
+  Object.fromEntries(
+    Object.entries(POSTING_TYPES).map(([type, meaning]) => [
+      type,
+      `${meaning.charAt(0).toUpperCase()}${meaning.slice(1)}.`,
+    ]),
+  ) as Record<PostingType, string>,
+);
+
+const PostingStateEnum = describedEnum('BalanceTransactionState', 'Where a ledger posting stands.', {
+  pending: 'A hold: reserved until it is posted to its destination or voided back to available.',
+  posted: 'Applied (a hold: sent to its destination).',
+  voided: 'A hold released back to available.',
+  reversed: 'Undone by a later reversal posting.',
+} satisfies Record<PostingState, string>);
+
+const SourceTypeEnum = describedEnum(
+  'BalanceTransactionSourceType',
+  'The kind of object a posting comes from.',
+  {
+    top_up: "A sandbox top-up (its id is the merchant's).",
+    card_payment: 'A card payment.',
+    refund: 'A card refund.',
+    transfer: 'A bank transfer.',
+    payout: 'A payout.',
+    issuing_authorization: 'An authorization on a virtual card.',
+    fx_conversion: 'An FX conversion.',
+    fx_settlement: 'A settlement abroad.',
+  } satisfies Record<SourceType, string>,
+);
 
 const money = (amount: bigint, currency: string) => ({ amount, currency: currency as CurrencyCode });
 
 const BalanceTransactionRef = builder.objectRef<PostingRow>('BalanceTransaction').implement({
   description:
     'A ledger posting: its effect on available, pending and reserved, and the object it came from.',
+  interfaces: [NodeRef],
   fields: (t) => ({
-    id: t.exposeID('id'),
-    type: t.exposeString('type'),
-    state: t.exposeString('state'),
-    currency: t.field({ type: CurrencyCodeEnum, resolve: (row) => row.currency as CurrencyCode }),
-    available: t.field({ type: MoneyRef, resolve: (row) => money(row.availableDelta, row.currency) }),
-    pending: t.field({ type: MoneyRef, resolve: (row) => money(row.pendingDelta, row.currency) }),
-    reserved: t.field({ type: MoneyRef, resolve: (row) => money(row.reservedDelta, row.currency) }),
-    sourceType: t.exposeString('sourceType'),
-    sourceId: t.exposeString('sourceId'),
-    relatedId: t.exposeString('relatedId', { nullable: true }),
-    description: t.exposeString('description', { nullable: true }),
-    createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
+    type: t.field({
+      type: PostingTypeEnum,
+      description: 'What the posting records.',
+      resolve: (row) => row.type as PostingType,
+    }),
+    state: t.field({
+      type: PostingStateEnum,
+      description: 'Where it stands.',
+      resolve: (row) => row.state as PostingState,
+    }),
+    currency: t.field({
+      type: CurrencyCodeEnum,
+      description: 'The currency of its balances.',
+      resolve: (row) => row.currency as CurrencyCode,
+    }),
+    available: t.field({
+      type: MoneyRef,
+      description: 'The change of the available balance, signed (negative: it went down; 0 when untouched).',
+      resolve: (row) => money(row.availableDelta, row.currency),
+    }),
+    pending: t.field({
+      type: MoneyRef,
+      description: 'The change of the pending balance, signed.',
+      resolve: (row) => money(row.pendingDelta, row.currency),
+    }),
+    reserved: t.field({
+      type: MoneyRef,
+      description: 'The change of the reserved balance, signed.',
+      resolve: (row) => money(row.reservedDelta, row.currency),
+    }),
+    sourceType: t.field({
+      type: SourceTypeEnum,
+      description: 'The kind of object it comes from.',
+      resolve: (row) => row.sourceType as SourceType,
+    }),
+    sourceId: t.exposeString('sourceId', {
+      description: "The id of the object it comes from (a top-up's is the merchant's).",
+    }),
+    relatedId: t.exposeString('relatedId', {
+      nullable: true,
+      description:
+        'The id of what it follows from: the hold it posts or voids, the posting it reverses, the card payment a refund refunds, …; null when none.',
+    }),
+    description: t.exposeString('description', { nullable: true, description: 'What it is, for a person.' }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When it was posted, clock time.',
+      resolve: (row) => row.createdAt,
+    }),
   }),
 });
+
+nodeKind('posting', BalanceTransactionRef, getBalanceTransaction);
 
 builder.queryFields((t) => ({
   balances: t.field({
@@ -55,7 +146,7 @@ builder.queryFields((t) => ({
     type: BalanceTransactionRef,
     description: 'Ledger postings, newest first (first: 1-100, default 20).',
     args: {
-      currency: t.arg({ type: CurrencyCodeEnum }),
+      currency: t.arg({ type: CurrencyCodeEnum, description: 'Only postings in this currency.' }),
       sourceIds: t.arg.idList({ description: 'Only postings of these source objects (at most 50).' }),
     },
     resolve: async (_root, args, ctx) => {
@@ -77,10 +168,10 @@ builder.mutationFields((t) => ({
     errors: { types: [SandbankError] },
     description: 'POST /v1/simulate/balance/top_up: fund the sandbox instantly.',
     args: {
-      amount: t.arg({ type: 'Decimal', required: true }),
-      currency: t.arg({ type: CurrencyCodeEnum, required: true }),
-      description: t.arg.string(),
-      idempotencyKey: t.arg.string(),
+      amount: t.arg({ type: 'Decimal', required: true, description: 'How much to add, in major units.' }),
+      currency: t.arg({ type: CurrencyCodeEnum, required: true, description: 'The balance to add it to.' }),
+      description: t.arg.string({ description: 'Describes the posting (default "Sandbox top-up").' }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
     },
     resolve: (_root, args, ctx) => {
       // An empty description is left out (the top-up is then described as "Sandbox top-up").

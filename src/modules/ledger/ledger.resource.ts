@@ -13,7 +13,7 @@ import type { Balance } from './ledger.queries.ts';
 import type { PostingRow } from './ledger.rows.ts';
 
 /** What a posting records, by the `type` its writer gives it. */
-const POSTING_TYPES = {
+export const POSTING_TYPES = {
   top_up: 'a sandbox top-up',
   card_payment: 'a captured card payment, credited to pending',
   refund: 'a card refund, out of available',
@@ -32,10 +32,10 @@ const POSTING_TYPES = {
   fx_conversion: 'one currency side of a conversion',
   fx_settlement: "a settlement abroad's hold",
 } as const;
-type PostingType = keyof typeof POSTING_TYPES;
+export type PostingType = keyof typeof POSTING_TYPES;
 
 /** The kinds of object a posting comes from. */
-const SOURCE_TYPES = [
+export const SOURCE_TYPES = [
   'top_up',
   'card_payment',
   'refund',
@@ -45,7 +45,7 @@ const SOURCE_TYPES = [
   'fx_conversion',
   'fx_settlement',
 ] as const;
-type SourceType = (typeof SOURCE_TYPES)[number];
+export type SourceType = (typeof SOURCE_TYPES)[number];
 
 const signedDelta = (account: string) =>
   wireDecimal.meta({

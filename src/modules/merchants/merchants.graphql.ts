@@ -1,16 +1,44 @@
 import { builder } from '../../graphql/builder.ts';
 import { serviceContext } from '../../graphql/context.ts';
+import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import type { MerchantRef } from '../context.ts';
 import { type KeyPair, refuseIdempotentRoll, rollKeys } from './merchants.service.ts';
 
 const KeyPairRef = builder.objectRef<KeyPair>('ApiKeyPair').implement({
   description: 'A new key pair, shown once: keys are stored hashed.',
   fields: (t) => ({
-    secretKey: t.exposeString('secretKey'),
-    publicKey: t.exposeString('publicKey'),
+    secretKey: t.exposeString('secretKey', {
+      description: 'The new secret key (sk_test_…): every operation.',
+    }),
+    publicKey: t.exposeString('publicKey', {
+      description: 'The new public key (pk_test_…): tokenization in browsers only.',
+    }),
   }),
 });
+
+const MerchantType = builder.objectRef<MerchantRef>('Merchant').implement({
+  description: 'A sandbox merchant: the owner of every object its keys create.',
+  interfaces: [NodeRef],
+  fields: (t) => ({
+    name: t.exposeString('name', { description: "The merchant's name." }),
+  }),
+});
+
+/** A merchant is visible to itself only: another merchant's id is not found. */
+nodeKind('merchant', MerchantType, async (svc, id) => {
+  if (id !== svc.merchant.id) throw new SandbankError('resource_not_found');
+  return svc.merchant;
+});
+
+builder.queryFields((t) => ({
+  merchant: t.field({
+    type: MerchantType,
+    description: 'The merchant the API key belongs to.',
+    resolve: (_root, _args, ctx) => serviceContext(ctx).merchant,
+  }),
+}));
 
 builder.mutationFields((t) => ({
   rollKeys: t.field({

@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { listQueryOf, nullIfNotFound, serviceContext, toConnection } from '../../graphql/context.ts';
-import { TransactionRef } from '../../graphql/transaction.ts';
+import { TransactionKindEnum, TransactionRef, TransactionStateEnum } from '../../graphql/transaction.ts';
 import { getTransaction, listTransactions, TRANSACTION_KINDS } from './transactions.service.ts';
 
 builder.queryFields((t) => ({
@@ -8,8 +8,11 @@ builder.queryFields((t) => ({
     type: TransactionRef,
     description: `Every transaction across kinds (${TRANSACTION_KINDS.join(', ')}), newest first; each with its timeline (GET /v1/transactions).`,
     args: {
-      kinds: t.arg.stringList({ description: `Any of ${TRANSACTION_KINDS.join(', ')} (default: all)` }),
-      state: t.arg.string({ description: "Only transactions in this state (each kind's own states)." }),
+      kinds: t.arg({
+        type: [TransactionKindEnum],
+        description: 'Only transactions of these kinds (default: all).',
+      }),
+      state: t.arg({ type: TransactionStateEnum, description: 'Only transactions in this state.' }),
       createdFrom: t.arg({ type: 'DateTime', description: 'Created at or after this clock time.' }),
       createdTo: t.arg({ type: 'DateTime', description: 'Created before this clock time.' }),
       search: t.arg.string({
@@ -34,7 +37,9 @@ builder.queryFields((t) => ({
     nullable: true,
     description:
       'One transaction of any kind by its id (GET /v1/transactions/{id}); null when there is none.',
-    args: { id: t.arg.id({ required: true }) },
+    args: {
+      id: t.arg.id({ required: true, description: "The transaction's id (its prefix names its kind)." }),
+    },
     resolve: async (_root, args, ctx) => {
       const found = await nullIfNotFound(getTransaction(serviceContext(ctx), String(args.id)));
       return found?.row ?? null;

@@ -6,13 +6,23 @@ import {
   serviceContext,
   toConnection,
 } from '../../graphql/context.ts';
-import { TransactionRef } from '../../graphql/transaction.ts';
+import { type BankAccountType, BankAccountTypeEnum, describedEnum } from '../../graphql/enums.ts';
+import { NodeRef, nodeKind } from '../../graphql/node.ts';
+import { CurrencyCodeEnum } from '../../graphql/scalars.ts';
+import { DESCRIPTION, IDEMPOTENCY_KEY, METADATA, REFERENCE, UPDATED_AT } from '../../graphql/texts.ts';
+import { TransactionRef, TransactionStateEnum } from '../../graphql/transaction.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { createPayout, createTransfer } from './transfers.create.ts';
 import { type EntryKind, statesOf } from './transfers.machine.ts';
-import { RAILS } from './transfers.rails.ts';
+import {
+  ACH_RETURN_CODES,
+  achReturnReason,
+  RAIL_LIMIT_MINOR,
+  type Rail,
+  RTP_REJECT_REASONS,
+} from './transfers.rails.ts';
 import { getPayout, getTransfer, listPayouts, listTransfers } from './transfers.read.ts';
 import { payoutArrivalAt, payoutInTransitAt, type TransferRow } from './transfers.resource.ts';
 import {
@@ -24,90 +34,241 @@ import {
 } from './transfers.schema.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from './transfers.steps.ts';
 
-const RailEnum = builder.enumType('TransferRail', { values: RAILS });
-const DirectionEnum = builder.enumType('TransferDirection', { values: ['credit', 'debit'] as const });
+const dollars = (minor: bigint) => `$${(minor / 100n).toLocaleString('en-US')}`;
+
+const RailEnum = describedEnum('TransferRail', 'The rail a bank transfer or payout travels on.', {
+  ach: 'Standard ACH: settles the next banking day after the window it is submitted in.',
+  same_day_ach: `Same-Day ACH: settles the same banking day (up to ${dollars(RAIL_LIMIT_MINOR.same_day_ach)} an entry).`,
+  rtp: `RTP: instant and irrevocable, credits only, completed or rejected within seconds (up to ${dollars(RAIL_LIMIT_MINOR.rtp)}).`,
+} satisfies Record<Rail, string>);
+
+const DirectionEnum = describedEnum('TransferDirection', 'Which way a transfer moves money.', {
+  credit: 'Sends money to the counterparty (held from the available balance at once).',
+  debit: "Pulls money from the counterparty's account (ACH only).",
+});
+
+type SecCode = 'PPD' | 'CCD' | 'WEB';
+
+const SecCodeEnum = describedEnum('AchSecCode', 'The ACH Standard Entry Class code of an entry.', {
+  PPD: 'Prearranged Payment and Deposit: a consumer account, authorized in writing.',
+  CCD: 'Corporate Credit or Debit: a business account (the default).',
+  WEB: 'Internet-initiated: a consumer debit authorized online.',
+} satisfies Record<SecCode, string>);
+
+const returnCodeDescription = (code: string) => {
+  const reason = achReturnReason(code);
+  return reason ? `${reason.title}${reason.unauthorized ? ' (an unauthorized-debit return)' : ''}.` : code;
+};
+
+/** Nacha's return codes, each described by its title (reference/ach-return-codes). */
+export const AchReturnCodeEnum = describedEnum(
+  'AchReturnCode',
+  'A Nacha return code: why the receiving bank sent an ACH entry back.',
+  Object.fromEntries(ACH_RETURN_CODES.map((code) => [code, returnCodeDescription(code)])),
+);
+
+const PayoutFailureCodeEnum = describedEnum(
+  'PayoutFailureCode',
+  'What ended a payout: a Nacha return code (ACH) or an ISO 20022 rejection reason (RTP).',
+  {
+    ...Object.fromEntries(ACH_RETURN_CODES.map((code) => [code, returnCodeDescription(code)])),
+    ...Object.fromEntries(
+      Object.entries(RTP_REJECT_REASONS).map(([code, reason]) => [code, `${reason} (RTP).`]),
+    ),
+  },
+);
 
 const CounterpartyRef = builder.objectRef<TransferRow>('TransferCounterparty').implement({
   description:
     "The account at the other end (a payout's destination). Only the last 4 digits of its number are kept.",
   fields: (t) => ({
-    name: t.exposeString('counterpartyName'),
-    routingNumber: t.exposeString('routingNumber'),
-    accountNumberLast4: t.exposeString('accountLast4'),
-    accountType: t.exposeString('accountType'),
+    name: t.exposeString('counterpartyName', { description: "The account holder's name." }),
+    routingNumber: t.exposeString('routingNumber', { description: 'The ABA routing number (9 digits).' }),
+    accountNumberLast4: t.exposeString('accountLast4', {
+      description: 'The last 4 digits of the account number.',
+    }),
+    accountType: t.field({
+      type: BankAccountTypeEnum,
+      description: 'checking or savings.',
+      resolve: (row) => row.accountType as BankAccountType,
+    }),
   }),
 });
 
 export const TransferRef = builder.objectRef<TransferRow>('Transfer').implement({
   description: `A bank transfer. States: ${statesOf('transfer').join(', ')}.`,
-  interfaces: [TransactionRef],
+  interfaces: [NodeRef, TransactionRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'transfer'),
   fields: (t) => ({
-    rail: t.field({ type: RailEnum, resolve: (row) => row.rail as never }),
-    direction: t.field({ type: DirectionEnum, resolve: (row) => row.direction as never }),
-    counterparty: t.field({ type: CounterpartyRef, resolve: (row) => row }),
-    secCode: t.exposeString('secCode', { nullable: true }),
+    rail: t.field({
+      type: RailEnum,
+      description: 'The rail it travels on.',
+      resolve: (row) => row.rail as Rail,
+    }),
+    direction: t.field({
+      type: DirectionEnum,
+      description: 'credit sends money to the counterparty; debit pulls it.',
+      resolve: (row) => row.direction as 'credit' | 'debit',
+    }),
+    counterparty: t.field({
+      type: CounterpartyRef,
+      description: 'The account at the other end.',
+      resolve: (row) => row,
+    }),
+    secCode: t.field({
+      type: SecCodeEnum,
+      nullable: true,
+      description: 'The ACH Standard Entry Class code; null on RTP.',
+      resolve: (row) => row.secCode as SecCode | null,
+    }),
     expectedSubmissionAt: t.field({
       type: 'DateTime',
       nullable: true,
+      description:
+        'ACH: the cut-off of the FedACH window the entry goes in (it is submitted then); null on RTP.',
       resolve: (row) => row.expectedSubmissionAt,
     }),
-    submittedAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.submittedAt }),
+    submittedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the entry was submitted to the rail (RTP: when it was sent); null before.',
+      resolve: (row) => row.submittedAt,
+    }),
     expectedSettlementAt: t.field({
       type: 'DateTime',
       nullable: true,
+      description:
+        'When the entry is expected to settle (RTP: to complete); null when none is to be expected.',
       resolve: (row) => row.expectedSettlementAt,
     }),
-    settledAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.settledAt }),
-    returnedAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.returnedAt }),
-    returnCode: t.exposeString('returnCode', { nullable: true }),
-    returnReason: t.exposeString('returnReason', { nullable: true }),
-    failureReason: t.exposeString('failureReason', { nullable: true }),
+    settledAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the entry settled (RTP: completed); null before.',
+      resolve: (row) => row.settledAt,
+    }),
+    returnedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the entry came back (state returned); null otherwise.',
+      resolve: (row) => row.returnedAt,
+    }),
+    returnCode: t.field({
+      type: AchReturnCodeEnum,
+      nullable: true,
+      description: 'The Nacha return code it came back with (state returned); null otherwise.',
+      resolve: (row) => row.returnCode,
+    }),
+    returnReason: t.exposeString('returnReason', {
+      nullable: true,
+      description: 'The title of the return code (Insufficient Funds); null unless returned.',
+    }),
+    failureReason: t.exposeString('failureReason', {
+      nullable: true,
+      description: 'Why an RTP transfer was rejected (state rejected): the ISO 20022 reason and its meaning.',
+    }),
     collection: t.exposeString('collectionId', {
       nullable: true,
       description: 'The id of the collection this debit pays (its checkout was paid by bank account).',
     }),
-    description: t.exposeString('description', { nullable: true }),
-    metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
+    description: t.exposeString('description', {
+      nullable: true,
+      description: 'The description given on create.',
+    }),
+    metadata: t.field({
+      type: 'JSONObject',
+      description: "The merchant's metadata: string keys and values.",
+      resolve: (row) => row.metadata,
+    }),
+    updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
   }),
 });
 
 export const PayoutRef = builder.objectRef<TransferRow>('Payout').implement({
   description: `A payout of available USD to the merchant's own bank account. States: ${statesOf('payout').join(', ')}.`,
-  interfaces: [TransactionRef],
+  interfaces: [NodeRef, TransactionRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'payout'),
   fields: (t) => ({
-    method: t.field({ type: RailEnum, resolve: (row) => row.rail as never }),
-    destination: t.field({ type: CounterpartyRef, resolve: (row) => row }),
+    method: t.field({
+      type: RailEnum,
+      description: 'The rail it travels on.',
+      resolve: (row) => row.rail as Rail,
+    }),
+    destination: t.field({
+      type: CounterpartyRef,
+      description: "The merchant's own bank account it pays.",
+      resolve: (row) => row,
+    }),
     expectedSubmissionAt: t.field({
       type: 'DateTime',
       nullable: true,
+      description:
+        'ACH: the cut-off of the FedACH window the payout goes in (it is in transit then); null on RTP.',
       resolve: (row) => row.expectedSubmissionAt,
     }),
-    inTransitAt: t.field({ type: 'DateTime', nullable: true, resolve: payoutInTransitAt }),
-    arrivalAt: t.field({ type: 'DateTime', nullable: true, resolve: payoutArrivalAt }),
-    paidAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.settledAt }),
-    returnedAt: t.field({ type: 'DateTime', nullable: true, resolve: (row) => row.returnedAt }),
-    failureCode: t.string({
+    inTransitAt: t.field({
+      type: 'DateTime',
       nullable: true,
-      description: 'The ACH return code or the RTP rejection reason.',
+      description: 'When the payout went in transit (ACH submission); null before, and always on RTP.',
+      resolve: payoutInTransitAt,
+    }),
+    arrivalAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When the payout arrives (is expected to be paid); null for one that never will or that waits for a simulate step.',
+      resolve: payoutArrivalAt,
+    }),
+    paidAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the payout was paid (settled); null before.',
+      resolve: (row) => row.settledAt,
+    }),
+    returnedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the bank sent the payout back (ACH: failed or returned); null otherwise.',
+      resolve: (row) => row.returnedAt,
+    }),
+    failureCode: t.field({
+      type: PayoutFailureCodeEnum,
+      nullable: true,
+      description: 'What ended it: the ACH return code or the RTP rejection reason; null otherwise.',
       resolve: (row) =>
         row.returnCode ?? (row.state === 'failed' && row.rail === 'rtp' ? row.outcomeCode : null),
     }),
-    failureReason: t.string({ nullable: true, resolve: (row) => row.returnReason ?? row.failureReason }),
-    description: t.exposeString('description', { nullable: true }),
-    metadata: t.field({ type: 'JSONObject', resolve: (row) => row.metadata }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
+    failureReason: t.string({
+      nullable: true,
+      description: 'The meaning of failureCode (Account Closed; AC03: Invalid creditor account number).',
+      resolve: (row) => row.returnReason ?? row.failureReason,
+    }),
+    description: t.exposeString('description', {
+      nullable: true,
+      description: 'The description given on create.',
+    }),
+    metadata: t.field({
+      type: 'JSONObject',
+      description: "The merchant's metadata: string keys and values.",
+      resolve: (row) => row.metadata,
+    }),
+    updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
   }),
 });
 
+nodeKind('transfer', TransferRef, getTransfer);
+nodeKind('payout', PayoutRef, getPayout);
+
 const CounterpartyInput = builder.inputType('TransferCounterpartyInput', {
+  description: "A US bank account: a transfer's counterparty or a payout's destination.",
   fields: (t) => ({
-    name: t.string({ required: true }),
-    routingNumber: t.string({ required: true }),
-    accountNumber: t.string({ required: true }),
-    accountType: t.string({ description: 'checking (default) or savings' }),
+    name: t.string({ required: true, description: "The account holder's name." }),
+    routingNumber: t.string({
+      required: true,
+      description: 'The ABA routing number (9 digits, checksummed).',
+    }),
+    accountNumber: t.string({ required: true, description: 'The account number (4-17 digits).' }),
+    accountType: t.field({ type: BankAccountTypeEnum, description: 'checking (default) or savings.' }),
   }),
 });
 
@@ -123,19 +284,27 @@ builder.queryFields((t) => ({
   transfer: t.field({
     type: TransferRef,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    description: 'A bank transfer by its id (GET /v1/transfers/{id}); null when the merchant has none.',
+    args: { id: t.arg.id({ required: true, description: "The transfer's id (tr_…)." }) },
     resolve: (_root, args, ctx) => nullIfNotFound(getTransfer(serviceContext(ctx), String(args.id))),
   }),
   payout: t.field({
     type: PayoutRef,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    description: 'A payout by its id (GET /v1/payouts/{id}); null when the merchant has none.',
+    args: { id: t.arg.id({ required: true, description: "The payout's id (po_…)." }) },
     resolve: (_root, args, ctx) => nullIfNotFound(getPayout(serviceContext(ctx), String(args.id))),
   }),
   payouts: t.connection({
     type: PayoutRef,
     description: 'Payouts, newest first (first: 1-100, default 20).',
-    args: { method: t.arg({ type: RailEnum }), state: t.arg.string() },
+    args: {
+      method: t.arg({ type: RailEnum, description: 'Only payouts on this rail.' }),
+      state: t.arg({
+        type: TransactionStateEnum,
+        description: `Only payouts in this state (a payout's states: ${statesOf('payout').join(', ')}).`,
+      }),
+    },
     resolve: async (_root, args, ctx) => {
       const query = {
         ...listQueryOf(args),
@@ -148,7 +317,13 @@ builder.queryFields((t) => ({
   transfers: t.connection({
     type: TransferRef,
     description: 'Bank transfers, newest first (first: 1-100, default 20).',
-    args: { rail: t.arg({ type: RailEnum }), state: t.arg.string() },
+    args: {
+      rail: t.arg({ type: RailEnum, description: 'Only transfers on this rail.' }),
+      state: t.arg({
+        type: TransactionStateEnum,
+        description: `Only transfers in this state (a transfer's states: ${statesOf('transfer').join(', ')}).`,
+      }),
+    },
     resolve: async (_root, args, ctx) => {
       const query = { ...listQueryOf(args), rail: args.rail ?? undefined, state: args.state ?? undefined };
       return toConnection(await listTransfers(serviceContext(ctx), query), args);
@@ -174,7 +349,10 @@ function stepMutations(
   const name = kind === 'transfer' ? 'Transfer' : 'Payout';
   const plural = `${kind}s`;
   const run = kind === 'transfer' ? transferMutation : payoutMutation;
-  const args = { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() };
+  const args = {
+    id: t.arg.id({ required: true, description: `The ${kind}'s id.` }),
+    idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
+  };
   const simple = (mutation: string, description: string, work: EntrySteps['submit']) =>
     t.field({
       type,
@@ -204,7 +382,13 @@ function stepMutations(
       type,
       errors: { types: [SandbankError] },
       description: `POST /v1/simulate/${plural}/{id}/return: code defaults to R01 (debits) or R03 (credits).`,
-      args: { ...args, code: t.arg.string() },
+      args: {
+        ...args,
+        code: t.arg({
+          type: AchReturnCodeEnum,
+          description: 'The Nacha return code (default R01 for debits, R03 for credits).',
+        }),
+      },
       resolve: (_root, a, ctx) => {
         const body = returnBodies[kind].body(a);
         return run(ctx, `simulate${name}Return`, a.idempotencyKey, { id: a.id, ...body }, (svc) =>
@@ -221,16 +405,28 @@ builder.mutationFields((t) => ({
     errors: { types: [SandbankError] },
     description: 'POST /v1/transfers: a credit sends money (held from available at once), a debit pulls it.',
     args: {
-      rail: t.arg({ type: RailEnum, required: true }),
-      direction: t.arg({ type: DirectionEnum, required: true }),
-      amount: t.arg({ type: 'Decimal', required: true }),
-      currency: t.arg.string({ required: true }),
-      counterparty: t.arg({ type: CounterpartyInput, required: true }),
-      secCode: t.arg.string({ description: 'ACH only: PPD, CCD (default) or WEB.' }),
-      reference: t.arg.string(),
-      description: t.arg.string(),
-      metadata: t.arg({ type: 'JSONObject' }),
-      idempotencyKey: t.arg.string(),
+      rail: t.arg({ type: RailEnum, required: true, description: 'The rail to send it on.' }),
+      direction: t.arg({
+        type: DirectionEnum,
+        required: true,
+        description: 'credit sends money; debit pulls it (ACH only).',
+      }),
+      amount: t.arg({ type: 'Decimal', required: true, description: 'How much, in major units.' }),
+      currency: t.arg({
+        type: CurrencyCodeEnum,
+        required: true,
+        description: 'USD (bank transfers are in USD; another code is currency_unsupported).',
+      }),
+      counterparty: t.arg({
+        type: CounterpartyInput,
+        required: true,
+        description: 'The account at the other end.',
+      }),
+      secCode: t.arg({ type: SecCodeEnum, description: 'ACH only: PPD, CCD (default) or WEB.' }),
+      reference: t.arg.string({ description: REFERENCE }),
+      description: t.arg.string({ description: DESCRIPTION }),
+      metadata: t.arg({ type: 'JSONObject', description: METADATA }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
     },
     resolve: (_root, args, ctx) => {
       const body = createTransferBody.body(args);
@@ -244,14 +440,22 @@ builder.mutationFields((t) => ({
     errors: { types: [SandbankError] },
     description: "POST /v1/payouts: available USD to the merchant's own bank account (held at once).",
     args: {
-      amount: t.arg({ type: 'Decimal', required: true }),
-      currency: t.arg.string({ required: true }),
-      method: t.arg({ type: RailEnum, description: 'ach (default), same_day_ach or rtp' }),
-      destination: t.arg({ type: CounterpartyInput, required: true }),
-      reference: t.arg.string(),
-      description: t.arg.string(),
-      metadata: t.arg({ type: 'JSONObject' }),
-      idempotencyKey: t.arg.string(),
+      amount: t.arg({ type: 'Decimal', required: true, description: 'How much, in major units.' }),
+      currency: t.arg({
+        type: CurrencyCodeEnum,
+        required: true,
+        description: 'USD (payouts are in USD; another code is currency_unsupported).',
+      }),
+      method: t.arg({ type: RailEnum, description: 'ach (default), same_day_ach or rtp.' }),
+      destination: t.arg({
+        type: CounterpartyInput,
+        required: true,
+        description: "The merchant's own bank account.",
+      }),
+      reference: t.arg.string({ description: REFERENCE }),
+      description: t.arg.string({ description: DESCRIPTION }),
+      metadata: t.arg({ type: 'JSONObject', description: METADATA }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
     },
     resolve: (_root, args, ctx) => {
       const body = createPayoutBody.body(args);

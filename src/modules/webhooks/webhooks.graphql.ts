@@ -1,10 +1,21 @@
 import { builder } from '../../graphql/builder.ts';
 import { listQueryOf, nullIfNotFound, serviceContext, toConnection } from '../../graphql/context.ts';
+import { describedEnum } from '../../graphql/enums.ts';
+import { NodeRef, nodeKind } from '../../graphql/node.ts';
+import { CREATED_AT, UPDATED_AT } from '../../graphql/texts.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { EventRef } from '../events/events.subscriptions.graphql.ts';
 import { listEventTypes } from './webhooks.event-types.ts';
-import { type AttemptRow, type DeliveryLog, listDeliveries, listEndpointDeliveries } from './webhooks.log.ts';
+import {
+  type AttemptRow,
+  type DeliveryLog,
+  type DeliveryRow,
+  getAttempt,
+  getDelivery,
+  listDeliveries,
+  listEndpointDeliveries,
+} from './webhooks.log.ts';
 import { redeliverEvent } from './webhooks.redeliver.ts';
 import {
   createEndpointSchema,
@@ -25,13 +36,20 @@ import {
 
 type EndpointView = EndpointRow & { showSecret?: boolean };
 
+const DeliveryStateEnum = describedEnum('WebhookDeliveryState', 'Where a webhook delivery stands.', {
+  pending: 'Not delivered yet: its next attempt is due at nextAttemptAt.',
+  delivered: 'The endpoint answered 2xx.',
+  failed: 'Every retry failed, or its endpoint was deleted; redeliverEvent sends the event again.',
+} satisfies Record<DeliveryRow['state'], string>);
+
 const WebhookAttemptRef = builder.objectRef<AttemptRow>('WebhookAttempt').implement({
   description: 'One HTTP attempt of a delivery: its clock time, the answer or the error, how long it took.',
+  interfaces: [NodeRef],
   fields: (t) => ({
-    id: t.exposeID('id'),
+    deliveryId: t.exposeString('deliveryId', { description: 'The id of the delivery it belongs to.' }),
     attemptedAt: t.field({ type: 'DateTime', description: 'Clock time.', resolve: (row) => row.attemptedAt }),
     status: t.exposeInt('status', { nullable: true, description: 'HTTP status; null when no answer came.' }),
-    durationMs: t.exposeInt('durationMs'),
+    durationMs: t.exposeInt('durationMs', { description: 'How long the request took, in milliseconds.' }),
     responseBody: t.exposeString('responseBody', {
       nullable: true,
       description: 'The response body, up to 2 KiB.',
@@ -54,21 +72,42 @@ const deliveryNode = (log: DeliveryLog): DeliveryNode => ({ ...log, id: log.deli
 
 const WebhookDeliveryRef = builder.objectRef<DeliveryNode>('WebhookDelivery').implement({
   description: 'An event delivered (or being delivered) to one endpoint, with its attempt log.',
+  interfaces: [NodeRef],
   fields: (t) => ({
-    id: t.exposeID('id'),
-    eventId: t.string({ resolve: (log) => log.delivery.eventId }),
-    eventType: t.exposeString('eventType'),
-    endpointId: t.string({ resolve: (log) => log.delivery.endpointId }),
-    state: t.string({ description: 'pending, delivered or failed.', resolve: (log) => log.delivery.state }),
-    attemptCount: t.int({ resolve: (log) => log.delivery.attempts }),
+    eventId: t.string({
+      description: 'The id of the event it delivers.',
+      resolve: (log) => log.delivery.eventId,
+    }),
+    eventType: t.exposeString('eventType', { description: "The event's type, e.g. collection.succeeded." }),
+    endpointId: t.string({
+      description: 'The id of the endpoint it is delivered to.',
+      resolve: (log) => log.delivery.endpointId,
+    }),
+    state: t.field({
+      type: DeliveryStateEnum,
+      description: 'Where it stands.',
+      resolve: (log) => log.delivery.state,
+    }),
+    attemptCount: t.int({
+      description: 'How many attempts were made.',
+      resolve: (log) => log.delivery.attempts,
+    }),
     nextAttemptAt: t.field({
       type: 'DateTime',
       nullable: true,
       description: 'Clock time of the next attempt while pending.',
       resolve: (log) => (log.delivery.state === 'pending' ? log.delivery.nextAttemptAt : null),
     }),
-    attempts: t.field({ type: [WebhookAttemptRef], resolve: (log) => log.attempts }),
-    createdAt: t.field({ type: 'DateTime', resolve: (log) => log.delivery.createdAt }),
+    attempts: t.field({
+      type: [WebhookAttemptRef],
+      description: 'Its attempts, oldest first.',
+      resolve: (log) => log.attempts,
+    }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When it was queued (with its event).',
+      resolve: (log) => log.delivery.createdAt,
+    }),
   }),
 });
 
@@ -83,13 +122,22 @@ builder.objectField(EventRef, 'deliveries', (t) =>
 
 const WebhookEndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').implement({
   description: 'Where events are delivered, signed per Standard Webhooks.',
+  interfaces: [NodeRef],
   fields: (t) => ({
-    id: t.exposeID('id'),
-    url: t.exposeString('url'),
-    description: t.exposeString('description', { nullable: true }),
-    enabledEvents: t.exposeStringList('enabledEvents'),
-    enabled: t.exposeBoolean('enabled'),
-    disabledReason: t.exposeString('disabledReason', { nullable: true }),
+    url: t.exposeString('url', { description: 'Where deliveries are POSTed.' }),
+    description: t.exposeString('description', {
+      nullable: true,
+      description: "The merchant's note about it.",
+    }),
+    enabledEvents: t.exposeStringList('enabledEvents', {
+      description: 'The event types it receives, or ["*"] for all (eventTypes lists them).',
+    }),
+    enabled: t.exposeBoolean('enabled', { description: 'Whether deliveries are sent to it.' }),
+    disabledReason: t.exposeString('disabledReason', {
+      nullable: true,
+      description:
+        'Why it is disabled: the receiver answered 410 Gone, deliveries failed for 5 days, or the merchant disabled it; null while enabled.',
+    }),
     failingSince: t.field({
       type: 'DateTime',
       nullable: true,
@@ -101,8 +149,8 @@ const WebhookEndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').im
       description: 'Shown only by createWebhookEndpoint and rotateWebhookSecret.',
       resolve: (row) => (row.showSecret ? row.secret : null),
     }),
-    createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (row) => row.updatedAt }),
+    createdAt: t.field({ type: 'DateTime', description: CREATED_AT, resolve: (row) => row.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
     deliveries: t.connection({
       type: WebhookDeliveryRef,
       description: 'The delivery log: newest event first (GET /v1/webhook_endpoints/{id}/deliveries).',
@@ -114,11 +162,17 @@ const WebhookEndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').im
   }),
 });
 
+nodeKind('webhookEndpoint', WebhookEndpointRef, getEndpoint);
+nodeKind('webhookDelivery', WebhookDeliveryRef, async (svc, id) => deliveryNode(await getDelivery(svc, id)));
+nodeKind('webhookAttempt', WebhookAttemptRef, getAttempt);
+
 builder.queryFields((t) => ({
   webhookEndpoint: t.field({
     type: WebhookEndpointRef,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    description:
+      'A webhook endpoint by its id (GET /v1/webhook_endpoints/{id}); null when the merchant has none.',
+    args: { id: t.arg.id({ required: true, description: "The endpoint's id (we_…)." }) },
     resolve: (_root, args, ctx) => nullIfNotFound(getEndpoint(serviceContext(ctx), String(args.id))),
   }),
   eventTypes: t.stringList({
@@ -128,6 +182,7 @@ builder.queryFields((t) => ({
   }),
   webhookEndpoints: t.connection({
     type: WebhookEndpointRef,
+    description: 'Webhook endpoints, newest first (GET /v1/webhook_endpoints).',
     resolve: async (_root, args, ctx) =>
       toConnection(await listEndpoints(serviceContext(ctx), listQueryOf(args)), args),
   }),
@@ -143,10 +198,11 @@ builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
     type: WebhookEndpointRef,
     errors: { types: [SandbankError] },
+    description: 'POST /v1/webhook_endpoints: a new endpoint; its signing secret is shown this once.',
     args: {
-      url: t.arg.string({ required: true }),
-      enabledEvents: t.arg.stringList({ description: 'Event types, or ["*"] (default)' }),
-      description: t.arg.string(),
+      url: t.arg.string({ required: true, description: 'Where deliveries are POSTed (http or https).' }),
+      enabledEvents: t.arg.stringList({ description: 'Event types, or ["*"] (default).' }),
+      description: t.arg.string({ description: "The merchant's note about it." }),
     },
     resolve: async (_root, args, ctx) => ({
       ...(await createEndpoint(serviceContext(ctx), createEndpointBody.parse(createEndpointBody.body(args)))),
@@ -156,12 +212,15 @@ builder.mutationFields((t) => ({
   updateWebhookEndpoint: t.field({
     type: WebhookEndpointRef,
     errors: { types: [SandbankError] },
+    description: 'POST /v1/webhook_endpoints/{id}: change what is given, leave the rest.',
     args: {
-      id: t.arg.id({ required: true }),
-      url: t.arg.string(),
-      enabledEvents: t.arg.stringList(),
-      enabled: t.arg.boolean(),
-      description: t.arg.string(),
+      id: t.arg.id({ required: true, description: "The endpoint's id." }),
+      url: t.arg.string({ description: 'Where deliveries are POSTed.' }),
+      enabledEvents: t.arg.stringList({ description: 'Event types, or ["*"].' }),
+      enabled: t.arg.boolean({
+        description: 'false pauses deliveries; true resumes them (and clears disabledReason).',
+      }),
+      description: t.arg.string({ description: "The merchant's note about it." }),
     },
     resolve: (_root, args, ctx) =>
       updateEndpoint(
@@ -173,13 +232,17 @@ builder.mutationFields((t) => ({
   deleteWebhookEndpoint: t.field({
     type: WebhookEndpointRef,
     errors: { types: [SandbankError] },
-    args: { id: t.arg.id({ required: true }) },
+    description:
+      'DELETE /v1/webhook_endpoints/{id}: its pending deliveries end as failed; answers with it as it was.',
+    args: { id: t.arg.id({ required: true, description: "The endpoint's id." }) },
     resolve: (_root, args, ctx) => deleteEndpoint(serviceContext(ctx), String(args.id)),
   }),
   rotateWebhookSecret: t.field({
     type: WebhookEndpointRef,
     errors: { types: [SandbankError] },
-    args: { id: t.arg.id({ required: true }) },
+    description:
+      'POST /v1/webhook_endpoints/{id}/rotate_secret: a new signing secret, shown this once (the old one still signs for 24 hours).',
+    args: { id: t.arg.id({ required: true, description: "The endpoint's id." }) },
     resolve: async (_root, args, ctx) => ({
       ...(await rotateSecret(serviceContext(ctx), String(args.id))),
       showSecret: true,
@@ -189,7 +252,7 @@ builder.mutationFields((t) => ({
     type: 'String',
     errors: { types: [SandbankError] },
     description: 'Sends a webhook.test event to the endpoint; returns the event id.',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The endpoint's id." }) },
     resolve: (_root, args, ctx) => sendTestEvent(serviceContext(ctx), String(args.id)),
   }),
   redeliverEvent: t.field({
@@ -197,7 +260,12 @@ builder.mutationFields((t) => ({
     errors: { types: [SandbankError] },
     description:
       'Queues an event again now, for one endpoint or every subscribed one (POST /v1/events/{id}/redeliver).',
-    args: { id: t.arg.id({ required: true }), endpointId: t.arg.id() },
+    args: {
+      id: t.arg.id({ required: true, description: "The event's id." }),
+      endpointId: t.arg.id({
+        description: 'Only this endpoint (default: every endpoint subscribed to the event).',
+      }),
+    },
     resolve: async (_root, args, ctx) =>
       (
         await redeliverEvent(

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { SandbankError } from '../../kernel/errors.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
 import { getEvent } from '../events/events.service.ts';
@@ -85,4 +86,34 @@ export async function listEndpointDeliveries(
   );
   const deliveries = page.data.map(({ delivery, eventType }) => ({ delivery, eventType }));
   return { ...page, data: await withAttempts(exec, deliveries) };
+}
+
+/** One of the merchant's deliveries with its event's type and its attempt log (GraphQL's node(id:)). */
+export async function getDelivery(ctx: ServiceContext, id: string): Promise<DeliveryLog> {
+  const exec = ctx.tx ?? ctx.db;
+  const [row] = id.includes('\u0000')
+    ? []
+    : await exec
+        .select({ delivery: webhookDeliveries, eventType: sql<string>`coalesce(${events.type}, '')` })
+        .from(webhookDeliveries)
+        .leftJoin(
+          events,
+          and(eq(events.id, webhookDeliveries.eventId), eq(events.merchantId, ctx.merchant.id)),
+        )
+        .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.merchantId, ctx.merchant.id)));
+  if (!row) throw new SandbankError('resource_not_found', { message: 'No such webhook delivery.' });
+  const [log] = await withAttempts(exec, [row]);
+  return log as DeliveryLog;
+}
+
+/** One of the merchant's delivery attempts by its id (GraphQL's node(id:)). */
+export async function getAttempt(ctx: ServiceContext, id: string): Promise<AttemptRow> {
+  const [row] = id.includes('\u0000')
+    ? []
+    : await (ctx.tx ?? ctx.db)
+        .select()
+        .from(webhookAttempts)
+        .where(and(eq(webhookAttempts.id, id), eq(webhookAttempts.merchantId, ctx.merchant.id)));
+  if (!row) throw new SandbankError('resource_not_found', { message: 'No such webhook attempt.' });
+  return row;
 }

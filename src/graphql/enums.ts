@@ -1,0 +1,55 @@
+import type { CardBrand } from '../modules/cards/card-numbers.ts';
+import { builder } from './builder.ts';
+
+/**
+ * An enum whose every value is described. `values` maps each value to its description; typed
+ * against the module's own list (`Record<State, string>`), a value added there and not here, or
+ * described here and gone there, fails the type check. The values are the REST wire values, so a
+ * JSON variable that sent the string before the enum existed still parses.
+ */
+export function describedEnum<const V extends string>(
+  name: string,
+  description: string,
+  values: Record<V, string>,
+) {
+  return builder.enumType(name, {
+    description,
+    values: Object.fromEntries(
+      Object.entries<string>(values).map(([value, text]) => [value, { value, description: text }]),
+    ) as Record<V, { value: V; description: string }>,
+  });
+}
+
+export const CardBrandEnum = describedEnum('CardBrand', 'The card network.', {
+  visa: 'Visa.',
+  mastercard: 'Mastercard.',
+  amex: 'American Express.',
+} satisfies Record<CardBrand, string>);
+
+export const ThreeDSecureOutcomeEnum = describedEnum(
+  'ThreeDSecureOutcome',
+  "How the payer answers a 3-D Secure challenge (the challenge page's two buttons).",
+  {
+    succeed: 'The payer passes the challenge: the payment goes on to authorization.',
+    fail: 'The payer fails the challenge: the payment is declined.',
+  },
+);
+
+export type ThreeDSecureStatus = 'required' | 'succeeded' | 'failed';
+
+export const ThreeDSecureStatusEnum = describedEnum(
+  'ThreeDSecureStatus',
+  'Where a 3-D Secure challenge stands, when the card asked for one.',
+  {
+    required: 'The challenge waits for the payer (the payment is requires_action).',
+    succeeded: 'The payer passed the challenge.',
+    failed: 'The payer failed the challenge.',
+  } satisfies Record<ThreeDSecureStatus, string>,
+);
+
+export type BankAccountType = 'checking' | 'savings';
+
+export const BankAccountTypeEnum = describedEnum('BankAccountType', 'The kind of US bank account.', {
+  checking: 'A checking account (the default).',
+  savings: 'A savings account.',
+} satisfies Record<BankAccountType, string>);
