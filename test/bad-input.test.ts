@@ -118,6 +118,18 @@ const CASES: Case[] = [
   bad('amount 1e21 (huge)', amount(1e21), 'amount_invalid', 'amount'),
   bad('amount 1e-7 (tiny)', amount(1e-7), 'amount_invalid', 'amount'),
   bad(
+    'amount 1e2 (a JSON exponent literal)',
+    raw('{"amount":1e2,"currency":"USD"}'),
+    'amount_invalid',
+    'amount',
+  ),
+  bad(
+    'amount 0.1000000000000000001 (more digits than a double keeps)',
+    raw('{"amount":0.1000000000000000001,"currency":"USD"}'),
+    'amount_invalid',
+    'amount',
+  ),
+  bad(
     'amount 99999999999999999999 (raw integer)',
     raw('{"amount":99999999999999999999,"currency":"USD"}'),
     'amount_invalid',

@@ -45,13 +45,15 @@ function exactNumber(text: string): number | string {
 }
 
 /**
- * Hands the body already read to Hono's body cache: its text, and the object as read here (exact
- * numbers kept), which is what `c.req.json()` — and so the route's validator — answers. The
+ * Hands the body already read to Hono's body cache, as the object read here (exact numbers kept)
+ * and as that object's JSON text. `c.req.json()` — and so the route's validator — parses the
+ * cached text with JSON.parse, so the text must be the object's own, not the client's: from the
+ * client's `1e2` JSON.parse would make 100, from the object's `"1e2"` it keeps the literal. The
  * route's schema therefore parses the very object this middleware judged, and its output is the
  * operation's typed input: a request is parsed once.
  */
-function cacheBody(bodyCache: object, text: string, parsed: Record<string, unknown>): void {
-  (bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+function cacheBody(bodyCache: object, parsed: Record<string, unknown>): void {
+  (bodyCache as Record<string, unknown>).text = Promise.resolve(JSON.stringify(parsed));
   (bodyCache as Record<string, unknown>).json = Promise.resolve(parsed);
 }
 
@@ -84,7 +86,7 @@ export const jsonBody = createMiddleware<RestEnv>(async (c, next) => {
   const text = await readBody(c.req.raw, declared);
   if (text.length === 0 && !c.req.header('content-type')) {
     c.set('body', {});
-    cacheBody(c.req.bodyCache, '{}', {});
+    cacheBody(c.req.bodyCache, {});
     declareJson(c);
     return next();
   }
@@ -100,7 +102,7 @@ export const jsonBody = createMiddleware<RestEnv>(async (c, next) => {
   }
   assertStorableText(parsed);
   c.set('body', parsed as Record<string, unknown>);
-  cacheBody(c.req.bodyCache, text.trim().length === 0 ? '{}' : text, parsed as Record<string, unknown>);
+  cacheBody(c.req.bodyCache, parsed as Record<string, unknown>);
   declareJson(c);
   await next();
 });
