@@ -193,8 +193,11 @@ const CASES: Case[] = [
   // Media type and JSON.
   bad('content-type text/plain', raw(JSON.stringify(base), 'text/plain'), 'unsupported_media_type'),
   bad(
-    'content-type application/x-www-form-urlencoded',
-    raw('amount=10&currency=USD', 'application/x-www-form-urlencoded'),
+    'content-type multipart/form-data (form-encoded bodies are read: test/form-bodies.test.ts)',
+    raw(
+      '--zz\r\nContent-Disposition: form-data; name="amount"\r\n\r\n10\r\n--zz--\r\n',
+      'multipart/form-data; boundary=zz',
+    ),
     'unsupported_media_type',
   ),
   bad('a body without a content-type', raw(JSON.stringify(base), null), 'unsupported_media_type'),
