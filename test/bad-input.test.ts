@@ -118,6 +118,18 @@ const CASES: Case[] = [
   bad('amount 1e21 (huge)', amount(1e21), 'amount_invalid', 'amount'),
   bad('amount 1e-7 (tiny)', amount(1e-7), 'amount_invalid', 'amount'),
   bad(
+    'amount 1e2 (a JSON exponent literal)',
+    raw('{"amount":1e2,"currency":"USD"}'),
+    'amount_invalid',
+    'amount',
+  ),
+  bad(
+    'amount 0.1000000000000000001 (more digits than a double keeps)',
+    raw('{"amount":0.1000000000000000001,"currency":"USD"}'),
+    'amount_invalid',
+    'amount',
+  ),
+  bad(
     'amount 99999999999999999999 (raw integer)',
     raw('{"amount":99999999999999999999,"currency":"USD"}'),
     'amount_invalid',
@@ -181,8 +193,11 @@ const CASES: Case[] = [
   // Media type and JSON.
   bad('content-type text/plain', raw(JSON.stringify(base), 'text/plain'), 'unsupported_media_type'),
   bad(
-    'content-type application/x-www-form-urlencoded',
-    raw('amount=10&currency=USD', 'application/x-www-form-urlencoded'),
+    'content-type multipart/form-data (form-encoded bodies are read: test/form-bodies.test.ts)',
+    raw(
+      '--zz\r\nContent-Disposition: form-data; name="amount"\r\n\r\n10\r\n--zz--\r\n',
+      'multipart/form-data; boundary=zz',
+    ),
     'unsupported_media_type',
   ),
   bad('a body without a content-type', raw(JSON.stringify(base), null), 'unsupported_media_type'),

@@ -45,7 +45,11 @@ export const ERROR_REGISTRY = {
   ),
   resource_not_found: spec(404, 'not_found_error', 'No such resource.'),
   route_not_found: spec(404, 'not_found_error', 'No such route.'),
-  unsupported_media_type: spec(415, 'invalid_request_error', 'Request bodies must be application/json.'),
+  unsupported_media_type: spec(
+    415,
+    'invalid_request_error',
+    'Request bodies must be application/json or application/x-www-form-urlencoded.',
+  ),
   invalid_json: spec(400, 'invalid_request_error', 'The request body is not valid JSON.'),
   payload_too_large: spec(413, 'invalid_request_error', 'The request body is larger than 64 KiB.'),
   parameter_unknown: spec(

@@ -11,9 +11,10 @@ import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts
 import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
+import { bodySchemaLookup } from './form-body.ts';
 import { requireKey } from './middleware/auth.ts';
 import { idempotency } from './middleware/idempotency.ts';
-import { jsonBody } from './middleware/json-body.ts';
+import { requestBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { buildDocument, registerSharedComponents } from './openapi.ts';
 import { validationHook } from './routes.ts';
@@ -35,7 +36,9 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
     createMiddleware<RestEnv>(async (c, next) =>
       PUBLIC_ROUTES.has(`${c.req.method} ${c.req.path}`) ? next() : handler(c, next),
     );
-  api.use('*', unlessPublic(auth), unlessPublic(limiter), jsonBody, unlessPublic(idempotency));
+  // A form body is read with the schema of the operation it reaches (rest/form-body.ts).
+  const body = requestBody(bodySchemaLookup(() => api.openAPIRegistry.definitions));
+  api.use('*', unlessPublic(auth), unlessPublic(limiter), body, unlessPublic(idempotency));
   registerSharedComponents(api);
   registerMerchantRoutes(api);
   registerCollectionRoutes(api);

@@ -125,7 +125,7 @@ export function buildDocument(api: OpenAPIHono<RestEnv>, publicUrl: string): Doc
       title: 'Sandbank API',
       version: '1',
       description:
-        'A self-hosted payment simulation sandbox. Every 2xx body has "status": "success"; every error body is an Error. Request bodies are JSON.',
+        'A self-hosted payment simulation sandbox. Every 2xx body has "status": "success"; every error body is an Error. Request bodies are JSON, or form-encoded with bracket notation (metadata[order]=1, enabled_events[]=a) as Stripe clients send them.',
     },
     servers: [{ url: `${publicUrl}/v1`, description: 'This Sandbank server' }],
     tags: TAGS.map(([name, description]) => ({ name, description })),
@@ -137,6 +137,7 @@ export function buildDocument(api: OpenAPIHono<RestEnv>, publicUrl: string): Doc
     post.parameters = [...(post.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
   }
   document.webhooks = webhooksSection();
+  declareFormBodies(document);
   return document;
 }
 
@@ -224,4 +225,17 @@ function webhooksSection(): NonNullable<Document['webhooks']> {
     };
   }
   return webhooks;
+}
+
+/**
+ * Every JSON request body may also be sent form-encoded (`rest/form-body.ts`): the same schema,
+ * under `application/x-www-form-urlencoded`, its nested fields in bracket notation.
+ */
+function declareFormBodies(document: Document): void {
+  for (const item of Object.values(document.paths ?? {})) {
+    const body = item?.post?.requestBody;
+    if (!body || '$ref' in body) continue;
+    const json = body.content['application/json'];
+    if (json?.schema) body.content['application/x-www-form-urlencoded'] = { schema: json.schema };
+  }
 }

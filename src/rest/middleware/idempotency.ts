@@ -9,6 +9,26 @@ import { isUnreplayed } from '../routes.ts';
 import type { RestEnv } from '../types.ts';
 
 /**
+ * The text a body's fingerprint is taken over, the same for every way of writing one request: keys
+ * in sorted order, and a number as its literal text, as a form writes it. So a JSON body and its
+ * form twin (`{"amount": 10, "capture": false}` and `capture=false&amount=10`) are one request, and
+ * the second replays the first's answer. As in a form, `10` and `"10"` are then the same value to
+ * a key: the fields that take either (amounts, expiry dates) read them alike anyway.
+ */
+export function canonicalBody(value: unknown): string {
+  if (typeof value === 'number') return JSON.stringify(String(value));
+  if (Array.isArray(value)) return `[${value.map(canonicalBody).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const fields = Object.keys(record)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalBody(record[key])}`);
+    return `{${fields.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
  * Idempotency-Key on any POST: the handler runs inside the transaction that stores its
  * response. 2xx outcomes and failures that still wrote (a recorded card decline) are stored and
  * replayed with Idempotent-Replayed: true; validation failures roll back and are not stored.
@@ -21,7 +41,7 @@ export const idempotency = createMiddleware<RestEnv>(async (c, next) => {
   const key = parseIdempotencyKey(header);
   const deps = c.get('deps');
   const merchantId = c.get('principal').merchant.id;
-  const fingerprint = fingerprintOf(c.req.method, c.req.path, JSON.stringify(c.get('body')));
+  const fingerprint = fingerprintOf(c.req.method, c.req.path, canonicalBody(c.get('body')));
   const afterCommit: (() => Promise<void>)[] = [];
   let committed = false;
   const { outcome, replayed } = await runIdempotent(
