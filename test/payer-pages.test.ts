@@ -304,7 +304,10 @@ describe('security headers of the rendered pages', () => {
     for (const asset of assets) {
       const res = await t.app.request(asset);
       expect(res.status, asset).toBe(200);
-      expect(res.headers.get('content-type'), asset).toMatch(/^text\/(javascript|css)/);
+      // The pages' icon is the one image among them.
+      expect(res.headers.get('content-type'), asset).toMatch(
+        asset === '/favicon.svg' ? /^image\/svg\+xml$/ : /^text\/(javascript|css)/,
+      );
       expect(res.headers.get('x-content-type-options'), asset).toBe('nosniff');
       expect(res.headers.get('cache-control'), asset).toContain('max-age');
     }

@@ -4,6 +4,7 @@ import type { HtmlEscapedString } from 'hono/utils/html';
 import { CSS, fileAsset, JAVASCRIPT, serveAssets } from '../http/assets.ts';
 import { webFile } from '../http/files.ts';
 import { pageSecurityHeaders } from '../http/security.ts';
+import { FAVICON_LINK } from './favicon.ts';
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -29,7 +30,7 @@ export function page(title: string, body: Html): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Sandbank</title>
 <link rel="stylesheet" href="/assets/page.css">
-<link rel="icon" href="data:,">
+${FAVICON_LINK}
 <script src="/assets/checkout.js" defer></script>
 </head>
 <body>
