@@ -278,6 +278,7 @@ describe('security headers of the rendered pages', () => {
       ['refused card form', under(checkout, '/card'), cardForm('4242424242424241')],
       ['docs', '/docs'],
       ['GraphiQL', '/graphql', { headers: { accept: 'text/html' } }],
+      ['landing page', '/'],
     ];
     for (const [what, path, init] of pages) {
       const res = await t.app.request(path, init);
@@ -293,7 +294,7 @@ describe('security headers of the rendered pages', () => {
   });
 
   it('their scripts and stylesheets are served files, cacheable, with nosniff', async () => {
-    const pages = [pathOf(String((await collect()).checkout_url)), '/docs', '/graphql'];
+    const pages = [pathOf(String((await collect()).checkout_url)), '/docs', '/graphql', '/'];
     const assets = new Set<string>();
     for (const path of pages) {
       const body = await (await t.app.request(path, { headers: { accept: 'text/html' } })).text();

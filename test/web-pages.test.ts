@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_CARDS } from '../src/modules/cards/magic-cards.ts';
+import { MAGIC_ACCOUNTS, RETURN_CODE_ACCOUNT } from '../src/modules/transfers/transfers.rails.ts';
 import { dashboardBrowser, signedIn } from './fixtures/dashboard.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
 /**
- * What a new user meets first: the icon every page names.
+ * What a new user meets first: the landing page at `/` and the icon every page names.
  */
 
 let t: TestApp;
@@ -17,6 +19,69 @@ afterAll(async () => {
 });
 
 const ICON_LINK = '<link rel="icon" href="/favicon.svg" type="image/svg+xml">';
+
+/** The hrefs of a page's links, by their data-testid. */
+function linksOf(page: string): Record<string, string> {
+  const links: Record<string, string> = {};
+  for (const [, href = '', id = ''] of page.matchAll(/<a href="([^"]+)" data-testid="link-([\w-]+)"/g))
+    links[id] = href;
+  return links;
+}
+
+/** The text of each cell of a table's first column (its rows, by data-testid). */
+function firstColumn(page: string, testId: string): string[] {
+  const table = new RegExp(`<table data-testid="${testId}">([\\s\\S]*?)</table>`).exec(page)?.[1] ?? '';
+  return [...table.matchAll(/<tr><td>([\s\S]*?)<\/td>/g)].map(([, cell = '']) =>
+    cell.replace(/<[^>]+>/g, ''),
+  );
+}
+
+describe('the landing page at /', () => {
+  it('is a page (not a redirect) linking the dashboard, the API reference, GraphiQL and the OpenAPI document', async () => {
+    const res = await t.app.request('/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const page = await res.text();
+    expect(page).toContain('TEST MODE');
+    expect(linksOf(page)).toEqual({
+      dashboard: '/dashboard',
+      docs: '/docs',
+      graphiql: '/graphql',
+      openapi: '/v1/openapi.json',
+      schema: '/graphql/schema.graphql',
+    });
+  });
+
+  it('every link it gives answers: the docs keep their own URL', async () => {
+    const page = await (await t.app.request('/')).text();
+    const expected: Record<string, [number, string]> = {
+      dashboard: [303, ''],
+      docs: [200, 'text/html'],
+      graphiql: [200, 'text/html'],
+      openapi: [200, 'application/json'],
+      schema: [200, 'text/plain'],
+    };
+    for (const [id, href] of Object.entries(linksOf(page))) {
+      const res = await t.app.request(href, { headers: { accept: 'text/html' } });
+      const [status, type] = expected[id] ?? [0, ''];
+      expect(res.status, href).toBe(status);
+      if (type) expect(res.headers.get('content-type'), href).toContain(type);
+    }
+    expect((await t.app.request('/docs')).headers.get('location')).toBeNull();
+  });
+
+  it("lists exactly the network's test cards and the rails' magic bank accounts", async () => {
+    const page = await (await t.app.request('/')).text();
+    expect(firstColumn(page, 'test-cards')).toEqual(TEST_CARDS.map((card) => card.number));
+    for (const card of TEST_CARDS) expect(page).toContain(card.label.replace(/'/g, '&#39;'));
+    expect(firstColumn(page, 'test-accounts')).toEqual([
+      ...MAGIC_ACCOUNTS.map((account) => account.accountNumber),
+      `${RETURN_CODE_ACCOUNT.example} (100XX)`,
+      'routing 790000051',
+    ]);
+  });
+});
 
 describe('the icon', () => {
   it('/favicon.svg is an SVG of this server, cacheable; /favicon.ico answers the same', async () => {
@@ -36,7 +101,7 @@ describe('the icon', () => {
     expect(await ico.text()).toBe(body);
   });
 
-  it('every page layout names it: checkout, docs, GraphiQL, the dashboard signed out and in', async () => {
+  it('every page layout names it: landing, checkout, docs, GraphiQL, the dashboard signed out and in', async () => {
     const collect = await t.rest('POST', '/v1/collect', {
       key: m.secretKey,
       body: { amount: 5, currency: 'USD' },
@@ -46,6 +111,7 @@ describe('the icon', () => {
       (await t.app.request(path, { headers: { accept: 'text/html' } })).text();
     const browser = await signedIn(() => t, m);
     const pages: [string, string][] = [
+      ['landing', await plain('/')],
       ['checkout', await plain(`${checkout.pathname}${checkout.search}`)],
       ['unknown checkout', await plain('/checkout/col_00000000000000000000000000')],
       ['docs', await plain('/docs')],

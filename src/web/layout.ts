@@ -22,7 +22,8 @@ export function buildPageAssets() {
   return app;
 }
 
-export function page(title: string, body: Html): Html {
+/** A payer page (or the landing page, `wide`: its tables need more than a form's width). */
+export function page(title: string, body: Html, options: { wide?: boolean } = {}): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -35,7 +36,7 @@ ${FAVICON_LINK}
 </head>
 <body>
 <div class="test-mode" role="status">TEST MODE · Sandbank sandbox · no real money moves</div>
-<main>${body}</main>
+<main${options.wide ? html` class="wide"` : ''}>${body}</main>
 </body>
 </html>`;
 }
