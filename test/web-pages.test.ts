@@ -5,7 +5,8 @@ import { dashboardBrowser, signedIn } from './fixtures/dashboard.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
 /**
- * What a new user meets first: the landing page at `/` and the icon every page names.
+ * What a new user meets first: the landing page at `/`, the dashboard's 404 page, and the icon
+ * every page names.
  */
 
 let t: TestApp;
@@ -101,7 +102,7 @@ describe('the icon', () => {
     expect(await ico.text()).toBe(body);
   });
 
-  it('every page layout names it: landing, checkout, docs, GraphiQL, the dashboard signed out and in', async () => {
+  it('every page layout names it: landing, checkout, docs, GraphiQL, the dashboard signed out and in, its 404', async () => {
     const collect = await t.rest('POST', '/v1/collect', {
       key: m.secretKey,
       body: { amount: 5, currency: 'USD' },
@@ -118,10 +119,49 @@ describe('the icon', () => {
       ['GraphiQL', await plain('/graphql')],
       ['sign-in', (await dashboardBrowser(() => t).get('/dashboard/login')).html],
       ['dashboard', (await browser.get('/dashboard')).html],
+      ['dashboard 404', (await browser.get('/dashboard/no-such-page')).html],
     ];
     for (const [what, page] of pages) {
       expect(page, what).toContain(ICON_LINK);
       expect(page, what).not.toContain('rel="icon" href="data:');
     }
+  });
+});
+
+describe("the dashboard's 404", () => {
+  it('an unknown path, signed in: status 404, a page of the dashboard layout with a link back home', async () => {
+    const browser = await signedIn(() => t, m);
+    for (const path of ['/dashboard/no-such-page', '/dashboard/transactions/extra/deep']) {
+      const page = await browser.get(path);
+      expect(page.status, path).toBe(404);
+      expect(page.headers.get('content-type'), path).toContain('text/html');
+      expect(page.headers.get('content-security-policy'), path).toContain("script-src 'self'");
+      // The layout: stylesheet, menu, merchant, clock panel.
+      expect(page.html).toContain('<link rel="stylesheet" href="/dashboard/assets/dashboard.css">');
+      expect(page.html).toContain('data-testid="merchant-name">First Day Shop<');
+      expect(page.html).toContain('data-testid="clock-panel"');
+      expect(page.html).toContain('<h1>Page not found</h1>');
+      expect(page.html).toContain(`There is no dashboard page at <code>${path}</code>.`);
+      expect(page.html).toContain('<a href="/dashboard" data-testid="back-home">Back to the dashboard</a>');
+    }
+  });
+
+  it('a POST to an unknown path is a 404 page too (after the CSRF check); signed out, it asks to sign in', async () => {
+    const browser = await signedIn(() => t, m);
+    const posted = await browser.post('/dashboard/no-such-form', { x: '1' });
+    expect(posted.status).toBe(404);
+    expect(posted.html).toContain('data-testid="not-found"');
+    const out = await dashboardBrowser(() => t).get('/dashboard/no-such-page');
+    expect(out.status).toBe(303);
+    expect(out.location).toBe('/dashboard/login?next=%2Fdashboard%2Fno-such-page');
+  });
+
+  it('the pages that exist still answer (the catch-all comes last)', async () => {
+    const browser = await signedIn(() => t, m);
+    for (const path of ['/dashboard', '/dashboard/transactions', '/dashboard/keys', '/dashboard/webhooks']) {
+      expect((await browser.get(path)).status, path).toBe(200);
+    }
+    const asset = await t.app.request('/dashboard/assets/dashboard.css');
+    expect(asset.status).toBe(200);
   });
 });
