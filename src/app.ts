@@ -20,6 +20,8 @@ import { buildChallengePages } from './web/challenge.ts';
 import { buildCheckout } from './web/checkout.ts';
 import { buildDashboard } from './web/dashboard/app.ts';
 import { buildDocs } from './web/docs.ts';
+import { buildFavicon } from './web/favicon.ts';
+import { landingPage } from './web/landing.ts';
 import { buildPageAssets } from './web/layout.ts';
 
 export interface AppOptions {
@@ -123,7 +125,8 @@ export function buildApp({
   app.route('/assets', buildPageAssets());
   app.route('/docs', buildDocs());
   app.route('/dashboard', buildDashboard() as never);
-  app.get('/', (c) => c.redirect('/docs'));
+  app.get('/', pageSecurityHeaders(), landingPage);
+  app.route('/', buildFavicon());
   app.get('/healthz', (c) => c.json({ status: 'success' }));
   app.get('/readyz', async (c) => {
     if (!isReady()) return c.json({ status: 'error', reason: 'shutting down' }, 503);

@@ -278,6 +278,7 @@ describe('security headers of the rendered pages', () => {
       ['refused card form', under(checkout, '/card'), cardForm('4242424242424241')],
       ['docs', '/docs'],
       ['GraphiQL', '/graphql', { headers: { accept: 'text/html' } }],
+      ['landing page', '/'],
     ];
     for (const [what, path, init] of pages) {
       const res = await t.app.request(path, init);
@@ -293,7 +294,7 @@ describe('security headers of the rendered pages', () => {
   });
 
   it('their scripts and stylesheets are served files, cacheable, with nosniff', async () => {
-    const pages = [pathOf(String((await collect()).checkout_url)), '/docs', '/graphql'];
+    const pages = [pathOf(String((await collect()).checkout_url)), '/docs', '/graphql', '/'];
     const assets = new Set<string>();
     for (const path of pages) {
       const body = await (await t.app.request(path, { headers: { accept: 'text/html' } })).text();
@@ -304,7 +305,10 @@ describe('security headers of the rendered pages', () => {
     for (const asset of assets) {
       const res = await t.app.request(asset);
       expect(res.status, asset).toBe(200);
-      expect(res.headers.get('content-type'), asset).toMatch(/^text\/(javascript|css)/);
+      // The pages' icon is the one image among them.
+      expect(res.headers.get('content-type'), asset).toMatch(
+        asset === '/favicon.svg' ? /^image\/svg\+xml$/ : /^text\/(javascript|css)/,
+      );
       expect(res.headers.get('x-content-type-options'), asset).toBe('nosniff');
       expect(res.headers.get('cache-control'), asset).toContain('max-age');
     }

@@ -37,13 +37,12 @@ const GRAPHIQL_ASSETS = {
 
 /** GraphiQL's page (Yoga's `renderGraphiQL`): its scripts and style are the files above. */
 export async function renderGraphiQL(options?: GraphiQLOptions): Promise<string> {
-  const { favicon } = await bundle();
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <title>${options?.title ?? 'GraphiQL'}</title>
-<link rel="icon" href="${favicon}">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/graphql/assets/graphiql.css">
 </head>
 <body id="body" class="no-focus-outline">

@@ -10,6 +10,7 @@ import { systemClock } from '../kernel/clock.ts';
 import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
 import { authenticate, type Principal } from '../modules/merchants/authentication.ts';
 import type { GraphQLContext } from './builder.ts';
+import { dashboardSessionPrincipal, graphiqlOptionsFor } from './dashboard-session.ts';
 import { renderGraphiQL } from './graphiql.ts';
 import { schema } from './schema.ts';
 
@@ -60,7 +61,9 @@ const tagRejection = {
 /**
  * GraphQL at /graphql: GraphiQL (its files served locally, graphiql.ts) on GET, abuse limits before
  * execution. Browsers may call it cross-origin only from the server's own public origin (CORS names
- * that one origin and never allows credentials: the HTTP endpoint authenticates with a key).
+ * that one origin and never allows credentials: the HTTP endpoint authenticates with a key, or, for
+ * GraphiQL opened from a signed-in dashboard, with the session cookie and its CSRF token from a
+ * same-origin page: dashboard-session.ts).
  */
 export function buildYoga({ publicUrl }: { publicUrl: string }) {
   return createYoga<YogaServerContext, GraphQLContext>({
@@ -70,7 +73,7 @@ export function buildYoga({ publicUrl }: { publicUrl: string }) {
     landingPage: false,
     logging: false,
     renderGraphiQL,
-    graphiql: { title: 'Sandbank GraphQL', headers: JSON.stringify({ Authorization: 'Bearer sk_test_...' }) },
+    graphiql: (request, { deps }) => graphiqlOptionsFor(deps, request),
     maskedErrors: { maskError: (error) => maskError(error) },
     plugins: [
       maxDepthPlugin({ n: 10, ...tagRejection }),
@@ -86,7 +89,10 @@ export function buildYoga({ publicUrl }: { publicUrl: string }) {
       }
       const base = { deps, requestId, idempotencyKey: request.headers.get('idempotency-key') };
       try {
-        const principal = await authenticate(deps.database.db, request.headers.get('authorization'));
+        const authorization = request.headers.get('authorization');
+        const principal =
+          (authorization === null ? await dashboardSessionPrincipal(deps, request) : null) ??
+          (await authenticate(deps.database.db, authorization));
         return { ...base, principal, clock: await deps.clockFor(principal.merchant.id), authError: null };
       } catch (error) {
         if (error instanceof SandbankError)

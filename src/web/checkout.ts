@@ -7,7 +7,7 @@ import { formatDecimal } from '../kernel/money.ts';
 import { parseInput } from '../kernel/validation.ts';
 import { completeChallengeSchema } from '../kernel/wire-schemas.ts';
 import type { CardPaymentRow } from '../modules/card-payments/card-payments.resource.ts';
-import { TEST_CARDS } from '../modules/cards/magic-cards.ts';
+import { TEST_CARDS, testCardExpiryYear } from '../modules/cards/magic-cards.ts';
 import { completeChallenge, payCollection } from '../modules/collections/collections.pay.ts';
 import { type CollectionRow, checkoutPath } from '../modules/collections/collections.resource.ts';
 import { payCollectionFieldCodes, payCollectionSchema } from '../modules/collections/collections.schema.ts';
@@ -51,7 +51,13 @@ function field(form: Form, name: string): string {
  * The card form. The number is never written back into a page: a refused form comes back with
  * the number empty and, as a hint, its last four digits (`last4`).
  */
-function cardForm(row: CollectionRow, form: Form, error: string | null, last4: string | null) {
+function cardForm(
+  row: CollectionRow,
+  form: Form,
+  error: string | null,
+  last4: string | null,
+  expYear: number,
+) {
   return html`<section class="card">
   <h2>Pay by card</h2>
   ${error ? html`<div class="error" role="alert" data-testid="card-error">${error}</div>` : ''}
@@ -68,11 +74,11 @@ function cardForm(row: CollectionRow, form: Form, error: string | null, last4: s
     <input id="name" name="name" autocomplete="cc-name" value="${field(form, 'name')}">
     <button type="submit" data-testid="pay-card">Pay ${money(row)}</button>
   </form>
-  <details open><summary class="muted">Test cards (click to fill)</summary>
+  <details open><summary class="muted" data-testid="test-cards-summary">Test cards (click to fill; expiry 12/${expYear}, by the sandbox clock)</summary>
     <ul class="test-cards">
       ${TEST_CARDS.map(
         (card) =>
-          html`<li><a href="${checkoutPath(row)}&amp;card=${card.number}" data-card="${card.number}" data-cvc="${card.cvc}">${card.number}</a> — ${card.label}</li>`,
+          html`<li><a href="${checkoutPath(row)}&amp;card=${card.number}" data-card="${card.number}" data-cvc="${card.cvc}" data-exp-month="12" data-exp-year="${expYear}">${card.number}</a> — ${card.label}</li>`,
       )}
     </ul>
   </details>
@@ -206,7 +212,7 @@ export function buildCheckout() {
     const form = options.form ?? {};
     const body =
       detail.state === 'pending'
-        ? html`${header(ctx.merchant.name, detail)}${cardForm(detail, form, cardError, options.cardLast4 ?? null)}${bankForm(detail, form, options.bankError ?? null)}`
+        ? html`${header(ctx.merchant.name, detail)}${cardForm(detail, form, cardError, options.cardLast4 ?? null, testCardExpiryYear(ctx.clock.now()))}${bankForm(detail, form, options.bankError ?? null)}`
         : html`${header(ctx.merchant.name, detail)}${statusView(detail)}`;
     return respond(c, detail, page(`Pay ${ctx.merchant.name}`, body), options.status ?? 200);
   }
@@ -219,7 +225,7 @@ export function buildCheckout() {
           number: card.number,
           cvc: card.cvc,
           exp_month: '12',
-          exp_year: String(c.get('payer').clock.now().getUTCFullYear() + 3),
+          exp_year: String(testCardExpiryYear(c.get('payer').clock.now())),
         }
       : {};
     return render(c, { form, paymentId: c.req.query('payment') });

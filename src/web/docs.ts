@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { CSS, fileAsset, JAVASCRIPT, serveAssets } from '../http/assets.ts';
 import { webFile } from '../http/files.ts';
 import { pageSecurityHeaders } from '../http/security.ts';
+import { FAVICON_LINK_TEXT } from './favicon.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -23,7 +24,7 @@ export function buildDocs() {
   app.use('*', pageSecurityHeaders());
   app.get('/', (c) =>
     c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sandbank API reference</title>
-<link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="icon" href="data:,"></head><body><div id="ui"></div>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">${FAVICON_LINK_TEXT}</head><body><div id="ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/assets/docs.js"></script>
 </body></html>`),

@@ -4,6 +4,7 @@ import type { HtmlEscapedString } from 'hono/utils/html';
 import { CSS, fileAsset, JAVASCRIPT, serveAssets } from '../http/assets.ts';
 import { webFile } from '../http/files.ts';
 import { pageSecurityHeaders } from '../http/security.ts';
+import { FAVICON_LINK } from './favicon.ts';
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -21,7 +22,8 @@ export function buildPageAssets() {
   return app;
 }
 
-export function page(title: string, body: Html): Html {
+/** A payer page (or the landing page, `wide`: its tables need more than a form's width). */
+export function page(title: string, body: Html, options: { wide?: boolean } = {}): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -29,12 +31,12 @@ export function page(title: string, body: Html): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Sandbank</title>
 <link rel="stylesheet" href="/assets/page.css">
-<link rel="icon" href="data:,">
+${FAVICON_LINK}
 <script src="/assets/checkout.js" defer></script>
 </head>
 <body>
 <div class="test-mode" role="status">TEST MODE · Sandbank sandbox · no real money moves</div>
-<main>${body}</main>
+<main${options.wide ? html` class="wide"` : ''}>${body}</main>
 </body>
 </html>`;
 }

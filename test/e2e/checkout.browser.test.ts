@@ -409,4 +409,41 @@ describe('hosted checkout in Chromium', () => {
     expect(failed).toMatchObject({ state: 'failed', failure_code: 'R01' });
     expect(failed.payments[0]).toMatchObject({ id: debit.id, state: 'returned', return_code: 'R01' });
   });
+
+  it("after the clock moves years ahead, click-to-fill takes the clock's year and an old expiry is declined naming both dates", async () => {
+    // A merchant of its own (the default merchant's clock is shared with the other browser tests when
+    // they run against one Postgres), its clock moved past the year a browser-based fill (now + 3) gives.
+    const signup = await fetch(`${base()}/v1/merchants`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Future Shop' }),
+    });
+    const key = String(((await signup.json()) as { secret_key: string }).secret_key);
+    const call = async (path: string, body: unknown) => {
+      const res = await fetch(`${base()}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status, path).toBe(200);
+      return (await res.json()) as Created;
+    };
+    await call('/v1/clock/advance', { to: '2035-03-02T10:00:00Z' });
+    const created = await call('/v1/collect', { amount: 25, currency: 'USD' });
+    const page = await openCheckout(created);
+    await expect(page.getByTestId('test-cards-summary').textContent()).resolves.toContain('12/2040');
+
+    await fillCard(page, '4242424242424242');
+    await page.fill('#exp_year', '2034');
+    await page.click('[data-testid="pay-card"]');
+    await expect(page.getByTestId('card-error').textContent()).resolves.toBe(
+      'Your card has expired: it expired at the end of 12/2034 and the sandbox clock is at 2035-03-02.',
+    );
+
+    await page.click('a[data-card="4242424242424242"]');
+    await expect(page.inputValue('#exp_month')).resolves.toBe('12');
+    await expect(page.inputValue('#exp_year')).resolves.toBe('2040');
+    await page.click('[data-testid="pay-card"]');
+    expect(await status(page)).toBe('succeeded');
+  });
 });

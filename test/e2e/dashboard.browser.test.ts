@@ -349,6 +349,32 @@ describe('dashboard in Chromium', () => {
     await screenshot(page, 'dashboard-live-connected');
   });
 
+  it("GraphiQL opened from the dashboard's menu runs a query as the signed-in merchant, no key pasted", async () => {
+    const m = await merchant('2031-12-02T14:00:00.000Z', '0');
+    const page = await newPage();
+    await signIn(page, m);
+    const [graphiql] = await Promise.all([
+      page.context().waitForEvent('page'),
+      page.click('nav a[href="/graphql"]'),
+    ]);
+    graphiql.setDefaultTimeout(15_000);
+    await graphiql.locator('.graphiql-container').first().waitFor();
+    expect(await graphiql.title()).toBe('Sandbank GraphQL · Browser Test Shop');
+    const editor = graphiql.locator('.graphiql-query-editor .monaco-editor').first();
+    await editor.waitFor();
+    await editor.click();
+    await graphiql.keyboard.press('ControlOrMeta+A');
+    await graphiql.keyboard.press('Delete');
+    await graphiql.keyboard.type('{ merchant { id'); // the editor closes the braces
+    await graphiql.keyboard.press('Escape');
+    await graphiql.locator('.graphiql-execute-button').dispatchEvent('click');
+    await expect
+      .poll(() => graphiql.locator('.graphiql-response').textContent(), { timeout: 20_000 })
+      .toContain(m.id);
+    expect(await graphiql.locator('.graphiql-response').textContent()).not.toContain('api_key');
+    await screenshot(graphiql, 'graphiql-from-dashboard');
+  });
+
   it('is usable at 390×844: no page scrolls sideways, the menu opens', async () => {
     const m = await merchant('2031-12-02T14:00:00.000Z');
     const page = await newPage({ width: 390, height: 844 });

@@ -95,3 +95,12 @@ export function magicBehavior(card: Pick<ValidCard, 'number'>): MagicBehavior {
 export function refundBehavior(card: Pick<ValidCard, 'number'>): RefundBehavior {
   return MAGIC_BY_NUMBER.get(card.number)?.refund ?? 'succeeds';
 }
+
+/**
+ * The expiry year the checkout's test cards fill in: five years after the merchant's clock (not the
+ * browser's or the server's real year: a clock advanced years ahead would expire them), at most
+ * 2099, the last year a card's `exp_year` may name.
+ */
+export function testCardExpiryYear(now: Date): number {
+  return Math.min(now.getUTCFullYear() + 5, 2099);
+}

@@ -10,6 +10,7 @@ import type { ValidCard } from './card-validation.ts';
 import { type MagicBehavior, magicBehavior } from './magic-cards.ts';
 import {
   APPROVED,
+  DECLINES,
   type DeclineCode,
   decline,
   type FinalDecision,
@@ -33,9 +34,25 @@ export function isExpired(card: Pick<ValidCard, 'expMonth' | 'expYear'>, now: Da
   return now.getTime() >= Date.UTC(card.expYear, card.expMonth, 1);
 }
 
+/**
+ * The decline of a card past its expiry by the merchant's (simulated) clock. Its message names both
+ * dates: a clock advanced years ahead (as the transfer and FX examples do) expires cards that were
+ * valid when typed, and the plain "Your card has expired." would not say why.
+ */
+export function expiredDecline(card: Pick<ValidCard, 'expMonth' | 'expYear'>, now: Date): FinalDecision {
+  const expiry = `${String(card.expMonth).padStart(2, '0')}/${card.expYear}`;
+  const clock = now.toISOString().slice(0, 10);
+  return {
+    outcome: 'declined',
+    declineCode: 'expired_card',
+    networkResponseCode: DECLINES.expired_card.networkResponseCode,
+    message: `Your card has expired: it expired at the end of ${expiry} and the sandbox clock is at ${clock}.`,
+  };
+}
+
 /** What the network says to an authorization: approve, decline, or ask for a 3-D Secure challenge. */
 export function decideAuthorization(card: ValidCard, now: Date): NetworkDecision {
-  if (isExpired(card, now)) return decline('expired_card');
+  if (isExpired(card, now)) return expiredDecline(card, now);
   const behavior = magicBehavior(card);
   if (behavior.kind === 'challenge') return { outcome: 'challenge' };
   return behavior.kind === 'decline' ? decline(behavior.code) : APPROVED;
@@ -46,7 +63,7 @@ export function decideAuthorization(card: ValidCard, now: Date): NetworkDecision
  * A card that needed no challenge gets its ordinary (final) authorization decision.
  */
 export function decideAfterChallenge(card: ValidCard, outcome: 'succeed' | 'fail', now: Date): FinalDecision {
-  if (isExpired(card, now)) return decline('expired_card');
+  if (isExpired(card, now)) return expiredDecline(card, now);
   if (outcome === 'fail') {
     return {
       outcome: 'declined',

@@ -136,5 +136,17 @@ export function buildDashboard() {
   registerCardPages(app);
   registerFxPages(app);
   registerWebhookPages(app);
+
+  // Any other path under /dashboard: a page of the dashboard (menu, clock) that says so and links
+  // home, with status 404 (signed out, the middleware above has sent the browser to sign in).
+  app.all('*', (c) => {
+    c.status(404);
+    return shell(
+      c,
+      { title: 'Page not found' },
+      html`<p class="error" data-testid="not-found">There is no dashboard page at <code>${c.req.path}</code>.</p>
+<p><a href="/dashboard" data-testid="back-home">Back to the dashboard</a></p>`,
+    );
+  });
   return app;
 }

@@ -2,6 +2,7 @@ import { html } from 'hono/html';
 import { nextSameDayAchWindow } from '../../kernel/calendar.ts';
 import { getClock } from '../../modules/clock/clock.service.ts';
 import type { ServiceContext } from '../../modules/context.ts';
+import { FAVICON_LINK } from '../favicon.ts';
 import { type DashContext, dashboardContext } from './session.ts';
 import { csrfField, type Flash, flashMessages, type Html, takeFlash, when } from './ui.ts';
 
@@ -27,7 +28,7 @@ function head(title: string): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Sandbank dashboard</title>
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
-<link rel="icon" href="data:,">
+${FAVICON_LINK}
 <script src="/dashboard/assets/graphql-ws.min.js" defer></script>
 <script src="/dashboard/assets/dashboard.js" defer></script>
 </head>`;
