@@ -52,8 +52,8 @@ function errorOf(res: TestResponse): Json {
   return (res.body as { error: Json }).error;
 }
 
-const CARD = 'card[number]=4242424242424242&card[exp_month]=12&card[exp_year]=2030&card[cvc]=123';
-const CHALLENGE_CARD = 'card[number]=4000002500003155&card[exp_month]=12&card[exp_year]=2030&card[cvc]=123';
+const CARD = 'card[number]=4242424242424242&card[exp_month]=12&card[exp_year]=2099&card[cvc]=123';
+const CHALLENGE_CARD = 'card[number]=4000002500003155&card[exp_month]=12&card[exp_year]=2099&card[cvc]=123';
 const ACCOUNT = 'routing_number=110000000&account_number=000123456789';
 
 /** `a=1&b=2` as the fields of `name`: `name[a]=1&name[b]=2`. */
@@ -570,7 +570,7 @@ describe('values: text, and booleans and numbers where only those fit', () => {
       key: m.publicKey,
     });
     expect(token.status, token.text).toBe(200);
-    expect(token.body.card).toMatchObject({ exp_month: 7, exp_year: 2030 });
+    expect(token.body.card).toMatchObject({ exp_month: 7, exp_year: 2099 });
   });
 
   it('an empty value is "" (metadata[x]=) or, where the field may be null, null', async () => {
@@ -636,7 +636,7 @@ describe('errors are those of the same body in JSON', () => {
       'a bad expiry month',
       '/v1/tokens',
       CARD.replace('exp_month]=12', 'exp_month]=13'),
-      { card: { number: '4242424242424242', exp_month: 13, exp_year: 2030, cvc: '123' } },
+      { card: { number: '4242424242424242', exp_month: 13, exp_year: 2099, cvc: '123' } },
     ],
     [
       'a metadata value too long',
@@ -673,7 +673,7 @@ describe('errors are those of the same body in JSON', () => {
         amount: 1,
         currency: 'usd',
         capture: 'yes',
-        card: { number: '4242424242424242', exp_month: '12', exp_year: '2030', cvc: '123' },
+        card: { number: '4242424242424242', exp_month: '12', exp_year: '2099', cvc: '123' },
       },
     ],
     [
@@ -692,7 +692,7 @@ describe('errors are those of the same body in JSON', () => {
       '/v1/tokens',
       `${CARD}&card[numbr]=1`,
       {
-        card: { number: '4242424242424242', exp_month: '12', exp_year: '2030', cvc: '123', numbr: '1' },
+        card: { number: '4242424242424242', exp_month: '12', exp_year: '2099', cvc: '123', numbr: '1' },
       },
     ],
     [
@@ -708,7 +708,7 @@ describe('errors are those of the same body in JSON', () => {
       '/v1/tokens',
       CARD.replace('4242424242424242', '4242424242424241'),
       {
-        card: { number: '4242424242424241', exp_month: '12', exp_year: '2030', cvc: '123' },
+        card: { number: '4242424242424241', exp_month: '12', exp_year: '2099', cvc: '123' },
       },
     ],
     ['a value where an object goes', '/v1/tokens', 'card=4242424242424242', { card: '4242424242424242' }],
@@ -827,7 +827,7 @@ describe('what only a form can get wrong: a 400 parameter_invalid that names the
 });
 
 describe('Idempotency-Key: a form body and its JSON twin are one request', () => {
-  const card = { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' };
+  const card = { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' };
 
   it('JSON first, then the same content as a form (fields in another order): replayed', async () => {
     const before = await t.countRows(cardPayments, m.id);
