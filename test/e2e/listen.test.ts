@@ -80,12 +80,14 @@ function spawnListener(args: string[], api = server.url): Listener {
           resolve(match);
           return true;
         };
-        const timer = setTimeout(() => {
+        const fail = (why: string) => {
           waiters.delete(check);
-          reject(new Error(`listen never printed ${pattern}:\n${output}`));
-        }, 60_000);
+          clearTimeout(timer);
+          reject(new Error(`listen ${why} before printing ${pattern}:\n${output}`));
+        };
+        const timer = setTimeout(() => fail('waited 60 s'), 60_000);
         waiters.add(check);
-        check();
+        if (!check()) void exited.then((code) => waiters.has(check) && fail(`exited with ${code}`));
       });
     },
     async stop() {
