@@ -236,7 +236,8 @@ class Listener {
         { query: SUBSCRIPTION, variables: { types: this.#types } },
         {
           next: (result) => {
-            if (result.errors?.length) return;
+            // The stream failed (e.g. it fell behind): subscribe again, and catch up on reconnecting.
+            if (result.errors?.length) return finish({ reason: describe(result.errors) });
             const id = result.data?.events.id;
             if (id && !this.#seen.has(id)) this.#catchUp();
           },
