@@ -2,17 +2,29 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { systemClock } from './kernel/clock.ts';
-import { listen } from './listen.ts';
+import { DEFAULT_MAX_ATTEMPTS, listen } from './listen.ts';
 import { createMerchant, getDefaultMerchant, rollKeys } from './modules/merchants/merchants.service.ts';
 
 const USAGE = `Usage:
   sandbank merchants create --name NAME     create a merchant and print its keys
-  sandbank listen --forward-to URL [--events a,b] [--api http://localhost:4242] [--key sk_test_...]
-      stream the merchant's events and POST each, signed with a printed secret, to URL
   sandbank keys roll [--merchant mch_...]    issue a new key pair (default merchant if omitted), revoking the old keys
-  sandbank listen --forward-to URL [--events a,b] [--api http://localhost:4242] [--key sk_test_...]
-                                             stream the merchant's events and POST each, signed, to URL
-                                             (key: --key or SANDBANK_SECRET_KEY; a signing secret is printed)
+  sandbank listen --forward-to URL [options] forward the merchant's events to URL, signed (Standard Webhooks)
+
+Options of listen:
+  --forward-to URL      the local receiver each event is POSTed to (required)
+  --key sk_test_...     the merchant's secret key (default: SANDBANK_SECRET_KEY)
+  --api URL             the server (default: PUBLIC_URL, else http://localhost:4242)
+  --events a,b          only these event types; "*" is all (the default), "collection.*" a prefix;
+                        a type the server does not know is refused (GET /v1/event_types lists them)
+  --secret whsec_...    sign with this secret instead of a fresh one (printed at start either way),
+                        so a receiver keeps its configuration across runs
+  --max-attempts N      attempts per event while the receiver is down or answers non-2xx, waiting
+                        1s, 2s, 4s, 8s, 16s then 30s between them (default ${DEFAULT_MAX_ATTEMPTS}: about 2.5 minutes);
+                        after the last one the event is reported as DROPPED and the next one is sent
+  -h, --help            this help
+
+listen reconnects (1s doubling to 30s) when the server connection drops and then catches up from
+GET /v1/events, so every event emitted meanwhile is forwarded, in id order, once.
 
 Uses the same storage as the server (DATABASE_URL, or PGlite in SANDBANK_DATA_DIR, default .sandbank/).
 With PGlite the server must be stopped first (the data folder is locked); with the server running,
@@ -34,6 +46,7 @@ async function run(argv: string[]): Promise<number> {
       api: { type: 'string' },
       key: { type: 'string' },
       secret: { type: 'string' },
+      'max-attempts': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -73,16 +86,32 @@ async function runListen(values: Record<string, string | boolean | undefined>): 
   const forwardTo = values['forward-to'];
   const key = typeof values.key === 'string' ? values.key : process.env.SANDBANK_SECRET_KEY;
   if (typeof forwardTo !== 'string' || !key) {
-    throw new Error('listen needs --forward-to URL and --key sk_test_... (or SANDBANK_SECRET_KEY)');
+    throw new Error(
+      'listen needs --forward-to URL and --key sk_test_... (or SANDBANK_SECRET_KEY); see --help',
+    );
   }
+  const maxAttempts = values['max-attempts'];
+  if (maxAttempts !== undefined && !/^\d+$/.test(String(maxAttempts)))
+    throw new Error('--max-attempts must be a whole number from 1 to 1000.');
   const config = loadConfig(process.env, []);
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
   await listen({
     api: typeof values.api === 'string' ? values.api : config.publicUrl,
     key,
     forwardTo,
-    events: typeof values.events === 'string' ? values.events.split(',').filter(Boolean) : null,
+    events:
+      typeof values.events === 'string'
+        ? values.events
+            .split(',')
+            .map((type) => type.trim())
+            .filter(Boolean)
+        : null,
     ...(typeof values.secret === 'string' ? { secret: values.secret } : {}),
+    ...(maxAttempts !== undefined ? { maxAttempts: Number(maxAttempts) } : {}),
     log: (line) => process.stdout.write(`${line}\n`),
+    warn: (line) => process.stderr.write(`${line}\n`),
+    signal: stop.signal,
   });
   return 0;
 }

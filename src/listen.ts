@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'graphql-ws';
+import { parse as parseExact, stringify as stringifyExact } from 'lossless-json';
+import { decodeTime, encodeTime } from 'ulid';
 import WebSocket from 'ws';
 import { signPayload } from './modules/webhooks/webhooks.signing.ts';
 
@@ -7,68 +9,399 @@ export interface ListenOptions {
   api: string;
   key: string;
   forwardTo: string;
+  /** Event types as the user wrote them: exact types, "*", or a prefix ending in "*" (null: all). */
   events: string[] | null;
+  /** A pinned signing secret (`whsec_` + base64); a fresh one is made when absent. */
   secret?: string;
+  /** Attempts per event before it is dropped (default DEFAULT_MAX_ATTEMPTS; 1 = never retry). */
+  maxAttempts?: number;
   log: (line: string) => void;
+  /** Where the loud lines go (a dropped event, a lost connection); default `log`. */
+  warn?: (line: string) => void;
+  /** Ends listening: listen() then resolves. */
+  signal?: AbortSignal;
 }
 
-interface StreamedEvent {
-  id: string;
-  type: string;
-  createdAt: string;
-  data: Record<string, unknown>;
-}
+/** Attempts per event, by default: about 2.5 minutes of retries (see RETRY_DELAYS_MS). */
+export const DEFAULT_MAX_ATTEMPTS = 10;
+/** Waits between attempts at the local receiver: 1 s doubling to 30 s, then 30 s. */
+const RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 16000, 30000];
+/** Waits between attempts to reach the server again: 1 s doubling to 30 s. */
+const RECONNECT_DELAYS_MS = [1000, 2000, 4000, 8000, 16000, 30000];
+/** How far (by id time) catch-up reads below the newest event it has read: a transaction may commit after a later one. */
+const OVERLAP_MS = 30_000;
+/** While connected, GET /v1/events is read this often too (live delivery is at most once). */
+const RECONCILE_MS = 15_000;
+/** A POST to the local receiver gives up after this long (then it is retried like a failure). */
+const RECEIVER_TIMEOUT_MS = 30_000;
 
 const SUBSCRIPTION = `subscription ($types: [String!]) {
-  events(types: $types) { id type createdAt data }
+  events(types: $types) { id type }
 }`;
 
+/** One event as GET /v1/events renders it, with its exact JSON text (decimals as the server wrote them). */
+interface StoredEvent {
+  id: string;
+  type: string;
+  body: string;
+}
+
+/** A fatal problem: listen() rejects with it instead of reconnecting. */
+export class ListenError extends Error {}
+
 /**
- * `sandbank listen --forward-to URL`: subscribes to the merchant's events over graphql-ws and POSTs
- * each one to a local URL, signed per Standard Webhooks with a secret of its own (printed at start),
- * for receivers the sandbox cannot reach. Resolves when the subscription ends.
+ * `sandbank listen --forward-to URL`: forwards the merchant's events to a local URL, signed per
+ * Standard Webhooks with a secret of its own (printed at start, or pinned with --secret), for
+ * receivers the sandbox cannot reach.
+ *
+ * The graphql-ws subscription only says that something happened; what is forwarded is read from
+ * GET /v1/events (the durable record, with exact decimals), after the newest event already read.
+ * So a dropped connection loses nothing: the listener reconnects with backoff and catches up, and
+ * it also reads the record every RECONCILE_MS while connected (the live stream is at most once).
+ * Events are forwarded one at a time in id order, each once; a receiver that is down or answers
+ * non-2xx is retried with backoff up to maxAttempts, then the event is reported as dropped.
  */
 export async function listen(options: ListenOptions): Promise<void> {
-  const secret = options.secret ?? `whsec_${randomBytes(32).toString('base64')}`;
-  const url = `${options.api.replace(/^http/, 'ws').replace(/\/+$/, '')}/graphql`;
-  const client = createClient({
-    url,
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${options.key}` },
-    retryAttempts: 0,
-    on: {
-      connected: () =>
-        options.log(`Ready: forwarding events to ${options.forwardTo}\nSigning secret ${secret}`),
-    },
-  });
+  const listener = new Listener(options);
+  await listener.run();
+}
+
+/** A signing secret as Standard Webhooks defines it: `whsec_` and 24 to 64 base64-encoded random bytes. */
+export function checkSecret(secret: string): string {
+  const encoded = secret.startsWith('whsec_') ? secret.slice(6) : null;
+  const bytes =
+    encoded !== null && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64') : null;
+  if (!bytes || bytes.length < 24 || bytes.length > 64)
+    throw new ListenError(
+      '--secret must be "whsec_" followed by 24 to 64 bytes in base64 (e.g. the secret a previous run printed).',
+    );
+  return secret;
+}
+
+/**
+ * Resolves the user's --events against the server's event types: exact types, "*" (everything),
+ * or a prefix such as "collection.*". Refuses anything that names no type. Returns the exact
+ * types to subscribe to, or null for all.
+ */
+export function resolveEventTypes(requested: string[] | null, known: string[]): string[] | null {
+  if (requested === null || requested.includes('*')) return null;
+  if (requested.length === 0) throw new ListenError('--events is empty: name event types, or "*" for all.');
+  const types = new Set<string>();
+  const unknown: string[] = [];
+  for (const entry of requested) {
+    const matches = entry.endsWith('*')
+      ? known.filter((type) => type.startsWith(entry.slice(0, -1)))
+      : known.filter((type) => type === entry);
+    if (matches.length === 0) unknown.push(entry);
+    for (const type of matches) types.add(type);
+  }
+  if (unknown.length > 0)
+    throw new ListenError(
+      `Unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `"${t}"`).join(', ')}. ` +
+        `Known types (GET /v1/event_types): ${known.join(', ')}. A prefix such as "collection.*" or "*" also works.`,
+    );
+  return [...types];
+}
+
+/** The smallest id an event made at `ms` (server wall time, the ULID's time part) can have. */
+function idFloorAt(ms: number): string {
+  return `evt_${encodeTime(Math.max(0, ms), 10)}`;
+}
+
+function timeOfId(id: string): number | null {
   try {
-    const subscription = client.iterate<{ events: StreamedEvent }>({
-      query: SUBSCRIPTION,
-      variables: { types: options.events },
-    });
-    for await (const result of subscription) {
-      if (result.errors?.length) throw new Error(result.errors.map((error) => error.message).join('; '));
-      const event = result.data?.events;
-      if (event) await forward(event, options, secret);
-    }
-  } finally {
-    await client.dispose();
+    return decodeTime(id.slice(id.indexOf('_') + 1));
+  } catch {
+    return null;
   }
 }
 
-async function forward(event: StreamedEvent, options: ListenOptions, secret: string): Promise<void> {
-  const body = JSON.stringify({
-    id: event.id,
-    object: 'event',
-    type: event.type,
-    created_at: event.createdAt,
-    data: event.data,
-  });
-  const headers = signPayload(event.id, body, [secret], new Date());
-  try {
-    const response = await fetch(options.forwardTo, { method: 'POST', body, headers, redirect: 'manual' });
-    options.log(`${event.type} ${event.id} → ${response.status}`);
-  } catch (error) {
-    options.log(`${event.type} ${event.id} → ${error instanceof Error ? error.message : String(error)}`);
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+  }
+  if (Array.isArray(error))
+    return error.map((e) => (e as { message?: string }).message ?? String(e)).join('; ');
+  const close = error as { code?: number; reason?: string; message?: string } | null;
+  if (close && typeof close.code === 'number')
+    return `closed with ${close.code}${close.reason ? ` ${close.reason}` : ''}`;
+  return close?.message ?? String(error);
+}
+
+class Listener {
+  readonly #options: ListenOptions;
+  readonly #secret: string;
+  readonly #maxAttempts: number;
+  readonly #base: string;
+  readonly #warn: (line: string) => void;
+  readonly #signal: AbortSignal;
+  /** The exact types wanted (null: all). */
+  #types: string[] | null = null;
+  /** Ids at or below this were there before the listener started: never forwarded. */
+  #baseline = '';
+  /** The newest event id read from the record (any type). */
+  #newest: string | null = null;
+  /** Ids already queued for forwarding, within the overlap. */
+  readonly #seen = new Set<string>();
+  readonly #queue: StoredEvent[] = [];
+  #forwarding: Promise<void> | null = null;
+  #catchingUp: Promise<void> | null = null;
+  #again = false;
+  #catchUpFailed = false;
+
+  constructor(options: ListenOptions) {
+    this.#options = options;
+    this.#secret = options.secret
+      ? checkSecret(options.secret)
+      : `whsec_${randomBytes(32).toString('base64')}`;
+    const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 1000)
+      throw new ListenError('--max-attempts must be a whole number from 1 to 1000.');
+    this.#maxAttempts = maxAttempts;
+    this.#base = options.api.replace(/\/+$/, '');
+    this.#warn = options.warn ?? options.log;
+    this.#signal = options.signal ?? new AbortController().signal;
+  }
+
+  async run(): Promise<void> {
+    const log = this.#options.log;
+    log(`Signing secret ${this.#secret}`);
+    const known = (await this.#getJson('/v1/event_types')) as { data: { type: string }[] };
+    this.#types = resolveEventTypes(
+      this.#options.events,
+      known.data.map((t) => t.type),
+    );
+    const newest = (await this.#getJson('/v1/events?limit=1')) as { data: { id: string }[] };
+    this.#baseline = newest.data[0]?.id ?? '';
+    this.#newest = this.#baseline || null;
+    let failures = 0;
+    let first = true;
+    while (!this.#signal.aborted) {
+      const session = await this.#session(first);
+      if (session.connected) {
+        first = false;
+        failures = 0;
+      }
+      if (this.#signal.aborted) break;
+      const delay = RECONNECT_DELAYS_MS[Math.min(failures, RECONNECT_DELAYS_MS.length - 1)] as number;
+      failures++;
+      this.#warn(
+        `${session.connected ? 'Lost the connection to' : 'Cannot reach'} ${this.#base} (${session.reason}); reconnecting in ${delay / 1000}s`,
+      );
+      await this.#sleep(delay);
+    }
+    await this.#forwarding;
+  }
+
+  /** One graphql-ws connection: resolves when it ends (rejects when it must not be retried). */
+  #session(first: boolean): Promise<{ connected: boolean; reason: string }> {
+    const url = `${this.#base.replace(/^http/, 'ws')}/graphql`;
+    return new Promise((resolve, reject) => {
+      let connected = false;
+      let done = false;
+      const timers: NodeJS.Timeout[] = [];
+      const client = createClient({
+        url,
+        webSocketImpl: WebSocket,
+        connectionParams: { authorization: `Bearer ${this.#options.key}` },
+        retryAttempts: 0,
+        on: {
+          connected: () => {
+            connected = true;
+            this.#options.log(
+              first
+                ? `Ready: forwarding ${this.#types ? this.#types.join(', ') : 'every event'} to ${this.#options.forwardTo}`
+                : `Reconnected to ${this.#base}; catching up after ${this.#newest ?? 'the start'}`,
+            );
+            this.#catchUp();
+            // The subscription is live a moment after the connection: read the record once more then.
+            timers.push(setTimeout(() => this.#catchUp(), 1000));
+            timers.push(setInterval(() => this.#catchUp(), RECONCILE_MS));
+          },
+        },
+      });
+      const finish = (outcome: { reason: string } | { fatal: Error }) => {
+        if (done) return;
+        done = true;
+        for (const timer of timers) clearInterval(timer);
+        this.#signal.removeEventListener('abort', onAbort);
+        void client.dispose();
+        if ('fatal' in outcome) reject(outcome.fatal);
+        else resolve({ connected, reason: outcome.reason });
+      };
+      const onAbort = () => finish({ reason: 'stopped' });
+      this.#signal.addEventListener('abort', onAbort);
+      client.subscribe<{ events: { id: string; type: string } }>(
+        { query: SUBSCRIPTION, variables: { types: this.#types } },
+        {
+          next: (result) => {
+            // The stream failed (e.g. it fell behind): subscribe again, and catch up on reconnecting.
+            if (result.errors?.length) return finish({ reason: describe(result.errors) });
+            const id = result.data?.events.id;
+            if (id && !this.#seen.has(id)) this.#catchUp();
+          },
+          error: (error) => {
+            const code = (error as { code?: unknown } | null)?.code;
+            if (code === 4401 || code === 4403)
+              finish({ fatal: new ListenError(`The server refused the key: ${describe(error)}`) });
+            else if (Array.isArray(error) && !describe(error).includes('again'))
+              finish({ fatal: new ListenError(`The server refused the subscription: ${describe(error)}`) });
+            else finish({ reason: describe(error) });
+          },
+          complete: () => finish({ reason: 'the server ended the subscription' }),
+        },
+      );
+    });
+  }
+
+  /** Reads the record after the newest event read (one run at a time; a request during a run runs it again). */
+  #catchUp(): void {
+    if (this.#catchingUp) {
+      this.#again = true;
+      return;
+    }
+    this.#catchingUp = (async () => {
+      do {
+        this.#again = false;
+        try {
+          await this.#catchUpOnce();
+          this.#catchUpFailed = false;
+        } catch (error) {
+          // The connection's end says so too, and the next connection catches up.
+          if (!this.#catchUpFailed) this.#warn(`Could not read GET /v1/events: ${describe(error)}`);
+          this.#catchUpFailed = true;
+          return;
+        }
+      } while (this.#again && !this.#signal.aborted);
+    })().finally(() => {
+      this.#catchingUp = null;
+    });
+  }
+
+  async #catchUpOnce(): Promise<void> {
+    const newestTime = this.#newest ? timeOfId(this.#newest) : null;
+    const overlapFloor = newestTime === null ? '' : idFloorAt(newestTime - OVERLAP_MS);
+    const floor = [overlapFloor, this.#baseline].sort().at(-1) ?? '';
+    const single = this.#types?.length === 1 ? `&type=${encodeURIComponent(this.#types[0] as string)}` : '';
+    const found: StoredEvent[] = [];
+    let after: string | null = null;
+    let newest: string | null = null;
+    pages: for (;;) {
+      const query = `/v1/events?limit=100${single}${after ? `&starting_after=${encodeURIComponent(after)}` : ''}`;
+      const page = (await this.#getJson(query, true)) as {
+        data: Record<string, unknown>[];
+        has_more: boolean;
+        next_cursor: string | null;
+      };
+      for (const event of page.data) {
+        const id = String(event.id);
+        const type = String(event.type);
+        if (newest === null || id > newest) newest = id;
+        if (id <= floor) break pages;
+        if (this.#seen.has(id) || (this.#types && !this.#types.includes(type))) continue;
+        found.push({ id, type, body: stringifyExact(event) as string });
+      }
+      if (!page.has_more || !page.next_cursor) break;
+      after = page.next_cursor;
+    }
+    if (newest && (!this.#newest || newest > this.#newest)) this.#newest = newest;
+    found.sort((a, b) => (a.id < b.id ? -1 : 1));
+    for (const event of found) {
+      this.#seen.add(event.id);
+      this.#queue.push(event);
+    }
+    for (const id of this.#seen) if (id <= floor) this.#seen.delete(id);
+    if (found.length > 0 && !this.#forwarding)
+      this.#forwarding = this.#drain().finally(() => {
+        this.#forwarding = null;
+      });
+  }
+
+  async #drain(): Promise<void> {
+    for (let event = this.#queue.shift(); event; event = this.#queue.shift()) {
+      if (this.#signal.aborted) return;
+      await this.#deliver(event);
+    }
+  }
+
+  /** POSTs one event until the receiver answers 2xx, or maxAttempts attempts failed. */
+  async #deliver(event: StoredEvent): Promise<void> {
+    const log = this.#options.log;
+    for (let attempt = 1; ; attempt++) {
+      const headers = signPayload(event.id, event.body, [this.#secret], new Date());
+      let outcome: string;
+      try {
+        const response = await fetch(this.#options.forwardTo, {
+          method: 'POST',
+          body: event.body,
+          headers,
+          redirect: 'manual',
+          signal: AbortSignal.any([this.#signal, AbortSignal.timeout(RECEIVER_TIMEOUT_MS)]),
+        });
+        await response.arrayBuffer().catch(() => undefined);
+        if (response.status >= 200 && response.status < 300) {
+          log(`${event.type} ${event.id} → ${response.status}`);
+          return;
+        }
+        outcome = String(response.status);
+      } catch (error) {
+        if (this.#signal.aborted) return;
+        outcome = describe(error);
+      }
+      if (attempt >= this.#maxAttempts) {
+        this.#warn(
+          `DROPPED ${event.type} ${event.id} after ${attempt} attempt${attempt > 1 ? 's' : ''} (last: ${outcome}); ` +
+            `GET /v1/events/${event.id} still has it`,
+        );
+        return;
+      }
+      const delay = RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)] as number;
+      log(
+        `${event.type} ${event.id} → ${outcome} (attempt ${attempt} of ${this.#maxAttempts}; retrying in ${delay / 1000}s)`,
+      );
+      await this.#sleep(delay);
+      if (this.#signal.aborted) return;
+    }
+  }
+
+  /** A GET on the API with the key, as parsed JSON (exact numbers with `exact`); throws on non-2xx. */
+  async #getJson(path: string, exact = false): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.#base}${path}`, {
+        headers: { authorization: `Bearer ${this.#options.key}` },
+        signal: AbortSignal.any([this.#signal, AbortSignal.timeout(30_000)]),
+      });
+    } catch (error) {
+      throw new Error(`cannot reach ${this.#base}: ${describe(error)}`);
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      let message = text.slice(0, 300);
+      try {
+        message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
+      } catch {
+        // not JSON: the text itself
+      }
+      const problem = `GET ${path.split('?')[0]} answered ${response.status}: ${message}`;
+      throw response.status === 401 || response.status === 403
+        ? new ListenError(problem)
+        : new Error(problem);
+    }
+    return exact ? parseExact(text) : JSON.parse(text);
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const signal = this.#signal;
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done);
+    });
   }
 }

@@ -38,9 +38,16 @@ process.once('exit', () => {
  * suite's TEST_DATABASE_URL is passed as DATABASE_URL when `postgres` is true.
  */
 export async function startServerProcess(
-  options: { args?: string[]; env?: Record<string, string>; postgres?: boolean; cwd?: string } = {},
+  options: {
+    args?: string[];
+    env?: Record<string, string>;
+    postgres?: boolean;
+    cwd?: string;
+    /** The port to listen on (a restart on the port a client knows); default: a free one. */
+    port?: number;
+  } = {},
 ): Promise<ServerProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   // No background worker or maintenance unless a test asks for one: on a shared Postgres they would
   // also do the due work (webhook deliveries) and the retention of other test files' merchants.
   const env: Record<string, string> = {

@@ -38,7 +38,8 @@ export class Receiver {
   private server: Server | null = null;
   url = '';
 
-  async start(): Promise<this> {
+  /** Listens on loopback: on `port` when given (a receiver that comes up late), else any free port. */
+  async start(port = 0): Promise<this> {
     this.checker = await conformance(async () => buildDocument(buildRestApp(0), PUBLIC_URL));
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -59,7 +60,7 @@ export class Receiver {
         else answer();
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
     started.add(this);
     return this;
