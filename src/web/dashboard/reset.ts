@@ -19,11 +19,12 @@ export function registerResetAction(app: Hono<DashEnv>): void {
       return c.redirect('/dashboard/keys', 303);
     }
     const result = await resetMerchant(await dashboardContext(c));
+    // Objects, not the rows behind them: the ledger's and the attempt log's lines are left out.
     const objects = RESET_KINDS.filter(([kind]) => !kind.startsWith('ledger_') && kind !== 'webhook_attempts')
       .map(([kind]) => result.deleted[kind])
       .reduce((sum, n) => sum + n, 0);
     setFlash(c, {
-      notice: `Sandbox reset: ${objects} objects deleted (ledger included), the clock is back to real time. Keys and webhook endpoints are kept.`,
+      notice: `Sandbox reset: ${objects} objects deleted and the balances emptied; the clock is back to real time. Keys and webhook endpoints are kept.`,
     });
     return c.redirect('/dashboard/keys', 303);
   });
