@@ -41,7 +41,7 @@ export const ResetWire = z
   .object({
     object: z.literal('reset').meta({ description: 'The kind of object.' }),
     merchant_id: idOf('merchant whose sandbox was reset'),
-    clock: ClockWire.meta({ description: "The merchant's clock after the reset: real time, running." }),
+    clock: ClockWire,
     deleted: ResetDeletedWire,
   })
   .meta({
