@@ -236,6 +236,41 @@ describe('POST /v1/simulate/reset', () => {
   });
 });
 
+describe('one transaction', () => {
+  it('a reset that fails part-way leaves every row and the clock as they were', async () => {
+    const m = await t.merchant('Reset Fails');
+    await populate(m, 'fails');
+    const before = await snapshot(m.id);
+    // The database refuses to delete this merchant's idempotency records: the statement that deletes
+    // every kind fails after deleting the others, and the transaction rolls back.
+    const name = `reset_test_fail_${m.id.toLowerCase()}`;
+    await t.database.db.execute(
+      sql.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF OLD.merchant_id = '${m.id}' THEN RAISE EXCEPTION 'refused (planned by the test)'; END IF;
+          RETURN OLD;
+        END $$`),
+    );
+    await t.database.db.execute(
+      sql.raw(
+        `CREATE TRIGGER ${name} AFTER DELETE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION ${name}()`,
+      ),
+    );
+    try {
+      const failed = await form(m, '/v1/simulate/reset');
+      expect(failed.status).toBe(500);
+      expect(await snapshot(m.id)).toEqual(before);
+      expect(
+        (await t.rest<Json>('GET', '/v1/clock', { key: m.secretKey })).body.offset_ms,
+      ).toBeGreaterThanOrEqual(600_000);
+    } finally {
+      await t.database.db.execute(sql.raw(`DROP TRIGGER IF EXISTS ${name} ON idempotency_keys`));
+      await t.database.db.execute(sql.raw(`DROP FUNCTION IF EXISTS ${name}()`));
+    }
+    expect((await ok(form(m, '/v1/simulate/reset'))).deleted).toMatchObject({ idempotency_keys: 1 });
+  });
+});
+
 describe('GraphQL resetMerchant', () => {
   it('resets the caller and answers with the clock and the counts', async () => {
     const m = await t.merchant('GraphQL Reset');
