@@ -9,6 +9,11 @@ const USAGE = `Usage:
   sandbank merchants create --name NAME     create a merchant and print its keys
   sandbank keys roll [--merchant mch_...]    issue a new key pair (default merchant if omitted), revoking the old keys
   sandbank listen --forward-to URL [options] forward the merchant's events to URL, signed (Standard Webhooks)
+  sandbank reset [--api http://localhost:4242] [--key sk_test_...] [--json]
+                                             delete every object of the key's merchant and put its clock back
+                                             to real time, through the running server (POST /v1/simulate/reset);
+                                             keeps the merchant, its keys and its webhook endpoints
+                                             (key: --key or SANDBANK_SECRET_KEY; --json prints the answer as is)
 
 Options of listen:
   --forward-to URL      the local receiver each event is POSTed to (required)
@@ -26,7 +31,8 @@ Options of listen:
 listen reconnects (1s doubling to 30s) when the server connection drops and then catches up from
 GET /v1/events, so every event emitted meanwhile is forwarded, in id order, once.
 
-Uses the same storage as the server (DATABASE_URL, or PGlite in SANDBANK_DATA_DIR, default .sandbank/).
+merchants create and keys roll use the same storage as the server (DATABASE_URL, or PGlite in
+SANDBANK_DATA_DIR, default .sandbank/); listen and reset talk to the running server instead.
 With PGlite the server must be stopped first (the data folder is locked); with the server running,
 sign up over HTTP instead: curl -X POST localhost:4242/v1/merchants -H 'Content-Type: application/json' -d '{"name":"X"}'`;
 
@@ -47,11 +53,13 @@ async function run(argv: string[]): Promise<number> {
       key: { type: 'string' },
       secret: { type: 'string' },
       'max-attempts': { type: 'string' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   const command = positionals.join(' ');
   if (command === 'listen' && !values.help) return runListen(values);
+  if (command === 'reset' && !values.help) return runReset(values);
   if (values.help || (command !== 'merchants create' && command !== 'keys roll')) {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
@@ -113,6 +121,53 @@ async function runListen(values: Record<string, string | boolean | undefined>): 
     warn: (line) => process.stderr.write(`${line}\n`),
     signal: stop.signal,
   });
+  return 0;
+}
+
+/** `sandbank reset`: POST /v1/simulate/reset on the running server with the merchant's secret key. */
+async function runReset(values: Record<string, string | boolean | undefined>): Promise<number> {
+  const key = typeof values.key === 'string' ? values.key : process.env.SANDBANK_SECRET_KEY;
+  if (!key) throw new Error('reset needs --key sk_test_... (or SANDBANK_SECRET_KEY)');
+  const api = (typeof values.api === 'string' ? values.api : loadConfig(process.env, []).publicUrl).replace(
+    /\/+$/,
+    '',
+  );
+  let response: Response;
+  try {
+    response = await fetch(`${api}/v1/simulate/reset`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    });
+  } catch (error) {
+    const reason =
+      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    throw new Error(`no Sandbank server answered at ${api} (${reason}); pass --api URL`);
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let message = text;
+    try {
+      message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+    } catch {}
+    throw new Error(`the server refused the reset (${response.status}): ${message}`);
+  }
+  if (values.json) {
+    process.stdout.write(`${text}\n`);
+    return 0;
+  }
+  const reset = JSON.parse(text) as {
+    merchant_id: string;
+    clock: { now: string };
+    deleted: Record<string, number>;
+  };
+  const lines = Object.entries(reset.deleted)
+    .filter(([, count]) => count > 0)
+    .map(([kind, count]) => `  ${kind.padEnd(24)}${count}`);
+  process.stdout.write(
+    `Reset ${reset.merchant_id}: the clock is back to real time (${reset.clock.now}).\n` +
+      (lines.length > 0 ? `Deleted:\n${lines.join('\n')}\n` : 'Nothing to delete.\n') +
+      'Kept: the merchant, its API keys and its webhook endpoints.\n',
+  );
   return 0;
 }
 

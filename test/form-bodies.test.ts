@@ -17,11 +17,14 @@ let t: TestApp;
 let m: TestMerchant;
 /** A merchant of its own for rolling keys (which revokes the keys it is called with). */
 let roller: TestMerchant;
+/** A merchant of its own for the sandbox reset (which deletes every object of its caller). */
+let resetter: TestMerchant;
 
 beforeAll(async () => {
   t = await createTestApp();
   m = await t.merchant('Form Shop');
   roller = await t.merchant('Roller');
+  resetter = await t.merchant('Resetter');
 });
 
 afterAll(async () => {
@@ -457,6 +460,14 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       status: 200,
       key: () => roller.secretKey,
       check: (body) => expect(body.secret_key).toMatch(/^sk_test_/),
+    },
+    {
+      route: '/simulate/reset',
+      path: () => '/v1/simulate/reset',
+      body: '',
+      status: 200,
+      key: () => resetter.secretKey,
+      check: (body) => expect(body.object).toBe('reset'),
     },
   ];
 

@@ -3,7 +3,7 @@ import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { isSandbankError } from '../kernel/errors.ts';
 import { events } from '../modules/events/events.table.ts';
 import { scheduledJobs } from '../modules/scheduler/scheduler.table.ts';
-import { type Db, queryRowsPrepared, type Tx } from './client.ts';
+import { type Db, queryRowsPrepared, sqlStateOf, type Tx } from './client.ts';
 import { insertRecords } from './json-records.ts';
 import { createdEventsCte, type EventInput, fanOut, recordEvents } from './outbox.ts';
 import { type RowUpdate, rowUpdates, StaleRow } from './row-update.ts';
@@ -128,16 +128,20 @@ export function commit(target: CommitTarget, work: Change): Promise<void> {
 /**
  * commit() for a change built from rows read outside any transaction: false, with nothing
  * written, when one of them has moved since (StaleRow), so that the caller takes its locking path.
+ * A row it refers to that is gone since (a foreign key violation: a refund's payment deleted by the
+ * merchant's reset) is the same story: the locking path reads again and answers what it finds.
  */
 export async function commitUnlessStale(target: CommitTarget, work: Change): Promise<boolean> {
   try {
     await commit(target, work);
     return true;
   } catch (error) {
-    if (error instanceof StaleRow) return false;
+    if (error instanceof StaleRow || sqlStateOf(error) === FOREIGN_KEY_VIOLATION) return false;
     throw error;
   }
 }
+
+const FOREIGN_KEY_VIOLATION = '23503';
 
 /** A change step by step in a transaction: rows, then events and effects in order, then jobs. */
 export async function applyChange(tx: Tx, work: Change): Promise<void> {

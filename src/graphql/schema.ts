@@ -12,6 +12,7 @@ import '../modules/fx/fx.graphql-mutations.ts';
 import '../modules/transactions/transactions.graphql.ts';
 import '../modules/ledger/ledger.graphql.ts';
 import '../modules/clock/clock.graphql.ts';
+import '../modules/sandbox/sandbox.graphql.ts';
 import '../modules/webhooks/webhooks.graphql.ts';
 import '../modules/merchants/merchants.graphql.ts';
 import './subscriptions.ts';

@@ -8,6 +8,7 @@ import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
 import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
+import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
 import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
@@ -49,6 +50,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerLedgerRoutes(api);
   registerTransactionRoutes(api);
   registerClockRoutes(api);
+  registerSandboxRoutes(api);
   registerEventRoutes(api);
   registerWebhookRoutes(api);
   const documents = new Map<string, ReturnType<typeof buildDocument>>();

@@ -33,7 +33,7 @@ const RanJobRef = builder.objectRef<DueWork>('DueWork').implement({
 
 nodeKind('job', RanJobRef, getJob);
 
-const ClockRef = builder.objectRef<ClockView>('Clock').implement({
+export const ClockRef = builder.objectRef<ClockView>('Clock').implement({
   description: "The merchant's simulated clock: real time plus an offset, or frozen.",
   fields: (t) => ({
     now: t.field({

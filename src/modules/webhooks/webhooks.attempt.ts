@@ -145,7 +145,7 @@ async function recordOutcomes(db: Db, decided: Decided[]): Promise<void> {
   const attempted = decided.filter((d) => d.outcome);
   const attemptRows = attempted.map(
     ({ claimed, outcome, nextRetryAt }) =>
-      sql`(${newId('webhookAttempt')}, ${claimed.id}, ${claimed.merchantId}, ${iso(claimed.at)}::timestamptz,
+      sql`(${newId('webhookAttempt')}::text, ${claimed.id}::text, ${claimed.merchantId}::text, ${iso(claimed.at)}::timestamptz,
         ${outcome!.status}::int, ${outcome!.durationMs}::int, ${outcome!.responseBody}::text, ${outcome!.error}::text,
         ${iso(nextRetryAt)}::timestamptz)`,
   );
@@ -155,18 +155,24 @@ async function recordOutcomes(db: Db, decided: Decided[]): Promise<void> {
         ${outcome?.status ?? null}::int, ${iso(nextRetryAt ?? claimed.nextAttemptAt)}::timestamptz,
         ${iso(claimed.at)}::timestamptz)`,
   );
+  // The log lines are written only for the deliveries the UPDATE found: a delivery deleted while
+  // its attempt was in flight (a merchant's reset) leaves no attempt behind.
   const logAttempts =
     attemptRows.length > 0
-      ? sql`WITH logged AS (
+      ? sql`, logged AS (
           INSERT INTO webhook_attempts (id, delivery_id, merchant_id, attempted_at, status, duration_ms, response_body, error, next_retry_at)
-          VALUES ${sql.join(attemptRows, sql`, `)}
-        ) `
+          SELECT a.* FROM (VALUES ${sql.join(attemptRows, sql`, `)})
+            AS a(id, delivery_id, merchant_id, attempted_at, status, duration_ms, response_body, error, next_retry_at)
+          WHERE a.delivery_id IN (SELECT id FROM updated)
+        )`
       : sql``;
-  const statement = sql`${logAttempts}UPDATE webhook_deliveries d
+  const statement = sql`WITH updated AS (UPDATE webhook_deliveries d
     SET state = v.state, attempts = v.attempts, last_status = v.last_status,
       next_attempt_at = v.next_attempt_at, lease_until = NULL, updated_at = v.updated_at
     FROM (VALUES ${sql.join(deliveryRows, sql`, `)}) AS v(id, state, attempts, last_status, next_attempt_at, updated_at)
-    WHERE d.id = v.id`;
+    WHERE d.id = v.id
+    RETURNING d.id)${logAttempts}
+    SELECT count(*) FROM updated`;
   const byEndpoint = new Map<string, { endpoint: NonNullable<Claimed['endpoint']>; attempts: Decided[] }>();
   for (const d of attempted) {
     const endpoint = d.claimed.endpoint!;

@@ -13,6 +13,7 @@ import {
 import { authenticate } from '../../modules/merchants/authentication.ts';
 import { activeKeys, rollKeys, signUp } from '../../modules/merchants/merchants.service.ts';
 import { publicShell, shell } from './layout.ts';
+import { RESET_CONFIRMATION } from './reset.ts';
 import {
   clearSessionCookie,
   type DashContext,
@@ -269,6 +270,18 @@ async function keysPage(c: DashContext, reveal: boolean, rollError: string | nul
   </form>
   <p class="muted">Rolling issues a new pair and revokes the old keys at once: API clients using them get 401, live
   subscriptions opened with them close, and every other dashboard session of this merchant is signed out.</p>
+</section>
+<section class="card" id="reset">
+  <h2>Reset sandbox data</h2>
+  <p>Deletes every object of this merchant — collections, payments, refunds, tokens, transfers, payouts, virtual
+  cards, FX, balances and the ledger, events, webhook deliveries, scheduled work, idempotency keys — and puts
+  its clock back to real time. The merchant, its API keys, this session and its webhook endpoints (with their
+  signing secrets) are kept. It cannot be undone.</p>
+  <form method="post" action="/dashboard/reset">${csrfField(c)}
+    <label><input type="checkbox" name="confirm" value="${RESET_CONFIRMATION}" required data-testid="reset-confirm">
+    I understand that every object of this merchant is deleted</label>
+    <button type="submit" class="danger" data-testid="reset-sandbox">Reset sandbox data</button>
+  </form>
 </section>`,
   );
 }

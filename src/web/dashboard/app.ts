@@ -17,6 +17,7 @@ import { registerCreatePages } from './create.ts';
 import { registerFxPages } from './fx.ts';
 import { registerHomePage } from './home.ts';
 import { publicShell, shell } from './layout.ts';
+import { registerResetAction } from './reset.ts';
 import { csrfValid, type DashContext, type DashEnv, loadSession } from './session.ts';
 import { registerTransactionPages } from './transactions.ts';
 import { registerWebhookPages } from './webhooks.ts';
@@ -130,6 +131,7 @@ export function buildDashboard() {
 
   registerAccountPages(app);
   registerClockActions(app);
+  registerResetAction(app);
   registerHomePage(app);
   registerTransactionPages(app);
   registerCreatePages(app);

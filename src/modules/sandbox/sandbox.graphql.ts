@@ -1,0 +1,56 @@
+import { builder } from '../../graphql/builder.ts';
+import { serviceContext } from '../../graphql/context.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { ClockRef } from '../clock/clock.graphql.ts';
+import {
+  RESET_KINDS,
+  type ResetKind,
+  type ResetResult,
+  refuseIdempotentReset,
+  resetMerchant,
+} from './sandbox.reset.ts';
+import { DELETED_DESCRIPTIONS } from './sandbox.resource.ts';
+
+const camel = (kind: string) => kind.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
+
+const DeletedRef = builder.objectRef<Record<ResetKind, number>>('MerchantResetDeleted').implement({
+  description: 'How many rows of each kind a sandbox reset deleted.',
+  fields: (t) =>
+    Object.fromEntries(
+      RESET_KINDS.map(([kind]) => [
+        camel(kind),
+        t.int({ description: DELETED_DESCRIPTIONS[kind], resolve: (counts) => counts[kind] }),
+      ]),
+    ),
+});
+
+const ResetRef = builder.objectRef<ResetResult>('MerchantReset').implement({
+  description:
+    "A merchant's sandbox reset (POST /v1/simulate/reset): every object deleted and the clock back to real time. The merchant, its API keys, its dashboard sessions and its webhook endpoints (with their secrets) are kept; no event is written.",
+  fields: (t) => ({
+    merchantId: t.exposeString('merchantId', { description: 'The merchant whose sandbox was reset.' }),
+    clock: t.field({
+      type: ClockRef,
+      description: "The merchant's clock after the reset: real time, running.",
+      resolve: (result) => result.clock,
+    }),
+    deleted: t.field({
+      type: DeletedRef,
+      description: 'How many rows of each kind were deleted.',
+      resolve: (result) => result.deleted,
+    }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  resetMerchant: t.field({
+    type: ResetRef,
+    errors: { types: [SandbankError] },
+    description:
+      'Deletes every object of the merchant and puts its clock back to real time, in one transaction (POST /v1/simulate/reset). Keeps the merchant, its keys and its webhook endpoints. Takes no Idempotency-Key.',
+    resolve: (_root, _args, ctx) => {
+      refuseIdempotentReset(ctx.idempotencyKey);
+      return resetMerchant(serviceContext(ctx));
+    },
+  }),
+}));
