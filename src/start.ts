@@ -7,7 +7,7 @@ function banner(server: RunningServer, publicUrl: string, storage: string): stri
   const m = server.defaultMerchant;
   const secret =
     m.secretKey ??
-    `sk_test_…${m.secretKeyLast4} (shown once at creation; pin it with SANDBANK_SECRET_KEY or run "npm run sandbank -- keys roll")`;
+    `sk_test_…${m.secretKeyLast4} (the dashboard link below reveals it on its API keys page; or pin one with SANDBANK_SECRET_KEY)`;
   const publicKey = m.publicKey ?? `pk_test_…${m.publicKeyLast4}`;
   return [
     '',

@@ -8,7 +8,7 @@ import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 /**
  * A leaked secret key must not keep access once the owner rolls the keys: rolling (dashboard, API,
  * GraphQL or the CLI's function) signs out every other dashboard session of the merchant and voids
- * its unused sign-in links, and the dashboard asks for the current secret key before rolling.
+ * its unused sign-in links; the dashboard's roll is a signed-in session's form (CSRF-checked).
  */
 
 let t: TestApp;
@@ -107,40 +107,35 @@ describe('rolling keys ends the other dashboard sessions', () => {
 });
 
 describe('rolling from the dashboard', () => {
-  it('a session that does not know the key must enter it; a wrong one rolls nothing', async () => {
+  it('a signed-in session rolls with its CSRF token: the old key stops at once, the new one is shown once', async () => {
     const m = await t.merchant('Dashboard roll');
     const browser = await viaLink(m);
     const keysPage = await browser.get('/dashboard/keys');
-    expect(keysPage.html).toContain('data-testid="current-key"');
+    expect(keysPage.html).toContain('data-testid="roll-keys"');
 
-    const blind = await browser.post('/dashboard/keys/roll');
-    expect(blind.status).toBe(403);
-    expect(blind.html).toContain('data-testid="roll-error"');
-    const wrong = await browser.post('/dashboard/keys/roll', { current_key: 'sk_test_wrongwrongwrong' });
-    expect(wrong.status).toBe(403);
-    const other = await t.merchant('Someone else');
-    expect((await browser.post('/dashboard/keys/roll', { current_key: other.secretKey })).status).toBe(403);
+    const forged = await browser.post('/dashboard/keys/roll', { _csrf: '' });
+    expect(forged.status).toBe(403);
     expect((await t.rest('GET', '/v1/collections', { key: m.secretKey })).status).toBe(200);
 
-    const rolled = await browser.post('/dashboard/keys/roll', { current_key: m.secretKey });
+    const rolled = await browser.post('/dashboard/keys/roll');
     expect(rolled.status).toBe(303);
     expect((await t.rest('GET', '/v1/collections', { key: m.secretKey })).status).toBe(401);
     // The browser that rolled stays signed in and sees the new pair once.
     const shown = await browser.get('/dashboard/keys');
     expect(shown.html).toContain('data-testid="keys-once"');
+    const secret = /data-testid="secret-key">(sk_test_\w+)</.exec(shown.html)?.[1] ?? '';
+    expect((await t.rest('GET', '/v1/collections', { key: secret })).status).toBe(200);
   });
 
   it("the owner's roll signs out a session opened with the leaked key, which cannot roll again", async () => {
     const m = await t.merchant('Owner and intruder');
     const intruder = await signedIn(() => t, m);
     const owner = await signedIn(() => t, m);
-    // The owner's session pasted the key: it is confirmed by the session that knows it.
-    expect((await owner.get('/dashboard/keys')).html).not.toContain('data-testid="current-key"');
     expect((await owner.post('/dashboard/keys/roll')).status).toBe(303);
 
     expect(await signedInStill(owner)).toBe(true);
     expect(await signedInStill(intruder)).toBe(false);
-    const retry = await intruder.post('/dashboard/keys/roll', { current_key: m.secretKey });
+    const retry = await intruder.post('/dashboard/keys/roll');
     expect(retry.status).not.toBe(200);
     expect(retry.location ?? '').toContain('/dashboard/login');
     expect((await dashboardBrowser(() => t).post('/dashboard/login', { key: m.secretKey })).status).toBe(401);

@@ -39,15 +39,16 @@ async function getCollection(url: string, key: string, reference: string) {
 }
 
 describe('npm start on the embedded database', () => {
-  it('prints the keys on first start, and the printed key works on POST /v1/collect', async () => {
+  it('prints the keys on first start, the printed key works on POST /v1/collect, and after a restart the dashboard reveals it', async () => {
     const dir = dataDir();
+    let key = '';
     const server = await startServerProcess({ env: { SANDBANK_DATA_DIR: dir } });
     try {
-      const key = /Secret key (sk_test_\w+)/.exec(server.output())?.[1];
-      expect(key).toBeDefined();
+      key = /Secret key (sk_test_\w+)/.exec(server.output())?.[1] ?? '';
+      expect(key).toMatch(/^sk_test_/);
       expect(server.output()).toMatch(/Public key pk_test_\w+/);
       expect(server.output()).toContain('/checkout/');
-      const res = await collect(server.url, key ?? '', 'first-start');
+      const res = await collect(server.url, key, 'first-start');
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'success', reference: 'first-start' });
       expect(String(res.body.checkout_url)).toMatch(/\/checkout\/col_/);
@@ -56,7 +57,25 @@ describe('npm start on the embedded database', () => {
     }
     const again = await startServerProcess({ env: { SANDBANK_DATA_DIR: dir } });
     try {
-      expect(again.output()).toMatch(/Secret key sk_test_…\w{4} \(shown once/);
+      expect(again.output()).toMatch(/Secret key sk_test_…\w{4} \(the dashboard link below reveals it/);
+      // After the restart the dashboard, signed in by the banner's one-time link, reveals that key.
+      const link = /Dashboard {2}(http\S+)/.exec(again.output())?.[1] ?? '';
+      const signIn = await fetch(link, { redirect: 'manual' });
+      expect(signIn.status).toBe(303);
+      const cookie = (
+        signIn.headers.getSetCookie().find((c) => c.startsWith('sandbank_session=')) ?? ''
+      ).split(';')[0] as string;
+      expect(cookie).toMatch(/^sandbank_session=./);
+      const page = await (await fetch(`${again.url}/dashboard/keys`, { headers: { cookie } })).text();
+      expect(page).not.toContain(key);
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+      const revealed = await fetch(`${again.url}/dashboard/keys/reveal`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf }).toString(),
+      });
+      expect(revealed.headers.get('cache-control')).toBe('no-store');
+      expect(await revealed.text()).toContain(`data-testid="secret-key-revealed">${key}<`);
     } finally {
       await again.stop();
     }

@@ -96,6 +96,12 @@ async function pinKey(
   if (row && row.merchantId !== merchantId)
     throw new Error(`The pinned ${kind} key belongs to another merchant.`);
   if (!row) await insertKey(exec, merchantId, kind, key, at);
-  else if (row.revokedAt) await exec.update(apiKeys).set({ revokedAt: null }).where(eq(apiKeys.id, row.id));
+  else if (row.revokedAt || (kind === 'secret' && row.secretKey === null)) {
+    // Pinned again: active, and (a secret key made before keys were kept whole) revealable from now on.
+    await exec
+      .update(apiKeys)
+      .set({ revokedAt: null, ...(kind === 'secret' ? { secretKey: key } : {}) })
+      .where(eq(apiKeys.id, row.id));
+  }
   forgetCachedKeys();
 }

@@ -7,7 +7,8 @@ import type { MerchantRef } from '../context.ts';
 import { type KeyPair, refuseIdempotentRoll, rollKeys } from './merchants.service.ts';
 
 const KeyPairRef = builder.objectRef<KeyPair>('ApiKeyPair').implement({
-  description: 'A new key pair, shown once: keys are stored hashed.',
+  description:
+    "A new key pair; the dashboard's API keys page reveals the secret key again while it is in use.",
   fields: (t) => ({
     secretKey: t.exposeString('secretKey', {
       description: 'The new secret key (sk_test_…): every operation.',

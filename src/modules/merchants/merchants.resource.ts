@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { type Wire, wireResource } from '../../kernel/wire-resources.ts';
 import type { KeyPair, MerchantWithKeys } from './merchants.service.ts';
 
-const secretKey = z
-  .string()
-  .meta({ description: 'The secret key (sk_test_…): shown this once, stored only hashed.' });
+const secretKey = z.string().meta({
+  description:
+    "The secret key (sk_test_…): in this answer, and on the dashboard's API keys page (Reveal) while it is in use.",
+});
 const publicKey = z
   .string()
   .meta({ description: 'The public key (pk_test_…): may only tokenize cards, from a browser.' });

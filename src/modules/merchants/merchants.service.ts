@@ -52,6 +52,7 @@ export async function insertKey(
     keyHash: hashKey(key),
     last4: key.slice(-4),
     publicKey: kind === 'public' ? key : null,
+    secretKey: kind === 'secret' ? key : null,
     createdAt: at,
   });
 }
@@ -61,6 +62,11 @@ export interface ActiveKey {
   last4: string;
   /** The whole key, for a public key created since keys are kept so (null for secret keys). */
   publicKey: string | null;
+  /**
+   * The whole key, for a secret key made since they are kept retrievably (the dashboard's Reveal);
+   * null for public keys and for older secret keys, of which only the hash was stored.
+   */
+  secretKey: string | null;
   createdAt: Date;
 }
 
@@ -71,6 +77,7 @@ export async function activeKeys(db: Db, merchantId: string): Promise<ActiveKey[
       kind: apiKeys.kind,
       last4: apiKeys.last4,
       publicKey: apiKeys.publicKey,
+      secretKey: apiKeys.secretKey,
       createdAt: apiKeys.createdAt,
     })
     .from(apiKeys)
@@ -78,7 +85,10 @@ export async function activeKeys(db: Db, merchantId: string): Promise<ActiveKey[
     .orderBy(desc(apiKeys.createdAt));
 }
 
-/** Creates a merchant with a fresh (or pinned) key pair; the keys are returned once and stored hashed. */
+/**
+ * Creates a merchant with a fresh (or pinned) key pair: looked up by their hashes, and kept whole
+ * for the dashboard's Reveal (see docs/secret-keys.md).
+ */
 export async function createMerchant(
   db: Db,
   clock: Clock,

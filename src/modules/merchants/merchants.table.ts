@@ -14,7 +14,11 @@ export const merchants = pgTable(
   (t) => [uniqueIndex('merchants_one_default_uq').on(t.isDefault).where(sql`${t.isDefault}`)],
 );
 
-/** API keys, stored as SHA-256 hashes of the full key; of a secret key only the last 4 characters stay readable. */
+/**
+ * API keys, looked up by the SHA-256 hash of the full key. Sandbox keys are kept whole too (see
+ * docs/secret-keys.md), so the dashboard can show its signed-in owner the key in use; a row made
+ * before that has only its hash and last 4 characters.
+ */
 export const apiKeys = pgTable(
   'api_keys',
   {
@@ -27,6 +31,8 @@ export const apiKeys = pgTable(
     last4: text('last4').notNull(),
     /** Public keys in full (they are meant for browsers; the dashboard shows them). Null for secret keys. */
     publicKey: text('public_key'),
+    /** Secret keys in full, for the dashboard's Reveal. Null for public keys and for secret keys made before they were kept. */
+    secretKey: text('secret_key'),
     createdAt: createdAt(),
     revokedAt: at('revoked_at'),
   },

@@ -3,14 +3,12 @@ import { html } from 'hono/html';
 import { clientAddress } from '../../http/client-address.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import type { Db } from '../../modules/context.ts';
 import {
   endSession,
   signInNewMerchant,
   signInWithKey,
   signInWithLink,
 } from '../../modules/dashboard/dashboard.service.ts';
-import { authenticate } from '../../modules/merchants/authentication.ts';
 import { activeKeys, rollKeys, signUp } from '../../modules/merchants/merchants.service.ts';
 import { publicShell, shell } from './layout.ts';
 import { RESET_CONFIRMATION } from './reset.ts';
@@ -25,23 +23,17 @@ import {
 import { csrfField, setFlash, takeFlash, when } from './ui.ts';
 
 /**
- * Signing in and out, signing up, and the API keys page. Secret keys are stored hashed, so the keys
- * page can reveal a secret key only in the browser session that pasted it, signed up or rolled it
- * (kept in this process's memory until sign-out); elsewhere, rolling shows a new pair once.
+ * Signing in and out, signing up, and the API keys page. Secret keys are kept whole in the database
+ * (beside the hash they are looked up by; see docs/secret-keys.md), so any signed-in session of the
+ * merchant can reveal the key in use, on every instance and after a restart. A key made before they
+ * were kept has only its hash: the page says so and offers rolling.
  */
-const revealable = new Map<string, string>();
-
-function remember(token: string, secretKey: string): void {
-  revealable.set(token, secretKey);
-  if (revealable.size > 10_000) revealable.delete(revealable.keys().next().value as string);
-}
 
 /** Signing in again in a browser that has a session ends that session first. */
 async function endCurrentSession(c: DashContext): Promise<void> {
   const token = c.get('sessionToken');
   if (!token) return;
   await endSession(c.get('deps').database.db, systemClock, token);
-  revealable.delete(token);
 }
 
 function signInPage(c: DashContext, error: string | null, next: string) {
@@ -66,7 +58,7 @@ function signInPage(c: DashContext, error: string | null, next: string) {
 function keysOnce(keys: Record<string, string>) {
   return html`<section class="card keys-once" data-testid="keys-once">
   <h2>Your keys</h2>
-  <p>Copy the secret key now: it is stored hashed and shown only this once.</p>
+  <p>Copy the secret key now. <em>Reveal secret key</em> on this page shows it again while it is in use.</p>
   <dl class="details"><dt>Secret key</dt><dd><code data-testid="secret-key">${keys.secret_key}</code></dd>
   <dt>Public key</dt><dd><code data-testid="public-key">${keys.public_key}</code></dd></dl>
 </section>`;
@@ -85,7 +77,6 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
       const { token } = await signInWithKey(c.get('deps').database.db, systemClock, form.key ?? '');
       await endCurrentSession(c);
       setSessionCookie(c, token);
-      remember(token, (form.key ?? '').trim());
       return c.redirect(next, 303);
     } catch (error) {
       if (!(error instanceof SandbankError)) throw error;
@@ -119,7 +110,6 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
     const token = c.get('sessionToken');
     if (token) {
       await endSession(c.get('deps').database.db, systemClock, token);
-      revealable.delete(token);
     }
     clearSessionCookie(c);
     return c.redirect('/dashboard/login', 303);
@@ -157,7 +147,6 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
       await endCurrentSession(c);
       setSessionCookie(c, token);
       c.set('sessionToken', token);
-      remember(token, created.secretKey);
       setFlash(c, {
         notice: `Welcome, ${created.merchant.name}.`,
         once: { secret_key: created.secretKey, public_key: created.publicKey },
@@ -177,23 +166,15 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
   app.get('/keys', async (c) => keysPage(c, false));
   app.post('/keys/reveal', async (c) => keysPage(c, true));
 
+  // A signed-in session rolls with its CSRF token alone: it could reveal the key anyway, and a key
+  // that cannot be revealed (made before keys were kept) is the one its owner may have lost.
   app.post('/keys/roll', async (c) => {
     const session = c.get('session');
     const token = c.get('sessionToken');
     if (!session || !token) return c.redirect('/dashboard/login', 303);
-    const db = c.get('deps').database.db;
-    const form = await formOf(c);
-    const offered = form.current_key?.trim() || revealable.get(token);
-    if (!offered || !(await isCurrentSecretKey(db, session.merchant.id, offered))) {
-      c.status(403);
-      return keysPage(
-        c,
-        false,
-        'To roll the keys, enter the current secret key (sk_test_…) of this merchant.',
-      );
-    }
-    const keys = await rollKeys(db, systemClock, session.merchant.id, { keepSession: token });
-    remember(token, keys.secretKey);
+    const keys = await rollKeys(c.get('deps').database.db, systemClock, session.merchant.id, {
+      keepSession: token,
+    });
     setFlash(c, {
       notice: 'New keys issued; the old ones are revoked.',
       once: { secret_key: keys.secretKey, public_key: keys.publicKey },
@@ -202,18 +183,7 @@ export function registerAccountPages(app: Hono<DashEnv>): void {
   });
 }
 
-/** Whether `key` is a secret key of the merchant in use now (a roll is confirmed with it). */
-async function isCurrentSecretKey(db: Db, merchantId: string, key: string): Promise<boolean> {
-  try {
-    const principal = await authenticate(db, `Bearer ${key}`);
-    return principal.keyKind === 'secret' && principal.merchant.id === merchantId;
-  } catch (error) {
-    if (error instanceof SandbankError) return false;
-    throw error;
-  }
-}
-
-async function keysPage(c: DashContext, reveal: boolean, rollError: string | null = null): Promise<Response> {
+async function keysPage(c: DashContext, reveal: boolean): Promise<Response> {
   const session = c.get('session');
   const token = c.get('sessionToken');
   if (!session || !token) return c.redirect('/dashboard/login', 303);
@@ -221,12 +191,10 @@ async function keysPage(c: DashContext, reveal: boolean, rollError: string | nul
   const keys = await activeKeys(c.get('deps').database.db, session.merchant.id);
   const secret = keys.find((k) => k.kind === 'secret');
   const publicKey = keys.find((k) => k.kind === 'public');
-  // What this browser knows of the secret key, while it is still the key in use.
-  const remembered = revealable.get(token);
-  const known =
-    remembered && (await isCurrentSecretKey(c.get('deps').database.db, session.merchant.id, remembered))
-      ? remembered
-      : undefined;
+  // The key in use, when it was made since secret keys are kept whole (null for an older one).
+  const known = secret?.secretKey ?? null;
+  // The page may hold a secret key: no cache, shared or private, keeps it.
+  c.header('Cache-Control', 'no-store');
   return shell(
     c,
     { title: 'API keys', active: 'keys', flash: flash ? { ...flash, once: undefined } : null },
@@ -243,7 +211,7 @@ async function keysPage(c: DashContext, reveal: boolean, rollError: string | nul
     }
     ${
       reveal && !known
-        ? html`<p class="muted" data-testid="reveal-unavailable">Secret keys are stored hashed, so only the browser session that pasted, created or rolled this key can show it again. Roll the keys to get a new pair shown once.</p>`
+        ? html`<p class="muted" data-testid="reveal-unavailable">This secret key was made before Sandbank kept secret keys for Reveal: only its hash is stored, so it cannot be shown again. Roll the keys below: the new secret key can be revealed here at any time.</p>`
         : ''
     }</dd>
     <dt>Issued</dt><dd>${when(secret?.createdAt)}</dd>
@@ -258,14 +226,7 @@ async function keysPage(c: DashContext, reveal: boolean, rollError: string | nul
 </section>
 <section class="card">
   <h2>Roll keys</h2>
-  ${rollError ? html`<div class="error" role="alert" data-testid="roll-error">${rollError}</div>` : ''}
   <form method="post" action="/dashboard/keys/roll">${csrfField(c)}
-    ${
-      known
-        ? ''
-        : html`<label for="current_key">Current secret key</label>
-    <input id="current_key" name="current_key" autocomplete="off" placeholder="sk_test_…" required data-testid="current-key">`
-    }
     <button type="submit" class="danger" data-testid="roll-keys">Roll keys</button>
   </form>
   <p class="muted">Rolling issues a new pair and revokes the old keys at once: API clients using them get 401, live
