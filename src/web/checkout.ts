@@ -18,6 +18,7 @@ import {
 } from '../modules/collections/collections.service.ts';
 import { openByLink, type PayerEnv } from './context.ts';
 import { page } from './layout.ts';
+import { MAGIC_ACCOUNT_CHOICES } from './magic-accounts.ts';
 
 type WebContext = Context<PayerEnv>;
 
@@ -99,6 +100,14 @@ function bankForm(row: CollectionRow, form: Form, error: string | null) {
     <select id="account_type" name="account_type"><option value="checking">Checking</option><option value="savings">Savings</option></select>
     <button type="submit" class="secondary" data-testid="pay-bank">Pay by bank account</button>
   </form>
+  <details open><summary class="muted" data-testid="test-accounts-summary">Test bank accounts (click to fill; any other valid account succeeds)</summary>
+    <ul class="test-cards">
+      ${MAGIC_ACCOUNT_CHOICES.map(
+        (choice) =>
+          html`<li><a href="${checkoutPath(row)}&amp;bank=${choice.key}" data-routing="${choice.routingNumber}" data-account="${choice.accountNumber}" data-testid="test-account">${choice.routingNumber} / ${choice.accountNumber}</a> — ${choice.outcome}</li>`,
+      )}
+    </ul>
+  </details>
 </section>`;
 }
 
@@ -220,6 +229,7 @@ export function buildCheckout() {
   app.get('/:id', async (c) => {
     const prefill = c.req.query('card');
     const card = TEST_CARDS.find((t) => t.number === prefill);
+    const account = MAGIC_ACCOUNT_CHOICES.find((choice) => choice.key === c.req.query('bank'));
     const form: Form = card
       ? {
           number: card.number,
@@ -227,7 +237,9 @@ export function buildCheckout() {
           exp_month: '12',
           exp_year: String(testCardExpiryYear(c.get('payer').clock.now())),
         }
-      : {};
+      : account
+        ? { routing_number: account.routingNumber, account_number: account.accountNumber }
+        : {};
     return render(c, { form, paymentId: c.req.query('payment') });
   });
 

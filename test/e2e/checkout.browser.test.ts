@@ -410,6 +410,22 @@ describe('hosted checkout in Chromium', () => {
     expect(failed.payments[0]).toMatchObject({ id: debit.id, state: 'returned', return_code: 'R01' });
   });
 
+  it('a magic bank account fills the routing and account numbers in one click, by the served script', async () => {
+    const created = await collect();
+    const page = await openCheckout(created);
+    const link = page.locator('a[data-account="000333333335"]');
+    await expect(link.textContent()).resolves.toBe('110000000 / 000333333335');
+    await link.click();
+    // The script filled the form in place: no navigation to the link's server-side fill.
+    expect(new URL(page.url()).searchParams.has('bank')).toBe(false);
+    await expect(page.inputValue('#routing_number')).resolves.toBe('110000000');
+    await expect(page.inputValue('#account_number')).resolves.toBe('000333333335');
+    await page.click('[data-testid="pay-bank"]');
+    expect(await status(page)).toBe('processing');
+    const debit = (await collection(created.reference)).payments[0];
+    expect(debit).toMatchObject({ object: 'transfer', counterparty: { account_number: '••••3335' } });
+  });
+
   it("after the clock moves years ahead, click-to-fill takes the clock's year and an old expiry is declined naming both dates", async () => {
     // A merchant of its own (the default merchant's clock is shared with the other browser tests when
     // they run against one Postgres), its clock moved past the year a browser-based fill (now + 3) gives.

@@ -11,3 +11,13 @@ document.querySelectorAll('[data-card]').forEach((a) => {
     f.exp_year.value = a.dataset.expYear;
   });
 });
+
+// The bank form's magic accounts: a click fills the routing and account numbers (the link itself
+// pre-fills them on the server when this script does not run).
+document.querySelectorAll('[data-account]').forEach((a) => {
+  a.addEventListener('click', (e) => {
+    e.preventDefault();
+    document.getElementById('routing_number').value = a.dataset.routing;
+    document.getElementById('account_number').value = a.dataset.account;
+  });
+});
