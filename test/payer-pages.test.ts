@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
+import { brandSpec } from '../src/modules/cards/card-numbers.ts';
 import { MAGIC_ACCOUNTS } from '../src/modules/transfers/transfers.rails.ts';
 import { MAGIC_ACCOUNT_CHOICES } from '../src/web/magic-accounts.ts';
 import { createTestApp, PUBLIC_URL, type TestApp, type TestMerchant } from './harness.ts';
@@ -341,6 +342,27 @@ describe('security headers of the rendered pages', () => {
     const expiredPage = await expired.text();
     expect(expiredPage).not.toContain('4111111111111111');
     expect(expiredPage).toContain('ending 1111');
+  });
+
+  it("the card form hands its script the server's own brand rules (prefixes and ranges), with each brand's grouping", async () => {
+    const created = await collect();
+    const page = await (await t.app.request(pathOf(String(created.checkout_url)))).text();
+    const attribute = /<form id="card-form"[^>]* data-brands="([^"]*)"/.exec(page)?.[1] ?? '';
+    const rules = JSON.parse(attribute.replaceAll('&quot;', '"')) as Json[];
+    expect(rules).toEqual(
+      (['visa', 'mastercard', 'amex'] as const).map((brand) => ({
+        brand,
+        label: { visa: 'Visa', mastercard: 'Mastercard', amex: 'Amex' }[brand],
+        groups: brand === 'amex' ? [4, 6, 5] : brand === 'visa' ? [4, 4, 4, 4, 3] : [4, 4, 4, 4],
+        prefixes: brandSpec(brand).prefixes,
+        ranges: brandSpec(brand).ranges,
+      })),
+    );
+    // Each brand's groups cover its longest number.
+    for (const rule of rules) {
+      const longest = Math.max(...brandSpec(rule.brand as 'visa').lengths);
+      expect((rule.groups as number[]).reduce((a, b) => a + b, 0)).toBe(longest);
+    }
   });
 
   it("the bank form offers the rails' magic accounts: each link fills the form without script, and pays as its outcome says", async () => {
