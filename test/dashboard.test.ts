@@ -8,6 +8,8 @@ import { createSignInLink } from '../src/modules/dashboard/dashboard.service.ts'
 import { dashboardBrowser, signedIn } from './fixtures/dashboard.ts';
 import { createTestApp, type TestApp } from './harness.ts';
 
+type Json = Record<string, unknown>;
+
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
@@ -162,10 +164,97 @@ describe('forms and headers', () => {
     expect(page.html).toContain('collection.expire');
     expect(page.html).toContain(String(col.body.id));
     expect(page.html).toContain('2031-12-02 15:00:00Z');
-    await browser.post('/dashboard/clock', { op: 'ach_window', back: '/dashboard' });
-    // Tuesday 10:00 ET → the 10:30 window settles at 13:00 ET (18:00Z).
+    await browser.post('/dashboard/clock', { op: 'next_settlement', back: '/dashboard' });
+    // Nothing in flight, Tuesday 10:00 ET → the next Same-Day settlement, 13:00 ET (18:00Z).
     expect((await t.rest('GET', '/v1/clock', { key: m.secretKey })).body.now).toBe(
       '2031-12-02T18:00:00.000Z',
+    );
+  });
+
+  it('"Next settlement" settles every ACH entry in flight in one click: standard and Same-Day, credits and debits', async () => {
+    // Wednesday 2031-12-03 10:00 ET: every entry goes in the 10:30 ET window; Same-Day settles at
+    // 13:00 ET (18:00Z), standard ACH (the checkout's bank payment, the payout) Thursday 08:30 ET.
+    const m = await t.merchant();
+    const post = (path: string, body: unknown) => t.rest<Json>('POST', path, { key: m.secretKey, body });
+    await t.rest('POST', '/v1/clock/freeze', { key: m.secretKey });
+    await post('/v1/clock/advance', { to: '2031-12-03T15:00:00Z' });
+    await post('/v1/simulate/balance/top_up', { amount: '1000.00', currency: 'USD' });
+    const account = (number: string) => ({
+      name: 'Acme Supplies',
+      routing_number: '021000021',
+      account_number: number,
+      account_type: 'checking',
+    });
+    await post('/v1/collect', { amount: 120, currency: 'USD', reference: 'bank-checkout' });
+    const paid = await post('/v1/simulate/collections/bank-checkout/pay', {
+      method: 'bank_account',
+      bank_account: { name: 'Ada Lovelace', routing_number: '110000000', account_number: '000123456789' },
+    });
+    expect(paid.status).toBe(200);
+    const entries = [
+      (paid.body.payment as Json).id,
+      ...(await Promise.all([
+        post('/v1/transfers', {
+          amount: '10.00',
+          currency: 'USD',
+          rail: 'same_day_ach',
+          direction: 'credit',
+          counterparty: account('000123456789'),
+        }),
+        post('/v1/transfers', {
+          amount: '11.00',
+          currency: 'USD',
+          rail: 'same_day_ach',
+          direction: 'debit',
+          counterparty: account('000123456789'),
+        }),
+        post('/v1/transfers', {
+          amount: '12.00',
+          currency: 'USD',
+          rail: 'ach',
+          direction: 'debit',
+          counterparty: account('000123456789'),
+        }),
+        post('/v1/payouts', {
+          amount: '13.00',
+          currency: 'USD',
+          method: 'ach',
+          destination: account('000123456789'),
+        }),
+      ]).then((created) => created.map((res) => res.body.id))),
+    ];
+    // An entry that stays submitted until a simulate step moves it has no settlement to wait for.
+    const stuck = await post('/v1/transfers', {
+      amount: '14.00',
+      currency: 'USD',
+      rail: 'ach',
+      direction: 'credit',
+      counterparty: account('000000000009'),
+    });
+    const browser = await signedIn(app, m);
+    const before = await browser.get('/dashboard');
+    expect(before.html).toContain('data-testid="clock-next_settlement"');
+    expect(before.html).toContain('Advance to 2031-12-04T13:30Z, when the 5 ACH entries in flight');
+    await browser.post('/dashboard/clock', { op: 'next_settlement', back: '/dashboard' });
+    expect((await t.rest<Json>('GET', '/v1/clock', { key: m.secretKey })).body.now).toBe(
+      '2031-12-04T13:30:00.000Z',
+    );
+    const states = await Promise.all(
+      entries.map(async (id) => {
+        const path = String(id).startsWith('po_') ? '/v1/payouts' : '/v1/transfers';
+        return (await t.rest<Json>('GET', `${path}/${id}`, { key: m.secretKey })).body.state;
+      }),
+    );
+    expect(states).toEqual(['settled', 'settled', 'settled', 'settled', 'paid']);
+    const collection = await t.rest<Json>('GET', '/v1/collections/bank-checkout', { key: m.secretKey });
+    expect(collection.body.state).toBe('succeeded');
+    expect(
+      (await t.rest<Json>('GET', `/v1/transfers/${stuck.body.id}`, { key: m.secretKey })).body.state,
+    ).toBe('submitted');
+    // Now nothing is in flight: the button says so and goes to the next Same-Day settlement.
+    const after = await browser.get('/dashboard');
+    expect(after.html).toContain(
+      'No ACH entry is in flight: advance to the next Same-Day ACH settlement, 2031-12-04T18:00Z',
     );
   });
 

@@ -1,6 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
+import { brandSpec } from '../src/modules/cards/card-numbers.ts';
+import { MAGIC_ACCOUNTS } from '../src/modules/transfers/transfers.rails.ts';
+import { MAGIC_ACCOUNT_CHOICES } from '../src/web/magic-accounts.ts';
 import { createTestApp, PUBLIC_URL, type TestApp, type TestMerchant } from './harness.ts';
 
 /**
@@ -339,6 +342,68 @@ describe('security headers of the rendered pages', () => {
     const expiredPage = await expired.text();
     expect(expiredPage).not.toContain('4111111111111111');
     expect(expiredPage).toContain('ending 1111');
+  });
+
+  it("the card form hands its script the server's own brand rules (prefixes and ranges), with each brand's grouping", async () => {
+    const created = await collect();
+    const page = await (await t.app.request(pathOf(String(created.checkout_url)))).text();
+    const attribute = /<form id="card-form"[^>]* data-brands="([^"]*)"/.exec(page)?.[1] ?? '';
+    const rules = JSON.parse(attribute.replaceAll('&quot;', '"')) as Json[];
+    expect(rules).toEqual(
+      (['visa', 'mastercard', 'amex'] as const).map((brand) => ({
+        brand,
+        label: { visa: 'Visa', mastercard: 'Mastercard', amex: 'Amex' }[brand],
+        groups: brand === 'amex' ? [4, 6, 5] : brand === 'visa' ? [4, 4, 4, 4, 3] : [4, 4, 4, 4],
+        prefixes: brandSpec(brand).prefixes,
+        ranges: brandSpec(brand).ranges,
+      })),
+    );
+    // Each brand's groups cover its longest number.
+    for (const rule of rules) {
+      const longest = Math.max(...brandSpec(rule.brand as 'visa').lengths);
+      expect((rule.groups as number[]).reduce((a, b) => a + b, 0)).toBe(longest);
+    }
+  });
+
+  it("the bank form offers the rails' magic accounts: each link fills the form without script, and pays as its outcome says", async () => {
+    const created = await collect();
+    const checkout = pathOf(String(created.checkout_url));
+    const page = await (await t.app.request(checkout)).text();
+    const links = [
+      ...page.matchAll(
+        /<a href="([^"]+)" data-routing="(\d+)" data-account="(\d+)" data-testid="test-account">[^<]*<\/a> — ([^<]*)<\/li>/g,
+      ),
+    ];
+    expect(links.map(([, , routing, account, outcome]) => ({ routing, account, outcome }))).toEqual(
+      MAGIC_ACCOUNT_CHOICES.map((choice) => ({
+        routing: choice.routingNumber,
+        account: choice.accountNumber,
+        outcome: choice.outcome.replaceAll("'", '&#39;'),
+      })),
+    );
+    // Every magic account of the rails is among them.
+    for (const account of MAGIC_ACCOUNTS) expect(page).toContain(`data-account="${account.accountNumber}"`);
+
+    // Without script the link itself pre-fills the routing and account numbers.
+    const r01 = links.find(([, , , account]) => account === '000222222227');
+    const href = (r01?.[1] ?? '').replaceAll('&amp;', '&');
+    expect(href).toBe(`${checkout}&bank=000222222227`);
+    const filled = await (await t.app.request(href)).text();
+    expect(filled).toMatch(/<input id="routing_number"[^>]*value="110000000"/);
+    expect(filled).toMatch(/<input id="account_number"[^>]*value="000222222227"/);
+    expect(filled).toMatch(/<input id="number"[^>]*value=""/);
+    // An unknown key fills nothing.
+    const unknown = await (await t.app.request(`${checkout}&bank=000000000001`)).text();
+    expect(unknown).toMatch(/<input id="account_number"[^>]*value=""/);
+
+    const paid = await t.app.request(
+      under(checkout, '/bank'),
+      form({ name: 'Ada Lovelace', routing_number: '110000000', account_number: '000222222227' }),
+    );
+    expect(paid.status).toBe(303);
+    const after = await collection(String(created.reference));
+    expect(after.state).toBe('processing');
+    expect((after.payments as Json[])[0]).toMatchObject({ object: 'transfer', direction: 'debit' });
   });
 
   it('a checkout with a redirect_url lets its forms end at that origin and no other', async () => {

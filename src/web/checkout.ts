@@ -7,6 +7,7 @@ import { formatDecimal } from '../kernel/money.ts';
 import { parseInput } from '../kernel/validation.ts';
 import { completeChallengeSchema } from '../kernel/wire-schemas.ts';
 import type { CardPaymentRow } from '../modules/card-payments/card-payments.resource.ts';
+import { brandSpec, type CardBrand } from '../modules/cards/card-numbers.ts';
 import { TEST_CARDS, testCardExpiryYear } from '../modules/cards/magic-cards.ts';
 import { completeChallenge, payCollection } from '../modules/collections/collections.pay.ts';
 import { type CollectionRow, checkoutPath } from '../modules/collections/collections.resource.ts';
@@ -18,6 +19,7 @@ import {
 } from '../modules/collections/collections.service.ts';
 import { openByLink, type PayerEnv } from './context.ts';
 import { page } from './layout.ts';
+import { MAGIC_ACCOUNT_CHOICES } from './magic-accounts.ts';
 
 type WebContext = Context<PayerEnv>;
 
@@ -47,9 +49,31 @@ function field(form: Form, name: string): string {
   return form[name] ?? '';
 }
 
+/** The brand marks the card form shows, and how each brand's number is grouped as it is typed. */
+const BRAND_MARKS: Record<CardBrand, { label: string; groups: number[] }> = {
+  visa: { label: 'Visa', groups: [4, 4, 4, 4, 3] },
+  mastercard: { label: 'Mastercard', groups: [4, 4, 4, 4] },
+  amex: { label: 'Amex', groups: [4, 6, 5] },
+};
+
+/**
+ * The brand rules the page's script detects a typed number's brand by: the server's own IIN
+ * prefixes and ranges (card_brands.json through brandSpec, the rules detectBrand applies), handed
+ * to the script as data so that the two cannot differ.
+ */
+const BRAND_RULES = JSON.stringify(
+  (Object.keys(BRAND_MARKS) as CardBrand[]).map((brand) => {
+    const spec = brandSpec(brand);
+    return { brand, ...BRAND_MARKS[brand], prefixes: spec.prefixes, ranges: spec.ranges };
+  }),
+);
+
 /**
  * The card form. The number is never written back into a page: a refused form comes back with
- * the number empty and, as a hint, its last four digits (`last4`).
+ * the number empty and, as a hint, its last four digits (`last4`). The page's script (assets/
+ * checkout.js) groups the number as it is typed, shows its brand, and keeps what the payer typed
+ * (never the CVC) in the tab's sessionStorage across the submit, to fill the form again after a
+ * decline; it is removed as soon as the next page of the checkout has read it.
  */
 function cardForm(
   row: CollectionRow,
@@ -61,9 +85,12 @@ function cardForm(
   return html`<section class="card">
   <h2>Pay by card</h2>
   ${error ? html`<div class="error" role="alert" data-testid="card-error">${error}</div>` : ''}
-  <form id="card-form" method="post" action="${checkoutPath(row, '/card')}">
+  <form id="card-form" method="post" action="${checkoutPath(row, '/card')}" data-brands="${BRAND_RULES}">
     <label for="number">Card number</label>
-    <input id="number" name="number" inputmode="numeric" autocomplete="cc-number" value="${field(form, 'number')}" required>
+    <div class="number-field">
+      <input id="number" name="number" inputmode="numeric" autocomplete="cc-number" value="${field(form, 'number')}" required>
+      <span class="brand-mark" data-testid="card-brand" data-brand="" aria-live="polite"></span>
+    </div>
     ${last4 ? html`<p class="muted hint" data-testid="card-hint">For your safety the number is not shown again: type the card ending ${last4} once more.</p>` : ''}
     <div class="row">
       <div><label for="exp_month">Month</label><input id="exp_month" name="exp_month" inputmode="numeric" placeholder="MM" value="${field(form, 'exp_month')}" required></div>
@@ -99,6 +126,14 @@ function bankForm(row: CollectionRow, form: Form, error: string | null) {
     <select id="account_type" name="account_type"><option value="checking">Checking</option><option value="savings">Savings</option></select>
     <button type="submit" class="secondary" data-testid="pay-bank">Pay by bank account</button>
   </form>
+  <details open><summary class="muted" data-testid="test-accounts-summary">Test bank accounts (click to fill; any other valid account succeeds)</summary>
+    <ul class="test-cards">
+      ${MAGIC_ACCOUNT_CHOICES.map(
+        (choice) =>
+          html`<li><a href="${checkoutPath(row)}&amp;bank=${choice.key}" data-routing="${choice.routingNumber}" data-account="${choice.accountNumber}" data-testid="test-account">${choice.routingNumber} / ${choice.accountNumber}</a> — ${choice.outcome}</li>`,
+      )}
+    </ul>
+  </details>
 </section>`;
 }
 
@@ -220,6 +255,7 @@ export function buildCheckout() {
   app.get('/:id', async (c) => {
     const prefill = c.req.query('card');
     const card = TEST_CARDS.find((t) => t.number === prefill);
+    const account = MAGIC_ACCOUNT_CHOICES.find((choice) => choice.key === c.req.query('bank'));
     const form: Form = card
       ? {
           number: card.number,
@@ -227,7 +263,9 @@ export function buildCheckout() {
           exp_month: '12',
           exp_year: String(testCardExpiryYear(c.get('payer').clock.now())),
         }
-      : {};
+      : account
+        ? { routing_number: account.routingNumber, account_number: account.accountNumber }
+        : {};
     return render(c, { form, paymentId: c.req.query('payment') });
   });
 

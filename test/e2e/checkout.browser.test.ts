@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { detectBrand } from '../../src/modules/cards/card-numbers.ts';
+import { TEST_CARDS } from '../../src/modules/cards/magic-cards.ts';
 import type { ServerProcess } from '../server-process.ts';
 import { launchChromium, SECRET_KEY, screenshot, startBrowserTestServer, watchProblems } from './chromium.ts';
 
@@ -162,7 +164,7 @@ describe('hosted checkout in Chromium', () => {
     await page.click('a[data-card="4242424242424242"]');
     // The link fills the form through the page script instead of navigating.
     expect(new URL(page.url()).pathname).toBe(pathBefore);
-    await expect(page.inputValue('#number')).resolves.toBe('4242424242424242');
+    await expect(page.inputValue('#number')).resolves.toBe('4242 4242 4242 4242');
     await expect(page.inputValue('#exp_month')).resolves.toBe('12');
     expect(Number(await page.inputValue('#exp_year'))).toBeGreaterThan(new Date().getUTCFullYear());
     await expect(page.inputValue('#cvc')).resolves.toBe('123');
@@ -204,6 +206,13 @@ describe('hosted checkout in Chromium', () => {
     await expect(error.textContent()).resolves.toBe('Your card was declined.');
     expect(await page.locator('#card-form').count()).toBe(1);
     expect(await page.getByTestId('status').count()).toBe(0);
+    // What the payer typed is still there, but the CVC.
+    await expect(page.inputValue('#number')).resolves.toBe('4000 0000 0000 0002');
+    await expect(page.inputValue('#exp_month')).resolves.toBe(EXPIRY.month);
+    await expect(page.inputValue('#exp_year')).resolves.toBe(EXPIRY.year);
+    await expect(page.inputValue('#name')).resolves.toBe('Ada Lovelace');
+    await expect(page.inputValue('#cvc')).resolves.toBe('');
+    await expect(page.getByTestId('card-brand').textContent()).resolves.toBe('Visa');
 
     const declined = await collection(created.reference);
     expect(declined.state).toBe('pending');
@@ -221,6 +230,68 @@ describe('hosted checkout in Chromium', () => {
     const paid = await collection(created.reference);
     expect(paid.state).toBe('succeeded');
     expect(paid.payments.map((a) => a.state)).toEqual(['captured', 'declined']);
+    // Paid: nothing typed is kept in the tab any longer.
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  });
+
+  it('a refused number comes back typed in this browser, and the server-side hint steps aside', async () => {
+    const created = await collect();
+    const page = await openCheckout(created);
+    await fillCard(page, '4242424242424241');
+    await page.click('[data-testid="pay-card"]');
+    await expect(page.getByTestId('card-error').textContent()).resolves.toContain('card number');
+    await expect(page.inputValue('#number')).resolves.toBe('4242 4242 4242 4241');
+    await expect(page.inputValue('#cvc')).resolves.toBe('');
+    expect(await page.getByTestId('card-hint').isVisible()).toBe(false);
+    // A reload of the error page has nothing to put back: the kept values were read once.
+    await page.reload();
+    await expect(page.inputValue('#number')).resolves.toBe('');
+  });
+
+  it("groups the number as it is typed (Amex 4-6-5) and shows its brand by the server's own rules", async () => {
+    const created = await collect();
+    const page = await openCheckout(created);
+    for (const [typed, shown, brand] of [
+      ['378282246310005', '3782 822463 10005', 'Amex'],
+      ['4242424242424242', '4242 4242 4242 4242', 'Visa'],
+      ['5555555555554444', '5555 5555 5555 4444', 'Mastercard'],
+      ['2223003122003222', '2223 0031 2200 3222', 'Mastercard'],
+      ['6011', '6011', ''],
+    ] as const) {
+      await page.fill('#number', '');
+      await page.locator('#number').pressSequentially(typed);
+      await expect(page.inputValue('#number')).resolves.toBe(shown);
+      await expect(page.getByTestId('card-brand').textContent()).resolves.toBe(brand);
+    }
+    // A digit typed in the middle keeps the caret after it.
+    await page.fill('#number', '4242 4242');
+    await page.locator('#number').press('Home');
+    await page.locator('#number').press('ArrowRight');
+    await page.keyboard.type('1');
+    await expect(page.inputValue('#number')).resolves.toBe('4124 2424 2');
+    await page.keyboard.type('9');
+    await expect(page.inputValue('#number')).resolves.toBe('4192 4242 42');
+
+    // The script's detection against the server's detectBrand: every test card, every 1- to
+    // 4-digit prefix.
+    const samples = [
+      ...TEST_CARDS.map((card) => card.number),
+      ...Array.from({ length: 10 }, (_, n) => String(n)),
+      ...Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0')),
+      ...Array.from({ length: 10_000 }, (_, n) => String(n).padStart(4, '0')),
+    ];
+    const seen = await page.evaluate((numbers) => {
+      const input = document.getElementById('number') as HTMLInputElement;
+      const mark = document.querySelector('[data-testid="card-brand"]') as HTMLElement;
+      return numbers.map((number) => {
+        input.value = number;
+        input.dispatchEvent(new Event('input'));
+        return mark.dataset.brand || 'unknown';
+      });
+    }, samples);
+    const expected = samples.map((number) => detectBrand(number));
+    expect(seen).toEqual(expected);
+    expect(new Set(expected)).toEqual(new Set(['visa', 'mastercard', 'amex', 'unknown']));
   });
 
   it('pays with a virtual card issued here: frozen it is declined inline, active the collection succeeds', async () => {
@@ -408,6 +479,22 @@ describe('hosted checkout in Chromium', () => {
     const failed = await collection(created.reference);
     expect(failed).toMatchObject({ state: 'failed', failure_code: 'R01' });
     expect(failed.payments[0]).toMatchObject({ id: debit.id, state: 'returned', return_code: 'R01' });
+  });
+
+  it('a magic bank account fills the routing and account numbers in one click, by the served script', async () => {
+    const created = await collect();
+    const page = await openCheckout(created);
+    const link = page.locator('a[data-account="000333333335"]');
+    await expect(link.textContent()).resolves.toBe('110000000 / 000333333335');
+    await link.click();
+    // The script filled the form in place: no navigation to the link's server-side fill.
+    expect(new URL(page.url()).searchParams.has('bank')).toBe(false);
+    await expect(page.inputValue('#routing_number')).resolves.toBe('110000000');
+    await expect(page.inputValue('#account_number')).resolves.toBe('000333333335');
+    await page.click('[data-testid="pay-bank"]');
+    expect(await status(page)).toBe('processing');
+    const debit = (await collection(created.reference)).payments[0];
+    expect(debit).toMatchObject({ object: 'transfer', counterparty: { account_number: '••••3335' } });
   });
 
   it("after the clock moves years ahead, click-to-fill takes the clock's year and an old expiry is declined naming both dates", async () => {

@@ -147,7 +147,7 @@ describe('dashboard in Chromium', () => {
     await screenshot(page, 'dashboard-collection-succeeded');
   });
 
-  it('a transfer created from the dashboard settles after "Next ACH window"; its timeline lists each state with clock times', async () => {
+  it('a transfer created from the dashboard settles after "Next settlement"; its timeline lists each state with clock times', async () => {
     // Tuesday 2031-12-02 09:00 ET: the 10:30 ET Same-Day window submits, 13:00 ET settles.
     const m = await merchant('2031-12-02T14:00:00.000Z');
     const page = await newPage();
@@ -161,7 +161,7 @@ describe('dashboard in Chromium', () => {
     await page.click('[data-testid="transfer-form-submit"]');
     await page.waitForURL(/\/dashboard\/transactions\/tr_/);
     await expect(page.locator('[data-testid="timeline-entry"]').count()).resolves.toBe(1);
-    await page.click('[data-testid="clock-ach_window"]');
+    await page.click('[data-testid="clock-next_settlement"]');
     await page.waitForURL(/\/dashboard\/transactions\/tr_/);
     await expect(page.getByTestId('clock-moved').textContent()).resolves.toContain('transfer.');
     const entries = page.locator('[data-testid="timeline-entry"]');

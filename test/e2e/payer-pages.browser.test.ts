@@ -108,7 +108,7 @@ describe('payer pages under their Content-Security-Policy', () => {
     expectPolicy(await open(page, created.checkout_url));
 
     await page.click('a[data-card="4242424242424242"]');
-    await expect(page.inputValue('#number')).resolves.toBe('4242424242424242');
+    await expect(page.inputValue('#number')).resolves.toBe('4242 4242 4242 4242');
     await page.click('[data-testid="pay-card"]');
     await page.waitForURL((url) => url.origin === shopUrl);
     await page.locator('#thanks').waitFor();

@@ -1,10 +1,10 @@
 import type { Hono } from 'hono';
-import { nextSameDayAchWindow } from '../../kernel/calendar.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { advanceClock, freezeClock, resetClock, unfreezeClock } from '../../modules/clock/clock.change.ts';
 import { advanceClockFieldCodes, advanceClockSchema } from '../../modules/clock/clock.schema.ts';
-import { type ClockView, getClock } from '../../modules/clock/clock.service.ts';
+import type { ClockView } from '../../modules/clock/clock.service.ts';
+import { advanceToNextSettlement } from '../../modules/clock/clock.settlement.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { type DashEnv, dashboardContext, dashboardPath, formOf } from './session.ts';
 import { setFlash } from './ui.ts';
@@ -15,8 +15,9 @@ function advance(svc: ServiceContext, body: { seconds: number } | { to: string }
 }
 
 /**
- * The clock panel's buttons (every page has it): advance by an hour or a day, to the settlement of
- * the next Same-Day ACH window, or to a chosen UTC time; freeze, unfreeze, reset. Each runs the
+ * The clock panel's buttons (every page has it): advance by an hour or a day, to the next settlement
+ * (when every ACH entry in flight, standard or Same-Day, credit or debit, has settled), or to a
+ * chosen UTC time; freeze, unfreeze, reset. Each runs the
  * merchant's due work on the way (the same advanceClock as POST /v1/clock/advance) and the next
  * page lists what ran.
  */
@@ -26,10 +27,8 @@ async function move(svc: ServiceContext, op: string, to: string | undefined): Pr
       return advance(svc, { seconds: 3600 });
     case 'day':
       return advance(svc, { seconds: 86_400 });
-    case 'ach_window': {
-      const now = (await getClock(svc)).now;
-      return advance(svc, { to: nextSameDayAchWindow(now).settlement.toISOString() });
-    }
+    case 'next_settlement':
+      return advanceToNextSettlement(svc);
     case 'to': {
       // datetime-local sends "2031-12-03T15:00" or with seconds: read as UTC, as the panel shows.
       if (!to || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(to))
@@ -57,7 +56,7 @@ export function registerClockActions(app: Hono<DashEnv>): void {
     const svc = await dashboardContext(c);
     try {
       const view = await move(svc, form.op ?? '', form.to);
-      const advanced = ['hour', 'day', 'ach_window', 'to'].includes(form.op ?? '');
+      const advanced = ['hour', 'day', 'next_settlement', 'to'].includes(form.op ?? '');
       setFlash(
         c,
         advanced

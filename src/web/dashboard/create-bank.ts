@@ -3,12 +3,6 @@ import { html } from 'hono/html';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { createPayout, createTransfer } from '../../modules/transfers/transfers.create.ts';
-import {
-  MAGIC_ACCOUNTS,
-  RETURN_CODE_ACCOUNT,
-  UNREACHABLE_ROUTING_NUMBER,
-  UNREACHABLE_ROUTING_OUTCOME,
-} from '../../modules/transfers/transfers.rails.ts';
 import type { TransferRow } from '../../modules/transfers/transfers.resource.ts';
 import {
   createPayoutFieldCodes,
@@ -16,6 +10,7 @@ import {
   createTransferFieldCodes,
   createTransferSchema,
 } from '../../modules/transfers/transfers.schema.ts';
+import { MAGIC_ACCOUNT_CHOICES, ORDINARY_ACCOUNT, TEST_ROUTING_NUMBER } from '../magic-accounts.ts';
 import {
   amountRow,
   availableUsd,
@@ -37,35 +32,6 @@ import { type Flash, type Html, money } from './ui.ts';
  * POST /v1/payouts), with a picker of the rails' magic accounts: links that fill the
  * routing and account numbers, and a select that works without script.
  */
-export interface AccountChoice {
-  /** The select's value. */
-  key: string;
-  routingNumber: string;
-  accountNumber: string;
-  outcome: string;
-}
-
-/** A routing number that passes the ABA checksum and means nothing special (README). */
-export const TEST_ROUTING_NUMBER = '110000000';
-
-function accountChoice(accountNumber: string, outcome: string): AccountChoice {
-  return { key: accountNumber, routingNumber: TEST_ROUTING_NUMBER, accountNumber, outcome };
-}
-
-const ORDINARY_ACCOUNT =
-  MAGIC_ACCOUNTS.find((account) => account.behavior.kind === 'succeeds')?.accountNumber ?? '000123456789';
-
-/** The picker: every magic account of the rails, an example of 100XX, and the unreachable routing number. */
-export const MAGIC_ACCOUNT_CHOICES: readonly AccountChoice[] = [
-  ...MAGIC_ACCOUNTS.map((account) => accountChoice(account.accountNumber, account.outcome)),
-  accountChoice(RETURN_CODE_ACCOUNT.example, RETURN_CODE_ACCOUNT.outcome),
-  {
-    key: `routing_${UNREACHABLE_ROUTING_NUMBER}`,
-    routingNumber: UNREACHABLE_ROUTING_NUMBER,
-    accountNumber: ORDINARY_ACCOUNT,
-    outcome: UNREACHABLE_ROUTING_OUTCOME,
-  },
-];
 
 /** The bank account of the form; a magic account chosen in the select is used when the account number is blank. */
 function accountOf(form: Form): Form {

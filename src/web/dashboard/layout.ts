@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
-import { nextSameDayAchWindow } from '../../kernel/calendar.ts';
 import { getClock } from '../../modules/clock/clock.service.ts';
+import { nextSettlement } from '../../modules/clock/clock.settlement.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { FAVICON_LINK } from '../favicon.ts';
 import { type DashContext, dashboardContext } from './session.ts';
@@ -37,7 +37,8 @@ ${FAVICON_LINK}
 /** The clock panel every signed-in page shows: the merchant's time and the ways to move it. */
 async function clockPanel(c: DashContext, svc: ServiceContext): Promise<Html> {
   const clock = await getClock(svc);
-  const window = nextSameDayAchWindow(clock.now);
+  const settlement = await nextSettlement(svc, clock.now);
+  const settlesAt = `${settlement.at.toISOString().slice(0, 16)}Z`;
   const back = c.req.path;
   const op = (name: string, label: string, title: string) =>
     html`<button type="submit" name="op" value="${name}" class="secondary small" title="${title}" data-testid="clock-${name}">${label}</button>`;
@@ -52,7 +53,13 @@ async function clockPanel(c: DashContext, svc: ServiceContext): Promise<Html> {
     <input type="hidden" name="back" value="${back}">
     ${op('hour', '+1 hour', 'Advance one hour, running what falls due')}
     ${op('day', '+1 day', 'Advance one day, running what falls due')}
-    ${op('ach_window', 'Next ACH window', `Advance to the settlement of the next Same-Day ACH window (cut-off ${window.cutoff.toISOString().slice(0, 16)}Z, settles ${window.settlement.toISOString().slice(0, 16)}Z)`)}
+    ${op(
+      'next_settlement',
+      'Next settlement',
+      settlement.entries > 0
+        ? `Advance to ${settlesAt}, when the ${settlement.entries === 1 ? 'ACH entry' : `${settlement.entries} ACH entries`} in flight (standard and Same-Day, credits and debits) will have settled`
+        : `No ACH entry is in flight: advance to the next Same-Day ACH settlement, ${settlesAt}`,
+    )}
     <span class="clock-to">
       <input type="datetime-local" name="to" step="1" aria-label="Advance to (UTC)" data-testid="clock-to-input">
       ${op('to', 'Go', 'Advance to this UTC time')}
