@@ -233,6 +233,11 @@ export class PgliteWorkerClient implements PgliteClient {
     this.#exited = new Promise((resolve) => {
       worker.once('exit', (code) => {
         resolve();
+        // What the thread said before it ended comes first: its own 'failed' (with PGlite's error)
+        // can still be on the port when the exit is seen.
+        for (let left = receiveMessageOnPort(replies); left; left = receiveMessageOnPort(replies)) {
+          this.#receive(left.message as WorkerReply);
+        }
         replies.close();
         if (this.#closed) return;
         const failure = new Error(

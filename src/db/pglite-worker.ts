@@ -199,11 +199,17 @@ function plain(result: unknown): unknown {
 
 async function main(): Promise<void> {
   let pg: PGlite;
+  // Nothing else holds this thread's event loop open while PGlite starts (what it awaits is not a
+  // handle Node counts), and a thread whose loop empties exits with code 0 before it is ready: seen
+  // under load. A timer holds it until the request port's listener does.
+  const opening = setInterval(() => {}, 60_000);
   try {
     pg = await open();
   } catch (error) {
     send({ type: 'failed', error: serializeError(error) });
     return;
+  } finally {
+    clearInterval(opening);
   }
   send({ type: 'ready' });
   // One request at a time, in arrival order (PGlite would serialize them anyway; this keeps order).
