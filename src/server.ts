@@ -86,7 +86,23 @@ function startDueWorkRunner(shared: ProcessContext, config: Config, logger: Logg
 }
 
 /** Opens the database, migrates, bootstraps the default merchant and listens. */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+/**
+ * A start-up step as a short line for a person watching the terminal (start.ts prints them, so a
+ * slow start shows where it is); tests that start a server in-process pass none.
+ */
+export type StartProgress = (step: string) => void;
+
+export async function startServer(
+  config: Config,
+  logger: Logger,
+  progress: StartProgress = () => {},
+): Promise<RunningServer> {
+  const opening = Date.now();
+  progress(
+    config.database.driver === 'postgres'
+      ? 'connecting to PostgreSQL and applying migrations…'
+      : 'opening the PGlite database and applying migrations…',
+  );
   const database = await openDatabase(
     config.database.driver === 'postgres'
       ? { driver: 'postgres', url: config.database.url }
@@ -97,6 +113,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // One LISTEN per process: every instance on a shared Postgres hears every committed event.
   const eventBus = new EventBus(database, logger);
   try {
+    progress(
+      `database ready (${((Date.now() - opening) / 1000).toFixed(1)} s); preparing the default merchant…`,
+    );
     const defaultMerchant = await ensureDefaultMerchant(database.db, systemClock, config.pinnedKeys);
     const signInToken = await createSignInLink(database.db, systemClock, defaultMerchant.merchant.id);
     await eventBus.start();
@@ -129,6 +148,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       if (announcement.deliveries) runner.kick();
     });
     const port = (server.address() as AddressInfo).port;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    progress(`listening on ${url}`);
     let closing: Promise<void> | null = null;
     const close = () => {
       closing ??= (async () => {
@@ -153,7 +174,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       return closing;
     };
     return {
-      url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+      url,
       port,
       database,
       defaultMerchant,

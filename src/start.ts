@@ -60,12 +60,19 @@ async function withDeadline<T>(starting: Promise<T>, timeoutMs: number, storage:
   }
 }
 
-/** Loads the configuration, opens the database and serves; main.ts has printed the first line. */
+/**
+ * Loads the configuration, opens the database and serves; main.ts has printed the first line, and
+ * each step prints one more ("Sandbank: listening on …") before the banner.
+ */
 export async function start(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const storage = storageLabel(config.database);
-  const server = await withDeadline(startServer(config, logger), config.startupTimeoutMs, storage);
+  const server = await withDeadline(
+    startServer(config, logger, (step) => process.stdout.write(`Sandbank: ${step}\n`)),
+    config.startupTimeoutMs,
+    storage,
+  );
   process.stdout.write(`${banner(server, config.publicUrl, storage)}\n`);
   let signals = 0;
   const shutdown = (signal: string) => {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/kernel/clock.ts';
 import { createSignInLink } from '../src/modules/dashboard/dashboard.service.ts';
+import { bankTime } from '../src/web/bank-time.ts';
 import { dashboardBrowser, signedIn } from './fixtures/dashboard.ts';
 import { createTestApp, type TestApp } from './harness.ts';
 
@@ -234,7 +235,26 @@ describe('forms and headers', () => {
     const browser = await signedIn(app, m);
     const before = await browser.get('/dashboard');
     expect(before.html).toContain('data-testid="clock-next_settlement"');
-    expect(before.html).toContain('Advance to 2031-12-04T13:30Z, when the 5 ACH entries in flight');
+    expect(before.html).toContain(
+      'Advance to 2031-12-04 08:30 ET · 13:30 UTC, when the 5 ACH entries in flight',
+    );
+    // Times the banking rules set in Eastern Time are shown in ET, UTC beside them.
+    expect(before.html).toContain(
+      '<span class="muted" data-testid="clock-now-et">2031-12-03 10:00 ET</span>',
+    );
+    const achDebit = await browser.get(`/dashboard/transactions/${entries[3]}`);
+    expect(achDebit.html).toMatch(/Expected submission<\/dt><dd><time[^>]*>2031-12-03 10:30 ET · 15:30 UTC</);
+    expect(achDebit.html).toMatch(/Expected settlement<\/dt><dd><time[^>]*>2031-12-04 08:30 ET · 13:30 UTC</);
+    const sameDay = await browser.get(`/dashboard/transactions/${entries[1]}`);
+    expect(sameDay.html).toMatch(/Expected settlement<\/dt><dd><time[^>]*>2031-12-03 13:00 ET · 18:00 UTC</);
+    const payout = await browser.get(`/dashboard/transactions/${entries[4]}`);
+    expect(payout.html).toMatch(/Arrival<\/dt><dd><time[^>]*>2031-12-04 08:30 ET · 13:30 UTC</);
+    const collectionId = (await t.rest<Json>('GET', '/v1/collections/bank-checkout', { key: m.secretKey }))
+      .body.id;
+    const checkout = await browser.get(`/dashboard/transactions/${collectionId}`);
+    expect(checkout.html).toContain(
+      'settles <time datetime="2031-12-04T13:30:00.000Z" title="2031-12-04T13:30:00.000Z">2031-12-04 08:30 ET · 13:30 UTC</time>',
+    );
     await browser.post('/dashboard/clock', { op: 'next_settlement', back: '/dashboard' });
     expect((await t.rest<Json>('GET', '/v1/clock', { key: m.secretKey })).body.now).toBe(
       '2031-12-04T13:30:00.000Z',
@@ -254,8 +274,17 @@ describe('forms and headers', () => {
     // Now nothing is in flight: the button says so and goes to the next Same-Day settlement.
     const after = await browser.get('/dashboard');
     expect(after.html).toContain(
-      'No ACH entry is in flight: advance to the next Same-Day ACH settlement, 2031-12-04T18:00Z',
+      'No ACH entry is in flight: advance to the next Same-Day ACH settlement, 2031-12-04 13:00 ET · 18:00 UTC',
     );
+    const settledCheckout = await browser.get(`/dashboard/transactions/${collectionId}`);
+    expect(settledCheckout.html).toContain('settled <time datetime="2031-12-04T13:30:00.000Z"');
+  });
+
+  it('bank times read Eastern Time first, UTC beside it with its own date when the day differs, across DST', () => {
+    expect(bankTime(new Date('2031-12-04T13:30:00Z'))).toBe('2031-12-04 08:30 ET · 13:30 UTC');
+    expect(bankTime(new Date('2031-12-05T02:00:00Z'))).toBe('2031-12-04 21:00 ET · 2031-12-05 02:00 UTC');
+    // Summer time: 10:30 ET is 14:30 UTC.
+    expect(bankTime(new Date('2031-07-01T14:30:00Z'))).toBe('2031-07-01 10:30 ET · 14:30 UTC');
   });
 
   it('merchant-supplied text is escaped on the home page', async () => {

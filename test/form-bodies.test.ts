@@ -452,6 +452,13 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
     },
     { route: '/clock/freeze', path: () => '/v1/clock/freeze', body: '', status: 200 },
     { route: '/clock/unfreeze', path: () => '/v1/clock/unfreeze', body: '', status: 200 },
+    {
+      route: '/clock/advance',
+      path: () => '/v1/clock/advance',
+      body: 'next=settlement',
+      status: 200,
+      check: (body) => expect(body.object).toBe('clock'),
+    },
     { route: '/clock/reset', path: () => '/v1/clock/reset', body: '', status: 200 },
     {
       route: '/keys/roll',

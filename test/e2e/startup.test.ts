@@ -48,6 +48,19 @@ describe('npm start on the embedded database', () => {
       expect(key).toMatch(/^sk_test_/);
       expect(server.output()).toMatch(/Public key pk_test_\w+/);
       expect(server.output()).toContain('/checkout/');
+      // Before the banner, a line per step of the start, in order, so a slow start shows where it is.
+      const steps = [
+        /^Sandbank: starting on PGlite, persisted in .+\/…$/m,
+        /^Sandbank: opening the PGlite database and applying migrations…$/m,
+        /^Sandbank: database ready \(\d+\.\d s\); preparing the default merchant…$/m,
+        /^Sandbank: listening on http:\/\/127\.0\.0\.1:\d+$/m,
+        /^ {2}Sandbank — payment simulation sandbox/m,
+      ].map((step) => server.output().search(step));
+      expect(
+        steps.every((at) => at >= 0),
+        JSON.stringify(steps),
+      ).toBe(true);
+      expect([...steps].sort((a, b) => a - b)).toEqual(steps);
       const res = await collect(server.url, key, 'first-start');
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'success', reference: 'first-start' });

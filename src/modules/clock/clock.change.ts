@@ -17,6 +17,7 @@ import {
   saveClock,
   view,
 } from './clock.service.ts';
+import { nextSettlement } from './clock.settlement.ts';
 import { merchantClocks } from './clock.table.ts';
 
 /**
@@ -39,13 +40,13 @@ const HOLD_RENEW_MS = 20_000;
 
 async function changeClock(
   ctx: ServiceContext,
-  plan: (state: ClockState, now: Date, realNow: Date) => ClockPlan,
+  plan: (state: ClockState, now: Date, realNow: Date, tx: Tx) => ClockPlan | Promise<ClockPlan>,
   holdId: string | null = null,
 ): Promise<ClockView> {
   const realNow = systemClock.now();
   const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
     const before = await lockClock(tx, ctx.merchant.id, realNow);
-    const { state, runUntil } = plan(before, new MerchantClock(before, systemClock).now(), realNow);
+    const { state, runUntil } = await plan(before, new MerchantClock(before, systemClock).now(), realNow, tx);
     const ran = runUntil ? await runDueJobs(tx, ctx.merchant, runUntil, ctx) : [];
     await saveClock(tx, ctx.merchant.id, state, realNow);
     if (holdId) await hold(tx, ctx.merchant.id, holdId);
@@ -55,7 +56,9 @@ async function changeClock(
   return result;
 }
 
-function advanceTarget(input: AdvanceClockInput, now: Date): Date {
+async function advanceTarget(ctx: ServiceContext, input: AdvanceClockInput, now: Date): Promise<Date> {
+  // `next`: read under the clock's lock, so nothing in flight changes before the advance runs.
+  if (input.next === 'settlement') return (await nextSettlement(ctx, now)).at;
   const target = input.to ? new Date(input.to) : new Date(now.getTime() + (input.seconds ?? 0) * 1000);
   if (target.getTime() < now.getTime()) {
     throw new SandbankError('clock_backwards', {
@@ -73,7 +76,7 @@ function advanceTarget(input: AdvanceClockInput, now: Date): Date {
 }
 
 /**
- * Moves the merchant's clock forward (`seconds` or `to`) after running every piece of that
+ * Moves the merchant's clock forward (`seconds`, `to` or `next`) after running every piece of that
  * merchant's work that falls due on the way, in due-time order, before answering.
  */
 export async function advanceClock(ctx: ServiceContext, input: AdvanceClockInput): Promise<ClockView> {
@@ -86,8 +89,8 @@ export async function advanceClock(ctx: ServiceContext, input: AdvanceClockInput
   const holdId = ctx.tx && !ctx.afterCommit ? null : randomUUID();
   const view = await changeClock(
     ctx,
-    (state, now, realNow) => {
-      const target = advanceTarget(input, now);
+    async (state, now, realNow, tx) => {
+      const target = await advanceTarget({ ...ctx, tx }, input, now);
       until = target;
       const next = state.frozenAt
         ? { offsetMs: state.offsetMs, frozenAt: target }

@@ -6,7 +6,7 @@ import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { type DueWork, getJob } from '../scheduler/scheduler.service.ts';
 import { advanceClock, freezeClock, resetClock, unfreezeClock } from './clock.change.ts';
-import { advanceClockFieldCodes, advanceClockSchema } from './clock.schema.ts';
+import { type ADVANCE_MARKS, advanceClockFieldCodes, advanceClockSchema } from './clock.schema.ts';
 import { type ClockView, getClock } from './clock.service.ts';
 
 const DueWorkStateEnum = describedEnum('DueWorkState', 'Where a piece of due work stands.', {
@@ -62,22 +62,41 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const ClockMarkEnum = describedEnum(
+  'ClockMark',
+  'A moment advanceClock can go to by name (its `next` argument).',
+  {
+    settlement:
+      'When every ACH entry now in flight has settled (standard and Same-Day, credits and debits, transfers and ' +
+      "payouts); with none in flight, the next Same-Day ACH window's settlement.",
+  } satisfies Record<(typeof ADVANCE_MARKS)[number], string>,
+);
+
 const advanceBody = wireInput('advanceClock', advanceClockSchema, advanceClockFieldCodes);
 
 builder.mutationFields((t) => ({
   advanceClock: t.field({
     type: ClockRef,
     errors: { types: [SandbankError] },
-    description: 'Move the clock forward by `seconds` or `to` an instant, running all due work on the way.',
+    description:
+      'POST /v1/clock/advance: move the clock forward by `seconds`, `to` an instant or to the `next` named ' +
+      'moment (give exactly one), running all due work on the way. `next: settlement` goes to when every ACH ' +
+      "entry now in flight has settled; with none in flight, to the next Same-Day ACH window's settlement.",
     args: {
-      seconds: t.arg.int({ description: 'How far to move, in seconds (or give to).' }),
-      to: t.arg({ type: 'DateTime', description: 'The instant to move to (or give seconds).' }),
+      seconds: t.arg.int({ description: 'How far to move, in seconds (or give to or next).' }),
+      to: t.arg({ type: 'DateTime', description: 'The instant to move to (or give seconds or next).' }),
+      next: t.arg({
+        type: ClockMarkEnum,
+        description: 'The named moment to move to, e.g. settlement (or give seconds or to).',
+      }),
     },
     resolve: (_root, args, ctx) =>
       advanceClock(
         serviceContext(ctx),
         // `to` is a DateTime here, an ISO 8601 string on the wire.
-        advanceBody.parse(advanceBody.body({ seconds: args.seconds, to: args.to?.toISOString() })),
+        advanceBody.parse(
+          advanceBody.body({ seconds: args.seconds, to: args.to?.toISOString(), next: args.next }),
+        ),
       ),
   }),
   freezeClock: t.field({

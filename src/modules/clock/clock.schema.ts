@@ -4,6 +4,9 @@ import type { FieldCodes } from '../../kernel/validation.ts';
 /** Ten years: far enough for any test, small enough to keep dates sane. */
 export const MAX_ADVANCE_SECONDS = 10 * 366 * 24 * 3600;
 
+/** The moments an advance may go to by name (`next`): settlement, when every ACH entry in flight has settled. */
+export const ADVANCE_MARKS = ['settlement'] as const;
+
 export const advanceClockSchema = z
   .strictObject({
     seconds: z
@@ -17,19 +20,32 @@ export const advanceClockSchema = z
       .datetime({ offset: true })
       .optional()
       .describe('Move forward to this instant (ISO 8601 with an offset; at most ten years ahead).'),
+    next: z
+      .enum(ADVANCE_MARKS)
+      .optional()
+      .describe(
+        'Move forward to the next such moment. `settlement`: when every ACH entry now in flight has settled ' +
+          '(standard and Same-Day, credits and debits, transfers and payouts), running each submission and ' +
+          "settlement on the way; one already due settles now. With no ACH entry in flight, the next Same-Day ACH window's " +
+          'settlement (when an entry made now would settle soonest), as the dashboard\'s "Next settlement" does.',
+      ),
   })
   .refine(
-    (input) => (input.seconds === undefined) !== (input.to === undefined),
-    'send exactly one of seconds or to',
+    (input) => [input.seconds, input.to, input.next].filter((field) => field !== undefined).length === 1,
+    'send exactly one of seconds, to or next',
   )
-  // The refinement above, as the document says it: exactly one of the two fields.
+  // The refinement above, as the document says it: exactly one of the three fields.
   .meta({
-    description: 'Send exactly one of seconds or to.',
-    oneOf: [{ required: ['seconds'] }, { required: ['to'] }],
+    description: 'Send exactly one of seconds, to or next.',
+    oneOf: [{ required: ['seconds'] }, { required: ['to'] }, { required: ['next'] }],
   } as z.GlobalMeta);
 
 /** The error codes of an advance's fields. */
-export const advanceClockFieldCodes: FieldCodes = { seconds: 'parameter_invalid', to: 'parameter_invalid' };
+export const advanceClockFieldCodes: FieldCodes = {
+  seconds: 'parameter_invalid',
+  to: 'parameter_invalid',
+  next: 'parameter_invalid',
+};
 
 /** POST /v1/clock/advance's body as parsed: advanceClock's input. */
 export type AdvanceClockInput = z.output<typeof advanceClockSchema>;

@@ -2,17 +2,15 @@ import { and, count, eq, inArray, isNotNull, max, ne } from 'drizzle-orm';
 import { nextSameDayAchWindow } from '../../kernel/calendar.ts';
 import type { ServiceContext } from '../context.ts';
 import { transfers } from '../transfers/transfers.table.ts';
-import { advanceClock } from './clock.change.ts';
-import { type ClockView, getClock } from './clock.service.ts';
 
 /**
  * "Next settlement": the clock instant at which every ACH entry of the merchant now in flight has
  * settled, whatever its kind. Standard ACH (a checkout's bank payment is a standard ACH debit)
  * settles the banking day after its window, Same-Day ACH at the window's settlement; credits and
  * debits, transfers and payouts alike, each at the `expected_settlement_at` its rail gave it at
- * creation (transfers.rails.ts achTimeline). One advance to the latest of them runs every
- * submission and settlement on the way. With nothing in flight, the next Same-Day ACH window's
- * settlement (when an entry made now would settle soonest).
+ * creation (transfers.rails.ts achTimeline). One advance to the latest of them (advanceClock with
+ * `next: 'settlement'`) runs every submission and settlement on the way. With nothing in flight,
+ * the next Same-Day ACH window's settlement (when an entry made now would settle soonest).
  */
 
 /** An entry's states before it settles, on the ACH rails (a payout is `in_transit` once submitted). */
@@ -42,10 +40,4 @@ export async function nextSettlement(ctx: ServiceContext, now: Date): Promise<Se
   if (!latest || !row?.entries) return { at: nextSameDayAchWindow(now).settlement, entries: 0 };
   // A settlement already due runs now (a step taken late settles when it is taken).
   return { at: latest.getTime() > now.getTime() ? latest : now, entries: Number(row.entries) };
-}
-
-/** Advances the merchant's clock to nextSettlement, running everything due on the way. */
-export async function advanceToNextSettlement(ctx: ServiceContext): Promise<ClockView> {
-  const target = await nextSettlement(ctx, (await getClock(ctx)).now);
-  return advanceClock(ctx, { to: target.at.toISOString() });
 }

@@ -4,13 +4,15 @@ import { parseInput } from '../../kernel/validation.ts';
 import { advanceClock, freezeClock, resetClock, unfreezeClock } from '../../modules/clock/clock.change.ts';
 import { advanceClockFieldCodes, advanceClockSchema } from '../../modules/clock/clock.schema.ts';
 import type { ClockView } from '../../modules/clock/clock.service.ts';
-import { advanceToNextSettlement } from '../../modules/clock/clock.settlement.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { type DashEnv, dashboardContext, dashboardPath, formOf } from './session.ts';
 import { setFlash } from './ui.ts';
 
 /** An advance by the body POST /v1/clock/advance takes, parsed as it parses it. */
-function advance(svc: ServiceContext, body: { seconds: number } | { to: string }): Promise<ClockView> {
+function advance(
+  svc: ServiceContext,
+  body: { seconds: number } | { to: string } | { next: 'settlement' },
+): Promise<ClockView> {
   return advanceClock(svc, parseInput(advanceClockSchema, body, advanceClockFieldCodes));
 }
 
@@ -28,7 +30,7 @@ async function move(svc: ServiceContext, op: string, to: string | undefined): Pr
     case 'day':
       return advance(svc, { seconds: 86_400 });
     case 'next_settlement':
-      return advanceToNextSettlement(svc);
+      return advance(svc, { next: 'settlement' });
     case 'to': {
       // datetime-local sends "2031-12-03T15:00" or with seconds: read as UTC, as the panel shows.
       if (!to || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(to))

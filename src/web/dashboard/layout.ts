@@ -2,6 +2,7 @@ import { html } from 'hono/html';
 import { getClock } from '../../modules/clock/clock.service.ts';
 import { nextSettlement } from '../../modules/clock/clock.settlement.ts';
 import type { ServiceContext } from '../../modules/context.ts';
+import { bankTime, bankTimeParts } from '../bank-time.ts';
 import { FAVICON_LINK } from '../favicon.ts';
 import { type DashContext, dashboardContext } from './session.ts';
 import { csrfField, type Flash, flashMessages, type Html, takeFlash, when } from './ui.ts';
@@ -38,7 +39,7 @@ ${FAVICON_LINK}
 async function clockPanel(c: DashContext, svc: ServiceContext): Promise<Html> {
   const clock = await getClock(svc);
   const settlement = await nextSettlement(svc, clock.now);
-  const settlesAt = `${settlement.at.toISOString().slice(0, 16)}Z`;
+  const settlesAt = bankTime(settlement.at);
   const back = c.req.path;
   const op = (name: string, label: string, title: string) =>
     html`<button type="submit" name="op" value="${name}" class="secondary small" title="${title}" data-testid="clock-${name}">${label}</button>`;
@@ -46,6 +47,7 @@ async function clockPanel(c: DashContext, svc: ServiceContext): Promise<Html> {
   <div class="clock-now">
     <span class="muted">Clock</span>
     <strong data-testid="clock-now">${when(clock.now)}</strong>
+    <span class="muted" data-testid="clock-now-et">${bankTimeParts(clock.now).et}</span>
     ${clock.frozen ? html`<span class="badge state-frozen">frozen</span>` : html`<span class="badge state-active">running</span>`}
   </div>
   <form method="post" action="/dashboard/clock" class="clock-ops">

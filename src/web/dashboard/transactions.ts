@@ -28,6 +28,7 @@ import {
   payoutInTransitAt,
   type TransferRow,
 } from '../../modules/transfers/transfers.resource.ts';
+import { bankWhen } from '../bank-time.ts';
 import { deliveryLog, fragmentUrl, redeliverForm, registerEventPages } from './events.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
@@ -203,12 +204,20 @@ function refundsTable(tx: Variant<'card_payment'>): Html | null {
   )}</ul>`;
 }
 
+/** When a collection's bank payment (an ACH debit) settled or is expected to, in bank time. */
+function debitTiming(debit: Variant<'collection'>['row']['debits'][number]): Html | string {
+  if (debit.settledAt) return html` · settled ${bankWhen(debit.settledAt)}`;
+  if (debit.expectedSettlementAt && !debit.returnedAt && debit.state !== 'failed')
+    return html` · settles ${bankWhen(debit.expectedSettlementAt)}`;
+  return '';
+}
+
 function collectionPayments(tx: Variant<'collection'>): Html | null {
-  const payments = [...tx.row.cardPayments, ...tx.row.debits];
-  if (payments.length === 0) return null;
-  return html`<ul data-testid="payments">${payments.map(
-    (p) => html`<li>${objectLink(p.id)} ${stateBadge(p.state, p.id)} ${money(p.amount, p.currency)}</li>`,
-  )}</ul>`;
+  const { cardPayments, debits } = tx.row;
+  if (cardPayments.length + debits.length === 0) return null;
+  const item = (p: { id: string; state: string; amount: bigint; currency: string }, timing: Html | string) =>
+    html`<li>${objectLink(p.id)} ${stateBadge(p.state, p.id)} ${money(p.amount, p.currency)}${timing}</li>`;
+  return html`<ul data-testid="payments">${cardPayments.map((p) => item(p, ''))}${debits.map((d) => item(d, debitTiming(d)))}</ul>`;
 }
 
 function collectionRows(tx: Variant<'collection'>, publicUrl: string): Rows {
@@ -246,11 +255,11 @@ function transferRows(r: Variant<'transfer'>['row']): Rows {
     ['Rail', `${r.rail} ${r.direction}`],
     ['Counterparty', bankAccount(r)],
     ['SEC code', r.secCode],
-    ['Expected submission', r.expectedSubmissionAt && when(r.expectedSubmissionAt)],
-    ['Submitted', r.submittedAt && when(r.submittedAt)],
-    ['Expected settlement', r.expectedSettlementAt && when(r.expectedSettlementAt)],
-    ['Settled', r.settledAt && when(r.settledAt)],
-    ['Returned', r.returnedAt && when(r.returnedAt)],
+    ['Expected submission', r.expectedSubmissionAt && bankWhen(r.expectedSubmissionAt)],
+    ['Submitted', r.submittedAt && bankWhen(r.submittedAt)],
+    ['Expected settlement', r.expectedSettlementAt && bankWhen(r.expectedSettlementAt)],
+    ['Settled', r.settledAt && bankWhen(r.settledAt)],
+    ['Returned', r.returnedAt && bankWhen(r.returnedAt)],
     ['Return', joined(r.returnCode, r.returnReason)],
     ['Failure', r.failureReason],
     ['Collection', r.collectionId && objectLink(r.collectionId)],
@@ -263,11 +272,11 @@ function payoutRows(r: Variant<'payout'>['row']): Rows {
   return [
     ['Method', r.rail],
     ['Destination', bankAccount(r)],
-    ['Expected submission', r.expectedSubmissionAt && when(r.expectedSubmissionAt)],
-    ['In transit', inTransit && when(inTransit)],
-    ['Arrival', arrival && when(arrival)],
-    ['Paid', r.settledAt && when(r.settledAt)],
-    ['Returned', r.returnedAt && when(r.returnedAt)],
+    ['Expected submission', r.expectedSubmissionAt && bankWhen(r.expectedSubmissionAt)],
+    ['In transit', inTransit && bankWhen(inTransit)],
+    ['Arrival', arrival && bankWhen(arrival)],
+    ['Paid', r.settledAt && bankWhen(r.settledAt)],
+    ['Returned', r.returnedAt && bankWhen(r.returnedAt)],
     ['Failure', joined(r.returnCode ?? r.outcomeCode, r.returnReason ?? r.failureReason)],
   ];
 }
@@ -306,9 +315,9 @@ function settlementRows(r: Variant<'fx_settlement'>['row']): Rows {
     ['Rate', r.rate],
     ['Fee', r.fee === null ? null : money(r.fee, source)],
     ['Destination', jsonBlock(r.destination)],
-    ['Expected paid', when(r.expectedPaidAt)],
+    ['Expected paid', bankWhen(r.expectedPaidAt)],
     ['Converted', r.convertedAt && when(r.convertedAt)],
-    ['Paid', r.paidAt && when(r.paidAt)],
+    ['Paid', r.paidAt && bankWhen(r.paidAt)],
     ['Failed', r.failedAt && when(r.failedAt)],
     ['Failure', joined(r.failureCode, r.failureReason)],
   ];
