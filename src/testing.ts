@@ -201,7 +201,14 @@ async function startReceiver(
           response.writeHead(400).end();
           return;
         }
-        const event = JSON.parse(body) as SandbankEvent;
+        let event: SandbankEvent;
+        try {
+          event = JSON.parse(body) as SandbankEvent;
+        } catch {
+          rejected.push('a signed body that is not JSON');
+          response.writeHead(400).end();
+          return;
+        }
         // A redelivery of an event already received (same id) is acknowledged, not kept twice.
         if (!events.some((seen) => seen.id === event.id)) {
           events.push(event);
