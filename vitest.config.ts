@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -18,10 +19,17 @@ export default defineConfig({
   resolve: {
     // graphql 16 has no "exports" map: Node loads index.js while Vite would pick index.mjs, and two
     // copies of graphql cannot share a schema. Point Vite at the same file Node uses.
-    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
+    // sandbank/testing (examples/testing): the sources, so that the examples need no build.
+    alias: [
+      { find: /^graphql$/, replacement: 'graphql/index.js' },
+      {
+        find: /^sandbank\/testing$/,
+        replacement: fileURLToPath(new URL('./src/testing.ts', import.meta.url)),
+      },
+    ],
   },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
     exclude: [...configDefaults.exclude, ...(runBrowserTests ? [] : ['test/**/*.browser.test.ts'])],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,

@@ -6,6 +6,8 @@
  *   runs PGlite) bundled by esbuild with their dependencies,
  *   so that starting reads a few files instead of compiling TypeScript and resolving hundreds of
  *   modules. Packages that find their own files at run time stay outside the bundle.
+ * - dist/testing.js and dist/testing.d.ts: `sandbank/testing` (startSandbank, for a developer's own
+ *   tests) and its types.
  * - dist/pglite/: an initialized PGlite data folder with every migration applied, and the same as a
  *   tar: a fresh data folder is a copy of it and --memory loads the tar, so starting never runs
  *   initdb or the migrations (a migration added since the build is applied on open as before).
@@ -29,6 +31,8 @@ const ENTRIES = [
   { in: 'src/main.ts', out: 'main' },
   { in: 'src/cli.ts', out: 'cli' },
   { in: 'src/db/pglite-worker.ts', out: 'pglite-worker' },
+  // sandbank/testing: startSandbank for a developer's own test suite (dist/testing.d.ts: its types).
+  { in: 'src/testing.ts', out: 'testing' },
 ];
 
 /** Packages loaded from node_modules at run time: they read files next to their own code. */
@@ -63,6 +67,27 @@ async function bundle() {
     legalComments: 'none',
     logLevel: 'warning',
   });
+}
+
+/**
+ * dist/testing.d.ts, the types of `sandbank/testing`: src/testing.ts's public types are written out
+ * in it (no import of the server's own types), so its declarations are emitted from that one file.
+ */
+async function declarations() {
+  const ts = (await import('typescript')).default;
+  const source = readFileSync(join(root, 'src', 'testing.ts'), 'utf8');
+  const emitted = ts.transpileDeclaration(source, {
+    fileName: 'testing.ts',
+    reportDiagnostics: true,
+    compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2023, strict: true },
+  });
+  const problems = (emitted.diagnostics ?? []).map((d) =>
+    ts.flattenDiagnosticMessageText(d.messageText, ' '),
+  );
+  if (/^\s*import\b/m.test(emitted.outputText))
+    problems.push('the declarations import other modules: keep the public types in src/testing.ts');
+  if (problems.length > 0) throw new Error(`dist/testing.d.ts: ${problems.join('; ')}`);
+  writeFileSync(join(dist, 'testing.d.ts'), emitted.outputText);
 }
 
 async function snapshot() {
@@ -106,6 +131,7 @@ async function main() {
   }
   const started = Date.now();
   await bundle();
+  await declarations();
   await snapshot();
   writeFileSync(join(dist, 'BUILT'), `${new Date().toISOString()}\n`);
   process.stdout.write(`sandbank: built dist/ in ${Date.now() - started} ms\n`);

@@ -1,0 +1,417 @@
+/**
+ * `sandbank/testing`: a Sandbank server inside the test process, for a developer's own test suite.
+ *
+ *   const sandbank = await startSandbank();
+ *   // sandbank.url, sandbank.secretKey: point the code under test at it
+ *   const hooks = await sandbank.webhookReceiver();
+ *   ... // the code under test collects a payment
+ *   const event = await hooks.waitFor('card_payment.succeeded');
+ *   await sandbank.close();
+ *
+ * PGlite in memory by default (the build's pre-migrated snapshot: no migrations run), on a free
+ * loopback port. Everything the helpers do goes through the public REST API with the merchant's
+ * own key, as the code under test would. docs/testing.md describes it.
+ *
+ * The public types below are self-contained (no import of the server's own types), so that the
+ * declaration file the build emits for this entry stands alone.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from './config.ts';
+import { createLogger } from './observability.ts';
+import { type RunningServer, startServer } from './server.ts';
+
+export interface StartSandbankOptions {
+  /** A PostgreSQL URL to run on instead of PGlite in memory (its schema is migrated on start). */
+  databaseUrl?: string;
+  /** A PGlite data folder to keep the data in, instead of memory (ignored with databaseUrl). */
+  dataDir?: string;
+  /** The port to listen on; default 0: a free one. */
+  port?: number;
+  /** The address to listen on; default 127.0.0.1. */
+  host?: string;
+  /** The base of the links the server hands out (checkout URLs); default: the server's own url. */
+  publicUrl?: string;
+  /** Pin the default merchant's secret key (sk_test_…), as SANDBANK_SECRET_KEY does. */
+  secretKey?: string;
+  /** Pin the default merchant's public key (pk_test_…), as SANDBANK_PUBLIC_KEY does. */
+  publicKey?: string;
+  /** The server's log level; default 'silent'. */
+  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * Any other server setting by its environment variable name (FX_RATES, SANDBANK_MERCHANT_MCC,
+   * RATE_LIMIT_PER_SECOND, …: docs/configuration.md). The process's own environment is not read.
+   */
+  env?: Record<string, string>;
+}
+
+/** The clock as `POST /v1/clock/advance` answers it. */
+export interface SandbankClock {
+  object: 'clock';
+  /** The merchant's clock time now (ISO 8601). */
+  now: string;
+  frozen: boolean;
+  offset_ms: number;
+  /** The due work the advance ran on the way (settlements, expiries, webhook retries…). */
+  ran: Array<Record<string, unknown>>;
+  [field: string]: unknown;
+}
+
+/** Forward by a number of seconds, or to an instant (ISO 8601 with an offset, or a Date). */
+export type AdvanceBy = { seconds: number } | { to: string | Date };
+
+/** An event as a webhook delivers it (the body of the POST, signature verified). */
+export interface SandbankEvent {
+  id: string;
+  object: 'event';
+  type: string;
+  created_at: string;
+  /** `data.object`: the object the event is about, as the API renders it. */
+  data: { object: Record<string, unknown> & { id: string; object: string } };
+  [field: string]: unknown;
+}
+
+export interface WaitForOptions {
+  /** Reject after this many milliseconds without a matching event; default 10 000. */
+  timeoutMs?: number;
+}
+
+export interface WebhookReceiver {
+  /** The receiver's own address (registered as the merchant's webhook endpoint). */
+  url: string;
+  /** The webhook endpoint's id (we_…) and signing secret (whsec_…). */
+  endpointId: string;
+  secret: string;
+  /** Every event received and verified so far, in arrival order. */
+  readonly events: readonly SandbankEvent[];
+  /** Requests refused because their signature did not verify (a reason each); empty normally. */
+  readonly rejected: readonly string[];
+  /**
+   * The first event of this type (and matching the predicate) received so far or from now on.
+   * Rejects after `timeoutMs` (default 10 s), naming what was received instead.
+   */
+  waitFor(
+    type: string,
+    predicate?: (event: SandbankEvent) => boolean,
+    options?: WaitForOptions,
+  ): Promise<SandbankEvent>;
+  /** Forget the events received so far (waitFor then waits for new ones). */
+  clear(): void;
+  /** Deletes the webhook endpoint and stops listening. */
+  close(): Promise<void>;
+}
+
+export interface WebhookReceiverOptions {
+  /** The event types to subscribe to; default every type. */
+  events?: string[];
+}
+
+/** A merchant and the helpers that act for it (its own key on every request). */
+export interface SandbankMerchant {
+  id: string;
+  name: string;
+  secretKey: string;
+  publicKey: string;
+  /** Moves this merchant's clock forward, running every piece of due work on the way. */
+  advanceClock(by: AdvanceBy): Promise<SandbankClock>;
+  /** `POST /v1/simulate/reset`: deletes every object of the merchant, clock back to real time. */
+  reset(): Promise<Record<string, unknown>>;
+  /** Starts a loopback HTTP receiver registered as a webhook endpoint of this merchant. */
+  webhookReceiver(options?: WebhookReceiverOptions): Promise<WebhookReceiver>;
+}
+
+export interface Sandbank extends SandbankMerchant {
+  /** The server's base URL (http://127.0.0.1:port); the REST API is under /v1, GraphQL at /graphql. */
+  url: string;
+  /** The default merchant's id (its secretKey and publicKey are on this object too). */
+  id: string;
+  /** Signs up another merchant (`POST /v1/merchants`) and returns its keys and helpers. */
+  newMerchant(name?: string): Promise<SandbankMerchant>;
+  /** Stops the receivers, the server and the database. */
+  close(): Promise<void>;
+}
+
+/** A request to the server's REST API; a non-2xx answer throws with the server's error. */
+async function call<T>(base: string, key: string | null, method: string, path: string, body?: unknown) {
+  const headers: Record<string, string> = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${base}/v1${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`Sandbank: ${method} /v1${path} answered ${response.status}: ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** Standard Webhooks verification: v1,<base64 HMAC-SHA256 of "id.timestamp.body"> under the secret. */
+function verifySignature(secret: string, headers: IncomingMessage['headers'], body: string): string | null {
+  const id = headers['webhook-id'];
+  const timestamp = headers['webhook-timestamp'];
+  const signatures = headers['webhook-signature'];
+  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string')
+    return 'missing webhook-id, webhook-timestamp or webhook-signature';
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest();
+  const matches = signatures.split(' ').some((candidate) => {
+    const [version, value] = candidate.split(',');
+    if (version !== 'v1' || !value) return false;
+    const given = Buffer.from(value, 'base64');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+  return matches ? null : `no valid signature for ${id}`;
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+interface Waiter {
+  type: string;
+  predicate: ((event: SandbankEvent) => boolean) | undefined;
+  resolve(event: SandbankEvent): void;
+}
+
+async function startReceiver(
+  base: string,
+  secretKey: string,
+  options: WebhookReceiverOptions,
+  onClose: (receiver: WebhookReceiver) => void,
+): Promise<WebhookReceiver> {
+  const events: SandbankEvent[] = [];
+  const rejected: string[] = [];
+  let waiters: Waiter[] = [];
+  let secret = '';
+  const matches = (waiter: Waiter, event: SandbankEvent) =>
+    event.type === waiter.type && (!waiter.predicate || waiter.predicate(event));
+  const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    readBody(request).then(
+      (body) => {
+        const refusal = secret ? verifySignature(secret, request.headers, body) : 'not registered yet';
+        if (refusal) {
+          rejected.push(refusal);
+          response.writeHead(400).end();
+          return;
+        }
+        let event: SandbankEvent;
+        try {
+          event = JSON.parse(body) as SandbankEvent;
+        } catch {
+          rejected.push('a signed body that is not JSON');
+          response.writeHead(400).end();
+          return;
+        }
+        // A redelivery of an event already received (same id) is acknowledged, not kept twice.
+        if (!events.some((seen) => seen.id === event.id)) {
+          events.push(event);
+          const done = waiters.filter((waiter) => matches(waiter, event));
+          waiters = waiters.filter((waiter) => !done.includes(waiter));
+          for (const waiter of done) waiter.resolve(event);
+        }
+        response.writeHead(204).end();
+      },
+      () => response.writeHead(400).end(),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+  let endpoint: { id: string; secret: string };
+  try {
+    endpoint = await call<{ id: string; secret: string }>(base, secretKey, 'POST', '/webhook_endpoints', {
+      url,
+      ...(options.events ? { enabled_events: options.events } : {}),
+      description: 'sandbank/testing webhook receiver',
+    });
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  secret = endpoint.secret;
+  let closing: Promise<void> | null = null;
+  const receiver: WebhookReceiver = {
+    url,
+    endpointId: endpoint.id,
+    secret,
+    events,
+    rejected,
+    waitFor(type, predicate, waitOptions = {}) {
+      const seen = events.find((event) => event.type === type && (!predicate || predicate(event)));
+      if (seen) return Promise.resolve(seen);
+      const timeoutMs = waitOptions.timeoutMs ?? 10_000;
+      return new Promise<SandbankEvent>((resolve, reject) => {
+        const waiter: Waiter = {
+          type,
+          predicate,
+          resolve: (event) => {
+            clearTimeout(timer);
+            resolve(event);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters = waiters.filter((other) => other !== waiter);
+          const received = events.map((event) => event.type).join(', ') || 'none';
+          const refused = rejected.length ? `; refused: ${rejected.join('; ')}` : '';
+          reject(new Error(`No ${type} event within ${timeoutMs} ms (received: ${received}${refused})`));
+        }, timeoutMs);
+        waiters.push(waiter);
+      });
+    },
+    clear() {
+      events.length = 0;
+      rejected.length = 0;
+    },
+    close() {
+      closing ??= (async () => {
+        onClose(receiver);
+        await call(base, secretKey, 'DELETE', `/webhook_endpoints/${endpoint.id}`).catch(() => {});
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+  return receiver;
+}
+
+function helpersFor(
+  base: string,
+  secretKey: string,
+  receivers: Set<WebhookReceiver>,
+): Pick<SandbankMerchant, 'advanceClock' | 'reset' | 'webhookReceiver'> {
+  return {
+    advanceClock: (by) =>
+      call<SandbankClock>(
+        base,
+        secretKey,
+        'POST',
+        '/clock/advance',
+        'seconds' in by
+          ? { seconds: by.seconds }
+          : { to: by.to instanceof Date ? by.to.toISOString() : by.to },
+      ),
+    reset: () => call<Record<string, unknown>>(base, secretKey, 'POST', '/simulate/reset'),
+    async webhookReceiver(options = {}) {
+      const receiver = await startReceiver(base, secretKey, options, (closed) => receivers.delete(closed));
+      receivers.add(receiver);
+      return receiver;
+    },
+  };
+}
+
+interface SignedUp {
+  id: string;
+  name: string;
+  secret_key: string;
+  public_key: string;
+}
+
+/** Picks a free loopback port (for a public URL that names the port the server will listen on). */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a Sandbank server in this process; `close()` it when the tests are done. */
+export async function startSandbank(options: StartSandbankOptions = {}): Promise<Sandbank> {
+  const host = options.host ?? '127.0.0.1';
+  const env: Record<string, string> = {
+    // Sign-ups are how tests get merchants: no per-minute cap. Webhooks go to loopback receivers.
+    SIGNUPS_PER_MINUTE: '0',
+    WEBHOOK_BLOCK_PRIVATE_NETWORKS: 'false',
+    ...options.env,
+    HOST: host,
+    LOG_LEVEL: options.logLevel ?? 'silent',
+  };
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  else if (options.dataDir) env.SANDBANK_DATA_DIR = options.dataDir;
+  else env.SANDBANK_MEMORY = '1';
+  if (options.secretKey) env.SANDBANK_SECRET_KEY = options.secretKey;
+  if (options.publicKey) env.SANDBANK_PUBLIC_KEY = options.publicKey;
+  // The links the server hands out must name the port it listens on: with port 0, pick one first
+  // (a port taken in between makes the start fail with EADDRINUSE: it is tried again).
+  let server: RunningServer | undefined;
+  for (let attempt = 0; !server; attempt++) {
+    const port = options.port ?? (await freePort(host));
+    env.PORT = String(port);
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    env.PUBLIC_URL = options.publicUrl ?? `http://${urlHost}:${port}`;
+    const config = loadConfig(env, []);
+    try {
+      server = await startServer(config, createLogger(config.logLevel));
+    } catch (error) {
+      const retry = options.port === undefined && attempt < 3 && /already in use/.test(String(error));
+      if (!retry) throw error;
+    }
+  }
+  const running = server;
+  const base = running.url;
+  const receivers = new Set<WebhookReceiver>();
+  const signUp = (name: string) => call<SignedUp>(base, null, 'POST', '/merchants', { name });
+  const merchant = running.defaultMerchant;
+  let own: { id: string; name: string; secretKey: string; publicKey: string };
+  if (merchant.secretKey && merchant.publicKey) {
+    own = {
+      id: merchant.merchant.id,
+      name: merchant.merchant.name,
+      secretKey: merchant.secretKey,
+      publicKey: merchant.publicKey,
+    };
+  } else {
+    // A database whose default merchant's keys were issued before (and not pinned): a merchant of
+    // this run's own, whose keys are known.
+    try {
+      const created = await signUp('Test merchant');
+      own = {
+        id: created.id,
+        name: created.name,
+        secretKey: created.secret_key,
+        publicKey: created.public_key,
+      };
+    } catch (error) {
+      await running.close();
+      throw error;
+    }
+  }
+  let closing: Promise<void> | null = null;
+  return {
+    url: base,
+    ...own,
+    ...helpersFor(base, own.secretKey, receivers),
+    async newMerchant(name = 'Test merchant') {
+      const created = await signUp(name);
+      return {
+        id: created.id,
+        name: created.name,
+        secretKey: created.secret_key,
+        publicKey: created.public_key,
+        ...helpersFor(base, created.secret_key, receivers),
+      };
+    },
+    close() {
+      closing ??= (async () => {
+        await Promise.all([...receivers].map((receiver) => receiver.close()));
+        await running.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,308 @@
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbank, startSandbank, type WebhookReceiver } from '../src/testing.ts';
+import { ownPostgresDatabase } from './harness.ts';
+import { ROOT } from './server-process.ts';
+
+/**
+ * sandbank/testing: the API developers import in their own suites (src/testing.ts), then the
+ * package as npm would ship it: packed, laid out in an empty folder with nothing of this clone but
+ * its declared dependencies, and the node:test example run there.
+ */
+
+async function rest<T>(sandbank: { url: string }, key: string, path: string): Promise<T> {
+  const response = await fetch(`${sandbank.url}/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
+  expect(response.status).toBe(200);
+  return (await response.json()) as T;
+}
+
+async function collect(url: string, key: string, amount: number) {
+  const response = await fetch(`${url}/v1/collect`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ amount, currency: 'USD' }),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { id: string; checkout_url: string };
+}
+
+describe('startSandbank', () => {
+  let sandbank: Sandbank;
+  let webhooks: WebhookReceiver;
+  let startMs = 0;
+
+  beforeAll(async () => {
+    const started = Date.now();
+    sandbank = await startSandbank();
+    startMs = Date.now() - started;
+    webhooks = await sandbank.webhookReceiver();
+  });
+  afterAll(() => sandbank.close());
+
+  it('serves in memory on a free loopback port, with the default merchant’s keys', async () => {
+    expect(sandbank.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(sandbank.secretKey).toMatch(/^sk_test_/);
+    expect(sandbank.publicKey).toMatch(/^pk_test_/);
+    expect(sandbank.id).toMatch(/^mch_/);
+    const clock = await rest<{ object: string }>(sandbank, sandbank.secretKey, '/clock');
+    expect(clock.object).toBe('clock');
+    // The links it hands out lead back to it.
+    const collection = await collect(sandbank.url, sandbank.secretKey, 3);
+    expect(collection.checkout_url.startsWith(`${sandbank.url}/checkout/`)).toBe(true);
+    expect((await fetch(collection.checkout_url)).status).toBe(200);
+    console.info(`startSandbank() took ${startMs} ms`);
+  });
+
+  it('receives webhooks signed with the endpoint’s secret, and refuses a forged one', async () => {
+    const forged = await fetch(webhooks.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'evt_forged',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}`,
+      },
+      body: JSON.stringify({ id: 'evt_forged', object: 'event', type: 'collection.created', data: {} }),
+    });
+    expect(forged.status).toBe(400);
+    expect(webhooks.rejected).toEqual(['no valid signature for evt_forged']);
+    expect(webhooks.events.some((event) => event.id === 'evt_forged')).toBe(false);
+
+    const collection = await collect(sandbank.url, sandbank.secretKey, 7.25);
+    const event = await webhooks.waitFor('collection.created', (e) => e.data.object.id === collection.id);
+    expect(event.id).toMatch(/^evt_/);
+    expect(event.data.object).toMatchObject({ id: collection.id, amount: 7.25 });
+    webhooks.clear();
+    expect(webhooks.events).toEqual([]);
+  });
+
+  it('waitFor gives up after its timeout, naming what did arrive', async () => {
+    await expect(webhooks.waitFor('payout.paid', undefined, { timeoutMs: 200 })).rejects.toThrow(
+      /No payout\.paid event within 200 ms \(received: /,
+    );
+  });
+
+  it('moves the clock of one merchant only, and runs what falls due on the way', async () => {
+    const other = await sandbank.newMerchant('Another shop');
+    expect(other.secretKey).toMatch(/^sk_test_/);
+    expect(other.id).not.toBe(sandbank.id);
+    const collection = await collect(sandbank.url, sandbank.secretKey, 9);
+    const target = new Date(Date.now() + 2 * 24 * 3600 * 1000);
+    const clock = await sandbank.advanceClock({ to: target });
+    expect(new Date(clock.now).getTime()).toBeGreaterThanOrEqual(target.getTime());
+    expect(clock.ran.some((job) => job.object_id === collection.id)).toBe(true);
+    await webhooks.waitFor('collection.expired', (e) => e.data.object.id === collection.id);
+    const theirs = await rest<{ offset_ms: number }>(sandbank, other.secretKey, '/clock');
+    expect(theirs.offset_ms).toBe(0);
+    const moved = await other.advanceClock({ seconds: 60 });
+    expect(moved.offset_ms).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it('reset deletes the merchant’s objects and keeps its webhook endpoint', async () => {
+    await collect(sandbank.url, sandbank.secretKey, 1);
+    const result = (await sandbank.reset()) as { deleted: { collections: number } };
+    expect(result.deleted.collections).toBeGreaterThan(0);
+    const left = await rest<{ data: unknown[] }>(sandbank, sandbank.secretKey, '/collections');
+    expect(left.data).toEqual([]);
+    webhooks.clear();
+    const collection = await collect(sandbank.url, sandbank.secretKey, 2);
+    await webhooks.waitFor('collection.created', (e) => e.data.object.id === collection.id);
+  });
+
+  it('a receiver of another merchant gets only that merchant’s events; close() deletes its endpoint', async () => {
+    const other = await sandbank.newMerchant();
+    const theirs = await other.webhookReceiver({ events: ['collection.created'] });
+    const mine = await collect(sandbank.url, sandbank.secretKey, 4);
+    const collection = await collect(sandbank.url, other.secretKey, 5);
+    await theirs.waitFor('collection.created', (e) => e.data.object.id === collection.id);
+    await webhooks.waitFor('collection.created', (e) => e.data.object.id === mine.id);
+    expect(theirs.events.map((event) => event.data.object.id)).toEqual([collection.id]);
+    await theirs.close();
+    const endpoints = await rest<{ data: unknown[] }>(sandbank, other.secretKey, '/webhook_endpoints');
+    expect(endpoints.data).toEqual([]);
+  });
+});
+
+describe('startSandbank on a database that outlives it', () => {
+  it('signs up a merchant of its own when the default merchant’s key was issued by an earlier start', async () => {
+    const own = await ownPostgresDatabase('sandbank_testing');
+    const dir = own ? null : mkdtempSync(join(tmpdir(), 'sandbank-testing-'));
+    const storage = own ? { databaseUrl: own.url } : { dataDir: join(dir as string, 'data') };
+    try {
+      const first = await startSandbank(storage);
+      await first.close();
+      const second = await startSandbank(storage);
+      try {
+        expect(second.id).not.toBe(first.id);
+        expect(second.secretKey).not.toBe(first.secretKey);
+        const clock = await rest<{ object: string }>(second, second.secretKey, '/clock');
+        expect(clock.object).toBe('clock');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await own?.drop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Runs a command to its end; its output on failure. */
+function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, NODE_OPTIONS: '' } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('the sandbank package', () => {
+  let work: string;
+  let consumer: string;
+  let files: string[];
+
+  beforeAll(async () => {
+    // dist/ as the package ships it (built now if the sources are newer).
+    const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'ensure-build.mjs')], {
+      encoding: 'utf8',
+    });
+    expect(build.status, build.stderr).toBe(0);
+    work = mkdtempSync(join(tmpdir(), 'sandbank-pack-'));
+    const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT);
+    expect(pack.code, pack.output).toBe(0);
+    const [packed] = JSON.parse(pack.output.slice(pack.output.indexOf('['))) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
+    if (!packed) throw new Error(`npm pack answered nothing: ${pack.output}`);
+    files = packed.files.map((file) => file.path);
+    // An empty project with the tarball unpacked as node_modules/sandbank and, beside it, only the
+    // dependencies the package declares (linked from this clone's install: no network needed).
+    consumer = join(work, 'consumer');
+    const installed = join(consumer, 'node_modules', 'sandbank');
+    mkdirSync(installed, { recursive: true });
+    const untar = spawnSync('tar', [
+      '-xzf',
+      join(work, packed.filename),
+      '-C',
+      installed,
+      '--strip-components=1',
+    ]);
+    expect(untar.status, String(untar.stderr)).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    for (const name of Object.keys(manifest.dependencies)) {
+      const link = join(consumer, 'node_modules', name);
+      mkdirSync(dirname(link), { recursive: true });
+      symlinkSync(join(ROOT, 'node_modules', name), link, 'dir');
+    }
+    writeFileSync(
+      join(consumer, 'package.json'),
+      '{ "name": "consumer", "private": true, "type": "module" }\n',
+    );
+  }, 180_000);
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('ships the build, the migrations and the web assets, and none of the sources or tests', () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'bin/sandbank.js',
+        'dist/testing.js',
+        'dist/testing.d.ts',
+        'dist/main.js',
+        'dist/cli.js',
+        'dist/pglite-worker.js',
+        'dist/pglite/data.tar',
+        'migrations/meta/_journal.json',
+        'src/web/assets/page.css',
+        'docs/testing.md',
+      ]),
+    );
+    const stray = files.filter(
+      (path) =>
+        path.startsWith('test/') ||
+        path.endsWith('.map') ||
+        path.startsWith('node_modules/') ||
+        (path.startsWith('src/') && !path.includes('/assets/')),
+    );
+    expect(stray).toEqual([]);
+  });
+
+  it('runs the node:test example from an empty folder against the packed package', async () => {
+    cpSync(join(ROOT, 'examples', 'testing', 'node-test.test.mjs'), join(consumer, 'sandbank.test.mjs'));
+    const result = await run(process.execPath, ['--test', 'sandbank.test.mjs'], consumer);
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/# pass 2\b/);
+    expect(result.output).toMatch(/# fail 0\b/);
+  }, 120_000);
+
+  it('gives TypeScript users the types of sandbank/testing', () => {
+    const file = join(consumer, 'typed.ts');
+    writeFileSync(
+      file,
+      [
+        "import { startSandbank, type Sandbank, type SandbankEvent } from 'sandbank/testing';",
+        'const sandbank: Sandbank = await startSandbank({ port: 0, logLevel: "silent" });',
+        'const hooks = await sandbank.webhookReceiver({ events: ["collection.created"] });',
+        'const event: SandbankEvent = await hooks.waitFor("collection.created", (e) => e.data.object.id !== "");',
+        'const seconds: number = (await sandbank.advanceClock({ seconds: 60 })).offset_ms;',
+        'console.log(event.type, seconds);',
+        '// @ts-expect-error advanceClock takes seconds or to, not minutes',
+        'await sandbank.advanceClock({ minutes: 1 });',
+        'await sandbank.close();',
+        '',
+      ].join('\n'),
+    );
+    const program = ts.createProgram([file], {
+      target: ts.ScriptTarget.ES2023,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+      types: [],
+      strict: true,
+      noEmit: true,
+    });
+    const errors = ts
+      .getPreEmitDiagnostics(program)
+      .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    expect(errors).toEqual([]);
+    const resolved = program.getSourceFiles().map((source) => source.fileName);
+    expect(resolved).toContain(join(consumer, 'node_modules', 'sandbank', 'dist', 'testing.d.ts'));
+  });
+
+  it('runs the node:test example in this clone too (sandbank/testing resolves to the build)', async () => {
+    expect(existsSync(join(ROOT, 'dist', 'testing.js'))).toBe(true);
+    const result = await run(
+      process.execPath,
+      ['--test', join('examples', 'testing', 'node-test.test.mjs')],
+      ROOT,
+    );
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/# pass 2\b/);
+  }, 120_000);
+});
