@@ -231,6 +231,7 @@ describe('the sandbank package', () => {
       expect.arrayContaining([
         'package.json',
         'README.md',
+        'LICENSE',
         'bin/sandbank.js',
         'dist/testing.js',
         'dist/testing.d.ts',
