@@ -510,5 +510,40 @@ describe('dashboard in Chromium', () => {
     }
     await page.goto(`${base()}/dashboard/transactions`);
     await screenshot(page, 'dashboard-mobile-transactions');
+    // The balance chart's axis labels are legible on the phone: not tiny, inside the chart, apart.
+    await page.goto(`${base()}/dashboard`);
+    for (const kind of ['time-tick', 'value-tick']) {
+      const boxes = await page.evaluate((testId) => {
+        const svg = document.querySelector('[data-testid="balance-USD"] svg')?.getBoundingClientRect();
+        const chart = { left: svg?.left ?? 0, right: svg?.right ?? 0 };
+        return [...document.querySelectorAll(`[data-testid="balance-USD"] [data-testid="${testId}"]`)].map(
+          (text) => {
+            const box = text.getBoundingClientRect();
+            return {
+              text: text.textContent,
+              chart,
+              left: box.left,
+              right: box.right,
+              top: box.top,
+              height: box.height,
+            };
+          },
+        );
+      }, kind);
+      expect(boxes.length, kind).toBeGreaterThanOrEqual(2);
+      for (const box of boxes) {
+        expect(box.height, `${kind} ${box.text}`).toBeGreaterThanOrEqual(8);
+        expect(box.left, `${kind} ${box.text}`).toBeGreaterThanOrEqual(box.chart.left);
+        expect(box.right, `${kind} ${box.text}`).toBeLessThanOrEqual(box.chart.right);
+      }
+      const sorted = [...boxes].sort((a, b) => (kind === 'time-tick' ? a.left - b.left : a.top - b.top));
+      for (let i = 1; i < sorted.length; i++) {
+        const [a, b] = [sorted[i - 1], sorted[i]];
+        if (!a || !b) continue;
+        if (kind === 'time-tick') expect(b.left, `${kind} ${b.text}`).toBeGreaterThan(a.right);
+        else expect(b.top, `${kind} ${b.text}`).toBeGreaterThanOrEqual(a.top + a.height);
+      }
+    }
+    await screenshot(page, 'dashboard-mobile-home');
   });
 });
