@@ -402,4 +402,153 @@ describe('dashboard in Chromium', () => {
     }
     await screenshot(page, 'dashboard-mobile-keys');
   });
+
+  it('at 390×844 the first screen shows the page, not the menu, which opens behind its toggle without script', async () => {
+    const m = await merchant('2031-12-02T14:00:00.000Z');
+    for (const javaScriptEnabled of [true, false]) {
+      if (!browser) throw new Error('the browser did not launch');
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled });
+      contexts.push(context);
+      const page = await context.newPage();
+      await signIn(page, m);
+      for (const path of ['/dashboard', '/dashboard/transactions', '/dashboard/events']) {
+        await page.goto(`${base()}${path}`);
+        const where = `${path} (script ${javaScriptEnabled ? 'on' : 'off'})`;
+        // The menu is folded: its links are not shown, its toggle is, and the page's heading sits
+        // on the first screen with the clock panel.
+        await expect(page.getByTestId('nav-items').isVisible(), where).resolves.toBe(false);
+        const toggle = await page.getByTestId('menu-toggle').boundingBox();
+        const heading = await page.locator('main h1').boundingBox();
+        const clock = await page.getByTestId('clock-panel').boundingBox();
+        expect(toggle && heading && clock, where).toBeTruthy();
+        if (!toggle || !heading || !clock) return;
+        expect(toggle.y + toggle.height, where).toBeLessThan(150);
+        expect(heading.y + heading.height, where).toBeLessThan(844);
+        expect(clock.y, where).toBeLessThan(heading.y);
+      }
+      // The toggle opens the menu (a checkbox and its label: no script involved), and a link works.
+      await page.getByTestId('menu-toggle').click();
+      await expect(page.getByTestId('nav-items').isVisible()).resolves.toBe(true);
+      await page.getByRole('link', { name: 'Virtual cards' }).click();
+      await page.waitForURL(`${base()}/dashboard/cards`);
+      await expect(page.getByTestId('nav-items').isVisible()).resolves.toBe(false);
+    }
+    const wide = await newPage();
+    await signIn(wide, m);
+    await expect(wide.getByTestId('nav-items').isVisible()).resolves.toBe(true);
+    await expect(wide.getByTestId('menu-toggle').isVisible()).resolves.toBe(false);
+  });
+
+  it("at 390×844 every list keeps its rows' state and amount on the screen", async () => {
+    const m = await merchant('2031-12-02T14:00:00.000Z', '5000.00');
+    const ok = (res: { status: number; body: unknown }, what: string) =>
+      expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(200);
+    const collection = await api<{ id: string }>(m.secret_key, 'POST', '/v1/collect', {
+      amount: '999999.99',
+      currency: 'USD',
+      reference: 'a-rather-long-order-reference-0001',
+    });
+    ok(collection, 'collect');
+    ok(
+      await api(m.secret_key, 'POST', '/v1/virtual_cards', {
+        brand: 'visa',
+        cardholder_name: 'Ada Lovelace',
+      }),
+      'card',
+    );
+    ok(
+      await api(m.secret_key, 'POST', '/v1/webhook_endpoints', {
+        url: 'http://127.0.0.1:9/a/long/path/for/the/webhook/endpoint',
+        enabled_events: ['*'],
+      }),
+      'endpoint',
+    );
+    const quote = await api<{ id: string }>(m.secret_key, 'POST', '/v1/fx/quotes', {
+      target_currency: 'EUR',
+      source_amount: '1000.00',
+    });
+    ok(quote, 'quote');
+    ok(await api(m.secret_key, 'POST', '/v1/fx/conversions', { quote_id: quote.body.id }), 'conversion');
+    const page = await newPage({ width: 390, height: 844 });
+    await signIn(page, m);
+    const lists: [string, string, boolean][] = [
+      ['/dashboard', 'transactions', true],
+      ['/dashboard/transactions', 'transactions', true],
+      ['/dashboard/collections/new', 'recent-collections', true],
+      ['/dashboard/cards', 'cards', false],
+      ['/dashboard/webhooks', 'endpoints', false],
+      ['/dashboard/fx', 'conversions', true],
+      ['/dashboard/fx', 'quotes', true],
+    ];
+    for (const [path, table, amounts] of lists) {
+      await page.goto(`${base()}${path}`);
+      const where = `${path} ${table}`;
+      const cells = await page.evaluate(
+        (testId) =>
+          [...document.querySelectorAll(`table[data-testid="${testId}"] tbody tr`)].flatMap((row) =>
+            [...row.querySelectorAll(':scope > td')]
+              .filter((td) => td.querySelector('[data-state]') || td.classList.contains('num'))
+              .map((td) => {
+                const box = td.getBoundingClientRect();
+                return {
+                  kind: td.classList.contains('num') ? 'amount' : 'state',
+                  display: getComputedStyle(td).display,
+                  left: box.left,
+                  right: box.right,
+                  width: box.width,
+                  text: td.textContent?.trim() ?? '',
+                };
+              }),
+          ),
+        table,
+      );
+      expect(cells.filter((cell) => cell.kind === 'state').length, where).toBeGreaterThan(0);
+      if (amounts) expect(cells.filter((cell) => cell.kind === 'amount').length, where).toBeGreaterThan(0);
+      for (const cell of cells) {
+        expect(cell.display, `${where} ${cell.kind} ${cell.text}`).not.toBe('none');
+        expect(cell.width, `${where} ${cell.kind} ${cell.text}`).toBeGreaterThan(0);
+        expect(cell.left, `${where} ${cell.kind} ${cell.text}`).toBeGreaterThanOrEqual(0);
+        expect(cell.right, `${where} ${cell.kind} ${cell.text}`).toBeLessThanOrEqual(390);
+      }
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, where).toBeLessThanOrEqual(0);
+    }
+    await page.goto(`${base()}/dashboard/transactions`);
+    await screenshot(page, 'dashboard-mobile-transactions');
+    // The balance chart's axis labels are legible on the phone: not tiny, inside the chart, apart.
+    await page.goto(`${base()}/dashboard`);
+    for (const kind of ['time-tick', 'value-tick']) {
+      const boxes = await page.evaluate((testId) => {
+        const svg = document.querySelector('[data-testid="balance-USD"] svg')?.getBoundingClientRect();
+        const chart = { left: svg?.left ?? 0, right: svg?.right ?? 0 };
+        return [...document.querySelectorAll(`[data-testid="balance-USD"] [data-testid="${testId}"]`)].map(
+          (text) => {
+            const box = text.getBoundingClientRect();
+            return {
+              text: text.textContent,
+              chart,
+              left: box.left,
+              right: box.right,
+              top: box.top,
+              height: box.height,
+            };
+          },
+        );
+      }, kind);
+      expect(boxes.length, kind).toBeGreaterThanOrEqual(2);
+      for (const box of boxes) {
+        expect(box.height, `${kind} ${box.text}`).toBeGreaterThanOrEqual(8);
+        expect(box.left, `${kind} ${box.text}`).toBeGreaterThanOrEqual(box.chart.left);
+        expect(box.right, `${kind} ${box.text}`).toBeLessThanOrEqual(box.chart.right);
+      }
+      const sorted = [...boxes].sort((a, b) => (kind === 'time-tick' ? a.left - b.left : a.top - b.top));
+      for (let i = 1; i < sorted.length; i++) {
+        const [a, b] = [sorted[i - 1], sorted[i]];
+        if (!a || !b) continue;
+        if (kind === 'time-tick') expect(b.left, `${kind} ${b.text}`).toBeGreaterThan(a.right);
+        else expect(b.top, `${kind} ${b.text}`).toBeGreaterThanOrEqual(a.top + a.height);
+      }
+    }
+    await screenshot(page, 'dashboard-mobile-home');
+  });
 });

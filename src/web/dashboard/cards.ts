@@ -173,7 +173,7 @@ const masked = (card: VirtualCardRow) =>
 
 function cardsTable(cards: VirtualCardRow[]): Html {
   if (cards.length === 0) return html`<p class="muted" data-testid="no-cards">No virtual cards yet.</p>`;
-  return html`<div class="table-wrap"><table class="list" data-testid="cards">
+  return html`<div class="table-wrap"><table class="list" data-testid="cards" data-narrow-hide="2 4 5">
 <thead><tr><th>Card</th><th>Cardholder</th><th>State</th><th>Limits</th><th>Created (clock)</th></tr></thead>
 <tbody>${cards.map(
     (card) => html`<tr data-testid="card-row">
@@ -312,7 +312,7 @@ function declineText(row: IssuingAuthorizationRow): string {
 function authorizationsTable(rows: IssuingAuthorizationRow[]): Html {
   if (rows.length === 0)
     return html`<p class="muted" data-testid="no-authorizations">No authorizations yet.</p>`;
-  return html`<div class="table-wrap"><table class="list" data-testid="authorizations">
+  return html`<div class="table-wrap"><table class="list" data-testid="authorizations" data-narrow-hide="4 5 6">
 <thead><tr><th>Id</th><th>State</th><th class="num">Amount</th><th>Response</th><th>Merchant</th><th>Created (clock)</th></tr></thead>
 <tbody>${rows.map(
     (row) => html`<tr data-live-row="${row.id}" data-testid="authorization-row">

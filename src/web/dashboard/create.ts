@@ -128,7 +128,7 @@ async function recentCollections(svc: ServiceContext): Promise<Html> {
   const page = await listCollections(svc, { limit: 5 });
   if (page.data.length === 0)
     return html`<p class="muted" data-testid="no-collections">No collections yet.</p>`;
-  return html`<div class="table-wrap"><table class="list" data-testid="recent-collections">
+  return html`<div class="table-wrap"><table class="list" data-testid="recent-collections" data-narrow-hide="4 5">
 <thead><tr><th>Id</th><th>State</th><th class="num">Amount</th><th>Reference</th><th>Checkout</th></tr></thead>
 <tbody>${page.data.map(
     (row) => html`<tr>

@@ -107,7 +107,7 @@ function typeFilter(selected: string): Html {
 
 function eventTable(rows: EventRow[]): Html {
   if (rows.length === 0) return html`<p class="muted" data-testid="no-events">No events.</p>`;
-  return html`<div class="table-wrap"><table class="list" data-testid="events">
+  return html`<div class="table-wrap"><table class="list" data-testid="events" data-narrow-hide="4">
 <thead><tr><th>Id</th><th>Type</th><th>Object</th><th>Created (clock)</th></tr></thead>
 <tbody>${rows.map(
     (row) => html`<tr data-testid="event-row">

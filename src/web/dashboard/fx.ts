@@ -245,9 +245,10 @@ function payoutForm(c: DashContext, flash: Flash | null, balances: Html): Html {
 // ---------------------------------------------------------------------------------------------
 // Lists
 
-function table(testId: string, head: string[], rows: Html[], empty: string): Html {
+/** A list; `narrowHide` names the columns (from 1) a phone hides, never the state or an amount. */
+function table(testId: string, head: string[], rows: Html[], empty: string, narrowHide = '5 6'): Html {
   if (rows.length === 0) return html`<p class="muted" data-testid="${testId}-empty">${empty}</p>`;
-  return html`<div class="table-wrap"><table class="list" data-testid="${testId}">
+  return html`<div class="table-wrap"><table class="list" data-testid="${testId}" data-narrow-hide="${narrowHide}">
 <thead><tr>${head.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
@@ -300,6 +301,7 @@ function settlementsTable(rows: FxSettlementRow[]): Html {
 </tr>`,
     ),
     'No settlements yet.',
+    '4 5 6',
   );
 }
 

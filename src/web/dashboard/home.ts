@@ -10,6 +10,12 @@ import { type DashEnv, dashboardContext } from './session.ts';
 import { transactionTable } from './tx-table.ts';
 import { type Html, money } from './ui.ts';
 
+/**
+ * The longest span a balance chart shows, ending at the merchant's clock: after the clock jumps by
+ * years, the last 30 days stay readable (older postings give the value the line starts with).
+ */
+export const CHART_WINDOW = 30 * 24 * 3_600_000;
+
 /** The home page: balances per currency, each with its chart over clock time, and recent transactions. */
 async function balancesSection(svc: ServiceContext): Promise<Html> {
   const [balances, clock] = await Promise.all([getBalances(svc), getClock(svc)]);
@@ -28,7 +34,11 @@ async function balancesSection(svc: ServiceContext): Promise<Html> {
         {
           steps: true,
           until: clock.now,
+          window: CHART_WINDOW,
+          initial: 0,
           format: (v) => money(BigInt(Math.round(v)), b.currency),
+          // Axis ticks are round amounts: whole units drop their ".00".
+          axisFormat: (v) => money(BigInt(Math.round(v)), b.currency).replace(/\.0+ /, ' '),
         },
       );
     }),

@@ -86,6 +86,8 @@ export async function shell(c: DashContext, options: ShellOptions, body: Html): 
   if (!session) return c.redirect('/dashboard/login');
   const svc = await dashboardContext(c);
   const flash = options.flash === undefined ? takeFlash(c) : options.flash;
+  // On a narrow screen the menu folds behind its toggle (a checkbox: no script needed), naming the page.
+  const activeLabel = NAV.find(([, , key]) => key === options.active)?.[1];
   const page = html`<!doctype html>
 <html lang="en">
 ${head(options.title)}
@@ -99,8 +101,9 @@ ${head(options.title)}
 </header>
 <div class="layout">
 <nav class="side" aria-label="Dashboard">
-  <details class="nav-menu" open>
-    <summary>Menu</summary>
+  <input type="checkbox" id="nav-toggle" class="nav-toggle" aria-controls="nav-items">
+  <label for="nav-toggle" class="nav-toggle-label" data-testid="menu-toggle">Menu${activeLabel ? html` <span class="muted">· ${activeLabel}</span>` : ''}</label>
+  <div class="nav-items" id="nav-items" data-testid="nav-items">
     <ul>${NAV.map(
       ([path, label, key]) =>
         html`<li><a href="${path}" class="${options.active === key ? 'active' : ''}">${label}</a></li>`,
@@ -110,7 +113,7 @@ ${head(options.title)}
       <li><a href="/docs" target="_blank" rel="noopener">API docs</a></li>
       <li><a href="/v1/openapi.json" target="_blank" rel="noopener">OpenAPI</a></li>
     </ul>
-  </details>
+  </div>
 </nav>
 <main>
 ${await clockPanel(c, svc)}

@@ -425,7 +425,7 @@ function sourceOf(posting: PostingRow, ownId: string): string {
 
 function postingsPart(postings: PostingRow[], ownId: string): Html {
   const table = postings.length
-    ? html`<div class="table-wrap"><table class="list" data-testid="postings">
+    ? html`<div class="table-wrap"><table class="list" data-testid="postings" data-narrow-hide="1 2 7 8">
 <thead><tr><th>Id</th><th>Type</th><th>State</th><th class="num">Available</th><th class="num">Pending</th><th class="num">Reserved</th><th>Source</th><th>Created (clock)</th></tr></thead>
 <tbody>${postings.map(
         (p) => html`<tr data-testid="posting">

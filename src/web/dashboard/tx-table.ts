@@ -10,7 +10,7 @@ import { type Html, money, objectLink, stateBadge, when } from './ui.ts';
  */
 export function transactionTable(rows: TransactionRow[], empty = 'No transactions yet.'): Html {
   if (rows.length === 0) return html`<p class="muted" data-testid="no-transactions">${empty}</p>`;
-  return html`<div class="table-wrap"><table class="list" data-testid="transactions">
+  return html`<div class="table-wrap"><table class="list" data-testid="transactions" data-narrow-hide="2 5 6">
 <thead><tr><th>Id</th><th>Kind</th><th>State</th><th class="num">Amount</th><th>Reference</th><th>Created (clock)</th></tr></thead>
 <tbody>${rows.map(
     (row) => html`<tr data-live-row="${row.id}">

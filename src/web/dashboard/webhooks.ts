@@ -125,7 +125,7 @@ function secretOnce(secret: string): Html {
 // Rendering endpoints
 
 function enabledBadge(endpoint: EndpointRow): Html {
-  return html`<span class="badge state-${endpoint.enabled ? 'active' : 'disabled'}" data-testid="endpoint-state">${endpoint.enabled ? 'enabled' : 'disabled'}</span>`;
+  return html`<span class="badge state-${endpoint.enabled ? 'active' : 'disabled'}" data-state data-testid="endpoint-state">${endpoint.enabled ? 'enabled' : 'disabled'}</span>`;
 }
 
 function eventList(types: string[]): Html {
@@ -139,7 +139,7 @@ function health(endpoint: EndpointRow): Html {
 function endpointTable(endpoints: EndpointRow[]): Html {
   if (endpoints.length === 0)
     return html`<p class="muted" data-testid="no-endpoints">No endpoints yet: add one below.</p>`;
-  return html`<div class="table-wrap"><table class="list" data-testid="endpoints">
+  return html`<div class="table-wrap"><table class="list" data-testid="endpoints" data-narrow-hide="3 4">
 <thead><tr><th>URL</th><th>State</th><th>Events</th><th>Health</th></tr></thead>
 <tbody>${endpoints.map(
     (endpoint) => html`<tr data-testid="endpoint-row">
