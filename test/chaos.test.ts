@@ -301,6 +301,27 @@ describe('the dashboard form', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('lists chaos_injected under 429, 500, 502, 503 and 504 and the Sandbank-Chaos header on keyed operations only', async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the document's JSON
+    const doc: any = await (await t.app.request('/v1/openapi.json')).json();
+    const clock = doc.paths['/clock'].get;
+    for (const status of ['429', '500', '502', '503', '504']) {
+      expect(clock.responses[status]['x-error-codes'], status).toContain('chaos_injected');
+      expect(clock.responses[status].headers['Sandbank-Chaos-Injected'], status).toBeDefined();
+    }
+    expect(clock.parameters).toContainEqual({ $ref: '#/components/parameters/SandbankChaos' });
+    for (const op of [
+      doc.paths['/simulate/chaos'].post,
+      doc.paths['/simulate/chaos'].get,
+      doc.paths['/merchants'].post,
+    ]) {
+      expect(JSON.stringify(op)).not.toContain('chaos_injected');
+      expect(op.parameters ?? []).not.toContainEqual({ $ref: '#/components/parameters/SandbankChaos' });
+    }
+  });
+});
+
 describe('/metrics', () => {
   it('counts injected faults by kind and status', async () => {
     const count = async (labels: string) => {

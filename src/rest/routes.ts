@@ -152,7 +152,12 @@ function errorResponses(codes: readonly ErrorCode[]): Record<number, unknown> {
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[status] = {
       description: `Error: ${list.join(', ')}.`,
-      headers: errorHeaders(status),
+      headers: {
+        ...errorHeaders(status),
+        ...(list.includes('chaos_injected')
+          ? { 'Sandbank-Chaos-Injected': header('Sandbank-Chaos-Injected') }
+          : {}),
+      },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       'x-error-codes': list,
     };
@@ -206,6 +211,9 @@ function successHeaders(config: OperationConfig): Record<string, unknown> {
   return {
     'Request-Id': header('Request-Id'),
     ...(config.keyless ? {} : rateLimitHeaders()),
+    ...(config.keyless || CHAOS_FREE_PATHS.has(config.path)
+      ? {}
+      : { 'Sandbank-Chaos-Injected': header('Sandbank-Chaos-Injected') }),
     ...(takesIdempotencyKey(config) ? { 'Idempotent-Replayed': header('Idempotent-Replayed') } : {}),
   };
 }
