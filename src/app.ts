@@ -67,6 +67,8 @@ export function buildApp({
     const route = routePath(c);
     metrics?.requests.inc({ method: c.req.method, route, status: String(c.res.status) });
     metrics?.duration.observe({ method: c.req.method, route }, seconds);
+    for (const fault of c.get('chaosFaults') ?? [])
+      metrics?.chaos.inc({ fault, status: String(c.res.status) });
     const level = c.res.status >= 500 ? 'error' : 'debug';
     deps.logger[level](
       {

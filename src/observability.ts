@@ -33,6 +33,8 @@ export interface Metrics {
   registry: Registry;
   requests: Counter<'method' | 'route' | 'status'>;
   duration: Histogram<'method' | 'route'>;
+  /** Faults injected by chaos (docs/chaos.md), by kind and the status answered. */
+  chaos: Counter<'fault' | 'status'>;
   /** HTTP requests being handled right now (read synchronously by the webhook pump). */
   inFlight: { value: number };
 }
@@ -56,6 +58,12 @@ export function createMetrics(): Metrics {
       name: 'sandbank_http_requests_total',
       help: 'HTTP requests by method, matched route and status',
       labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    chaos: new Counter({
+      name: 'sandbank_chaos_injected_total',
+      help: 'Faults injected by Sandbank-Chaos or a merchant chaos setting, by fault and answered status',
+      labelNames: ['fault', 'status'],
       registers: [registry],
     }),
     duration: new Histogram({

@@ -461,6 +461,20 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
     },
     { route: '/clock/reset', path: () => '/v1/clock/reset', body: '', status: 200 },
     {
+      route: '/simulate/chaos',
+      path: () => '/v1/simulate/chaos',
+      body: 'faults=latency%3D1ms',
+      status: 200,
+      check: (body) => expect(body.faults).toBe('latency=1ms'),
+    },
+    {
+      route: '/simulate/chaos',
+      path: () => '/v1/simulate/chaos',
+      body: 'faults=',
+      status: 200,
+      check: (body) => expect(body.faults).toBeNull(),
+    },
+    {
       route: '/keys/roll',
       path: () => '/v1/keys/roll',
       body: '',

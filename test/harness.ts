@@ -13,7 +13,7 @@ import { DEFAULT_SERVICE_CONFIG } from '../src/modules/context.ts';
 import { createMerchant } from '../src/modules/merchants/merchants.service.ts';
 import { SignupLimiter } from '../src/modules/merchants/signups.ts';
 import { WebhookTransport } from '../src/modules/webhooks/webhooks.transport.ts';
-import { createLogger } from '../src/observability.ts';
+import { createLogger, type Metrics } from '../src/observability.ts';
 import { assertConforms, conformance } from './conformance.ts';
 
 export const PUBLIC_URL = 'http://sandbank.test';
@@ -183,6 +183,8 @@ export interface TestAppOptions {
   signupsPerMinute?: number;
   /** How the app sends webhook deliveries (default: the one of TEST_SERVICES). */
   webhookTransport?: WebhookTransport;
+  /** The metrics the app counts into (served at /metrics); none when absent. */
+  metrics?: Metrics;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -199,7 +201,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       ? { signups: new SignupLimiter(options.signupsPerMinute) }
       : {}),
   };
-  const app = buildApp({ deps });
+  const app = buildApp({ deps, ...(options.metrics ? { metrics: options.metrics } : {}) });
 
   async function rest<T>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { ...opts.headers };

@@ -1,5 +1,6 @@
 /** Every table, gathered for Drizzle and drizzle-kit. Tables live beside their module's service. */
 export * from '../modules/card-payments/card-payments.table.ts';
+export * from '../modules/chaos/chaos.table.ts';
 export * from '../modules/clock/clock.table.ts';
 export * from '../modules/collections/collections.table.ts';
 export * from '../modules/dashboard/dashboard.table.ts';

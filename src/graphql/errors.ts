@@ -8,12 +8,19 @@ import {
 import { builder } from './builder.ts';
 import { describedEnum } from './enums.ts';
 
+/** The status(es) REST answers a code with ("429, 500, 502, 503 or 504" for chaos_injected). */
+function httpStatuses(code: ErrorCode): string {
+  const spec: { status: number; statuses?: readonly number[] } = ERROR_REGISTRY[code];
+  const all = (spec.statuses ?? [spec.status]).map(String);
+  return all.length === 1 ? (all[0] ?? '') : `${all.slice(0, -1).join(', ')} or ${all.at(-1)}`;
+}
+
 export const ErrorCodeEnum = builder.enumType('ErrorCode', {
   description: 'The error registry shared with REST: the same codes, statuses and types.',
   values: Object.fromEntries(
     ERROR_CODES.map((code) => [
       code,
-      { value: code, description: `HTTP ${ERROR_REGISTRY[code].status}: ${ERROR_REGISTRY[code].message}` },
+      { value: code, description: `HTTP ${httpStatuses(code)}: ${ERROR_REGISTRY[code].message}` },
     ]),
   ) as Record<ErrorCode, { value: ErrorCode; description: string }>,
 });

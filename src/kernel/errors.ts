@@ -17,6 +17,8 @@ interface ErrorSpec {
   type: ErrorType;
   retryable: boolean;
   message: string;
+  /** Every status the code may come with, when more than `status` (its usual one). */
+  statuses?: readonly number[];
 }
 
 const spec = (status: number, type: ErrorType, message: string, retryable = false): ErrorSpec => ({
@@ -143,6 +145,15 @@ export const ERROR_REGISTRY = {
     true,
   ),
   internal_error: spec(500, 'api_error', 'Something went wrong on our side.', true),
+  chaos_injected: {
+    ...spec(
+      503,
+      'api_error',
+      "A fault asked for by Sandbank-Chaos or the merchant's chaos setting; nothing was done. Retry the request.",
+      true,
+    ),
+    statuses: [429, 500, 502, 503, 504],
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY;
@@ -156,6 +167,8 @@ export interface ErrorDetails {
   objectId?: string;
   /** True when the operation's writes must be committed although it failed (a recorded decline). */
   commitWrites?: boolean;
+  /** The status, for a code whose registry entry lists several (`statuses`). */
+  status?: number;
 }
 
 export class SandbankError extends Error {
@@ -164,6 +177,7 @@ export class SandbankError extends Error {
   readonly declineCode: string | undefined;
   readonly objectId: string | undefined;
   readonly commitWrites: boolean;
+  readonly #status: number | undefined;
 
   constructor(code: ErrorCode, details: ErrorDetails = {}) {
     super(details.message ?? ERROR_REGISTRY[code].message);
@@ -173,10 +187,11 @@ export class SandbankError extends Error {
     this.declineCode = details.declineCode;
     this.objectId = details.objectId;
     this.commitWrites = details.commitWrites ?? false;
+    this.#status = details.status;
   }
 
   get status(): number {
-    return ERROR_REGISTRY[this.code].status;
+    return this.#status ?? ERROR_REGISTRY[this.code].status;
   }
 
   get type(): ErrorType {

@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { registerCardPaymentRoutes } from '../modules/card-payments/card-payments.routes.ts';
+import { registerChaosRoutes } from '../modules/chaos/chaos.routes.ts';
 import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { registerCollectionRoutes } from '../modules/collections/collections.routes.ts';
 import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
@@ -14,6 +15,7 @@ import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import { bodySchemaLookup } from './form-body.ts';
 import { requireKey } from './middleware/auth.ts';
+import { chaos } from './middleware/chaos.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { requestBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -39,7 +41,15 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
     );
   // A form body is read with the schema of the operation it reaches (rest/form-body.ts).
   const body = requestBody(bodySchemaLookup(() => api.openAPIRegistry.definitions));
-  api.use('*', unlessPublic(auth), unlessPublic(limiter), body, unlessPublic(idempotency));
+  // Chaos faults a request before its body is read or its Idempotency-Key is looked at.
+  api.use(
+    '*',
+    unlessPublic(auth),
+    unlessPublic(limiter),
+    unlessPublic(chaos()),
+    body,
+    unlessPublic(idempotency),
+  );
   registerSharedComponents(api);
   registerMerchantRoutes(api);
   registerCollectionRoutes(api);
@@ -51,6 +61,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerTransactionRoutes(api);
   registerClockRoutes(api);
   registerSandboxRoutes(api);
+  registerChaosRoutes(api);
   registerEventRoutes(api);
   registerWebhookRoutes(api);
   const documents = new Map<string, ReturnType<typeof buildDocument>>();

@@ -8,7 +8,7 @@ import {
 } from '../modules/webhooks/webhooks.attempt.ts';
 import { eventTypePayloads } from '../modules/webhooks/webhooks.payloads.ts';
 import { PREVIOUS_SECRET_SECONDS } from '../modules/webhooks/webhooks.service.ts';
-import { IDEMPOTENT_EXTENSION } from './routes.ts';
+import { CHAOS_FREE_PATHS, IDEMPOTENT_EXTENSION } from './routes.ts';
 import type { RestEnv } from './types.ts';
 
 /**
@@ -94,6 +94,11 @@ export function registerSharedComponents(api: OpenAPIHono<RestEnv>): void {
     'RateLimit-Remaining': { description: 'Requests left in the current second.', type: 'integer' },
     'RateLimit-Reset': { description: 'Seconds until the allowance refills.', type: 'integer' },
     'Retry-After': { description: 'Seconds to wait before retrying.', type: 'integer' },
+    'Sandbank-Chaos-Injected': {
+      description:
+        'The faults chaos injected into this request (docs/chaos.md), e.g. "latency=200ms; error=503"; absent when none.',
+      type: 'string',
+    },
   };
   for (const [name, { description, required, type }] of Object.entries(headers)) {
     registry.registerComponent('headers', name, {
@@ -110,13 +115,22 @@ export function registerSharedComponents(api: OpenAPIHono<RestEnv>): void {
       'Makes a POST safe to retry: the first answer is stored for 24 hours and replayed for the same key and body; another body with the key is idempotency_key_reused.',
     schema: { type: 'string', minLength: 1, maxLength: 255 },
   });
+  registry.registerComponent('parameters', 'SandbankChaos', {
+    name: 'Sandbank-Chaos',
+    in: 'header',
+    required: false,
+    description:
+      'Faults to inject before the operation runs, to test retries and timeouts (docs/chaos.md): e.g. "latency=200ms; error=0.3; status=503; seed=42", or "none" to opt out of the merchant\'s chaos setting. Malformed: 400 parameter_invalid.',
+    schema: { type: 'string', minLength: 1, maxLength: 500 },
+  });
 }
 
 type Document = ReturnType<OpenAPIHono<RestEnv>['getOpenAPI31Document']>;
 
 /**
  * The document as served from `publicUrl`: generated from the operations, with the servers made
- * absolute and the Idempotency-Key header on every keyed POST (but those marked `x-idempotent: false`).
+ * absolute, the Sandbank-Chaos header on every keyed operation (but the chaos setting's) and the
+ * Idempotency-Key header on every keyed POST (but those marked `x-idempotent: false`).
  */
 export function buildDocument(api: OpenAPIHono<RestEnv>, publicUrl: string): Document {
   const document = api.getOpenAPI31Document({
@@ -130,7 +144,13 @@ export function buildDocument(api: OpenAPIHono<RestEnv>, publicUrl: string): Doc
     servers: [{ url: `${publicUrl}/v1`, description: 'This Sandbank server' }],
     tags: TAGS.map(([name, description]) => ({ name, description })),
   });
-  for (const item of Object.values(document.paths ?? {})) {
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    if (!CHAOS_FREE_PATHS.has(path))
+      for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+        const op = item?.[method];
+        if (!op || (Array.isArray(op.security) && op.security.length === 0)) continue;
+        op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/SandbankChaos' }];
+      }
     const post = item?.post;
     if (!post || (Array.isArray(post.security) && post.security.length === 0)) continue;
     if ((post as Record<string, unknown>)[IDEMPOTENT_EXTENSION] === false) continue;

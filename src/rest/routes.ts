@@ -74,6 +74,8 @@ const EVERY_OPERATION: readonly ErrorCode[] = [
 ];
 /** The codes of an operation that needs a key (the rate limit counts per key). */
 const KEYED: readonly ErrorCode[] = ['api_key_missing', 'api_key_invalid', 'rate_limited'];
+/** The keyed paths chaos never faults: its own setting, so it can always be cleared. */
+export const CHAOS_FREE_PATHS: ReadonlySet<string> = new Set(['/simulate/chaos']);
 /** The codes of reading a request body. */
 const WITH_BODY: readonly ErrorCode[] = ['invalid_json', 'payload_too_large', 'unsupported_media_type'];
 /** The codes of an idempotent write (every keyed POST). */
@@ -129,6 +131,8 @@ export function errorCodesOf(config: OperationConfig): ErrorCode[] {
     for (const code of list) codes.add(code);
   };
   if (!config.keyless) add(KEYED);
+  // Chaos (docs/chaos.md) faults every keyed operation but the one that sets it.
+  if (!config.keyless && !CHAOS_FREE_PATHS.has(config.path)) codes.add('chaos_injected');
   if (!config.keyless && !config.publicKey) codes.add('secret_key_required');
   if (config.method === 'post') add(WITH_BODY);
   if (takesIdempotencyKey(config)) add(IDEMPOTENT);
@@ -140,14 +144,20 @@ export function errorCodesOf(config: OperationConfig): ErrorCode[] {
 function errorResponses(codes: readonly ErrorCode[]): Record<number, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
-    const { status } = ERROR_REGISTRY[code];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    const spec: { status: number; statuses?: readonly number[] } = ERROR_REGISTRY[code];
+    for (const status of spec.statuses ?? [spec.status])
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const responses: Record<number, unknown> = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[status] = {
       description: `Error: ${list.join(', ')}.`,
-      headers: errorHeaders(status),
+      headers: {
+        ...errorHeaders(status),
+        ...(list.includes('chaos_injected')
+          ? { 'Sandbank-Chaos-Injected': header('Sandbank-Chaos-Injected') }
+          : {}),
+      },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       'x-error-codes': list,
     };
@@ -201,6 +211,9 @@ function successHeaders(config: OperationConfig): Record<string, unknown> {
   return {
     'Request-Id': header('Request-Id'),
     ...(config.keyless ? {} : rateLimitHeaders()),
+    ...(config.keyless || CHAOS_FREE_PATHS.has(config.path)
+      ? {}
+      : { 'Sandbank-Chaos-Injected': header('Sandbank-Chaos-Injected') }),
     ...(takesIdempotencyKey(config) ? { 'Idempotent-Replayed': header('Idempotent-Replayed') } : {}),
   };
 }

@@ -14,6 +14,8 @@ export interface RestEnv {
     body: Record<string, unknown>;
     /** The transaction an idempotent request runs in. */
     tx: Tx | undefined;
+    /** The chaos faults injected into this request (docs/chaos.md), for /metrics. */
+    chaosFaults: readonly ('latency' | 'error' | 'rate_limit' | 'timeout')[] | undefined;
     /** Queues work to run once that transaction has committed, before the answer. */
     afterCommit: ((work: () => Promise<void>) => void) | undefined;
   };

@@ -49,7 +49,7 @@ export type ResetKind = (typeof RESET_KINDS)[number][0];
 /** The tables a reset deletes from (every table of src/db/schema.ts but those it keeps). */
 export const RESET_TABLES: readonly string[] = [...new Set(RESET_KINDS.map(([, table]) => table))];
 
-/** The tables a reset keeps: the merchant, its keys and sign-ins, its endpoints, its clock's row. */
+/** The tables a reset keeps: the merchant, its keys and sign-ins, its endpoints, its clock's row, its chaos setting. */
 export const KEPT_TABLES = [
   'merchants',
   'api_keys',
@@ -57,6 +57,7 @@ export const KEPT_TABLES = [
   'dashboard_sign_in_links',
   'webhook_endpoints',
   'merchant_clocks',
+  'chaos_settings',
 ] as const;
 
 /**

@@ -3,6 +3,7 @@ import { html } from 'hono/html';
 import { clientAddress } from '../../http/client-address.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { getChaosSetting } from '../../modules/chaos/chaos.service.ts';
 import {
   endSession,
   signInNewMerchant,
@@ -10,12 +11,14 @@ import {
   signInWithLink,
 } from '../../modules/dashboard/dashboard.service.ts';
 import { activeKeys, rollKeys, signUp } from '../../modules/merchants/merchants.service.ts';
+import { chaosCard } from './chaos.ts';
 import { publicShell, shell } from './layout.ts';
 import { RESET_CONFIRMATION } from './reset.ts';
 import {
   clearSessionCookie,
   type DashContext,
   type DashEnv,
+  dashboardContext,
   dashboardPath,
   formOf,
   setSessionCookie,
@@ -193,6 +196,7 @@ async function keysPage(c: DashContext, reveal: boolean): Promise<Response> {
   const publicKey = keys.find((k) => k.kind === 'public');
   // The key in use, when it was made since secret keys are kept whole (null for an older one).
   const known = secret?.secretKey ?? null;
+  const chaos = await getChaosSetting(await dashboardContext(c));
   // The page may hold a secret key: no cache, shared or private, keeps it.
   c.header('Cache-Control', 'no-store');
   return shell(
@@ -243,6 +247,7 @@ async function keysPage(c: DashContext, reveal: boolean): Promise<Response> {
     I understand that every object of this merchant is deleted</label>
     <button type="submit" class="danger" data-testid="reset-sandbox">Reset sandbox data</button>
   </form>
-</section>`,
+</section>
+${chaosCard(c, chaos)}`,
   );
 }

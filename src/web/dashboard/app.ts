@@ -12,6 +12,7 @@ import { refuseUnstorableInput } from '../../http/storable-text.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { registerAccountPages } from './account.ts';
 import { registerCardPages } from './cards.ts';
+import { registerChaosAction } from './chaos.ts';
 import { registerClockActions } from './clock.ts';
 import { registerCreatePages } from './create.ts';
 import { registerFxPages } from './fx.ts';
@@ -132,6 +133,7 @@ export function buildDashboard() {
   registerAccountPages(app);
   registerClockActions(app);
   registerResetAction(app);
+  registerChaosAction(app);
   registerHomePage(app);
   registerTransactionPages(app);
   registerCreatePages(app);

@@ -1,0 +1,35 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { sendObject } from '../../rest/render.ts';
+import { jsonRequestBody, operation, serviceContext } from '../../rest/routes.ts';
+import type { RestEnv } from '../../rest/types.ts';
+import { ChaosWire, chaosResource, SetChaosSchema } from './chaos.resource.ts';
+import { getChaosSetting, setChaosSetting } from './chaos.service.ts';
+
+export function registerChaosRoutes(api: OpenAPIHono<RestEnv>): void {
+  api.openapi(
+    operation({
+      method: 'get',
+      path: '/simulate/chaos',
+      operationId: 'getChaos',
+      response: ChaosWire,
+      tags: ['Simulation'],
+      summary: "The merchant's chaos setting (never faulted itself)",
+    }),
+    async (c) => sendObject(c, chaosResource(await getChaosSetting(serviceContext(c)))),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/simulate/chaos',
+      operationId: 'setChaos',
+      response: ChaosWire,
+      tags: ['Simulation'],
+      summary:
+        'Set or clear the faults injected into every keyed REST request of the merchant (never into this operation, so it can always be cleared)',
+      request: jsonRequestBody(SetChaosSchema),
+    }),
+    async (c) =>
+      sendObject(c, chaosResource(await setChaosSetting(serviceContext(c), c.req.valid('json').faults))),
+  );
+}
