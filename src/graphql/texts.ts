@@ -7,3 +7,6 @@ export const DESCRIPTION = 'A free-text description, up to 1000 characters.';
 export const METADATA = 'Up to 50 string keys (≤ 40 characters) with string values (≤ 500 characters).';
 export const CREATED_AT = 'When it was created, clock time.';
 export const UPDATED_AT = 'When it last changed, clock time.';
+/** An object's metadata and description fields, as stored from its create. */
+export const STORED_METADATA = "The merchant's metadata: string keys and values.";
+export const STORED_DESCRIPTION = 'The description given on create.';

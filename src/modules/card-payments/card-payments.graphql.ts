@@ -18,7 +18,14 @@ import {
 import { CardInput } from '../../graphql/inputs.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
-import { DESCRIPTION, IDEMPOTENCY_KEY, METADATA, REFERENCE } from '../../graphql/texts.ts';
+import {
+  DESCRIPTION,
+  IDEMPOTENCY_KEY,
+  METADATA,
+  REFERENCE,
+  STORED_DESCRIPTION,
+  STORED_METADATA,
+} from '../../graphql/texts.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
 import { type WireMapper, wireInput } from '../../graphql/wire-input.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -156,11 +163,11 @@ export const CardPaymentRef = builder.objectRef<CardPaymentDetail>('CardPayment'
     }),
     description: t.exposeString('description', {
       nullable: true,
-      description: 'The description given on create.',
+      description: STORED_DESCRIPTION,
     }),
     metadata: t.field({
       type: 'JSONObject',
-      description: "The merchant's metadata: string keys and values.",
+      description: STORED_METADATA,
       resolve: (row) => row.metadata,
     }),
     collectionId: t.exposeString('collectionId', {

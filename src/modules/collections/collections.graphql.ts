@@ -18,7 +18,7 @@ import { SandbankErrorRef } from '../../graphql/errors.ts';
 import { CardInput } from '../../graphql/inputs.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
-import { CREATED_AT, IDEMPOTENCY_KEY, METADATA, UPDATED_AT } from '../../graphql/texts.ts';
+import { CREATED_AT, IDEMPOTENCY_KEY, METADATA, STORED_METADATA, UPDATED_AT } from '../../graphql/texts.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -138,7 +138,7 @@ const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement(
     }),
     metadata: t.field({
       type: 'JSONObject',
-      description: "The merchant's metadata: string keys and values.",
+      description: STORED_METADATA,
       resolve: (row) => row.metadata,
     }),
     checkoutUrl: t.string({

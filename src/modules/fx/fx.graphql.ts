@@ -3,7 +3,7 @@ import { listQueryOf, nullIfNotFound, serviceContext, toConnection } from '../..
 import { describedEnum } from '../../graphql/enums.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
-import { CREATED_AT, UPDATED_AT } from '../../graphql/texts.ts';
+import { CREATED_AT, STORED_DESCRIPTION, STORED_METADATA, UPDATED_AT } from '../../graphql/texts.ts';
 import { TransactionRef, TransactionStateEnum } from '../../graphql/transaction.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
@@ -192,11 +192,11 @@ export const FxConversionRef = builder.objectRef<FxConversionRow>('FxConversion'
     }),
     description: t.exposeString('description', {
       nullable: true,
-      description: 'The description given on create.',
+      description: STORED_DESCRIPTION,
     }),
     metadata: t.field({
       type: 'JSONObject',
-      description: "The merchant's metadata: string keys and values.",
+      description: STORED_METADATA,
       resolve: (row) => row.metadata,
     }),
     updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
@@ -301,11 +301,11 @@ export const FxSettlementRef = builder.objectRef<FxSettlementRow>('FxSettlement'
     }),
     description: t.exposeString('description', {
       nullable: true,
-      description: 'The description given on create.',
+      description: STORED_DESCRIPTION,
     }),
     metadata: t.field({
       type: 'JSONObject',
-      description: "The merchant's metadata: string keys and values.",
+      description: STORED_METADATA,
       resolve: (row) => row.metadata,
     }),
     updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),

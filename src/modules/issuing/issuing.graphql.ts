@@ -9,7 +9,7 @@ import {
 import { describedEnum } from '../../graphql/enums.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { MoneyRef } from '../../graphql/scalars.ts';
-import { CREATED_AT, IDEMPOTENCY_KEY, METADATA, UPDATED_AT } from '../../graphql/texts.ts';
+import { CREATED_AT, IDEMPOTENCY_KEY, METADATA, STORED_METADATA, UPDATED_AT } from '../../graphql/texts.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -198,7 +198,7 @@ export const VirtualCardRef = builder.objectRef<VirtualCardRow>('VirtualCard').i
     }),
     metadata: t.field({
       type: 'JSONObject',
-      description: "The merchant's metadata: string keys and values.",
+      description: STORED_METADATA,
       resolve: (row) => row.metadata,
     }),
     createdAt: t.field({ type: 'DateTime', description: CREATED_AT, resolve: (row) => row.createdAt }),

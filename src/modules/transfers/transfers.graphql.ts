@@ -9,7 +9,15 @@ import {
 import { type BankAccountType, BankAccountTypeEnum, describedEnum } from '../../graphql/enums.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CurrencyCodeEnum } from '../../graphql/scalars.ts';
-import { DESCRIPTION, IDEMPOTENCY_KEY, METADATA, REFERENCE, UPDATED_AT } from '../../graphql/texts.ts';
+import {
+  DESCRIPTION,
+  IDEMPOTENCY_KEY,
+  METADATA,
+  REFERENCE,
+  STORED_DESCRIPTION,
+  STORED_METADATA,
+  UPDATED_AT,
+} from '../../graphql/texts.ts';
 import { TransactionRef, TransactionStateEnum } from '../../graphql/transaction.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -173,11 +181,11 @@ export const TransferRef = builder.objectRef<TransferRow>('Transfer').implement(
     }),
     description: t.exposeString('description', {
       nullable: true,
-      description: 'The description given on create.',
+      description: STORED_DESCRIPTION,
     }),
     metadata: t.field({
       type: 'JSONObject',
-      description: "The merchant's metadata: string keys and values.",
+      description: STORED_METADATA,
       resolve: (row) => row.metadata,
     }),
     updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
@@ -245,11 +253,11 @@ export const PayoutRef = builder.objectRef<TransferRow>('Payout').implement({
     }),
     description: t.exposeString('description', {
       nullable: true,
-      description: 'The description given on create.',
+      description: STORED_DESCRIPTION,
     }),
     metadata: t.field({
       type: 'JSONObject',
-      description: "The merchant's metadata: string keys and values.",
+      description: STORED_METADATA,
       resolve: (row) => row.metadata,
     }),
     updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
