@@ -1,15 +1,26 @@
 #!/usr/bin/env node
-// The `sandbank` command: the built CLI (dist/cli.js), or the TypeScript sources through tsx in a
-// clone that was never built.
+// The `sandbank` command. With no command, or only the server's flags (`sandbank`, `sandbank --memory
+// --port 4300`), it starts the server in this process (dist/main.js, as `npm start` does); with a
+// command (merchants create, keys roll, listen, reset, --help) it runs the CLI (dist/cli.js). In a
+// clone that was never built, the TypeScript sources run through tsx instead.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const built = join(root, 'dist', 'cli.js');
-const args = existsSync(built)
-  ? [built, ...process.argv.slice(2)]
-  : ['--import', 'tsx', join(root, 'src', 'cli.ts'), ...process.argv.slice(2)];
-const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+const argv = process.argv.slice(2);
+const first = argv[0];
+const serve = first === undefined || (first.startsWith('-') && first !== '-h' && first !== '--help');
+const entry = serve ? 'main' : 'cli';
+const built = join(root, 'dist', `${entry}.js`);
+if (serve && existsSync(built)) {
+  // The server reads its flags from process.argv.slice(2): the same as `node dist/main.js <flags>`.
+  await import(pathToFileURL(built).href);
+} else {
+  const args = existsSync(built)
+    ? [built, ...argv]
+    : ['--import', 'tsx', join(root, 'src', `${entry}.ts`), ...argv];
+  const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
+  process.exit(result.status ?? 1);
+}

@@ -6,6 +6,7 @@ import { DEFAULT_MAX_ATTEMPTS, listen } from './listen.ts';
 import { createMerchant, getDefaultMerchant, rollKeys } from './modules/merchants/merchants.service.ts';
 
 const USAGE = `Usage:
+  sandbank [--memory] [--port N]            start the server (as npm start; settings from the environment)
   sandbank merchants create --name NAME     create a merchant and print its keys
   sandbank keys roll [--merchant mch_...]    issue a new key pair (default merchant if omitted), revoking the old keys
   sandbank listen --forward-to URL [options] forward the merchant's events to URL, signed (Standard Webhooks)
