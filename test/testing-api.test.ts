@@ -1,26 +1,18 @@
-import { spawn, spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbank, startSandbank, type WebhookReceiver } from '../src/testing.ts';
 import { ownPostgresDatabase } from './harness.ts';
+import { installPackedPackage, type PackedInstall, run } from './packed.ts';
 import { ROOT } from './server-process.ts';
 
 /**
  * sandbank/testing: the API developers import in their own suites (src/testing.ts), then the
  * package as npm would ship it: packed, laid out in an empty folder with nothing of this clone but
- * its declared dependencies, and the node:test example run there.
+ * its declared dependencies (test/packed.ts), and the node:test, vitest and Jest examples run there
+ * with their own runners.
  */
 
 async function rest<T>(sandbank: { url: string }, key: string, path: string): Promise<T> {
@@ -160,71 +152,21 @@ describe('startSandbank on a database that outlives it', () => {
   });
 });
 
-/** Runs a command to its end; its output on failure. */
-function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, NODE_OPTIONS: '' } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
-  });
-}
-
 describe('the sandbank package', () => {
-  let work: string;
+  let packed: PackedInstall;
   let consumer: string;
   let files: string[];
 
   beforeAll(async () => {
-    // dist/ as the package ships it (built now if the sources are newer).
-    const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'ensure-build.mjs')], {
-      encoding: 'utf8',
-    });
-    expect(build.status, build.stderr).toBe(0);
-    work = mkdtempSync(join(tmpdir(), 'sandbank-pack-'));
-    const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT);
-    expect(pack.code, pack.output).toBe(0);
-    const [packed] = JSON.parse(pack.output.slice(pack.output.indexOf('['))) as {
-      filename: string;
-      files: { path: string }[];
-    }[];
-    if (!packed) throw new Error(`npm pack answered nothing: ${pack.output}`);
-    files = packed.files.map((file) => file.path);
-    // An empty project with the tarball unpacked as node_modules/sandbank and, beside it, only the
-    // dependencies the package declares (linked from this clone's install: no network needed).
-    consumer = join(work, 'consumer');
-    const installed = join(consumer, 'node_modules', 'sandbank');
-    mkdirSync(installed, { recursive: true });
-    const untar = spawnSync('tar', [
-      '-xzf',
-      join(work, packed.filename),
-      '-C',
-      installed,
-      '--strip-components=1',
-    ]);
-    expect(untar.status, String(untar.stderr)).toBe(0);
-    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
-      dependencies: Record<string, string>;
-    };
-    for (const name of Object.keys(manifest.dependencies)) {
-      const link = join(consumer, 'node_modules', name);
-      mkdirSync(dirname(link), { recursive: true });
-      symlinkSync(join(ROOT, 'node_modules', name), link, 'dir');
+    // One pack and one empty project for every check below, with the examples' test runners.
+    packed = await installPackedPackage({ tools: ['vitest', 'jest'] });
+    consumer = packed.consumer;
+    files = packed.files;
+    for (const example of ['vitest.test.ts', 'jest.test.mjs', 'node-test.test.mjs']) {
+      cpSync(join(ROOT, 'examples', 'testing', example), join(consumer, example));
     }
-    writeFileSync(
-      join(consumer, 'package.json'),
-      '{ "name": "consumer", "private": true, "type": "module" }\n',
-    );
   }, 180_000);
-  afterAll(() => {
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(() => packed?.remove());
 
   it('ships the build, the migrations and the web assets, and none of the sources or tests', () => {
     expect(files).toEqual(
@@ -254,12 +196,27 @@ describe('the sandbank package', () => {
     expect(stray).toEqual([]);
   });
 
-  it('runs the node:test example from an empty folder against the packed package', async () => {
-    cpSync(join(ROOT, 'examples', 'testing', 'node-test.test.mjs'), join(consumer, 'sandbank.test.mjs'));
-    const result = await run(process.execPath, ['--test', 'sandbank.test.mjs'], consumer);
+  // Each example as a user runs it in a project that installed the package, its runner given the
+  // file (the three sit side by side, and a runner left to find its own would take the others').
+  it('runs the node:test example from an empty folder against the packed package (node --test)', async () => {
+    const result = await run(process.execPath, ['--test', 'node-test.test.mjs'], consumer);
     expect(result.code, result.output).toBe(0);
     expect(result.output).toMatch(/# pass 2\b/);
     expect(result.output).toMatch(/# fail 0\b/);
+  }, 120_000);
+
+  it('runs the vitest example from an empty folder against the packed package (npx vitest run)', async () => {
+    const result = await run('npx', ['vitest', 'run', 'vitest.test.ts'], consumer);
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/Tests\s+3 passed \(3\)/);
+  }, 120_000);
+
+  it('runs the Jest example from an empty folder against the packed package (npx jest)', async () => {
+    const result = await run('npx', ['jest', 'jest.test.mjs'], consumer, {
+      NODE_OPTIONS: '--experimental-vm-modules',
+    });
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/Tests:\s+3 passed, 3 total/);
   }, 120_000);
 
   it('gives TypeScript users the types of sandbank/testing', () => {
