@@ -23,6 +23,13 @@ export interface PackedInstall {
 }
 
 /**
+ * For npx in the consumer project: the commands come from its node_modules/.bin or not at all. npx
+ * would otherwise fetch a package of that name from the registry when a link is missing (this suite
+ * never reaches past loopback, and a stranger's "sandbank" must never run).
+ */
+export const NPX_LOCAL_ONLY = { npm_config_offline: 'true', npm_config_yes: 'false' } as const;
+
+/**
  * Runs a command to its end, with its stdout and stderr together: the child's NODE_OPTIONS cleared
  * (none of this runner's), and no colours (its output is matched as plain text).
  */
@@ -35,6 +42,7 @@ export function run(
   return new Promise((resolve, reject) => {
     const environment: Record<string, string | undefined> = {
       ...process.env,
+      ...NPX_LOCAL_ONLY,
       NODE_OPTIONS: '',
       NO_COLOR: '1',
     };

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installPackedPackage, type PackedInstall } from '../packed.ts';
+import { installPackedPackage, NPX_LOCAL_ONLY, type PackedInstall } from '../packed.ts';
 import { freePort } from '../server-process.ts';
 import { launchChromium, screenshot, watchProblems } from './chromium.ts';
 
@@ -31,6 +31,7 @@ beforeAll(async () => {
   const port = await freePort();
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
+    ...NPX_LOCAL_ONLY,
     NODE_OPTIONS: '',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
