@@ -4,7 +4,8 @@ import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 /**
  * A card's expiry is judged by the merchant's simulated clock: once the clock is moved years ahead
  * (as the transfer and FX examples do), a card that expired by that clock is declined with a
- * message naming both its expiry and the clock's date, on REST and GraphQL alike.
+ * message naming both its expiry and the clock's date, on REST and GraphQL alike; and the test
+ * cards the checkout page fills carry an expiry taken from that clock, so they pay all the same.
  */
 
 let t: TestApp;
@@ -87,5 +88,41 @@ describe('card expiry by the sandbox clock', () => {
     });
     expect(res.status).toBe(402);
     expect(res.body.error).toMatchObject({ decline_code: 'expired_card', message: 'Your card has expired.' });
+  });
+});
+
+describe("the checkout page's test cards follow the merchant's clock", () => {
+  it('after the clock moved years ahead, a test card fills December of the clock year + 5 (links and ?card=) and pays', async () => {
+    const created = await t.rest<{ checkout_url: string }>('POST', '/v1/collect', {
+      key: m.secretKey,
+      body: { amount: '7.00', currency: 'USD', reference: 'expiry-checkout' },
+    });
+    const url = new URL(created.body.checkout_url);
+    const path = `${url.pathname}${url.search}`;
+    const page = await (await t.app.request(path)).text();
+    // The clock is at 2031-03-02: the links fill 12/2036, whatever the real year is.
+    expect(page).toContain('expiry 12/2036, by the sandbox clock');
+    expect(page).toContain(
+      'data-card="4242424242424242" data-cvc="123" data-exp-month="12" data-exp-year="2036"',
+    );
+    // Without script, the link's ?card= fills the form on the server the same way.
+    const prefilled = await (await t.app.request(`${path}&card=4242424242424242`)).text();
+    expect(prefilled).toMatch(/<input id="exp_month"[^>]*value="12"/);
+    expect(prefilled).toMatch(/<input id="exp_year"[^>]*value="2036"/);
+    const paid = await t.app.request(`${url.pathname}/card${url.search}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        number: '4242424242424242',
+        exp_month: '12',
+        exp_year: '2036',
+        cvc: '123',
+      }).toString(),
+    });
+    expect(paid.status).toBe(303);
+    const collection = await t.rest<{ state: string }>('GET', '/v1/collections/expiry-checkout', {
+      key: m.secretKey,
+    });
+    expect(collection.body.state).toBe('succeeded');
   });
 });

@@ -4,7 +4,7 @@
  * Each form's object is read back over REST; errors refill the form and create nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../src/modules/cards/magic-cards.ts';
+import { TEST_CARDS, testCardFill } from '../src/modules/cards/magic-cards.ts';
 import {
   MAGIC_ACCOUNTS,
   RETURN_CODE_ACCOUNT,
@@ -226,7 +226,7 @@ describe('card payments', () => {
       brand: 'mastercard',
       last4: '4444',
       exp_month: 12,
-      exp_year: (await clockYear(m)) + 3,
+      exp_year: (await clockYear(m)) + 5,
     });
   });
 
@@ -238,7 +238,7 @@ describe('card payments', () => {
       currency: 'USD',
       number: '4000000000009995',
       exp_month: '12',
-      exp_year: String(year + 3),
+      exp_year: String(year + 5),
       cvc: '123',
       capture: 'true',
     });
@@ -284,7 +284,7 @@ describe('card payments', () => {
     expect((await get(m, '/v1/card_payments')).data).toEqual([]);
   });
 
-  it("the picker offers exactly the network's test cards, filling December of the clock's year + 3", async () => {
+  it("the picker offers exactly the network's test cards, filling December of the clock's year + 5 as checkout does", async () => {
     const { m, browser } = await setUp();
     const year = await clockYear(m);
     const page = await browser.get('/dashboard/card_payments/new');
@@ -295,10 +295,65 @@ describe('card payments', () => {
         number: card.number,
         cvc: card.cvc,
         exp_month: '12',
-        exp_year: String(year + 3),
+        exp_year: String(year + 5),
       })),
     );
     expect(page.html).toMatch(/<input type="checkbox" name="capture" value="true" checked/);
+  });
+
+  it('after the clock moved 7 years ahead, the picked card is still valid and the picker fills what checkout fills', async () => {
+    const { m, browser } = await setUp();
+    const year = await clockYear(m);
+    const moved = await t.rest('POST', '/v1/clock/advance', {
+      key: m.secretKey,
+      body: { to: `${year + 7}-06-15T12:00:00.000Z` },
+    });
+    expect(moved.status).toBe(200);
+    const now = new Date(String((await get(m, '/v1/clock')).now));
+    const page = await browser.get('/dashboard/card_payments/new');
+    expect(page.html).toContain(`(expiry 12/${year + 12}, by the sandbox clock)`);
+    const fills = fillsOf(page.html, 'test-card', 'card-payment-form');
+    expect(fills).toEqual(TEST_CARDS.map((card) => testCardFill(card, now)));
+    const visa = fills[0] ?? {};
+    expect(visa.exp_year).toBe(String(year + 12));
+
+    // The checkout page of the same merchant fills the same expiry.
+    const collection = await t.rest<{ checkout_url: string }>('POST', '/v1/collect', {
+      key: m.secretKey,
+      body: { amount: '4.00', currency: 'USD', reference: 'picker-clock' },
+    });
+    const checkout = new URL(collection.body.checkout_url);
+    const payerPage = await t.app.request(`${checkout.pathname}${checkout.search}`);
+    expect(await payerPage.text()).toContain(`data-exp-month="12" data-exp-year="${year + 12}"`);
+
+    // The filled card pays, from the links' fill (script) as from the select (no script).
+    const typed = await browser.post('/dashboard/card_payments/new', {
+      amount: '5.00',
+      currency: 'USD',
+      ...visa,
+      capture: 'true',
+    });
+    const typedId = createdId(typed, 'cp');
+    expect(await get(m, `/v1/card_payments/${typedId}`)).toMatchObject({
+      state: 'captured',
+      exp_month: 12,
+      exp_year: year + 12,
+    });
+    const picked = await browser.post('/dashboard/card_payments/new', {
+      amount: '6.00',
+      currency: 'USD',
+      number: '',
+      cvc: '',
+      exp_month: '',
+      exp_year: '',
+      test_card: '5555555555554444',
+      capture: 'true',
+    });
+    const pickedId = createdId(picked, 'cp');
+    expect(await get(m, `/v1/card_payments/${pickedId}`)).toMatchObject({
+      state: 'captured',
+      exp_year: year + 12,
+    });
   });
 });
 

@@ -187,7 +187,8 @@ describe('the detail page', () => {
       ['submitted', '2031-12-02T14:30:00.000Z'],
       ['settled', '2031-12-02T15:00:00.000Z'],
     ]);
-    expect(page.html).toContain('2031-12-02 14:30:00Z');
+    // Each entry's time in Eastern Time (EST, UTC−5), UTC beside it.
+    expect(page.html).toContain('>2031-12-02 09:30 ET · 14:30 UTC</time>');
     // A credit's hold, then posted at settlement: both are the transfer's postings.
     const postings = page.html.match(/data-testid="posting"/g) ?? [];
     expect(postings.length).toBeGreaterThanOrEqual(1);

@@ -8,7 +8,7 @@ import { parseInput } from '../kernel/validation.ts';
 import { completeChallengeSchema } from '../kernel/wire-schemas.ts';
 import type { CardPaymentRow } from '../modules/card-payments/card-payments.resource.ts';
 import { brandSpec, type CardBrand } from '../modules/cards/card-numbers.ts';
-import { TEST_CARDS, testCardExpiryYear } from '../modules/cards/magic-cards.ts';
+import { TEST_CARDS, testCardExpiry, testCardFill } from '../modules/cards/magic-cards.ts';
 import { completeChallenge, payCollection } from '../modules/collections/collections.pay.ts';
 import { type CollectionRow, checkoutPath } from '../modules/collections/collections.resource.ts';
 import { payCollectionFieldCodes, payCollectionSchema } from '../modules/collections/collections.schema.ts';
@@ -17,6 +17,7 @@ import {
   findCheckoutMerchant,
   getCollection,
 } from '../modules/collections/collections.service.ts';
+import { bankWhen } from './bank-time.ts';
 import { openByLink, type PayerEnv } from './context.ts';
 import { page } from './layout.ts';
 import { MAGIC_ACCOUNT_CHOICES } from './magic-accounts.ts';
@@ -36,12 +37,18 @@ function money(row: CollectionRow): string {
   return `${symbol}${formatDecimal(row.amount, currency)} ${currency}`;
 }
 
+/**
+ * The amount and what it is for; while the checkout is open, when it expires (in Eastern Time with
+ * UTC beside it, as every time of the payer pages: the ACH times a bank payment follows are set in
+ * Eastern Time).
+ */
 function header(merchantName: string, row: CollectionRow) {
   return html`<section class="card">
   <div class="muted">Pay <strong data-testid="merchant">${merchantName}</strong></div>
   <div class="amount" data-testid="amount">${money(row)}</div>
   <dl><dt>Reference</dt><dd data-testid="reference">${row.reference}</dd>
-  ${row.description ? html`<dt>For</dt><dd>${row.description}</dd>` : ''}</dl>
+  ${row.description ? html`<dt>For</dt><dd>${row.description}</dd>` : ''}
+  ${row.state === 'pending' ? html`<dt>Expires</dt><dd data-testid="expires">${bankWhen(row.expiresAt)}</dd>` : ''}</dl>
 </section>`;
 }
 
@@ -75,13 +82,8 @@ const BRAND_RULES = JSON.stringify(
  * (never the CVC) in the tab's sessionStorage across the submit, to fill the form again after a
  * decline; it is removed as soon as the next page of the checkout has read it.
  */
-function cardForm(
-  row: CollectionRow,
-  form: Form,
-  error: string | null,
-  last4: string | null,
-  expYear: number,
-) {
+function cardForm(row: CollectionRow, form: Form, error: string | null, last4: string | null, now: Date) {
+  const expiry = testCardExpiry(now);
   return html`<section class="card">
   <h2>Pay by card</h2>
   ${error ? html`<div class="error" role="alert" data-testid="card-error">${error}</div>` : ''}
@@ -101,11 +103,11 @@ function cardForm(
     <input id="name" name="name" autocomplete="cc-name" value="${field(form, 'name')}">
     <button type="submit" data-testid="pay-card">Pay ${money(row)}</button>
   </form>
-  <details open><summary class="muted" data-testid="test-cards-summary">Test cards (click to fill; expiry 12/${expYear}, by the sandbox clock)</summary>
+  <details open><summary class="muted" data-testid="test-cards-summary">Test cards (click to fill; expiry ${expiry.month}/${expiry.year}, by the sandbox clock)</summary>
     <ul class="test-cards">
       ${TEST_CARDS.map(
         (card) =>
-          html`<li><a href="${checkoutPath(row)}&amp;card=${card.number}" data-card="${card.number}" data-cvc="${card.cvc}" data-exp-month="12" data-exp-year="${expYear}">${card.number}</a> — ${card.label}</li>`,
+          html`<li><a href="${checkoutPath(row)}&amp;card=${card.number}" data-card="${card.number}" data-cvc="${card.cvc}" data-exp-month="${expiry.month}" data-exp-year="${expiry.year}">${card.number}</a> — ${card.label}</li>`,
       )}
     </ul>
   </details>
@@ -155,10 +157,24 @@ function statusView(detail: CollectionDetail) {
   ${detail.failureMessage ? html`<p class="muted" data-testid="failure">${detail.failureMessage}</p>` : ''}
   ${
     paid && (card || bank)
-      ? html`<dl class="receipt"><dt>Paid with</dt><dd>${card ? `${card.brand} •••• ${card.last4}` : `bank account •••• ${bank?.accountLast4}`}</dd><dt>Payment</dt><dd>${card?.id ?? bank?.id}</dd></dl>`
+      ? html`<dl class="receipt"><dt>Paid with</dt><dd>${card ? `${card.brand} •••• ${card.last4}` : `bank account •••• ${bank?.accountLast4}`}</dd><dt>Payment</dt><dd>${card?.id ?? bank?.id}</dd>${card ? '' : bankTiming(bank)}</dl>`
       : ''
   }
+  ${detail.state === 'expired' ? html`<dl class="receipt"><dt>Expired</dt><dd data-testid="expired-at">${bankWhen(detail.expiresAt)}</dd></dl>` : ''}
 </section>`;
+}
+
+/**
+ * When a bank payment settled or is expected to: its ACH settlement, set in Eastern Time by the
+ * rails, shown in ET with UTC beside it.
+ */
+function bankTiming(debit: CollectionDetail['debits'][number] | undefined) {
+  if (!debit) return '';
+  if (debit.settledAt)
+    return html`<dt>Settled</dt><dd data-testid="settled-at">${bankWhen(debit.settledAt)}</dd>`;
+  if (debit.expectedSettlementAt)
+    return html`<dt>Expected settlement</dt><dd data-testid="expected-settlement">${bankWhen(debit.expectedSettlementAt)}</dd>`;
+  return '';
 }
 
 function challengeView(row: CollectionRow, payment: CardPaymentRow) {
@@ -247,7 +263,7 @@ export function buildCheckout() {
     const form = options.form ?? {};
     const body =
       detail.state === 'pending'
-        ? html`${header(ctx.merchant.name, detail)}${cardForm(detail, form, cardError, options.cardLast4 ?? null, testCardExpiryYear(ctx.clock.now()))}${bankForm(detail, form, options.bankError ?? null)}`
+        ? html`${header(ctx.merchant.name, detail)}${cardForm(detail, form, cardError, options.cardLast4 ?? null, ctx.clock.now())}${bankForm(detail, form, options.bankError ?? null)}`
         : html`${header(ctx.merchant.name, detail)}${statusView(detail)}`;
     return respond(c, detail, page(`Pay ${ctx.merchant.name}`, body), options.status ?? 200);
   }
@@ -257,12 +273,7 @@ export function buildCheckout() {
     const card = TEST_CARDS.find((t) => t.number === prefill);
     const account = MAGIC_ACCOUNT_CHOICES.find((choice) => choice.key === c.req.query('bank'));
     const form: Form = card
-      ? {
-          number: card.number,
-          cvc: card.cvc,
-          exp_month: '12',
-          exp_year: String(testCardExpiryYear(c.get('payer').clock.now())),
-        }
+      ? testCardFill(card, c.get('payer').clock.now())
       : account
         ? { routing_number: account.routingNumber, account_number: account.accountNumber }
         : {};

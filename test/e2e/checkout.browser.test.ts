@@ -199,11 +199,28 @@ describe('hosted checkout in Chromium', () => {
     const created = await collect();
     const page = await openCheckout(created);
 
-    await fillCard(page, '4000000000000002');
+    // Every value the page's script writes to the tab's storage is copied aside (under a key of the
+    // test's own), to show below that the CVC is never among them.
+    await page.evaluate(() => {
+      const setItem = Storage.prototype.setItem;
+      Storage.prototype.setItem = function (key: string, value: string) {
+        setItem.call(this, 'test-written', `${this.getItem('test-written') ?? ''}${value}\n`);
+        setItem.call(this, key, value);
+      };
+    });
+    await fillCard(page, '4000000000000002', '987');
     await page.click('[data-testid="pay-card"]');
     const error = page.getByTestId('card-error');
     await error.waitFor();
     await expect(error.textContent()).resolves.toBe('Your card was declined.');
+    const written = await page.evaluate(() => {
+      const text = sessionStorage.getItem('test-written') ?? '';
+      sessionStorage.removeItem('test-written');
+      return text;
+    });
+    expect(written).toContain('4000 0000 0000 0002');
+    expect(written).toContain('Ada Lovelace');
+    expect(written).not.toContain('987');
     expect(await page.locator('#card-form').count()).toBe(1);
     expect(await page.getByTestId('status').count()).toBe(0);
     // What the payer typed is still there, but the CVC.

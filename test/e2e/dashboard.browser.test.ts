@@ -551,4 +551,50 @@ describe('dashboard in Chromium', () => {
     }
     await screenshot(page, 'dashboard-mobile-home');
   });
+
+  it('at 390×844 a bank payment reads its times in ET beside UTC, on its dashboard page and its checkout, without scrolling sideways', async () => {
+    // Wednesday 2031-12-03 10:00 ET: the debit settles Thursday 08:30 ET (13:30 UTC).
+    const m = await merchant('2031-12-03T15:00:00.000Z', '0');
+    const collection = await api<{ checkout_url: string }>(m.secret_key, 'POST', '/v1/collect', {
+      amount: '120.00',
+      currency: 'USD',
+      reference: 'phone-bank-times',
+    });
+    expect(collection.status).toBe(200);
+    const paid = await api<{ payment: { id: string } }>(
+      m.secret_key,
+      'POST',
+      '/v1/simulate/collections/phone-bank-times/pay',
+      {
+        method: 'bank_account',
+        bank_account: { name: 'Ada Lovelace', routing_number: '110000000', account_number: '000123456789' },
+      },
+    );
+    expect(paid.status).toBe(200);
+    const page = await newPage({ width: 390, height: 844 });
+    await signIn(page, m);
+    const noSidewaysScroll = async (where: string) =>
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+        where,
+      ).toBeLessThanOrEqual(0);
+
+    await page.goto(`${base()}/dashboard/transactions/${paid.body.payment.id}`);
+    const expected = page.locator('dt:text-is("Expected settlement") + dd time');
+    await expect(expected.textContent()).resolves.toBe('2031-12-04 08:30 ET · 13:30 UTC');
+    expect(await expected.isVisible()).toBe(true);
+    const timeline = await page.locator('[data-testid="timeline-entry"] time').allInnerTexts();
+    expect(timeline.length).toBeGreaterThan(0);
+    for (const text of timeline) expect(text).toMatch(/ ET · .* UTC$/);
+    await noSidewaysScroll('transaction page');
+    await screenshot(page, 'dashboard-mobile-bank-times');
+
+    const checkout = new URL(collection.body.checkout_url);
+    await page.goto(`${base()}${checkout.pathname}${checkout.search}`);
+    const settles = page.getByTestId('expected-settlement');
+    await expect(settles.textContent()).resolves.toBe('2031-12-04 08:30 ET · 13:30 UTC');
+    const box = await settles.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 390, JSON.stringify(box)).toBe(true);
+    await noSidewaysScroll('checkout page');
+  });
 });

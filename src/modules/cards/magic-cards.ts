@@ -97,10 +97,25 @@ export function refundBehavior(card: Pick<ValidCard, 'number'>): RefundBehavior 
 }
 
 /**
- * The expiry year the checkout's test cards fill in: five years after the merchant's clock (not the
- * browser's or the server's real year: a clock advanced years ahead would expire them), at most
- * 2099, the last year a card's `exp_year` may name.
+ * The expiry every test card is filled with, on the checkout page and in the dashboard's picker
+ * alike: December, five years after the merchant's clock (not the browser's or the server's real
+ * year: a clock advanced years ahead would expire them), at most 2099, the last year a card's
+ * `exp_year` may name. Valid at the clock's time, whatever it is.
  */
-export function testCardExpiryYear(now: Date): number {
-  return Math.min(now.getUTCFullYear() + 5, 2099);
+export function testCardExpiry(now: Date): { month: number; year: number } {
+  return { month: 12, year: Math.min(now.getUTCFullYear() + 5, 2099) };
+}
+
+/** The form fields a click on a test card fills: its number, its CVC and testCardExpiry(now). */
+export function testCardFill(
+  card: TestCard,
+  now: Date,
+): { number: string; cvc: string; exp_month: string; exp_year: string } {
+  const expiry = testCardExpiry(now);
+  return {
+    number: card.number,
+    cvc: card.cvc,
+    exp_month: String(expiry.month),
+    exp_year: String(expiry.year),
+  };
 }

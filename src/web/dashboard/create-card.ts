@@ -7,7 +7,7 @@ import {
   createCardPaymentFieldCodes,
   createCardPaymentSchema,
 } from '../../modules/card-payments/card-payments.schema.ts';
-import { TEST_CARDS, type TestCard } from '../../modules/cards/magic-cards.ts';
+import { TEST_CARDS, testCardExpiry, testCardFill } from '../../modules/cards/magic-cards.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import {
   amountRow,
@@ -35,15 +35,10 @@ const FORM_ID = 'card-payment-form';
 /** Fields that hold card data: never kept to refill the form. */
 const CARD_SECRETS = ['number', 'cvc', 'test_card'] as const;
 
-/** What a test card fills: its number and CVC, December three years after the clock's year. */
-export function testCardFill(card: TestCard, clockYear: number): Form {
-  return { number: card.number, cvc: card.cvc, exp_month: '12', exp_year: String(clockYear + 3) };
-}
-
 /** The card of the form; a test card chosen in the select fills what was left blank. */
-function cardOf(form: Form, clockYear: number): Form {
+function cardOf(form: Form, now: Date): Form {
   const picked = form.number ? undefined : TEST_CARDS.find((card) => card.number === form.test_card);
-  const fill = picked ? testCardFill(picked, clockYear) : {};
+  const fill: Form = picked ? testCardFill(picked, now) : {};
   const value = (name: string) => form[name] || fill[name] || '';
   return {
     number: value('number'),
@@ -54,17 +49,17 @@ function cardOf(form: Form, clockYear: number): Form {
   };
 }
 
-function paymentBody(form: Form, clockYear: number): Record<string, unknown> {
+function paymentBody(form: Form, now: Date): Record<string, unknown> {
   return {
     ...present(form, ['amount', 'currency', 'reference', 'description']),
-    card: cardOf(form, clockYear),
+    card: cardOf(form, now),
     capture: form.capture === 'true',
   };
 }
 
 async function createFromForm(svc: ServiceContext, form: Form): Promise<Outcome> {
   try {
-    const body = paymentBody(form, svc.clock.now().getUTCFullYear());
+    const body = paymentBody(form, svc.clock.now());
     const payment = await createCardPayment(
       svc,
       parseInput(createCardPaymentSchema, body, createCardPaymentFieldCodes),
@@ -128,13 +123,18 @@ function paymentForm(c: DashContext, flash: Flash | null): Html {
   );
 }
 
-function testCardPicker(clockYear: number): Html {
+/**
+ * The test cards as links that fill the form, with the expiry the checkout page fills too
+ * (testCardExpiry: from the merchant's clock, so a picked card is valid whatever the clock says).
+ */
+function testCardPicker(now: Date): Html {
+  const expiry = testCardExpiry(now);
   return html`<section class="card" data-testid="test-cards">
   <h2>Test cards</h2>
-  <p class="muted">Click to fill the form (expiry 12/${clockYear + 3}). Any other Luhn-valid Visa, Mastercard or Amex number succeeds.</p>
+  <p class="muted" data-testid="test-cards-expiry">Click to fill the form (expiry ${expiry.month}/${expiry.year}, by the sandbox clock). Any other Luhn-valid Visa, Mastercard or Amex number succeeds.</p>
   <ul>${TEST_CARDS.map(
     (card) =>
-      html`<li>${fillLink(FORM_ID, testCardFill(card, clockYear), card.number, 'test-card')} — ${card.label}</li>`,
+      html`<li>${fillLink(FORM_ID, testCardFill(card, now), card.number, 'test-card')} — ${card.label}</li>`,
   )}</ul>
 </section>`;
 }
@@ -143,7 +143,7 @@ export function registerCardPaymentForm(app: Hono<DashEnv>): void {
   registerForm(
     app,
     { path: FORM_PATH, title: 'Charge a card', active: 'card_payment' },
-    (c, flash, svc) => html`${paymentForm(c, flash)}${testCardPicker(svc.clock.now().getUTCFullYear())}`,
+    (c, flash, svc) => html`${paymentForm(c, flash)}${testCardPicker(svc.clock.now())}`,
     createFromForm,
     withoutCardSecrets,
   );

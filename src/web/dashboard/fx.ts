@@ -23,6 +23,7 @@ import {
 } from '../../modules/fx/fx.schema.ts';
 import { createSettlement, listSettlements } from '../../modules/fx/fx.settlements.ts';
 import { getBalances } from '../../modules/ledger/ledger.queries.ts';
+import { bankTime, bankWhen } from '../bank-time.ts';
 import { lineChart } from './chart.ts';
 import { selectOf, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
@@ -270,12 +271,12 @@ function quotesTable(rows: FxQuoteRow[]): Html {
 function conversionsTable(rows: FxConversionRow[]): Html {
   return table(
     'conversions',
-    ['Conversion', 'State', 'Sold', 'Bought', 'Rate', 'Created (clock)'],
+    ['Conversion', 'State', 'Sold', 'Bought', 'Rate', 'Converted'],
     rows.map(
       (v) => html`<tr data-live-row="${v.id}">
   <td>${objectLink(v.id)}</td><td>${stateBadge(v.state, v.id)}</td>
   <td class="num">${money(v.amount, v.currency)}</td><td class="num">${money(v.targetAmount, v.targetCurrency)}</td>
-  <td class="mono">${v.rate}</td><td>${when(v.createdAt)}</td>
+  <td class="mono">${v.rate}</td><td data-testid="converted-at">${bankWhen(v.createdAt)}</td>
 </tr>`,
     ),
     'No conversions yet.',
@@ -292,12 +293,12 @@ function destinationText(s: FxSettlementRow): string {
 function settlementsTable(rows: FxSettlementRow[]): Html {
   return table(
     'settlements',
-    ['Settlement', 'State', 'Amount', 'To', 'Funding', 'Paid (expected, clock)'],
+    ['Settlement', 'State', 'Amount', 'To', 'Funding', 'Paid, failed or expected'],
     rows.map(
       (s) => html`<tr data-live-row="${s.id}">
   <td>${objectLink(s.id)}</td><td>${stateBadge(s.state, s.id)}</td>
   <td class="num">${money(s.amount, s.currency)}</td><td class="ref">${destinationText(s)}</td>
-  <td>${s.quoteId ? objectLink(s.quoteId) : 'balance'}</td><td>${when(s.paidAt ?? s.expectedPaidAt)}</td>
+  <td>${s.quoteId ? objectLink(s.quoteId) : 'balance'}</td><td data-testid="settlement-time">${bankWhen(s.failedAt ?? s.paidAt ?? s.expectedPaidAt)}</td>
 </tr>`,
     ),
     'No settlements yet.',
@@ -493,6 +494,6 @@ async function settle(svc: ServiceContext, body: Record<string, unknown>) {
   const row = await createSettlement(svc, parseInput(createSettlementSchema, body, settlementFieldCodes));
   return {
     to: transactionPath(row.id),
-    notice: `Settlement ${row.id}: ${money(row.amount, row.currency)} to ${destinationText(row)}, paid ${row.expectedPaidAt.toISOString()} (clock).`,
+    notice: `Settlement ${row.id}: ${money(row.amount, row.currency)} to ${destinationText(row)}, to be paid ${bankTime(row.expectedPaidAt)}.`,
   };
 }

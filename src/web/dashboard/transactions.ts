@@ -45,7 +45,6 @@ import {
   setFlash,
   stateBadge,
   takeFlash,
-  when,
 } from './ui.ts';
 
 /**
@@ -200,7 +199,7 @@ function refundsTable(tx: Variant<'card_payment'>): Html | null {
   if (refunds.length === 0) return null;
   return html`<ul data-testid="refunds">${refunds.map(
     (r) =>
-      html`<li><span class="mono">${r.id}</span> ${stateBadge(r.state)} ${money(r.amount, r.currency)} ${r.reason ?? ''} ${r.failureReason ?? ''} ${when(r.createdAt)}</li>`,
+      html`<li><span class="mono">${r.id}</span> ${stateBadge(r.state)} ${money(r.amount, r.currency)} ${r.reason ?? ''} ${r.failureReason ?? ''} ${bankWhen(r.createdAt)}</li>`,
   )}</ul>`;
 }
 
@@ -229,7 +228,7 @@ function collectionRows(tx: Variant<'collection'>, publicUrl: string): Rows {
     ],
     ['Payer email', r.email],
     ['Redirect URL', r.redirectUrl],
-    ['Expires', when(r.expiresAt)],
+    ['Expires', bankWhen(r.expiresAt)],
     ['Failure', joined(r.failureCode, r.failureMessage)],
     ['Payments', collectionPayments(tx)],
   ];
@@ -244,7 +243,7 @@ function cardPaymentRows(tx: Variant<'card_payment'>): Rows {
     ['3-D Secure', r.threeDSecure],
     ['Network response', networkResponse(r.networkResponseCode)],
     ['Decline', joined(r.declineCode, r.failureMessage)],
-    ['Authorization expires', r.authorizationExpiresAt && when(r.authorizationExpiresAt)],
+    ['Authorization expires', r.authorizationExpiresAt && bankWhen(r.authorizationExpiresAt)],
     ['Collection', r.collectionId && objectLink(r.collectionId)],
     ['Refunds', refundsTable(tx)],
   ];
@@ -294,7 +293,7 @@ function authorizationRows(r: Variant<'issuing_authorization'>['row']): Rows {
     ['Decline', joined(r.declineReason, r.declineInterval)],
     ['Network response', networkResponse(r.networkResponseCode)],
     ['Card payment', r.cardPaymentId && objectLink(r.cardPaymentId)],
-    ['Expires', r.expiresAt && when(r.expiresAt)],
+    ['Expires', r.expiresAt && bankWhen(r.expiresAt)],
   ];
 }
 
@@ -316,9 +315,9 @@ function settlementRows(r: Variant<'fx_settlement'>['row']): Rows {
     ['Fee', r.fee === null ? null : money(r.fee, source)],
     ['Destination', jsonBlock(r.destination)],
     ['Expected paid', bankWhen(r.expectedPaidAt)],
-    ['Converted', r.convertedAt && when(r.convertedAt)],
+    ['Converted', r.convertedAt && bankWhen(r.convertedAt)],
     ['Paid', r.paidAt && bankWhen(r.paidAt)],
-    ['Failed', r.failedAt && when(r.failedAt)],
+    ['Failed', r.failedAt && bankWhen(r.failedAt)],
     ['Failure', joined(r.failureCode, r.failureReason)],
   ];
 }
@@ -356,8 +355,8 @@ function summaryRows(tx: TransactionDetail, publicUrl: string): Rows {
       'Description',
       'description' in r ? html`<span data-testid="description">${r.description ?? ''}</span>` : null,
     ],
-    ['Created (clock)', when(r.createdAt)],
-    ['Updated (clock)', when(r.updatedAt)],
+    ['Created (clock)', bankWhen(r.createdAt)],
+    ['Updated (clock)', bankWhen(r.updatedAt)],
     ...kindRows(tx, publicUrl),
     ['Metadata', 'metadata' in r ? html`<div data-testid="metadata">${jsonBlock(r.metadata)}</div>` : null],
   ];
@@ -409,7 +408,7 @@ function timelinePart(view: TransactionView): Html {
   return html`<section class="card"><h2>State timeline</h2>
 <ol class="timeline" data-testid="timeline">${view.timeline.map(
     (entry) => html`<li data-testid="timeline-entry" data-state="${entry.state}">
-  ${stateBadge(entry.state)} ${when(entry.at)} <span class="muted small"><code>${entry.eventType}</code> ${objectLink(entry.eventId)}</span>
+  ${stateBadge(entry.state)} ${bankWhen(entry.at)} <span class="muted small"><code>${entry.eventType}</code> ${objectLink(entry.eventId)}</span>
 </li>`,
   )}</ol></section>`;
 }
@@ -431,7 +430,7 @@ function postingsPart(postings: PostingRow[], ownId: string): Html {
         (p) => html`<tr data-testid="posting">
   <td>${p.id}</td><td>${p.type}</td><td>${stateBadge(p.state)}</td>
   <td class="num">${delta(p.availableDelta, p.currency)}</td><td class="num">${delta(p.pendingDelta, p.currency)}</td><td class="num">${delta(p.reservedDelta, p.currency)}</td>
-  <td>${sourceOf(p, ownId)}</td><td>${when(p.createdAt)}</td>
+  <td>${sourceOf(p, ownId)}</td><td>${bankWhen(p.createdAt)}</td>
 </tr>`,
       )}</tbody></table></div>`
     : html`<p class="muted" data-testid="no-postings">No ledger posting (nothing moved on a balance).</p>`;
@@ -442,7 +441,7 @@ function eventsPart(c: DashContext, view: TransactionView): Html {
   const back = detailPath(view.transaction.row.id);
   return html`<section class="card"><h2>Events and webhook deliveries</h2>${view.events.map(
     ({ event, deliveries }) => html`<article class="event" data-testid="event">
-  <h3>${objectLink(event.id)} <code>${event.type}</code> ${when(event.createdAt)} ${redeliverForm(c, event.id, back)}</h3>
+  <h3>${objectLink(event.id)} <code>${event.type}</code> ${bankWhen(event.createdAt)} ${redeliverForm(c, event.id, back)}</h3>
   ${deliveryLog(deliveries)}
 </article>`,
   )}</section>`;

@@ -1,7 +1,8 @@
 import { html } from 'hono/html';
 import { objectKindOf } from '../../modules/events/events.kinds.ts';
 import type { TransactionRow } from '../../modules/transactions/transactions.service.ts';
-import { type Html, money, objectLink, stateBadge, when } from './ui.ts';
+import { bankWhen } from '../bank-time.ts';
+import { type Html, money, objectLink, stateBadge } from './ui.ts';
 
 /**
  * The table of transactions the home page and the transactions list share. Each row's state badge
@@ -19,7 +20,7 @@ export function transactionTable(rows: TransactionRow[], empty = 'No transaction
   <td>${stateBadge(row.state, row.id)}</td>
   <td class="num">${money(row.amount, row.currency)}</td>
   <td class="ref">${row.reference ?? ''}</td>
-  <td>${when(row.createdAt)}</td>
+  <td>${bankWhen(row.createdAt)}</td>
 </tr>`,
   )}</tbody></table></div>`;
 }
