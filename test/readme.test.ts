@@ -36,9 +36,9 @@ const NOT_RUN_HERE: Record<string, string> = {
   "npx sandbank listen --api $BASE --key $SK --forward-to http://localhost:3000/webhooks --events 'collection.*'":
     'test/e2e/listen.test.ts runs sandbank listen against a real server and a loopback receiver',
   'SANDBANK_SECRET_KEY=sk_test_ci_0123456789 SANDBANK_PUBLIC_KEY=pk_test_ci_0123456789 npm start -- --memory &':
-    'test/e2e/startup.test.ts starts the server with a pinned SANDBANK_SECRET_KEY',
+    'test/e2e/startup.test.ts starts the server with a pinned SANDBANK_SECRET_KEY, and with --memory',
   'until curl -sf http://localhost:4242/readyz > /dev/null; do sleep 0.2; done':
-    'test/e2e/startup.test.ts waits for the started server to answer',
+    'test/e2e/startup.test.ts waits for /readyz of each server it starts (test/server-process.ts)',
 };
 
 /**
