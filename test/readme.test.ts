@@ -322,6 +322,14 @@ const sections = parseReadme(README);
 describe('README.md, executed', () => {
   let sandbank: Sandbank;
   beforeAll(async () => {
+    for (const tool of ['bash', 'curl', 'jq']) {
+      const found = await new Promise<boolean>((done) =>
+        spawn('bash', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).on('close', (code) =>
+          done(code === 0),
+        ),
+      );
+      if (!found) throw new Error(`The README's recipes need ${tool}: apt-get install -y ${tool}`);
+    }
     sandbank = await startSandbank(
       process.env.TEST_DATABASE_URL ? { databaseUrl: process.env.TEST_DATABASE_URL } : {},
     );
