@@ -367,6 +367,13 @@ describe('README.md, executed', () => {
     expect(joined).toContain('"decline_reason":"generic_decline"');
     expect(joined).toContain('"pending":125.00');
     expect(joined).toMatch(/"state":"succeeded"/); // the webhook's collection is no longer paid
+
+    // A command the list does not name is run, and fails when it cannot: here one that would need
+    // a script this package does not have.
+    const [unlisted] = parseReadme('## Unlisted\n```sh\nnpm run no-such-script\n```\n');
+    if (!unlisted) throw new Error('no section parsed');
+    const unlistedProblems = problems((await runSection(unlisted, await envFor('unlisted'))).results);
+    expect(unlistedProblems.join('\n')).toMatch(/npm run no-such-script\n {2}exited [1-9]/);
   });
 });
 
