@@ -9,7 +9,7 @@ import { purgeEndedDeliveries, purgeOldAttempts } from './webhooks/webhooks.rete
 /**
  * What is not kept forever, and the module function that deletes (or blanks) up to `limit` rows
  * of it in one short statement. Business data expires on each merchant's simulated clock, sign-ins
- * on the real clock; the periods are documented in the README (Retention).
+ * on the real clock; the periods are documented in docs/operations.md (Retention).
  */
 export const RETENTION_RULES: readonly {
   name: string;

@@ -11,7 +11,7 @@ export interface PumpOptions {
   /**
    * Whether the API is saturated right now. While it is, delivery takes at most a quarter of the
    * time (after a batch that took t ms, the pump rests 3t ms): requests keep priority, deliveries
-   * lag and catch up when the load passes. Never true in normal use; see the README's benchmark.
+   * lag and catch up when the load passes. Never true in normal use; see docs/benchmarks.md.
    */
   apiSaturated?: () => boolean;
   /** How deliveries are sent (server.ts passes the process's); a transport of its own by default. */
