@@ -28,6 +28,8 @@ const NOT_RUN_HERE: Record<string, string> = {
     '.ci/run installs with npm ci; test/e2e/startup.test.ts starts the server as npm start does',
   'npm test': '.ci/run runs npm test, on PGlite and on Postgres',
   'npm pack': 'test/testing-api.test.ts packs the package',
+  'npx sandbank --memory --port 4300':
+    'test/e2e/packed-checkout.browser.test.ts starts the packed package with npx sandbank --memory --port N and pays a checkout on it',
   'npm install --save-dev /path/to/sandbank-0.1.0.tgz':
     'test/testing-api.test.ts installs the packed package in an empty folder and runs an example there',
   'export BASE=http://localhost:4242': 'this file exports BASE: the url of the server it started',
