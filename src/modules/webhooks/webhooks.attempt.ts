@@ -314,6 +314,8 @@ export async function attemptAll(
   claimed: Claimed[],
   random: () => number = Math.random,
 ) {
+  // The merchants' webhook chaos settings load together (cached); the draws then go in claim order.
+  await Promise.all([...new Set(claimed.map((c) => c.merchantId))].map((id) => merchantWebhookChaos(db, id)));
   const chaos: ChaosNow[] = [];
   for (const c of claimed) chaos.push(await chaosFor(db, c));
   const holds: { claimed: Claimed; plan: string; until: Date }[] = [];

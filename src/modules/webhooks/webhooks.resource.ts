@@ -86,12 +86,9 @@ export const WebhookAttemptWire = z
     chaos: nullableText(
       'The webhook chaos this attempt carried (docs/chaos.md): "duplicate" (the event sent a second time, same webhook-id), "delayed 5000ms" (held that long before it was sent), "reordered" (held back until a later event of the endpoint was sent) or "held back 5000ms (no later event passed it)"; null when none.',
     ),
-    chaos_fault: z
-      .enum(WEBHOOK_CHAOS_FAULTS)
-      .nullable()
-      .meta({
-        description: 'The kind of webhook chaos of this attempt (duplicate, delay, reorder); null when none.',
-      }),
+    chaos_fault: z.enum(WEBHOOK_CHAOS_FAULTS).nullable().meta({
+      description: 'The kind of webhook chaos of this attempt (duplicate, delay, reorder); null when none.',
+    }),
   })
   .meta({ id: 'WebhookAttempt', description: 'One HTTP POST of a delivery and its outcome.' });
 
