@@ -127,7 +127,7 @@ describe('chaos on GraphQL', () => {
     expect(await t.countRows(collections, m.id)).toBe(1);
     // The key now replays the stored outcome: the same collection, no second row.
     const replayed = await gql(m, CREATE, {}, input);
-    expect((replayed.body.data?.createCollection as { data: { id: string } }).data.id).toBe(created.data.id);
+    expect(replayed.body.data?.createCollection).toMatchObject({ data: { id: created.data.id } });
     expect(await t.countRows(collections, m.id)).toBe(1);
   });
 
