@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { routePath } from 'hono/route';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppDeps } from './deps.ts';
+import type { GraphQLChaosRecord } from './graphql/chaos.ts';
 import { buildGraphiQLAssets, GRAPHIQL_CSP } from './graphql/graphiql.ts';
 import { type LazyYoga, lazyYoga, printedSchemaOnce } from './graphql/lazy.ts';
 import { MAX_BODY_BYTES } from './http/body-limit.ts';
@@ -10,6 +11,8 @@ import { pageSecurityHeaders } from './http/security.ts';
 import { refuseUnstorableInput, refuseUnstorablePath } from './http/storable-text.ts';
 import { SandbankError } from './kernel/errors.ts';
 import { newId } from './kernel/ids.ts';
+import { CHAOS_INJECTED_HEADER } from './modules/chaos/chaos.grammar.ts';
+import { countWebhookChaosInto } from './modules/chaos/chaos.service.ts';
 import { registerJobs } from './modules/jobs.ts';
 import { registerReactions } from './modules/reactions.ts';
 import type { Metrics } from './observability.ts';
@@ -33,6 +36,9 @@ export interface AppOptions {
   yoga?: LazyYoga;
 }
 
+/** The metrics already counting this process's webhook chaos. */
+const countingWebhookChaos = new WeakSet<Metrics>();
+
 /** Paths answered with the API's JSON error envelope (the others are pages). */
 function isApiPath(path: string): boolean {
   return path.startsWith('/v1') || path.startsWith('/graphql');
@@ -47,6 +53,11 @@ export function buildApp({
 }: AppOptions) {
   registerJobs();
   registerReactions();
+  // Webhook chaos is injected by the delivery worker, outside any request: counted here too.
+  if (metrics && !countingWebhookChaos.has(metrics)) {
+    countingWebhookChaos.add(metrics);
+    countWebhookChaosInto((fault, status) => metrics.chaos.inc({ fault, status }));
+  }
   const app = new Hono<RestEnv>();
 
   app.use('*', async (c, next) => {
@@ -119,9 +130,17 @@ export function buildApp({
   app.get('/graphql/schema.graphql', async (c) =>
     c.text(await printedSchemaOnce(), 200, { 'content-type': 'text/plain; charset=utf-8' }),
   );
-  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
-    yoga().then((loaded) => loaded.fetch(c.req.raw, { deps, requestId: c.get('requestId') })),
-  );
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', async (c) => {
+    const chaos: GraphQLChaosRecord = { injected: [], faults: [], retryAfter: null };
+    const response = await (await yoga()).fetch(c.req.raw, { deps, requestId: c.get('requestId'), chaos });
+    if (chaos.injected.length === 0) return response;
+    // Chaos faulted or slowed the operation (graphql/chaos.ts): said in headers, counted in /metrics.
+    c.set('chaosFaults', chaos.faults);
+    const headers = new Headers(response.headers);
+    headers.set(CHAOS_INJECTED_HEADER, chaos.injected.join('; '));
+    if (chaos.retryAfter !== null) headers.set('Retry-After', String(chaos.retryAfter));
+    return new Response(response.body, { status: response.status, headers });
+  });
   app.route('/checkout', buildCheckout());
   app.route('/3ds', buildChallengePages());
   app.route('/assets', buildPageAssets());

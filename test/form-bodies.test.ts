@@ -475,6 +475,20 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       check: (body) => expect(body.faults).toBeNull(),
     },
     {
+      route: '/simulate/chaos',
+      path: () => '/v1/simulate/chaos',
+      body: 'webhook_faults=duplicate%3D0.1&faults=',
+      status: 200,
+      check: (body) => expect(body).toMatchObject({ faults: null, webhook_faults: 'duplicate=0.1' }),
+    },
+    {
+      route: '/simulate/chaos',
+      path: () => '/v1/simulate/chaos',
+      body: 'webhook_faults=',
+      status: 200,
+      check: (body) => expect(body.webhook_faults).toBeNull(),
+    },
+    {
       route: '/keys/roll',
       path: () => '/v1/keys/roll',
       body: '',

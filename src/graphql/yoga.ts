@@ -10,6 +10,7 @@ import { systemClock } from '../kernel/clock.ts';
 import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
 import { authenticate, type Principal } from '../modules/merchants/authentication.ts';
 import type { GraphQLContext } from './builder.ts';
+import { chaosPlugin, type GraphQLChaosRecord } from './chaos.ts';
 import { dashboardSessionPrincipal, graphiqlOptionsFor } from './dashboard-session.ts';
 import { renderGraphiQL } from './graphiql.ts';
 import { schema } from './schema.ts';
@@ -19,6 +20,8 @@ export interface YogaServerContext {
   requestId: string;
   /** Set for operations over graphql-ws: the key the connection authenticated with (ws.ts). */
   principal?: Principal;
+  /** Set for HTTP requests: what chaos injected (chaos.ts), for the response's headers and /metrics. */
+  chaos?: GraphQLChaosRecord;
 }
 
 function extensionsOf(error: SandbankError) {
@@ -81,6 +84,7 @@ export function buildYoga({ publicUrl }: { publicUrl: string }) {
       maxAliasesPlugin({ n: 15, ...tagRejection }),
       maxTokensPlugin({ n: 2000, ...tagRejection }),
       blockFieldSuggestionsPlugin(),
+      chaosPlugin(),
     ],
     context: async ({ request, deps, requestId, principal }): Promise<GraphQLContext> => {
       if (principal) {

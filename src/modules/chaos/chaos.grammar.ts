@@ -35,7 +35,7 @@ export interface ChaosSpec {
 /** The spec that injects nothing (`none`). */
 export const NO_CHAOS: ChaosSpec = { status: 503, retryAfter: 1, timeoutMs: 10_000 };
 
-function duration(value: string, name: string, fail: (message: string) => never): number {
+export function duration(value: string, name: string, fail: (message: string) => never): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(value);
   if (!match) fail(`${name} must be a duration such as 200ms or 1.5s, not "${value}".`);
   const ms = Math.round(Number(match[1]) * (match[2] === 's' ? 1000 : 1));
@@ -43,7 +43,7 @@ function duration(value: string, name: string, fail: (message: string) => never)
   return ms;
 }
 
-function probability(value: string, name: string, fail: (message: string) => never): number {
+export function probability(value: string, name: string, fail: (message: string) => never): number {
   if (!/^(?:0|1|0?\.\d+|[01]\.\d+)$/.test(value))
     fail(`${name} must be a probability from 0 to 1, not "${value}".`);
   const p = Number(value);

@@ -26,10 +26,16 @@ export function registerChaosRoutes(api: OpenAPIHono<RestEnv>): void {
       response: ChaosWire,
       tags: ['Simulation'],
       summary:
-        'Set or clear the faults injected into every keyed REST request of the merchant (never into this operation, so it can always be cleared)',
+        'Set or clear the faults injected into every keyed API request (never into this operation, so it can always be cleared) and into the webhook deliveries of the merchant',
       request: jsonRequestBody(SetChaosSchema),
     }),
-    async (c) =>
-      sendObject(c, chaosResource(await setChaosSetting(serviceContext(c), c.req.valid('json').faults))),
+    async (c) => {
+      const body = c.req.valid('json');
+      const setting = await setChaosSetting(serviceContext(c), {
+        faults: body.faults,
+        webhookFaults: body.webhook_faults,
+      });
+      return sendObject(c, chaosResource(setting));
+    },
   );
 }

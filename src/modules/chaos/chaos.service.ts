@@ -4,16 +4,25 @@ import { TtlCache } from '../../kernel/ttl-cache.ts';
 import type { ServiceContext } from '../context.ts';
 import { type ChaosSpec, formatChaos, parseChaos } from './chaos.grammar.ts';
 import { chaosSettings } from './chaos.table.ts';
+import {
+  formatWebhookChaos,
+  parseWebhookChaos,
+  type WebhookChaosFault,
+  type WebhookChaosSpec,
+} from './chaos.webhook-grammar.ts';
 
 export interface ChaosSetting {
-  /** The canonical chaos text, or null when the merchant has no chaos. */
+  /** The canonical chaos text of API requests, or null when none. */
   faults: string | null;
+  /** The canonical chaos text of webhook deliveries, or null when none. */
+  webhookFaults: string | null;
   updatedAt: Date | null;
 }
 
 interface Loaded {
   setting: ChaosSetting;
   spec: ChaosSpec | undefined;
+  webhookSpec: WebhookChaosSpec | undefined;
 }
 
 /**
@@ -41,10 +50,18 @@ function restartSequences(merchantId: string): void {
 
 async function load(db: Db, merchantId: string): Promise<Loaded> {
   const [row] = await db.select().from(chaosSettings).where(eq(chaosSettings.merchantId, merchantId));
-  if (!row) return { setting: { faults: null, updatedAt: null }, spec: undefined };
+  if (!row)
+    return {
+      setting: { faults: null, webhookFaults: null, updatedAt: null },
+      spec: undefined,
+      webhookSpec: undefined,
+    };
+  const faults = row.faults === 'none' ? null : row.faults;
   return {
-    setting: { faults: row.faults, updatedAt: row.updatedAt },
-    spec: parseChaos(row.faults, 'faults'),
+    setting: { faults, webhookFaults: row.webhookFaults, updatedAt: row.updatedAt },
+    spec: faults === null ? undefined : parseChaos(faults, 'faults'),
+    webhookSpec:
+      row.webhookFaults === null ? undefined : parseWebhookChaos(row.webhookFaults, 'webhook_faults'),
   };
 }
 
@@ -53,29 +70,88 @@ export async function merchantChaos(db: Db, merchantId: string): Promise<ChaosSp
   return (await cache.get(merchantId, () => load(db, merchantId))).spec;
 }
 
+/** The merchant's webhook chaos, as the delivery worker applies it (undefined: none). */
+export async function merchantWebhookChaos(
+  db: Db,
+  merchantId: string,
+): Promise<WebhookChaosSpec | undefined> {
+  return (await cache.get(merchantId, () => load(db, merchantId))).webhookSpec;
+}
+
+type WebhookChaosCounter = (fault: `webhook_${WebhookChaosFault}`, status: string) => void;
+const webhookChaosCounters = new Set<WebhookChaosCounter>();
+
+/**
+ * Counts injected webhook faults into a metrics registry (the app's /metrics): deliveries are made
+ * by the process's worker, outside any request, so the app registers its counter here once.
+ */
+export function countWebhookChaosInto(counter: WebhookChaosCounter): void {
+  webhookChaosCounters.add(counter);
+}
+
+/** One injected webhook fault, with the status the receiver answered the attempt that carried it. */
+export function countWebhookChaos(fault: WebhookChaosFault, status: number | null): void {
+  for (const counter of webhookChaosCounters)
+    counter(`webhook_${fault}`, status === null ? 'none' : String(status));
+}
+
 export async function getChaosSetting(ctx: ServiceContext): Promise<ChaosSetting> {
   return (await load(ctx.tx ?? ctx.db, ctx.merchant.id)).setting;
 }
 
+export interface ChaosChange {
+  /** API request faults; null, "" or "none" clears them; absent leaves them as they are. */
+  faults?: string | null | undefined;
+  /** Webhook delivery faults; null, "" or "none" clears them; absent leaves them as they are. */
+  webhookFaults?: string | null | undefined;
+}
+
+const blank = (text: string | null) => text === null || text.trim() === '';
+
 /**
- * Sets (or, with null, "" or "none", clears) the merchant's chaos; stored in its canonical text.
- * Every seeded sequence of the merchant starts again from its first request.
+ * Sets (or, with null, "" or "none", clears) the merchant's API and webhook chaos, each stored in
+ * its canonical text; a field left out keeps its value. Every seeded sequence of the merchant
+ * starts again from its first request or delivery.
  */
-export async function setChaosSetting(ctx: ServiceContext, faults: string | null): Promise<ChaosSetting> {
+export async function setChaosSetting(ctx: ServiceContext, change: ChaosChange): Promise<ChaosSetting> {
   const db = ctx.tx ?? ctx.db;
   const merchantId = ctx.merchant.id;
-  const text = faults === null || faults.trim() === '' ? 'none' : formatChaos(parseChaos(faults, 'faults'));
+  // Both texts are read before anything is written: a bad one changes nothing.
+  const faults =
+    change.faults === undefined
+      ? undefined
+      : blank(change.faults)
+        ? 'none'
+        : formatChaos(parseChaos(change.faults ?? '', 'faults'));
+  const webhookFaults =
+    change.webhookFaults === undefined
+      ? undefined
+      : blank(change.webhookFaults)
+        ? 'none'
+        : formatWebhookChaos(parseWebhookChaos(change.webhookFaults ?? '', 'webhook_faults'));
+  const current = (await load(db, merchantId)).setting;
+  const nextFaults = faults === undefined ? (current.faults ?? 'none') : faults;
+  const nextWebhook = webhookFaults === undefined ? (current.webhookFaults ?? 'none') : webhookFaults;
   let setting: ChaosSetting;
-  if (text === 'none') {
+  if (nextFaults === 'none' && nextWebhook === 'none') {
     await db.delete(chaosSettings).where(eq(chaosSettings.merchantId, merchantId));
-    setting = { faults: null, updatedAt: null };
+    setting = { faults: null, webhookFaults: null, updatedAt: null };
   } else {
     const now = ctx.clock.now();
+    const values = {
+      faults: nextFaults,
+      webhookFaults: nextWebhook === 'none' ? null : nextWebhook,
+      updatedAt: now,
+    };
     await db
       .insert(chaosSettings)
-      .values({ merchantId, faults: text, updatedAt: now })
-      .onConflictDoUpdate({ target: chaosSettings.merchantId, set: { faults: text, updatedAt: now } });
-    setting = { faults: text, updatedAt: now };
+      .values({ merchantId, ...values })
+      .onConflictDoUpdate({ target: chaosSettings.merchantId, set: values });
+    setting = {
+      faults: nextFaults === 'none' ? null : nextFaults,
+      webhookFaults: values.webhookFaults,
+      updatedAt: now,
+    };
   }
   cache.forget(merchantId);
   restartSequences(merchantId);

@@ -3,8 +3,9 @@ import { updatedAt } from '../../db/columns.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 
 /**
- * A merchant's chaos setting (docs/chaos.md): the faults injected into every keyed REST request of
- * the merchant that carries no Sandbank-Chaos header, in the chaos grammar's canonical text. No row:
+ * A merchant's chaos setting (docs/chaos.md): the faults injected into every keyed API request of
+ * the merchant that carries no Sandbank-Chaos header, in the chaos grammar's canonical text ("none"
+ * when only webhook faults are set), and the faults injected into its webhook deliveries. No row:
  * no chaos.
  */
 export const chaosSettings = pgTable('chaos_settings', {
@@ -12,5 +13,7 @@ export const chaosSettings = pgTable('chaos_settings', {
     .primaryKey()
     .references(() => merchants.id),
   faults: text('faults').notNull(),
+  /** The webhook delivery faults in their grammar's canonical text; null when none. */
+  webhookFaults: text('webhook_faults'),
   updatedAt: updatedAt(),
 });

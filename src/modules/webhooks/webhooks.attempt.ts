@@ -3,6 +3,15 @@ import type { Db } from '../../db/client.ts';
 import { addSeconds, systemClock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/ids.ts';
 import { toWireJson } from '../../kernel/wire-json.ts';
+import { seededDraws } from '../chaos/chaos.grammar.ts';
+import { countWebhookChaos, merchantWebhookChaos, nextInSequence } from '../chaos/chaos.service.ts';
+import {
+  faultOfLabel,
+  planWebhookChaos,
+  readStoredPlan,
+  storedPlan,
+  type WebhookChaosPlan,
+} from '../chaos/chaos.webhook-grammar.ts';
 import { eventResource } from '../events/events.resource.ts';
 import type { Claimed } from './webhooks.lease.ts';
 import { type SignedRequest, signPayload } from './webhooks.signing.ts';
@@ -72,13 +81,66 @@ export interface DeliveryResult {
   status: number | null;
 }
 
+/** What webhook chaos does to one claimed delivery now (docs/chaos.md). */
+interface ChaosNow {
+  /** Held back instead of attempted: the plan to keep on the row and until when (real time). */
+  hold?: { plan: string; until: Date };
+  /** The label of the attempt made now ("delayed 200ms", "reordered", …); null when none. */
+  label: string | null;
+  /** Send the event a second time after a 2xx. */
+  duplicate: boolean;
+}
+
+/**
+ * Webhook chaos for a claimed delivery: a released hold carries out the plan drawn before it; a
+ * first attempt draws a plan from the merchant's webhook chaos (in claim order, so a seed replays);
+ * a retry, or a delivery that cannot be sent, gets none.
+ */
+async function chaosFor(db: Db, claimed: Claimed): Promise<ChaosNow> {
+  if (claimed.chaos !== null) {
+    const plan = readStoredPlan(claimed.chaos);
+    const label =
+      plan.hold === 'delay'
+        ? `delayed ${plan.ms}ms`
+        : claimed.passed
+          ? 'reordered'
+          : `held back ${plan.ms}ms (no later event passed it)`;
+    return { label, duplicate: plan.duplicate };
+  }
+  if (claimed.attempts > 0 || !claimed.endpoint?.enabled || !claimed.event)
+    return { label: null, duplicate: false };
+  const spec = await merchantWebhookChaos(db, claimed.merchantId);
+  if (!spec) return { label: null, duplicate: false };
+  const draw =
+    spec.seed === undefined
+      ? Math.random
+      : seededDraws(spec.seed, nextInSequence(`${claimed.merchantId}:webhook`, spec.seed));
+  const plan: WebhookChaosPlan = planWebhookChaos(spec, draw);
+  if (plan.hold)
+    return {
+      hold: { plan: storedPlan(plan), until: new Date(systemClock.now().getTime() + plan.hold.ms) },
+      label: null,
+      duplicate: plan.duplicate,
+    };
+  return { label: null, duplicate: plan.duplicate };
+}
+
 /** Sends one delivery; null when there is nothing to send (endpoint deleted or disabled since). */
-async function send(transport: WebhookTransport, claimed: Claimed): Promise<AttemptOutcome | null> {
+async function send(
+  transport: WebhookTransport,
+  claimed: Claimed,
+  duplicate: boolean,
+): Promise<{ outcome: AttemptOutcome; duplicate: AttemptOutcome | null } | null> {
   const { endpoint, event, at } = claimed;
   if (!endpoint?.enabled || !event) return null;
   const body = toWireJson(eventResource(event));
   const headers = signPayload(event.id, body, secretsOf(endpoint, at), systemClock.now());
-  return post(transport, endpoint.url, { body, headers });
+  const outcome = await post(transport, endpoint.url, { body, headers });
+  const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+  if (!duplicate || !ok) return { outcome, duplicate: null };
+  // The same message again (same webhook-id and body, as an at-least-once sender repeats it).
+  const again = signPayload(event.id, body, secretsOf(endpoint, at), systemClock.now());
+  return { outcome, duplicate: await post(transport, endpoint.url, { body, headers: again }) };
 }
 
 interface Decided {
@@ -88,14 +150,35 @@ interface Decided {
   gone: boolean;
   state: DeliveryResult['state'];
   nextRetryAt: Date | null;
+  /** The webhook chaos label of this attempt; null when none. */
+  chaos: string | null;
+  /** The chaos duplicate sent after a 2xx, logged as an attempt of its own. */
+  duplicate: AttemptOutcome | null;
 }
 
 /**
  * What comes after an attempt: delivered on a 2xx; a 410 disables the endpoint at once; otherwise a
  * retry on the schedule, failed after the last one.
  */
-function decide(claimed: Claimed, outcome: AttemptOutcome | null, random: () => number): Decided {
-  if (!outcome) return { claimed, outcome, ok: false, gone: false, state: 'failed', nextRetryAt: null };
+function decide(
+  claimed: Claimed,
+  sent: { outcome: AttemptOutcome; duplicate: AttemptOutcome | null } | null,
+  chaos: string | null,
+  random: () => number,
+): Decided {
+  const outcome = sent?.outcome ?? null;
+  const duplicate = sent?.duplicate ?? null;
+  if (!outcome)
+    return {
+      claimed,
+      outcome,
+      ok: false,
+      gone: false,
+      state: 'failed',
+      nextRetryAt: null,
+      chaos: null,
+      duplicate: null,
+    };
   const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
   const gone = outcome.status === 410;
   const delay = ok || gone ? null : retryDelaySeconds(claimed.attempts + 1, random);
@@ -107,6 +190,8 @@ function decide(claimed: Claimed, outcome: AttemptOutcome | null, random: () => 
     gone,
     state: ok ? 'delivered' : nextRetryAt ? 'pending' : 'failed',
     nextRetryAt,
+    chaos,
+    duplicate,
   };
 }
 
@@ -143,15 +228,22 @@ const iso = (date: Date | null) => date?.toISOString() ?? null;
 async function recordOutcomes(db: Db, decided: Decided[]): Promise<void> {
   if (decided.length === 0) return;
   const attempted = decided.filter((d) => d.outcome);
-  const attemptRows = attempted.map(
-    ({ claimed, outcome, nextRetryAt }) =>
-      sql`(${newId('webhookAttempt')}::text, ${claimed.id}::text, ${claimed.merchantId}::text, ${iso(claimed.at)}::timestamptz,
-        ${outcome!.status}::int, ${outcome!.durationMs}::int, ${outcome!.responseBody}::text, ${outcome!.error}::text,
-        ${iso(nextRetryAt)}::timestamptz)`,
-  );
+  const attemptRow = (
+    claimed: Claimed,
+    outcome: AttemptOutcome,
+    nextRetryAt: Date | null,
+    chaos: string | null,
+  ) =>
+    sql`(${newId('webhookAttempt')}::text, ${claimed.id}::text, ${claimed.merchantId}::text, ${iso(claimed.at)}::timestamptz,
+        ${outcome.status}::int, ${outcome.durationMs}::int, ${outcome.responseBody}::text, ${outcome.error}::text,
+        ${iso(nextRetryAt)}::timestamptz, ${chaos}::text)`;
+  const attemptRows = attempted.flatMap(({ claimed, outcome, nextRetryAt, chaos, duplicate }) => [
+    attemptRow(claimed, outcome!, nextRetryAt, chaos),
+    ...(duplicate ? [attemptRow(claimed, duplicate, null, 'duplicate')] : []),
+  ]);
   const deliveryRows = decided.map(
-    ({ claimed, outcome, state, nextRetryAt }) =>
-      sql`(${claimed.id}::text, ${state}::text, ${claimed.attempts + (outcome ? 1 : 0)}::int,
+    ({ claimed, outcome, state, nextRetryAt, duplicate }) =>
+      sql`(${claimed.id}::text, ${state}::text, ${claimed.attempts + (outcome ? 1 : 0) + (duplicate ? 1 : 0)}::int,
         ${outcome?.status ?? null}::int, ${iso(nextRetryAt ?? claimed.nextAttemptAt)}::timestamptz,
         ${iso(claimed.at)}::timestamptz)`,
   );
@@ -160,15 +252,16 @@ async function recordOutcomes(db: Db, decided: Decided[]): Promise<void> {
   const logAttempts =
     attemptRows.length > 0
       ? sql`, logged AS (
-          INSERT INTO webhook_attempts (id, delivery_id, merchant_id, attempted_at, status, duration_ms, response_body, error, next_retry_at)
+          INSERT INTO webhook_attempts (id, delivery_id, merchant_id, attempted_at, status, duration_ms, response_body, error, next_retry_at, chaos)
           SELECT a.* FROM (VALUES ${sql.join(attemptRows, sql`, `)})
-            AS a(id, delivery_id, merchant_id, attempted_at, status, duration_ms, response_body, error, next_retry_at)
+            AS a(id, delivery_id, merchant_id, attempted_at, status, duration_ms, response_body, error, next_retry_at, chaos)
           WHERE a.delivery_id IN (SELECT id FROM updated)
         )`
       : sql``;
   const statement = sql`WITH updated AS (UPDATE webhook_deliveries d
     SET state = v.state, attempts = v.attempts, last_status = v.last_status,
-      next_attempt_at = v.next_attempt_at, lease_until = NULL, updated_at = v.updated_at
+      next_attempt_at = v.next_attempt_at, lease_until = NULL, updated_at = v.updated_at,
+      chaos = NULL, held_until = NULL
     FROM (VALUES ${sql.join(deliveryRows, sql`, `)}) AS v(id, state, attempts, last_status, next_attempt_at, updated_at)
     WHERE d.id = v.id
     RETURNING d.id)${logAttempts}
@@ -195,16 +288,51 @@ async function recordOutcomes(db: Db, decided: Decided[]): Promise<void> {
   });
 }
 
-/** Sends claimed deliveries in parallel and records every outcome together. */
+/**
+ * Holds deliveries back for webhook chaos: the plan and the real time until which it holds are
+ * kept on the row (still pending, so nothing is lost if this process stops) and the lease is
+ * given up. A delivery a redelivery started again in the meantime (attempts reset) is left alone.
+ */
+async function recordHolds(db: Db, holds: { claimed: Claimed; plan: string; until: Date }[]): Promise<void> {
+  if (holds.length === 0) return;
+  const rows = holds.map(
+    ({ claimed, plan, until }) => sql`(${claimed.id}::text, ${plan}::text, ${iso(until)}::timestamptz)`,
+  );
+  await db.execute(sql`UPDATE webhook_deliveries d
+    SET chaos = v.chaos, held_until = v.held_until, lease_until = NULL
+    FROM (VALUES ${sql.join(rows, sql`, `)}) AS v(id, chaos, held_until)
+    WHERE d.id = v.id AND d.state = 'pending'`);
+}
+
+/**
+ * Sends claimed deliveries in parallel and records every outcome together. Webhook chaos holds
+ * some back (they are not attempted now, and are not in the results) and sends some twice.
+ */
 export async function attemptAll(
   db: Db,
   transport: WebhookTransport,
   claimed: Claimed[],
   random: () => number = Math.random,
 ) {
-  const outcomes = await Promise.all(claimed.map((c) => send(transport, c)));
-  const decided = claimed.map((c, i) => decide(c, outcomes[i] ?? null, random));
+  // The merchants' webhook chaos settings load together (cached); the draws then go in claim order.
+  await Promise.all([...new Set(claimed.map((c) => c.merchantId))].map((id) => merchantWebhookChaos(db, id)));
+  const chaos: ChaosNow[] = [];
+  for (const c of claimed) chaos.push(await chaosFor(db, c));
+  const holds: { claimed: Claimed; plan: string; until: Date }[] = [];
+  const now: { claimed: Claimed; chaos: ChaosNow }[] = [];
+  claimed.forEach((c, i) => {
+    const plan = chaos[i] as ChaosNow;
+    if (plan.hold) holds.push({ claimed: c, ...plan.hold });
+    else now.push({ claimed: c, chaos: plan });
+  });
+  const sent = await Promise.all(now.map((n) => send(transport, n.claimed, n.chaos.duplicate)));
+  const decided = now.map((n, i) => decide(n.claimed, sent[i] ?? null, n.chaos.label, random));
+  await recordHolds(db, holds);
   await recordOutcomes(db, decided);
+  for (const d of decided) {
+    if (d.chaos && d.outcome) countWebhookChaos(faultOfLabel(d.chaos), d.outcome.status);
+    if (d.duplicate) countWebhookChaos('duplicate', d.duplicate.status);
+  }
   return decided.map(
     (d): DeliveryResult => ({ deliveryId: d.claimed.id, state: d.state, status: d.outcome?.status ?? null }),
   );

@@ -5,6 +5,7 @@ import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CREATED_AT, UPDATED_AT } from '../../graphql/texts.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { faultOfLabel, type WebhookChaosFault } from '../chaos/chaos.webhook-grammar.ts';
 import { EventRef } from '../events/events.subscriptions.graphql.ts';
 import { listEventTypes } from './webhooks.event-types.ts';
 import {
@@ -42,6 +43,17 @@ const DeliveryStateEnum = describedEnum('WebhookDeliveryState', 'Where a webhook
   failed: 'Every retry failed, or its endpoint was deleted; redeliverEvent sends the event again.',
 } satisfies Record<DeliveryRow['state'], string>);
 
+const WebhookChaosFaultEnum = describedEnum(
+  'WebhookChaosFault',
+  "A kind of webhook chaos (the merchant's webhookFaults, docs/chaos.md) an attempt carried.",
+  {
+    duplicate: 'The event was sent a second time right after a 2xx, with the same webhook-id.',
+    delay: 'The delivery was held before it was sent (real time).',
+    reorder:
+      'The delivery was held back until a later event of its endpoint was sent (or at most its longest hold).',
+  } satisfies Record<WebhookChaosFault, string>,
+);
+
 const WebhookAttemptRef = builder.objectRef<AttemptRow>('WebhookAttempt').implement({
   description: 'One HTTP attempt of a delivery: its clock time, the answer or the error, how long it took.',
   interfaces: [NodeRef],
@@ -63,6 +75,17 @@ const WebhookAttemptRef = builder.objectRef<AttemptRow>('WebhookAttempt').implem
       nullable: true,
       description: 'Clock time of the retry this attempt scheduled.',
       resolve: (row) => row.nextRetryAt,
+    }),
+    chaos: t.exposeString('chaos', {
+      nullable: true,
+      description:
+        'The webhook chaos this attempt carried, in words: "duplicate", "delayed 5000ms", "reordered" or "held back 5000ms (no later event passed it)"; null when none.',
+    }),
+    chaosFault: t.field({
+      type: WebhookChaosFaultEnum,
+      nullable: true,
+      description: 'The kind of webhook chaos this attempt carried; null when none.',
+      resolve: (row) => (row.chaos ? faultOfLabel(row.chaos) : null),
     }),
   }),
 });
@@ -97,6 +120,13 @@ const WebhookDeliveryRef = builder.objectRef<DeliveryNode>('WebhookDelivery').im
       nullable: true,
       description: 'Clock time of the next attempt while pending.',
       resolve: (log) => (log.delivery.state === 'pending' ? log.delivery.nextAttemptAt : null),
+    }),
+    heldUntil: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'While webhook chaos holds it back (a delay, or a reorder at most until then): the real time (not the clock) at which it is sent; null otherwise.',
+      resolve: (log) => (log.delivery.state === 'pending' ? log.delivery.heldUntil : null),
     }),
     attempts: t.field({
       type: [WebhookAttemptRef],

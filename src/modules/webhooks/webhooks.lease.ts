@@ -20,6 +20,10 @@ export interface Claimed {
     'id' | 'url' | 'enabled' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'
   > | null;
   event: EventRow | null;
+  /** The webhook chaos plan drawn for this series while it was held back (null: none drawn or held). */
+  chaos: string | null;
+  /** Held back for reorder, and a later event of the same endpoint has been sent since. */
+  passed: boolean;
 }
 
 interface ClaimedRow {
@@ -40,6 +44,8 @@ interface ClaimedRow {
   objectId: string;
   dataJson: string;
   createdAt: number;
+  chaos: string | null;
+  passed: boolean;
 }
 
 /** A timestamp as epoch milliseconds (float8 reads back as a number from both drivers). */
@@ -58,7 +64,7 @@ export async function lease(db: Db, due: SQL): Promise<Claimed[]> {
     leased AS (
       UPDATE webhook_deliveries w SET lease_until = ${leaseUntil}::timestamptz
       FROM due WHERE w.id = due.id
-      RETURNING w.id, w.merchant_id, w.event_id, w.endpoint_id, w.attempts, w.next_attempt_at, due.clock_now
+      RETURNING w.id, w.merchant_id, w.event_id, w.endpoint_id, w.attempts, w.next_attempt_at, w.chaos, due.clock_now
     )
     SELECT l.id, l.merchant_id AS "merchantId", l.attempts, ${epochMs('l.next_attempt_at')} AS "nextAttemptAt",
       ${epochMs('l.clock_now')} AS "at",
@@ -66,7 +72,8 @@ export async function lease(db: Db, due: SQL): Promise<Claimed[]> {
       ${epochMs('ep.previous_secret_expires_at')} AS "previousSecretExpiresAt",
       ${epochMs('ep.failing_since')} AS "failingSince",
       e.id AS "eventId", e.type, e.object_id AS "objectId", e.data::text AS "dataJson",
-      ${epochMs('e.created_at')} AS "createdAt"
+      ${epochMs('e.created_at')} AS "createdAt",
+      l.chaos, (l.chaos LIKE 'reorder%' AND ${laterSent('l')}) IS TRUE AS passed
     FROM leased l
     LEFT JOIN webhook_endpoints ep ON ep.id = l.endpoint_id
     LEFT JOIN events e ON e.id = l.event_id AND e.merchant_id = l.merchant_id
@@ -99,9 +106,27 @@ export async function lease(db: Db, due: SQL): Promise<Claimed[]> {
           createdAt: new Date(row.createdAt),
         }
       : null,
+    chaos: row.chaos,
+    passed: row.passed === true,
   }));
 }
 
-/** Whether nobody holds a delivery's lease (a lease outlives a crashed worker by at most LEASE_MS). */
-export const unleased = (realNow: Date) =>
-  sql`(d.lease_until IS NULL OR d.lease_until < ${realNow.toISOString()}::timestamptz)`;
+/**
+ * Whether a later event of the same endpoint than delivery `alias` has been sent (a delivery's id
+ * is its event's id then its endpoint's, so an endpoint's deliveries sort by event).
+ */
+const laterSent = (alias: string) =>
+  sql.raw(`EXISTS (SELECT 1 FROM webhook_deliveries later
+    WHERE later.endpoint_id = ${alias}.endpoint_id AND later.id > ${alias}.id
+      AND (later.attempts > 0 OR later.state = 'delivered'))`);
+
+/**
+ * Whether a delivery may be taken now: nobody holds its lease (a lease outlives a crashed worker by
+ * at most LEASE_MS) and webhook chaos does not hold it back (docs/chaos.md): a delay until its
+ * time, a reorder until a later event of its endpoint has been sent or its longest hold is over.
+ */
+export const unleased = (realNow: Date) => {
+  const now = sql`${realNow.toISOString()}::timestamptz`;
+  return sql`(d.lease_until IS NULL OR d.lease_until < ${now})
+    AND (d.held_until IS NULL OR d.held_until <= ${now} OR (d.chaos LIKE 'reorder%' AND ${laterSent('d')}))`;
+};

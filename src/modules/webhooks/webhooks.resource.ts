@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idOf, timestamp, type Wire, wireResource } from '../../kernel/wire-resources.ts';
+import { faultOfLabel, WEBHOOK_CHAOS_FAULTS } from '../chaos/chaos.webhook-grammar.ts';
 import { ALL_EVENTS, listEventTypes } from './webhooks.event-types.ts';
 import type { EventTypePayload } from './webhooks.payloads.ts';
 import { type webhookAttempts, webhookDeliveries, type webhookEndpoints } from './webhooks.table.ts';
@@ -82,6 +83,12 @@ export const WebhookAttemptWire = z
     response_body: nullableText("The start of the receiver's answer (at most 2048 bytes)."),
     error: nullableText('Why no answer came (connection refused, timeout, address refused).'),
     next_retry_at: nullableTimestamp('When the next attempt is due after this one; null when none follows.'),
+    chaos: nullableText(
+      'The webhook chaos this attempt carried (docs/chaos.md): "duplicate" (the event sent a second time, same webhook-id), "delayed 5000ms" (held that long before it was sent), "reordered" (held back until a later event of the endpoint was sent) or "held back 5000ms (no later event passed it)"; null when none.',
+    ),
+    chaos_fault: z.enum(WEBHOOK_CHAOS_FAULTS).nullable().meta({
+      description: 'The kind of webhook chaos of this attempt (duplicate, delay, reorder); null when none.',
+    }),
   })
   .meta({ id: 'WebhookAttempt', description: 'One HTTP POST of a delivery and its outcome.' });
 
@@ -100,6 +107,9 @@ export const WebhookDeliveryWire = wireResource(
     }),
     attempt_count: z.number().int().meta({ description: 'Attempts made in the current series.' }),
     next_attempt_at: nullableTimestamp('When the next attempt is due (state pending); null otherwise.'),
+    held_until: nullableTimestamp(
+      'While webhook chaos holds the delivery back (a delay, or a reorder at most until then): the real time (not the clock) at which it is sent; null otherwise.',
+    ),
     attempts: z.array(WebhookAttemptWire).meta({ description: 'Every attempt, oldest first.' }),
     created_at: timestamp,
   },
@@ -160,6 +170,7 @@ export function deliveryResource(
     state: row.state,
     attempt_count: row.attempts,
     next_attempt_at: row.state === 'pending' ? row.nextAttemptAt.toISOString() : null,
+    held_until: row.state === 'pending' ? (row.heldUntil?.toISOString() ?? null) : null,
     attempts: attempts.map((attempt) => ({
       id: attempt.id,
       attempted_at: attempt.attemptedAt.toISOString(),
@@ -168,6 +179,8 @@ export function deliveryResource(
       response_body: attempt.responseBody,
       error: attempt.error,
       next_retry_at: attempt.nextRetryAt?.toISOString() ?? null,
+      chaos: attempt.chaos,
+      chaos_fault: attempt.chaos ? faultOfLabel(attempt.chaos) : null,
     })),
     created_at: row.createdAt.toISOString(),
   };

@@ -186,6 +186,15 @@ export async function queueDelivery(
     })
     .onConflictDoUpdate({
       target: webhookDeliveries.id,
-      set: { state: 'pending', attempts: 0, nextAttemptAt: at, leaseUntil: null, updatedAt: at },
+      // A new series: webhook chaos draws again for it.
+      set: {
+        state: 'pending',
+        attempts: 0,
+        nextAttemptAt: at,
+        leaseUntil: null,
+        chaos: null,
+        heldUntil: null,
+        updatedAt: at,
+      },
     });
 }

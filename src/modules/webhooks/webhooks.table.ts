@@ -42,6 +42,13 @@ export const webhookDeliveries = pgTable(
     /** Real time until which a worker owns this delivery (claimed, attempt in flight). */
     leaseUntil: at('lease_until'),
     lastStatus: integer('last_status'),
+    /**
+     * Webhook chaos drawn for the current series and not yet attempted (docs/chaos.md): the hold
+     * ("delay=200ms" or "reorder") and "; duplicate" when the delivered event is to be sent twice.
+     */
+    chaos: text('chaos'),
+    /** Real time until which webhook chaos holds the delivery back (delay, or reorder at most). */
+    heldUntil: at('held_until'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -67,6 +74,8 @@ export const webhookAttempts = pgTable(
     responseBody: text('response_body'),
     error: text('error'),
     nextRetryAt: at('next_retry_at'),
+    /** The webhook chaos this attempt carried ("duplicate", "delayed 5000ms", "reordered"…); null when none. */
+    chaos: text('chaos'),
   },
   (t) => [
     index('webhook_attempts_delivery_idx').on(t.deliveryId, t.id),

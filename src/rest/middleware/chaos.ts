@@ -1,18 +1,9 @@
 import { createMiddleware } from 'hono/factory';
-import { SandbankError } from '../../kernel/errors.ts';
-import {
-  CHAOS_HEADER,
-  CHAOS_INJECTED_HEADER,
-  type ChaosFault,
-  parseChaos,
-  planChaos,
-  seededDraws,
-} from '../../modules/chaos/chaos.grammar.ts';
-import { merchantChaos, nextInSequence } from '../../modules/chaos/chaos.service.ts';
+import { CHAOS_HEADER, CHAOS_INJECTED_HEADER, parseChaos } from '../../modules/chaos/chaos.grammar.ts';
+import { injectChaos } from '../../modules/chaos/chaos.inject.ts';
+import { merchantChaos } from '../../modules/chaos/chaos.service.ts';
 import { CHAOS_FREE_PATHS } from '../routes.ts';
 import type { RestEnv } from '../types.ts';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Injects the faults of the request's Sandbank-Chaos header, or else of its merchant's chaos
@@ -30,52 +21,13 @@ export function chaos() {
         ? parseChaos(header, CHAOS_HEADER)
         : await merchantChaos(c.get('deps').database.db, merchantId);
     if (!spec) return next();
-    const draw =
-      spec.seed === undefined ? Math.random : seededDraws(spec.seed, nextInSequence(merchantId, spec.seed));
-    const plan = planChaos(spec, draw);
-    const injected: string[] = [];
-    const faults: ChaosFault[] = [];
-    const record = () => {
-      if (injected.length > 0) {
-        c.header(CHAOS_INJECTED_HEADER, injected.join('; '));
-        c.set('chaosFaults', faults);
-      }
-    };
-    if (plan.latencyMs > 0) {
-      await sleep(plan.latencyMs);
-      injected.push(`latency=${plan.latencyMs}ms`);
-      faults.push('latency');
+    const injected = await injectChaos(spec, merchantId);
+    if (injected.injected.length > 0) {
+      c.header(CHAOS_INJECTED_HEADER, injected.injected.join('; '));
+      c.set('chaosFaults', injected.faults);
     }
-    if (plan.fault === 'timeout') {
-      await sleep(spec.timeoutMs);
-      injected.push(`timeout=504; held=${spec.timeoutMs}ms`);
-      faults.push('timeout');
-      record();
-      throw new SandbankError('chaos_injected', {
-        status: 504,
-        message: `Simulated timeout (${CHAOS_HEADER}): the request was held ${spec.timeoutMs}ms, then answered 504; nothing was done. Retry the request.`,
-      });
-    }
-    if (plan.fault === 'error') {
-      injected.push(`error=${spec.status}`);
-      faults.push('error');
-      record();
-      throw new SandbankError('chaos_injected', {
-        status: spec.status,
-        message: `Simulated ${spec.status} error (${CHAOS_HEADER}); nothing was done. Retry the request.`,
-      });
-    }
-    if (plan.fault === 'rate_limit') {
-      injected.push(`rate_limit=429; retry_after=${spec.retryAfter}`);
-      faults.push('rate_limit');
-      record();
-      c.header('Retry-After', String(spec.retryAfter));
-      throw new SandbankError('chaos_injected', {
-        status: 429,
-        message: `Simulated rate limit (${CHAOS_HEADER}); nothing was done. Retry after ${spec.retryAfter}s (Retry-After).`,
-      });
-    }
-    record();
+    if (injected.retryAfter !== null) c.header('Retry-After', String(injected.retryAfter));
+    if (injected.error) throw injected.error;
     await next();
   });
 }

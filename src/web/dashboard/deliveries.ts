@@ -4,7 +4,8 @@ import { type Html, when } from './ui.ts';
 
 /**
  * A webhook delivery's attempts as the endpoint page and the event pages show them (one rendering,
- * narrow enough for a phone): clock time, result, duration, next retry, error and response excerpt.
+ * narrow enough for a phone): clock time, result, duration, webhook chaos, next retry, error and
+ * response excerpt.
  */
 const EXCERPT_CHARS = 300;
 
@@ -40,6 +41,7 @@ export function attemptList(attempts: AttemptRow[]): Html {
   return html`<ol class="timeline" data-testid="attempts">${attempts.map(
     (attempt) => html`<li data-testid="attempt-row">
   ${when(attempt.attemptedAt)} ${attemptResult(attempt)} <span class="muted small" data-testid="attempt-duration">${attempt.durationMs} ms</span>
+  ${attempt.chaos ? html`<span class="badge" data-testid="attempt-chaos" title="Injected by this merchant's webhook chaos (keys page)">chaos: ${attempt.chaos}</span>` : ''}
   ${attempt.nextRetryAt ? html`<span class="muted small">· retry at ${when(attempt.nextRetryAt)}</span>` : ''}
   ${attempt.error ? html`<div class="small muted" data-testid="attempt-error">${attempt.error}</div>` : ''}
   ${responseExcerpt(attempt.responseBody)}
