@@ -418,6 +418,10 @@ describe('the shipped fixtures', () => {
     expect(byId.get('credit_r02_returned')).toMatchObject({ state: 'returned', return_code: 'R02' });
     expect(byId.get('debit_r29')).toMatchObject({ state: 'returned', return_code: 'R29' });
     await expectLedgerSumsToZero(m);
+    // Nothing in it is unique to one application: applied again, it runs again.
+    expect((await apply(m, { name: 'returned-ach' })).status).toBe(200);
+    expect((await get(m, '/v1/transfers?limit=100')).body.data).toHaveLength(6);
+    await expectLedgerSumsToZero(m);
   });
 
   it('decline-mix: each test card declines with its code, and the 3-D Secure failure too', async () => {
