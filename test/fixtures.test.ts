@@ -462,8 +462,8 @@ describe('the shipped fixtures', () => {
 });
 
 describe('GraphQL', () => {
-  const mutation = `mutation($name: String, $document: String) {
-    applyFixtures(name: $name, document: $document) {
+  const mutation = `mutation($name: String, $steps: String, $description: String) {
+    applyFixtures(name: $name, steps: $steps, description: $description) {
       ... on MutationApplyFixturesSuccess { data { name steps { index stepId method path status object } } }
       ... on SandbankError { code message }
     }
@@ -495,20 +495,18 @@ describe('GraphQL', () => {
       status: 402,
     });
 
-    const document = JSON.stringify({
-      steps: [
-        {
-          id: 'c',
-          method: 'POST',
-          path: '/v1/collect',
-          body: { amount: 2, currency: 'USD', reference: 'gql-fx' },
-        },
-        { method: 'GET', path: '/v1/collections/${c:reference}' },
-      ],
-    });
+    const steps = JSON.stringify([
+      {
+        id: 'c',
+        method: 'POST',
+        path: '/v1/collect',
+        body: { amount: 2, currency: 'USD', reference: 'gql-fx' },
+      },
+      { method: 'GET', path: '/v1/collections/${c:reference}' },
+    ]);
     const byDocument = await t.gql<{ applyFixtures: { data: { name: null; steps: Json[] } } }>(
       mutation,
-      { document },
+      { steps, description: 'two steps' },
       { key: m.secretKey },
     );
     const [, read] = byDocument.data.applyFixtures.data.steps;
@@ -519,17 +517,19 @@ describe('GraphQL', () => {
   it('answers bad documents and failed steps as SandbankError, and refuses an Idempotency-Key', async () => {
     const m = await t.merchant();
     const cases: [Json, string, RegExp][] = [
+      [{ steps: '[{"method": "GET", "path": "/v1/nowhere"}]' }, 'parameter_invalid', /not an operation/],
+      [{ steps: 'not json' }, 'parameter_invalid', /not valid JSON/],
       [
-        { document: '{"steps": [{"method": "GET", "path": "/v1/nowhere"}]}' },
-        'parameter_invalid',
-        /not an operation/,
+        { steps: '[{"method": "GET", "path": "/v1/balances", "bogus": 1}]' },
+        'parameter_unknown',
+        /steps\.0\.bogus/,
       ],
-      [{ document: 'not json' }, 'parameter_invalid', /not valid JSON/],
-      [{}, 'parameter_invalid', /either name/],
+      [{ name: 'decline-mix', steps: '[{"clock": {"seconds": 1}}]' }, 'parameter_invalid', /either name/],
+      [{}, 'parameter_invalid', /steps/],
       [
         {
-          document:
-            '{"steps": [{"id": "a", "method": "POST", "path": "/v1/collect", "body": {"amount": 1, "currency": "EUR"}}]}',
+          steps:
+            '[{"id": "a", "method": "POST", "path": "/v1/collect", "body": {"amount": 1, "currency": "EUR"}}]',
         },
         'fixture_step_failed',
         /steps\[0\] \(a\) failed/,
