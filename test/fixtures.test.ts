@@ -461,6 +461,28 @@ describe('the shipped fixtures', () => {
   });
 });
 
+describe('the steps of a fixture', () => {
+  it('count once against the rate limit (the request that applies them) and get no chaos', async () => {
+    const limited = await createTestApp({ rateLimitPerSecond: 2, database: t.database });
+    const m = await limited.merchant();
+    const chaos = await limited.rest('POST', '/v1/simulate/chaos', {
+      key: m.secretKey,
+      body: { faults: 'error=1; status=503' },
+    });
+    expect(chaos.status).toBe(200);
+    // Every request of the merchant but the fixture's own is now faulted; its 8 steps are not.
+    const steps = Array.from({ length: 8 }, () => ({ method: 'GET', path: '/v1/balances' }));
+    const res = await limited.rest<{ steps: Step[] }>('POST', '/v1/simulate/fixtures', {
+      key: m.secretKey,
+      body: { steps },
+      headers: { 'sandbank-chaos': 'none' },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.steps.map((s) => s.status)).toEqual(Array(8).fill(200));
+    expect((await t.rest('GET', '/v1/balances', { key: m.secretKey })).status).toBe(503);
+  });
+});
+
 describe('GraphQL', () => {
   const mutation = `mutation($name: String, $steps: String, $description: String) {
     applyFixtures(name: $name, steps: $steps, description: $description) {
