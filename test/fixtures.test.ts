@@ -369,6 +369,22 @@ describe('a failing step', () => {
       object: null,
     });
     expect(missing.body.error.fixture?.ran).toHaveLength(1);
+
+    // A value that would make the path another one once normalized is never sent.
+    const dots = await apply(m, {
+      steps: [
+        {
+          id: 'c',
+          method: 'POST',
+          path: '/v1/collect',
+          body: { amount: 5, currency: 'USD', reference: '..' },
+        },
+        { method: 'GET', path: '/v1/collections/${c:reference}' },
+      ],
+    });
+    expect(dots.status).toBe(422);
+    expect(dots.body.error.message).toContain('has a "." or ".." segment');
+    expect(dots.body.error.fixture?.failed_step).toMatchObject({ index: 1, status: null });
   });
 });
 
