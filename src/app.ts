@@ -13,6 +13,7 @@ import { SandbankError } from './kernel/errors.ts';
 import { newId } from './kernel/ids.ts';
 import { CHAOS_INJECTED_HEADER } from './modules/chaos/chaos.grammar.ts';
 import { countWebhookChaosInto } from './modules/chaos/chaos.service.ts';
+import { bindFixtureDispatcher, FIXTURE_STEP } from './modules/fixtures/fixtures.service.ts';
 import { registerJobs } from './modules/jobs.ts';
 import { registerReactions } from './modules/reactions.ts';
 import type { Metrics } from './observability.ts';
@@ -115,7 +116,33 @@ export function buildApp({
     '*',
     refuseUnstorablePath(isApiPath, (c) => c.notFound()),
   );
-  app.route('/v1', buildRestApp(deps.rateLimitPerSecond));
+  const rest = buildRestApp(deps.rateLimitPerSecond);
+  app.route('/v1', rest);
+  // Fixtures run each step as a request to this app, as the merchant that applies them.
+  bindFixtureDispatcher(deps.database.db, {
+    async send(principal, { method, path, body }) {
+      const response = await app.fetch(
+        new Request(`http://sandbank.internal${path}`, {
+          method,
+          ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+        }),
+        { [FIXTURE_STEP]: principal },
+      );
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    },
+    operations: () =>
+      rest.openAPIRegistry.definitions.flatMap((definition) =>
+        definition.type === 'route'
+          ? [
+              {
+                method: definition.route.method.toUpperCase(),
+                path: `/v1${definition.route.path}`,
+                keyless: definition.route.security?.length === 0,
+              },
+            ]
+          : [],
+      ),
+  });
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) => sendError(c as never, new SandbankError('payload_too_large')),

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
@@ -15,6 +16,11 @@ const USAGE = `Usage:
                                              to real time, through the running server (POST /v1/simulate/reset);
                                              keeps the merchant, its keys and its webhook endpoints
                                              (key: --key or SANDBANK_SECRET_KEY; --json prints the answer as is)
+  sandbank fixtures apply <file.json|name> [--api http://localhost:4242] [--key sk_test_...] [--json]
+                                             run a fixture's steps as the key's merchant through the running
+                                             server (POST /v1/simulate/fixtures): a JSON document file, or a
+                                             shipped fixture by name (month-of-history, returned-ach, decline-mix);
+                                             prints each step and what it made, or the step that failed
 
 Options of listen:
   --forward-to URL      the local receiver each event is POSTed to (required)
@@ -61,6 +67,8 @@ async function run(argv: string[]): Promise<number> {
   const command = positionals.join(' ');
   if (command === 'listen' && !values.help) return runListen(values);
   if (command === 'reset' && !values.help) return runReset(values);
+  if (positionals[0] === 'fixtures' && positionals[1] === 'apply' && positionals.length === 3 && !values.help)
+    return runFixturesApply(positionals[2] ?? '', values);
   if (values.help || (command !== 'merchants create' && command !== 'keys roll')) {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
@@ -125,19 +133,28 @@ async function runListen(values: Record<string, string | boolean | undefined>): 
   return 0;
 }
 
-/** `sandbank reset`: POST /v1/simulate/reset on the running server with the merchant's secret key. */
-async function runReset(values: Record<string, string | boolean | undefined>): Promise<number> {
+/** POSTs to the running server with the secret key (--key or SANDBANK_SECRET_KEY, --api or PUBLIC_URL). */
+async function postToServer(
+  command: string,
+  path: string,
+  values: Record<string, string | boolean | undefined>,
+  body?: unknown,
+): Promise<string> {
   const key = typeof values.key === 'string' ? values.key : process.env.SANDBANK_SECRET_KEY;
-  if (!key) throw new Error('reset needs --key sk_test_... (or SANDBANK_SECRET_KEY)');
+  if (!key) throw new Error(`${command} needs --key sk_test_... (or SANDBANK_SECRET_KEY)`);
   const api = (typeof values.api === 'string' ? values.api : loadConfig(process.env, []).publicUrl).replace(
     /\/+$/,
     '',
   );
   let response: Response;
   try {
-    response = await fetch(`${api}/v1/simulate/reset`, {
+    response = await fetch(`${api}${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}` },
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {
     const reason =
@@ -150,8 +167,14 @@ async function runReset(values: Record<string, string | boolean | undefined>): P
     try {
       message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
     } catch {}
-    throw new Error(`the server refused the reset (${response.status}): ${message}`);
+    throw new Error(`the server refused the ${command} (${response.status}): ${message}`);
   }
+  return text;
+}
+
+/** `sandbank reset`: POST /v1/simulate/reset on the running server with the merchant's secret key. */
+async function runReset(values: Record<string, string | boolean | undefined>): Promise<number> {
+  const text = await postToServer('reset', '/v1/simulate/reset', values);
   if (values.json) {
     process.stdout.write(`${text}\n`);
     return 0;
@@ -168,6 +191,49 @@ async function runReset(values: Record<string, string | boolean | undefined>): P
     `Reset ${reset.merchant_id}: the clock is back to real time (${reset.clock.now}).\n` +
       (lines.length > 0 ? `Deleted:\n${lines.join('\n')}\n` : 'Nothing to delete.\n') +
       'Kept: the merchant, its API keys and its webhook endpoints.\n',
+  );
+  return 0;
+}
+
+/**
+ * `sandbank fixtures apply <file.json|name>`: POST /v1/simulate/fixtures with the document read from
+ * the file, or the shipped fixture's name.
+ */
+async function runFixturesApply(
+  source: string,
+  values: Record<string, string | boolean | undefined>,
+): Promise<number> {
+  let body: unknown = { name: source };
+  if (source.endsWith('.json') || existsSync(source)) {
+    if (!existsSync(source)) throw new Error(`no fixture file ${source}`);
+    try {
+      body = JSON.parse(readFileSync(source, 'utf8'));
+    } catch (error) {
+      throw new Error(`${source} is not JSON (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  const text = await postToServer('fixture', '/v1/simulate/fixtures', values, body);
+  if (values.json) {
+    process.stdout.write(`${text}\n`);
+    return 0;
+  }
+  const run = JSON.parse(text) as {
+    name: string | null;
+    steps: {
+      index: number;
+      id: string | null;
+      method: string;
+      path: string;
+      status: number;
+      object: { id?: string };
+    }[];
+  };
+  const lines = run.steps.map(
+    (step) =>
+      `  ${String(step.index).padStart(3)}  ${(step.id ?? '-').padEnd(22)} ${step.status}  ${step.method.padEnd(4)} ${step.path}${step.object.id ? `  → ${step.object.id}` : ''}`,
+  );
+  process.stdout.write(
+    `Applied ${run.name ?? source}: ${run.steps.length} steps ran.\n${lines.join('\n')}\n`,
   );
   return 0;
 }

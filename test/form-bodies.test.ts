@@ -489,6 +489,24 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       check: (body) => expect(body.webhook_faults).toBeNull(),
     },
     {
+      route: '/simulate/fixtures',
+      path: () => '/v1/simulate/fixtures',
+      body: 'name=decline-mix',
+      status: 200,
+      check: (body) => expect(body).toMatchObject({ object: 'fixture_run', name: 'decline-mix' }),
+    },
+    {
+      route: '/simulate/fixtures',
+      path: () => '/v1/simulate/fixtures',
+      body: 'steps[0][id]=b&steps[0][method]=GET&steps[0][path]=%2Fv1%2Fbalances&steps[1][clock][advance]=PT1M',
+      status: 200,
+      check: (body) =>
+        expect((body.steps as Json[]).map((step) => [step.id, step.path, step.status])).toEqual([
+          ['b', '/v1/balances', 200],
+          [null, '/v1/clock/advance', 200],
+        ]),
+    },
+    {
       route: '/keys/roll',
       path: () => '/v1/keys/roll',
       body: '',

@@ -184,6 +184,10 @@ describe('the sandbank package', () => {
         'migrations/meta/_journal.json',
         'src/web/assets/page.css',
         'docs/testing.md',
+        'docs/fixtures.md',
+        'fixtures/month-of-history.json',
+        'fixtures/returned-ach.json',
+        'fixtures/decline-mix.json',
       ]),
     );
     const stray = files.filter(

@@ -144,6 +144,11 @@ export const ERROR_REGISTRY = {
     'Concurrent requests on the same balances kept colliding; nothing was written. Retry the request.',
     true,
   ),
+  fixture_step_failed: spec(
+    422,
+    'invalid_request_error',
+    'A step of the fixture failed; the steps before it ran and are kept (error.fixture lists them).',
+  ),
   internal_error: spec(500, 'api_error', 'Something went wrong on our side.', true),
   chaos_injected: {
     ...spec(
@@ -169,6 +174,8 @@ export interface ErrorDetails {
   commitWrites?: boolean;
   /** The status, for a code whose registry entry lists several (`statuses`). */
   status?: number;
+  /** More fields of the error object, beside code and message (a failed fixture's steps). */
+  extra?: Record<string, unknown>;
 }
 
 export class SandbankError extends Error {
@@ -177,6 +184,7 @@ export class SandbankError extends Error {
   readonly declineCode: string | undefined;
   readonly objectId: string | undefined;
   readonly commitWrites: boolean;
+  readonly extra: Record<string, unknown> | undefined;
   readonly #status: number | undefined;
 
   constructor(code: ErrorCode, details: ErrorDetails = {}) {
@@ -187,6 +195,7 @@ export class SandbankError extends Error {
     this.declineCode = details.declineCode;
     this.objectId = details.objectId;
     this.commitWrites = details.commitWrites ?? false;
+    this.extra = details.extra;
     this.#status = details.status;
   }
 

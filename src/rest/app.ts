@@ -5,6 +5,8 @@ import { registerCardPaymentRoutes } from '../modules/card-payments/card-payment
 import { registerChaosRoutes } from '../modules/chaos/chaos.routes.ts';
 import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { registerCollectionRoutes } from '../modules/collections/collections.routes.ts';
+import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
+import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
 import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
 import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
@@ -39,14 +41,18 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
     createMiddleware<RestEnv>(async (c, next) =>
       PUBLIC_ROUTES.has(`${c.req.method} ${c.req.path}`) ? next() : handler(c, next),
     );
+  // A fixture's steps (modules/fixtures) count once, as the request that applies them: no rate limit
+  // and no chaos of their own.
+  const unlessStep = (handler: MiddlewareHandler<RestEnv>) =>
+    createMiddleware<RestEnv>(async (c, next) => (fixtureStepPrincipal(c.env) ? next() : handler(c, next)));
   // A form body is read with the schema of the operation it reaches (rest/form-body.ts).
   const body = requestBody(bodySchemaLookup(() => api.openAPIRegistry.definitions));
   // Chaos faults a request before its body is read or its Idempotency-Key is looked at.
   api.use(
     '*',
     unlessPublic(auth),
-    unlessPublic(limiter),
-    unlessPublic(chaos()),
+    unlessPublic(unlessStep(limiter)),
+    unlessPublic(unlessStep(chaos())),
     body,
     unlessPublic(idempotency),
   );
@@ -61,6 +67,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerTransactionRoutes(api);
   registerClockRoutes(api);
   registerSandboxRoutes(api);
+  registerFixtureRoutes(api);
   registerChaosRoutes(api);
   registerEventRoutes(api);
   registerWebhookRoutes(api);

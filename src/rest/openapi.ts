@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { ERROR_CODES } from '../kernel/errors.ts';
+import { FixtureFailureWire } from '../modules/fixtures/fixtures.resource.ts';
 import {
   ATTEMPT_TIMEOUT_MS,
   DISABLE_AFTER_FAILING_MS,
@@ -41,6 +42,9 @@ export const ErrorEnvelope = z
         .string()
         .optional()
         .meta({ description: 'The declined payment, which is recorded (card_declined).' }),
+      fixture: FixtureFailureWire.optional().meta({
+        description: 'The failed step and the steps that ran before it (fixture_step_failed).',
+      }),
     }),
     request_id: z.string().meta({ description: 'The Request-Id of this request (quote it in reports).' }),
   })

@@ -41,6 +41,7 @@ export function errorEnvelope(error: SandbankError, requestId: string): Record<s
       ...(error.param ? { param: error.param } : {}),
       ...(error.declineCode ? { decline_code: error.declineCode } : {}),
       ...(error.objectId ? { payment_id: error.objectId } : {}),
+      ...error.extra,
     },
     request_id: requestId,
   };

@@ -12,6 +12,7 @@ import {
 } from '../../modules/dashboard/dashboard.service.ts';
 import { activeKeys, rollKeys, signUp } from '../../modules/merchants/merchants.service.ts';
 import { chaosCard } from './chaos.ts';
+import { fixturesCard } from './fixtures.ts';
 import { publicShell, shell } from './layout.ts';
 import { RESET_CONFIRMATION } from './reset.ts';
 import {
@@ -248,6 +249,7 @@ async function keysPage(c: DashContext, reveal: boolean): Promise<Response> {
     <button type="submit" class="danger" data-testid="reset-sandbox">Reset sandbox data</button>
   </form>
 </section>
+${fixturesCard(c, flash)}
 ${chaosCard(c, chaos)}`,
   );
 }

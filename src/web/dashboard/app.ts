@@ -15,6 +15,7 @@ import { registerCardPages } from './cards.ts';
 import { registerChaosAction } from './chaos.ts';
 import { registerClockActions } from './clock.ts';
 import { registerCreatePages } from './create.ts';
+import { registerFixtureAction } from './fixtures.ts';
 import { registerFxPages } from './fx.ts';
 import { registerHomePage } from './home.ts';
 import { publicShell, shell } from './layout.ts';
@@ -133,6 +134,7 @@ export function buildDashboard() {
   registerAccountPages(app);
   registerClockActions(app);
   registerResetAction(app);
+  registerFixtureAction(app);
   registerChaosAction(app);
   registerHomePage(app);
   registerTransactionPages(app);

@@ -91,6 +91,8 @@ export interface Flash {
   form?: Record<string, string>;
   /** The due work a clock move ran. */
   ran?: RanJob[];
+  /** The steps of the fixture just applied, one line each. */
+  fixtureSteps?: string[];
   /**
    * Secrets the next page shows once and never again (new API keys, a virtual card's number and
    * CVC, a webhook signing secret): kept only in this process's memory until that page takes them.
