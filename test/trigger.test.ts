@@ -213,3 +213,55 @@ describe('webhooks', () => {
     }
   });
 });
+
+describe('GraphQL triggerEvent', () => {
+  const mutation = `mutation($type: String!, $set: [TriggerOverrideInput!]) { triggerEvent(type: $type, set: $set) {
+    __typename
+    ... on MutationTriggerEventSuccess { data { type objectId event { id type objectId data } events { id type } } }
+    ... on SandbankError { code message param }
+  } }`;
+
+  it('triggers with overrides, answering the event, its object and the run', async () => {
+    const m = await t.merchant();
+    const res = await t.gql<{ triggerEvent: Json }>(
+      mutation,
+      {
+        type: 'payout.failed',
+        set: [
+          { key: 'amount', value: '40.10' },
+          { key: 'return_code', value: 'R02' },
+        ],
+      },
+      { key: m.secretKey },
+    );
+    expect(res.errors).toBeUndefined();
+    const payload = res.data.triggerEvent as {
+      __typename: string;
+      data: { objectId: string; event: Json; events: { type: string }[] };
+    };
+    expect(payload.__typename).toBe('MutationTriggerEventSuccess');
+    expect(payload.data.event).toMatchObject({ type: 'payout.failed', objectId: payload.data.objectId });
+    expect(payload.data.events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['payout.created', 'payout.in_transit', 'payout.failed']),
+    );
+    const payout = await get(m, `/v1/payouts/${payload.data.objectId}`);
+    expect(payout.body).toMatchObject({ amount: 40.1, state: 'failed', failure_code: 'R02' });
+  });
+
+  it('refuses an override the type does not take, and lists the recipes', async () => {
+    const m = await t.merchant();
+    const res = await t.gql<{ triggerEvent: Json }>(
+      mutation,
+      { type: 'virtual_card.created', set: [{ key: 'amount', value: '1' }] },
+      { key: m.secretKey },
+    );
+    expect(res.data.triggerEvent).toMatchObject({ code: 'override_not_applicable', param: 'set.amount' });
+    expect((await get(m, '/v1/virtual_cards')).body.data).toEqual([]);
+    const recipes = await t.gql<{ triggerRecipes: { type: string; accepts: string[] }[] }>(
+      '{ triggerRecipes { type accepts movesClock drives } }',
+      {},
+      { key: m.secretKey },
+    );
+    expect(recipes.data.triggerRecipes.map((r) => r.type)).toEqual(listEventTypes());
+  });
+});

@@ -14,6 +14,7 @@ import '../modules/ledger/ledger.graphql.ts';
 import '../modules/clock/clock.graphql.ts';
 import '../modules/sandbox/sandbox.graphql.ts';
 import '../modules/chaos/chaos.graphql.ts';
+import '../modules/trigger/trigger.graphql.ts';
 import '../modules/webhooks/webhooks.graphql.ts';
 import '../modules/merchants/merchants.graphql.ts';
 import './subscriptions.ts';

@@ -6,14 +6,22 @@ import { EventWire } from '../webhooks/webhooks.payloads.ts';
 import type { Recipe } from './trigger.recipes.ts';
 import type { TriggerResult } from './trigger.service.ts';
 
+const overrideValue = z.union([z.string().max(1000), z.number(), z.boolean()]);
+
 export const TriggerEventSchema = z
   .strictObject({
     type: z.string().max(100).describe('The event type to produce (GET /v1/event_types lists them).'),
     set: z
-      .record(z.string().max(60), z.union([z.string().max(1000), z.number(), z.boolean()]))
+      .union([
+        z.record(z.string().max(60), overrideValue),
+        z
+          .array(z.strictObject({ key: z.string().max(60), value: overrideValue }))
+          .max(60)
+          .meta({ description: 'The same as a list of {key, value} (as GraphQL sends it).' }),
+      ])
       .optional()
       .describe(
-        "Overrides: keys the type's recipe accepts (GET /v1/simulate/events/recipes), e.g. amount, currency, reference, metadata.<key>, return_code. A key the recipe does not accept is override_not_applicable.",
+        "Overrides: keys the type's recipe accepts (GET /v1/simulate/events/recipes), e.g. amount, currency, reference, metadata.<key>, return_code, as an object or a list of {key, value}. A key the recipe does not accept is override_not_applicable.",
       ),
   })
   .meta({ description: 'The event type to produce, and the overrides of its recipe.' });

@@ -13,9 +13,15 @@ import { type Overrides, RECIPES, type Recipe } from './trigger.recipes.ts';
  * operations (docs/trigger.md), and the answer names the event it produced among all the run emitted.
  */
 
+type OverrideValue = string | number | boolean;
+
 export interface TriggerInput {
   type: string;
-  set?: Readonly<Record<string, string | number | boolean>> | undefined;
+  /** As an object, or a list of {key, value} (a key given twice is refused). */
+  set?:
+    | Readonly<Record<string, OverrideValue>>
+    | readonly { key: string; value: OverrideValue }[]
+    | undefined;
 }
 
 export interface TriggerResult {
@@ -45,7 +51,15 @@ function accepts(recipe: Recipe, key: string): boolean {
 /** The overrides as text, each key one the recipe accepts; 400 naming the first one it does not. */
 export function checkOverrides(recipe: Recipe, set: TriggerInput['set']): Overrides {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(set ?? {})) {
+  const pairs = Array.isArray(set)
+    ? set.map(({ key, value }) => [key, value] as const)
+    : Object.entries((set ?? {}) as Record<string, OverrideValue>);
+  for (const [key, value] of pairs) {
+    if (key in out)
+      throw new SandbankError('parameter_invalid', {
+        param: `set.${key.slice(0, 60)}`,
+        message: `${key.slice(0, 60)} is set twice.`,
+      });
     if (!accepts(recipe, key))
       throw new SandbankError('override_not_applicable', {
         param: `set.${key.slice(0, 60)}`,
