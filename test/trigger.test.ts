@@ -256,6 +256,24 @@ describe('GraphQL triggerEvent', () => {
       { key: m.secretKey },
     );
     expect(res.data.triggerEvent).toMatchObject({ code: 'override_not_applicable', param: 'set.amount' });
+    const twice = await t.gql<{ triggerEvent: Json }>(
+      mutation,
+      {
+        type: 'virtual_card.created',
+        set: [
+          { key: 'brand', value: 'visa' },
+          { key: 'brand', value: 'mastercard' },
+        ],
+      },
+      { key: m.secretKey },
+    );
+    expect(twice.data.triggerEvent).toMatchObject({ code: 'parameter_invalid', param: 'set.brand' });
+    const invalid = await t.gql<{ triggerEvent: Json }>(
+      mutation,
+      { type: 'virtual_card.created', set: [{ key: 'brand', value: 'discover' }] },
+      { key: m.secretKey },
+    );
+    expect(invalid.data.triggerEvent).toMatchObject({ code: 'parameter_invalid', param: 'set.brand' });
     expect((await get(m, '/v1/virtual_cards')).body.data).toEqual([]);
     const recipes = await t.gql<{ triggerRecipes: { type: string; accepts: string[] }[] }>(
       '{ triggerRecipes { type accepts movesClock drives } }',

@@ -90,16 +90,7 @@ builder.mutationFields((t) => ({
         throw new SandbankError('idempotency_key_invalid', {
           message: 'triggerEvent takes no Idempotency-Key: each call triggers a new run.',
         });
-      const set: Record<string, string> = {};
-      for (const { key, value } of args.set ?? []) {
-        if (key in set)
-          throw new SandbankError('parameter_invalid', {
-            param: `set.${key}`,
-            message: `${key} is set twice.`,
-          });
-        set[key] = value;
-      }
-      return triggerEvent(serviceContext(ctx), { type: args.type, set });
+      return triggerEvent(serviceContext(ctx), triggerBody.parse(triggerBody.body(args)));
     },
   }),
 }));
