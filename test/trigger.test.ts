@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { RECIPES } from '../src/modules/trigger/trigger.recipes.ts';
 import { listEventTypes } from '../src/modules/webhooks/webhooks.event-types.ts';
+import { signedIn } from './fixtures/dashboard.ts';
 import { createTestApp, debugLogCapture, type TestApp, type TestMerchant } from './harness.ts';
 import { Receiver } from './webhooks/receiver.ts';
 
@@ -281,5 +282,55 @@ describe('GraphQL triggerEvent', () => {
       { key: m.secretKey },
     );
     expect(recipes.data.triggerRecipes.map((r) => r.type)).toEqual(listEventTypes());
+  });
+});
+
+describe('dashboard', () => {
+  it('the webhooks page triggers the chosen type with its overrides and says which event it produced', async () => {
+    const m = await t.merchant();
+    const browser = await signedIn(() => t, m);
+    const page = await browser.get('/dashboard/webhooks');
+    expect(page.html).toContain('data-testid="trigger-form"');
+    for (const type of listEventTypes()) expect(page.html).toContain(`<option value="${type}"`);
+
+    const done = await browser.post('/dashboard/webhooks/trigger', {
+      type: 'refund.succeeded',
+      set: 'amount=33.30 metadata.order=A-9',
+    });
+    expect(done.status).toBe(303);
+    expect(done.location).toBe('/dashboard/webhooks');
+    const after = await browser.get('/dashboard/webhooks');
+    const notice = /data-testid="flash-notice"[^>]*>([^<]*)</.exec(after.html)?.[1] ?? '';
+    const [, eventId, refundId] = /Triggered refund\.succeeded (evt_\w+) on (re_\w+)/.exec(notice) ?? [];
+    expect(eventId, after.html).toBeDefined();
+    const event = await get(m, `/v1/events/${eventId}`);
+    expect(event.body).toMatchObject({
+      type: 'refund.succeeded',
+      data: { object: { id: refundId, amount: 33.3 } },
+    });
+    // The form keeps the choice for the next trigger.
+    expect(after.html).toContain('<option value="refund.succeeded" selected');
+  });
+
+  it('refuses an override the type does not take, and without the CSRF token; nothing is created', async () => {
+    const m = await t.merchant();
+    const browser = await signedIn(() => t, m);
+    await browser.get('/dashboard/webhooks');
+    const refused = await browser.post('/dashboard/webhooks/trigger', {
+      type: 'collection.created',
+      set: 'return_code=R01',
+    });
+    expect(refused.status).toBe(303);
+    const after = await browser.get('/dashboard/webhooks');
+    expect(after.html).toMatch(
+      /data-testid="flash-error"[^>]*>[^<]*return_code cannot be set on collection\.created/,
+    );
+    const forged = await browser.post('/dashboard/webhooks/trigger', {
+      _csrf: 'forged',
+      type: 'collection.created',
+    });
+    expect(forged.status).toBe(403);
+    expect((await get(m, '/v1/collections')).body.data).toEqual([]);
+    expect((await get(m, '/v1/events')).body.data).toEqual([]);
   });
 });
