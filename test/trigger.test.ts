@@ -3,6 +3,8 @@
  * emits by driving real objects through their own operations. Every type of listEventTypes() is
  * triggered on a fresh merchant; the event is listed, refers to the object, and the ledger balances.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { RECIPES } from '../src/modules/trigger/trigger.recipes.ts';
@@ -55,7 +57,34 @@ async function objectCounts(m: TestMerchant): Promise<Record<string, number>> {
   return counts;
 }
 
+/** The recipes as the table of docs/trigger.md. */
+function recipesTable(): string {
+  const cell = (text: string) => text.replaceAll('|', '\\|');
+  const rows = listEventTypes().map((type) => {
+    const recipe = RECIPES.get(type);
+    if (!recipe) return `| \`${type}\` | (no recipe) | | |`;
+    const keys = recipe.accepts.map((key) => `\`${key}\``).join(', ') || 'none';
+    return `| \`${type}\` | ${cell(recipe.drives)} | ${keys} | ${recipe.movesClock ? 'yes' : 'no'} |`;
+  });
+  return [
+    '| Event type | What it drives | Overrides | Moves the clock |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+}
+
 describe('every event type has a recipe', () => {
+  it('docs/trigger.md lists every recipe as the code has it', () => {
+    const path = join(import.meta.dirname, '..', 'docs', 'trigger.md');
+    const doc = readFileSync(path, 'utf8');
+    const generated = doc.replace(
+      /<!-- recipes:start -->[\s\S]*<!-- recipes:end -->/,
+      `<!-- recipes:start -->\n${recipesTable()}\n<!-- recipes:end -->`,
+    );
+    if (process.env.SANDBANK_WRITE_DOCS === '1') writeFileSync(path, generated);
+    expect(doc, 'docs/trigger.md drifted: run this test with SANDBANK_WRITE_DOCS=1').toBe(generated);
+  });
+
   it('listEventTypes() and the recipes are the same set', () => {
     expect([...RECIPES.keys()].sort()).toEqual([...listEventTypes()].sort());
   });

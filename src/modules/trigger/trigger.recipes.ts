@@ -461,60 +461,45 @@ function payoutRecipe(
   type: string,
   drives: string,
   steps: readonly ('submit' | 'settle' | 'return' | 'cancel')[],
-  options: { rails?: readonly string[]; returns?: boolean } = {},
+  options: { returns?: boolean } = {},
 ): Recipe {
-  const rails = options.rails ?? ['ach', 'same_day_ach'];
-  const moves = rails.length === 1 && rails[0] === 'rtp';
-  return recipe(
-    type,
-    drives,
-    [...PAYOUT_KEYS, ...(options.returns ? ['return_code'] : [])],
-    (set) => {
-      const rail = set.rail ?? rails[0]!;
-      if (!rails.includes(rail))
-        throw new SandbankError('parameter_invalid', {
-          param: 'set.rail',
-          message: `This event happens on ${rails.join(' or ')}: rail is one of them.`,
-        });
-      const input = checked<Parameters<Driver['createPayout']>[0]>(
-        createPayoutSchema,
-        {
-          amount: set.amount ?? '25.00',
-          currency: set.currency ?? 'USD',
-          method: rail,
-          destination: {
-            name: 'Trigger payout account',
-            routing_number: ROUTING,
-            account_number: GOOD_ACCOUNT,
-          },
-          ...labels(set),
+  return recipe(type, drives, [...PAYOUT_KEYS, ...(options.returns ? ['return_code'] : [])], (set) => {
+    const rail = achRail(set);
+    const input = checked<Parameters<Driver['createPayout']>[0]>(
+      createPayoutSchema,
+      {
+        amount: set.amount ?? '25.00',
+        currency: set.currency ?? 'USD',
+        method: rail,
+        destination: {
+          name: 'Trigger payout account',
+          routing_number: ROUTING,
+          account_number: GOOD_ACCOUNT,
         },
-        createPayoutFieldCodes,
-      );
-      const code = options.returns ? returnCode(set, 'R03') : null;
-      return async (d) => {
-        await d.topUp(input.amount, input.currency);
-        const id = await d.createPayout(input);
-        for (const step of steps) {
-          if (step === 'return') await d.returnPayout(id, code ?? 'R03');
-          else await d.stepPayout(step, id);
-        }
-        if (moves) await d.advance(5);
-        return id;
-      };
-    },
-    moves,
-  );
+        ...labels(set),
+      },
+      createPayoutFieldCodes,
+    );
+    const code = options.returns ? returnCode(set, 'R03') : null;
+    return async (d) => {
+      await d.topUp(input.amount, input.currency);
+      const id = await d.createPayout(input);
+      for (const step of steps) {
+        if (step === 'return') await d.returnPayout(id, code ?? 'R03');
+        else await d.stepPayout(step, id);
+      }
+      return id;
+    };
+  });
 }
 
 const payouts: Recipe[] = [
   payoutRecipe('payout.created', 'Tops up the balance and creates an ACH payout.', []),
   payoutRecipe('payout.in_transit', 'Tops up the balance, creates an ACH payout and submits it.', ['submit']),
-  payoutRecipe(
-    'payout.paid',
-    'Tops up the balance, creates an ACH payout, submits and settles it (rail rtp: an RTP payout, with the clock advanced 5 seconds).',
-    ['submit', 'settle'],
-  ),
+  payoutRecipe('payout.paid', 'Tops up the balance, creates an ACH payout, submits and settles it.', [
+    'submit',
+    'settle',
+  ]),
   payoutRecipe(
     'payout.failed',
     'Tops up the balance, creates an ACH payout, submits it and the bank returns it in transit (return_code, default R03).',
