@@ -211,6 +211,18 @@ describe('overrides', () => {
     expect(await objectCounts(m)).toEqual(before);
   });
 
+  it('takes no Idempotency-Key: each call is a new run', async () => {
+    const m = await t.merchant();
+    const res = await t.rest<Json>('POST', '/v1/simulate/events', {
+      key: m.secretKey,
+      body: { type: 'collection.created' },
+      headers: { 'idempotency-key': 'once' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'idempotency_key_invalid' });
+    expect((await get(m, '/v1/collections')).body.data).toEqual([]);
+  });
+
   it('an unknown type is 400 parameter_invalid', async () => {
     const m = await t.merchant();
     const res = await post(m, '/v1/simulate/events', { type: 'collection.exploded' });
