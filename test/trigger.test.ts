@@ -202,6 +202,10 @@ describe('overrides', () => {
       ['transfer.returned', { return_code: 'R99' }, 'parameter_invalid', 'set.return_code'],
       ['transfer.settled', { rail: 'rtp' }, 'parameter_invalid', 'set.rail'],
       ['card_payment.declined', { decline_code: 'nope' }, 'parameter_invalid', 'set.decline_code'],
+      ['fx_quote.used', { source_amount: '1.234' }, 'amount_invalid', 'set.source_amount'],
+      ['fx_settlement.paid', { target_currency: 'CHF' }, 'currency_unsupported', 'set.target_currency'],
+      ['virtual_card.updated', { 'metadata.x': 'y'.repeat(501) }, 'parameter_invalid', 'set.metadata.x'],
+      ['balance_transaction.created', { currency: 'JPY', amount: '1.5' }, 'amount_invalid', 'set.amount'],
     ];
     for (const [type, set, code, param] of cases) {
       const res = await post(m, '/v1/simulate/events', { type, set });

@@ -712,11 +712,13 @@ const authorizations: Recipe[] = [
 const QUOTE_KEYS = ['target_currency', 'source_amount'] as const;
 
 function quoteInput(set: Overrides) {
-  return checked<Parameters<Driver['createQuote']>[0]>(
+  const input = checked<Parameters<Driver['createQuote']>[0]>(
     createQuoteSchema,
     { target_currency: set.target_currency ?? 'EUR', source_amount: set.source_amount ?? '25.00' },
     quoteFieldCodes,
   );
+  asOverride(() => parseAmount(input.source_amount, 'USD', { param: 'source_amount' }));
+  return input;
 }
 
 /** reference, description and metadata of a conversion or settlement, checked as a conversion checks them. */

@@ -45,7 +45,7 @@ export function recipeOf(type: string): Recipe {
 /** Whether a recipe accepts an override key (`metadata.*` stands for every `metadata.<key>`). */
 function accepts(recipe: Recipe, key: string): boolean {
   if (recipe.accepts.includes(key)) return true;
-  return recipe.accepts.includes('metadata.*') && /^metadata\.[^.]{1,40}$/.test(key);
+  return recipe.accepts.includes('metadata.*') && /^metadata\..+$/.test(key);
 }
 
 /** The overrides as text, each key one the recipe accepts; 400 naming the first one it does not. */
