@@ -25,7 +25,7 @@ const TriggeredEventRef = builder.objectRef<TriggerResult>('TriggeredEvent').imp
     events: t.field({
       type: [EventRef],
       description:
-        'Every event the run emitted for the merchant, oldest first (the triggered one among them).',
+        "Every event written for the merchant while the run went on (a concurrent request's too), oldest first; the triggered one among them.",
       resolve: (result): EventRow[] => result.events,
     }),
   }),

@@ -50,7 +50,7 @@ export const TriggeredEventWire = z
     event: EventWire,
     events: z.array(EmittedEventWire).meta({
       description:
-        'Every event the run emitted for the merchant, oldest first (the triggered one among them).',
+        "Every event written for the merchant while the run went on (a concurrent request's too), oldest first; the triggered one among them.",
     }),
   })
   .meta({
