@@ -21,6 +21,13 @@ const USAGE = `Usage:
                                              server (POST /v1/simulate/fixtures): a JSON document file, or a
                                              shipped fixture by name (month-of-history, returned-ach, decline-mix);
                                              prints each step and what it made, or the step that failed
+  sandbank trigger EVENT_TYPE [--set key=value ...] [--api URL] [--key sk_test_...] [--json]
+                                             produce an event of that type on the running server by driving
+                                             real objects (POST /v1/simulate/events); --set overrides what the
+                                             type's recipe accepts (amount=12.50, return_code=R01,
+                                             metadata.order=A-1 ...); some types advance the merchant's clock
+  sandbank trigger --list [--api URL] [--key sk_test_...]
+                                             every event type with what it drives and the overrides it accepts
 
 Options of listen:
   --forward-to URL      the local receiver each event is POSTed to (required)
@@ -39,7 +46,7 @@ listen reconnects (1s doubling to 30s) when the server connection drops and then
 GET /v1/events, so every event emitted meanwhile is forwarded, in id order, once.
 
 merchants create and keys roll use the same storage as the server (DATABASE_URL, or PGlite in
-SANDBANK_DATA_DIR, default .sandbank/); listen and reset talk to the running server instead.
+SANDBANK_DATA_DIR, default .sandbank/); listen, reset and trigger talk to the running server instead.
 With PGlite the server must be stopped first (the data folder is locked); with the server running,
 sign up over HTTP instead: curl -X POST localhost:4242/v1/merchants -H 'Content-Type: application/json' -d '{"name":"X"}'`;
 
@@ -61,6 +68,8 @@ async function run(argv: string[]): Promise<number> {
       secret: { type: 'string' },
       'max-attempts': { type: 'string' },
       json: { type: 'boolean' },
+      set: { type: 'string', multiple: true },
+      list: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -69,6 +78,7 @@ async function run(argv: string[]): Promise<number> {
   if (command === 'reset' && !values.help) return runReset(values);
   if (positionals[0] === 'fixtures' && positionals[1] === 'apply' && positionals.length === 3 && !values.help)
     return runFixturesApply(positionals[2] ?? '', values);
+  if (positionals[0] === 'trigger' && !values.help) return runTrigger(positionals.slice(1), values);
   if (values.help || (command !== 'merchants create' && command !== 'keys roll')) {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
@@ -99,7 +109,7 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function runListen(values: Record<string, string | boolean | undefined>): Promise<number> {
+async function runListen(values: CliValues): Promise<number> {
   const forwardTo = values['forward-to'];
   const key = typeof values.key === 'string' ? values.key : process.env.SANDBANK_SECRET_KEY;
   if (typeof forwardTo !== 'string' || !key) {
@@ -133,11 +143,18 @@ async function runListen(values: Record<string, string | boolean | undefined>): 
   return 0;
 }
 
-/** POSTs to the running server with the secret key (--key or SANDBANK_SECRET_KEY, --api or PUBLIC_URL). */
-async function postToServer(
+type CliValues = Record<string, string | boolean | string[] | undefined>;
+
+/**
+ * Calls the running server with the merchant's secret key (--key or SANDBANK_SECRET_KEY, --api or
+ * PUBLIC_URL); answers the body's text, or throws saying why (`what` names the call in the message).
+ */
+async function callServer(
   command: string,
+  what: string,
+  values: CliValues,
+  method: string,
   path: string,
-  values: Record<string, string | boolean | undefined>,
   body?: unknown,
 ): Promise<string> {
   const key = typeof values.key === 'string' ? values.key : process.env.SANDBANK_SECRET_KEY;
@@ -149,7 +166,7 @@ async function postToServer(
   let response: Response;
   try {
     response = await fetch(`${api}${path}`, {
-      method: 'POST',
+      method,
       headers: {
         authorization: `Bearer ${key}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -167,14 +184,14 @@ async function postToServer(
     try {
       message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
     } catch {}
-    throw new Error(`the server refused the ${command} (${response.status}): ${message}`);
+    throw new Error(`the server refused the ${what} (${response.status}): ${message}`);
   }
   return text;
 }
 
 /** `sandbank reset`: POST /v1/simulate/reset on the running server with the merchant's secret key. */
-async function runReset(values: Record<string, string | boolean | undefined>): Promise<number> {
-  const text = await postToServer('reset', '/v1/simulate/reset', values);
+async function runReset(values: CliValues): Promise<number> {
+  const text = await callServer('reset', 'reset', values, 'POST', '/v1/simulate/reset');
   if (values.json) {
     process.stdout.write(`${text}\n`);
     return 0;
@@ -199,10 +216,7 @@ async function runReset(values: Record<string, string | boolean | undefined>): P
  * `sandbank fixtures apply <file.json|name>`: POST /v1/simulate/fixtures with the document read from
  * the file, or the shipped fixture's name.
  */
-async function runFixturesApply(
-  source: string,
-  values: Record<string, string | boolean | undefined>,
-): Promise<number> {
+async function runFixturesApply(source: string, values: CliValues): Promise<number> {
   let body: unknown = { name: source };
   if (source.endsWith('.json') || existsSync(source)) {
     if (!existsSync(source)) throw new Error(`no fixture file ${source}`);
@@ -212,7 +226,7 @@ async function runFixturesApply(
       throw new Error(`${source} is not JSON (${error instanceof Error ? error.message : String(error)})`);
     }
   }
-  const text = await postToServer('fixture', '/v1/simulate/fixtures', values, body);
+  const text = await callServer('fixtures apply', 'fixture', values, 'POST', '/v1/simulate/fixtures', body);
   if (values.json) {
     process.stdout.write(`${text}\n`);
     return 0;
@@ -234,6 +248,48 @@ async function runFixturesApply(
   );
   process.stdout.write(
     `Applied ${run.name ?? source}: ${run.steps.length} steps ran.\n${lines.join('\n')}\n`,
+  );
+  return 0;
+}
+
+/** `sandbank trigger TYPE [--set k=v ...]`: POST /v1/simulate/events; `--list` prints the recipes. */
+async function runTrigger(types: string[], values: CliValues): Promise<number> {
+  if (values.list) {
+    const text = await callServer('trigger', 'listing', values, 'GET', '/v1/simulate/events/recipes');
+    if (values.json) {
+      process.stdout.write(`${text}\n`);
+      return 0;
+    }
+    const recipes = (JSON.parse(text) as { data: { type: string; drives: string; accepts: string[] }[] })
+      .data;
+    for (const recipe of recipes)
+      process.stdout.write(`${recipe.type}\n  ${recipe.drives}\n  --set ${recipe.accepts.join(', ')}\n`);
+    return 0;
+  }
+  const [type, ...extra] = types;
+  if (!type || extra.length > 0)
+    throw new Error('trigger needs one event type: sandbank trigger transfer.returned [--set key=value ...]');
+  const set: Record<string, string> = {};
+  for (const pair of (values.set as string[] | undefined) ?? []) {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--set takes key=value (got ${pair})`);
+    set[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  const text = await callServer('trigger', 'trigger', values, 'POST', '/v1/simulate/events', { type, set });
+  if (values.json) {
+    process.stdout.write(`${text}\n`);
+    return 0;
+  }
+  const result = JSON.parse(text) as {
+    object_id: string;
+    event: { id: string; type: string };
+    events: { id: string; type: string; object_id: string }[];
+  };
+  process.stdout.write(
+    `Triggered ${result.event.type} ${result.event.id} on ${result.object_id}\n` +
+      `Events of the run (${result.events.length}):\n` +
+      result.events.map((e) => `  ${e.id}  ${e.type.padEnd(32)}${e.object_id}`).join('\n') +
+      '\n',
   );
   return 0;
 }

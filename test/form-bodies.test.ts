@@ -507,6 +507,20 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
         ]),
     },
     {
+      route: '/simulate/events',
+      path: () => '/v1/simulate/events',
+      body: 'type=transfer.returned&set[amount]=12.50&set[return_code]=R02&set[metadata.order]=A-1',
+      status: 200,
+      check: (body) => {
+        expect(body).toMatchObject({ object: 'triggered_event', type: 'transfer.returned' });
+        expect((body.event as { data: { object: Json } }).data.object).toMatchObject({
+          amount: 12.5,
+          return_code: 'R02',
+          metadata: { order: 'A-1' },
+        });
+      },
+    },
+    {
       route: '/keys/roll',
       path: () => '/v1/keys/roll',
       body: '',

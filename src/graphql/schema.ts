@@ -15,6 +15,7 @@ import '../modules/clock/clock.graphql.ts';
 import '../modules/sandbox/sandbox.graphql.ts';
 import '../modules/chaos/chaos.graphql.ts';
 import '../modules/fixtures/fixtures.graphql.ts';
+import '../modules/trigger/trigger.graphql.ts';
 import '../modules/webhooks/webhooks.graphql.ts';
 import '../modules/merchants/merchants.graphql.ts';
 import './subscriptions.ts';

@@ -61,6 +61,11 @@ export const ERROR_REGISTRY = {
   ),
   parameter_missing: spec(400, 'invalid_request_error', 'A required parameter is missing.'),
   parameter_invalid: spec(400, 'invalid_request_error', 'A parameter has an invalid value.'),
+  override_not_applicable: spec(
+    400,
+    'invalid_request_error',
+    'This override cannot be set on this event type; the message lists the ones it accepts.',
+  ),
   amount_invalid: spec(
     400,
     'invalid_request_error',

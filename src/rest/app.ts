@@ -14,6 +14,7 @@ import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
 import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
+import { registerTriggerRoutes } from '../modules/trigger/trigger.routes.ts';
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import { bodySchemaLookup } from './form-body.ts';
 import { requireKey } from './middleware/auth.ts';
@@ -69,6 +70,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerSandboxRoutes(api);
   registerFixtureRoutes(api);
   registerChaosRoutes(api);
+  registerTriggerRoutes(api);
   registerEventRoutes(api);
   registerWebhookRoutes(api);
   const documents = new Map<string, ReturnType<typeof buildDocument>>();

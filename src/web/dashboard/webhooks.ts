@@ -1,7 +1,10 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
+import { SandbankError } from '../../kernel/errors.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../../modules/context.ts';
+import { TriggerEventSchema } from '../../modules/trigger/trigger.resource.ts';
+import { listRecipes, triggerEvent } from '../../modules/trigger/trigger.service.ts';
 import { ALL_EVENTS, eventTypeGroups } from '../../modules/webhooks/webhooks.event-types.ts';
 import { type DeliveryLog, listEndpointDeliveries } from '../../modules/webhooks/webhooks.log.ts';
 import { redeliverEventNow } from '../../modules/webhooks/webhooks.redeliver.ts';
@@ -272,6 +275,36 @@ async function deliveryLog(c: DashContext, svc: ServiceContext, endpointId: stri
   return html`${deliveryLogTable(c, endpointId, page.data, svc.clock.now())}${olderLink(endpointPath(endpointId), page.nextCursor)}`;
 }
 
+/** The trigger form: a select of every event type and its overrides as `key=value` words. */
+function triggerForm(c: DashContext, flash: Flash | null): Html {
+  const chosen = formValue(flash, 'type', 'collection.succeeded');
+  return html`<form method="post" action="${LIST}/trigger" data-testid="trigger-form">
+  ${csrfField(c)}
+  <div><label for="f-trigger-type">Event type</label>
+  <select id="f-trigger-type" name="type" data-testid="trigger-type">${listRecipes().map(
+    (recipe) =>
+      html`<option value="${recipe.type}" ${recipe.type === chosen ? 'selected' : ''} title="${recipe.drives}">${recipe.type}</option>`,
+  )}</select></div>
+  <div><label for="f-trigger-set">Overrides</label><input id="f-trigger-set" name="set" maxlength="2000" placeholder="amount=12.50 return_code=R01 metadata.order=A-1" value="${formValue(flash, 'set', '')}" data-testid="trigger-set"></div>
+  <button type="submit" data-testid="trigger-submit">Trigger</button>
+</form>`;
+}
+
+/** `key=value` words (space or comma separated) as overrides; a word without `=` is refused. */
+function overridesOf(text: string): Record<string, string> {
+  const set: Record<string, string> = {};
+  for (const word of text.split(/[\s,]+/).filter(Boolean)) {
+    const at = word.indexOf('=');
+    if (at < 1)
+      throw new SandbankError('parameter_invalid', {
+        param: 'set',
+        message: `Overrides are key=value words (got ${word.slice(0, 60)}).`,
+      });
+    set[word.slice(0, at)] = word.slice(at + 1);
+  }
+  return set;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Pages
 
@@ -289,6 +322,11 @@ async function listPage(c: DashContext): Promise<Response> {
   <h2>Add an endpoint</h2>
   <p class="muted">Events are POSTed to the URL, signed per Standard Webhooks; a receiver on this machine (localhost) works.</p>
   ${createForm(c, flash)}
+</section>
+<section class="card">
+  <h2>Trigger an event</h2>
+  <p class="muted">Produces an event of the chosen type by driving real objects through their own operations (a collection paid, a transfer returned…), so the ledger and every related event stay consistent. Some types advance this merchant's clock. See docs/trigger.md.</p>
+  ${triggerForm(c, flash)}
 </section>`,
   );
 }
@@ -344,6 +382,20 @@ async function update(c: DashContext): Promise<Response> {
   });
 }
 
+async function trigger(c: DashContext): Promise<Response> {
+  const form = await formOf(c);
+  const { _csrf: _token, ...kept } = form;
+  return submitForm(c, kept, LIST, async () => {
+    const input = parseInput(TriggerEventSchema, { type: form.type ?? '', set: overridesOf(form.set ?? '') });
+    const result = await triggerEvent(await dashboardContext(c), input);
+    return {
+      to: LIST,
+      notice: `Triggered ${result.event.type} ${result.event.id} on ${result.event.objectId} (the run emitted ${result.events.length} event${result.events.length === 1 ? '' : 's'}: ${result.events.map((e) => e.type).join(', ')}).`,
+      keepForm: true,
+    };
+  });
+}
+
 async function rotate(c: DashContext): Promise<Response> {
   const id = c.req.param('id') ?? '';
   return revealingSecret(c, endpointPath(id), {}, async (svc) => ({
@@ -382,6 +434,7 @@ async function redeliver(c: DashContext): Promise<Response> {
 export function registerWebhookPages(app: Hono<DashEnv>): void {
   app.get('/webhooks', listPage);
   app.post('/webhooks', create);
+  app.post('/webhooks/trigger', trigger);
   app.get('/webhooks/:id', endpointPage);
   app.post('/webhooks/:id', update);
   app.post('/webhooks/:id/rotate', rotate);

@@ -1,0 +1,96 @@
+import { builder } from '../../graphql/builder.ts';
+import { serviceContext } from '../../graphql/context.ts';
+import { wireInput } from '../../graphql/wire-input.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import type { EventRow } from '../events/events.service.ts';
+import { EventRef } from '../events/events.subscriptions.graphql.ts';
+import type { Recipe } from './trigger.recipes.ts';
+import { TriggerEventSchema } from './trigger.resource.ts';
+import { listRecipes, type TriggerResult, triggerEvent } from './trigger.service.ts';
+
+const TriggeredEventRef = builder.objectRef<TriggerResult>('TriggeredEvent').implement({
+  description:
+    "An event produced on demand (POST /v1/simulate/events): its recipe drove real objects through their own operations, so the ledger, the objects' timelines and every related event are consistent. See docs/trigger.md.",
+  fields: (t) => ({
+    type: t.exposeString('type', { description: 'The event type asked for.' }),
+    objectId: t.string({
+      description: 'The id of the primary object: the one the triggered event is about.',
+      resolve: (result) => result.event.objectId,
+    }),
+    event: t.field({
+      type: EventRef,
+      description: 'The triggered event (the last one of its type the run emitted).',
+      resolve: (result) => result.event,
+    }),
+    events: t.field({
+      type: [EventRef],
+      description:
+        "Every event written for the merchant while the run went on (a concurrent request's too), oldest first; the triggered one among them.",
+      resolve: (result): EventRow[] => result.events,
+    }),
+  }),
+});
+
+const TriggerRecipeRef = builder.objectRef<Recipe>('TriggerRecipe').implement({
+  description: 'How triggerEvent produces one event type: what it drives and the overrides it accepts.',
+  fields: (t) => ({
+    type: t.exposeString('type', { description: 'The event type the recipe produces.' }),
+    drives: t.exposeString('drives', { description: 'What the recipe does, in words.' }),
+    accepts: t.stringList({
+      description: 'The override keys it accepts (`metadata.*`: any metadata.<key>).',
+      resolve: (recipe) => [...recipe.accepts],
+    }),
+    movesClock: t.exposeBoolean('movesClock', {
+      description: "Whether it advances the merchant's simulated clock.",
+    }),
+  }),
+});
+
+const TriggerOverrideInput = builder.inputType('TriggerOverrideInput', {
+  description: "One override of a trigger's recipe: a key it accepts and its value, as text.",
+  fields: (t) => ({
+    key: t.string({
+      required: true,
+      description: 'The key, e.g. amount, currency, reference, return_code, metadata.order.',
+    }),
+    value: t.string({ required: true, description: 'The value, e.g. 12.50, R01.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  triggerRecipes: t.field({
+    type: [TriggerRecipeRef],
+    description:
+      'Every event type triggerEvent can produce, with what it drives and the overrides it accepts (GET /v1/simulate/events/recipes).',
+    resolve: () => listRecipes(),
+  }),
+}));
+
+const triggerBody = wireInput('triggerEvent', TriggerEventSchema);
+
+builder.mutationFields((t) => ({
+  triggerEvent: t.field({
+    type: TriggeredEventRef,
+    errors: { types: [SandbankError] },
+    description:
+      "Produces an event of any type on demand by driving real objects through their own operations (POST /v1/simulate/events); some types advance the merchant's clock. Overrides are checked before anything is written. Takes no idempotency key.",
+    args: {
+      type: t.arg.string({
+        required: true,
+        description: 'The event type to produce (eventTypes lists them), e.g. transfer.returned.',
+      }),
+      set: t.arg({
+        type: [TriggerOverrideInput],
+        description:
+          'Overrides of the recipe, each a key it accepts (triggerRecipes lists them); a key it does not accept is override_not_applicable.',
+      }),
+    },
+    resolve: (_root, args, ctx) => {
+      if (ctx.idempotencyKey)
+        throw new SandbankError('idempotency_key_invalid', {
+          message: 'triggerEvent takes no Idempotency-Key: each call triggers a new run.',
+        });
+      return triggerEvent(serviceContext(ctx), triggerBody.parse(triggerBody.body(args)));
+    },
+  }),
+}));
