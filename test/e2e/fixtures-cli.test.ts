@@ -124,7 +124,7 @@ describe('sandbank fixtures apply', () => {
   it('says why it could not: no key, an unknown name, a missing file, no server', async () => {
     const noKey = await sandbank(['fixtures', 'apply', 'decline-mix', '--api', server.url]);
     expect(noKey.code).toBe(1);
-    expect(noKey.stderr).toContain('fixture needs --key sk_test_... (or SANDBANK_SECRET_KEY)');
+    expect(noKey.stderr).toContain('fixtures apply needs --key sk_test_... (or SANDBANK_SECRET_KEY)');
     const key = await signUp('CLI Fixture Errors');
     const unknown = await sandbank(['fixtures', 'apply', 'nope', '--api', server.url, '--key', key]);
     expect(unknown.code).toBe(1);
