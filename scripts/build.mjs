@@ -15,7 +15,7 @@
  * With --if-possible (the `prepare` hook) a production install without the build tools skips the
  * build with a notice instead of failing.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -90,6 +90,15 @@ async function declarations() {
   writeFileSync(join(dist, 'testing.d.ts'), emitted.outputText);
 }
 
+/** The folders below `dir`, relative to it, parents first. */
+function foldersOf(dir, prefix = '') {
+  return readdirSync(join(dir, prefix), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => (prefix ? `${prefix}/${entry.name}` : entry.name))
+    .sort()
+    .flatMap((folder) => [folder, ...foldersOf(dir, folder)]);
+}
+
 async function snapshot() {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
@@ -111,6 +120,10 @@ async function snapshot() {
   const tar = await client.dumpDataDir('none');
   writeFileSync(join(dist, 'pglite', 'data.tar'), Buffer.from(await tar.arrayBuffer()));
   await client.close();
+  // Every folder of the snapshot, empty ones included: npm does not pack empty folders, and
+  // Postgres will not start without them (pg_notify, pg_tblspc…), so a copy made from the installed
+  // package recreates them from this list.
+  writeFileSync(join(dist, 'pglite', 'folders.json'), `${JSON.stringify(foldersOf(dir))}\n`);
   // The migrations the snapshot holds: it is used only while they are a prefix of the code's own.
   const journal = JSON.parse(readFileSync(join(root, 'migrations', 'meta', '_journal.json'), 'utf8'));
   writeFileSync(

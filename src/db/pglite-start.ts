@@ -6,12 +6,12 @@
  *
  * Kept apart from client.ts so that the prestart loads only this, the proxy and PGlite.
  */
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLITE_MEMORY_SETTINGS, PGLITE_WAL_SETTINGS } from './maintenance.ts';
 import { type PgliteClient, PgliteWorkerClient } from './pglite-proxy.ts';
-import { pgliteSnapshot } from './snapshot.ts';
+import { copySnapshot, pgliteSnapshot } from './snapshot.ts';
 
 /** Whether PGlite runs in its worker thread unless told otherwise: PGLITE_WORKER=0 turns it off. */
 export function pgliteWorkerByDefault(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -48,8 +48,7 @@ export function startPglite(options: PgliteStart): StartedPglite {
     // Start from the build's pre-migrated snapshot where there is one: a fresh folder gets a copy
     // of it (under the lock just taken), and a database in memory loads its tar.
     const snapshot = options.loadDataDir ? null : pgliteSnapshot(options.migrations);
-    if (snapshot && dataDir && !existsSync(join(dataDir, 'PG_VERSION')))
-      cpSync(snapshot.dir, dataDir, { recursive: true });
+    if (snapshot && dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) copySnapshot(snapshot, dataDir);
     const tarPath = snapshot && !dataDir ? snapshot.tar : undefined;
     const startParams = [...PGLITE_WAL_SETTINGS, ...PGLITE_MEMORY_SETTINGS];
     if (options.worker) {

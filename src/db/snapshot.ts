@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,6 +22,20 @@ export function migrationsInUse(): string {
 export interface PgliteSnapshot {
   dir: string;
   tar: string;
+  /** Every folder of `dir`, relative to it, parents first (empty ones too: see copySnapshot). */
+  folders: string;
+}
+
+/**
+ * Copies the snapshot into a fresh data folder, with every folder it had: npm packs no empty
+ * folder, so an installed package's snapshot lacks the ones Postgres needs to start (pg_notify,
+ * pg_tblspc…); the build listed them all.
+ */
+export function copySnapshot(snapshot: PgliteSnapshot, dataDir: string): void {
+  cpSync(snapshot.dir, dataDir, { recursive: true });
+  if (!existsSync(snapshot.folders)) return;
+  for (const folder of JSON.parse(readFileSync(snapshot.folders, 'utf8')) as string[])
+    mkdirSync(join(dataDir, folder), { recursive: true });
 }
 
 /** The migrations of the code that runs (migrations/meta/_journal.json), in order. */
@@ -48,7 +62,7 @@ export function pgliteSnapshot(migrations: string): PgliteSnapshot | null {
     const held = JSON.parse(readFileSync(stamp, 'utf8')) as string[];
     const current = journalTags(migrations);
     if (held.length > current.length || held.some((tag, i) => tag !== current[i])) return null;
-    return { dir: join(base, 'data'), tar: join(base, 'data.tar') };
+    return { dir: join(base, 'data'), tar: join(base, 'data.tar'), folders: join(base, 'folders.json') };
   }
   return null;
 }
