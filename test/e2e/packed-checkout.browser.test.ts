@@ -1,7 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installPackedPackage, NPX_LOCAL_ONLY, type PackedInstall } from '../packed.ts';
+import { installPackedPackage, NPX_LOCAL_ONLY, type PackedInstall, run } from '../packed.ts';
 import { freePort } from '../server-process.ts';
 import { launchChromium, screenshot, watchProblems } from './chromium.ts';
 
@@ -151,4 +154,63 @@ describe('the packed package, started with npx sandbank', () => {
     expect(collection.body.state).toBe('succeeded');
     expect(collection.body.payments).toMatchObject([{ state: 'captured', last4: '4242' }]);
   });
+
+  it("runs the CLI's commands from the installed package: fixtures, trigger, reset, listen, merchants create", async () => {
+    if (!packed) throw new Error('the package was not installed');
+    const cli = (args: string[], env: Record<string, string> = {}) =>
+      run('npx', ['sandbank', ...args], packed!.consumer, { DATABASE_URL: '', ...env });
+    const server = ['--api', base, '--key', SECRET_KEY];
+
+    const fixture = await cli(['fixtures', 'apply', 'decline-mix', ...server]);
+    expect(fixture.code, fixture.output).toBe(0);
+    expect(fixture.output).toMatch(/Applied decline-mix: \d+ steps ran\./);
+
+    const triggered = await cli(['trigger', 'refund.succeeded', '--set', 'amount=7.25', ...server]);
+    expect(triggered.code, triggered.output).toBe(0);
+    expect(triggered.output).toMatch(/Triggered refund\.succeeded evt_\w+ on re_\w+/);
+
+    const reset = await cli(['reset', ...server]);
+    expect(reset.code, reset.output).toBe(0);
+    expect(reset.output).toMatch(/Reset mch_\w+: the clock is back to real time/);
+    const events = await api<{ data: unknown[] }>('GET', '/v1/events');
+    expect(events.body.data).toEqual([]);
+
+    // listen: connects, prints its signing secret and says it is ready; stopped with its process group.
+    const receiverPort = await freePort();
+    const listener = spawn(
+      'npx',
+      ['sandbank', 'listen', ...server, '--forward-to', `http://127.0.0.1:${receiverPort}/hook`],
+      { cwd: packed.consumer, env: { ...process.env, ...NPX_LOCAL_ONLY, NODE_OPTIONS: '' }, detached: true },
+    );
+    let heard = '';
+    const ready = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 60_000);
+      const hear = (chunk: Buffer) => {
+        heard += chunk.toString();
+        if (/Ready: forwarding/.test(heard)) {
+          clearTimeout(timer);
+          resolve(true);
+        }
+      };
+      listener.stdout?.on('data', hear);
+      listener.stderr?.on('data', hear);
+      listener.once('exit', () => resolve(false));
+    });
+    if (listener.pid !== undefined && listener.exitCode === null) process.kill(-listener.pid, 'SIGTERM');
+    expect(ready, heard).toBe(true);
+    expect(heard).toMatch(/whsec_\w+/);
+
+    // merchants create works on the package's own storage (a PGlite folder of its own here).
+    const dataDir = mkdtempSync(join(tmpdir(), 'sandbank-packed-data-'));
+    try {
+      const created = await cli(['merchants', 'create', '--name', 'Packed Shop'], {
+        SANDBANK_DATA_DIR: dataDir,
+      });
+      expect(created.code, created.output).toBe(0);
+      expect(created.output).toMatch(/Secret key {2}sk_test_\w+/);
+      expect(created.output).toMatch(/Public key {2}pk_test_\w+/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });
