@@ -2,7 +2,8 @@
 // The `sandbank` command. With no command, or only the server's flags (`sandbank`, `sandbank --memory
 // --port 4300`), it starts the server in this process (dist/main.js, as `npm start` does); with a
 // command (merchants create, keys roll, listen, reset, --help) it runs the CLI (dist/cli.js). In a
-// clone that was never built, the TypeScript sources run through tsx instead.
+// clone that was never built, or whose sources are newer than its build, the TypeScript sources run
+// through tsx instead.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,13 +15,20 @@ const first = argv[0];
 const serve = first === undefined || (first.startsWith('-') && first !== '-h' && first !== '--help');
 const entry = serve ? 'main' : 'cli';
 const built = join(root, 'dist', `${entry}.js`);
-if (serve && existsSync(built)) {
+// In a clone whose sources changed since the last build, the sources run (through tsx), never the
+// stale build; an installed package has no sources and always runs its build.
+const source = join(root, 'src', `${entry}.ts`);
+let useBuild = existsSync(built);
+if (useBuild && existsSync(source) && existsSync(join(root, 'node_modules', 'tsx'))) {
+  const { buildAge } = await import('../scripts/ensure-build.mjs');
+  const { built: builtAt, sources } = buildAge();
+  useBuild = builtAt >= sources;
+}
+if (serve && useBuild) {
   // The server reads its flags from process.argv.slice(2): the same as `node dist/main.js <flags>`.
   await import(pathToFileURL(built).href);
 } else {
-  const args = existsSync(built)
-    ? [built, ...argv]
-    : ['--import', 'tsx', join(root, 'src', `${entry}.ts`), ...argv];
+  const args = useBuild ? [built, ...argv] : ['--import', 'tsx', source, ...argv];
   const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
   process.exit(result.status ?? 1);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Before `npm start` (and `npm run sandbank`): builds dist/ when it is missing or older than the
+ * Run as a script, before `npm start` (and `npm run sandbank`): builds dist/ when it is missing or older than the
  * sources, so a clone that was just pulled or edited never starts stale code. A production
  * install (no build tools) with a build in place starts as it is.
  */
@@ -22,12 +22,19 @@ function newest(path) {
   return latest;
 }
 
-const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
-const sources = Math.max(
-  ...['src', 'migrations', 'package.json', 'package-lock.json', 'scripts/build.mjs'].map((path) =>
-    newest(join(root, path)),
-  ),
-);
+/** When dist/ was built (0 when never), and when the newest of what it is built from changed. */
+export function buildAge() {
+  const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
+  const sources = Math.max(
+    ...['src', 'migrations', 'package.json', 'package-lock.json', 'scripts/build.mjs'].map((path) =>
+      newest(join(root, path)),
+    ),
+  );
+  return { built, sources };
+}
+
+const { built, sources } =
+  process.argv[1] === fileURLToPath(import.meta.url) ? buildAge() : { built: 1, sources: 0 };
 if (built < sources) {
   const canBuild = existsSync(join(root, 'node_modules', 'esbuild'));
   if (canBuild || !built) {
