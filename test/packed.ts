@@ -38,6 +38,8 @@ export function run(
   args: string[],
   cwd: string,
   env: Record<string, string> = {},
+  /** Kills the command's whole process group after this long, its output kept (for the failure). */
+  timeoutMs = 100_000,
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const environment: Record<string, string | undefined> = {
@@ -47,7 +49,11 @@ export function run(
       NO_COLOR: '1',
     };
     delete environment.FORCE_COLOR;
-    const child = spawn(command, args, { cwd, env: { ...environment, ...env } });
+    const child = spawn(command, args, { cwd, env: { ...environment, ...env }, detached: true });
+    const timer = setTimeout(() => {
+      output += `\n(killed after ${timeoutMs} ms: ${command} ${args.join(' ')} had not finished)\n`;
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    }, timeoutMs);
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -56,7 +62,10 @@ export function run(
       output += chunk.toString();
     });
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
   });
 }
 

@@ -6,11 +6,13 @@ import { startSandbank } from 'sandbank/testing';
 let sandbank;
 let webhooks;
 
+// Jest gives a hook 5 seconds; starting a server takes about one, more on a busy CI machine. A hook
+// that timed out would leave the server it was starting running, and Jest waiting for it to stop.
 beforeAll(async () => {
   sandbank = await startSandbank();
   webhooks = await sandbank.webhookReceiver();
-});
-afterAll(() => sandbank.close());
+}, 60_000);
+afterAll(() => sandbank?.close(), 60_000);
 beforeEach(async () => {
   await sandbank.reset();
   webhooks.clear();

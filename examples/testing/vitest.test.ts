@@ -11,8 +11,8 @@ let webhooks: WebhookReceiver;
 beforeAll(async () => {
   sandbank = await startSandbank();
   webhooks = await sandbank.webhookReceiver();
-});
-afterAll(() => sandbank.close());
+}, 60_000); // starting takes about a second, more on a busy CI machine
+afterAll(() => sandbank?.close(), 60_000);
 beforeEach(async () => {
   await sandbank.reset();
   webhooks.clear();
