@@ -7,20 +7,14 @@
  * 15:00Z is 10:00 ET. A bank payment made then settles Thursday 08:30 ET (13:30Z); an FX
  * settlement is paid Thursday 12:00 ET (17:00Z).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bankTime } from '../src/web/bank-time.ts';
 import type { Json } from './fixtures/clocked-merchant.ts';
+import { dashboardTestApp } from './fixtures/dashboard.ts';
 import { clockedDashboard } from './fixtures/dashboard-clocked.ts';
-import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
+import type { TestMerchant } from './harness.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
-const app = () => t;
+const app = dashboardTestApp();
 const { post, get, merchantAt, advanceTo, signedInAt } = clockedDashboard(app);
 
 const WEDNESDAY_1000 = '2031-12-03T15:00:00.000Z';
@@ -61,7 +55,7 @@ function section(html: string, testId: string, tag: string): string {
 /** The checkout page of a collection, as a payer opens it. */
 async function checkoutPage(m: TestMerchant, reference: string): Promise<string> {
   const url = new URL(String((await get(m, `/v1/collections/${reference}`)).body.checkout_url));
-  const res = await t.app.request(`${url.pathname}${url.search}`);
+  const res = await app().app.request(`${url.pathname}${url.search}`);
   expect(res.status).toBe(200);
   return res.text();
 }

@@ -7,20 +7,12 @@
  * Instants: 2031-12-03 is a Wednesday; the clock is frozen at 21:00 UTC, so the day's window runs
  * to midnight UTC.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Json } from './fixtures/clocked-merchant.ts';
-import type { DashboardBrowser } from './fixtures/dashboard.ts';
+import { type DashboardBrowser, dashboardTestApp } from './fixtures/dashboard.ts';
 import { clockedDashboard, testIdTexts } from './fixtures/dashboard-clocked.ts';
-import { createTestApp, type TestApp } from './harness.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
-const app = () => t;
+const app = dashboardTestApp();
 const { post, get, signedInAt } = clockedDashboard(app);
 
 const WEDNESDAY_2100 = '2031-12-03T21:00:00.000Z';

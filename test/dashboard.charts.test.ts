@@ -2,19 +2,11 @@
  * The dashboard's charts: server-rendered SVG with a time axis and a value axis in the currency,
  * readable after the merchant's clock jumps by years.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { timeTicks, valueTicks } from '../src/web/dashboard/chart.ts';
-import { signedIn } from './fixtures/dashboard.ts';
-import { createTestApp, type TestApp } from './harness.ts';
+import { dashboardTestApp, signedIn } from './fixtures/dashboard.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
-const app = () => t;
+const app = dashboardTestApp();
 
 const DAY = 86_400_000;
 
@@ -42,9 +34,9 @@ function stepXs(d: string): number[] {
 
 describe('balance charts', () => {
   it('have a time axis with date labels and a value axis written in the currency', async () => {
-    const m = await t.merchant('Chart Shop');
-    const post = (path: string, body: unknown) => t.rest('POST', path, { key: m.secretKey, body });
-    await t.rest('POST', '/v1/clock/freeze', { key: m.secretKey });
+    const m = await app().merchant('Chart Shop');
+    const post = (path: string, body: unknown) => app().rest('POST', path, { key: m.secretKey, body });
+    await app().rest('POST', '/v1/clock/freeze', { key: m.secretKey });
     await post('/v1/clock/advance', { to: '2031-12-01T09:00:00Z' });
     await post('/v1/simulate/balance/top_up', { amount: '1000.00', currency: 'USD' });
     await post('/v1/clock/advance', { to: '2031-12-04T09:00:00Z' });
@@ -69,9 +61,9 @@ describe('balance charts', () => {
   });
 
   it('after the clock advances five years, activity before and after stays apart, on labelled days', async () => {
-    const m = await t.merchant('Jump Shop');
-    const post = (path: string, body: unknown) => t.rest('POST', path, { key: m.secretKey, body });
-    await t.rest('POST', '/v1/clock/freeze', { key: m.secretKey });
+    const m = await app().merchant('Jump Shop');
+    const post = (path: string, body: unknown) => app().rest('POST', path, { key: m.secretKey, body });
+    await app().rest('POST', '/v1/clock/freeze', { key: m.secretKey });
     await post('/v1/clock/advance', { to: '2031-12-01T09:00:00Z' });
     await post('/v1/simulate/balance/top_up', { amount: '1000.00', currency: 'USD' });
     await post('/v1/clock/advance', { to: '2036-12-01T09:00:00Z' });

@@ -3,34 +3,33 @@
  * test-card picker, a transfer and a payout with the magic-account picker, and the "Try it" index.
  * Each form's object is read back over REST; errors refill the form and create nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_CARDS, testCardFill } from '../src/modules/cards/magic-cards.ts';
 import {
   MAGIC_ACCOUNTS,
   RETURN_CODE_ACCOUNT,
   UNREACHABLE_ROUTING_NUMBER,
 } from '../src/modules/transfers/transfers.rails.ts';
-import { type DashboardBrowser, type DashboardPage, signedIn } from './fixtures/dashboard.ts';
-import { createTestApp, PUBLIC_URL, type TestApp, type TestMerchant } from './harness.ts';
+import {
+  type DashboardBrowser,
+  type DashboardPage,
+  dashboardTestApp,
+  signedIn,
+} from './fixtures/dashboard.ts';
+import { PUBLIC_URL, type TestMerchant } from './harness.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
-const app = () => t;
+const app = dashboardTestApp();
 
 async function setUp(name = 'Form Shop'): Promise<{ m: TestMerchant; browser: DashboardBrowser }> {
-  const m = await t.merchant(name);
+  const m = await app().merchant(name);
   return { m, browser: await signedIn(app, m) };
 }
 
-const get = async (m: TestMerchant, path: string) => (await t.rest('GET', path, { key: m.secretKey })).body;
+const get = async (m: TestMerchant, path: string) =>
+  (await app().rest('GET', path, { key: m.secretKey })).body;
 
 async function topUp(m: TestMerchant, amount: number): Promise<void> {
-  const res = await t.rest('POST', '/v1/simulate/balance/top_up', {
+  const res = await app().rest('POST', '/v1/simulate/balance/top_up', {
     key: m.secretKey,
     body: { amount, currency: 'USD' },
   });
@@ -131,7 +130,7 @@ describe('collections', () => {
     const { m, browser } = await setUp();
     const urls: string[] = [];
     for (let i = 1; i <= 6; i += 1) {
-      const res = await t.rest('POST', '/v1/collect', {
+      const res = await app().rest('POST', '/v1/collect', {
         key: m.secretKey,
         body: { amount: i, currency: 'USD' },
       });
@@ -145,7 +144,7 @@ describe('collections', () => {
     // The links the API hands out (with their secrets), newest first.
     expect(links).toEqual(urls.slice(1).reverse());
     const opened = new URL(links[0] ?? '');
-    const checkout = await t.app.request(`${opened.pathname}${opened.search}`);
+    const checkout = await app().app.request(`${opened.pathname}${opened.search}`);
     expect(checkout.status).toBe(200);
     expect(await checkout.text()).toContain('6.00');
   });
@@ -304,7 +303,7 @@ describe('card payments', () => {
   it('after the clock moved 7 years ahead, the picked card is still valid and the picker fills what checkout fills', async () => {
     const { m, browser } = await setUp();
     const year = await clockYear(m);
-    const moved = await t.rest('POST', '/v1/clock/advance', {
+    const moved = await app().rest('POST', '/v1/clock/advance', {
       key: m.secretKey,
       body: { to: `${year + 7}-06-15T12:00:00.000Z` },
     });
@@ -318,12 +317,12 @@ describe('card payments', () => {
     expect(visa.exp_year).toBe(String(year + 12));
 
     // The checkout page of the same merchant fills the same expiry.
-    const collection = await t.rest<{ checkout_url: string }>('POST', '/v1/collect', {
+    const collection = await app().rest<{ checkout_url: string }>('POST', '/v1/collect', {
       key: m.secretKey,
       body: { amount: '4.00', currency: 'USD', reference: 'picker-clock' },
     });
     const checkout = new URL(collection.body.checkout_url);
-    const payerPage = await t.app.request(`${checkout.pathname}${checkout.search}`);
+    const payerPage = await app().app.request(`${checkout.pathname}${checkout.search}`);
     expect(await payerPage.text()).toContain(`data-exp-month="12" data-exp-year="${year + 12}"`);
 
     // The filled card pays, from the links' fill (script) as from the select (no script).

@@ -7,21 +7,14 @@
  * Instants: 2031-12-03 is a Wednesday; 15:00Z is 10:00 ET, so a settlement is paid Thursday
  * 2031-12-04 12:00 ET = 17:00Z.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHART_HOURS } from '../src/web/dashboard/fx.ts';
 import type { Json } from './fixtures/clocked-merchant.ts';
-import type { DashboardBrowser } from './fixtures/dashboard.ts';
+import { type DashboardBrowser, dashboardTestApp } from './fixtures/dashboard.ts';
 import { clockedDashboard, testIdTexts } from './fixtures/dashboard-clocked.ts';
-import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
+import type { TestMerchant } from './harness.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
-const app = () => t;
+const app = dashboardTestApp();
 const { post, get, signedInAt } = clockedDashboard(app);
 
 const WEDNESDAY_1000 = '2031-12-03T15:00:00.000Z';

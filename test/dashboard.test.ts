@@ -2,23 +2,15 @@
  * The dashboard's foundation in-process: sign-in by key and by one-time link, sessions,
  * CSRF on every form, the security headers, the clock panel, escaping on the home page.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../src/kernel/clock.ts';
 import { createSignInLink } from '../src/modules/dashboard/dashboard.service.ts';
 import { bankTime } from '../src/web/bank-time.ts';
-import { dashboardBrowser, signedIn } from './fixtures/dashboard.ts';
-import { createTestApp, type TestApp } from './harness.ts';
+import { dashboardBrowser, dashboardTestApp, signedIn } from './fixtures/dashboard.ts';
 
 type Json = Record<string, unknown>;
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
-const app = () => t;
+const app = dashboardTestApp();
 
 describe('signing in', () => {
   it('a page without a session redirects to sign-in, a GET remembering where it was going', async () => {
@@ -32,7 +24,7 @@ describe('signing in', () => {
   });
 
   it('with the secret key: a session cookie that is HttpOnly, SameSite=Lax and expiring', async () => {
-    const m = await t.merchant('Key Shop');
+    const m = await app().merchant('Key Shop');
     const browser = dashboardBrowser(app);
     await browser.get('/dashboard/login');
     const res = await browser.post('/dashboard/login', { key: m.secretKey, next: '/dashboard/keys' });
@@ -48,7 +40,7 @@ describe('signing in', () => {
   });
 
   it('a public key, a wrong key or a foreign next= are refused', async () => {
-    const m = await t.merchant();
+    const m = await app().merchant();
     const browser = dashboardBrowser(app);
     await browser.get('/dashboard/login');
     const pub = await browser.post('/dashboard/login', { key: m.publicKey });
@@ -62,8 +54,8 @@ describe('signing in', () => {
   });
 
   it('a one-time link signs in once', async () => {
-    const m = await t.merchant('Linked');
-    const token = await createSignInLink(t.database.db, systemClock, m.id);
+    const m = await app().merchant('Linked');
+    const token = await createSignInLink(app().database.db, systemClock, m.id);
     const first = dashboardBrowser(app);
     const res = await first.get(`/dashboard/login/${token}`);
     expect(res.status).toBe(303);
@@ -75,7 +67,7 @@ describe('signing in', () => {
   });
 
   it('signing out ends the session: the old cookie no longer opens a page', async () => {
-    const m = await t.merchant();
+    const m = await app().merchant();
     const browser = await signedIn(app, m);
     const session = browser.cookies.get('sandbank_session');
     expect((await browser.post('/dashboard/logout')).location).toBe('/dashboard/login');
@@ -85,7 +77,7 @@ describe('signing in', () => {
   });
 
   it('signing in again in the same browser ends its previous session', async () => {
-    const m = await t.merchant();
+    const m = await app().merchant();
     const browser = await signedIn(app, m);
     const first = browser.cookies.get('sandbank_session') ?? '';
     await browser.post('/dashboard/login', { key: m.secretKey });
@@ -97,7 +89,7 @@ describe('signing in', () => {
   });
 
   it('a form over 64 KiB is a page of its own, with the dashboard headers', async () => {
-    const m = await t.merchant();
+    const m = await app().merchant();
     const browser = await signedIn(app, m);
     const res = await browser.post('/dashboard/clock', { op: 'hour', padding: 'x'.repeat(70_000) });
     expect(res.status).toBe(413);
@@ -114,7 +106,7 @@ describe('signing in', () => {
     const secret = /data-testid="secret-key">(sk_test_\w+)</.exec(keys.html)?.[1];
     expect(secret).toBeDefined();
     expect(keys.html).toContain('Fresh &lt;b&gt;Shop&lt;/b&gt;');
-    const api = await t.rest('GET', '/v1/balances', { key: secret ?? '' });
+    const api = await app().rest('GET', '/v1/balances', { key: secret ?? '' });
     expect(api.status).toBe(200);
     const later = await browser.get('/dashboard/keys');
     expect(later.html).not.toContain(secret);
@@ -125,22 +117,22 @@ describe('signing in', () => {
 
 describe('forms and headers', () => {
   it('every POST needs the CSRF token of its session', async () => {
-    const m = await t.merchant();
+    const m = await app().merchant();
     const browser = await signedIn(app, m);
     const missing = await browser.post('/dashboard/clock', { op: 'hour', _csrf: '' });
     expect(missing.status).toBe(403);
     const wrong = await browser.post('/dashboard/clock', { op: 'hour', _csrf: 'x'.repeat(43) });
     expect(wrong.status).toBe(403);
-    const before = await t.rest('GET', '/v1/clock', { key: m.secretKey });
+    const before = await app().rest('GET', '/v1/clock', { key: m.secretKey });
     const ok = await browser.post('/dashboard/clock', { op: 'hour', back: '/dashboard' });
     expect(ok.status).toBe(303);
-    const after = await t.rest('GET', '/v1/clock', { key: m.secretKey });
+    const after = await app().rest('GET', '/v1/clock', { key: m.secretKey });
     const moved = Date.parse(String(after.body.now)) - Date.parse(String(before.body.now));
     expect(moved).toBeGreaterThanOrEqual(3_600_000);
   });
 
   it('pages forbid inline script and framing', async () => {
-    const m = await t.merchant();
+    const m = await app().merchant();
     const browser = await signedIn(app, m);
     const page = await browser.get('/dashboard');
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
@@ -151,11 +143,11 @@ describe('forms and headers', () => {
   });
 
   it('the clock panel moves the clock and the next page lists what ran', async () => {
-    const m = await t.merchant();
+    const m = await app().merchant();
     const browser = await signedIn(app, m);
-    await t.rest('POST', '/v1/clock/freeze', { key: m.secretKey });
-    await t.rest('POST', '/v1/clock/advance', { key: m.secretKey, body: { to: '2031-12-02T14:00:00Z' } });
-    const col = await t.rest('POST', '/v1/collect', {
+    await app().rest('POST', '/v1/clock/freeze', { key: m.secretKey });
+    await app().rest('POST', '/v1/clock/advance', { key: m.secretKey, body: { to: '2031-12-02T14:00:00Z' } });
+    const col = await app().rest('POST', '/v1/collect', {
       key: m.secretKey,
       body: { amount: 5, currency: 'USD', expires_in: 1800 },
     });
@@ -167,7 +159,7 @@ describe('forms and headers', () => {
     expect(page.html).toContain('2031-12-02 15:00:00Z');
     await browser.post('/dashboard/clock', { op: 'next_settlement', back: '/dashboard' });
     // Nothing in flight, Tuesday 10:00 ET → the next Same-Day settlement, 13:00 ET (18:00Z).
-    expect((await t.rest('GET', '/v1/clock', { key: m.secretKey })).body.now).toBe(
+    expect((await app().rest('GET', '/v1/clock', { key: m.secretKey })).body.now).toBe(
       '2031-12-02T18:00:00.000Z',
     );
   });
@@ -175,9 +167,9 @@ describe('forms and headers', () => {
   it('"Next settlement" settles every ACH entry in flight in one click: standard and Same-Day, credits and debits', async () => {
     // Wednesday 2031-12-03 10:00 ET: every entry goes in the 10:30 ET window; Same-Day settles at
     // 13:00 ET (18:00Z), standard ACH (the checkout's bank payment, the payout) Thursday 08:30 ET.
-    const m = await t.merchant();
-    const post = (path: string, body: unknown) => t.rest<Json>('POST', path, { key: m.secretKey, body });
-    await t.rest('POST', '/v1/clock/freeze', { key: m.secretKey });
+    const m = await app().merchant();
+    const post = (path: string, body: unknown) => app().rest<Json>('POST', path, { key: m.secretKey, body });
+    await app().rest('POST', '/v1/clock/freeze', { key: m.secretKey });
     await post('/v1/clock/advance', { to: '2031-12-03T15:00:00Z' });
     await post('/v1/simulate/balance/top_up', { amount: '1000.00', currency: 'USD' });
     const account = (number: string) => ({
@@ -249,27 +241,28 @@ describe('forms and headers', () => {
     expect(sameDay.html).toMatch(/Expected settlement<\/dt><dd><time[^>]*>2031-12-03 13:00 ET · 18:00 UTC</);
     const payout = await browser.get(`/dashboard/transactions/${entries[4]}`);
     expect(payout.html).toMatch(/Arrival<\/dt><dd><time[^>]*>2031-12-04 08:30 ET · 13:30 UTC</);
-    const collectionId = (await t.rest<Json>('GET', '/v1/collections/bank-checkout', { key: m.secretKey }))
-      .body.id;
+    const collectionId = (
+      await app().rest<Json>('GET', '/v1/collections/bank-checkout', { key: m.secretKey })
+    ).body.id;
     const checkout = await browser.get(`/dashboard/transactions/${collectionId}`);
     expect(checkout.html).toContain(
       'settles <time datetime="2031-12-04T13:30:00.000Z" title="2031-12-04T13:30:00.000Z">2031-12-04 08:30 ET · 13:30 UTC</time>',
     );
     await browser.post('/dashboard/clock', { op: 'next_settlement', back: '/dashboard' });
-    expect((await t.rest<Json>('GET', '/v1/clock', { key: m.secretKey })).body.now).toBe(
+    expect((await app().rest<Json>('GET', '/v1/clock', { key: m.secretKey })).body.now).toBe(
       '2031-12-04T13:30:00.000Z',
     );
     const states = await Promise.all(
       entries.map(async (id) => {
         const path = String(id).startsWith('po_') ? '/v1/payouts' : '/v1/transfers';
-        return (await t.rest<Json>('GET', `${path}/${id}`, { key: m.secretKey })).body.state;
+        return (await app().rest<Json>('GET', `${path}/${id}`, { key: m.secretKey })).body.state;
       }),
     );
     expect(states).toEqual(['settled', 'settled', 'settled', 'settled', 'paid']);
-    const collection = await t.rest<Json>('GET', '/v1/collections/bank-checkout', { key: m.secretKey });
+    const collection = await app().rest<Json>('GET', '/v1/collections/bank-checkout', { key: m.secretKey });
     expect(collection.body.state).toBe('succeeded');
     expect(
-      (await t.rest<Json>('GET', `/v1/transfers/${stuck.body.id}`, { key: m.secretKey })).body.state,
+      (await app().rest<Json>('GET', `/v1/transfers/${stuck.body.id}`, { key: m.secretKey })).body.state,
     ).toBe('submitted');
     // Now nothing is in flight: the button says so and goes to the next Same-Day settlement.
     const after = await browser.get('/dashboard');
@@ -288,9 +281,9 @@ describe('forms and headers', () => {
   });
 
   it('merchant-supplied text is escaped on the home page', async () => {
-    const m = await t.merchant();
+    const m = await app().merchant();
     const browser = await signedIn(app, m);
-    await t.rest('POST', '/v1/collect', {
+    await app().rest('POST', '/v1/collect', {
       key: m.secretKey,
       body: { amount: 5, currency: 'USD', reference: 'x-1', description: '<img src=x onerror=alert(1)>' },
     });

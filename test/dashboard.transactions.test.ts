@@ -4,18 +4,11 @@
  * ledger postings, events with deliveries, the actions its state allows), actions, redelivery,
  * escaping, and isolation between merchants.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DashboardBrowser, signedIn } from './fixtures/dashboard.ts';
-import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { type DashboardBrowser, dashboardTestApp, signedIn } from './fixtures/dashboard.ts';
+import type { TestMerchant } from './harness.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => {
-  await t.close();
-});
-const app = () => t;
+const app = dashboardTestApp();
 
 type Json = Record<string, unknown>;
 
@@ -30,14 +23,14 @@ const XSS_IMG = '<img src=x onerror=alert(1)>';
 const XSS_SCRIPT = '<script>alert(1)</script>';
 
 async function api(m: TestMerchant, method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await t.rest<Json>(method, path, { key: m.secretKey, ...(body ? { body } : {}) });
+  const res = await app().rest<Json>(method, path, { key: m.secretKey, ...(body ? { body } : {}) });
   expect(res.status, `${method} ${path}: ${res.text}`).toBe(200);
   return res.body;
 }
 
 /** A merchant frozen on Tuesday 2031-12-02 09:00 ET with 1,000.00 USD available, signed in. */
 async function frozenMerchant(): Promise<{ m: TestMerchant; browser: DashboardBrowser }> {
-  const m = await t.merchant();
+  const m = await app().merchant();
   await api(m, 'POST', '/v1/clock/freeze');
   await api(m, 'POST', '/v1/clock/advance', { to: '2031-12-02T14:00:00.000Z' });
   await api(m, 'POST', '/v1/simulate/balance/top_up', { amount: '1000.00', currency: 'USD' });
@@ -284,7 +277,7 @@ describe('the detail page', () => {
 
   it('3-D Secure completion on a card payment that requires action', async () => {
     const { m, browser } = await frozenMerchant();
-    const res = await t.rest<Json>('POST', '/v1/card_payments', {
+    const res = await app().rest<Json>('POST', '/v1/card_payments', {
       key: m.secretKey,
       body: { amount: 12, currency: 'USD', card: { ...VISA, number: '4000002500003155' } },
     });

@@ -4,61 +4,21 @@
  * document from a file as the merchant of its key (POST /v1/simulate/fixtures), prints the steps,
  * and says which step failed when one does.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ROOT, type ServerProcess, startServerProcess } from '../server-process.ts';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { sandbank, useCliServer } from './cli.ts';
 
 vi.setConfig({ testTimeout: 90_000 });
 
-const run = promisify(execFile);
-let server: ServerProcess;
+const server = useCliServer();
+const signUp = server.signUp;
+const get = (key: string, path: string) => server.call(key, 'GET', path);
 const folder = mkdtempSync(join(tmpdir(), 'sandbank-fixtures-'));
-
-beforeAll(async () => {
-  server = await startServerProcess({ args: ['--memory'], postgres: true });
-});
-afterAll(async () => {
-  await server?.stop();
+afterAll(() => {
   rmSync(folder, { recursive: true, force: true });
 });
-
-/** Runs the CLI as a user would (bin/sandbank.js); resolves with its exit code and output. */
-async function sandbank(args: string[], env: Record<string, string> = {}) {
-  const environment: Record<string, string> = { ...(process.env as Record<string, string>) };
-  delete environment.SANDBANK_SECRET_KEY;
-  Object.assign(environment, env);
-  try {
-    const { stdout, stderr } = await run(process.execPath, [join(ROOT, 'bin', 'sandbank.js'), ...args], {
-      cwd: ROOT,
-      env: environment,
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
-
-async function get(key: string, path: string) {
-  const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-/** A merchant of its own (the sandbox sign-up), so that the shared Postgres's others are never touched. */
-async function signUp(name: string): Promise<string> {
-  const response = await fetch(`${server.url}/v1/merchants`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name }),
-  });
-  expect(response.status).toBe(201);
-  return String(((await response.json()) as { secret_key: string }).secret_key);
-}
 
 describe('sandbank fixtures apply', () => {
   it('--help describes it', async () => {

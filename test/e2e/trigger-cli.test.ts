@@ -3,55 +3,14 @@
  * on the key's merchant (over POST /v1/simulate/events), with --set overrides, and says why when
  * the server refuses.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ROOT, type ServerProcess, startServerProcess } from '../server-process.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { sandbank, useCliServer } from './cli.ts';
 
 vi.setConfig({ testTimeout: 90_000 });
 
-const run = promisify(execFile);
-let server: ServerProcess;
-
-beforeAll(async () => {
-  server = await startServerProcess({ args: ['--memory'], postgres: true });
-});
-afterAll(async () => {
-  await server?.stop();
-});
-
-async function sandbank(args: string[], env: Record<string, string> = {}) {
-  const environment: Record<string, string> = { ...(process.env as Record<string, string>) };
-  delete environment.SANDBANK_SECRET_KEY;
-  Object.assign(environment, env);
-  try {
-    const { stdout, stderr } = await run(process.execPath, [join(ROOT, 'bin', 'sandbank.js'), ...args], {
-      cwd: ROOT,
-      env: environment,
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
-
-async function signUp(name: string): Promise<string> {
-  const response = await fetch(`${server.url}/v1/merchants`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name }),
-  });
-  expect(response.status).toBe(201);
-  return String(((await response.json()) as { secret_key: string }).secret_key);
-}
-
-async function get(key: string, path: string) {
-  const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
-  return (await response.json()) as Record<string, unknown>;
-}
+const server = useCliServer();
+const signUp = server.signUp;
+const get = async (key: string, path: string) => (await server.call(key, 'GET', path)).body;
 
 describe('sandbank trigger', () => {
   it('--help describes it', async () => {

@@ -51,12 +51,33 @@ export function probability(value: string, name: string, fail: (message: string)
   return p;
 }
 
+type Fail = (message: string) => never;
+
+/** One grammar's directives: each reads its value into the spec, or fails with what is wrong. */
+export interface DirectiveGrammar<S> {
+  /** The spec that injects nothing; every parse starts from a copy of it. */
+  none: S;
+  /** Directives in the order the unknown-directive message lists them (then "none"). */
+  directives: Record<string, (value: string, spec: S, fail: Fail) => void>;
+  /** What the message about an empty text suggests sending. */
+  example: string;
+  /** Pairs [qualifier, fault]: a qualifier is only given with its fault. */
+  qualifiers: readonly (readonly [string, string])[];
+  /** Checks across directives once all are read (the faults' probabilities). */
+  check: (spec: S, fail: Fail) => void;
+}
+
 /**
- * Reads a chaos text; a malformed one is a 400 parameter_invalid naming `param` (the header, or the
- * setting's `faults` field) and what is wrong.
+ * Reads a text of directives `name=value` separated by `;` (names case-insensitive, each at most
+ * once, or `none` alone) with a grammar; a malformed one is a 400 parameter_invalid naming `param`
+ * and what is wrong.
  */
-export function parseChaos(text: string, param: string): ChaosSpec {
-  const fail: (message: string) => never = (message) => {
+export function parseDirectives<S extends object>(
+  text: string,
+  param: string,
+  grammar: DirectiveGrammar<S>,
+): S {
+  const fail: Fail = (message) => {
     throw new SandbankError('parameter_invalid', {
       param,
       message: `${param}: ${message} See docs/chaos.md.`,
@@ -67,9 +88,9 @@ export function parseChaos(text: string, param: string): ChaosSpec {
     .split(';')
     .map((part) => part.trim())
     .filter((part) => part !== '');
-  if (directives.length === 0) fail('empty; send directives such as "error=0.3; status=503", or "none".');
-  if (directives.length === 1 && directives[0]?.toLowerCase() === 'none') return { ...NO_CHAOS };
-  const spec: ChaosSpec = { ...NO_CHAOS };
+  if (directives.length === 0) fail(`empty; send directives such as "${grammar.example}", or "none".`);
+  if (directives.length === 1 && directives[0]?.toLowerCase() === 'none') return { ...grammar.none };
+  const spec: S = { ...grammar.none };
   const seen = new Set<string>();
   for (const directive of directives) {
     const match = /^([A-Za-z_]+)\s*=\s*(\S+)$/.exec(directive);
@@ -81,66 +102,86 @@ export function parseChaos(text: string, param: string): ChaosSpec {
     const value = match[2] ?? '';
     if (seen.has(name)) fail(`${name} is given twice.`);
     seen.add(name);
-    switch (name) {
-      case 'latency': {
-        const [low, high, ...rest] = value.split('-');
-        if (low === undefined || rest.length > 0)
-          fail(`latency must be 200ms or a range 100ms-2s, not "${value}".`);
-        const min = duration(low, 'latency', fail);
-        const max = high === undefined ? min : duration(high, 'latency', fail);
-        if (max < min) fail(`latency's range goes from low to high, not "${value}".`);
-        spec.latency = { min, max };
-        break;
-      }
-      case 'error':
-        spec.error = probability(value, name, fail);
-        break;
-      case 'rate_limit':
-        spec.rateLimit = probability(value, name, fail);
-        break;
-      case 'timeout':
-        spec.timeout = probability(value, name, fail);
-        break;
-      case 'status': {
-        const status = Number(value) as ChaosErrorStatus;
-        if (!CHAOS_ERROR_STATUSES.includes(status) || String(status) !== value)
-          fail(`status is one of ${CHAOS_ERROR_STATUSES.join(', ')}, not "${value}".`);
-        spec.status = status;
-        break;
-      }
-      case 'retry_after': {
-        const seconds = Number(value);
-        if (!/^\d+$/.test(value) || seconds < 1 || seconds > 60)
-          fail(`retry_after is a whole number of seconds from 1 to 60, not "${value}".`);
-        spec.retryAfter = seconds;
-        break;
-      }
-      case 'timeout_after':
-        spec.timeoutMs = duration(value, name, fail);
-        break;
-      case 'seed': {
-        if (!/^\d{1,10}$/.test(value) || Number(value) > 0xffff_ffff)
-          fail(`seed is a whole number from 0 to 4294967295, not "${value}".`);
-        spec.seed = Number(value);
-        break;
-      }
-      default:
-        fail(
-          `unknown directive "${name}" (known: latency, error, status, rate_limit, retry_after, timeout, timeout_after, seed, none).`,
-        );
-    }
+    const read = Object.hasOwn(grammar.directives, name) ? grammar.directives[name] : undefined;
+    if (!read)
+      fail(
+        `unknown directive "${name}" (known: ${[...Object.keys(grammar.directives), 'none'].join(', ')}).`,
+      );
+    read(value, spec, fail);
   }
-  for (const [qualifier, fault] of [
+  for (const [qualifier, fault] of grammar.qualifiers) {
+    if (seen.has(qualifier) && !seen.has(fault)) fail(`${qualifier} qualifies ${fault}, which is missing.`);
+  }
+  grammar.check(spec, fail);
+  return spec;
+}
+
+/** The `seed` directive of both grammars: 0..4294967295. */
+export function parseSeed(value: string, fail: Fail): number {
+  if (!/^\d{1,10}$/.test(value) || Number(value) > 0xffff_ffff)
+    fail(`seed is a whole number from 0 to 4294967295, not "${value}".`);
+  return Number(value);
+}
+
+const CHAOS_GRAMMAR: DirectiveGrammar<ChaosSpec> = {
+  none: NO_CHAOS,
+  example: 'error=0.3; status=503',
+  directives: {
+    latency: (value, spec, fail: Fail) => {
+      const [low, high, ...rest] = value.split('-');
+      if (low === undefined || rest.length > 0)
+        fail(`latency must be 200ms or a range 100ms-2s, not "${value}".`);
+      const min = duration(low, 'latency', fail);
+      const max = high === undefined ? min : duration(high, 'latency', fail);
+      if (max < min) fail(`latency's range goes from low to high, not "${value}".`);
+      spec.latency = { min, max };
+    },
+    error: (value, spec, fail) => {
+      spec.error = probability(value, 'error', fail);
+    },
+    status: (value, spec, fail) => {
+      const status = Number(value) as ChaosErrorStatus;
+      if (!CHAOS_ERROR_STATUSES.includes(status) || String(status) !== value)
+        fail(`status is one of ${CHAOS_ERROR_STATUSES.join(', ')}, not "${value}".`);
+      spec.status = status;
+    },
+    rate_limit: (value, spec, fail) => {
+      spec.rateLimit = probability(value, 'rate_limit', fail);
+    },
+    retry_after: (value, spec, fail) => {
+      const seconds = Number(value);
+      if (!/^\d+$/.test(value) || seconds < 1 || seconds > 60)
+        fail(`retry_after is a whole number of seconds from 1 to 60, not "${value}".`);
+      spec.retryAfter = seconds;
+    },
+    timeout: (value, spec, fail) => {
+      spec.timeout = probability(value, 'timeout', fail);
+    },
+    timeout_after: (value, spec, fail) => {
+      spec.timeoutMs = duration(value, 'timeout_after', fail);
+    },
+    seed: (value, spec, fail) => {
+      spec.seed = parseSeed(value, fail);
+    },
+  },
+  qualifiers: [
     ['status', 'error'],
     ['retry_after', 'rate_limit'],
     ['timeout_after', 'timeout'],
-  ] as const) {
-    if (seen.has(qualifier) && !seen.has(fault)) fail(`${qualifier} qualifies ${fault}, which is missing.`);
-  }
-  const total = (spec.error ?? 0) + (spec.rateLimit ?? 0) + (spec.timeout ?? 0);
-  if (total > 1 + 1e-9)
-    fail('error, rate_limit and timeout are exclusive: their probabilities add up to at most 1.');
-  return spec;
+  ],
+  check: (spec, fail) => {
+    const total = (spec.error ?? 0) + (spec.rateLimit ?? 0) + (spec.timeout ?? 0);
+    if (total > 1 + 1e-9)
+      fail('error, rate_limit and timeout are exclusive: their probabilities add up to at most 1.');
+  },
+};
+
+/**
+ * Reads a chaos text; a malformed one is a 400 parameter_invalid naming `param` (the header, or the
+ * setting's `faults` field) and what is wrong.
+ */
+export function parseChaos(text: string, param: string): ChaosSpec {
+  return parseDirectives(text, param, CHAOS_GRAMMAR);
 }
 
 const ms = (value: number) => `${value}ms`;

@@ -108,6 +108,12 @@ export interface ChaosChange {
 
 const blank = (text: string | null) => text === null || text.trim() === '';
 
+/** A field of a change in its canonical text: undefined when left out, "none" when cleared. */
+function canonical(text: string | null | undefined, read: (text: string) => string): string | undefined {
+  if (text === undefined) return undefined;
+  return blank(text) ? 'none' : read(text ?? '');
+}
+
 /**
  * Sets (or, with null, "" or "none", clears) the merchant's API and webhook chaos, each stored in
  * its canonical text; a field left out keeps its value. Every seeded sequence of the merchant
@@ -117,18 +123,10 @@ export async function setChaosSetting(ctx: ServiceContext, change: ChaosChange):
   const db = ctx.tx ?? ctx.db;
   const merchantId = ctx.merchant.id;
   // Both texts are read before anything is written: a bad one changes nothing.
-  const faults =
-    change.faults === undefined
-      ? undefined
-      : blank(change.faults)
-        ? 'none'
-        : formatChaos(parseChaos(change.faults ?? '', 'faults'));
-  const webhookFaults =
-    change.webhookFaults === undefined
-      ? undefined
-      : blank(change.webhookFaults)
-        ? 'none'
-        : formatWebhookChaos(parseWebhookChaos(change.webhookFaults ?? '', 'webhook_faults'));
+  const faults = canonical(change.faults, (text) => formatChaos(parseChaos(text, 'faults')));
+  const webhookFaults = canonical(change.webhookFaults, (text) =>
+    formatWebhookChaos(parseWebhookChaos(text, 'webhook_faults')),
+  );
   const current = (await load(db, merchantId)).setting;
   const nextFaults = faults === undefined ? (current.faults ?? 'none') : faults;
   const nextWebhook = webhookFaults === undefined ? (current.webhookFaults ?? 'none') : webhookFaults;

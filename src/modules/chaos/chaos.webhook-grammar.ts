@@ -1,5 +1,4 @@
-import { SandbankError } from '../../kernel/errors.ts';
-import { duration, probability } from './chaos.grammar.ts';
+import { type DirectiveGrammar, duration, parseDirectives, parseSeed, probability } from './chaos.grammar.ts';
 
 /**
  * The webhook chaos grammar (docs/chaos.md), the merchant setting's `webhook_faults`: directives
@@ -12,8 +11,6 @@ import { duration, probability } from './chaos.grammar.ts';
  *   seed=42              0..4294967295: the same seed and delivery sequence give the same faults
  *   none                 no faults (alone)
  */
-
-const MAX_LENGTH = 500;
 
 export interface WebhookChaosSpec {
   duplicate?: number;
@@ -30,71 +27,44 @@ export const NO_WEBHOOK_CHAOS: WebhookChaosSpec = { delayMs: 5_000, reorderMaxMs
 export const WEBHOOK_CHAOS_FAULTS = ['duplicate', 'delay', 'reorder'] as const;
 export type WebhookChaosFault = (typeof WEBHOOK_CHAOS_FAULTS)[number];
 
-/** Reads a webhook chaos text; a malformed one is a 400 parameter_invalid naming `param`. */
-export function parseWebhookChaos(text: string, param: string): WebhookChaosSpec {
-  const fail: (message: string) => never = (message) => {
-    throw new SandbankError('parameter_invalid', {
-      param,
-      message: `${param}: ${message} See docs/chaos.md.`,
-    });
-  };
-  if (text.length > MAX_LENGTH) fail(`at most ${MAX_LENGTH} characters.`);
-  const directives = text
-    .split(';')
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
-  if (directives.length === 0) fail('empty; send directives such as "duplicate=0.1; seed=42", or "none".');
-  if (directives.length === 1 && directives[0]?.toLowerCase() === 'none') return { ...NO_WEBHOOK_CHAOS };
-  const spec: WebhookChaosSpec = { ...NO_WEBHOOK_CHAOS };
-  const seen = new Set<string>();
-  for (const directive of directives) {
-    const match = /^([A-Za-z_]+)\s*=\s*(\S+)$/.exec(directive);
-    if (!match)
-      fail(
-        `"${directive}" is not name=value${directive.toLowerCase() === 'none' ? ' ("none" stands alone)' : ''}.`,
-      );
-    const name = (match[1] ?? '').toLowerCase();
-    const value = match[2] ?? '';
-    if (seen.has(name)) fail(`${name} is given twice.`);
-    seen.add(name);
-    switch (name) {
-      case 'duplicate':
-        spec.duplicate = probability(value, name, fail);
-        break;
-      case 'delay':
-        spec.delay = probability(value, name, fail);
-        break;
-      case 'reorder':
-        spec.reorder = probability(value, name, fail);
-        break;
-      case 'delay_for':
-        spec.delayMs = duration(value, name, fail);
-        if (spec.delayMs < 1) fail('delay_for is at least 1ms.');
-        break;
-      case 'reorder_max':
-        spec.reorderMaxMs = duration(value, name, fail);
-        if (spec.reorderMaxMs < 1) fail('reorder_max is at least 1ms.');
-        break;
-      case 'seed':
-        if (!/^\d{1,10}$/.test(value) || Number(value) > 0xffff_ffff)
-          fail(`seed is a whole number from 0 to 4294967295, not "${value}".`);
-        spec.seed = Number(value);
-        break;
-      default:
-        fail(
-          `unknown directive "${name}" (known: duplicate, delay, delay_for, reorder, reorder_max, seed, none).`,
-        );
-    }
-  }
-  for (const [qualifier, fault] of [
+const WEBHOOK_CHAOS_GRAMMAR: DirectiveGrammar<WebhookChaosSpec> = {
+  none: NO_WEBHOOK_CHAOS,
+  example: 'duplicate=0.1; seed=42',
+  directives: {
+    duplicate: (value, spec, fail) => {
+      spec.duplicate = probability(value, 'duplicate', fail);
+    },
+    delay: (value, spec, fail) => {
+      spec.delay = probability(value, 'delay', fail);
+    },
+    delay_for: (value, spec, fail) => {
+      spec.delayMs = duration(value, 'delay_for', fail);
+      if (spec.delayMs < 1) fail('delay_for is at least 1ms.');
+    },
+    reorder: (value, spec, fail) => {
+      spec.reorder = probability(value, 'reorder', fail);
+    },
+    reorder_max: (value, spec, fail) => {
+      spec.reorderMaxMs = duration(value, 'reorder_max', fail);
+      if (spec.reorderMaxMs < 1) fail('reorder_max is at least 1ms.');
+    },
+    seed: (value, spec, fail) => {
+      spec.seed = parseSeed(value, fail);
+    },
+  },
+  qualifiers: [
     ['delay_for', 'delay'],
     ['reorder_max', 'reorder'],
-  ] as const) {
-    if (seen.has(qualifier) && !seen.has(fault)) fail(`${qualifier} qualifies ${fault}, which is missing.`);
-  }
-  if ((spec.delay ?? 0) + (spec.reorder ?? 0) > 1 + 1e-9)
-    fail('delay and reorder are exclusive: their probabilities add up to at most 1.');
-  return spec;
+  ],
+  check: (spec, fail) => {
+    if ((spec.delay ?? 0) + (spec.reorder ?? 0) > 1 + 1e-9)
+      fail('delay and reorder are exclusive: their probabilities add up to at most 1.');
+  },
+};
+
+/** Reads a webhook chaos text; a malformed one is a 400 parameter_invalid naming `param`. */
+export function parseWebhookChaos(text: string, param: string): WebhookChaosSpec {
+  return parseDirectives(text, param, WEBHOOK_CHAOS_GRAMMAR);
 }
 
 const ms = (value: number) => `${value}ms`;

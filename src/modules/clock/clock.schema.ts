@@ -7,17 +7,17 @@ export const MAX_ADVANCE_SECONDS = 10 * 366 * 24 * 3600;
 /** The moments an advance may go to by name (`next`): settlement, when every ACH entry in flight has settled. */
 export const ADVANCE_MARKS = ['settlement'] as const;
 
+/** An advance by seconds, as the clock takes it (also a fixture's clock step). */
+export const advanceSecondsSchema = z.number().int().positive().max(MAX_ADVANCE_SECONDS);
+/** An advance to an instant, as the clock takes it (also a fixture's clock step). */
+export const advanceToSchema = z.iso.datetime({ offset: true });
+
 export const advanceClockSchema = z
   .strictObject({
-    seconds: z
-      .number()
-      .int()
-      .positive()
-      .max(MAX_ADVANCE_SECONDS)
+    seconds: advanceSecondsSchema
       .optional()
       .describe('Move forward by this many seconds (at most ten years).'),
-    to: z.iso
-      .datetime({ offset: true })
+    to: advanceToSchema
       .optional()
       .describe('Move forward to this instant (ISO 8601 with an offset; at most ten years ahead).'),
     next: z

@@ -147,76 +147,69 @@ function collectionInput(set: Overrides, extra: Record<string, unknown> = {}) {
   );
 }
 
+type CreatedCollection = Awaited<ReturnType<Driver['createCollection']>>;
+
+/**
+ * Creates a collection from the overrides (with `extra`), then `then` drives it; with `returns`,
+ * the override return_code (default R01) is checked before anything is written and handed to it.
+ */
+function collectionRecipe(
+  type: string,
+  drives: string,
+  then: (d: Driver, collection: CreatedCollection, code: string) => Promise<unknown>,
+  options: { extra?: Record<string, unknown>; returns?: boolean; movesClock?: boolean } = {},
+): Recipe {
+  return recipe(
+    type,
+    drives,
+    [...COLLECTION_KEYS, ...(options.returns ? ['return_code'] : [])],
+    (set) => {
+      const input = collectionInput(set, options.extra);
+      const code = options.returns ? returnCode(set, 'R01') : 'R01';
+      return async (d) => {
+        const collection = await d.createCollection(input);
+        await then(d, collection, code);
+        return collection.id;
+      };
+    },
+    options.movesClock ?? false,
+  );
+}
+
 const collections: Recipe[] = [
-  recipe('collection.created', 'Creates a collection (a checkout).', COLLECTION_KEYS, (set) => {
-    const input = collectionInput(set);
-    return async (d) => (await d.createCollection(input)).id;
-  }),
-  recipe(
+  collectionRecipe('collection.created', 'Creates a collection (a checkout).', async () => {}),
+  collectionRecipe(
     'collection.processing',
     'Creates a collection and pays it by bank account (an ACH debit of the payer).',
-    COLLECTION_KEYS,
-    (set) => {
-      const input = collectionInput(set);
-      return async (d) => {
-        const collection = await d.createCollection(input);
-        await d.payCollectionByBank(collection.reference, GOOD_ACCOUNT);
-        await d.submitCollectionDebit(collection.id);
-        return collection.id;
-      };
+    async (d, collection) => {
+      await d.payCollectionByBank(collection.reference, GOOD_ACCOUNT);
+      await d.submitCollectionDebit(collection.id);
     },
   ),
-  recipe(
+  collectionRecipe(
     'collection.succeeded',
     'Creates a collection and pays it by card (Visa 4242…).',
-    COLLECTION_KEYS,
-    (set) => {
-      const input = collectionInput(set);
-      return async (d) => {
-        const collection = await d.createCollection(input);
-        await d.payCollectionByCard(collection.reference, VISA);
-        return collection.id;
-      };
-    },
+    (d, collection) => d.payCollectionByCard(collection.reference, VISA),
   ),
-  recipe(
+  collectionRecipe(
     'collection.failed',
     'Creates a collection, pays it by bank account, submits the ACH debit and returns it before settlement (return_code, default R01).',
-    [...COLLECTION_KEYS, 'return_code'],
-    (set) => {
-      const input = collectionInput(set);
-      const code = returnCode(set, 'R01');
-      return async (d) => {
-        const collection = await d.createCollection(input);
-        await d.payCollectionByBank(collection.reference, GOOD_ACCOUNT);
-        const debit = await d.submitCollectionDebit(collection.id);
-        await d.returnTransfer(debit, code);
-        return collection.id;
-      };
+    async (d, collection, code) => {
+      await d.payCollectionByBank(collection.reference, GOOD_ACCOUNT);
+      const debit = await d.submitCollectionDebit(collection.id);
+      await d.returnTransfer(debit, code);
     },
+    { returns: true },
   ),
-  recipe(
+  collectionRecipe(
     'collection.expired',
     "Creates a collection that expires in 30 minutes and advances the merchant's clock past it.",
-    COLLECTION_KEYS,
-    (set) => {
-      const input = collectionInput(set, { expires_in: 1800 });
-      return async (d) => {
-        const collection = await d.createCollection(input);
-        await d.advance(1801);
-        return collection.id;
-      };
-    },
-    true,
+    (d) => d.advance(1801),
+    { extra: { expires_in: 1800 }, movesClock: true },
   ),
-  recipe('collection.canceled', 'Creates a collection and cancels it.', COLLECTION_KEYS, (set) => {
-    const input = collectionInput(set);
-    return async (d) => {
-      const collection = await d.createCollection(input);
-      await d.cancelCollection(collection.reference);
-      return collection.id;
-    };
-  }),
+  collectionRecipe('collection.canceled', 'Creates a collection and cancels it.', (d, collection) =>
+    d.cancelCollection(collection.reference),
+  ),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -530,6 +523,22 @@ function topUpInput(set: Overrides) {
   );
 }
 
+/** Tops up the balance, then an ACH credit transfer holds on available and takes `steps`. */
+function heldCredit(
+  type: string,
+  drives: string,
+  steps: readonly ('submit' | 'settle' | 'cancel')[],
+): Recipe {
+  return recipe(type, drives, ['amount', ...LABELS], (set) => {
+    const input = transferInput(set, 'ach', ROUTING, 'credit');
+    return async (d) => {
+      await d.topUp(input.amount, input.currency);
+      const id = await d.createTransfer(input);
+      for (const step of steps) await d.stepTransfer(step, id);
+    };
+  });
+}
+
 const balanceTransactions: Recipe[] = [
   recipe(
     'balance_transaction.created',
@@ -540,32 +549,15 @@ const balanceTransactions: Recipe[] = [
       return (d) => d.topUpPosting(input);
     },
   ),
-  recipe(
+  heldCredit(
     'balance_transaction.posted',
     'Tops up the balance, creates an ACH credit transfer (a hold on available), submits and settles it: the hold is posted.',
-    ['amount', ...LABELS],
-    (set) => {
-      const input = transferInput(set, 'ach', ROUTING, 'credit');
-      return async (d) => {
-        await d.topUp(input.amount, input.currency);
-        const id = await d.createTransfer(input);
-        await d.stepTransfer('submit', id);
-        await d.stepTransfer('settle', id);
-      };
-    },
+    ['submit', 'settle'],
   ),
-  recipe(
+  heldCredit(
     'balance_transaction.voided',
     'Tops up the balance, creates an ACH credit transfer (a hold on available) and cancels it: the hold is voided.',
-    ['amount', ...LABELS],
-    (set) => {
-      const input = transferInput(set, 'ach', ROUTING, 'credit');
-      return async (d) => {
-        await d.topUp(input.amount, input.currency);
-        const id = await d.createTransfer(input);
-        await d.stepTransfer('cancel', id);
-      };
-    },
+    ['cancel'],
   ),
   recipe(
     'balance_transaction.reversed',
