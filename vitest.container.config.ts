@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
  * machine's two cores with the containers they start.
  */
 export default defineConfig({
+  // As vitest.config.ts: the one graphql file Node loads.
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['test/container/**/*.test.ts'],
     globalSetup: ['test/container/global-setup.ts'],

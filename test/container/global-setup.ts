@@ -21,6 +21,7 @@ export default function setup(): void {
   }
   const log = (line: string) => console.log(line);
   const base = ensureBaseImage(log);
+  process.env.SANDBANK_TEST_BASE_IMAGE = base;
   const build = (tag: string, args: string[]) => {
     log(`container tests: building ${tag}…`);
     const started = Date.now();
