@@ -107,10 +107,34 @@ describe.skipIf(Boolean(missing))('the Sandbank image', () => {
     const created = JSON.parse(tour.stdout) as {
       status: string;
       state: string;
+      checkout_url: string;
       reference: string;
       id: string;
     };
     expect([created.status, created.state, created.reference]).toEqual(['success', 'pending', 'order-1001']);
+
+    // The pages and their files come from the runtime stage's assets and external packages: the
+    // landing page, Swagger UI and its script, GraphiQL, the dashboard's sign-in page and its
+    // graphql-ws browser build, the collection's hosted checkout.
+    const page = async (path: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${base}${path}`, { headers });
+      return { path, status: res.status, text: await res.text() };
+    };
+    const docs = await page('/docs');
+    const docsScript = /src="([^"]+\.js)"/.exec(docs.text)?.[1] ?? 'no script';
+    const checkout = new URL(created.checkout_url);
+    const pages = [
+      await page('/'),
+      docs,
+      await page(docsScript.startsWith('/') ? docsScript : `/docs/${docsScript}`),
+      await page('/graphql', { accept: 'text/html' }),
+      await page('/dashboard/login'),
+      await page('/dashboard/assets/graphql-ws.min.js'),
+      await page(`${checkout.pathname}${checkout.search}`),
+    ];
+    expect(pages.map(({ path, status }) => `${path} ${status}`)).toEqual(
+      pages.map(({ path }) => `${path} 200`),
+    );
 
     // The image's HEALTHCHECK, run by podman (no systemd timer here, so the test runs it).
     let health = '';
