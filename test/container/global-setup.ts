@@ -10,6 +10,14 @@ import { ensureBaseImage, missingTools, podmanEnv, ROOT } from './podman.ts';
  * packages on the same base (no registry is reachable here). Podman's layer cache makes a second
  * run on the same machine quick. The tags reach the test files through the environment.
  */
+function imageId(tag: string): string | null {
+  const result = spawnSync('podman', ['image', 'inspect', '--format', '{{.Id}}', tag], {
+    env: podmanEnv(),
+    encoding: 'utf8',
+  });
+  return result.status === 0 ? result.stdout.trim() : null;
+}
+
 export default function setup(): void {
   const missing = missingTools();
   if (missing) {
@@ -28,6 +36,7 @@ export default function setup(): void {
   const build = (tag: string, args: string[]) => {
     log(`container tests: building ${tag}…`);
     const started = Date.now();
+    const previous = imageId(tag);
     const result = spawnSync(
       'podman',
       ['build', '--format', 'docker', '--build-arg', `BASE=${base}`, '-t', tag, ...args],
@@ -41,6 +50,8 @@ export default function setup(): void {
     if (result.status !== 0)
       throw new Error(`podman build ${tag} failed:\n${result.stdout}\n${result.stderr}`);
     log(`container tests: built ${tag} in ${Math.round((Date.now() - started) / 1000)} s`);
+    // The image this build replaced under the tag (a run after a change) is removed, not left behind.
+    if (previous && previous !== imageId(tag)) spawnSync('podman', ['rmi', previous], { env: podmanEnv() });
   };
   // The machine's npm cache (filled by the `npm ci` that came before) lends the build's `npm ci` its
   // downloads: mounted as an overlay, so the build writes nothing into it, and never into the image.
