@@ -18,7 +18,8 @@ const volume = `sandbank-test-data-${suffix}`;
 const containers: string[] = [];
 
 afterAll(() => {
-  for (const name of containers) spawnSync('podman', ['rm', '-f', '-t', '0', name], { env: podmanEnv() });
+  for (const name of containers)
+    spawnSync('podman', ['rm', '-f', '-v', '-t', '0', name], { env: podmanEnv() });
   spawnSync('podman', ['volume', 'rm', '-f', volume], { env: podmanEnv() });
 });
 

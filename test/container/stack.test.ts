@@ -87,6 +87,9 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (missing) return;
+  // -v: with their anonymous volumes (the image declares /data; unused on Postgres).
+  const services = ['haproxy', 'sandbank-1', 'sandbank-2', 'sandbank-3', 'receiver', 'postgres'];
+  spawnSync('podman', ['rm', '-f', '-v', '-t', '2', ...services.map(container)], { env, timeout: 60_000 });
   spawnSync(
     'podman-compose',
     ['-p', project, '-f', 'deploy/compose.yaml', '-f', 'test/container/compose.test.yaml', 'down', '-t', '2'],
@@ -97,6 +100,7 @@ afterAll(() => {
     },
   );
   spawnSync('podman', ['volume', 'rm', '-f', `${project}_pgdata`], { env });
+  spawnSync('podman', ['network', 'rm', '-f', `${project}_default`], { env });
 }, 180_000);
 
 type Json = Record<string, unknown>;
