@@ -30,7 +30,12 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
-    exclude: [...configDefaults.exclude, ...(runBrowserTests ? [] : ['test/**/*.browser.test.ts'])],
+    exclude: [
+      ...configDefaults.exclude,
+      // Built and run on podman by `npm run test:container` (vitest.container.config.ts).
+      'test/container/**',
+      ...(runBrowserTests ? [] : ['test/**/*.browser.test.ts']),
+    ],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
