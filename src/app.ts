@@ -128,7 +128,23 @@ export function buildApp({
         }),
         { [FIXTURE_STEP]: principal },
       );
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      // Every operation of /v1 answers a JSON object; anything else fails the step, never the run.
+      const text = await response.text();
+      let answer: unknown;
+      try {
+        answer = JSON.parse(text);
+      } catch {
+        answer = undefined;
+      }
+      if (answer === null || typeof answer !== 'object' || Array.isArray(answer))
+        answer = {
+          error: {
+            type: 'api_error',
+            code: 'fixture_step_failed',
+            message: `The step's answer is not a JSON object (${response.headers.get('content-type') ?? 'no content type'}).`,
+          },
+        };
+      return { status: response.status, body: answer as Record<string, unknown> };
     },
     operations: () =>
       rest.openAPIRegistry.definitions.flatMap((definition) =>

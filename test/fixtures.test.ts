@@ -203,6 +203,19 @@ describe('a bad document', () => {
       /cannot apply fixtures/,
     ],
     ['the reset', { steps: [{ method: 'POST', path: '/v1/simulate/reset' }] }, 'steps[0].path', /reset/],
+    // The URL parser reads a backslash as "/" and drops tabs: each would reach a path never checked.
+    [
+      'a backslash that the URL parser would read as a slash',
+      { steps: [collect, { method: 'POST', path: '/v1/virtual_cards/..\\keys\\roll' }] },
+      'steps[1].path',
+      /may not contain/,
+    ],
+    [
+      'a tab that the URL parser would drop',
+      { steps: [collect, { method: 'POST', path: '/v1/virtual_cards/.\t./merchants', body: { name: 'x' } }] },
+      'steps[1].path',
+      /may not contain/,
+    ],
     ['a key roll', { steps: [{ method: 'POST', path: '/v1/keys/roll' }] }, 'steps[0].path', /keys/],
     [
       'a sign-up',
