@@ -136,6 +136,15 @@ describe.skipIf(Boolean(missing))('the Sandbank image', () => {
     expect(pages.map(({ path, status }) => `${path} ${status}`)).toEqual(
       pages.map(({ path }) => `${path} 200`),
     );
+    // The shipped fixtures are in the image too.
+    const fixtures = (await fetch(`${base}/v1/simulate/fixtures`, {
+      headers: { authorization: `Bearer ${SK}` },
+    }).then((res) => res.json())) as { data: { name: string }[] };
+    expect(fixtures.data.map((fixture) => fixture.name).sort()).toEqual([
+      'decline-mix',
+      'month-of-history',
+      'returned-ach',
+    ]);
 
     // The image's HEALTHCHECK, run by podman (no systemd timer here, so the test runs it).
     let health = '';
