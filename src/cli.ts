@@ -273,6 +273,7 @@ async function runTrigger(types: string[], values: CliValues): Promise<number> {
   for (const pair of (values.set as string[] | undefined) ?? []) {
     const at = pair.indexOf('=');
     if (at < 1) throw new Error(`--set takes key=value (got ${pair})`);
+    if (Object.hasOwn(set, pair.slice(0, at))) throw new Error(`--set ${pair.slice(0, at)} is given twice`);
     set[pair.slice(0, at)] = pair.slice(at + 1);
   }
   const text = await callServer('trigger', 'trigger', values, 'POST', '/v1/simulate/events', { type, set });

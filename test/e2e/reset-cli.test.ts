@@ -57,4 +57,11 @@ describe('sandbank reset', () => {
     expect(nowhere.code).toBe(1);
     expect(nowhere.stderr).toContain('no Sandbank server answered at http://127.0.0.1:9');
   });
+
+  it('runs the command when its options come first (never the server in its place)', async () => {
+    const key = await signUp('CLI Options First');
+    const reset = await sandbank(['--api', server.url, '--key', key, 'reset']);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toMatch(/^Reset mch_\w+: the clock is back to real time/);
+  });
 });
