@@ -130,3 +130,26 @@ describe('advance to the next settlement over GraphQL', () => {
     expect(res.data.advanceClock).toMatchObject({ data: { now: '2031-12-03T18:00:00.000Z', ran: [] } });
   });
 });
+
+describe('the clock ceiling', () => {
+  it('moves ten years at a time up to 9000-01-01 and no further: a 400 naming the ceiling, never a 500', async () => {
+    const m = await t.merchant();
+    const post = (path: string, body?: unknown) => t.rest<Json>('POST', path, { key: m.secretKey, body });
+    expect((await post('/v1/clock/freeze')).status).toBe(200);
+    let refused: { status: number; body: Json } | undefined;
+    for (let step = 0; step < 800 && !refused; step++) {
+      const moved = await post('/v1/clock/advance', { seconds: 10 * 365 * 24 * 3600 });
+      if (moved.status !== 200) refused = moved;
+    }
+    expect(refused?.status).toBe(400);
+    expect(refused?.body.error).toMatchObject({ code: 'parameter_invalid', param: 'seconds' });
+    expect(String((refused?.body.error as Json).message)).toContain('stops at 9000-01-01T00:00:00.000Z');
+    const exactly = await post('/v1/clock/advance', { to: '9000-01-01T00:00:00Z' });
+    expect(exactly.status, JSON.stringify(exactly.body)).toBe(200);
+    expect(exactly.body.now).toBe('9000-01-01T00:00:00.000Z');
+    expect((await post('/v1/clock/advance', { seconds: 1 })).status).toBe(400);
+    // The sandbox still works there.
+    const collected = await post('/v1/collect', { amount: 5, currency: 'USD' });
+    expect(collected.status, JSON.stringify(collected.body)).toBe(200);
+  });
+});

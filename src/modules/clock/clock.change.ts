@@ -6,7 +6,7 @@ import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ServiceContext } from '../context.ts';
 import { runDueJobs } from '../scheduler/scheduler.service.ts';
-import { type AdvanceClockInput, MAX_ADVANCE_SECONDS } from './clock.schema.ts';
+import { type AdvanceClockInput, CLOCK_CEILING, MAX_ADVANCE_SECONDS } from './clock.schema.ts';
 import {
   type ClockState,
   type ClockView,
@@ -70,6 +70,12 @@ async function advanceTarget(ctx: ServiceContext, input: AdvanceClockInput, now:
     throw new SandbankError('parameter_invalid', {
       param: 'to',
       message: 'Advance at most ten years at a time.',
+    });
+  }
+  if (target.getTime() > CLOCK_CEILING.getTime()) {
+    throw new SandbankError('parameter_invalid', {
+      param: input.to ? 'to' : 'seconds',
+      message: `The sandbox clock stops at ${CLOCK_CEILING.toISOString()}; it is ${now.toISOString()}. Reset the sandbox to start again from today.`,
     });
   }
   return target;

@@ -4,6 +4,12 @@ import type { FieldCodes } from '../../kernel/validation.ts';
 /** Ten years: far enough for any test, small enough to keep dates sane. */
 export const MAX_ADVANCE_SECONDS = 10 * 366 * 24 * 3600;
 
+/**
+ * The latest instant a merchant's clock may reach: dates the simulation derives from the clock
+ * (expiries, deadlines, settlement days) stay well inside what timestamps can hold (year 9999).
+ */
+export const CLOCK_CEILING = new Date('9000-01-01T00:00:00.000Z');
+
 /** The moments an advance may go to by name (`next`): settlement, when every ACH entry in flight has settled. */
 export const ADVANCE_MARKS = ['settlement'] as const;
 
