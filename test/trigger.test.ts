@@ -47,6 +47,8 @@ async function objectCounts(m: TestMerchant): Promise<Record<string, number>> {
     '/v1/payouts',
     '/v1/virtual_cards',
     '/v1/fx/quotes',
+    '/v1/fx/conversions',
+    '/v1/fx/settlements',
     '/v1/balance_transactions',
     '/v1/events',
   ]) {
@@ -55,6 +57,13 @@ async function objectCounts(m: TestMerchant): Promise<Record<string, number>> {
     counts[path] = (res.body.data as unknown[]).length;
   }
   return counts;
+}
+
+/** The merchant's balances, as GET /v1/balances answers them. */
+async function balances(m: TestMerchant): Promise<unknown> {
+  const res = await get(m, '/v1/balances');
+  expect(res.status, res.text).toBe(200);
+  return res.body;
 }
 
 /** The recipes as the table of docs/trigger.md. */
@@ -215,6 +224,64 @@ describe('overrides', () => {
     expect(await objectCounts(m)).toEqual(before);
   });
 
+  // Values the run's operations would only refuse once earlier steps had written something.
+  it.each([
+    // The recipe refunds 1.00: the payment must be above it (the payment was made, then refused).
+    ['card_payment.partially_refunded', { amount: '0.01' }, 'set.amount'],
+    ['card_payment.partially_refunded', { amount: '1.00' }, 'set.amount'],
+    // Above what one authorization may be (the card was issued and the balance topped up first).
+    ['issuing_authorization.approved', { amount: 5_000_000 }, 'set.amount'],
+    ['issuing_authorization.captured', { amount: '5000000' }, 'set.amount'],
+    ['issuing_authorization.declined', { amount: '5000000' }, 'set.amount'],
+    // Converts to nothing in EUR (the balance was topped up first).
+    ['fx_quote.used', { source_amount: '0.01' }, 'set.source_amount'],
+    ['fx_conversion.completed', { source_amount: '0.01' }, 'set.source_amount'],
+    ['fx_settlement.created', { source_amount: '0.01' }, 'set.source_amount'],
+    ['fx_settlement.paid', { source_amount: '0.01' }, 'set.source_amount'],
+    ['fx_settlement.failed', { source_amount: '0.01' }, 'set.source_amount'],
+  ] as [string, Json, string][])(
+    '%s with %j is refused before anything is written',
+    async (type, set, param) => {
+      const m = await t.merchant();
+      const before = { counts: await objectCounts(m), balances: await balances(m) };
+      const res = await post(m, '/v1/simulate/events', { type, set });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error, res.text).toMatchObject({ code: 'amount_invalid', param });
+      expect({ counts: await objectCounts(m), balances: await balances(m) }).toEqual(before);
+    },
+  );
+
+  it('card_payment.partially_refunded just above the refunded 1.00 goes through', async () => {
+    const m = await t.merchant();
+    const res = await post(m, '/v1/simulate/events', {
+      type: 'card_payment.partially_refunded',
+      set: { amount: '1.01' },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect((res.body.event as { data: { object: Json } }).data.object).toMatchObject({ amount: 1.01 });
+  });
+
+  it('a key named like an object property is only a key: not accepted, never "set twice"', async () => {
+    const m = await t.merchant();
+    const before = await objectCounts(m);
+    for (const key of ['constructor', 'toString', 'hasOwnProperty']) {
+      const res = await post(m, '/v1/simulate/events', { type: 'collection.created', set: { [key]: 'x' } });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error, key).toMatchObject({ code: 'override_not_applicable', param: `set.${key}` });
+    }
+    const listed = await t.gql<{ triggerEvent: Json }>(
+      `mutation($set: [TriggerOverrideInput!]) { triggerEvent(type: "collection.created", set: $set) {
+        ... on SandbankError { code param } } }`,
+      { set: [{ key: 'constructor', value: 'x' }] },
+      { key: m.secretKey },
+    );
+    expect(listed.data.triggerEvent).toMatchObject({
+      code: 'override_not_applicable',
+      param: 'set.constructor',
+    });
+    expect(await objectCounts(m)).toEqual(before);
+  });
+
   it('takes no Idempotency-Key: each call is a new run', async () => {
     const m = await t.merchant();
     const res = await t.rest<Json>('POST', '/v1/simulate/events', {
@@ -248,6 +315,51 @@ describe('overrides', () => {
     expect(res.status, res.text).toBe(200);
     const after = Date.parse((await get(m, '/v1/clock')).body.now as string);
     expect(after - before).toBeGreaterThanOrEqual(7 * 86_400_000);
+  });
+});
+
+describe('concurrent runs', () => {
+  it("each answers its own event and object, not another run's of the same type", async () => {
+    const m = await t.merchant();
+    const runs = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        post(m, '/v1/simulate/events', { type: 'collection.created', set: { 'metadata.run': String(i) } }),
+      ),
+    );
+    const ids = new Set<string>();
+    runs.forEach((res, i) => {
+      expect(res.status, res.text).toBe(200);
+      const event = res.body.event as { data: { object: { id: string; metadata: Json } } };
+      expect(event.data.object.metadata, `run ${i}`).toEqual({ run: String(i) });
+      expect(event.data.object.id).toBe(res.body.object_id);
+      ids.add(res.body.object_id as string);
+    });
+    expect(ids.size).toBe(12);
+    for (const [i, res] of runs.entries()) {
+      const collection = await get(m, `/v1/collections/${res.body.object_id}`);
+      expect(collection.body, collection.text).toMatchObject({ metadata: { run: String(i) } });
+    }
+  });
+
+  it('of types whose object is a balance transaction, each answers its own', async () => {
+    const m = await t.merchant();
+    const types = [
+      'balance_transaction.posted',
+      'balance_transaction.voided',
+      'balance_transaction.reversed',
+    ];
+    const runs = await Promise.all(
+      [...types, ...types].map((type, i) =>
+        post(m, '/v1/simulate/events', { type, set: { amount: `${i + 1}.00` } }),
+      ),
+    );
+    for (const [i, res] of runs.entries()) {
+      expect(res.status, res.text).toBe(200);
+      const event = res.body.event as { type: string; data: { object: { id: string; available: number } } };
+      expect(event.type).toBe([...types, ...types][i]);
+      expect(event.data.object.id).toBe(res.body.object_id);
+      expect(Math.abs(event.data.object.available), `run ${i}`).toBe(i + 1);
+    }
   });
 });
 

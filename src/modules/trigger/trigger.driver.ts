@@ -1,3 +1,4 @@
+import { and, eq } from 'drizzle-orm';
 import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { createCardPayment } from '../card-payments/card-payments.authorize.ts';
@@ -11,6 +12,7 @@ import type { CreateCollectionInput } from '../collections/collections.schema.ts
 import { cancelCollection, createCollection } from '../collections/collections.service.ts';
 import type { ServiceContext } from '../context.ts';
 import { createConversion } from '../fx/fx.conversions.ts';
+import { priceQuote } from '../fx/fx.pricing.ts';
 import { createQuote } from '../fx/fx.quotes.ts';
 import type { CreateQuoteInput } from '../fx/fx.schema.ts';
 import { simulateSettlementFail, simulateSettlementPay } from '../fx/fx.settle.ts';
@@ -34,6 +36,7 @@ import { createPayout, createTransfer } from '../transfers/transfers.create.ts';
 import { debitsOfCollection } from '../transfers/transfers.read.ts';
 import type { CreatePayoutInput, CreateTransferInput } from '../transfers/transfers.schema.ts';
 import { payoutSteps, transferSteps } from '../transfers/transfers.steps.ts';
+import { transfers } from '../transfers/transfers.table.ts';
 import { listEndpoints, sendTestEvent } from '../webhooks/webhooks.service.ts';
 
 /** The accounts abroad a recipe's settlement pays, by currency (each one paid, not a failing one). */
@@ -152,6 +155,16 @@ export class Driver {
     return (await createTransfer(this.ctx, input)).id;
   }
 
+  /** The balance transaction holding a credit transfer's amount on available: its id. */
+  async transferHold(id: string): Promise<string> {
+    const [row] = await this.base.db
+      .select({ holdId: transfers.holdId })
+      .from(transfers)
+      .where(and(eq(transfers.id, id), eq(transfers.merchantId, this.base.merchant.id)));
+    if (!row?.holdId) throw new SandbankError('invalid_state', { message: 'The transfer holds nothing.' });
+    return row.holdId;
+  }
+
   async stepTransfer(step: 'submit' | 'settle' | 'cancel', id: string): Promise<void> {
     await transferSteps[step](this.ctx, id);
   }
@@ -193,6 +206,19 @@ export class Driver {
 
   async createQuote(input: CreateQuoteInput): Promise<string> {
     return (await createQuote(this.ctx, input)).id;
+  }
+
+  /**
+   * The checks POST /v1/fx/quotes makes before writing (an amount that converts to nothing at the
+   * current rate, or more than a quote converts): run before a recipe tops up the balance for it.
+   */
+  checkQuote(input: CreateQuoteInput): void {
+    priceQuote(this.ctx.config.fx, this.now(), {
+      target: input.target_currency,
+      sourceAmount: input.source_amount,
+      targetAmount: input.target_amount,
+      lockDuration: input.lock_duration ?? 'five_minutes',
+    });
   }
 
   async convert(quoteId: string, labels: Record<string, unknown>): Promise<string> {

@@ -15,6 +15,7 @@ import {
   quoteFieldCodes,
 } from '../fx/fx.schema.ts';
 import { validateMcc } from '../issuing/issuing.controls.ts';
+import { AUTHORIZATION_MAX_MINOR } from '../issuing/issuing.rows.ts';
 import {
   createVirtualCardSchema,
   simulateAuthorizationSchema,
@@ -44,7 +45,11 @@ export interface Recipe {
   accepts: readonly string[];
   /** Whether it moves the merchant's clock. */
   movesClock: boolean;
-  prepare(set: Overrides): (d: Driver) => Promise<unknown>;
+  /**
+   * The run answers the id of its primary object, the one the event is about (for webhook.test, the
+   * id of the event it sent): the triggered event is chosen by it, never by time alone.
+   */
+  prepare(set: Overrides): (d: Driver) => Promise<string>;
 }
 
 export type Overrides = Readonly<Record<string, string>>;
@@ -235,7 +240,14 @@ function paymentInput(set: Overrides, number: string, capture: boolean, now: Dat
 function paymentRecipe(
   type: string,
   drives: string,
-  options: { number?: string; capture: boolean; accepts?: readonly string[]; movesClock?: boolean },
+  options: {
+    number?: string;
+    capture: boolean;
+    accepts?: readonly string[];
+    movesClock?: boolean;
+    /** The amount must be above this many cents (a partial refund takes some of it). */
+    above?: bigint;
+  },
   then: (d: Driver, paymentId: string, set: Overrides) => Promise<string | undefined> = async () => undefined,
 ): Recipe {
   return recipe(
@@ -244,6 +256,11 @@ function paymentRecipe(
     options.accepts ?? PAYMENT_KEYS,
     (set) => {
       const input = paymentInput(set, options.number ?? VISA, options.capture, new Date());
+      if (options.above !== undefined && parseAmount(input.amount, 'USD') <= options.above)
+        throw new SandbankError('amount_invalid', {
+          param: 'set.amount',
+          message: `${type} refunds ${formatCents(options.above)} of the payment: the amount must be above ${formatCents(options.above)}.`,
+        });
       if (
         set.refund_reason !== undefined &&
         !['duplicate', 'fraudulent', 'requested_by_customer'].includes(set.refund_reason)
@@ -265,6 +282,9 @@ function paymentRecipe(
 }
 
 const REFUND_KEYS = [...PAYMENT_KEYS, 'refund_reason'] as const;
+/** What card_payment.partially_refunded refunds, in cents. */
+const PARTIAL_REFUND_CENTS = 100n;
+const formatCents = (cents: bigint) => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
 const refundReason = (set: Overrides) =>
   set.refund_reason as 'duplicate' | 'fraudulent' | 'requested_by_customer' | undefined;
 
@@ -279,9 +299,9 @@ const cardPayments: Recipe[] = [
   paymentRecipe(
     'card_payment.partially_refunded',
     'Makes a card payment and refunds 1.00 of it (amount must be above 1.00).',
-    { capture: true, accepts: REFUND_KEYS },
+    { capture: true, accepts: REFUND_KEYS, above: PARTIAL_REFUND_CENTS },
     async (d, id, set) => {
-      await d.refund(id, { amount: '1.00', reason: refundReason(set) });
+      await d.refund(id, { amount: formatCents(PARTIAL_REFUND_CENTS), reason: refundReason(set) });
       return undefined;
     },
   ),
@@ -534,7 +554,9 @@ function heldCredit(
     return async (d) => {
       await d.topUp(input.amount, input.currency);
       const id = await d.createTransfer(input);
+      const hold = await d.transferHold(id);
       for (const step of steps) await d.stepTransfer(step, id);
+      return hold;
     };
   });
 }
@@ -565,7 +587,11 @@ const balanceTransactions: Recipe[] = [
     ['amount', 'currency', 'description'],
     (set) => {
       const input = topUpInput(set);
-      return async (d) => d.reversePosting(await d.topUpPosting(input));
+      return async (d) => {
+        const posting = await d.topUpPosting(input);
+        await d.reversePosting(posting);
+        return posting;
+      };
     },
   ),
 ];
@@ -649,6 +675,8 @@ function authorizationRecipe(
         amount: set.amount ?? '25.00',
         merchant: { name: set.merchant_name ?? 'Trigger Store', mcc: set.mcc ?? '5734' },
       });
+      // The operation's own bounds, checked before the card is issued and the balance topped up.
+      asOverride(() => parseAmount(input.amount, 'USD', { max: AUTHORIZATION_MAX_MINOR }));
       const mcc = asOverride(() => validateMcc(input.merchant.mcc, 'mcc'));
       return async (d) => {
         const card = await d.createVirtualCard(
@@ -736,6 +764,7 @@ const fx: Recipe[] = [
       const input = quoteInput(set);
       const extra = conversionLabels(set);
       return async (d) => {
+        asOverride(() => d.checkQuote(input));
         await d.topUp(String(input.source_amount), 'USD');
         const quote = await d.createQuote(input);
         await d.convert(quote, extra);
@@ -765,6 +794,7 @@ const fx: Recipe[] = [
       const input = quoteInput(set);
       const extra = conversionLabels(set);
       return async (d) => {
+        asOverride(() => d.checkQuote(input));
         await d.topUp(String(input.source_amount), 'USD');
         return d.convert(await d.createQuote(input), extra);
       };
@@ -789,6 +819,7 @@ function settlementRecipe(
         message: `A failure code is one of ${Object.keys(FAILURE_REASONS).join(', ')}.`,
       });
     return async (d) => {
+      asOverride(() => d.checkQuote(quote));
       await d.topUp(String(quote.source_amount), 'USD');
       const id = await d.createSettlement(quote, extra);
       await then(d, id, set);

@@ -50,12 +50,13 @@ function accepts(recipe: Recipe, key: string): boolean {
 
 /** The overrides as text, each key one the recipe accepts; 400 naming the first one it does not. */
 export function checkOverrides(recipe: Recipe, set: TriggerInput['set']): Overrides {
-  const out: Record<string, string> = {};
+  // A Map: a key such as `constructor` or `__proto__` is only a key (an object would inherit them).
+  const out = new Map<string, string>();
   const pairs = Array.isArray(set)
     ? set.map(({ key, value }) => [key, value] as const)
     : Object.entries((set ?? {}) as Record<string, OverrideValue>);
   for (const [key, value] of pairs) {
-    if (key in out)
+    if (out.has(key))
       throw new SandbankError('parameter_invalid', {
         param: `set.${key.slice(0, 60)}`,
         message: `${key.slice(0, 60)} is set twice.`,
@@ -65,9 +66,9 @@ export function checkOverrides(recipe: Recipe, set: TriggerInput['set']): Overri
         param: `set.${key.slice(0, 60)}`,
         message: `${key.slice(0, 60)} cannot be set on ${recipe.type}; it accepts ${recipe.accepts.join(', ') || 'no override'}.`,
       });
-    out[key] = String(value);
+    out.set(key, String(value));
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 /**
@@ -80,13 +81,17 @@ export async function triggerEvent(ctx: ServiceContext, input: TriggerInput): Pr
   // Ids are ordered by creation in this process: every event the run writes sorts after this one.
   const since = newId('event');
   const { tx: _tx, afterCommit: _after, ...outside } = ctx;
-  await run(new Driver(outside));
+  const own = await run(new Driver(outside));
   const emitted = await ctx.db
     .select(eventColumns)
     .from(events)
     .where(and(eq(events.merchantId, ctx.merchant.id), gt(events.id, since)))
     .orderBy(asc(events.id));
-  const event = emitted.findLast((row) => row.type === recipe.type);
+  // The run's own event: of its type, about the object the run made (or the event it sent). Other
+  // events of the type written meanwhile (a concurrent run of the merchant) are not it.
+  const event = emitted.findLast(
+    (row) => row.type === recipe.type && (row.objectId === own || row.id === own),
+  );
   if (!event)
     throw new SandbankError('invalid_state', {
       message: `The run did not lead to ${recipe.type} with these overrides (its objects stay as they are).`,
