@@ -12,11 +12,20 @@ import {
   MAGIC_ACCOUNTS,
   RAIL_LIMIT_MINOR,
   type Rail,
+  type ReturnReason,
   railOutcome,
   returnArrivesAt,
-  returnDeadline,
   rtpCompletesAt,
 } from '../src/modules/transfers/transfers.rails.ts';
+import { returnDeadlineOf, returnRule } from '../src/modules/transfers/transfers.returns.ts';
+
+/** The code's deadline from the rules table (codes without one have none to test). */
+function returnDeadline(settledAt: Date, reason: ReturnReason): Date {
+  const rule = returnRule(reason.code);
+  const deadline = rule ? returnDeadlineOf(rule, settledAt) : null;
+  if (!deadline) throw new Error(`${reason.code} has no deadline`);
+  return deadline;
+}
 
 const at = (iso: string) => new Date(iso);
 const iso = (date: Date) => date.toISOString();
@@ -89,8 +98,55 @@ describe('the ACH timeline', () => {
       submitsAt: '2026-03-09T14:30:00.000Z',
       settlesAt: '2026-03-09T17:00:00.000Z',
     });
-    // Standard ACH from the same window settles Tuesday 08:30 EDT.
-    expect(timeline('ach', '2026-03-06T22:00:00Z').settlesAt).toBe('2026-03-10T12:30:00.000Z');
+    // Standard ACH created then goes in Monday's overnight next-day deposit (02:15 EDT) and
+    // settles Monday 08:30 EDT (until the evening cut-off it settled Tuesday).
+    expect(timeline('ach', '2026-03-06T22:00:00Z')).toEqual({
+      window: 0,
+      windowDate: '2026-03-09',
+      submitsAt: '2026-03-09T06:15:00.000Z',
+      settlesAt: '2026-03-09T12:30:00.000Z',
+    });
+  });
+
+  it('standard ACH after the last window: the overnight next-day deposit (02:15 ET), settled 08:30 ET', () => {
+    // Tuesday 2026-12-01 16:46 EST → Wednesday 02:15 EST (07:15Z), settled 08:30 EST (13:30Z).
+    expect(timeline('ach', '2026-12-01T21:46:00Z')).toEqual({
+      window: 0,
+      windowDate: '2026-12-02',
+      submitsAt: '2026-12-02T07:15:00.000Z',
+      settlesAt: '2026-12-02T13:30:00.000Z',
+    });
+    // 16:45 exactly still makes window 3 (settles the next banking day too).
+    expect(timeline('ach', '2026-12-01T21:45:00Z')).toEqual({
+      window: 3,
+      windowDate: '2026-12-01',
+      submitsAt: '2026-12-01T21:45:00.000Z',
+      settlesAt: '2026-12-02T13:30:00.000Z',
+    });
+    // Wednesday 00:30 EST: that night's deposit; 02:15 exactly too; 02:16 misses it (window 1, Thursday).
+    expect(timeline('ach', '2026-12-02T05:30:00Z').settlesAt).toBe('2026-12-02T13:30:00.000Z');
+    expect(timeline('ach', '2026-12-02T07:15:00Z').settlesAt).toBe('2026-12-02T13:30:00.000Z');
+    expect(timeline('ach', '2026-12-02T07:16:00Z')).toEqual({
+      window: 1,
+      windowDate: '2026-12-02',
+      submitsAt: '2026-12-02T15:30:00.000Z',
+      settlesAt: '2026-12-03T13:30:00.000Z',
+    });
+    // Wednesday before Thanksgiving 2026, 18:00 EST → Friday 11-27 02:15 / 08:30 EST.
+    expect(timeline('ach', '2026-11-25T23:00:00Z')).toMatchObject({
+      submitsAt: '2026-11-27T07:15:00.000Z',
+      settlesAt: '2026-11-27T13:30:00.000Z',
+    });
+    // Christmas Eve 2026 (Thursday) 17:00 EST → Monday 12-28 (Friday 12-25 closed, weekend).
+    expect(timeline('ach', '2026-12-24T22:00:00Z').settlesAt).toBe('2026-12-28T13:30:00.000Z');
+    // Saturday 02:00 EST: not a banking day, Monday's deposit.
+    expect(timeline('ach', '2026-11-21T07:00:00Z').settlesAt).toBe('2026-11-23T13:30:00.000Z');
+    // Same-Day ACH after 16:45 is unchanged: the next banking day's first window.
+    expect(timeline('same_day_ach', '2026-12-01T21:46:00Z')).toMatchObject({
+      window: 1,
+      submitsAt: '2026-12-02T15:30:00.000Z',
+      settlesAt: '2026-12-02T18:00:00.000Z',
+    });
   });
 
   it('across the November 2026 switch back to standard time', () => {
@@ -166,13 +222,11 @@ describe('returns', () => {
   });
 
   it('every code, settled on any day of 2026-2027, arrives after settlement and within its time frame', () => {
-    const reasons = ['R01', 'R02', 'R03', 'R05', 'R07', 'R10', 'R11', 'R29', 'R51', 'R61', 'R85'].map(
-      (code) => {
-        const reason = achReturnReason(code);
-        if (!reason) throw new Error(`${code} missing from the reference`);
-        return reason;
-      },
-    );
+    const reasons = ['R01', 'R02', 'R03', 'R05', 'R07', 'R10', 'R11', 'R13', 'R28', 'R29'].map((code) => {
+      const reason = achReturnReason(code);
+      if (!reason) throw new Error(`${code} missing from the reference`);
+      return reason;
+    });
     for (let day = 0; day < 730; day += 3) {
       const settledAt = new Date(Date.UTC(2026, 0, 1, 17, 30) + day * 86_400_000);
       for (const reason of reasons) {
@@ -206,6 +260,15 @@ describe('magic accounts', () => {
     ['ach', 'debit', '000000000009', 'stays_submitted'],
     ['ach', 'debit', '10029', 'returns R29'],
     ['ach', 'credit', '10003', 'returns R03'],
+    ['ach', 'credit', '10029', 'succeeds'], // R29 returns debits only
+    ['ach', 'credit', '10023', 'returns R23'], // credit refused by the receiver
+    ['ach', 'debit', '10023', 'succeeds'], // R23 returns credits only
+    ['ach', 'debit', '10068', 'succeeds'], // R68 is the ODFI's dishonor code
+    ['ach', 'debit', '10073', 'succeeds'], // R73 is the RDFI's contest code
+    ['ach', 'debit', '10041', 'succeeds'], // R41 is ENR only
+    ['ach', 'debit', '10051', 'succeeds'], // R51 is RCK only
+    ['ach', 'credit', '10083', 'succeeds'], // R83 is IAT only
+    ['ach', 'debit', '10037', 'succeeds'], // R37: source documents (ARC/BOC/POP), not originated
     ['ach', 'debit', '10048', 'succeeds'], // R48 is not an assigned code
     ['ach', 'debit', '100290', 'succeeds'], // six digits: an ordinary account
     ['rtp', 'credit', '000111111113', 'succeeds'], // RTP has no returns

@@ -74,6 +74,10 @@ const STATE_MEANINGS: Record<TransactionStateName, string> = {
   submitted: 'Sent to the bank in an ACH file',
   settled: 'Settled at the receiving bank',
   returned: 'Sent back by the receiving bank after it settled',
+  return_dishonored:
+    "Its return was dishonored by the originating bank (R61-R70): the entry's effect applies again",
+  return_contested:
+    'The dishonor of its return was contested by the receiving bank (R71-R77): returned again, final',
   completed: 'Done: an RTP transfer that arrived, a conversion (done at once)',
   rejected: 'Refused by the receiving bank (RTP)',
   in_transit: 'Submitted and on its way',

@@ -314,3 +314,40 @@ export function nextSameDayAchWindow(instant: Date): AchWindow {
 export function standardAchSettlement(submittedWindow: AchWindow): Date {
   return nyInstant(nextBankingDay(submittedWindow.date), NEXT_DAY_SETTLEMENT_TIME_ET);
 }
+
+const NEXT_DAY_DEPOSIT_DEADLINE_ET: string = rails.standard_ach.next_day_deposit_deadline_et;
+parseTime(NEXT_DAY_DEPOSIT_DEADLINE_ET);
+
+/**
+ * The overnight next-day deposit of a banking day: files the ACH Operator takes after the last
+ * Same-Day window and by 02:15 ET settle at 08:30 ET that banking day. Its `window` is 0.
+ */
+export function overnightAchWindow(date: LocalDate): AchWindow {
+  if (!isBankingDay(date)) throw new Error(`calendar: no overnight ACH deposit on ${date}`);
+  return {
+    window: 0,
+    cutoff: nyInstant(date, NEXT_DAY_DEPOSIT_DEADLINE_ET),
+    settlement: nyInstant(date, NEXT_DAY_SETTLEMENT_TIME_ET),
+    date,
+  };
+}
+
+/**
+ * Where a standard (next-day) ACH entry created at `instant` goes, and when it settles: the
+ * banking day's overnight deposit (up to 02:15 ET, settling 08:30 ET that day), else its next
+ * Same-Day window whose cut-off is at or after the instant (settling the next banking day,
+ * 08:30 ET); after the last window, on weekends and on closures: the next banking day's overnight
+ * deposit, so an evening entry settles the next banking day.
+ */
+export function nextStandardAchDeposit(instant: Date): AchWindow & { window: number } {
+  assertInstant(instant);
+  const date = nyDateOf(instant);
+  const t = instant.getTime();
+  if (isBankingDay(date)) {
+    const overnight = overnightAchWindow(date);
+    if (t <= overnight.cutoff.getTime()) return overnight;
+    const today = sameDayAchWindows(date).find((w) => w.cutoff.getTime() >= t);
+    if (today) return { ...today, settlement: standardAchSettlement(today) };
+  }
+  return overnightAchWindow(nextBankingDay(date));
+}

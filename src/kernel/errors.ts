@@ -122,6 +122,16 @@ export const ERROR_REGISTRY = {
     'invalid_request_error',
     'The routing number is not reachable on this rail.',
   ),
+  return_code_not_allowed: spec(
+    400,
+    'invalid_request_error',
+    "This Nacha code cannot be used here: its category or the entry's direction rules it out (the message says which).",
+  ),
+  return_deadline_passed: spec(
+    422,
+    'invalid_request_error',
+    "The time frame of this return code is over; the error's deadline field names when it ended.",
+  ),
   clock_backwards: spec(400, 'invalid_request_error', 'The simulated clock only moves forward.'),
   insufficient_balance: spec(
     422,

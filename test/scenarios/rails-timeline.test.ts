@@ -3,7 +3,9 @@
  * created at a chosen instant and the clock is advanced to just before and exactly at each instant
  * the Federal Reserve timeline gives. Every instant is written out by hand from the rules (windows
  * close 10:30, 14:45, 16:45 ET and settle 13:00, 17:00, 18:00 ET; standard ACH settles the next
- * banking day at 08:30 ET; magic returns arrive at 13:00 ET the banking day after settlement, or 5
+ * banking day at 08:30 ET, and standard ACH created after the last window (or on a weekend or
+ * holiday) goes in the next banking day's overnight next-day deposit (02:15 ET) and settles at
+ * 08:30 ET that day; magic returns arrive at 13:00 ET the banking day after settlement, or 5
  * banking days after for the 60-calendar-day codes), never computed by the code under test.
  *
  * The clock only moves forward from the wall clock, so the scenarios use the same calendar shapes
@@ -83,11 +85,13 @@ describe('an ACH credit moves at the instants of the Fed timeline', () => {
       settles: '2032-03-15T17:00:00.000Z',
     },
     {
-      name: 'across the switch to daylight time, standard ACH settles Tuesday 08:30 EDT',
+      // Created after the last window: Monday's overnight next-day deposit (02:15 EDT), settled
+      // Monday 08:30 EDT.
+      name: 'across the switch to daylight time, standard ACH from Friday evening settles Monday 08:30 EDT',
       rail: 'ach',
       created: '2032-03-12T22:00:00.000Z',
-      submits: '2032-03-15T14:30:00.000Z',
-      settles: '2032-03-16T12:30:00.000Z',
+      submits: '2032-03-15T06:15:00.000Z',
+      settles: '2032-03-15T12:30:00.000Z',
     },
     {
       name: 'across the switch back to standard time: Friday 17:00 EDT → Monday 10:30 EST',
@@ -95,6 +99,48 @@ describe('an ACH credit moves at the instants of the Fed timeline', () => {
       created: '2031-10-31T21:00:00.000Z',
       submits: '2031-11-03T15:30:00.000Z',
       settles: '2031-11-03T18:00:00.000Z',
+    },
+    {
+      name: "standard ACH at 17:00 ET goes in the next banking day's overnight deposit (02:15 ET) and settles 08:30 ET",
+      rail: 'ach',
+      created: '2031-12-02T22:00:00.000Z', // Tuesday 17:00 EST
+      submits: '2031-12-03T07:15:00.000Z', // Wednesday 02:15 EST
+      settles: '2031-12-03T13:30:00.000Z', // Wednesday 08:30 EST
+    },
+    {
+      name: 'standard ACH at 02:00 ET on a banking day makes that night’s deposit and settles 08:30 ET',
+      rail: 'ach',
+      created: '2031-12-02T07:00:00.000Z', // Tuesday 02:00 EST
+      submits: '2031-12-02T07:15:00.000Z',
+      settles: '2031-12-02T13:30:00.000Z',
+    },
+    {
+      name: 'standard ACH at 02:16 ET misses the overnight deposit: window 1, settles the next banking day',
+      rail: 'ach',
+      created: '2031-12-02T07:16:00.000Z',
+      submits: '2031-12-02T15:30:00.000Z',
+      settles: '2031-12-03T13:30:00.000Z',
+    },
+    {
+      name: 'standard ACH on a Saturday settles Monday 08:30 ET',
+      rail: 'ach',
+      created: '2031-12-06T17:00:00.000Z', // Saturday 12:00 EST
+      submits: '2031-12-08T07:15:00.000Z',
+      settles: '2031-12-08T13:30:00.000Z',
+    },
+    {
+      name: 'standard ACH the evening before Thanksgiving settles the Friday after, 08:30 ET',
+      rail: 'ach',
+      created: '2031-11-26T23:00:00.000Z', // Wednesday 18:00 EST
+      submits: '2031-11-28T07:15:00.000Z',
+      settles: '2031-11-28T13:30:00.000Z',
+    },
+    {
+      name: "Same-Day ACH at 17:00 ET still goes in the next banking day's first window",
+      rail: 'same_day_ach',
+      created: '2031-12-02T22:00:00.000Z',
+      submits: '2031-12-03T15:30:00.000Z',
+      settles: '2031-12-03T18:00:00.000Z',
     },
   ] as const;
 

@@ -4,26 +4,47 @@ import { defineMachine, type Machine } from '../../kernel/state-machine.ts';
  * The rail engine moves every entry with the same events; each kind of entry names its states its
  * own way. ACH and Same-Day ACH: `submit` at the window's cut-off, `settle` at its settlement,
  * `return_unsettled` / `return` when the RDFI sends the entry back before / after settlement,
- * `cancel` before submission. RTP: `complete` or `reject` seconds after sending.
+ * `cancel` before submission; `dishonor_return` when the ODFI refuses a return (R61-R70),
+ * `contest_dishonored_return` when the RDFI contests that refusal (R71-R77). RTP: `complete` or
+ * `reject` seconds after sending.
  */
-type AchEvent = 'submit' | 'settle' | 'return_unsettled' | 'return' | 'cancel';
+type AchEvent =
+  | 'submit'
+  | 'settle'
+  | 'return_unsettled'
+  | 'return'
+  | 'cancel'
+  | 'dishonor_return'
+  | 'contest_dishonored_return';
 type RtpEvent = 'complete' | 'reject';
 
 /**
  * ACH and Same-Day ACH transfers: pending → submitted → settled, then possibly returned
- * (a return may also come before settlement); pending → canceled before submission.
+ * (a return may also come before settlement); pending → canceled before submission. A return of a
+ * settled entry may be dishonored by the ODFI (return_dishonored), and that dishonor contested by
+ * the RDFI (return_contested).
  */
 export const achTransferMachine = defineMachine({
   object: 'transfer',
-  states: ['pending', 'submitted', 'settled', 'returned', 'canceled'],
+  states: [
+    'pending',
+    'submitted',
+    'settled',
+    'returned',
+    'canceled',
+    'return_dishonored',
+    'return_contested',
+  ],
   initial: 'pending',
-  final: ['returned', 'canceled'],
+  final: ['canceled', 'return_contested'],
   transitions: {
     submit: { from: ['pending'], to: 'submitted' },
     settle: { from: ['submitted'], to: 'settled' },
     return_unsettled: { from: ['submitted'], to: 'returned' },
     return: { from: ['settled'], to: 'returned' },
     cancel: { from: ['pending'], to: 'canceled' },
+    dishonor_return: { from: ['returned'], to: 'return_dishonored' },
+    contest_dishonored_return: { from: ['return_dishonored'], to: 'return_contested' },
   },
 }) satisfies Machine<string, AchEvent>;
 
@@ -42,19 +63,31 @@ export const rtpTransferMachine = defineMachine({
 /**
  * Payouts over ACH and Same-Day ACH: pending → in_transit (submitted) → paid (settled);
  * an entry the bank sends back is `failed` while in transit and `returned` once paid;
- * pending → canceled before submission.
+ * pending → canceled before submission. A return of a paid payout may be dishonored
+ * (return_dishonored) and the dishonor contested (return_contested), as for transfers.
  */
 export const achPayoutMachine = defineMachine({
   object: 'payout',
-  states: ['pending', 'in_transit', 'paid', 'failed', 'returned', 'canceled'],
+  states: [
+    'pending',
+    'in_transit',
+    'paid',
+    'failed',
+    'returned',
+    'canceled',
+    'return_dishonored',
+    'return_contested',
+  ],
   initial: 'pending',
-  final: ['failed', 'returned', 'canceled'],
+  final: ['failed', 'canceled', 'return_contested'],
   transitions: {
     submit: { from: ['pending'], to: 'in_transit' },
     settle: { from: ['in_transit'], to: 'paid' },
     return_unsettled: { from: ['in_transit'], to: 'failed' },
     return: { from: ['paid'], to: 'returned' },
     cancel: { from: ['pending'], to: 'canceled' },
+    dishonor_return: { from: ['returned'], to: 'return_dishonored' },
+    contest_dishonored_return: { from: ['return_dishonored'], to: 'return_contested' },
   },
 }) satisfies Machine<string, AchEvent>;
 

@@ -6,15 +6,8 @@
  */
 import returnCodes from '../../../reference/ach_return_codes.json' with { type: 'json' };
 import rails from '../../../reference/rails_and_lifecycle.json' with { type: 'json' };
-import {
-  addBankingDays,
-  addCalendarDays,
-  type LocalDate,
-  nextSameDayAchWindow,
-  nyDateOf,
-  nyInstant,
-  standardAchSettlement,
-} from '../../kernel/calendar.ts';
+import { type LocalDate, nextSameDayAchWindow, nextStandardAchDeposit } from '../../kernel/calendar.ts';
+import { returnRefusal, returnRule, scheduledReturnAt } from './transfers.returns.ts';
 
 export const RAILS = ['ach', 'same_day_ach', 'rtp'] as const;
 export type Rail = (typeof RAILS)[number];
@@ -33,7 +26,10 @@ export const RAIL_LIMIT_MINOR: Readonly<Record<Rail, bigint>> = Object.freeze({
 // ACH timeline
 
 export interface AchTimeline {
-  /** The FedACH window the entry goes in (1-3), and the banking day it belongs to. */
+  /**
+   * The FedACH window the entry goes in (1-3; 0: standard ACH's overnight next-day deposit,
+   * 02:15 ET), and the banking day it belongs to.
+   */
   window: number;
   windowDate: LocalDate;
   /** The window's cut-off: the entry is `submitted` then. */
@@ -43,17 +39,21 @@ export interface AchTimeline {
 }
 
 /**
- * When an ACH entry created at `createdAt` is submitted and settles. Both rails go in the next
+ * When an ACH entry created at `createdAt` is submitted and settles. Same-Day ACH goes in the next
  * window whose cut-off is at or after the instant (after the last window, on weekends and on Fed
- * holidays: the next banking day's first window); they differ in settlement only.
+ * holidays: the next banking day's first window) and settles with it. Standard ACH goes in the same
+ * windows during the day and settles the next banking day at 08:30 ET; created after the last
+ * window (or on a weekend or holiday), it goes in the overnight next-day deposit (02:15 ET) of the
+ * next banking day and settles that morning at 08:30 ET (calendar.ts nextStandardAchDeposit).
  */
 export function achTimeline(rail: AchRail, createdAt: Date): AchTimeline {
-  const window = nextSameDayAchWindow(createdAt);
+  const window =
+    rail === 'same_day_ach' ? nextSameDayAchWindow(createdAt) : nextStandardAchDeposit(createdAt);
   return {
     window: window.window,
     windowDate: window.date,
     submitsAt: window.cutoff,
-    settlesAt: rail === 'same_day_ach' ? window.settlement : standardAchSettlement(window),
+    settlesAt: window.settlement,
   };
 }
 
@@ -89,34 +89,16 @@ export function achReturnReason(code: string): ReturnReason | null {
   return RETURN_REASONS.get(code) ?? null;
 }
 
-/** Returns come back as return entries settle: 13:00 ET, the first window's settlement. */
-const RETURN_TIME_ET = '13:00';
-/** How many banking days after settlement an unprompted return arrives, by the code's time frame. */
-const RETURN_DELAY_BANKING_DAYS = { prompt: 1, late: 5 } as const;
-
 /**
- * When a return of an entry settled at `settledAt` arrives on its own (a magic account). Codes with
- * a 60-calendar-day time frame (the late, unauthorized-debit returns) arrive 5 banking days after
- * settlement, when the funds already look final; every other code arrives the next banking day,
- * inside its 2-banking-day frame. Both at 13:00 ET.
+ * When a return of an entry settled at `settledAt` arrives on its own (a magic account): inside its
+ * code's time frame, at 13:00 ET (the first window's settlement) on the next banking day, or 5
+ * banking days after settlement for the 60-calendar-day (unauthorized-debit) codes, when the funds
+ * already look final (transfers.returns.ts scheduledReturnAt). The deadlines are returnDeadlineOf's.
  */
 export function returnArrivesAt(settledAt: Date, reason: ReturnReason): Date {
-  const late = reason.timeFrame?.startsWith('60 calendar days') ?? false;
-  const days = late ? RETURN_DELAY_BANKING_DAYS.late : RETURN_DELAY_BANKING_DAYS.prompt;
-  return nyInstant(addBankingDays(nyDateOf(settledAt), days), RETURN_TIME_ET);
-}
-
-/**
- * The latest instant a return with this code may still arrive for an entry settled at
- * `settledAt`: the end (24:00 ET) of the second banking day after settlement, or of the 60th
- * calendar day for the 60-day codes. Codes with another time frame are treated as 2 banking days.
- */
-export function returnDeadline(settledAt: Date, reason: ReturnReason): Date {
-  const settled = nyDateOf(settledAt);
-  const lastDay = reason.timeFrame?.startsWith('60 calendar days')
-    ? addCalendarDays(settled, 60)
-    : addBankingDays(settled, 2);
-  return nyInstant(addCalendarDays(lastDay, 1), '00:00');
+  const rule = returnRule(reason.code);
+  if (!rule) throw new Error(`rails: ${reason.code} is not in the reference`);
+  return scheduledReturnAt(rule, settledAt);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -198,11 +180,15 @@ export const MAGIC_ACCOUNTS: readonly MagicAccount[] = Object.freeze([
   },
 ]);
 
-/** `100XX`: returned with code RXX (when RXX is an assigned code; otherwise an ordinary account). */
+/**
+ * `100XX`: returned with code RXX when an RDFI may return the entry with RXX (an assigned code of
+ * the right category, and of the entry's direction: transfers.returns.ts); otherwise an ordinary account.
+ */
 export const RETURN_CODE_ACCOUNT = Object.freeze({
   pattern: /^100(\d\d)$/,
   example: '10029',
-  outcome: 'settles, then returned RXX for 100XX (here R29), when RXX is an assigned Nacha code',
+  outcome:
+    'settles, then returned RXX for 100XX (here R29, debits only), when an RDFI may return the entry with RXX (category and direction; otherwise it succeeds)',
 });
 
 /** The magic routing number's outcome in words (see UNREACHABLE_ROUTING_NUMBER). */
@@ -234,6 +220,8 @@ export function railOutcome(input: {
   if (rail === 'rtp') return { kind: 'succeeds' }; // RTP is irrevocable: no returns
   const behavior = magicAccountBehavior(accountNumber);
   if (behavior.kind !== 'returns') return behavior;
-  const reason = behavior.debitsOnly && direction !== 'debit' ? null : achReturnReason(behavior.code);
+  const rule = behavior.debitsOnly && direction !== 'debit' ? null : returnRule(behavior.code);
+  // A code an RDFI may not return this entry with (its category or direction) leaves an ordinary account.
+  const reason = rule && returnRefusal(rule, direction) === null ? achReturnReason(rule.code) : null;
   return reason ? { kind: 'returns', reason } : { kind: 'succeeds' };
 }

@@ -17,6 +17,7 @@ import {
   rtpTransferMachine,
 } from './transfers.machine.ts';
 import { ACH_RETURN_CODES, type Direction, RAILS, type Rail, RTP_REJECT_REASONS } from './transfers.rails.ts';
+import { CONTEST_CODES, DISHONOR_CODES } from './transfers.returns.ts';
 import type { transfers } from './transfers.table.ts';
 
 /** A row of the rail engine: a transfer (`tr_`) or a payout (`po_`), as its `kind` says. */
@@ -37,12 +38,12 @@ function statesOf<const M extends readonly { states: readonly string[] }[]>(
 }
 
 const transferState = statesOf(
-  'ACH and Same-Day ACH: pending → submitted (at the window cut-off) → settled, then possibly returned (a return may also come before settlement); pending → canceled before submission. RTP: pending → completed or rejected, seconds after sending.',
+  'ACH and Same-Day ACH: pending → submitted (at the window cut-off) → settled, then possibly returned (a return may also come before settlement); pending → canceled before submission. A return of a settled entry may be dishonored by the ODFI (return_dishonored), and the dishonor contested by the RDFI (return_contested). RTP: pending → completed or rejected, seconds after sending.',
   achTransferMachine,
   rtpTransferMachine,
 );
 const payoutState = statesOf(
-  'ACH and Same-Day ACH: pending → in_transit (submitted at the window cut-off) → paid (settled); sent back by the bank, it is failed while in transit and returned once paid; pending → canceled before submission. RTP: pending → paid or failed, seconds after sending.',
+  'ACH and Same-Day ACH: pending → in_transit (submitted at the window cut-off) → paid (settled); sent back by the bank, it is failed while in transit and returned once paid; pending → canceled before submission. A return of a paid payout may be dishonored (return_dishonored) and the dishonor contested (return_contested). RTP: pending → paid or failed, seconds after sending.',
   achPayoutMachine,
   rtpPayoutMachine,
 );
@@ -54,6 +55,46 @@ const rail = z
   .meta({ description: 'The rail: ach (standard ACH), same_day_ach or rtp (RTP, instant).' });
 
 const achReturnCode = z.enum(ACH_RETURN_CODES);
+
+/** The fields of a return's dishonor and contest, the same on transfers and payouts. */
+const returnDisputeFields = {
+  return_untimely: z.boolean().meta({
+    description:
+      "Whether the return arrived after its code's time frame (let through with `untimely: true`); the ODFI may dishonor such a return R68. False otherwise.",
+  }),
+  dishonored_at: nullableTimestamp(
+    'When the ODFI dishonored the return (state return_dishonored); null otherwise.',
+  ),
+  dishonor_code: z
+    .enum(DISHONOR_CODES)
+    .nullable()
+    .meta({
+      description: 'The Nacha code the ODFI dishonored the return with (R61-R70); null unless dishonored.',
+    }),
+  dishonor_reason: nullableText('The title of the dishonor code (Untimely Return); null unless dishonored.'),
+  contested_at: nullableTimestamp(
+    'When the RDFI contested the dishonor (state return_contested); null otherwise.',
+  ),
+  contest_code: z
+    .enum(CONTEST_CODES)
+    .nullable()
+    .meta({
+      description: 'The Nacha code the RDFI contested the dishonor with (R71-R77); null unless contested.',
+    }),
+  contest_reason: nullableText(
+    'The title of the contest code (Timely Original Return); null unless contested.',
+  ),
+};
+
+const returnDispute = (row: TransferRow) => ({
+  return_untimely: row.returnUntimely,
+  dishonored_at: iso(row.dishonoredAt),
+  dishonor_code: row.dishonorCode as (typeof DISHONOR_CODES)[number] | null,
+  dishonor_reason: row.dishonorReason,
+  contested_at: iso(row.contestedAt),
+  contest_code: row.contestCode as (typeof CONTEST_CODES)[number] | null,
+  contest_reason: row.contestReason,
+});
 
 /** A bank account as an entry shows it: never its full account number. */
 export const BankAccountSummaryWire = z
@@ -109,6 +150,7 @@ export const TransferWire = wireResource(
       .nullable()
       .meta({ description: 'The Nacha return code it came back with (state returned); null otherwise.' }),
     return_reason: nullableText('The title of the return code (Insufficient Funds); null unless returned.'),
+    ...returnDisputeFields,
     failure_reason: nullableText(
       'Why an RTP transfer was rejected (state rejected): the ISO 20022 reason and its meaning (AC03: Invalid creditor account number); null otherwise.',
     ),
@@ -159,6 +201,7 @@ export const PayoutWire = wireResource(
     failure_reason: nullableText(
       'The meaning of failure_code (Account Closed; AC03: Invalid creditor account number); null otherwise.',
     ),
+    ...returnDisputeFields,
     reference: nullableText("The merchant's reference."),
     description: nullableText('The description given on create.'),
     metadata: wireMetadata,
@@ -186,6 +229,7 @@ export function transferResource(row: TransferRow): Wire<typeof TransferWire> {
     returned_at: iso(row.returnedAt),
     return_code: row.returnCode,
     return_reason: row.returnReason,
+    ...returnDispute(row),
     failure_reason: row.failureReason,
     collection: row.collectionId,
     reference: row.reference,
@@ -226,6 +270,7 @@ export function payoutResource(row: TransferRow): Wire<typeof PayoutWire> {
     returned_at: iso(row.returnedAt),
     failure_code: row.returnCode ?? rtpReason,
     failure_reason: row.returnReason ?? row.failureReason,
+    ...returnDispute(row),
     reference: row.reference,
     description: row.description,
     metadata: row.metadata,

@@ -16,10 +16,12 @@ import {
   transferResource,
 } from './transfers.resource.ts';
 import {
+  contestDishonoredReturnSchema,
   createPayoutFieldCodes,
   createPayoutSchema,
   createTransferFieldCodes,
   createTransferSchema,
+  dishonorReturnSchema,
   listPayoutsQuery,
   listTransfersQuery,
   returnTransferSchema,
@@ -118,16 +120,17 @@ function registerEntrySteps(api: OpenAPIHono<RestEnv>, e: EntryApi): void {
     );
   }
 
+  const returned = e.kind === 'payout' ? 'paid' : 'settled';
   api.openapi(
     operation({
       method: 'post',
       path: `/simulate/${e.plural}/{id}/return`,
       operationId: `return${e.Kind}`,
       response: e.wire,
-      errors: ['invalid_state'],
+      errors: ['invalid_state', 'return_code_not_allowed', 'return_deadline_passed'],
       tags: ['Simulation'],
       summary: `Return a submitted or settled ACH ${e.kind} now, with a Nacha return code`,
-      description: `The receiving bank sends the ${e.kind} back: ${e.kind === 'payout' ? 'failed while in transit, returned once paid' : 'returned'}, and its ledger effect is undone. 409 invalid_state unless ${submitted} or ${e.kind === 'payout' ? 'paid' : 'settled'} on ACH; then 400 parameter_invalid for a code that is not in the Nacha list. Answers with the ${e.kind} as it now stands.`,
+      description: `The receiving bank sends the ${e.kind} back: ${e.kind === 'payout' ? 'failed while in transit, returned once paid' : 'returned'}, and its ledger effect is undone. 409 invalid_state unless ${submitted} or ${returned} on ACH; then 400 parameter_invalid for a code that is not in the Nacha list, 400 return_code_not_allowed for a code an RDFI cannot return this ${e.kind} with (an ENR, RCK, IAT, dishonor or contest code, a code of an entry class Sandbank does not originate, or a code of the other direction), and 422 return_deadline_passed (with its \`deadline\`) after the code's time frame, unless \`untimely: true\` lets it arrive late, marked \`return_untimely\`. Answers with the ${e.kind} as it now stands.`,
       request: { params: idParam, ...jsonRequestBody(returnTransferSchema, false) },
     }),
     async (c) => {
@@ -137,6 +140,54 @@ function registerEntrySteps(api: OpenAPIHono<RestEnv>, e: EntryApi): void {
         e.resource(await e.steps.return(ctx, c.req.valid('param').id, c.req.valid('json'))),
       );
     },
+    validationHook(),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: `/simulate/${e.plural}/{id}/dishonor_return`,
+      operationId: `dishonorReturn${e.Kind}`,
+      response: e.wire,
+      errors: ['invalid_state', 'return_code_not_allowed', 'return_deadline_passed'],
+      tags: ['Simulation'],
+      summary: `The originating bank dishonors the return of an ACH ${e.kind} (R61-R70)`,
+      description: `The ODFI refuses the return of a ${returned} ${e.kind}: it becomes return_dishonored and its ledger effect applies again. 409 invalid_state unless returned after it ${returned === 'paid' ? 'was paid' : 'settled'}; 400 return_code_not_allowed for a code that is not a dishonor code or whose rule does not fit this return (R68 needs an untimely return, R70 an R06 or R31 return, R62 a debit); 422 return_deadline_passed (with its \`deadline\`) after the 5th banking day after the return. Answers with the ${e.kind} as it now stands.`,
+      request: { params: idParam, ...jsonRequestBody(dishonorReturnSchema) },
+    }),
+    async (c) =>
+      sendObject(
+        c,
+        e.resource(
+          await e.steps.dishonorReturn(serviceContext(c), c.req.valid('param').id, c.req.valid('json')),
+        ),
+      ),
+    validationHook(),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: `/simulate/${e.plural}/{id}/contest_dishonored_return`,
+      operationId: `contestDishonoredReturn${e.Kind}`,
+      response: e.wire,
+      errors: ['invalid_state', 'return_code_not_allowed', 'return_deadline_passed'],
+      tags: ['Simulation'],
+      summary: `The receiving bank contests the dishonor of an ACH ${e.kind}'s return (R71-R77)`,
+      description: `The RDFI contests a dishonored return: the ${e.kind} becomes return_contested (final) and is returned again in the ledger. 409 invalid_state unless return_dishonored; 400 return_code_not_allowed for a code that is not a contest code or does not answer this dishonor (R73 answers R68, R74 and R76 answer R69, R75 answers R67, R77 answers R62, R71 any); 422 return_deadline_passed (with its \`deadline\`) after the 2nd banking day after the dishonor. Answers with the ${e.kind} as it now stands.`,
+      request: { params: idParam, ...jsonRequestBody(contestDishonoredReturnSchema) },
+    }),
+    async (c) =>
+      sendObject(
+        c,
+        e.resource(
+          await e.steps.contestDishonoredReturn(
+            serviceContext(c),
+            c.req.valid('param').id,
+            c.req.valid('json'),
+          ),
+        ),
+      ),
     validationHook(),
   );
 }

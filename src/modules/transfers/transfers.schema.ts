@@ -4,6 +4,7 @@ import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../k
 import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
 import { statesOf } from './transfers.machine.ts';
 import { ACH_RETURN_CODES, RAILS } from './transfers.rails.ts';
+import { CONTEST_CODES, DISHONOR_CODES } from './transfers.returns.ts';
 
 export const createTransferSchema = z.strictObject({
   rail: z.enum(RAILS),
@@ -29,8 +30,38 @@ export const returnTransferSchema = z.strictObject({
     .max(8)
     .meta({ enum: [...ACH_RETURN_CODES] })
     .optional()
-    .describe('A Nacha return code (default R01 for debits, R03 for credits).'),
+    .describe(
+      'A Nacha return code an RDFI may return this entry with (default R01 for debits, R03 for credits): 400 return_code_not_allowed for a code of another category or direction, 422 return_deadline_passed after its time frame.',
+    ),
+  untimely: z
+    .boolean()
+    .optional()
+    .describe(
+      "Let a return after its code's time frame arrive anyway, marked return_untimely (the ODFI may then dishonor it R68). Default false: a late return is refused with 422 return_deadline_passed.",
+    ),
 });
+
+export const dishonorReturnSchema = z.strictObject({
+  code: z
+    .string()
+    .max(8)
+    .meta({ enum: [...DISHONOR_CODES] })
+    .describe(
+      "The ODFI's dishonor code: R61 misrouted, R62 erroneous or reversing debit (debits), R67 duplicate, R68 untimely (an untimely return only), R69 field errors, R70 not requested (R06/R31 returns only).",
+    ),
+});
+export type DishonorReturnInput = z.output<typeof dishonorReturnSchema>;
+
+export const contestDishonoredReturnSchema = z.strictObject({
+  code: z
+    .string()
+    .max(8)
+    .meta({ enum: [...CONTEST_CODES] })
+    .describe(
+      "The RDFI's contest code: R71 misrouted dishonor (any), R73 timely original return (R68), R74 corrected return or R76 no errors found (R69), R75 not a duplicate (R67), R77 non-acceptance (R62); R72 (untimely dishonor) never applies, dishonors are only taken in time.",
+    ),
+});
+export type ContestDishonoredReturnInput = z.output<typeof contestDishonoredReturnSchema>;
 
 /** The body of `…/return` as parsed (it may be omitted: no code, the default one). */
 export type ReturnTransferInput = z.output<typeof returnTransferSchema>;

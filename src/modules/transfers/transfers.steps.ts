@@ -8,8 +8,15 @@ import { postHold, voidHold } from '../ledger/ledger.holds.ts';
 import { post, postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
 import type { AchTransferEvent, EntryKind, EntryState } from './transfers.machine.ts';
-import { achReturnReason, RTP_REJECT_REASONS, returnArrivesAt } from './transfers.rails.ts';
+import { RTP_REJECT_REASONS } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
+import {
+  checkContest,
+  checkDishonor,
+  checkReturn,
+  returnRule,
+  scheduledReturnAt,
+} from './transfers.returns.ts';
 import {
   achKindOf,
   rtpKindOf,
@@ -17,7 +24,11 @@ import {
   TRANSFER_SETTLE_JOB,
   withEntry,
 } from './transfers.rows.ts';
-import type { ReturnTransferInput } from './transfers.schema.ts';
+import type {
+  ContestDishonoredReturnInput,
+  DishonorReturnInput,
+  ReturnTransferInput,
+} from './transfers.schema.ts';
 
 // Steps. Each kind names its states its own way (transfers.machine.ts); the engine moves every
 // entry with the same events, so a payout is `in_transit` where a transfer is `submitted`.
@@ -98,13 +109,13 @@ export async function settle(tx: Tx, ctx: ServiceContext, row: TransferRow): Pro
   if (row.direction === 'debit') await postFundsAvailable(tx, { ...common(row, now), relatedId: row.id });
   const moved = await step(tx, ctx, kind, row, 'settle', { settledAt: now, updatedAt: now });
   await afterCollectionDebit(tx, ctx, moved, 'settled');
-  const reason = row.outcome === 'returns' && row.outcomeCode ? achReturnReason(row.outcomeCode) : null;
-  if (reason) {
+  const rule = row.outcome === 'returns' && row.outcomeCode ? returnRule(row.outcomeCode) : null;
+  if (rule) {
     await scheduleJob(tx, {
       merchantId: row.merchantId,
       kind: TRANSFER_RETURN_JOB,
       objectId: row.id,
-      dueAt: returnArrivesAt(now, reason),
+      dueAt: scheduledReturnAt(rule, now),
       createdAt: now,
     });
   }
@@ -122,6 +133,7 @@ export async function returnEntry(
   ctx: ServiceContext,
   row: TransferRow,
   code: string,
+  options: { untimely?: boolean } = {},
 ): Promise<TransferRow> {
   const kind = achKind(row, 'return');
   const machine = kind.machine;
@@ -134,14 +146,16 @@ export async function returnEntry(
       message: `This ${machine.object} is ${row.state}; return needs it to be ${from.join(' or ')}.`,
     });
   }
-  const reason = achReturnReason(code);
-  if (!reason) {
-    throw new SandbankError('parameter_invalid', {
-      param: 'code',
-      message: `${code.slice(0, 8)} is not a Nacha return code (R01-R85, as listed in the reference).`,
-    });
-  }
   const now = ctx.clock.now();
+  // The code's category, direction and time frame (transfers.returns.ts): 400 / 422, nothing written.
+  const verdict = checkReturn({
+    code,
+    direction: row.direction as 'credit' | 'debit',
+    settledAt: wasSettled ? row.settledAt : null,
+    now,
+    untimely: options.untimely ?? false,
+  });
+  const reason = verdict.rule;
   const from = row.direction === 'credit' ? 'available' : wasSettled ? 'available' : 'pending';
   const sign = row.direction === 'credit' ? 1n : -1n;
   await post(tx, {
@@ -158,10 +172,101 @@ export async function returnEntry(
     returnedAt: now,
     returnCode: reason.code,
     returnReason: reason.title,
+    returnUntimely: verdict.untimely,
     updatedAt: now,
   });
   await afterCollectionDebit(tx, ctx, moved, 'returned');
   return moved;
+}
+
+/**
+ * Moves the entry's money between `bank_rails` and `available` again: `effect` 'forward' re-applies
+ * the entry (a credit's money leaves available, a debit's arrives), 'returned' undoes it (as a return
+ * does). Available may go below zero, as an ODFI's balance does.
+ */
+async function postReturnEffect(
+  tx: Tx,
+  row: TransferRow,
+  at: Date,
+  type: 'transfer_return' | 'payout_return' | 'transfer_return_dishonored' | 'payout_return_dishonored',
+  effect: 'forward' | 'returned',
+): Promise<void> {
+  // +1: the money comes to available (a returned credit, a forward debit).
+  const toAvailable = (row.direction === 'credit') === (effect === 'returned') ? 1n : -1n;
+  await post(tx, {
+    ...common(row, at),
+    type,
+    relatedId: row.holdId,
+    entries: [
+      { account: 'bank_rails', amount: -toAvailable * row.amount },
+      { account: 'available', amount: toAvailable * row.amount },
+    ],
+    ...(toAvailable < 0n ? { allowNegative: ['available'] } : {}),
+  });
+}
+
+/**
+ * returned → return_dishonored: the ODFI refuses the return (R61-R70, within 5 banking days of the
+ * return); the entry's effect is applied again, as if it had not come back. Only a return of a
+ * settled entry can be dishonored.
+ */
+export async function dishonorReturn(
+  tx: Tx,
+  ctx: ServiceContext,
+  row: TransferRow,
+  code: string,
+): Promise<TransferRow> {
+  const kind = achKind(row, 'dishonor_return');
+  transition(kind.machine, row.state, 'dishonor_return');
+  if (row.settledAt === null || row.returnedAt === null || row.returnCode === null) {
+    throw new SandbankError('invalid_state', {
+      message: `This ${kind.machine.object} came back before it settled; only the return of a settled entry can be dishonored.`,
+    });
+  }
+  const now = ctx.clock.now();
+  const verdict = checkDishonor({
+    code,
+    returnCode: row.returnCode,
+    returnUntimely: row.returnUntimely,
+    direction: row.direction as 'credit' | 'debit',
+    returnedAt: row.returnedAt,
+    now,
+  });
+  await postReturnEffect(tx, row, now, `${row.kind}_return_dishonored` as const, 'forward');
+  return step(tx, ctx, kind, row, 'dishonor_return', {
+    dishonoredAt: now,
+    dishonorCode: verdict.code,
+    dishonorReason: verdict.title,
+    updatedAt: now,
+  });
+}
+
+/**
+ * return_dishonored → return_contested: the RDFI contests the dishonor (R71-R77, within 2 banking
+ * days of it); the entry is returned again in the ledger.
+ */
+export async function contestDishonoredReturn(
+  tx: Tx,
+  ctx: ServiceContext,
+  row: TransferRow,
+  code: string,
+): Promise<TransferRow> {
+  const kind = achKind(row, 'contest_dishonored_return');
+  transition(kind.machine, row.state, 'contest_dishonored_return');
+  const now = ctx.clock.now();
+  const verdict = checkContest({
+    code,
+    dishonorCode: row.dishonorCode as string,
+    dishonoredAt: row.dishonoredAt as Date,
+    now,
+  });
+  await postReturnEffect(tx, row, now, `${row.kind}_return` as const, 'returned');
+  return step(tx, ctx, kind, row, 'contest_dishonored_return', {
+    contestedAt: now,
+    contestCode: verdict.code,
+    contestReason: verdict.title,
+    updatedAt: now,
+  });
 }
 
 /** pending → canceled (ACH before submission): a credit's hold is released. */
@@ -207,11 +312,19 @@ function stepsOf(kind: EntryKind) {
     cancel: (ctx: ServiceContext, id: string) => withEntry(ctx, kind, id, (tx, row) => cancel(tx, ctx, row)),
     submit: (ctx: ServiceContext, id: string) => withEntry(ctx, kind, id, (tx, row) => submit(tx, ctx, row)),
     settle: (ctx: ServiceContext, id: string) => withEntry(ctx, kind, id, (tx, row) => settle(tx, ctx, row)),
-    /** `…/return {code?}`: R01 for a debit, R03 for a credit by default. */
+    /** `…/return {code?, untimely?}`: R01 for a debit, R03 for a credit by default. */
     return: (ctx: ServiceContext, id: string, input: ReturnTransferInput = {}) =>
       withEntry(ctx, kind, id, (tx, row) =>
-        returnEntry(tx, ctx, row, input.code ?? (row.direction === 'debit' ? 'R01' : 'R03')),
+        returnEntry(tx, ctx, row, input.code ?? (row.direction === 'debit' ? 'R01' : 'R03'), {
+          untimely: input.untimely ?? false,
+        }),
       ),
+    /** `…/dishonor_return {code}`: the ODFI refuses the return. */
+    dishonorReturn: (ctx: ServiceContext, id: string, input: DishonorReturnInput) =>
+      withEntry(ctx, kind, id, (tx, row) => dishonorReturn(tx, ctx, row, input.code)),
+    /** `…/contest_dishonored_return {code}`: the RDFI contests the dishonor. */
+    contestDishonoredReturn: (ctx: ServiceContext, id: string, input: ContestDishonoredReturnInput) =>
+      withEntry(ctx, kind, id, (tx, row) => contestDishonoredReturn(tx, ctx, row, input.code)),
   };
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
 import type { EntryState } from './transfers.machine.ts';
 
@@ -45,6 +45,16 @@ export const transfers = pgTable(
     returnCode: text('return_code'),
     returnReason: text('return_reason'),
     failureReason: text('failure_reason'),
+    /** The return arrived after its code's time frame (let through with `untimely`). */
+    returnUntimely: boolean('return_untimely').notNull().default(false),
+    /** The ODFI dishonored the return (R61-R70): when, and with which code. */
+    dishonoredAt: at('dishonored_at'),
+    dishonorCode: text('dishonor_code'),
+    dishonorReason: text('dishonor_reason'),
+    /** The RDFI contested the dishonor (R71-R77): when, and with which code. */
+    contestedAt: at('contested_at'),
+    contestCode: text('contest_code'),
+    contestReason: text('contest_reason'),
     /** The collection an ACH debit pays (its checkout's bank-account method), if any. */
     collectionId: text('collection_id'),
     reference: text('reference'),
