@@ -29,7 +29,11 @@ import {
 import { listBalanceTransactions } from '../ledger/ledger.queries.ts';
 import type { PostingRow } from '../ledger/ledger.rows.ts';
 import { achMachineOf, statesOf } from '../transfers/transfers.machine.ts';
-import { returnTransferSchema } from '../transfers/transfers.schema.ts';
+import {
+  contestDishonoredReturnSchema,
+  dishonorReturnSchema,
+  returnTransferSchema,
+} from '../transfers/transfers.schema.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from '../transfers/transfers.steps.ts';
 import { type DeliveryLog, listDeliveries } from '../webhooks/webhooks.log.ts';
 import {
@@ -58,6 +62,8 @@ export const TRANSACTION_ACTIONS = [
   'submit',
   'settle',
   'return',
+  'dishonor_return',
+  'contest_dishonored_return',
   'reverse',
   'pay',
   'fail',
@@ -83,6 +89,15 @@ function entryActions(steps: EntrySteps): KindActions {
     return: {
       events: ['return_unsettled', 'return'],
       run: (ctx, id, body) => steps.return(ctx, id, parseInput(returnTransferSchema, body)),
+    },
+    dishonor_return: {
+      events: ['dishonor_return'],
+      run: (ctx, id, body) => steps.dishonorReturn(ctx, id, parseInput(dishonorReturnSchema, body)),
+    },
+    contest_dishonored_return: {
+      events: ['contest_dishonored_return'],
+      run: (ctx, id, body) =>
+        steps.contestDishonoredReturn(ctx, id, parseInput(contestDishonoredReturnSchema, body)),
     },
   };
 }
@@ -181,6 +196,9 @@ function heldBack(tx: TypedTransaction, action: TransactionAction): boolean {
   if (tx.kind === 'issuing_authorization' && tx.row.cardPaymentId !== null) return true;
   if (action === 'cancel' && (tx.kind === 'transfer' || tx.kind === 'payout'))
     return tx.row.collectionId !== null;
+  // Only the return of a settled entry can be dishonored.
+  if (action === 'dishonor_return' && (tx.kind === 'transfer' || tx.kind === 'payout'))
+    return tx.row.settledAt === null;
   if (action === 'refund' && tx.kind === 'issuing_authorization')
     return tx.row.amountRefunded >= tx.row.amountCaptured;
   return false;

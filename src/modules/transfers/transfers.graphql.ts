@@ -34,10 +34,12 @@ import {
 import { getPayout, getTransfer, listPayouts, listTransfers } from './transfers.read.ts';
 import { payoutArrivalAt, payoutInTransitAt, type TransferRow } from './transfers.resource.ts';
 import {
+  contestDishonoredReturnSchema,
   createPayoutFieldCodes,
   createPayoutSchema,
   createTransferFieldCodes,
   createTransferSchema,
+  dishonorReturnSchema,
   returnTransferSchema,
 } from './transfers.schema.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from './transfers.steps.ts';
@@ -102,6 +104,52 @@ const CounterpartyRef = builder.objectRef<TransferRow>('TransferCounterparty').i
     }),
   }),
 });
+
+type EntryFieldBuilder = Parameters<
+  NonNullable<Parameters<ReturnType<typeof builder.objectRef<TransferRow>>['implement']>[0]['fields']>
+>[0];
+
+/** A return's dishonor and contest, the same on transfers and payouts (REST: return_untimely, dishonor_*, contest_*). */
+function returnDisputeFields(t: EntryFieldBuilder) {
+  return {
+    returnUntimely: t.exposeBoolean('returnUntimely', {
+      description:
+        "Whether the return arrived after its code's time frame (let through with untimely: true); the ODFI may dishonor it R68.",
+    }),
+    dishonoredAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the ODFI dishonored the return (state return_dishonored); null otherwise.',
+      resolve: (row) => row.dishonoredAt,
+    }),
+    dishonorCode: t.field({
+      type: AchReturnCodeEnum,
+      nullable: true,
+      description: 'The Nacha code the ODFI dishonored the return with (R61-R70); null unless dishonored.',
+      resolve: (row) => row.dishonorCode,
+    }),
+    dishonorReason: t.exposeString('dishonorReason', {
+      nullable: true,
+      description: 'The title of the dishonor code (Untimely Return); null unless dishonored.',
+    }),
+    contestedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the RDFI contested the dishonor (state return_contested); null otherwise.',
+      resolve: (row) => row.contestedAt,
+    }),
+    contestCode: t.field({
+      type: AchReturnCodeEnum,
+      nullable: true,
+      description: 'The Nacha code the RDFI contested the dishonor with (R71-R77); null unless contested.',
+      resolve: (row) => row.contestCode,
+    }),
+    contestReason: t.exposeString('contestReason', {
+      nullable: true,
+      description: 'The title of the contest code (Timely Original Return); null unless contested.',
+    }),
+  };
+}
 
 export const TransferRef = builder.objectRef<TransferRow>('Transfer').implement({
   description: `A bank transfer. States: ${statesOf('transfer').join(', ')}.`,
@@ -171,6 +219,7 @@ export const TransferRef = builder.objectRef<TransferRow>('Transfer').implement(
       nullable: true,
       description: 'The title of the return code (Insufficient Funds); null unless returned.',
     }),
+    ...returnDisputeFields(t),
     failureReason: t.exposeString('failureReason', {
       nullable: true,
       description: 'Why an RTP transfer was rejected (state rejected): the ISO 20022 reason and its meaning.',
@@ -251,6 +300,7 @@ export const PayoutRef = builder.objectRef<TransferRow>('Payout').implement({
       description: 'The meaning of failureCode (Account Closed; AC03: Invalid creditor account number).',
       resolve: (row) => row.returnReason ?? row.failureReason,
     }),
+    ...returnDisputeFields(t),
     description: t.exposeString('description', {
       nullable: true,
       description: STORED_DESCRIPTION,
@@ -286,6 +336,18 @@ const createPayoutBody = wireInput('createPayout', createPayoutSchema, createPay
 const returnBodies = {
   transfer: wireInput('simulateTransferReturn', returnTransferSchema, undefined, { path: ['id'] }),
   payout: wireInput('simulatePayoutReturn', returnTransferSchema, undefined, { path: ['id'] }),
+};
+const dishonorBodies = {
+  transfer: wireInput('simulateTransferDishonorReturn', dishonorReturnSchema, undefined, { path: ['id'] }),
+  payout: wireInput('simulatePayoutDishonorReturn', dishonorReturnSchema, undefined, { path: ['id'] }),
+};
+const contestBodies = {
+  transfer: wireInput('simulateTransferContestDishonoredReturn', contestDishonoredReturnSchema, undefined, {
+    path: ['id'],
+  }),
+  payout: wireInput('simulatePayoutContestDishonoredReturn', contestDishonoredReturnSchema, undefined, {
+    path: ['id'],
+  }),
 };
 
 builder.queryFields((t) => ({
@@ -394,13 +456,62 @@ function stepMutations(
         ...args,
         code: t.arg({
           type: AchReturnCodeEnum,
-          description: 'The Nacha return code (default R01 for debits, R03 for credits).',
+          description:
+            'The Nacha return code (default R01 for debits, R03 for credits): one an RDFI may return this entry with (return_code_not_allowed otherwise), within its time frame (return_deadline_passed otherwise).',
+        }),
+        untimely: t.arg.boolean({
+          description:
+            "Let a return after its code's time frame arrive anyway, marked returnUntimely (the ODFI may then dishonor it R68).",
         }),
       },
       resolve: (_root, a, ctx) => {
         const body = returnBodies[kind].body(a);
         return run(ctx, `simulate${name}Return`, a.idempotencyKey, { id: a.id, ...body }, (svc) =>
           steps.return(svc, String(a.id), returnBodies[kind].parse(body)),
+        );
+      },
+    }),
+    [`simulate${name}DishonorReturn`]: t.field({
+      type,
+      errors: { types: [SandbankError] },
+      description: `POST /v1/simulate/${plural}/{id}/dishonor_return: the ODFI dishonors the return (R61-R70, within 5 banking days); the ${kind} is return_dishonored and its effect applies again.`,
+      args: {
+        ...args,
+        code: t.arg({
+          type: AchReturnCodeEnum,
+          required: true,
+          description:
+            'R61 misrouted, R62 erroneous or reversing debit (debits), R67 duplicate, R68 untimely (an untimely return only), R69 field errors, R70 not requested (R06/R31 returns only).',
+        }),
+      },
+      resolve: (_root, a, ctx) => {
+        const body = dishonorBodies[kind].body(a);
+        return run(ctx, `simulate${name}DishonorReturn`, a.idempotencyKey, { id: a.id, ...body }, (svc) =>
+          steps.dishonorReturn(svc, String(a.id), dishonorBodies[kind].parse(body)),
+        );
+      },
+    }),
+    [`simulate${name}ContestDishonoredReturn`]: t.field({
+      type,
+      errors: { types: [SandbankError] },
+      description: `POST /v1/simulate/${plural}/{id}/contest_dishonored_return: the RDFI contests the dishonor (R71-R77, within 2 banking days); the ${kind} is return_contested and returned again.`,
+      args: {
+        ...args,
+        code: t.arg({
+          type: AchReturnCodeEnum,
+          required: true,
+          description:
+            'R71 misrouted dishonor (any), R73 timely original return (R68), R74 corrected return or R76 no errors found (R69), R75 not a duplicate (R67), R77 non-acceptance (R62); R72 never applies.',
+        }),
+      },
+      resolve: (_root, a, ctx) => {
+        const body = contestBodies[kind].body(a);
+        return run(
+          ctx,
+          `simulate${name}ContestDishonoredReturn`,
+          a.idempotencyKey,
+          { id: a.id, ...body },
+          (svc) => steps.contestDishonoredReturn(svc, String(a.id), contestBodies[kind].parse(body)),
         );
       },
     }),

@@ -65,22 +65,16 @@ const returnDisputeFields = {
   dishonored_at: nullableTimestamp(
     'When the ODFI dishonored the return (state return_dishonored); null otherwise.',
   ),
-  dishonor_code: z
-    .enum(DISHONOR_CODES)
-    .nullable()
-    .meta({
-      description: 'The Nacha code the ODFI dishonored the return with (R61-R70); null unless dishonored.',
-    }),
+  dishonor_code: z.enum(DISHONOR_CODES).nullable().meta({
+    description: 'The Nacha code the ODFI dishonored the return with (R61-R70); null unless dishonored.',
+  }),
   dishonor_reason: nullableText('The title of the dishonor code (Untimely Return); null unless dishonored.'),
   contested_at: nullableTimestamp(
     'When the RDFI contested the dishonor (state return_contested); null otherwise.',
   ),
-  contest_code: z
-    .enum(CONTEST_CODES)
-    .nullable()
-    .meta({
-      description: 'The Nacha code the RDFI contested the dishonor with (R71-R77); null unless contested.',
-    }),
+  contest_code: z.enum(CONTEST_CODES).nullable().meta({
+    description: 'The Nacha code the RDFI contested the dishonor with (R71-R77); null unless contested.',
+  }),
   contest_reason: nullableText(
     'The title of the contest code (Timely Original Return); null unless contested.',
   ),

@@ -173,6 +173,16 @@ export class Driver {
     await transferSteps.return(this.ctx, id, { code });
   }
 
+  /** POST /v1/simulate/{transfers|payouts}/{id}/dishonor_return | contest_dishonored_return {code}. */
+  async returnDisputeStep(
+    kind: 'transfer' | 'payout',
+    step: 'dishonorReturn' | 'contestDishonoredReturn',
+    id: string,
+    code: string,
+  ): Promise<void> {
+    await (kind === 'transfer' ? transferSteps : payoutSteps)[step](this.ctx, id, { code });
+  }
+
   async createPayout(input: CreatePayoutInput): Promise<string> {
     return (await createPayout(this.ctx, input)).id;
   }

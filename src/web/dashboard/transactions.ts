@@ -260,6 +260,11 @@ function transferRows(r: Variant<'transfer'>['row']): Rows {
     ['Settled', r.settledAt && bankWhen(r.settledAt)],
     ['Returned', r.returnedAt && bankWhen(r.returnedAt)],
     ['Return', joined(r.returnCode, r.returnReason)],
+    ['Return untimely', r.returnUntimely ? 'yes: arrived after its time frame' : null],
+    ['Dishonored', r.dishonoredAt && bankWhen(r.dishonoredAt)],
+    ['Dishonor', joined(r.dishonorCode, r.dishonorReason)],
+    ['Contested', r.contestedAt && bankWhen(r.contestedAt)],
+    ['Contest', joined(r.contestCode, r.contestReason)],
     ['Failure', r.failureReason],
     ['Collection', r.collectionId && objectLink(r.collectionId)],
   ];
@@ -277,6 +282,11 @@ function payoutRows(r: Variant<'payout'>['row']): Rows {
     ['Paid', r.settledAt && bankWhen(r.settledAt)],
     ['Returned', r.returnedAt && bankWhen(r.returnedAt)],
     ['Failure', joined(r.returnCode ?? r.outcomeCode, r.returnReason ?? r.failureReason)],
+    ['Return untimely', r.returnUntimely ? 'yes: arrived after its time frame' : null],
+    ['Dishonored', r.dishonoredAt && bankWhen(r.dishonoredAt)],
+    ['Dishonor', joined(r.dishonorCode, r.dishonorReason)],
+    ['Contested', r.contestedAt && bankWhen(r.contestedAt)],
+    ['Contest', joined(r.contestCode, r.contestReason)],
   ];
 }
 
@@ -376,6 +386,16 @@ const ACTION_UI: Record<
   submit: { label: 'Simulate submit' },
   settle: { label: 'Simulate settle' },
   return: { label: 'Simulate return', input: { name: 'code', placeholder: 'code (R01)' }, danger: true },
+  dishonor_return: {
+    label: 'Simulate dishonored return',
+    input: { name: 'code', placeholder: 'code (R61-R70)' },
+    danger: true,
+  },
+  contest_dishonored_return: {
+    label: 'Simulate contested dishonor',
+    input: { name: 'code', placeholder: 'code (R71-R77)' },
+    danger: true,
+  },
   reverse: { label: 'Reverse', input: { name: 'amount', placeholder: 'amount (all)' }, danger: true },
   pay: { label: 'Simulate pay' },
   fail: { label: 'Simulate failure', input: { name: 'code', placeholder: 'code (AC04)' }, danger: true },

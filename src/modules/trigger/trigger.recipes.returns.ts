@@ -1,0 +1,143 @@
+/**
+ * The recipes of a return's dispute: the ODFI dishonors an ACH entry's return
+ * (`transfer|payout.return_dishonored`), then the RDFI contests the dishonor
+ * (`transfer|payout.return_contested`). The overrides are checked against the return rules
+ * (transfers.returns.ts) before anything is written.
+ */
+import { SandbankError } from '../../kernel/errors.ts';
+import { parseAmount } from '../../kernel/money.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import {
+  contestCodesFor,
+  dishonorCodesFor,
+  returnRefusal,
+  returnRule,
+} from '../transfers/transfers.returns.ts';
+import {
+  createPayoutFieldCodes,
+  createPayoutSchema,
+  createTransferFieldCodes,
+  createTransferSchema,
+} from '../transfers/transfers.schema.ts';
+import type { Driver } from './trigger.driver.ts';
+import type { Overrides, Recipe } from './trigger.recipes.ts';
+
+const ROUTING = '110000000';
+const GOOD_ACCOUNT = '000123456789';
+
+function invalid(param: string, message: string): SandbankError {
+  return new SandbankError('parameter_invalid', { param: `set.${param}`, message });
+}
+
+/** The operation's own schema on the entry's fields, its errors named as overrides. */
+function parsed<T>(schema: Parameters<typeof parseInput>[0], input: Record<string, unknown>, codes = {}): T {
+  try {
+    const value = parseInput(schema, input, codes) as T & { amount: unknown };
+    parseAmount(value.amount, 'USD');
+    return value;
+  } catch (error) {
+    if (error instanceof SandbankError && error.param && !error.param.startsWith('set.'))
+      throw new SandbankError(error.code, { param: `set.${error.param}`, message: error.message });
+    throw error;
+  }
+}
+
+/** The return, dishonor and contest codes of a run, checked against the rules; defaults fit each other. */
+function codesOf(set: Overrides, direction: 'credit' | 'debit', contest: boolean) {
+  const returnCode = set.return_code ?? (direction === 'debit' ? 'R01' : 'R03');
+  const rule = returnRule(returnCode);
+  if (!rule)
+    throw invalid('return_code', `${returnCode.slice(0, 8)} is not a Nacha return code (R01 … R85).`);
+  const refusal = returnRefusal(rule, direction);
+  if (refusal) throw invalid('return_code', refusal);
+  const dishonors = dishonorCodesFor({ returnCode, returnUntimely: false, direction });
+  const dishonorCode = set.dishonor_code ?? 'R69';
+  if (!(dishonors as string[]).includes(dishonorCode))
+    throw invalid(
+      'dishonor_code',
+      `A timely ${returnCode} return of a ${direction} can be dishonored with ${dishonors.join(', ')}.`,
+    );
+  const contests = contestCodesFor(dishonorCode);
+  const contestCode = contest ? (set.contest_code ?? contests[0] ?? 'R71') : null;
+  if (contestCode !== null && !(contests as string[]).includes(contestCode))
+    throw invalid('contest_code', `A ${dishonorCode} dishonor can be contested with ${contests.join(', ')}.`);
+  return { returnCode, dishonorCode, contestCode };
+}
+
+function achRail(set: Overrides): 'ach' | 'same_day_ach' {
+  const rail = set.rail ?? 'ach';
+  if (rail !== 'ach' && rail !== 'same_day_ach')
+    throw invalid('rail', 'This event happens on ACH: rail is ach or same_day_ach.');
+  return rail;
+}
+
+function disputeRecipe(kind: 'transfer' | 'payout', contest: boolean): Recipe {
+  const type = `${kind}.${contest ? 'return_contested' : 'return_dishonored'}`;
+  const who =
+    kind === 'transfer'
+      ? 'Creates an ACH debit, submits and settles it, the bank returns it (return_code, default R01)'
+      : 'Tops up the balance, creates an ACH payout, submits and settles it, the bank returns it (return_code, default R03)';
+  const drives = contest
+    ? `${who}, the ODFI dishonors the return (dishonor_code, default R69) and the RDFI contests the dishonor (contest_code, default the first that answers it: R71).`
+    : `${who} and the ODFI dishonors the return (dishonor_code, default R69).`;
+  const accepts = ['amount', 'rail', 'return_code', 'dishonor_code', ...(contest ? ['contest_code'] : [])];
+  return {
+    type,
+    drives,
+    accepts,
+    movesClock: false,
+    prepare(set) {
+      const rail = achRail(set);
+      const amount = set.amount ?? '25.00';
+      const account = { name: 'Trigger counterparty', routing_number: ROUTING, account_number: GOOD_ACCOUNT };
+      const direction = kind === 'transfer' ? 'debit' : 'credit';
+      const codes = codesOf(set, direction, contest);
+      if (kind === 'transfer') {
+        const input = parsed<Parameters<Driver['createTransfer']>[0]>(
+          createTransferSchema,
+          { rail, direction, amount, currency: 'USD', counterparty: account },
+          createTransferFieldCodes,
+        );
+        return async (d) => {
+          const id = await d.createTransfer(input);
+          await d.stepTransfer('submit', id);
+          await d.stepTransfer('settle', id);
+          await d.returnTransfer(id, codes.returnCode);
+          await d.returnDisputeStep('transfer', 'dishonorReturn', id, codes.dishonorCode);
+          if (codes.contestCode)
+            await d.returnDisputeStep('transfer', 'contestDishonoredReturn', id, codes.contestCode);
+          return id;
+        };
+      }
+      const input = parsed<Parameters<Driver['createPayout']>[0]>(
+        createPayoutSchema,
+        {
+          amount,
+          currency: 'USD',
+          method: rail,
+          destination: { ...account, name: 'Trigger payout account' },
+        },
+        createPayoutFieldCodes,
+      );
+      return async (d) => {
+        await d.topUp(input.amount, input.currency);
+        const id = await d.createPayout(input);
+        await d.stepPayout('submit', id);
+        await d.stepPayout('settle', id);
+        await d.returnPayout(id, codes.returnCode);
+        await d.returnDisputeStep('payout', 'dishonorReturn', id, codes.dishonorCode);
+        if (codes.contestCode)
+          await d.returnDisputeStep('payout', 'contestDishonoredReturn', id, codes.contestCode);
+        return id;
+      };
+    },
+  };
+}
+
+/** transfer|payout.return_dishonored and .return_contested. */
+export const returnDisputeRecipes: Recipe[] = [
+  disputeRecipe('transfer', false),
+  disputeRecipe('transfer', true),
+  disputeRecipe('payout', false),
+  disputeRecipe('payout', true),
+];
