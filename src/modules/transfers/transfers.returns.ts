@@ -68,11 +68,11 @@ export interface ReturnRule {
 }
 
 /** The RDFI-return codes that apply to debits only (a credit cannot be short of funds, stopped, or unauthorized). */
-const DEBIT_ONLY = new Set(['R01', 'R05', 'R07', 'R08', 'R09', 'R10', 'R11', 'R29', 'R35']);
+const DEBIT_ONLY = new Set(['R01', 'R05', 'R07', 'R08', 'R09', 'R10', 'R11', 'R29']);
 /** The RDFI-return codes that apply to credits only. */
 const CREDIT_ONLY = new Set(['R23']);
 /** RDFI-return codes of entry classes Sandbank never originates. */
-const SEC_NOT_ORIGINATED = new Set(['R21', 'R22', 'R30', 'R33', 'R36', 'R37', 'R38', 'R39']);
+const SEC_NOT_ORIGINATED = new Set(['R21', 'R22', 'R30', 'R33', 'R35', 'R36', 'R37', 'R38', 'R39']);
 /** The ACH Operator's and edit codes whose reference time frame is the next file delivery. */
 const NEXT_FILE = new Set(['R13', 'R18', 'R19', 'R25', 'R26', 'R27', 'R28']);
 /** Returned at the ODFI's request (R06) or with its agreement (R31): no deadline. */
