@@ -36,7 +36,9 @@ const range = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => `R${String(from + i).padStart(2, '0')}`);
 
 const REFUSED: Record<string, RegExp> = {
-  ...Object.fromEntries(['R21', 'R22', 'R30', 'R33', 'R35', 'R36', 'R37', 'R38', 'R39'].map((c) => [c, /entry class/])),
+  ...Object.fromEntries(
+    ['R21', 'R22', 'R30', 'R33', 'R35', 'R36', 'R37', 'R38', 'R39'].map((c) => [c, /entry class/]),
+  ),
   ...Object.fromEntries(range(40, 47).map((c) => [c, /\(ENR\)/])),
   ...Object.fromEntries(range(50, 53).map((c) => [c, /\(RCK\)/])),
   ...Object.fromEntries(['R61', 'R62', 'R67', 'R68', 'R69', 'R70'].map((c) => [c, /dishonor/])),
