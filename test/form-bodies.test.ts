@@ -276,6 +276,20 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       check: (body) => expect(body).toMatchObject({ state: 'returned' }),
     },
     {
+      route: '/simulate/transfers/{id}/dishonor_return',
+      path: () => `/v1/simulate/transfers/${id('transfer')}/dishonor_return`,
+      body: 'code=R69',
+      status: 200,
+      check: (body) => expect(body).toMatchObject({ state: 'return_dishonored', dishonor_code: 'R69' }),
+    },
+    {
+      route: '/simulate/transfers/{id}/contest_dishonored_return',
+      path: () => `/v1/simulate/transfers/${id('transfer')}/contest_dishonored_return`,
+      body: 'code=R76',
+      status: 200,
+      check: (body) => expect(body).toMatchObject({ state: 'return_contested', contest_code: 'R76' }),
+    },
+    {
       route: '/payouts',
       path: () => '/v1/payouts',
       body: payout,
@@ -306,6 +320,19 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       path: () => `/v1/simulate/payouts/${id('payout')}/return`,
       body: 'code=R03',
       status: 200,
+    },
+    {
+      route: '/simulate/payouts/{id}/dishonor_return',
+      path: () => `/v1/simulate/payouts/${id('payout')}/dishonor_return`,
+      body: 'code=R61',
+      status: 200,
+    },
+    {
+      route: '/simulate/payouts/{id}/contest_dishonored_return',
+      path: () => `/v1/simulate/payouts/${id('payout')}/contest_dishonored_return`,
+      body: 'code=R71',
+      status: 200,
+      check: (body) => expect(body).toMatchObject({ state: 'return_contested' }),
     },
     {
       route: '/virtual_cards',
