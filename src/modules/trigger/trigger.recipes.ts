@@ -24,6 +24,7 @@ import {
 } from '../issuing/issuing.schema.ts';
 import { topUpFieldCodes, topUpSchema } from '../ledger/ledger.schema.ts';
 import { achReturnReason } from '../transfers/transfers.rails.ts';
+import { returnRefusal, returnRule } from '../transfers/transfers.returns.ts';
 import {
   createPayoutFieldCodes,
   createPayoutSchema,
@@ -114,13 +115,17 @@ function checked<T>(schema: Parameters<typeof parseInput>[0], input: unknown, co
   });
 }
 
-function returnCode(set: Overrides, fallback: string): string {
+/** The override return_code (or the fallback), checked against the return rules for the entry's direction. */
+function returnCode(set: Overrides, fallback: string, direction: 'credit' | 'debit' = 'debit'): string {
   const code = set.return_code ?? fallback;
   if (!achReturnReason(code))
     throw new SandbankError('parameter_invalid', {
       param: 'set.return_code',
       message: `${code.slice(0, 8)} is not a Nacha return code (R01 … R85).`,
     });
+  const rule = returnRule(code);
+  const refusal = rule ? returnRefusal(rule, direction) : null;
+  if (refusal) throw new SandbankError('parameter_invalid', { param: 'set.return_code', message: refusal });
   return code;
 }
 
@@ -414,7 +419,11 @@ function achTransfer(
   return recipe(type, drives, [...ACH_TRANSFER_KEYS, ...extraKeys], (set) => {
     const input = transferInput(set, achRail(set), ROUTING, set.direction ?? 'debit');
     const code = steps.includes('return')
-      ? returnCode(set, input.direction === 'debit' ? 'R01' : 'R03')
+      ? returnCode(
+          set,
+          input.direction === 'debit' ? 'R01' : 'R03',
+          input.direction === 'credit' ? 'credit' : 'debit',
+        )
       : null;
     return async (d) => {
       if (input.direction === 'credit') await d.topUp(input.amount, input.currency);
@@ -494,7 +503,7 @@ function payoutRecipe(
       },
       createPayoutFieldCodes,
     );
-    const code = options.returns ? returnCode(set, 'R03') : null;
+    const code = options.returns ? returnCode(set, 'R03', 'credit') : null;
     return async (d) => {
       await d.topUp(input.amount, input.currency);
       const id = await d.createPayout(input);
