@@ -13,6 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import returnCodes from '../reference/ach_return_codes.json' with { type: 'json' };
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
+import { checkReturn, returnDeadlineOf, returnRule } from '../src/modules/transfers/transfers.returns.ts';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
@@ -205,5 +206,38 @@ describe('every return code of the reference, on the simulate return step', () =
     });
     const untimely = await post(m, `/v1/simulate/payouts/${id}/return`, { code: 'R02', untimely: true });
     expect(untimely.body).toMatchObject({ state: 'returned', failure_code: 'R02', return_untimely: true });
+  });
+});
+
+describe('the rules table, as other modules call it', () => {
+  it('counts banking days across weekends and Fed holidays, in New York time', () => {
+    const deadline = (code: string, settledAt: string) => {
+      const rule = returnRule(code);
+      if (!rule) throw new Error(code);
+      return returnDeadlineOf(rule, new Date(settledAt))?.toISOString() ?? null;
+    };
+    // Wednesday 2031-11-26 (Thanksgiving Thursday): Friday 11-28, Monday 12-01 → 24:00 EST Monday.
+    expect(deadline('R02', '2031-11-26T15:00:00Z')).toBe('2031-12-02T05:00:00.000Z');
+    // Settled Friday 2031-12-05 22:30 EST (Saturday 03:30Z): its New York date is Friday.
+    expect(deadline('R13', '2031-12-06T03:30:00Z')).toBe('2031-12-09T05:00:00.000Z');
+    // Christmas 2031 is a Thursday: settled Wednesday 12-24 → Friday 12-26, Monday 12-29.
+    expect(deadline('R01', '2031-12-24T14:00:00Z')).toBe('2031-12-30T05:00:00.000Z');
+    expect(deadline('R06', '2031-12-24T14:00:00Z')).toBeNull();
+    // A debit the merchant received and returns (another module's use): same checks, same errors.
+    const verdict = checkReturn({
+      code: 'R10',
+      direction: 'debit',
+      settledAt: new Date('2031-12-02T14:00:00Z'),
+      now: new Date('2032-01-15T14:00:00Z'),
+    });
+    expect(verdict).toMatchObject({ untimely: false, rule: { code: 'R10', applies: 'debit' } });
+    expect(() =>
+      checkReturn({
+        code: 'R10',
+        direction: 'credit',
+        settledAt: null,
+        now: new Date('2032-01-15T14:00:00Z'),
+      }),
+    ).toThrow(/debits only/);
   });
 });
