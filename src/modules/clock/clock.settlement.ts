@@ -1,6 +1,7 @@
-import { and, count, eq, inArray, isNotNull, max, ne } from 'drizzle-orm';
+import { and, count, eq, inArray, isNotNull, max, notInArray } from 'drizzle-orm';
 import { nextSameDayAchWindow } from '../../kernel/calendar.ts';
 import type { ServiceContext } from '../context.ts';
+import { INSTANT_RAILS } from '../transfers/transfers.rails.ts';
 import { transfers } from '../transfers/transfers.table.ts';
 
 /**
@@ -30,7 +31,7 @@ export async function nextSettlement(ctx: ServiceContext, now: Date): Promise<Se
     .where(
       and(
         eq(transfers.merchantId, ctx.merchant.id),
-        ne(transfers.rail, 'rtp'),
+        notInArray(transfers.rail, [...INSTANT_RAILS]),
         inArray(transfers.state, [...UNSETTLED_STATES]),
         // An entry that stays submitted until a simulate step moves it has no settlement to wait for.
         isNotNull(transfers.expectedSettlementAt),

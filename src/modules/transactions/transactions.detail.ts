@@ -1,6 +1,7 @@
 import { SandbankError } from '../../kernel/errors.ts';
 import type { Machine } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
+import { isInstantRail } from '../transfers/transfers.rails.ts';
 import { captureCardPayment, voidCardPayment } from '../card-payments/card-payments.capture.ts';
 import { cardPaymentMachine } from '../card-payments/card-payments.machine.ts';
 import { refundCardPayment } from '../card-payments/card-payments.refund.ts';
@@ -142,7 +143,7 @@ function machineOf(tx: TypedTransaction): Machine<string, string> | null {
       return cardPaymentMachine;
     case 'transfer':
     case 'payout':
-      return tx.row.rail === 'rtp' ? null : achMachineOf(tx.kind);
+      return isInstantRail(tx.row.rail) ? null : achMachineOf(tx.kind);
     case 'issuing_authorization':
       return issuingAuthorizationMachine;
     case 'fx_settlement':
