@@ -12,4 +12,5 @@ export * from '../modules/ledger/ledger.table.ts';
 export * from '../modules/merchants/merchants.table.ts';
 export * from '../modules/scheduler/scheduler.table.ts';
 export * from '../modules/transfers/transfers.table.ts';
+export * from '../modules/inbound-transfers/inbound-transfers.table.ts';
 export * from '../modules/webhooks/webhooks.table.ts';

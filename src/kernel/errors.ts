@@ -114,7 +114,7 @@ export const ERROR_REGISTRY = {
   rail_direction_unsupported: spec(
     400,
     'invalid_request_error',
-    'RTP only pushes money: RTP transfers are credits.',
+    'RTP and FedNow only push money: instant transfers are credits.',
   ),
   amount_exceeds_rail_limit: spec(400, 'invalid_request_error', 'The amount is over the limit of this rail.'),
   routing_number_unreachable: spec(
@@ -127,6 +127,11 @@ export const ERROR_REGISTRY = {
     422,
     'invalid_request_error',
     'The available balance is too low for this operation.',
+  ),
+  return_deadline_passed: spec(
+    422,
+    'invalid_request_error',
+    "The return code's time frame has ended: the entry can no longer be returned with it.",
   ),
   quote_expired: spec(422, 'invalid_request_error', 'The FX quote has expired; ask for a new one.'),
   quote_already_used: spec(409, 'conflict_error', 'The FX quote has already been used.'),

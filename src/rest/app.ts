@@ -14,6 +14,7 @@ import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
 import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
+import { registerInboundTransferRoutes } from '../modules/inbound-transfers/inbound-transfers.routes.ts';
 import { registerTriggerRoutes } from '../modules/trigger/trigger.routes.ts';
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import { bodySchemaLookup } from './form-body.ts';
@@ -62,6 +63,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerCollectionRoutes(api);
   registerCardPaymentRoutes(api);
   registerTransferRoutes(api);
+  registerInboundTransferRoutes(api);
   registerIssuingRoutes(api);
   registerFxRoutes(api);
   registerLedgerRoutes(api);
