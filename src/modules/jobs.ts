@@ -5,9 +5,9 @@ import { COLLECTION_EXPIRY_JOB, expireCollectionJob } from './collections/collec
 import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx/fx.quotes.ts';
 import { paySettlementJob } from './fx/fx.settle.ts';
 import { PAY_FX_SETTLEMENT_JOB } from './fx/fx.settlements.ts';
+import { INBOUND_SETTLE_JOB, settleInboundJob } from './inbound-transfers/inbound-transfers.service.ts';
 import { EXPIRE_ISSUING_AUTHORIZATION_JOB } from './issuing/issuing.authorize.ts';
 import { expireIssuingAuthorizationJob } from './issuing/issuing.settle.ts';
-import { INBOUND_SETTLE_JOB, settleInboundJob } from './inbound-transfers/inbound-transfers.service.ts';
 import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger/ledger.funds.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
 import {

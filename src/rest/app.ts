@@ -8,13 +8,13 @@ import { registerCollectionRoutes } from '../modules/collections/collections.rou
 import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
 import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
 import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
+import { registerInboundTransferRoutes } from '../modules/inbound-transfers/inbound-transfers.routes.ts';
 import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
 import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
-import { registerInboundTransferRoutes } from '../modules/inbound-transfers/inbound-transfers.routes.ts';
 import { registerTriggerRoutes } from '../modules/trigger/trigger.routes.ts';
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import { bodySchemaLookup } from './form-body.ts';

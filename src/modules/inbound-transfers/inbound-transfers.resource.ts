@@ -61,7 +61,7 @@ export const InboundTransferWire = wireResource(
     completed_at: nullableTimestamp('When the instant credit completed; null on ACH.'),
     returned_at: nullableTimestamp('When the merchant returned the entry; null otherwise.'),
     return_deadline: nullableTimestamp(
-      "Settled ACH entries: the end of the return window of the most common codes (2 banking days after settlement); the 60-day unauthorized-debit codes R05, R07, R10, R11 stay open until 60 calendar days after it. Null otherwise.",
+      'Settled ACH entries: the end of the return window of the most common codes (2 banking days after settlement); the 60-day unauthorized-debit codes R05, R07, R10, R11 stay open until 60 calendar days after it. Null otherwise.',
     ),
     return_code: z
       .enum(ACH_RETURN_CODES)

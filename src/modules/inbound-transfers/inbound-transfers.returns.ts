@@ -17,7 +17,9 @@ import { achReturnReason, type ReturnReason, returnDeadline } from '../transfers
  *   banking day after it, or of the 60th calendar day for R05, R07, R10, R11.
  */
 
-const CATEGORY: ReadonlyMap<string, string> = new Map(returnCodes.codes.map((row) => [row.code, row.category]));
+const CATEGORY: ReadonlyMap<string, string> = new Map(
+  returnCodes.codes.map((row) => [row.code, row.category]),
+);
 
 const CHECK_CONVERSION_CODES = new Set(['R33', 'R37', 'R38']);
 const DEBIT_ONLY = new Set(['R01', 'R05', 'R07', 'R08', 'R09', 'R10', 'R11', 'R29']);
@@ -48,7 +50,10 @@ export function checkInboundReturn(entry: InboundReturnEntry, code: string, now:
     });
   }
   const refuse = (why: string) =>
-    new SandbankError('parameter_invalid', { param: 'code', message: `${reason.code} (${reason.title}) ${why}` });
+    new SandbankError('parameter_invalid', {
+      param: 'code',
+      message: `${reason.code} (${reason.title}) ${why}`,
+    });
   if (!isReceiverReturnCode(reason)) throw refuse('is not a code a receiving bank returns an entry with.');
   if (entry.direction === 'credit' && DEBIT_ONLY.has(reason.code)) throw refuse('returns debits only.');
   if (entry.direction === 'debit' && CREDIT_ONLY.has(reason.code)) throw refuse('returns credits only.');

@@ -63,7 +63,11 @@ export function registerInboundTransferRoutes(api: OpenAPIHono<RestEnv>): void {
       request: { query: listQuerySchema.extend(listInboundTransfersQuery) },
     }),
     async (c) =>
-      sendList(c, await listInboundTransfers(serviceContext(c), c.req.valid('query')), inboundTransferResource),
+      sendList(
+        c,
+        await listInboundTransfers(serviceContext(c), c.req.valid('query')),
+        inboundTransferResource,
+      ),
     validationHook(),
   );
 
@@ -78,7 +82,10 @@ export function registerInboundTransferRoutes(api: OpenAPIHono<RestEnv>): void {
       request: { params: idParam },
     }),
     async (c) =>
-      sendObject(c, inboundTransferResource(await getInboundTransfer(serviceContext(c), c.req.valid('param').id))),
+      sendObject(
+        c,
+        inboundTransferResource(await getInboundTransfer(serviceContext(c), c.req.valid('param').id)),
+      ),
     validationHook(),
   );
 
@@ -119,7 +126,10 @@ export function registerInboundTransferRoutes(api: OpenAPIHono<RestEnv>): void {
       request: { params: idParam },
     }),
     async (c) =>
-      sendObject(c, inboundTransferResource(await settleInboundTransfer(serviceContext(c), c.req.valid('param').id))),
+      sendObject(
+        c,
+        inboundTransferResource(await settleInboundTransfer(serviceContext(c), c.req.valid('param').id)),
+      ),
     validationHook(),
   );
 }

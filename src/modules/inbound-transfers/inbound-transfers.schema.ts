@@ -9,7 +9,7 @@ export const createInboundTransferSchema = z.strictObject({
   rail: z.enum(RAILS).describe('ach, same_day_ach, rtp or fednow (the instant rails carry credits only).'),
   direction: z
     .enum(['credit', 'debit'])
-    .describe("credit: the originator sends the merchant money; debit: the originator pulls it (ACH only)."),
+    .describe('credit: the originator sends the merchant money; debit: the originator pulls it (ACH only).'),
   amount: wireAmount,
   currency: currencyField(['USD'], 'bank transfers are in USD (ISO 4217 code, any case)'),
   originator: bankAccountSchema
@@ -44,5 +44,7 @@ export const listInboundTransfersQuery = {
     .string()
     .max(32)
     .optional()
-    .describe(`Only inbound transfers in this state (${INBOUND_STATES.join(', ')}); any other value matches none.`),
+    .describe(
+      `Only inbound transfers in this state (${INBOUND_STATES.join(', ')}); any other value matches none.`,
+    ),
 };

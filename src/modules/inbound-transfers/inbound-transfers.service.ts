@@ -30,7 +30,11 @@ import { type InboundTransferRow, inboundTransfers } from './inbound-transfers.t
 /** Due work: an inbound ACH entry settles at its window's settlement (payload: none). */
 export const INBOUND_SETTLE_JOB = 'inbound_transfer.settle';
 
-export function inboundEvent(row: InboundTransferRow, _publicUrl: string, type = `inbound_transfer.${row.state}`) {
+export function inboundEvent(
+  row: InboundTransferRow,
+  _publicUrl: string,
+  type = `inbound_transfer.${row.state}`,
+) {
   return objectEvent(row, type, inboundTransferResource(row));
 }
 
@@ -225,7 +229,8 @@ async function loadInbound(
     .from(inboundTransfers)
     .where(and(eq(inboundTransfers.id, id), eq(inboundTransfers.merchantId, merchantId)));
   const [row] = id.includes('\u0000') ? [] : options.lock ? await query.for('update') : await query;
-  if (!row) throw new SandbankError('resource_not_found', { message: `No inbound transfer ${id.slice(0, 60)}.` });
+  if (!row)
+    throw new SandbankError('resource_not_found', { message: `No inbound transfer ${id.slice(0, 60)}.` });
   return row;
 }
 

@@ -26,7 +26,8 @@ export const POSTING_TYPES = {
   transfer_return: "a transfer's return",
   payout: "a payout's hold",
   payout_return: "a payout's return",
-  inbound_transfer: "an inbound transfer: a credit arriving (pending, or available on the instant rails) or a debit settling out of available",
+  inbound_transfer:
+    'an inbound transfer: a credit arriving (pending, or available on the instant rails) or a debit settling out of available',
   inbound_transfer_return: "the merchant's return of an inbound transfer",
   issuing_authorization: "a virtual card authorization's hold",
   issuing_capture: 'a virtual card capture, out of available',

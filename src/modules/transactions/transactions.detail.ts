@@ -1,7 +1,6 @@
 import { SandbankError } from '../../kernel/errors.ts';
 import type { Machine } from '../../kernel/state-machine.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { isInstantRail } from '../transfers/transfers.rails.ts';
 import { captureCardPayment, voidCardPayment } from '../card-payments/card-payments.capture.ts';
 import { cardPaymentMachine } from '../card-payments/card-payments.machine.ts';
 import { refundCardPayment } from '../card-payments/card-payments.refund.ts';
@@ -30,6 +29,7 @@ import {
 import { listBalanceTransactions } from '../ledger/ledger.queries.ts';
 import type { PostingRow } from '../ledger/ledger.rows.ts';
 import { achMachineOf, statesOf } from '../transfers/transfers.machine.ts';
+import { isInstantRail } from '../transfers/transfers.rails.ts';
 import { returnTransferSchema } from '../transfers/transfers.schema.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from '../transfers/transfers.steps.ts';
 import { type DeliveryLog, listDeliveries } from '../webhooks/webhooks.log.ts';

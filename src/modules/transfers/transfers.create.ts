@@ -141,8 +141,9 @@ function entryChange(ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome)
         merchantId: values.merchantId,
         kind: isInstantRail(spec.rail) ? TRANSFER_RTP_JOB : TRANSFER_SUBMIT_JOB,
         objectId: id,
-        dueAt:
-          isInstantRail(spec.rail) ? (values.expectedSettlementAt as Date) : (values.expectedSubmissionAt as Date),
+        dueAt: isInstantRail(spec.rail)
+          ? (values.expectedSettlementAt as Date)
+          : (values.expectedSubmissionAt as Date),
         createdAt: now,
       }),
     );

@@ -56,12 +56,10 @@ const payoutState = statesOf(
 type TransferState = z.infer<typeof transferState>;
 type PayoutState = z.infer<typeof payoutState>;
 
-const rail = z
-  .enum(RAILS)
-  .meta({
-    description:
-      'The rail: ach (standard ACH), same_day_ach, rtp (RTP, instant) or fednow (FedNow, instant; credits only).',
-  });
+const rail = z.enum(RAILS).meta({
+  description:
+    'The rail: ach (standard ACH), same_day_ach, rtp (RTP, instant) or fednow (FedNow, instant; credits only).',
+});
 
 const achReturnCode = z.enum(ACH_RETURN_CODES);
 
