@@ -46,6 +46,18 @@ const InboundStateEnum = describedEnum('InboundTransferState', 'The state of an 
   completed: 'RTP or FedNow: the credit arrived and is available (irrevocable).',
 } satisfies Record<InboundState, string>);
 
+const RailArg = describedEnum('InboundTransferRail', 'The rail an inbound transfer arrives on.', {
+  ach: 'Standard ACH: settles the next banking day after its window.',
+  same_day_ach: 'Same-Day ACH: settles at its window’s settlement.',
+  rtp: 'RTP: credits only, completed at once.',
+  fednow: 'FedNow: credits only, completed at once.',
+} satisfies Record<Rail, string>);
+
+const DirectionArg = describedEnum('InboundTransferDirection', 'Which way an inbound transfer moves money.', {
+  credit: 'The originator sends the merchant money.',
+  debit: "The originator pulls money from the merchant's account (ACH only).",
+});
+
 const OriginatorRef = builder.objectRef<InboundTransferRow>('InboundOriginator').implement({
   description: 'The outside account an inbound transfer comes from (its number masked to the last 4 digits).',
   fields: (t) => ({
@@ -64,9 +76,15 @@ export const InboundTransferRef = builder.objectRef<InboundTransferRow>('Inbound
   interfaces: [NodeRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'inboundTransfer'),
   fields: (t) => ({
-    rail: t.exposeString('rail', { description: 'ach, same_day_ach, rtp or fednow.' }),
-    direction: t.exposeString('direction', {
+    rail: t.field({
+      type: RailArg,
+      description: 'The rail it arrived on.',
+      resolve: (row) => row.rail as Rail,
+    }),
+    direction: t.field({
+      type: DirectionArg,
       description: 'credit: the originator sends money; debit: it pulls money (ACH only).',
+      resolve: (row) => row.direction as 'credit' | 'debit',
     }),
     state: t.field({
       type: InboundStateEnum,
@@ -193,13 +211,6 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const RailArg = describedEnum('InboundTransferRail', 'The rail an inbound transfer arrives on.', {
-  ach: 'Standard ACH: settles the next banking day after its window.',
-  same_day_ach: 'Same-Day ACH: settles at its window’s settlement.',
-  rtp: 'RTP: credits only, completed at once.',
-  fednow: 'FedNow: credits only, completed at once.',
-} satisfies Record<Rail, string>);
-
 builder.mutationFields((t) => ({
   simulateInboundTransfer: t.field({
     type: InboundTransferRef,
@@ -208,7 +219,7 @@ builder.mutationFields((t) => ({
       'POST /v1/simulate/inbound_transfers: an outside originator sends (credit) or pulls (debit) money.',
     args: {
       rail: t.arg({ type: RailArg, required: true, description: 'The rail it arrives on.' }),
-      direction: t.arg.string({ required: true, description: 'credit or debit (ACH only).' }),
+      direction: t.arg({ type: DirectionArg, required: true, description: 'credit or debit (ACH only).' }),
       amount: t.arg({ type: 'Decimal', required: true, description: 'How much, in major units.' }),
       currency: t.arg({ type: CurrencyCodeEnum, required: true, description: 'USD.' }),
       originator: t.arg({ type: OriginatorInput, required: true, description: 'Where it comes from.' }),
