@@ -31,6 +31,7 @@ import {
   createTransferSchema,
 } from '../transfers/transfers.schema.ts';
 import type { Driver } from './trigger.driver.ts';
+import { inboundRecipes } from './trigger.recipes.inbound.ts';
 
 /**
  * One recipe per event type: which override keys it accepts, and how it drives real objects
@@ -870,6 +871,7 @@ export const RECIPES: ReadonlyMap<string, Recipe> = new Map(
     ...refunds,
     ...transfers,
     ...payouts,
+    ...inboundRecipes,
     ...balanceTransactions,
     ...virtualCards,
     ...authorizations,
