@@ -254,7 +254,10 @@ describe('inbound transfers over GraphQL and webhooks', () => {
 
     // Christmas Day passes with nothing due; Friday 13:00 ET it settles.
     expect(await advanceTo(m, '2031-12-25T23:00:00.000Z')).toEqual([]);
-    await advanceTo(m, '2031-12-26T18:00:00.000Z');
+    // "Next settlement" knows inbound entries: the clock lands on Friday 13:00 ET.
+    const next = await post(m, '/v1/clock/advance', { next: 'settlement' });
+    expect(next.status, next.text).toBe(200);
+    expect(next.body.now).toBe('2031-12-26T18:00:00.000Z');
     const read = await gql(m, `{ inboundTransfer(id: "${id}") { ${FIELDS} } }`);
     expect(read.inboundTransfer).toMatchObject({
       state: 'settled',
