@@ -24,7 +24,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import type { Rail } from '../transfers/transfers.rails.ts';
 import { INBOUND_STATES, type InboundState } from './inbound-transfers.machine.ts';
-import { inboundReturnDeadline } from './inbound-transfers.resource.ts';
+import { type InboundTransferRow, inboundReturnDeadline } from './inbound-transfers.resource.ts';
 import {
   createInboundTransferFieldCodes,
   createInboundTransferSchema,
@@ -37,7 +37,6 @@ import {
   returnInboundTransfer,
   settleInboundTransfer,
 } from './inbound-transfers.service.ts';
-import type { InboundTransferRow } from './inbound-transfers.table.ts';
 
 const InboundStateEnum = describedEnum('InboundTransferState', 'The state of an inbound transfer.', {
   pending: 'ACH: sent by the originator, travelling in its FedACH window (a credit is in pending).',

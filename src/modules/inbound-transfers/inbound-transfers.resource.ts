@@ -17,7 +17,10 @@ import {
   returnDeadline,
 } from '../transfers/transfers.rails.ts';
 import { INBOUND_STATES, type InboundState } from './inbound-transfers.machine.ts';
-import type { InboundTransferRow } from './inbound-transfers.table.ts';
+import type { inboundTransfers } from './inbound-transfers.table.ts';
+
+/** A row of inbound_transfers, as services return it. */
+export type InboundTransferRow = typeof inboundTransfers.$inferSelect;
 
 const iso = (at: Date | null) => at?.toISOString() ?? null;
 const nullableText = (description: string) => z.string().nullable().meta({ description });

@@ -2,7 +2,10 @@ import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { parseInput } from '../../kernel/validation.ts';
 import { timelineOf } from '../../modules/events/events.service.ts';
-import { inboundReturnDeadline } from '../../modules/inbound-transfers/inbound-transfers.resource.ts';
+import {
+  type InboundTransferRow,
+  inboundReturnDeadline,
+} from '../../modules/inbound-transfers/inbound-transfers.resource.ts';
 import { isReceiverReturnCode } from '../../modules/inbound-transfers/inbound-transfers.returns.ts';
 import {
   createInboundTransferFieldCodes,
@@ -16,7 +19,6 @@ import {
   returnInboundTransfer,
   settleInboundTransfer,
 } from '../../modules/inbound-transfers/inbound-transfers.service.ts';
-import type { InboundTransferRow } from '../../modules/inbound-transfers/inbound-transfers.table.ts';
 import { ACH_RETURN_CODES, achReturnReason, isInstantRail } from '../../modules/transfers/transfers.rails.ts';
 import { bankWhen } from '../bank-time.ts';
 import { selectOf, submitForm } from './form-submit.ts';
