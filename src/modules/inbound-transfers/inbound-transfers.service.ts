@@ -126,7 +126,6 @@ export function createInboundTransfer(
           { account: 'available', amount: values.amount },
         ],
       });
-      transition(instantKind.machine, values.state, 'complete');
       return step(tx, ctx, instantKind, values, 'complete', { completedAt: now, updatedAt: now });
     }
     if (values.direction === 'credit') {
