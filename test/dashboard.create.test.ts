@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { TEST_CARDS, testCardFill } from '../src/modules/cards/magic-cards.ts';
 import {
+  INSTANT_REJECT_ACCOUNTS,
   MAGIC_ACCOUNTS,
   RETURN_CODE_ACCOUNT,
   UNREACHABLE_ROUTING_NUMBER,
@@ -360,6 +361,7 @@ describe('transfers and payouts', () => {
   const magicValues = () => [
     ...MAGIC_ACCOUNTS.map((account) => account.accountNumber),
     RETURN_CODE_ACCOUNT.example,
+    ...Object.keys(INSTANT_REJECT_ACCOUNTS),
   ];
 
   it('creates a transfer from a magic account chosen without script; the page shows the balance', async () => {
@@ -444,7 +446,7 @@ describe('transfers and payouts', () => {
     expect(flashError(form.html)).toContain('routing number');
     expect(inputValue(form.html, 'account_name')).toBe('<script>alert(3)</script>');
     expect(form.html).not.toContain('<script>alert');
-    expect(optionsOf(form.html, 'rail')).toEqual(['ach', 'same_day_ach', 'rtp']);
+    expect(optionsOf(form.html, 'rail')).toEqual(['ach', 'same_day_ach', 'rtp', 'fednow']);
     expect((await get(m, '/v1/transfers')).data).toEqual([]);
 
     const broke = await browser.post('/dashboard/payouts/new', {

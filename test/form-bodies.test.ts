@@ -412,6 +412,26 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       check: keep('settlement'),
     },
     {
+      route: '/simulate/inbound_transfers',
+      path: () => '/v1/simulate/inbound_transfers',
+      body: 'rail=ach&direction=debit&amount=3&currency=usd&sec_code=PPD&originator[name]=Gym&originator[routing_number]=021000021&originator[account_number]=000987654321',
+      status: 200,
+      check: keep('inbound', (body) => expect(body).toMatchObject({ state: 'pending', amount: 3 })),
+    },
+    {
+      route: '/simulate/inbound_transfers/{id}/settle',
+      path: () => `/v1/simulate/inbound_transfers/${id('inbound')}/settle`,
+      body: '',
+      status: 200,
+    },
+    {
+      route: '/inbound_transfers/{id}/return',
+      path: () => `/v1/inbound_transfers/${id('inbound')}/return`,
+      body: 'code=R10',
+      status: 200,
+      check: (body) => expect(body).toMatchObject({ state: 'returned', return_code: 'R10' }),
+    },
+    {
       route: '/simulate/fx_settlements/{id}/pay',
       path: () => `/v1/simulate/fx_settlements/${id('settlement')}/pay`,
       body: '',

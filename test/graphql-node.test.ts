@@ -28,6 +28,7 @@ const NODE_TYPES = [
   'FxConversion',
   'FxQuote',
   'FxSettlement',
+  'InboundTransfer',
   'IssuingAuthorization',
   'Merchant',
   'PaymentAttempt',
@@ -137,6 +138,13 @@ beforeAll(async () => {
     await mutate(
       'createFxSettlement',
       'currency: EUR, amount: "10.00", destination: { name: "Lieferant GmbH", iban: "DE89 3704 0044 0532 0130 00" }',
+    )
+  ).id as string;
+
+  ids.InboundTransfer = (
+    await mutate(
+      'simulateInboundTransfer',
+      'rail: ach, direction: credit, amount: "8.00", currency: USD, originator: { name: "Payer", routingNumber: "021000021", accountNumber: "000987654321" }',
     )
   ).id as string;
 

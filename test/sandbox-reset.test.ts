@@ -82,6 +82,13 @@ async function populate(m: TestMerchant, tag: string) {
   await ok(
     form(
       m,
+      '/v1/simulate/inbound_transfers',
+      `rail=ach&direction=credit&amount=7&currency=usd&${counterparty.replaceAll('counterparty[', 'originator[')}`,
+    ),
+  );
+  await ok(
+    form(
+      m,
       '/v1/payouts',
       `amount=5&currency=usd&method=ach&destination[name]=Shop&destination[account_type]=checking&${ACCOUNT.replaceAll(/(\w+)=/g, 'destination[$1]=')}`,
     ),
@@ -412,7 +419,8 @@ describe('a reset racing other requests of the same merchant', () => {
           WHERE j.merchant_id = ${m.id} AND j.state = 'pending' AND NOT EXISTS (
             SELECT 1 FROM collections WHERE id = j.object_id UNION ALL SELECT 1 FROM card_payments WHERE id = j.object_id
             UNION ALL SELECT 1 FROM card_refunds WHERE id = j.object_id UNION ALL SELECT 1 FROM card_tokens WHERE id = j.object_id
-            UNION ALL SELECT 1 FROM transfers WHERE id = j.object_id UNION ALL SELECT 1 FROM issuing_authorizations WHERE id = j.object_id
+            UNION ALL SELECT 1 FROM transfers WHERE id = j.object_id UNION ALL SELECT 1 FROM inbound_transfers WHERE id = j.object_id
+            UNION ALL SELECT 1 FROM issuing_authorizations WHERE id = j.object_id
             UNION ALL SELECT 1 FROM fx_quotes WHERE id = j.object_id UNION ALL SELECT 1 FROM fx_settlements WHERE id = j.object_id
             UNION ALL SELECT 1 FROM ledger_postings WHERE id = j.object_id)`,
     );

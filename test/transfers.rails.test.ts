@@ -169,10 +169,11 @@ describe('RTP', () => {
 });
 
 describe('per-rail limits', () => {
-  it('Same-Day ACH 1,000,000.00; RTP 10,000,000.00; ACH 99,999,999.99 (in cents)', () => {
+  it('Same-Day ACH 1,000,000.00; RTP and FedNow 10,000,000.00; ACH 99,999,999.99 (in cents)', () => {
     expect(RAIL_LIMIT_MINOR).toEqual({
       same_day_ach: 100_000_000n,
       rtp: 1_000_000_000n,
+      fednow: 1_000_000_000n,
       ach: 9_999_999_999n,
     });
     // An RTP of 10,000,000.01 is over the limit.

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../src/modules/cards/magic-cards.ts';
-import { MAGIC_ACCOUNTS, RETURN_CODE_ACCOUNT } from '../src/modules/transfers/transfers.rails.ts';
+import {
+  INSTANT_REJECT_ACCOUNTS,
+  MAGIC_ACCOUNTS,
+  RETURN_CODE_ACCOUNT,
+} from '../src/modules/transfers/transfers.rails.ts';
 import { dashboardBrowser, signedIn } from './fixtures/dashboard.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
@@ -80,6 +84,7 @@ describe('the landing page at /', () => {
       ...MAGIC_ACCOUNTS.map((account) => account.accountNumber),
       `${RETURN_CODE_ACCOUNT.example} (100XX)`,
       'routing 790000051',
+      ...Object.keys(INSTANT_REJECT_ACCOUNTS),
     ]);
   });
 });

@@ -7,6 +7,7 @@ export * from '../modules/dashboard/dashboard.table.ts';
 export * from '../modules/events/events.table.ts';
 export * from '../modules/fx/fx.table.ts';
 export * from '../modules/idempotency/idempotency.table.ts';
+export * from '../modules/inbound-transfers/inbound-transfers.table.ts';
 export * from '../modules/issuing/issuing.table.ts';
 export * from '../modules/ledger/ledger.table.ts';
 export * from '../modules/merchants/merchants.table.ts';

@@ -114,7 +114,7 @@ export const ERROR_REGISTRY = {
   rail_direction_unsupported: spec(
     400,
     'invalid_request_error',
-    'RTP only pushes money: RTP transfers are credits.',
+    'RTP and FedNow only push money: instant transfers are credits.',
   ),
   amount_exceeds_rail_limit: spec(400, 'invalid_request_error', 'The amount is over the limit of this rail.'),
   routing_number_unreachable: spec(

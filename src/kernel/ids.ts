@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   token: 'tok',
   transfer: 'tr',
   payout: 'po',
+  inboundTransfer: 'itr',
   virtualCard: 'vc',
   issuingAuthorization: 'iauth',
   fxQuote: 'fxq',

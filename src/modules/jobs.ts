@@ -5,6 +5,7 @@ import { COLLECTION_EXPIRY_JOB, expireCollectionJob } from './collections/collec
 import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx/fx.quotes.ts';
 import { paySettlementJob } from './fx/fx.settle.ts';
 import { PAY_FX_SETTLEMENT_JOB } from './fx/fx.settlements.ts';
+import { INBOUND_SETTLE_JOB, settleInboundJob } from './inbound-transfers/inbound-transfers.service.ts';
 import { EXPIRE_ISSUING_AUTHORIZATION_JOB } from './issuing/issuing.authorize.ts';
 import { expireIssuingAuthorizationJob } from './issuing/issuing.settle.ts';
 import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger/ledger.funds.ts';
@@ -36,6 +37,7 @@ export function registerJobs(): void {
   registerJobHandler(TRANSFER_SETTLE_JOB, settleTransferJob);
   registerJobHandler(TRANSFER_RETURN_JOB, returnTransferJob);
   registerJobHandler(TRANSFER_RTP_JOB, answerRtpJob);
+  registerJobHandler(INBOUND_SETTLE_JOB, settleInboundJob);
   registerJobHandler(EXPIRE_ISSUING_AUTHORIZATION_JOB, expireIssuingAuthorizationJob);
   registerJobHandler(EXPIRE_FX_QUOTE_JOB, expireQuoteJob);
   registerJobHandler(PAY_FX_SETTLEMENT_JOB, paySettlementJob);

@@ -8,6 +8,7 @@ import { registerCollectionRoutes } from '../modules/collections/collections.rou
 import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
 import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
 import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
+import { registerInboundTransferRoutes } from '../modules/inbound-transfers/inbound-transfers.routes.ts';
 import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
@@ -62,6 +63,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerCollectionRoutes(api);
   registerCardPaymentRoutes(api);
   registerTransferRoutes(api);
+  registerInboundTransferRoutes(api);
   registerIssuingRoutes(api);
   registerFxRoutes(api);
   registerLedgerRoutes(api);

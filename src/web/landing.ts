@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { TEST_CARDS } from '../modules/cards/magic-cards.ts';
 import {
+  INSTANT_REJECT_ACCOUNTS,
   MAGIC_ACCOUNTS,
   RETURN_CODE_ACCOUNT,
   UNREACHABLE_ROUTING_NUMBER,
@@ -55,6 +56,10 @@ const accountTable = html`<table data-testid="test-accounts">
 )}
 <tr><td><code>${RETURN_CODE_ACCOUNT.example}</code> (100XX)</td><td>${RETURN_CODE_ACCOUNT.outcome}</td></tr>
 <tr><td>routing <code>${UNREACHABLE_ROUTING_NUMBER}</code></td><td>${UNREACHABLE_ROUTING_OUTCOME}</td></tr>
+${Object.entries(INSTANT_REJECT_ACCOUNTS).map(
+  ([accountNumber, reason]) =>
+    html`<tr><td><code>${accountNumber}</code></td><td>RTP and FedNow rejected ${reason}; ACH succeeds</td></tr>`,
+)}
 </tbody>
 </table>`;
 

@@ -1,4 +1,5 @@
 import {
+  INSTANT_REJECT_ACCOUNTS,
   MAGIC_ACCOUNTS,
   RETURN_CODE_ACCOUNT,
   UNREACHABLE_ROUTING_NUMBER,
@@ -32,6 +33,9 @@ export const ORDINARY_ACCOUNT =
 export const MAGIC_ACCOUNT_CHOICES: readonly AccountChoice[] = [
   ...MAGIC_ACCOUNTS.map((account) => accountChoice(account.accountNumber, account.outcome)),
   accountChoice(RETURN_CODE_ACCOUNT.example, RETURN_CODE_ACCOUNT.outcome),
+  ...Object.entries(INSTANT_REJECT_ACCOUNTS).map(([accountNumber, reason]) =>
+    accountChoice(accountNumber, `RTP and FedNow: rejected ${reason}; ACH: succeeds`),
+  ),
   {
     key: `routing_${UNREACHABLE_ROUTING_NUMBER}`,
     routingNumber: UNREACHABLE_ROUTING_NUMBER,

@@ -1,6 +1,8 @@
-import { and, count, eq, inArray, isNotNull, max, ne } from 'drizzle-orm';
+import { and, count, eq, inArray, isNotNull, max, notInArray } from 'drizzle-orm';
 import { nextSameDayAchWindow } from '../../kernel/calendar.ts';
 import type { ServiceContext } from '../context.ts';
+import { inboundTransfers } from '../inbound-transfers/inbound-transfers.table.ts';
+import { INSTANT_RAILS } from '../transfers/transfers.rails.ts';
 import { transfers } from '../transfers/transfers.table.ts';
 
 /**
@@ -8,7 +10,7 @@ import { transfers } from '../transfers/transfers.table.ts';
  * settled, whatever its kind. Standard ACH (a checkout's bank payment is a standard ACH debit)
  * settles the banking day after its window, Same-Day ACH at the window's settlement; credits and
  * debits, transfers and payouts alike, each at the `expected_settlement_at` its rail gave it at
- * creation (transfers.rails.ts achTimeline). One advance to the latest of them (advanceClock with
+ * creation (transfers.rails.ts achTimeline), and inbound ACH entries still pending. One advance to the latest of them (advanceClock with
  * `next: 'settlement'`) runs every submission and settlement on the way. With nothing in flight,
  * the next Same-Day ACH window's settlement (when an entry made now would settle soonest).
  */
@@ -30,14 +32,27 @@ export async function nextSettlement(ctx: ServiceContext, now: Date): Promise<Se
     .where(
       and(
         eq(transfers.merchantId, ctx.merchant.id),
-        ne(transfers.rail, 'rtp'),
+        notInArray(transfers.rail, [...INSTANT_RAILS]),
         inArray(transfers.state, [...UNSETTLED_STATES]),
         // An entry that stays submitted until a simulate step moves it has no settlement to wait for.
         isNotNull(transfers.expectedSettlementAt),
       ),
     );
-  const latest = row?.latest ? new Date(row.latest) : null;
-  if (!latest || !row?.entries) return { at: nextSameDayAchWindow(now).settlement, entries: 0 };
+  // Inbound ACH entries settle on the same timeline (the instant rails' are completed at once).
+  const [inbound] = await (ctx.tx ?? ctx.db)
+    .select({ latest: max(inboundTransfers.expectedSettlementAt), entries: count() })
+    .from(inboundTransfers)
+    .where(
+      and(
+        eq(inboundTransfers.merchantId, ctx.merchant.id),
+        eq(inboundTransfers.state, 'pending'),
+        isNotNull(inboundTransfers.expectedSettlementAt),
+      ),
+    );
+  const instants = [row?.latest, inbound?.latest].flatMap((at) => (at ? [new Date(at).getTime()] : []));
+  const latest = instants.length ? new Date(Math.max(...instants)) : null;
+  const entries = Number(row?.entries ?? 0) + Number(inbound?.entries ?? 0);
+  if (!latest || !entries) return { at: nextSameDayAchWindow(now).settlement, entries: 0 };
   // A settlement already due runs now (a step taken late settles when it is taken).
-  return { at: latest.getTime() > now.getTime() ? latest : now, entries: Number(row.entries) };
+  return { at: latest.getTime() > now.getTime() ? latest : now, entries };
 }

@@ -9,6 +9,7 @@ const KIND_BY_PREFIX = {
   [ID_PREFIXES.posting]: 'balance_transaction',
   [ID_PREFIXES.transfer]: 'transfer',
   [ID_PREFIXES.payout]: 'payout',
+  [ID_PREFIXES.inboundTransfer]: 'inbound_transfer',
   [ID_PREFIXES.issuingAuthorization]: 'issuing_authorization',
   [ID_PREFIXES.fxConversion]: 'fx_conversion',
   [ID_PREFIXES.fxSettlement]: 'fx_settlement',

@@ -38,6 +38,7 @@ const ObjectKindEnum = describedEnum(
     balance_transaction: 'A ledger posting (BalanceTransaction).',
     transfer: 'A bank transfer (Transfer).',
     payout: 'A payout (Payout).',
+    inbound_transfer: 'Money from an outside originator (InboundTransfer).',
     issuing_authorization: 'An authorization on a virtual card (IssuingAuthorization).',
     fx_conversion: 'An FX conversion (FxConversion).',
     fx_settlement: 'A settlement abroad (FxSettlement).',

@@ -69,6 +69,7 @@ const SourceTypeEnum = describedEnum(
     refund: 'A card refund.',
     transfer: 'A bank transfer.',
     payout: 'A payout.',
+    inbound_transfer: 'An inbound transfer from an outside originator.',
     issuing_authorization: 'An authorization on a virtual card.',
     fx_conversion: 'An FX conversion.',
     fx_settlement: 'A settlement abroad.',

@@ -28,6 +28,9 @@ export const POSTING_TYPES = {
   payout: "a payout's hold",
   payout_return: "a payout's return (again, when the RDFI contests the return's dishonor)",
   payout_return_dishonored: "a payout's return dishonored by the ODFI: the payout's effect again",
+  inbound_transfer:
+    'an inbound transfer: a credit arriving (pending, or available on the instant rails) or a debit settling out of available',
+  inbound_transfer_return: "the merchant's return of an inbound transfer",
   issuing_authorization: "a virtual card authorization's hold",
   issuing_capture: 'a virtual card capture, out of available',
   issuing_refund: 'a virtual card refund, back into available',
@@ -43,6 +46,7 @@ export const SOURCE_TYPES = [
   'refund',
   'transfer',
   'payout',
+  'inbound_transfer',
   'issuing_authorization',
   'fx_conversion',
   'fx_settlement',

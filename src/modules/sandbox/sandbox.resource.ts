@@ -11,6 +11,7 @@ export const DELETED_DESCRIPTIONS: Record<ResetKind, string> = {
   tokens: 'Card tokens.',
   transfers: 'Bank transfers.',
   payouts: 'Payouts.',
+  inbound_transfers: 'Inbound transfers from outside originators.',
   virtual_cards: 'Virtual cards.',
   issuing_authorizations: 'Authorizations on virtual cards.',
   fx_quotes: 'FX quotes.',

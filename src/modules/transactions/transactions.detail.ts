@@ -29,6 +29,7 @@ import {
 import { listBalanceTransactions } from '../ledger/ledger.queries.ts';
 import type { PostingRow } from '../ledger/ledger.rows.ts';
 import { achMachineOf, statesOf } from '../transfers/transfers.machine.ts';
+import { isInstantRail } from '../transfers/transfers.rails.ts';
 import {
   contestDishonoredReturnSchema,
   dishonorReturnSchema,
@@ -157,7 +158,7 @@ function machineOf(tx: TypedTransaction): Machine<string, string> | null {
       return cardPaymentMachine;
     case 'transfer':
     case 'payout':
-      return tx.row.rail === 'rtp' ? null : achMachineOf(tx.kind);
+      return isInstantRail(tx.row.rail) ? null : achMachineOf(tx.kind);
     case 'issuing_authorization':
       return issuingAuthorizationMachine;
     case 'fx_settlement':

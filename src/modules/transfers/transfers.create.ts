@@ -14,6 +14,7 @@ import type { EntryKind } from './transfers.machine.ts';
 import {
   achTimeline,
   type Direction,
+  isInstantRail,
   RAIL_LIMIT_MINOR,
   type Rail,
   type RailOutcome,
@@ -49,7 +50,7 @@ interface SpecParams {
 
 /** Rail rules that need the whole request: RTP is credit-only, per-rail limits, reachable routing. */
 function checkRailRules(spec: EntrySpec, params: SpecParams): RailOutcome {
-  if (spec.rail === 'rtp' && spec.direction === 'debit') {
+  if (isInstantRail(spec.rail) && spec.direction === 'debit') {
     throw new SandbankError('rail_direction_unsupported', { param: 'direction' });
   }
   if (spec.amount > RAIL_LIMIT_MINOR[spec.rail]) {
@@ -81,7 +82,7 @@ function checkRailRules(spec: EntrySpec, params: SpecParams): RailOutcome {
 function entryChange(ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome) {
   const now = ctx.clock.now();
   const id = newId(spec.kind);
-  const timeline = spec.rail === 'rtp' ? null : achTimeline(spec.rail, now);
+  const timeline = isInstantRail(spec.rail) ? null : achTimeline(spec.rail, now);
   const values: TransferRow = {
     id,
     merchantId: ctx.merchant.id,
@@ -145,10 +146,11 @@ function entryChange(ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome)
     .job(
       jobValues({
         merchantId: values.merchantId,
-        kind: spec.rail === 'rtp' ? TRANSFER_RTP_JOB : TRANSFER_SUBMIT_JOB,
+        kind: isInstantRail(spec.rail) ? TRANSFER_RTP_JOB : TRANSFER_SUBMIT_JOB,
         objectId: id,
-        dueAt:
-          spec.rail === 'rtp' ? (values.expectedSettlementAt as Date) : (values.expectedSubmissionAt as Date),
+        dueAt: isInstantRail(spec.rail)
+          ? (values.expectedSettlementAt as Date)
+          : (values.expectedSubmissionAt as Date),
         createdAt: now,
       }),
     );
@@ -167,7 +169,7 @@ async function createEntry(ctx: ServiceContext, spec: EntrySpec, params: SpecPar
 
 /** POST /v1/transfers: a credit sends money (held from available at once), a debit pulls it. */
 export function createTransfer(ctx: ServiceContext, input: CreateTransferInput): Promise<TransferRow> {
-  if (input.rail === 'rtp' && input.sec_code !== undefined) {
+  if (isInstantRail(input.rail) && input.sec_code !== undefined) {
     throw new SandbankError('parameter_invalid', { param: 'sec_code', message: 'sec_code is for ACH only.' });
   }
   const spec: EntrySpec = {
@@ -178,7 +180,7 @@ export function createTransfer(ctx: ServiceContext, input: CreateTransferInput):
     currency: input.currency,
     account: validateBankAccount(input.counterparty, 'counterparty'),
     name: input.counterparty.name,
-    secCode: input.rail === 'rtp' ? null : (input.sec_code ?? 'CCD'),
+    secCode: isInstantRail(input.rail) ? null : (input.sec_code ?? 'CCD'),
     reference: input.reference ?? null,
     description: input.description ?? null,
     metadata: input.metadata ?? {},
@@ -199,7 +201,7 @@ export function createPayout(ctx: ServiceContext, input: CreatePayoutInput): Pro
     currency: input.currency,
     account: validateBankAccount(input.destination, 'destination'),
     name: input.destination.name,
-    secCode: input.method === 'rtp' ? null : 'CCD',
+    secCode: isInstantRail(input.method) ? null : 'CCD',
     reference: input.reference ?? null,
     description: input.description ?? null,
     metadata: input.metadata ?? {},

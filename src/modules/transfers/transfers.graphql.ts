@@ -27,6 +27,7 @@ import { type EntryKind, statesOf } from './transfers.machine.ts';
 import {
   ACH_RETURN_CODES,
   achReturnReason,
+  isInstantRail,
   RAIL_LIMIT_MINOR,
   type Rail,
   RTP_REJECT_REASONS,
@@ -50,6 +51,7 @@ const RailEnum = describedEnum('TransferRail', 'The rail a bank transfer or payo
   ach: 'Standard ACH: settles the next banking day after the window it is submitted in.',
   same_day_ach: `Same-Day ACH: settles the same banking day (up to ${dollars(RAIL_LIMIT_MINOR.same_day_ach)} an entry).`,
   rtp: `RTP: instant and irrevocable, credits only, completed or rejected within seconds (up to ${dollars(RAIL_LIMIT_MINOR.rtp)}).`,
+  fednow: `FedNow: the Fed's instant rail, 24×7×365, credits only, completed or rejected within seconds (up to ${dollars(RAIL_LIMIT_MINOR.fednow)}).`,
 } satisfies Record<Rail, string>);
 
 const DirectionEnum = describedEnum('TransferDirection', 'Which way a transfer moves money.', {
@@ -83,7 +85,7 @@ const PayoutFailureCodeEnum = describedEnum(
   {
     ...Object.fromEntries(ACH_RETURN_CODES.map((code) => [code, returnCodeDescription(code)])),
     ...Object.fromEntries(
-      Object.entries(RTP_REJECT_REASONS).map(([code, reason]) => [code, `${reason} (RTP).`]),
+      Object.entries(RTP_REJECT_REASONS).map(([code, reason]) => [code, `${reason} (RTP and FedNow).`]),
     ),
   },
 );
@@ -293,7 +295,7 @@ export const PayoutRef = builder.objectRef<TransferRow>('Payout').implement({
       nullable: true,
       description: 'What ended it: the ACH return code or the RTP rejection reason; null otherwise.',
       resolve: (row) =>
-        row.returnCode ?? (row.state === 'failed' && row.rail === 'rtp' ? row.outcomeCode : null),
+        row.returnCode ?? (row.state === 'failed' && isInstantRail(row.rail) ? row.outcomeCode : null),
     }),
     failureReason: t.string({
       nullable: true,

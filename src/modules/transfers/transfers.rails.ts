@@ -9,15 +9,25 @@ import rails from '../../../reference/rails_and_lifecycle.json' with { type: 'js
 import { type LocalDate, nextSameDayAchWindow, nextStandardAchDeposit } from '../../kernel/calendar.ts';
 import { returnRefusal, returnRule, scheduledReturnAt } from './transfers.returns.ts';
 
-export const RAILS = ['ach', 'same_day_ach', 'rtp'] as const;
+export const RAILS = ['ach', 'same_day_ach', 'rtp', 'fednow'] as const;
 export type Rail = (typeof RAILS)[number];
-export type AchRail = Exclude<Rail, 'rtp'>;
+/** The instant rails (RTP and FedNow): 24×7×365, credits only, completed or rejected within seconds. */
+export const INSTANT_RAILS = ['rtp', 'fednow'] as const;
+export type InstantRail = (typeof INSTANT_RAILS)[number];
+export type AchRail = Exclude<Rail, InstantRail>;
+
+/** RTP or FedNow: the entry rides the instant machine (transfers.machine.ts rtp*), not ACH's. */
+export function isInstantRail(rail: string): rail is InstantRail {
+  return rail === 'rtp' || rail === 'fednow';
+}
 export type Direction = 'credit' | 'debit';
 
 /** The largest amount of one entry on each rail, in US cents. */
 export const RAIL_LIMIT_MINOR: Readonly<Record<Rail, bigint>> = Object.freeze({
   same_day_ach: BigInt(rails.same_day_ach.per_payment_limit_usd) * 100n,
   rtp: BigInt(rails.rtp.per_transaction_limit_usd) * 100n,
+  // The FedNow network maximum (the reference's sourced field; participants may set lower ones).
+  fednow: BigInt(rails.fednow.per_transaction_limit_usd) * 100n,
   // 99,999,999.99, the most a NACHA entry's ten-digit amount field can carry.
   ach: 9_999_999_999n,
 });
@@ -111,9 +121,10 @@ export function rtpCompletesAt(createdAt: Date): Date {
   return new Date(createdAt.getTime() + RTP_COMPLETION_SECONDS * 1000);
 }
 
-/** ISO 20022 status reasons an RTP rejection can carry (ExternalStatusReason1Code). */
+/** ISO 20022 status reasons an RTP or FedNow rejection can carry (ExternalStatusReason1Code). */
 export const RTP_REJECT_REASONS = {
   AC03: 'Invalid creditor account number',
+  AC04: 'Closed account number',
   AM02: 'Amount exceeds the allowed maximum',
 } as const;
 export type RtpRejectReason = keyof typeof RTP_REJECT_REASONS;
@@ -121,7 +132,7 @@ export type RtpRejectReason = keyof typeof RTP_REJECT_REASONS;
 // ---------------------------------------------------------------------------------------------
 // Magic values
 
-/** The routing number no rail reaches: RTP rejects it with AC03, ACH refuses it at creation. */
+/** The routing number no rail reaches: RTP and FedNow reject it with AC03, ACH refuses it at creation. */
 export const UNREACHABLE_ROUTING_NUMBER = '790000051';
 
 export type RailOutcome =
@@ -131,7 +142,7 @@ export type RailOutcome =
   | { kind: 'returns'; reason: ReturnReason }
   /** ACH stays `submitted` until a simulate step moves it. */
   | { kind: 'stays_submitted' }
-  /** RTP is rejected by the receiving bank. */
+  /** RTP or FedNow is rejected by the receiving bank. */
   | { kind: 'rejected'; reason: RtpRejectReason }
   /** ACH refuses the entry at creation: the routing number is not on the network. */
   | { kind: 'unreachable' };
@@ -193,7 +204,16 @@ export const RETURN_CODE_ACCOUNT = Object.freeze({
 
 /** The magic routing number's outcome in words (see UNREACHABLE_ROUTING_NUMBER). */
 export const UNREACHABLE_ROUTING_OUTCOME =
-  'RTP rejected AC03; ACH refused at creation (routing_number_unreachable)';
+  'RTP and FedNow rejected AC03; ACH refused at creation (routing_number_unreachable)';
+
+/**
+ * Magic account numbers of the instant rails: the receiving bank rejects the credit with this ISO
+ * 20022 reason (FedNow and RTP alike; on ACH these accounts are ordinary ones).
+ */
+export const INSTANT_REJECT_ACCOUNTS: Readonly<Record<string, RtpRejectReason>> = Object.freeze({
+  '000444444440': 'AC04',
+  '000555555553': 'AM02',
+});
 
 const MAGIC_BY_ACCOUNT: ReadonlyMap<string, MagicAccountBehavior> = new Map(
   MAGIC_ACCOUNTS.map((account) => [account.accountNumber, account.behavior]),
@@ -216,8 +236,12 @@ export function railOutcome(input: {
 }): RailOutcome {
   const { rail, direction, routingNumber, accountNumber } = input;
   if (routingNumber === UNREACHABLE_ROUTING_NUMBER)
-    return rail === 'rtp' ? { kind: 'rejected', reason: 'AC03' } : { kind: 'unreachable' };
-  if (rail === 'rtp') return { kind: 'succeeds' }; // RTP is irrevocable: no returns
+    return isInstantRail(rail) ? { kind: 'rejected', reason: 'AC03' } : { kind: 'unreachable' };
+  if (isInstantRail(rail)) {
+    // Instant payments are irrevocable: no returns, only the receiving bank's rejection.
+    const reason = INSTANT_REJECT_ACCOUNTS[accountNumber];
+    return reason ? { kind: 'rejected', reason } : { kind: 'succeeds' };
+  }
   const behavior = magicAccountBehavior(accountNumber);
   if (behavior.kind !== 'returns') return behavior;
   const rule = behavior.debitsOnly && direction !== 'debit' ? null : returnRule(behavior.code);

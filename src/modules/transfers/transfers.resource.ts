@@ -16,7 +16,14 @@ import {
   rtpPayoutMachine,
   rtpTransferMachine,
 } from './transfers.machine.ts';
-import { ACH_RETURN_CODES, type Direction, RAILS, type Rail, RTP_REJECT_REASONS } from './transfers.rails.ts';
+import {
+  ACH_RETURN_CODES,
+  type Direction,
+  isInstantRail,
+  RAILS,
+  type Rail,
+  RTP_REJECT_REASONS,
+} from './transfers.rails.ts';
 import { CONTEST_CODES, DISHONOR_CODES } from './transfers.returns.ts';
 import type { transfers } from './transfers.table.ts';
 
@@ -50,9 +57,10 @@ const payoutState = statesOf(
 type TransferState = z.infer<typeof transferState>;
 type PayoutState = z.infer<typeof payoutState>;
 
-const rail = z
-  .enum(RAILS)
-  .meta({ description: 'The rail: ach (standard ACH), same_day_ach or rtp (RTP, instant).' });
+const rail = z.enum(RAILS).meta({
+  description:
+    'The rail: ach (standard ACH), same_day_ach, rtp (RTP, instant) or fednow (FedNow, instant; credits only).',
+});
 
 const achReturnCode = z.enum(ACH_RETURN_CODES);
 
@@ -241,14 +249,14 @@ export function transferResource(row: TransferRow): Wire<typeof TransferWire> {
  */
 /** When the payout went in transit: ACH's submission; an RTP payout is never in transit (instant). */
 export const payoutInTransitAt = (row: TransferRow): Date | null =>
-  row.rail === 'rtp' ? null : row.submittedAt;
+  isInstantRail(row.rail) ? null : row.submittedAt;
 
 /** When the payout arrives (arrived): none for one that never will (failed, canceled). */
 export const payoutArrivalAt = (row: TransferRow): Date | null =>
   row.state === 'failed' || row.state === 'canceled' ? null : row.expectedSettlementAt;
 
 export function payoutResource(row: TransferRow): Wire<typeof PayoutWire> {
-  const rtpReason = row.state === 'failed' && row.rail === 'rtp' ? row.outcomeCode : null;
+  const rtpReason = row.state === 'failed' && isInstantRail(row.rail) ? row.outcomeCode : null;
   return {
     id: row.id,
     object: 'payout',

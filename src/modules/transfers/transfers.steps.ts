@@ -8,7 +8,7 @@ import { postHold, voidHold } from '../ledger/ledger.holds.ts';
 import { post, postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
 import type { AchTransferEvent, EntryKind, EntryState } from './transfers.machine.ts';
-import { RTP_REJECT_REASONS } from './transfers.rails.ts';
+import { isInstantRail, RTP_REJECT_REASONS } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
 import {
   checkContest,
@@ -63,9 +63,9 @@ type AchKind = StatefulKind<TransferRow, EntryState, AchTransferEvent>;
 
 /** The entry's ACH kind (409 on an RTP entry: `event` is a step of ACH entries only). */
 function achKind(row: TransferRow, event: AchTransferEvent): AchKind {
-  if (row.rail === 'rtp') {
+  if (isInstantRail(row.rail)) {
     throw new SandbankError('invalid_state', {
-      message: `This RTP ${row.kind} is ${row.state}; ${event} is a step of ACH ${row.kind}s only.`,
+      message: `This ${row.rail === 'fednow' ? 'FedNow' : 'RTP'} ${row.kind} is ${row.state}; ${event} is a step of ACH ${row.kind}s only.`,
     });
   }
   return achKindOf(row);

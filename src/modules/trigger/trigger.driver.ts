@@ -65,6 +65,11 @@ export class Driver {
     return this.clock.now();
   }
 
+  /** The service context of the next step (the clock read afresh): for recipes of other modules' services. */
+  context(): ServiceContext {
+    return this.ctx;
+  }
+
   /** POST /v1/clock/advance {seconds}: runs every piece of the merchant's work that falls due. */
   async advance(seconds: number): Promise<void> {
     await advanceClock(this.ctx, { seconds });

@@ -32,6 +32,7 @@ import {
   createTransferSchema,
 } from '../transfers/transfers.schema.ts';
 import type { Driver } from './trigger.driver.ts';
+import { inboundRecipes } from './trigger.recipes.inbound.ts';
 import { returnDisputeRecipes } from './trigger.recipes.returns.ts';
 
 /**
@@ -881,6 +882,7 @@ export const RECIPES: ReadonlyMap<string, Recipe> = new Map(
     ...transfers,
     ...payouts,
     ...returnDisputeRecipes,
+    ...inboundRecipes,
     ...balanceTransactions,
     ...virtualCards,
     ...authorizations,

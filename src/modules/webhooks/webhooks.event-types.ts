@@ -2,6 +2,7 @@ import type { Machine } from '../../kernel/state-machine.ts';
 import { cardPaymentMachine, refundMachine } from '../card-payments/card-payments.machine.ts';
 import { collectionMachine } from '../collections/collections.machine.ts';
 import { fxQuoteMachine, fxSettlementMachine } from '../fx/fx.machine.ts';
+import { achInboundMachine, instantInboundMachine } from '../inbound-transfers/inbound-transfers.machine.ts';
 import { issuingAuthorizationMachine, virtualCardMachine } from '../issuing/issuing.machine.ts';
 import { holdMachine, postingMachine } from '../ledger/ledger.machine.ts';
 import {
@@ -31,6 +32,11 @@ const SOURCES: readonly EventSource[] = [
   { object: 'refund', machines: [refundMachine], createdEvent: false },
   { object: 'transfer', machines: [achTransferMachine, rtpTransferMachine], createdEvent: true },
   { object: 'payout', machines: [achPayoutMachine, rtpPayoutMachine], createdEvent: true },
+  {
+    object: 'inbound_transfer',
+    machines: [achInboundMachine, instantInboundMachine],
+    createdEvent: true,
+  },
   { object: 'balance_transaction', machines: [holdMachine, postingMachine], createdEvent: true },
   { object: 'virtual_card', machines: [virtualCardMachine], createdEvent: true, also: ['updated'] },
   {

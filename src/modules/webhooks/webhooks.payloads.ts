@@ -3,6 +3,7 @@ import { timestamp } from '../../kernel/wire-resources.ts';
 import { CardPaymentWire, RefundWire } from '../card-payments/card-payments.resource.ts';
 import { CollectionWire } from '../collections/collections.resource.ts';
 import { FxConversionWire, FxQuoteWire, FxSettlementWire } from '../fx/fx.resource.ts';
+import { InboundTransferWire } from '../inbound-transfers/inbound-transfers.resource.ts';
 import { IssuingAuthorizationWire, VirtualCardWire } from '../issuing/issuing.resource.ts';
 import { BalanceTransactionWire } from '../ledger/ledger.resource.ts';
 import { PayoutWire, TransferWire } from '../transfers/transfers.resource.ts';
@@ -35,6 +36,7 @@ const OBJECT_WIRES = {
   refund: RefundWire,
   transfer: TransferWire,
   payout: PayoutWire,
+  inbound_transfer: InboundTransferWire,
   balance_transaction: BalanceTransactionWire,
   virtual_card: VirtualCardWire,
   issuing_authorization: IssuingAuthorizationWire,
@@ -93,6 +95,7 @@ export const CardPaymentEventWire = eventOf('card_payment', typesOfKind('card_pa
 export const RefundEventWire = eventOf('refund', typesOfKind('refund'));
 export const TransferEventWire = eventOf('transfer', typesOfKind('transfer'));
 export const PayoutEventWire = eventOf('payout', typesOfKind('payout'));
+export const InboundTransferEventWire = eventOf('inbound_transfer', typesOfKind('inbound_transfer'));
 export const BalanceTransactionEventWire = eventOf('balance_transaction', typesOfKind('balance_transaction'));
 export const VirtualCardEventWire = eventOf('virtual_card', typesOfKind('virtual_card'));
 export const IssuingAuthorizationEventWire = eventOf(
@@ -110,6 +113,7 @@ const EVENT_WIRES = {
   refund: RefundEventWire,
   transfer: TransferEventWire,
   payout: PayoutEventWire,
+  inbound_transfer: InboundTransferEventWire,
   balance_transaction: BalanceTransactionEventWire,
   virtual_card: VirtualCardEventWire,
   issuing_authorization: IssuingAuthorizationEventWire,

@@ -18,6 +18,7 @@ import { registerCreatePages } from './create.ts';
 import { registerFixtureAction } from './fixtures.ts';
 import { registerFxPages } from './fx.ts';
 import { registerHomePage } from './home.ts';
+import { registerInboundTransferPages } from './inbound-transfers.ts';
 import { publicShell, shell } from './layout.ts';
 import { registerResetAction } from './reset.ts';
 import { csrfValid, type DashContext, type DashEnv, loadSession } from './session.ts';
@@ -141,6 +142,7 @@ export function buildDashboard() {
   registerCreatePages(app);
   registerCardPages(app);
   registerFxPages(app);
+  registerInboundTransferPages(app);
   registerWebhookPages(app);
 
   // Any other path under /dashboard: a page of the dashboard (menu, clock) that says so and links

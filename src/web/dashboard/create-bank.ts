@@ -99,6 +99,7 @@ const RAIL_OPTIONS: [string, string][] = [
   ['ach', 'ACH (next window, settles the next banking day)'],
   ['same_day_ach', 'Same-Day ACH'],
   ['rtp', 'RTP (seconds, 24×7, credits only)'],
+  ['fednow', 'FedNow (seconds, 24×7, credits only)'],
 ];
 
 function entryNotice(row: TransferRow, what: string): string {

@@ -163,6 +163,8 @@ export function objectPath(id: string): string | null {
       return `/dashboard/cards/${encodeURIComponent(id)}`;
     case 'fxq':
       return `/dashboard/fx/quotes/${encodeURIComponent(id)}`;
+    case 'itr':
+      return `/dashboard/inbound_transfers/${encodeURIComponent(id)}`;
     case 'we':
       return `/dashboard/webhooks/${encodeURIComponent(id)}`;
     case 'evt':

@@ -1,0 +1,34 @@
+CREATE TABLE "inbound_transfers" (
+	"id" text PRIMARY KEY NOT NULL,
+	"merchant_id" text NOT NULL,
+	"rail" text NOT NULL,
+	"direction" text NOT NULL,
+	"state" text NOT NULL,
+	"amount" bigint NOT NULL,
+	"currency" text NOT NULL,
+	"originator_name" text NOT NULL,
+	"originator_routing_number" text NOT NULL,
+	"originator_account_last4" text NOT NULL,
+	"sec_code" text,
+	"expected_arrival_at" timestamp (3) with time zone,
+	"expected_settlement_at" timestamp (3) with time zone,
+	"settled_at" timestamp (3) with time zone,
+	"completed_at" timestamp (3) with time zone,
+	"returned_at" timestamp (3) with time zone,
+	"return_code" text,
+	"return_reason" text,
+	"reference" text,
+	"description" text,
+	"metadata" jsonb NOT NULL,
+	"created_at" timestamp (3) with time zone NOT NULL,
+	"updated_at" timestamp (3) with time zone NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "transfers" ADD COLUMN "return_untimely" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "transfers" ADD COLUMN "dishonored_at" timestamp (3) with time zone;--> statement-breakpoint
+ALTER TABLE "transfers" ADD COLUMN "dishonor_code" text;--> statement-breakpoint
+ALTER TABLE "transfers" ADD COLUMN "dishonor_reason" text;--> statement-breakpoint
+ALTER TABLE "transfers" ADD COLUMN "contested_at" timestamp (3) with time zone;--> statement-breakpoint
+ALTER TABLE "transfers" ADD COLUMN "contest_code" text;--> statement-breakpoint
+ALTER TABLE "transfers" ADD COLUMN "contest_reason" text;--> statement-breakpoint
+CREATE INDEX "inbound_transfers_merchant_id_idx" ON "inbound_transfers" USING btree ("merchant_id","id");

@@ -1,0 +1,55 @@
+import { SandbankError } from '../../kernel/errors.ts';
+import { achReturnReason, type ReturnReason } from '../transfers/transfers.rails.ts';
+import { checkReturn, returnRule } from '../transfers/transfers.returns.ts';
+
+/**
+ * Which Nacha return codes the merchant, as the receiver of an inbound ACH entry (its bank the
+ * RDFI), may send it back with, and until when. The rules of every return are one table
+ * (transfers.returns.ts: codes, categories, directions, time frames); an inbound entry adds two:
+ *
+ * - Only a code the receiver sends on its own: not the ACH Operator's edit codes (R13, R18, R19,
+ *   R25-R28, time frame "next file delivery"), and not R06 or R31, which need the originating bank's
+ *   request or agreement (nothing here plays that bank).
+ * - By SEC code: R07, R10, R11 are consumer-account returns (PPD, WEB); R29 is the corporate one (CCD).
+ */
+
+const CONSUMER_ONLY = new Set(['R07', 'R10', 'R11']);
+const CORPORATE_ONLY = new Set(['R29']);
+
+export interface InboundReturnEntry {
+  direction: 'credit' | 'debit';
+  secCode: string | null;
+  settledAt: Date;
+}
+
+/** Whether a receiving bank may use this code on an inbound entry at all (not its direction or time). */
+export function isReceiverReturnCode(code: string): boolean {
+  const rule = returnRule(code);
+  return (
+    rule !== null &&
+    rule.refusal === null &&
+    rule.timeFrame.kind !== 'none' &&
+    rule.timeFrame.kind !== 'next_file'
+  );
+}
+
+/** The return's reason when the merchant may send this entry back with `code` at `now`; a 4xx otherwise. */
+export function checkInboundReturn(entry: InboundReturnEntry, code: string, now: Date): ReturnReason {
+  const rule = returnRule(code);
+  const refuse = (why: string) =>
+    new SandbankError('return_code_not_allowed', {
+      param: 'code',
+      message: `${rule?.code} (${rule?.title}) ${why}`,
+    });
+  if (rule && !rule.refusal && !isReceiverReturnCode(rule.code))
+    throw refuse(
+      "is not a code a receiving bank returns an entry with on its own (the ACH Operator's, or the originating bank's request).",
+    );
+  if (rule && entry.secCode === 'CCD' && CONSUMER_ONLY.has(rule.code))
+    throw refuse('is for consumer accounts (PPD, WEB); a CCD entry is returned unauthorized with R29.');
+  if (rule && entry.secCode !== 'CCD' && CORPORATE_ONLY.has(rule.code) && entry.direction === 'debit')
+    throw refuse('is for corporate (CCD) entries; a consumer entry uses R10 or R11.');
+  // The code's existence, category, direction and time frame: the rules every return follows.
+  const verdict = checkReturn({ code, direction: entry.direction, settledAt: entry.settledAt, now });
+  return achReturnReason(verdict.rule.code) as ReturnReason;
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import type { FieldCodes } from '../../kernel/validation.ts';
+import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
+import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
+import { ACH_RETURN_CODES, RAILS } from '../transfers/transfers.rails.ts';
+import { INBOUND_STATES } from './inbound-transfers.machine.ts';
+
+export const createInboundTransferSchema = z.strictObject({
+  rail: z.enum(RAILS).describe('ach, same_day_ach, rtp or fednow (the instant rails carry credits only).'),
+  direction: z
+    .enum(['credit', 'debit'])
+    .describe('credit: the originator sends the merchant money; debit: the originator pulls it (ACH only).'),
+  amount: wireAmount,
+  currency: currencyField(['USD'], 'bank transfers are in USD (ISO 4217 code, any case)'),
+  originator: bankAccountSchema
+    .extend({ name: z.string().min(1).max(100) })
+    .describe("The outside account the entry comes from (only its account number's last 4 digits are kept)."),
+  sec_code: z.enum(['PPD', 'CCD', 'WEB']).optional().describe('ACH only (default CCD).'),
+  ...labelFields,
+});
+
+export const createInboundTransferFieldCodes: FieldCodes = {
+  ...moneyFieldCodes,
+  originator: 'parameter_invalid',
+};
+
+export type CreateInboundTransferInput = z.output<typeof createInboundTransferSchema>;
+
+export const returnInboundTransferSchema = z.strictObject({
+  code: z
+    .string()
+    .max(8)
+    .meta({ enum: [...ACH_RETURN_CODES] })
+    .describe(
+      'The Nacha return code (R01 … R85); only codes a receiving bank may use for this direction and SEC code, within their time frame.',
+    ),
+});
+
+export type ReturnInboundTransferInput = z.output<typeof returnInboundTransferSchema>;
+
+export const listInboundTransfersQuery = {
+  rail: z.enum(RAILS).optional().describe('Only inbound transfers on this rail.'),
+  state: z
+    .string()
+    .max(32)
+    .optional()
+    .describe(
+      `Only inbound transfers in this state (${INBOUND_STATES.join(', ')}); any other value matches none.`,
+    ),
+};

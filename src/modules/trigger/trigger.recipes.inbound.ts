@@ -1,0 +1,131 @@
+import { SandbankError } from '../../kernel/errors.ts';
+import { parseAmount } from '../../kernel/money.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import {
+  type CreateInboundTransferInput,
+  createInboundTransferFieldCodes,
+  createInboundTransferSchema,
+} from '../inbound-transfers/inbound-transfers.schema.ts';
+import {
+  createInboundTransfer,
+  returnInboundTransfer,
+  settleInboundTransfer,
+} from '../inbound-transfers/inbound-transfers.service.ts';
+import { achReturnReason } from '../transfers/transfers.rails.ts';
+import type { Driver } from './trigger.driver.ts';
+import type { Overrides, Recipe } from './trigger.recipes.ts';
+
+/** The recipes of inbound_transfer.<state>: an outside originator's entry driven through its own steps. */
+
+const KEYS = ['amount', 'currency', 'reference', 'description', 'metadata.*'] as const;
+
+function labels(set: Overrides): Record<string, unknown> {
+  const metadata = Object.entries(set).filter(([key]) => key.startsWith('metadata.'));
+  return {
+    ...(set.reference !== undefined ? { reference: set.reference } : {}),
+    ...(set.description !== undefined ? { description: set.description } : {}),
+    ...(metadata.length ? { metadata: Object.fromEntries(metadata.map(([k, v]) => [k.slice(9), v])) } : {}),
+  };
+}
+
+/** The entry as POST /v1/simulate/inbound_transfers would take it; a bad override is its 400, named set.<key>. */
+function inboundInput(set: Overrides, rail: string, direction: string, secCode?: string) {
+  try {
+    const input = parseInput(
+      createInboundTransferSchema,
+      {
+        rail,
+        direction,
+        amount: set.amount ?? '25.00',
+        currency: set.currency ?? 'USD',
+        originator: {
+          name: 'Trigger originator',
+          routing_number: '110000000',
+          account_number: '000123456789',
+        },
+        ...(secCode ? { sec_code: secCode } : {}),
+        ...labels(set),
+      },
+      createInboundTransferFieldCodes,
+    ) as CreateInboundTransferInput;
+    parseAmount(input.amount, input.currency);
+    return input;
+  } catch (error) {
+    if (error instanceof SandbankError && error.param && !error.param.startsWith('set.'))
+      throw new SandbankError(error.code, { param: `set.${error.param}`, message: error.message });
+    throw error;
+  }
+}
+
+function oneOf(set: Overrides, key: string, allowed: readonly string[], fallback: string): string {
+  const value = set[key] ?? fallback;
+  if (!allowed.includes(value))
+    throw new SandbankError('parameter_invalid', {
+      param: `set.${key}`,
+      message: `This event happens with ${key} ${allowed.join(' or ')}.`,
+    });
+  return value;
+}
+
+function achRecipe(
+  type: string,
+  drives: string,
+  steps: readonly ('settle' | 'return')[],
+  defaultDirection: 'credit' | 'debit',
+): Recipe {
+  const extra = steps.includes('return') ? ['return_code'] : [];
+  return {
+    type,
+    drives,
+    accepts: [...KEYS, 'rail', 'direction', ...extra],
+    movesClock: false,
+    prepare(set) {
+      const rail = oneOf(set, 'rail', ['ach', 'same_day_ach'], 'ach');
+      const direction = oneOf(set, 'direction', ['credit', 'debit'], defaultDirection);
+      const input = inboundInput(set, rail, direction, 'PPD');
+      const code = set.return_code ?? (direction === 'debit' ? 'R01' : 'R23');
+      if (steps.includes('return') && !achReturnReason(code))
+        throw new SandbankError('parameter_invalid', {
+          param: 'set.return_code',
+          message: `${code.slice(0, 8)} is not a Nacha return code (R01 … R85).`,
+        });
+      return async (d: Driver) => {
+        const { id } = await createInboundTransfer(d.context(), input);
+        if (steps.includes('settle')) await settleInboundTransfer(d.context(), id);
+        if (steps.includes('return')) await returnInboundTransfer(d.context(), id, { code });
+        return id;
+      };
+    },
+  };
+}
+
+export const inboundRecipes: Recipe[] = [
+  achRecipe(
+    'inbound_transfer.created',
+    'An outside originator sends an ACH credit to the merchant (direction and rail may be overridden).',
+    [],
+    'credit',
+  ),
+  achRecipe(
+    'inbound_transfer.settled',
+    'An outside originator sends an ACH credit, settled at once (simulate settle).',
+    ['settle'],
+    'credit',
+  ),
+  achRecipe(
+    'inbound_transfer.returned',
+    'An outside originator pulls an ACH debit (PPD); it settles and the merchant returns it (return_code, default R01 for a debit, R23 for a credit).',
+    ['settle', 'return'],
+    'debit',
+  ),
+  {
+    type: 'inbound_transfer.completed',
+    drives: 'An outside originator sends a FedNow credit (rail: fednow or rtp), available at once.',
+    accepts: [...KEYS, 'rail'],
+    movesClock: false,
+    prepare(set) {
+      const input = inboundInput(set, oneOf(set, 'rail', ['fednow', 'rtp'], 'fednow'), 'credit');
+      return async (d: Driver) => (await createInboundTransfer(d.context(), input)).id;
+    },
+  },
+];
