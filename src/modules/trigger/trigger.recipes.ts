@@ -31,6 +31,7 @@ import {
   createTransferSchema,
 } from '../transfers/transfers.schema.ts';
 import type { Driver } from './trigger.driver.ts';
+import { DISPUTE_RECIPES } from './trigger.recipes.disputes.ts';
 
 /**
  * One recipe per event type: which override keys it accepts, and how it drives real objects
@@ -868,6 +869,7 @@ export const RECIPES: ReadonlyMap<string, Recipe> = new Map(
     ...collections,
     ...cardPayments,
     ...refunds,
+    ...DISPUTE_RECIPES,
     ...transfers,
     ...payouts,
     ...balanceTransactions,
