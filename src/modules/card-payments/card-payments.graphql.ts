@@ -109,7 +109,8 @@ const EarlyFraudWarningRef = builder.objectRef<CardPaymentDetail>('EarlyFraudWar
       resolve: () => 'unauthorized_use_of_card',
     }),
     actionable: t.boolean({
-      description: 'Whether refunding still heads off a dispute (captured, not refunded in full, not disputed).',
+      description:
+        'Whether refunding still heads off a dispute (captured, not refunded in full, not disputed).',
       resolve: (row) => earlyFraudWarningActionable(row),
     }),
     createdAt: t.field({

@@ -112,7 +112,9 @@ export const CardPaymentWire = wireResource(
     dispute: z
       .string()
       .nullable()
-      .meta({ description: 'The id of its dispute (GET /v1/disputes/{id}), when the cardholder disputed it.' }),
+      .meta({
+        description: 'The id of its dispute (GET /v1/disputes/{id}), when the cardholder disputed it.',
+      }),
     early_fraud_warning: EarlyFraudWarningWire.nullable(),
     reference: nullableText("The merchant's reference."),
     description: nullableText('The description given on create.'),

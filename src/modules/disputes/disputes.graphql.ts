@@ -19,8 +19,8 @@ import type { DisputeState } from './disputes.machine.ts';
 import type { DisputeRow, OutcomeReason } from './disputes.resource.ts';
 import {
   type DisputeReason,
-  type EvidenceField,
   EVIDENCE_FIELDS,
+  type EvidenceField,
   resolveDisputeSchema,
   simulateDisputeFieldCodes,
   simulateDisputeSchema,
@@ -195,9 +195,14 @@ builder.queryFields((t) => ({
 
 const disputeMutation = mutationsOf(getDispute);
 const updateBody = wireInput('updateDispute', updateDisputeSchema, undefined, { path: ['id'] });
-const simulateBody = wireInput('simulateCardPaymentDispute', simulateDisputeSchema, simulateDisputeFieldCodes, {
-  path: ['id'],
-});
+const simulateBody = wireInput(
+  'simulateCardPaymentDispute',
+  simulateDisputeSchema,
+  simulateDisputeFieldCodes,
+  {
+    path: ['id'],
+  },
+);
 const resolveBody = wireInput('resolveDispute', resolveDisputeSchema, undefined, { path: ['id'] });
 
 builder.mutationFields((t) => ({
@@ -208,7 +213,10 @@ builder.mutationFields((t) => ({
       'POST /v1/disputes/{id}: save evidence and, unless submit is false, submit it (the dispute goes under review).',
     args: {
       id: t.arg.id({ required: true, description: "The dispute's id." }),
-      evidence: t.arg({ type: DisputeEvidenceInput, description: 'Evidence to save (merged with what is saved).' }),
+      evidence: t.arg({
+        type: DisputeEvidenceInput,
+        description: 'Evidence to save (merged with what is saved).',
+      }),
       submit: t.arg.boolean({ description: 'Submit for review (default true); false only saves.' }),
       idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
     },
@@ -222,7 +230,8 @@ builder.mutationFields((t) => ({
   closeDispute: t.field({
     type: DisputeRef,
     errors: { types: [SandbankError] },
-    description: 'POST /v1/disputes/{id}/close: accept the dispute (a chargeback is lost, an inquiry closed).',
+    description:
+      'POST /v1/disputes/{id}/close: accept the dispute (a chargeback is lost, an inquiry closed).',
     args: {
       id: t.arg.id({ required: true, description: "The dispute's id." }),
       idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),

@@ -28,16 +28,12 @@ export const DisputeWire = wireResource(
     amount: wireDecimal,
     currency: wireCurrency,
     reason: z.enum(DISPUTE_REASONS).meta({ description: 'Why the cardholder disputes.' }),
-    inquiry: z
-      .boolean()
-      .meta({ description: 'Whether it was opened as an inquiry (a warning_* dispute).' }),
+    inquiry: z.boolean().meta({ description: 'Whether it was opened as an inquiry (a warning_* dispute).' }),
     fee: wireDecimal.meta({
       type: 'number',
       description: 'The dispute fee debited with the amount when it became a chargeback (0 for an inquiry).',
     } as z.GlobalMeta),
-    evidence: z
-      .record(z.string(), z.string())
-      .meta({ description: 'The evidence saved so far, by field.' }),
+    evidence: z.record(z.string(), z.string()).meta({ description: 'The evidence saved so far, by field.' }),
     evidence_due_by: timestamp.meta({
       format: 'date-time',
       description: 'When the evidence is due (clock time); a chargeback with none submitted by then is lost.',
@@ -46,13 +42,10 @@ export const DisputeWire = wireResource(
     review_ends_at: timestamp
       .nullable()
       .meta({ description: 'While under review: when the issuer decides (clock time).' }),
-    outcome_reason: z
-      .enum(OUTCOME_REASONS)
-      .nullable()
-      .meta({
-        description:
-          'How a closed dispute was decided: evidence (the review), accepted (closed by the merchant), no_response (past the due date), simulated (POST /v1/simulate/disputes/{id}/resolve).',
-      }),
+    outcome_reason: z.enum(OUTCOME_REASONS).nullable().meta({
+      description:
+        'How a closed dispute was decided: evidence (the review), accepted (closed by the merchant), no_response (past the due date), simulated (POST /v1/simulate/disputes/{id}/resolve).',
+    }),
     created_at: timestamp,
     updated_at: timestamp,
   },

@@ -38,8 +38,7 @@ export function registerDisputeRoutes(api: OpenAPIHono<RestEnv>): void {
         }),
       },
     }),
-    async (c) =>
-      sendList(c, await listDisputes(serviceContext(c), c.req.valid('query')), disputeResource),
+    async (c) => sendList(c, await listDisputes(serviceContext(c), c.req.valid('query')), disputeResource),
     validationHook(),
   );
 
@@ -86,7 +85,8 @@ export function registerDisputeRoutes(api: OpenAPIHono<RestEnv>): void {
       summary: 'Accept a dispute without contesting it (a chargeback is lost, an inquiry closed)',
       request: { params: idParam },
     }),
-    async (c) => sendObject(c, disputeResource(await closeDispute(serviceContext(c), c.req.valid('param').id))),
+    async (c) =>
+      sendObject(c, disputeResource(await closeDispute(serviceContext(c), c.req.valid('param').id))),
     validationHook(),
   );
 

@@ -32,18 +32,18 @@ export type EvidenceField = (typeof EVIDENCE_FIELDS)[number];
 const evidenceText = z.string().max(5000);
 
 export const evidenceSchema = z
-  .strictObject(Object.fromEntries(EVIDENCE_FIELDS.map((field) => [field, evidenceText.optional()])) as {
-    [K in EvidenceField]: z.ZodOptional<typeof evidenceText>;
-  })
+  .strictObject(
+    Object.fromEntries(EVIDENCE_FIELDS.map((field) => [field, evidenceText.optional()])) as {
+      [K in EvidenceField]: z.ZodOptional<typeof evidenceText>;
+    },
+  )
   .describe(
     'Text evidence, by field (each at most 5,000 characters). In this sandbox the text decides the review: `winning_evidence` wins it, `losing_evidence` loses it.',
   );
 
 export const simulateDisputeSchema = z.strictObject({
   reason: z.enum(DISPUTE_REASONS).optional().describe('Why the cardholder disputes (default general).'),
-  amount: wireAmount
-    .optional()
-    .describe('At most what is captured and not refunded (default: all of it).'),
+  amount: wireAmount.optional().describe('At most what is captured and not refunded (default: all of it).'),
   inquiry: z
     .boolean()
     .optional()
