@@ -1,7 +1,7 @@
 import { EXPIRE_AUTHORIZATION_JOB, expireAuthorizationJob } from './card-payments/card-payments.capture.ts';
+import { MAGIC_DISPUTE_JOB } from './card-payments/card-payments.disputes.ts';
 import { SETTLE_REFUND_JOB, settleRefundJob } from './card-payments/card-payments.refund.ts';
 import { expireTokenJob, TOKEN_EXPIRY_JOB } from './card-payments/card-payments.tokens.ts';
-import { MAGIC_DISPUTE_JOB } from './card-payments/card-payments.disputes.ts';
 import { COLLECTION_EXPIRY_JOB, expireCollectionJob } from './collections/collections.service.ts';
 import {
   DISPUTE_DUE_JOB,

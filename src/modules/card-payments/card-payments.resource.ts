@@ -109,12 +109,9 @@ export const CardPaymentWire = wireResource(
     decline_code: nullableText('Why the card was declined (state declined).'),
     failure_message: nullableText('A sentence about the decline.'),
     refunds: z.array(RefundWire),
-    dispute: z
-      .string()
-      .nullable()
-      .meta({
-        description: 'The id of its dispute (GET /v1/disputes/{id}), when the cardholder disputed it.',
-      }),
+    dispute: z.string().nullable().meta({
+      description: 'The id of its dispute (GET /v1/disputes/{id}), when the cardholder disputed it.',
+    }),
     early_fraud_warning: EarlyFraudWarningWire.nullable(),
     reference: nullableText("The merchant's reference."),
     description: nullableText('The description given on create.'),
