@@ -124,7 +124,7 @@ async function snapshot(m: TestMerchant): Promise<unknown> {
 }
 
 describe('magic cards', () => {
-  it('4000000000000259: a fraudulent chargeback a day after capture; winning evidence wins it (the fee stays)', async () => {
+  it('4000000000000259: a fraudulent chargeback a day after capture; winning evidence wins it (the amount and fee come back)', async () => {
     const { m, secret } = await merchant();
     const payment = await pay(m, '4000000000000259');
     expect(payment).toMatchObject({ state: 'captured', dispute: null, early_fraud_warning: null });
@@ -193,7 +193,7 @@ describe('magic cards', () => {
       outcome_reason: 'evidence',
       review_ends_at: null,
     });
-    expect((await balances(m)).available).toBe(before.available - 1_500);
+    expect((await balances(m)).available).toBe(before.available);
     const types = delivered(secret)
       .filter((e) => e.object.id === disputeId)
       .map((e) => e.type);
@@ -205,6 +205,7 @@ describe('magic cards', () => {
     expect(ofDispute.map((p) => [p.type, p.available]).sort()).toEqual([
       ['dispute', -100],
       ['dispute_fee', -15],
+      ['dispute_fee_returned', 15],
       ['dispute_won', 100],
     ]);
   });
@@ -436,7 +437,7 @@ describe('the simulate step and the dispute operations', () => {
     expect(resolved.errors).toBeUndefined();
     expect(resolved.data.resolveDispute.data).toEqual({ state: 'won', outcomeReason: 'simulated' });
     await expectLedgerBalanced(m);
-    expect((await balances(m)).available).toBe(before.available - 1_500);
+    expect((await balances(m)).available).toBe(before.available);
     const listed = await t.gql<{ disputes: { edges: { node: { id: string } }[] } }>(
       'query { disputes(first: 10) { edges { node { id } } } }',
       {},

@@ -41,7 +41,7 @@ const DisputeStateEnum = describedEnum('DisputeState', 'Where a dispute stands.'
   warning_closed: 'An inquiry closed without a chargeback (final).',
   needs_response: 'A chargeback: the amount and fee are debited; evidence is due by evidenceDueBy.',
   under_review: 'A chargeback whose evidence the issuer is reviewing.',
-  won: 'Decided for the merchant: the amount came back (the fee did not). Final.',
+  won: 'Decided for the merchant: the amount and the fee came back. Final.',
   lost: 'Decided for the cardholder: the debit stands. Final.',
 } satisfies Record<DisputeState, string>);
 

@@ -28,7 +28,7 @@ import type {
 } from './disputes.schema.ts';
 import { disputes } from './disputes.table.ts';
 
-/** The dispute fee, debited with the disputed amount when a chargeback opens: 15.00 USD (kept when won). */
+/** The dispute fee, debited with the disputed amount when a chargeback opens: 15.00 USD (returned when won). */
 export const DISPUTE_FEE_MINOR = 1500n;
 /** Evidence is due 7 days (clock time) after a dispute opens, or after an inquiry is escalated. */
 export const EVIDENCE_DUE_SECONDS = 7 * 86_400;
@@ -117,21 +117,34 @@ async function postDebit(tx: Tx, ctx: ServiceContext, row: DisputeRow, fee: bigi
     });
 }
 
-/** A won dispute: the disputed amount comes back to available (the fee does not). */
+/** A won dispute: the disputed amount and the fee come back to available (as Stripe's test mode credits both). */
 async function postWon(tx: Tx, ctx: ServiceContext, row: DisputeRow): Promise<void> {
-  await post(tx, {
+  const common = {
     merchantId: row.merchantId,
     currency: row.currency as CurrencyCode,
-    type: 'dispute_won',
     source: { type: 'dispute', id: row.id },
     relatedId: row.cardPaymentId,
-    description: `Dispute won: ${row.cardPaymentId}`,
     at: ctx.clock.now(),
+  };
+  await post(tx, {
+    ...common,
+    type: 'dispute_won',
+    description: `Dispute won: ${row.cardPaymentId}`,
     entries: [
       { account: 'card_network', amount: -row.amount },
       { account: 'available', amount: row.amount },
     ],
   });
+  if (row.fee > 0n)
+    await post(tx, {
+      ...common,
+      type: 'dispute_fee_returned',
+      description: 'Dispute fee returned',
+      entries: [
+        { account: 'card_network', amount: -row.fee },
+        { account: 'available', amount: row.fee },
+      ],
+    });
 }
 
 async function scheduleDue(tx: Tx, ctx: ServiceContext, row: DisputeRow): Promise<void> {

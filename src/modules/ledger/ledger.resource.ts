@@ -34,6 +34,7 @@ export const POSTING_TYPES = {
   dispute: 'a chargeback: the disputed amount, out of available',
   dispute_fee: "a chargeback's dispute fee, out of available",
   dispute_won: 'a dispute won: the disputed amount, back into available',
+  dispute_fee_returned: 'a dispute won: its fee, back into available',
 } as const;
 export type PostingType = keyof typeof POSTING_TYPES;
 
