@@ -533,6 +533,40 @@ describe('the simulate step and the dispute operations', () => {
     expect((await ok(get(other, '/v1/disputes'))).data).toEqual([]);
   });
 
+  it('a full refund racing a dispute: exactly one of them goes through, the ledger balanced', async () => {
+    const { m } = await merchant();
+    for (let round = 0; round < 6; round++) {
+      const payment = await pay(m, '4242424242424242', 10);
+      const [refund, dispute] = await Promise.all([
+        post(m, `/v1/card_payments/${payment.id}/refunds`, {}),
+        post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, {}),
+      ]);
+      expect([refund.status, dispute.status].sort(), `${refund.text} ${dispute.text}`).toEqual([200, 409]);
+      const after = await ok(get(m, `/v1/card_payments/${payment.id}`));
+      expect(after.state === 'refunded').toBe(refund.status === 200);
+      expect(after.dispute === null).toBe(dispute.status !== 200);
+      await expectLedgerBalanced(m);
+    }
+  });
+
+  it('an Idempotency-Key replays the dispute it opened', async () => {
+    const { m } = await merchant();
+    const payment = await pay(m, '4242424242424242', 10);
+    const send = () =>
+      t.rest<Json>('POST', `/v1/simulate/card_payments/${payment.id}/dispute`, {
+        key: m.secretKey,
+        body: { reason: 'unrecognized' },
+        headers: { 'Idempotency-Key': 'dispute-once' },
+      });
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    expect((await ok(get(m, '/v1/disputes'))).data).toHaveLength(1);
+    await expectLedgerBalanced(m);
+  });
+
   it('two racing disputes of one payment: one wins, the other is refused', async () => {
     const { m } = await merchant();
     const payment = await pay(m, '4242424242424242', 10);
