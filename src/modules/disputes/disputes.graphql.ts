@@ -72,7 +72,7 @@ const money = (amount: bigint, currency: string) => ({ amount, currency: currenc
 
 export const DisputeRef = builder.objectRef<DisputeRow>('Dispute').implement({
   description:
-    'A dispute of a captured card payment: a chargeback (needsResponse → underReview → won | lost) or an inquiry (warning_*).',
+    'A dispute of a captured card payment: a chargeback (needs_response → under_review → won | lost) or an inquiry (warning_needs_response → warning_under_review → warning_closed, or escalated to needs_response).',
   interfaces: [NodeRef],
   fields: (t) => ({
     cardPaymentId: t.exposeString('cardPaymentId', { description: 'The id of the disputed card payment.' }),

@@ -47,8 +47,8 @@ function paymentInput(set: Overrides, number: string) {
   }
 }
 
-function reasonOf(set: Overrides): DisputeReason {
-  const reason = set.reason ?? 'fraudulent';
+function reasonOf(set: Overrides, fallback: DisputeReason): DisputeReason {
+  const reason = set.reason ?? fallback;
   if (!(DISPUTE_REASONS as readonly string[]).includes(reason))
     throw new SandbankError('parameter_invalid', {
       param: 'set.reason',
@@ -71,7 +71,7 @@ function disputeRecipe(
     movesClock: options.movesClock ?? false,
     prepare(set) {
       const input = paymentInput(set, VISA);
-      const reason = reasonOf(set);
+      const reason = reasonOf(set, options.inquiry ? 'general' : 'fraudulent');
       return async (d) => {
         const payment = await d.createCardPayment({
           ...input,
