@@ -242,6 +242,47 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       check: (body) => expect(body.state).toBe('captured'),
     },
     {
+      route: '/simulate/card_payments/{id}/dispute',
+      path: () => `/v1/simulate/card_payments/${id('challenged')}/dispute`,
+      body: 'reason=duplicate&amount=12.50&inquiry=false',
+      status: 200,
+      check: keep('dispute', (body) =>
+        expect(body).toMatchObject({ state: 'needs_response', reason: 'duplicate', amount: 12.5 }),
+      ),
+    },
+    {
+      route: '/disputes/{id}',
+      path: () => `/v1/disputes/${id('dispute')}`,
+      body: 'evidence[uncategorized_text]=Signed+receipt&submit=false',
+      status: 200,
+      check: (body) =>
+        expect(body).toMatchObject({
+          state: 'needs_response',
+          evidence: { uncategorized_text: 'Signed receipt' },
+        }),
+    },
+    {
+      route: '/disputes/{id}/close',
+      path: () => `/v1/disputes/${id('dispute')}/close`,
+      body: '',
+      status: 200,
+      check: (body) => expect(body.state).toBe('lost'),
+    },
+    {
+      route: '/simulate/card_payments/{id}/dispute',
+      path: () => `/v1/simulate/card_payments/${id('authorized')}/dispute`,
+      body: 'inquiry=true',
+      status: 200,
+      check: keep('inquiry', (body) => expect(body.state).toBe('warning_needs_response')),
+    },
+    {
+      route: '/simulate/disputes/{id}/resolve',
+      path: () => `/v1/simulate/disputes/${id('inquiry')}/resolve`,
+      body: 'outcome=won',
+      status: 200,
+      check: (body) => expect(body.state).toBe('warning_closed'),
+    },
+    {
       route: '/transfers',
       path: () => '/v1/transfers',
       body: credit,

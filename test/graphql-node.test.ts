@@ -23,6 +23,7 @@ const NODE_TYPES = [
   'CardPayment',
   'CardToken',
   'Collection',
+  'Dispute',
   'DueWork',
   'Event',
   'FxConversion',
@@ -113,6 +114,10 @@ beforeAll(async () => {
     'refund { id } cardPayment { id }',
   );
   ids.Refund = (refund.refund as Json).id as string;
+  const disputed = await mutate('createCardPayment', 'amount: "8.00", currency: USD, card: $card', 'id', {
+    card: true,
+  });
+  ids.Dispute = (await mutate('simulateCardPaymentDispute', `id: "${disputed.id}"`)).id as string;
 
   ids.Transfer = (
     await mutate(

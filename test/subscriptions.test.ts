@@ -300,6 +300,33 @@ describe('GraphQL subscriptions over graphql-ws on /graphql', () => {
     await liveSubscriptions(server, 0);
   });
 
+  it('transactionUpdated(kinds: [dispute]) streams a dispute through needs_response and lost', async () => {
+    const feed = new Feed<TransactionUpdateMessage>(
+      open(`Bearer ${key}`),
+      TRANSACTION_UPDATED,
+      { kinds: ['dispute'] },
+      'transactionUpdated',
+    );
+    await liveSubscriptions(server, 1);
+    const paid = await call(server, key, 'POST', '/v1/card_payments', {
+      amount: '9.00',
+      currency: 'USD',
+      card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' },
+    });
+    expect(paid.status).toBe(200);
+    const opened = await call(server, key, 'POST', `/v1/simulate/card_payments/${paid.body.id}/dispute`, {});
+    expect(opened.status).toBe(200);
+    expect((await call(server, key, 'POST', `/v1/disputes/${opened.body.id}/close`, {})).status).toBe(200);
+    const first = await feed.next('dispute.needs_response');
+    const second = await feed.next('dispute.lost');
+    expect([first, second].map((u) => [u.kind, u.id, u.state, u.eventType])).toEqual([
+      ['dispute', opened.body.id, 'needs_response', 'dispute.needs_response'],
+      ['dispute', opened.body.id, 'lost', 'dispute.lost'],
+    ]);
+    feed.unsubscribe();
+    await liveSubscriptions(server, 0);
+  });
+
   it('rejects an unknown kind before it subscribes (kinds is an enum)', async () => {
     const feed = new Feed<TransactionUpdateMessage>(
       open(`Bearer ${key}`),

@@ -4,6 +4,7 @@ export * from '../modules/chaos/chaos.table.ts';
 export * from '../modules/clock/clock.table.ts';
 export * from '../modules/collections/collections.table.ts';
 export * from '../modules/dashboard/dashboard.table.ts';
+export * from '../modules/disputes/disputes.table.ts';
 export * from '../modules/events/events.table.ts';
 export * from '../modules/fx/fx.table.ts';
 export * from '../modules/idempotency/idempotency.table.ts';

@@ -5,6 +5,7 @@ import './errors.ts';
 import './node.ts';
 import '../modules/collections/collections.graphql.ts';
 import '../modules/card-payments/card-payments.graphql.ts';
+import '../modules/disputes/disputes.graphql.ts';
 import '../modules/transfers/transfers.graphql.ts';
 import '../modules/inbound-transfers/inbound-transfers.graphql.ts';
 import '../modules/issuing/issuing.graphql.ts';

@@ -9,6 +9,7 @@ export const ID_PREFIXES = {
   paymentAttempt: 'pay',
   cardPayment: 'cp',
   refund: 're',
+  dispute: 'dp',
   token: 'tok',
   transfer: 'tr',
   payout: 'po',

@@ -1,7 +1,15 @@
 import { EXPIRE_AUTHORIZATION_JOB, expireAuthorizationJob } from './card-payments/card-payments.capture.ts';
+import { MAGIC_DISPUTE_JOB } from './card-payments/card-payments.disputes.ts';
 import { SETTLE_REFUND_JOB, settleRefundJob } from './card-payments/card-payments.refund.ts';
 import { expireTokenJob, TOKEN_EXPIRY_JOB } from './card-payments/card-payments.tokens.ts';
 import { COLLECTION_EXPIRY_JOB, expireCollectionJob } from './collections/collections.service.ts';
+import {
+  DISPUTE_DUE_JOB,
+  DISPUTE_REVIEW_JOB,
+  disputeDueJob,
+  disputeReviewJob,
+  magicDisputeJob,
+} from './disputes/disputes.service.ts';
 import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx/fx.quotes.ts';
 import { paySettlementJob } from './fx/fx.settle.ts';
 import { PAY_FX_SETTLEMENT_JOB } from './fx/fx.settlements.ts';
@@ -33,6 +41,9 @@ export function registerJobs(): void {
   registerJobHandler(EXPIRE_AUTHORIZATION_JOB, expireAuthorizationJob);
   registerJobHandler(SETTLE_REFUND_JOB, settleRefundJob);
   registerJobHandler(TOKEN_EXPIRY_JOB, expireTokenJob);
+  registerJobHandler(MAGIC_DISPUTE_JOB, magicDisputeJob);
+  registerJobHandler(DISPUTE_DUE_JOB, disputeDueJob);
+  registerJobHandler(DISPUTE_REVIEW_JOB, disputeReviewJob);
   registerJobHandler(TRANSFER_SUBMIT_JOB, submitTransferJob);
   registerJobHandler(TRANSFER_SETTLE_JOB, settleTransferJob);
   registerJobHandler(TRANSFER_RETURN_JOB, returnTransferJob);

@@ -5,6 +5,7 @@ import { registerCardPaymentRoutes } from '../modules/card-payments/card-payment
 import { registerChaosRoutes } from '../modules/chaos/chaos.routes.ts';
 import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { registerCollectionRoutes } from '../modules/collections/collections.routes.ts';
+import { registerDisputeRoutes } from '../modules/disputes/disputes.routes.ts';
 import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
 import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
 import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
@@ -62,6 +63,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerMerchantRoutes(api);
   registerCollectionRoutes(api);
   registerCardPaymentRoutes(api);
+  registerDisputeRoutes(api);
   registerTransferRoutes(api);
   registerInboundTransferRoutes(api);
   registerIssuingRoutes(api);

@@ -54,6 +54,7 @@ const TAGS = [
   ['Merchants', 'Sandbox sign-up and API keys.'],
   ['Collections', 'Hosted checkout: ask a payer for an amount, by card or bank.'],
   ['Card payments', 'Card tokens, authorizations, captures, voids and refunds.'],
+  ['Disputes', 'Disputes of card payments: chargebacks and inquiries, evidence, acceptance.'],
   ['Transfers', 'ACH, Same-Day ACH, RTP and FedNow transfers on the Federal Reserve calendar.'],
   ['Payouts', 'Payouts from the balance to a bank account.'],
   ['Inbound transfers', 'Money from outside originators: ACH credits and debits, RTP and FedNow credits.'],

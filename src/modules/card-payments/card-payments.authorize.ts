@@ -9,7 +9,7 @@ import { parseAmount } from '../../kernel/money.ts';
 import { newLinkSecret } from '../../kernel/secrets.ts';
 import { transition } from '../../kernel/state-machine.ts';
 import { type ValidCard, validateCard } from '../cards/card-validation.ts';
-import { refundBehavior } from '../cards/magic-cards.ts';
+import { disputeBehavior, refundBehavior } from '../cards/magic-cards.ts';
 import { decideAfterChallenge, decideAuthorization } from '../cards/network.ts';
 import type { FinalDecision, NetworkDecision } from '../cards/network-responses.ts';
 import type { ServiceContext } from '../context.ts';
@@ -18,6 +18,7 @@ import { creditPending } from '../ledger/ledger.funds.ts';
 import { jobValues } from '../scheduler/scheduler.service.ts';
 import { scheduledJobs } from '../scheduler/scheduler.table.ts';
 import { afterCapture, capture, captureCredit, EXPIRE_AUTHORIZATION_JOB } from './card-payments.capture.ts';
+import { magicDisputeJobs } from './card-payments.disputes.ts';
 import { cardPaymentMachine } from './card-payments.machine.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
 import {
@@ -106,6 +107,9 @@ function newPaymentValues(
     expMonth: card.expMonth,
     expYear: card.expYear,
     refundBehavior: refundBehavior(card),
+    disputeBehavior: disputeBehavior(card),
+    disputeId: null,
+    earlyFraudWarningAt: null,
     reference: input.reference ?? null,
     description: input.description ?? null,
     metadata: input.metadata ?? {},
@@ -186,7 +190,8 @@ export function newPaymentChange(ctx: ServiceContext, row: CardPaymentRow): Chan
     return creditPending(
       change()
         .insert(cardPayments, row)
-        .event(...capturedAtOnceEvents(ctx, row)),
+        .event(...capturedAtOnceEvents(ctx, row))
+        .job(...magicDisputeJobs(row, row.createdAt)),
       captureCredit(row, row.createdAt),
     );
   }

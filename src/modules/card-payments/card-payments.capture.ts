@@ -9,6 +9,8 @@ import type { ServiceContext } from '../context.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
 import { creditPending, type PendingCredit } from '../ledger/ledger.funds.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
+import { scheduledJobs } from '../scheduler/scheduler.table.ts';
+import { magicDisputeJobs } from './card-payments.disputes.ts';
 import { cardPaymentMachine } from './card-payments.machine.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
 import {
@@ -61,6 +63,8 @@ export async function afterCapture(tx: Tx, ctx: ServiceContext, captured: CardPa
       amount: captured.amountCaptured,
     });
   await creditCapture(tx, ctx, captured);
+  const disputeJobs = magicDisputeJobs(captured, ctx.clock.now());
+  if (disputeJobs.length > 0) await tx.insert(scheduledJobs).values(disputeJobs);
   if (captured.collectionId === null) return;
   for (const hook of captureHooks) await hook(tx, ctx, captured);
 }
@@ -120,7 +124,8 @@ function captureChange(ctx: ServiceContext, read: CardPaymentRow, captured: Card
           updatedAt: captured.updatedAt,
         },
       })
-      .event(cardPaymentEvent(captured, ctx.publicUrl)),
+      .event(cardPaymentEvent(captured, ctx.publicUrl))
+      .job(...magicDisputeJobs(captured, captured.updatedAt)),
     captureCredit(captured, captured.updatedAt),
   );
 }

@@ -40,7 +40,12 @@ import { captureCardPayment, voidCardPayment } from './card-payments.capture.ts'
 import { cardPaymentMachine, type RefundState } from './card-payments.machine.ts';
 import { getCardPayment, getRefund, getToken, listCardPayments } from './card-payments.read.ts';
 import { refundCardPayment } from './card-payments.refund.ts';
-import { challengePageUrl, type RefundRow, type TokenRow } from './card-payments.resource.ts';
+import {
+  challengePageUrl,
+  earlyFraudWarningActionable,
+  type RefundRow,
+  type TokenRow,
+} from './card-payments.resource.ts';
 import type { CardPaymentDetail } from './card-payments.rows.ts';
 import * as bodies from './card-payments.schema.ts';
 import { completeCardPayment3ds } from './card-payments.three-ds.ts';
@@ -92,6 +97,26 @@ const RefundRef = builder.objectRef<RefundRow>('Refund').implement({
       type: 'DateTime',
       description: 'When it last changed, clock time.',
       resolve: (row) => row.updatedAt,
+    }),
+  }),
+});
+
+const EarlyFraudWarningRef = builder.objectRef<CardPaymentDetail>('EarlyFraudWarning').implement({
+  description: "An issuer's early fraud warning about a card payment: a dispute may follow; it is not one.",
+  fields: (t) => ({
+    fraudType: t.string({
+      description: 'What the issuer reports: unauthorized_use_of_card.',
+      resolve: () => 'unauthorized_use_of_card',
+    }),
+    actionable: t.boolean({
+      description:
+        'Whether refunding still heads off a dispute (captured, not refunded in full, not disputed).',
+      resolve: (row) => earlyFraudWarningActionable(row),
+    }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When the warning arrived, clock time.',
+      resolve: (row) => row.earlyFraudWarningAt ?? row.updatedAt,
     }),
   }),
 });
@@ -160,6 +185,16 @@ export const CardPaymentRef = builder.objectRef<CardPaymentDetail>('CardPayment'
       resolve: async (row, _args, ctx) =>
         (row as Partial<CardPaymentDetail>).refunds ??
         (await getCardPayment(serviceContext(ctx), row.id)).refunds,
+    }),
+    disputeId: t.exposeString('disputeId', {
+      nullable: true,
+      description: 'The id of its dispute (the dispute query reads it), when the cardholder disputed it.',
+    }),
+    earlyFraudWarning: t.field({
+      type: EarlyFraudWarningRef,
+      nullable: true,
+      description: "The issuer's early fraud warning about it (card_payment.early_fraud_warning), if any.",
+      resolve: (row) => (row.earlyFraudWarningAt ? row : null),
     }),
     description: t.exposeString('description', {
       nullable: true,

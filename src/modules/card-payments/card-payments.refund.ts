@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
 import { type Change, change, commitUnlessStale } from '../../db/commit.ts';
 import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
@@ -107,10 +107,19 @@ export async function refundCardPayment(
 /** The amount a refund asks for (the rest of the captured amount by default), once it may be refunded. */
 function refundAmount(payment: CardPaymentRow, input: RefundInput): bigint {
   transition(cardPaymentMachine, payment.state, 'refund');
+  refuseIfDisputed(payment);
   const remaining = payment.amountCaptured - payment.amountRefunded;
   return input.amount === undefined
     ? remaining
     : parseAmount(input.amount, payment.currency as CurrencyCode, { max: remaining });
+}
+
+/** A disputed payment is not refunded: the dispute decides where its money goes (409). */
+function refuseIfDisputed(payment: CardPaymentRow): void {
+  if (payment.disputeId !== null)
+    throw new SandbankError('invalid_state', {
+      message: `This card payment is disputed (${payment.disputeId}); it cannot be refunded.`,
+    });
 }
 
 /** A refund's money: out of the merchant's available balance (which may go below zero) to the network. */
@@ -194,7 +203,7 @@ function refundChange(
     .update({
       table: cardPayments,
       id: read.id,
-      expect: { state: read.state, amountRefunded: read.amountRefunded },
+      expect: { state: read.state, amountRefunded: read.amountRefunded, disputeId: read.disputeId },
       set: {
         state: planned.payment.state,
         amountRefunded: planned.payment.amountRefunded,
@@ -231,6 +240,7 @@ async function takeRefund(
       and(
         eq(cardPayments.id, payment.id),
         inArray(cardPayments.state, [...cardPaymentMachine.transitions.refund.from]),
+        isNull(cardPayments.disputeId),
         sql`${total} <= ${cardPayments.amountCaptured}`,
       ),
     )
@@ -238,6 +248,7 @@ async function takeRefund(
   if (!updated) {
     const current = await loadPayment(tx, ctx, payment.id);
     transition(cardPaymentMachine, current.state, 'refund');
+    refuseIfDisputed(current);
     throw new SandbankError('amount_invalid', {
       param: 'amount',
       message: 'The refunds would exceed the captured amount.',

@@ -63,6 +63,24 @@ export const RefundWire = wireResource('Refund', 'refund', 'A refund of a captur
   updated_at: timestamp,
 });
 
+/** The issuer's early fraud warning about a payment (magic card …5423): a notice, not a dispute. */
+export const EarlyFraudWarningWire = z
+  .object({
+    fraud_type: z
+      .literal('unauthorized_use_of_card')
+      .meta({ description: 'What the issuer reports: the cardholder says they did not make the payment.' }),
+    actionable: z.boolean().meta({
+      description:
+        'Whether refunding it still heads off a dispute: true while it is captured, not refunded in full and not disputed.',
+    }),
+    created_at: timestamp,
+  })
+  .meta({
+    id: 'EarlyFraudWarning',
+    description:
+      'An early fraud warning from the issuer (the event card_payment.early_fraud_warning): a dispute may follow; it is not one.',
+  });
+
 export const CardPaymentWire = wireResource(
   'CardPayment',
   'card_payment',
@@ -91,6 +109,10 @@ export const CardPaymentWire = wireResource(
     decline_code: nullableText('Why the card was declined (state declined).'),
     failure_message: nullableText('A sentence about the decline.'),
     refunds: z.array(RefundWire),
+    dispute: z.string().nullable().meta({
+      description: 'The id of its dispute (GET /v1/disputes/{id}), when the cardholder disputed it.',
+    }),
+    early_fraud_warning: EarlyFraudWarningWire.nullable(),
     reference: nullableText("The merchant's reference."),
     description: nullableText('The description given on create.'),
     metadata: wireMetadata,
@@ -128,6 +150,11 @@ export function refundResource(row: RefundRow): Wire<typeof RefundWire> {
   };
 }
 
+/** Whether a refund can still head off a dispute the warning announces. */
+export function earlyFraudWarningActionable(row: CardPaymentRow): boolean {
+  return row.disputeId === null && (row.state === 'captured' || row.state === 'partially_refunded');
+}
+
 /** The API representation of a card payment: REST bodies and event payloads. Never the number. */
 export function cardPaymentResource(
   row: CardPaymentRow,
@@ -160,6 +187,14 @@ export function cardPaymentResource(
     decline_code: row.declineCode,
     failure_message: row.failureMessage,
     refunds: refunds.map(refundResource),
+    dispute: row.disputeId,
+    early_fraud_warning: row.earlyFraudWarningAt
+      ? {
+          fraud_type: 'unauthorized_use_of_card',
+          actionable: earlyFraudWarningActionable(row),
+          created_at: row.earlyFraudWarningAt.toISOString(),
+        }
+      : null,
     reference: row.reference,
     description: row.description,
     metadata: row.metadata,

@@ -65,6 +65,12 @@ export const cardPayments = pgTable(
     issuingAuthorizationId: text('issuing_authorization_id'),
     /** How refunds of this card behave (a magic card's property, kept instead of the number). */
     refundBehavior: text('refund_behavior').notNull(),
+    /** What follows its capture: a magic card's dispute or early fraud warning (null: nothing). */
+    disputeBehavior: text('dispute_behavior'),
+    /** The dispute opened on it (at most one). */
+    disputeId: text('dispute_id'),
+    /** When the issuer sent an early fraud warning about it (magic card …5423). */
+    earlyFraudWarningAt: at('early_fraud_warning_at'),
     reference: text('reference'),
     description: text('description'),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),

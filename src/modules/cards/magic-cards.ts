@@ -5,6 +5,12 @@ import { DECLINES, type DeclineCode } from './network-responses.ts';
 
 export type RefundBehavior = 'succeeds' | 'pending_then_succeeds' | 'fails';
 
+/**
+ * What happens a day (clock time) after a payment made with this card is captured: a dispute
+ * opens (a chargeback for a reason, or an inquiry), or the issuer sends an early fraud warning.
+ */
+export type DisputeBehavior = 'fraudulent' | 'product_not_received' | 'inquiry' | 'early_fraud_warning';
+
 export interface TestCard {
   number: string;
   brand: CardBrand;
@@ -22,6 +28,7 @@ interface MagicCard {
   label: string;
   behavior: MagicBehavior;
   refund: RefundBehavior;
+  dispute?: DisputeBehavior;
 }
 
 const approve = (number: string, label: string, refund: RefundBehavior = 'succeeds'): MagicCard => ({
@@ -45,6 +52,12 @@ const challenge = (number: string, label: string, afterSuccess: 'approve' | Decl
   refund: 'succeeds',
 });
 
+/** A card that succeeds, then is disputed (or warned about) a day after capture. */
+const disputed = (number: string, label: string, dispute: DisputeBehavior): MagicCard => ({
+  ...approve(number, label),
+  dispute,
+});
+
 /** The magic test numbers, in the order the checkout page lists them. */
 const MAGIC_CARDS: readonly MagicCard[] = [
   approve('4242424242424242', 'Visa — succeeds'),
@@ -64,6 +77,10 @@ const MAGIC_CARDS: readonly MagicCard[] = [
   challenge('4000008400001629', '3-D Secure challenge, then declined', 'generic_decline'),
   approve('4000000000007726', 'Refund pending, then succeeds', 'pending_then_succeeds'),
   approve('4000000000005126', 'Refund fails', 'fails'),
+  disputed('4000000000000259', 'Disputed (fraudulent) a day after capture', 'fraudulent'),
+  disputed('4000000000002685', 'Disputed (product not received) a day after capture', 'product_not_received'),
+  disputed('4000000000001976', 'Inquiry (warning dispute) a day after capture', 'inquiry'),
+  disputed('4000000000005423', 'Early fraud warning a day after capture', 'early_fraud_warning'),
 ];
 
 const MAGIC_BY_NUMBER = new Map<string, MagicCard>(MAGIC_CARDS.map((card) => [card.number, card]));
@@ -94,6 +111,11 @@ export function magicBehavior(card: Pick<ValidCard, 'number'>): MagicBehavior {
 /** How a refund of a payment made with this card behaves. */
 export function refundBehavior(card: Pick<ValidCard, 'number'>): RefundBehavior {
   return MAGIC_BY_NUMBER.get(card.number)?.refund ?? 'succeeds';
+}
+
+/** What follows the capture of a payment made with this card (null: nothing). */
+export function disputeBehavior(card: Pick<ValidCard, 'number'>): DisputeBehavior | null {
+  return MAGIC_BY_NUMBER.get(card.number)?.dispute ?? null;
 }
 
 /**

@@ -6,6 +6,7 @@ const KIND_BY_PREFIX = {
   [ID_PREFIXES.paymentAttempt]: 'payment_attempt',
   [ID_PREFIXES.cardPayment]: 'card_payment',
   [ID_PREFIXES.refund]: 'refund',
+  [ID_PREFIXES.dispute]: 'dispute',
   [ID_PREFIXES.posting]: 'balance_transaction',
   [ID_PREFIXES.transfer]: 'transfer',
   [ID_PREFIXES.payout]: 'payout',

@@ -35,6 +35,7 @@ const ObjectKindEnum = describedEnum(
       'A payment attempt of a collection, from before bank payments were ACH debits (PaymentAttempt).',
     card_payment: 'A card payment (CardPayment).',
     refund: 'A card refund (Refund).',
+    dispute: 'A dispute of a card payment (Dispute).',
     balance_transaction: 'A ledger posting (BalanceTransaction).',
     transfer: 'A bank transfer (Transfer).',
     payout: 'A payout (Payout).',

@@ -73,6 +73,7 @@ const SourceTypeEnum = describedEnum(
     issuing_authorization: 'An authorization on a virtual card.',
     fx_conversion: 'An FX conversion.',
     fx_settlement: 'A settlement abroad.',
+    dispute: 'A dispute of a card payment.',
   } satisfies Record<SourceType, string>,
 );
 

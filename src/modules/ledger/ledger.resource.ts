@@ -36,6 +36,10 @@ export const POSTING_TYPES = {
   issuing_refund: 'a virtual card refund, back into available',
   fx_conversion: 'one currency side of a conversion',
   fx_settlement: "a settlement abroad's hold",
+  dispute: 'a chargeback: the disputed amount, out of available',
+  dispute_fee: "a chargeback's dispute fee, out of available",
+  dispute_won: 'a dispute won: the disputed amount, back into available',
+  dispute_fee_returned: 'a dispute won: its fee, back into available',
 } as const;
 export type PostingType = keyof typeof POSTING_TYPES;
 
@@ -50,6 +54,7 @@ export const SOURCE_TYPES = [
   'issuing_authorization',
   'fx_conversion',
   'fx_settlement',
+  'dispute',
 ] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 

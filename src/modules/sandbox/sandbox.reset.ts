@@ -26,6 +26,7 @@ export const RESET_KINDS = [
   ['payment_attempts', 'payment_attempts'],
   ['card_payments', 'card_payments'],
   ['refunds', 'card_refunds'],
+  ['disputes', 'disputes'],
   ['tokens', 'card_tokens'],
   ['transfers', 'transfers', "kind = 'transfer'"],
   ['payouts', 'transfers', "kind = 'payout'"],

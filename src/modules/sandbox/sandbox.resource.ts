@@ -8,6 +8,7 @@ export const DELETED_DESCRIPTIONS: Record<ResetKind, string> = {
   payment_attempts: "Attempts to pay a collection's checkout.",
   card_payments: 'Card payments.',
   refunds: 'Refunds of card payments.',
+  disputes: 'Disputes of card payments.',
   tokens: 'Card tokens.',
   transfers: 'Bank transfers.',
   payouts: 'Payouts.',

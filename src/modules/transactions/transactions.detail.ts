@@ -246,7 +246,11 @@ export async function performTransactionAction(
 export function ledgerSourcesOf(tx: TransactionDetail): string[] {
   switch (tx.kind) {
     case 'card_payment':
-      return [tx.row.id, ...tx.row.refunds.map((refund) => refund.id)];
+      return [
+        tx.row.id,
+        ...tx.row.refunds.map((refund) => refund.id),
+        ...(tx.row.disputeId ? [tx.row.disputeId] : []),
+      ];
     case 'collection':
       return [
         tx.row.id,

@@ -11,6 +11,17 @@ import { payCollection } from '../collections/collections.pay.ts';
 import type { CreateCollectionInput } from '../collections/collections.schema.ts';
 import { cancelCollection, createCollection } from '../collections/collections.service.ts';
 import type { ServiceContext } from '../context.ts';
+import type {
+  ResolveDisputeInput,
+  SimulateDisputeInput,
+  UpdateDisputeInput,
+} from '../disputes/disputes.schema.ts';
+import {
+  closeDispute,
+  resolveDispute,
+  simulateDispute,
+  updateDispute,
+} from '../disputes/disputes.service.ts';
 import { createConversion } from '../fx/fx.conversions.ts';
 import { priceQuote } from '../fx/fx.pricing.ts';
 import { createQuote } from '../fx/fx.quotes.ts';
@@ -154,6 +165,26 @@ export class Driver {
       ...(input.reason ? { reason: input.reason } : {}),
     });
     return refund.id;
+  }
+
+  /** POST /v1/simulate/card_payments/{id}/dispute: the dispute's id. */
+  async openDispute(paymentId: string, input: SimulateDisputeInput): Promise<string> {
+    return (await simulateDispute(this.ctx, paymentId, input)).id;
+  }
+
+  /** POST /v1/disputes/{id} (evidence, submitted unless submit is false). */
+  async updateDispute(id: string, input: UpdateDisputeInput): Promise<void> {
+    await updateDispute(this.ctx, id, input);
+  }
+
+  /** POST /v1/disputes/{id}/close. */
+  async closeDispute(id: string): Promise<void> {
+    await closeDispute(this.ctx, id);
+  }
+
+  /** POST /v1/simulate/disputes/{id}/resolve. */
+  async resolveDispute(id: string, input: ResolveDisputeInput): Promise<void> {
+    await resolveDispute(this.ctx, id, input);
   }
 
   async createTransfer(input: CreateTransferInput): Promise<string> {

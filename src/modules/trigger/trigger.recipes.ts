@@ -32,6 +32,7 @@ import {
   createTransferSchema,
 } from '../transfers/transfers.schema.ts';
 import type { Driver } from './trigger.driver.ts';
+import { DISPUTE_RECIPES } from './trigger.recipes.disputes.ts';
 import { inboundRecipes } from './trigger.recipes.inbound.ts';
 import { returnDisputeRecipes } from './trigger.recipes.returns.ts';
 
@@ -879,6 +880,7 @@ export const RECIPES: ReadonlyMap<string, Recipe> = new Map(
     ...collections,
     ...cardPayments,
     ...refunds,
+    ...DISPUTE_RECIPES,
     ...transfers,
     ...payouts,
     ...returnDisputeRecipes,

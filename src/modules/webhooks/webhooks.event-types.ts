@@ -1,6 +1,7 @@
 import type { Machine } from '../../kernel/state-machine.ts';
 import { cardPaymentMachine, refundMachine } from '../card-payments/card-payments.machine.ts';
 import { collectionMachine } from '../collections/collections.machine.ts';
+import { disputeMachine } from '../disputes/disputes.machine.ts';
 import { fxQuoteMachine, fxSettlementMachine } from '../fx/fx.machine.ts';
 import { achInboundMachine, instantInboundMachine } from '../inbound-transfers/inbound-transfers.machine.ts';
 import { issuingAuthorizationMachine, virtualCardMachine } from '../issuing/issuing.machine.ts';
@@ -28,8 +29,14 @@ interface EventSource {
 
 const SOURCES: readonly EventSource[] = [
   { object: 'collection', machines: [collectionMachine], createdEvent: true },
-  { object: 'card_payment', machines: [cardPaymentMachine], createdEvent: false },
+  {
+    object: 'card_payment',
+    machines: [cardPaymentMachine],
+    createdEvent: false,
+    also: ['early_fraud_warning'],
+  },
   { object: 'refund', machines: [refundMachine], createdEvent: false },
+  { object: 'dispute', machines: [disputeMachine], createdEvent: false },
   { object: 'transfer', machines: [achTransferMachine, rtpTransferMachine], createdEvent: true },
   { object: 'payout', machines: [achPayoutMachine, rtpPayoutMachine], createdEvent: true },
   {

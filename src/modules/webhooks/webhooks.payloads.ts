@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { timestamp } from '../../kernel/wire-resources.ts';
 import { CardPaymentWire, RefundWire } from '../card-payments/card-payments.resource.ts';
 import { CollectionWire } from '../collections/collections.resource.ts';
+import { DisputeWire } from '../disputes/disputes.resource.ts';
 import { FxConversionWire, FxQuoteWire, FxSettlementWire } from '../fx/fx.resource.ts';
 import { InboundTransferWire } from '../inbound-transfers/inbound-transfers.resource.ts';
 import { IssuingAuthorizationWire, VirtualCardWire } from '../issuing/issuing.resource.ts';
@@ -34,6 +35,7 @@ const OBJECT_WIRES = {
   collection: CollectionWire,
   card_payment: CardPaymentWire,
   refund: RefundWire,
+  dispute: DisputeWire,
   transfer: TransferWire,
   payout: PayoutWire,
   inbound_transfer: InboundTransferWire,
@@ -93,6 +95,7 @@ function typesOfKind(kind: ObjectKind): string[] {
 export const CollectionEventWire = eventOf('collection', typesOfKind('collection'));
 export const CardPaymentEventWire = eventOf('card_payment', typesOfKind('card_payment'));
 export const RefundEventWire = eventOf('refund', typesOfKind('refund'));
+export const DisputeEventWire = eventOf('dispute', typesOfKind('dispute'));
 export const TransferEventWire = eventOf('transfer', typesOfKind('transfer'));
 export const PayoutEventWire = eventOf('payout', typesOfKind('payout'));
 export const InboundTransferEventWire = eventOf('inbound_transfer', typesOfKind('inbound_transfer'));
@@ -111,6 +114,7 @@ const EVENT_WIRES = {
   collection: CollectionEventWire,
   card_payment: CardPaymentEventWire,
   refund: RefundEventWire,
+  dispute: DisputeEventWire,
   transfer: TransferEventWire,
   payout: PayoutEventWire,
   inbound_transfer: InboundTransferEventWire,

@@ -15,6 +15,7 @@ import { registerCardPages } from './cards.ts';
 import { registerChaosAction } from './chaos.ts';
 import { registerClockActions } from './clock.ts';
 import { registerCreatePages } from './create.ts';
+import { registerDisputePages } from './disputes.ts';
 import { registerFixtureAction } from './fixtures.ts';
 import { registerFxPages } from './fx.ts';
 import { registerHomePage } from './home.ts';
@@ -141,6 +142,7 @@ export function buildDashboard() {
   registerTransactionPages(app);
   registerCreatePages(app);
   registerCardPages(app);
+  registerDisputePages(app);
   registerFxPages(app);
   registerInboundTransferPages(app);
   registerWebhookPages(app);

@@ -17,6 +17,7 @@ const NAV: [string, string, string][] = [
   ['/dashboard/transfers/new', 'Transfer', 'transfer'],
   ['/dashboard/payouts/new', 'Payout', 'payout'],
   ['/dashboard/inbound_transfers', 'Inbound', 'inbound'],
+  ['/dashboard/disputes', 'Disputes', 'disputes'],
   ['/dashboard/cards', 'Virtual cards', 'cards'],
   ['/dashboard/fx', 'FX', 'fx'],
   ['/dashboard/webhooks', 'Webhooks', 'webhooks'],

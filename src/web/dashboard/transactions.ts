@@ -234,6 +234,13 @@ function collectionRows(tx: Variant<'collection'>, publicUrl: string): Rows {
   ];
 }
 
+/** Its dispute, or (captured, not disputed) the link that simulates one. */
+function disputeCell(r: Variant<'card_payment'>['row']): Html | null {
+  if (r.disputeId) return html`<span data-testid="payment-dispute">${objectLink(r.disputeId)}</span>`;
+  if (r.state !== 'captured' && r.state !== 'partially_refunded') return null;
+  return html`<a href="/dashboard/disputes/new?card_payment=${encodeURIComponent(r.id)}" data-testid="simulate-dispute-link">Simulate a dispute →</a>`;
+}
+
 function cardPaymentRows(tx: Variant<'card_payment'>): Rows {
   const r = tx.row;
   return [
@@ -246,6 +253,12 @@ function cardPaymentRows(tx: Variant<'card_payment'>): Rows {
     ['Authorization expires', r.authorizationExpiresAt && bankWhen(r.authorizationExpiresAt)],
     ['Collection', r.collectionId && objectLink(r.collectionId)],
     ['Refunds', refundsTable(tx)],
+    ['Dispute', disputeCell(r)],
+    [
+      'Early fraud warning',
+      r.earlyFraudWarningAt &&
+        html`<span data-testid="early-fraud-warning">unauthorized use of card · ${bankWhen(r.earlyFraudWarningAt)}</span>`,
+    ],
   ];
 }
 

@@ -169,6 +169,8 @@ export function objectPath(id: string): string | null {
       return `/dashboard/webhooks/${encodeURIComponent(id)}`;
     case 'evt':
       return `/dashboard/events/${encodeURIComponent(id)}`;
+    case 'dp':
+      return `/dashboard/disputes/${encodeURIComponent(id)}`;
     default:
       return null;
   }

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import type { FieldCodes } from '../../kernel/validation.ts';
+import { wireAmount } from '../../kernel/wire-schemas.ts';
+
+/** Why the cardholder disputes (the card networks' categories, as Stripe names them). */
+export const DISPUTE_REASONS = [
+  'fraudulent',
+  'product_not_received',
+  'duplicate',
+  'subscription_canceled',
+  'product_unacceptable',
+  'credit_not_processed',
+  'general',
+  'unrecognized',
+] as const;
+export type DisputeReason = (typeof DISPUTE_REASONS)[number];
+
+/** The evidence a merchant may send, as text fields (at most 5,000 characters each). */
+export const EVIDENCE_FIELDS = [
+  'product_description',
+  'customer_name',
+  'customer_email_address',
+  'customer_communication',
+  'shipping_tracking_number',
+  'refund_policy',
+  'cancellation_rebuttal',
+  'duplicate_charge_explanation',
+  'uncategorized_text',
+] as const;
+export type EvidenceField = (typeof EVIDENCE_FIELDS)[number];
+
+const evidenceText = z.string().max(5000);
+
+export const evidenceSchema = z
+  .strictObject(
+    Object.fromEntries(EVIDENCE_FIELDS.map((field) => [field, evidenceText.optional()])) as {
+      [K in EvidenceField]: z.ZodOptional<typeof evidenceText>;
+    },
+  )
+  .describe(
+    'Text evidence, by field (each at most 5,000 characters). In this sandbox the text decides the review: `winning_evidence` wins it, `losing_evidence` loses it.',
+  );
+
+export const simulateDisputeSchema = z.strictObject({
+  reason: z.enum(DISPUTE_REASONS).optional().describe('Why the cardholder disputes (default general).'),
+  amount: wireAmount.optional().describe('At most what is captured and not refunded (default: all of it).'),
+  inquiry: z
+    .boolean()
+    .optional()
+    .describe('Open an inquiry (a warning_* dispute: nothing is debited) instead of a chargeback.'),
+});
+
+/** POST /v1/simulate/card_payments/{id}/dispute's body as parsed. */
+export type SimulateDisputeInput = z.output<typeof simulateDisputeSchema>;
+
+export const simulateDisputeFieldCodes: FieldCodes = { amount: 'amount_invalid' };
+
+export const updateDisputeSchema = z.strictObject({
+  evidence: evidenceSchema.optional(),
+  submit: z
+    .boolean()
+    .optional()
+    .describe('Submit the evidence for review (default true); false only saves it.'),
+});
+
+/** POST /v1/disputes/{id}'s body as parsed. */
+export type UpdateDisputeInput = z.output<typeof updateDisputeSchema>;
+
+export const resolveDisputeSchema = z.strictObject({
+  outcome: z
+    .enum(['won', 'lost'])
+    .describe(
+      'won or lost; for an inquiry, won closes it (warning_closed) and lost escalates it to a chargeback.',
+    ),
+});
+
+/** POST /v1/simulate/disputes/{id}/resolve's body as parsed. */
+export type ResolveDisputeInput = z.output<typeof resolveDisputeSchema>;
