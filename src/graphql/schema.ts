@@ -6,6 +6,7 @@ import './node.ts';
 import '../modules/collections/collections.graphql.ts';
 import '../modules/card-payments/card-payments.graphql.ts';
 import '../modules/transfers/transfers.graphql.ts';
+import '../modules/counterparties/counterparties.graphql.ts';
 import '../modules/issuing/issuing.graphql.ts';
 import '../modules/fx/fx.graphql.ts';
 import '../modules/fx/fx.graphql-mutations.ts';

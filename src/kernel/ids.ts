@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   token: 'tok',
   transfer: 'tr',
   payout: 'po',
+  counterparty: 'cpty',
   virtualCard: 'vc',
   issuingAuthorization: 'iauth',
   fxQuote: 'fxq',

@@ -15,6 +15,7 @@ import {
   settleTransferJob,
   submitTransferJob,
 } from './transfers/transfers.jobs.ts';
+import { nocJob, TRANSFER_NOC_JOB } from './transfers/transfers.noc-steps.ts';
 import {
   TRANSFER_RETURN_JOB,
   TRANSFER_RTP_JOB,
@@ -36,6 +37,7 @@ export function registerJobs(): void {
   registerJobHandler(TRANSFER_SETTLE_JOB, settleTransferJob);
   registerJobHandler(TRANSFER_RETURN_JOB, returnTransferJob);
   registerJobHandler(TRANSFER_RTP_JOB, answerRtpJob);
+  registerJobHandler(TRANSFER_NOC_JOB, nocJob);
   registerJobHandler(EXPIRE_ISSUING_AUTHORIZATION_JOB, expireIssuingAuthorizationJob);
   registerJobHandler(EXPIRE_FX_QUOTE_JOB, expireQuoteJob);
   registerJobHandler(PAY_FX_SETTLEMENT_JOB, paySettlementJob);

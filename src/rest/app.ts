@@ -5,6 +5,7 @@ import { registerCardPaymentRoutes } from '../modules/card-payments/card-payment
 import { registerChaosRoutes } from '../modules/chaos/chaos.routes.ts';
 import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { registerCollectionRoutes } from '../modules/collections/collections.routes.ts';
+import { registerCounterpartyRoutes } from '../modules/counterparties/counterparties.routes.ts';
 import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
 import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
 import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
@@ -13,6 +14,7 @@ import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
 import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
+import { registerNocRoutes } from '../modules/transfers/transfers.noc-routes.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
 import { registerTriggerRoutes } from '../modules/trigger/trigger.routes.ts';
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
@@ -62,6 +64,8 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerCollectionRoutes(api);
   registerCardPaymentRoutes(api);
   registerTransferRoutes(api);
+  registerCounterpartyRoutes(api);
+  registerNocRoutes(api);
   registerIssuingRoutes(api);
   registerFxRoutes(api);
   registerLedgerRoutes(api);

@@ -56,6 +56,7 @@ const TAGS = [
   ['Card payments', 'Card tokens, authorizations, captures, voids and refunds.'],
   ['Transfers', 'ACH, Same-Day ACH and RTP transfers on the Federal Reserve calendar.'],
   ['Payouts', 'Payouts from the balance to a bank account.'],
+  ['Counterparties', 'Saved bank accounts transfers name; notifications of change correct them.'],
   ['Virtual cards', 'Issued virtual cards, their spending controls and authorizations.'],
   ['Foreign exchange', 'Rates, quotes, conversions and settlements abroad (EUR, GBP, JPY).'],
   ['Balances', 'Balances and the ledger entries behind them.'],

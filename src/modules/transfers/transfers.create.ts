@@ -6,11 +6,13 @@ import { newId } from '../../kernel/ids.ts';
 import { formatDecimal, parseAmount } from '../../kernel/money.ts';
 import { type BankAccount, validateBankAccount } from '../bank-accounts/bank-account.ts';
 import type { ServiceContext } from '../context.ts';
+import { savedAccount } from '../counterparties/counterparties.service.ts';
 import { holdPosting } from '../ledger/ledger.holds.ts';
 import { ledgerPostingsEffect } from '../ledger/ledger.post.ts';
 import { preparePosting } from '../ledger/ledger.statement.ts';
 import { jobValues } from '../scheduler/scheduler.service.ts';
 import type { EntryKind } from './transfers.machine.ts';
+import { magicNocCode } from './transfers.noc.ts';
 import {
   achTimeline,
   type Direction,
@@ -34,6 +36,8 @@ interface EntrySpec {
   currency: CurrencyCode;
   account: BankAccount;
   name: string;
+  /** The saved counterparty it was sent to, when it named one. */
+  counterpartyId?: string | null;
   secCode: string | null;
   collectionId?: string;
   reference: string | null;
@@ -114,6 +118,10 @@ function entryChange(ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome)
     reference: spec.reference,
     description: spec.description,
     metadata: spec.metadata,
+    counterpartyId: spec.counterpartyId ?? null,
+    nocCode:
+      spec.kind === 'transfer' && spec.rail !== 'rtp' ? magicNocCode(spec.account.accountNumber) : null,
+    notificationsOfChange: [],
     createdAt: now,
     updatedAt: now,
   };
@@ -159,18 +167,24 @@ async function createEntry(ctx: ServiceContext, spec: EntrySpec, params: SpecPar
 }
 
 /** POST /v1/transfers: a credit sends money (held from available at once), a debit pulls it. */
-export function createTransfer(ctx: ServiceContext, input: CreateTransferInput): Promise<TransferRow> {
+export async function createTransfer(ctx: ServiceContext, input: CreateTransferInput): Promise<TransferRow> {
   if (input.rail === 'rtp' && input.sec_code !== undefined) {
     throw new SandbankError('parameter_invalid', { param: 'sec_code', message: 'sec_code is for ACH only.' });
   }
+  const counterparty = input.counterparty;
+  const saved =
+    typeof counterparty === 'string' ? await savedAccount(ctx, counterparty, 'counterparty') : null;
   const spec: EntrySpec = {
     kind: 'transfer',
     rail: input.rail,
     direction: input.direction,
     amount: parseAmount(input.amount, input.currency),
     currency: input.currency,
-    account: validateBankAccount(input.counterparty, 'counterparty'),
-    name: input.counterparty.name,
+    account:
+      saved?.account ??
+      validateBankAccount(counterparty as Exclude<typeof counterparty, string>, 'counterparty'),
+    name: saved?.name ?? (counterparty as Exclude<typeof counterparty, string>).name,
+    counterpartyId: saved?.id ?? null,
     secCode: input.rail === 'rtp' ? null : (input.sec_code ?? 'CCD'),
     reference: input.reference ?? null,
     description: input.description ?? null,

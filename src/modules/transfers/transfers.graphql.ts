@@ -280,7 +280,9 @@ const CounterpartyInput = builder.inputType('TransferCounterpartyInput', {
   }),
 });
 
-const createTransferBody = wireInput('createTransfer', createTransferSchema, createTransferFieldCodes);
+const createTransferBody = wireInput('createTransfer', createTransferSchema, createTransferFieldCodes, {
+  moves: { counterpartyId: 'counterparty' },
+});
 const createPayoutBody = wireInput('createPayout', createPayoutSchema, createPayoutFieldCodes);
 /** simulateTransferReturn's and simulatePayoutReturn's `code`: the body of `…/return`. */
 const returnBodies = {
@@ -427,9 +429,9 @@ builder.mutationFields((t) => ({
       }),
       counterparty: t.arg({
         type: CounterpartyInput,
-        required: true,
-        description: 'The account at the other end.',
+        description: 'The account at the other end (or counterpartyId).',
       }),
+      counterpartyId: t.arg.string({ description: 'A saved counterparty (cpty_…) instead of counterparty.' }),
       secCode: t.arg({ type: SecCodeEnum, description: 'ACH only: PPD, CCD (default) or WEB.' }),
       reference: t.arg.string({ description: REFERENCE }),
       description: t.arg.string({ description: DESCRIPTION }),

@@ -16,6 +16,7 @@ import {
   rtpPayoutMachine,
   rtpTransferMachine,
 } from './transfers.machine.ts';
+import { NotificationOfChangeWire, nocWire } from './transfers.noc-wire.ts';
 import { ACH_RETURN_CODES, type Direction, RAILS, type Rail, RTP_REJECT_REASONS } from './transfers.rails.ts';
 import type { transfers } from './transfers.table.ts';
 
@@ -115,6 +116,12 @@ export const TransferWire = wireResource(
     collection: idOf(
       "collection this ACH debit pays (its checkout's bank payment); null for any other transfer",
     ).nullable(),
+    counterparty_id: idOf(
+      'saved counterparty (cpty_…) it was sent to; null for an inline account',
+    ).nullable(),
+    notifications_of_change: z.array(NotificationOfChangeWire).meta({
+      description: 'The notifications of change the receiving bank sent about this ACH entry (at most one).',
+    }),
     reference: nullableText("The merchant's reference."),
     description: nullableText('The description given on create.'),
     metadata: wireMetadata,
@@ -188,6 +195,8 @@ export function transferResource(row: TransferRow): Wire<typeof TransferWire> {
     return_reason: row.returnReason,
     failure_reason: row.failureReason,
     collection: row.collectionId,
+    counterparty_id: row.counterpartyId,
+    notifications_of_change: row.notificationsOfChange.map(nocWire),
     reference: row.reference,
     description: row.description,
     metadata: row.metadata,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
 import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
+import { counterpartyIdSchema } from '../counterparties/counterparties.schema.ts';
 import { statesOf } from './transfers.machine.ts';
 import { ACH_RETURN_CODES, RAILS } from './transfers.rails.ts';
 
@@ -10,7 +11,9 @@ export const createTransferSchema = z.strictObject({
   direction: z.enum(['credit', 'debit']).describe('credit sends money to the counterparty; debit pulls it.'),
   amount: wireAmount,
   currency: currencyField(['USD'], 'bank transfers are in USD (ISO 4217 code, any case)'),
-  counterparty: bankAccountSchema.extend({ name: z.string().min(1).max(100) }),
+  counterparty: z
+    .union([counterpartyIdSchema, bankAccountSchema.extend({ name: z.string().min(1).max(100) })])
+    .describe("The account at the other end: inline, or a saved counterparty's id (cpty_…)."),
   sec_code: z.enum(['PPD', 'CCD', 'WEB']).optional().describe('ACH only (default CCD).'),
   ...labelFields,
 });

@@ -8,6 +8,7 @@ import { postHold, voidHold } from '../ledger/ledger.holds.ts';
 import { post, postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
 import type { AchTransferEvent, EntryKind, EntryState } from './transfers.machine.ts';
+import { scheduleMagicNoc } from './transfers.noc-steps.ts';
 import { achReturnReason, RTP_REJECT_REASONS, returnArrivesAt } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
 import {
@@ -98,6 +99,7 @@ export async function settle(tx: Tx, ctx: ServiceContext, row: TransferRow): Pro
   if (row.direction === 'debit') await postFundsAvailable(tx, { ...common(row, now), relatedId: row.id });
   const moved = await step(tx, ctx, kind, row, 'settle', { settledAt: now, updatedAt: now });
   await afterCollectionDebit(tx, ctx, moved, 'settled');
+  await scheduleMagicNoc(tx, ctx, moved);
   const reason = row.outcome === 'returns' && row.outcomeCode ? achReturnReason(row.outcomeCode) : null;
   if (reason) {
     await scheduleJob(tx, {

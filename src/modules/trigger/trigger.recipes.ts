@@ -31,6 +31,7 @@ import {
   createTransferSchema,
 } from '../transfers/transfers.schema.ts';
 import type { Driver } from './trigger.driver.ts';
+import { nocRecipes } from './trigger.recipes.noc.ts';
 
 /**
  * One recipe per event type: which override keys it accepts, and how it drives real objects
@@ -869,6 +870,7 @@ export const RECIPES: ReadonlyMap<string, Recipe> = new Map(
     ...cardPayments,
     ...refunds,
     ...transfers,
+    ...nocRecipes,
     ...payouts,
     ...balanceTransactions,
     ...virtualCards,

@@ -29,7 +29,12 @@ const SOURCES: readonly EventSource[] = [
   { object: 'collection', machines: [collectionMachine], createdEvent: true },
   { object: 'card_payment', machines: [cardPaymentMachine], createdEvent: false },
   { object: 'refund', machines: [refundMachine], createdEvent: false },
-  { object: 'transfer', machines: [achTransferMachine, rtpTransferMachine], createdEvent: true },
+  {
+    object: 'transfer',
+    machines: [achTransferMachine, rtpTransferMachine],
+    createdEvent: true,
+    also: ['notification_of_change', 'notification_of_change_refused'],
+  },
   { object: 'payout', machines: [achPayoutMachine, rtpPayoutMachine], createdEvent: true },
   { object: 'balance_transaction', machines: [holdMachine, postingMachine], createdEvent: true },
   { object: 'virtual_card', machines: [virtualCardMachine], createdEvent: true, also: ['updated'] },
