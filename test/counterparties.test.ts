@@ -93,7 +93,7 @@ describe('saved counterparties', () => {
         name: 'Acme',
         routing_number: ROUTING,
         account_number: '000123456789',
-        ...fields,
+        ...(fields as Json),
       });
       expect(res.status, JSON.stringify(fields)).toBe(400);
       expect(res.body).toMatchObject({ error: { code, param } });

@@ -23,8 +23,8 @@ import {
 import { nocSteps, refuseNocSchema, simulateNocSchema } from '../transfers/transfers.noc-steps.ts';
 import { getTransfer } from '../transfers/transfers.read.ts';
 import { createCounterpartySchema } from './counterparties.schema.ts';
+import type { CounterpartyCorrection, CounterpartyRow } from './counterparties.service.ts';
 import { createCounterparty, getCounterparty, listCounterparties } from './counterparties.service.ts';
-import type { CounterpartyCorrection, CounterpartyRow } from './counterparties.table.ts';
 
 const titleOf = (code: string) => `${nocCode(code)?.title ?? code}.`;
 

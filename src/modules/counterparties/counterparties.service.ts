@@ -86,3 +86,5 @@ export async function savedAccount(
     },
   };
 }
+
+export type { CounterpartyCorrection, CounterpartyRow } from './counterparties.table.ts';

@@ -14,6 +14,7 @@ import { registerAccountPages } from './account.ts';
 import { registerCardPages } from './cards.ts';
 import { registerChaosAction } from './chaos.ts';
 import { registerClockActions } from './clock.ts';
+import { registerCounterpartyPages } from './counterparties.ts';
 import { registerCreatePages } from './create.ts';
 import { registerFixtureAction } from './fixtures.ts';
 import { registerFxPages } from './fx.ts';
@@ -140,6 +141,7 @@ export function buildDashboard() {
   registerTransactionPages(app);
   registerCreatePages(app);
   registerCardPages(app);
+  registerCounterpartyPages(app);
   registerFxPages(app);
   registerWebhookPages(app);
 

@@ -16,6 +16,7 @@ const NAV: [string, string, string][] = [
   ['/dashboard/card_payments/new', 'Card payment', 'card_payment'],
   ['/dashboard/transfers/new', 'Transfer', 'transfer'],
   ['/dashboard/payouts/new', 'Payout', 'payout'],
+  ['/dashboard/counterparties', 'Counterparties', 'counterparties'],
   ['/dashboard/cards', 'Virtual cards', 'cards'],
   ['/dashboard/fx', 'FX', 'fx'],
   ['/dashboard/webhooks', 'Webhooks', 'webhooks'],
