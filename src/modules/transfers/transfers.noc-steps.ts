@@ -395,7 +395,7 @@ export async function nocJob(ctx: ServiceContext & { tx: Tx }, job: JobRow): Pro
     .from(transfers)
     .where(and(eq(transfers.id, job.objectId), eq(transfers.merchantId, ctx.merchant.id)))
     .for('update');
-  if (!row || row.state !== 'settled' || row.nocCode === null || row.notificationsOfChange.length > 0) return;
+  if (row?.state !== 'settled' || row.nocCode === null || row.notificationsOfChange.length > 0) return;
   await receiveNoc(ctx.tx, ctx, row, { code: row.nocCode });
 }
 
