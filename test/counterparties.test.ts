@@ -141,7 +141,57 @@ describe('saved counterparties', () => {
   });
 });
 
+describe('payouts to a saved counterparty', () => {
+  it('a payout names its destination by id (REST and GraphQL); an unknown one is 400 and holds nothing', async () => {
+    const m = await merchantAt(TUESDAY_0900, '100.00');
+    const saved = await counterparty(m, { account_number: '000123456789', name: 'Demo Store operating' });
+    const payout = await post(m, '/v1/payouts', { amount: '30.00', currency: 'USD', destination: saved.id });
+    expect(payout.status, JSON.stringify(payout.body)).toBe(200);
+    expect(payout.body).toMatchObject({
+      counterparty_id: saved.id,
+      destination: { name: 'Demo Store operating', routing_number: ROUTING, account_number: '••••6789' },
+    });
+    const unknown = await post(m, '/v1/payouts', {
+      amount: '30.00',
+      currency: 'USD',
+      destination: 'cpty_01JD3NOSUCHCOUNTERPARTY0',
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ error: { code: 'parameter_invalid', param: 'destination' } });
+    expect(await usd(m)).toEqual({ available: 70, pending: 0, reserved: 30 });
+    const gql = await t.gql<{ createPayout: { data: Json } }>(
+      `mutation { createPayout(amount: "5.00", currency: USD, destinationId: "${saved.id}") {
+        ... on MutationCreatePayoutSuccess { data { counterpartyId destination { name } } }
+      } }`,
+      {},
+      { key: m.secretKey },
+    );
+    expect(gql.data.createPayout.data).toEqual({
+      counterpartyId: saved.id,
+      destination: { name: 'Demo Store operating' },
+    });
+    await expectLedgerBalanced(m);
+  });
+});
+
 describe('a notification of change corrects the saved counterparty', () => {
+  it('20008 and 20061 are ordinary accounts: C08 is IAT only, C61 a refusal code', async () => {
+    const m = await merchantAt(TUESDAY_0900, '0');
+    const ids = [];
+    for (const account of ['20008', '20061'])
+      ids.push(
+        String((await debitTo(m, { name: 'Bob', routing_number: ROUTING, account_number: account })).id),
+      );
+    expect(await advanceTo(m, '2031-12-05T18:00:00.000Z')).not.toContain(
+      `transfer.notification_of_change@${NOC_ARRIVES}`,
+    );
+    for (const id of ids)
+      expect((await get(m, `/v1/transfers/${id}`)).body).toMatchObject({
+        state: 'settled',
+        notifications_of_change: [],
+      });
+  });
+
   it('20003 (C03): the NOC arrives the next banking day, corrects routing and account; the next entry uses them; refusing reverts', async () => {
     const m = await merchantAt(TUESDAY_0900, '0');
     const saved = await counterparty(m);

@@ -12,7 +12,7 @@ import { IDEMPOTENCY_KEY, METADATA, STORED_METADATA, UPDATED_AT } from '../../gr
 import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
-import { TransferRef } from '../transfers/transfers.graphql.ts';
+import { PayoutRef, TransferRef } from '../transfers/transfers.graphql.ts';
 import {
   CHANGE_CODES,
   type CorrectedData,
@@ -185,6 +185,13 @@ export const CounterpartyRef = builder.objectRef<CounterpartyRow>('Counterparty'
 });
 
 nodeKind('counterparty', CounterpartyRef, getCounterparty);
+
+builder.objectFields(PayoutRef, (t) => ({
+  counterpartyId: t.exposeString('counterpartyId', {
+    nullable: true,
+    description: 'The saved counterparty (cpty_…) it was paid to; null for an inline account.',
+  }),
+}));
 
 builder.objectFields(TransferRef, (t) => ({
   counterpartyId: t.exposeString('counterpartyId', {

@@ -197,15 +197,19 @@ export async function createTransfer(ctx: ServiceContext, input: CreateTransferI
  * POST /v1/payouts: the merchant's available USD to its own bank account, as a credit on the
  * chosen rail (CCD for ACH: a business's own account).
  */
-export function createPayout(ctx: ServiceContext, input: CreatePayoutInput): Promise<TransferRow> {
+export async function createPayout(ctx: ServiceContext, input: CreatePayoutInput): Promise<TransferRow> {
+  const destination = input.destination;
+  const saved = typeof destination === 'string' ? await savedAccount(ctx, destination, 'destination') : null;
+  const inline = destination as Exclude<typeof destination, string>;
   const spec: EntrySpec = {
     kind: 'payout',
     rail: input.method,
     direction: 'credit',
     amount: parseAmount(input.amount, input.currency),
     currency: input.currency,
-    account: validateBankAccount(input.destination, 'destination'),
-    name: input.destination.name,
+    account: saved?.account ?? validateBankAccount(inline, 'destination'),
+    name: saved?.name ?? inline.name,
+    counterpartyId: saved?.id ?? null,
     secCode: input.method === 'rtp' ? null : 'CCD',
     reference: input.reference ?? null,
     description: input.description ?? null,

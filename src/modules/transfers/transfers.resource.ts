@@ -140,6 +140,9 @@ export const PayoutWire = wireResource(
     amount: wireDecimal,
     currency: wireCurrency,
     destination: BankAccountSummaryWire,
+    counterparty_id: idOf(
+      'saved counterparty (cpty_…) it was paid to; null for an inline account',
+    ).nullable(),
     expected_submission_at: nullableTimestamp(
       'ACH: the cut-off of the FedACH window the payout goes in (it is in transit then); null on RTP.',
     ),
@@ -228,6 +231,7 @@ export function payoutResource(row: TransferRow): Wire<typeof PayoutWire> {
     amount: WireDecimal.of(row.amount, row.currency as CurrencyCode),
     currency: row.currency as CurrencyCode,
     destination: bankAccount(row),
+    counterparty_id: row.counterpartyId,
     expected_submission_at: iso(row.expectedSubmissionAt),
     in_transit_at: iso(payoutInTransitAt(row)),
     arrival_at: iso(payoutArrivalAt(row)),

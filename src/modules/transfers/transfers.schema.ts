@@ -56,9 +56,9 @@ export const createPayoutSchema = z.strictObject({
     'payouts are in USD; pay out EUR, GBP or JPY with POST /v1/fx/settlements {currency, amount, destination}',
   ),
   method: z.enum(RAILS).describe('The rail: ach (default), same_day_ach or rtp.').default('ach'),
-  destination: bankAccountSchema
-    .extend({ name: z.string().min(1).max(100) })
-    .describe("The merchant's own bank account."),
+  destination: z
+    .union([counterpartyIdSchema, bankAccountSchema.extend({ name: z.string().min(1).max(100) })])
+    .describe("The merchant's own bank account: inline, or a saved counterparty's id (cpty_…)."),
   ...labelFields,
 });
 
