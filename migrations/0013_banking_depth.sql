@@ -1,3 +1,17 @@
+CREATE TABLE "counterparties" (
+	"id" text PRIMARY KEY NOT NULL,
+	"merchant_id" text NOT NULL,
+	"name" text NOT NULL,
+	"routing_number" text NOT NULL,
+	"account_number" text NOT NULL,
+	"account_type" text NOT NULL,
+	"individual_id" text,
+	"corrections" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"metadata" jsonb NOT NULL,
+	"created_at" timestamp (3) with time zone NOT NULL,
+	"updated_at" timestamp (3) with time zone NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "disputes" (
 	"id" text PRIMARY KEY NOT NULL,
 	"merchant_id" text NOT NULL,
@@ -53,6 +67,10 @@ ALTER TABLE "transfers" ADD COLUMN "dishonor_reason" text;--> statement-breakpoi
 ALTER TABLE "transfers" ADD COLUMN "contested_at" timestamp (3) with time zone;--> statement-breakpoint
 ALTER TABLE "transfers" ADD COLUMN "contest_code" text;--> statement-breakpoint
 ALTER TABLE "transfers" ADD COLUMN "contest_reason" text;--> statement-breakpoint
+ALTER TABLE "transfers" ADD COLUMN "counterparty_id" text;--> statement-breakpoint
+ALTER TABLE "transfers" ADD COLUMN "noc_code" text;--> statement-breakpoint
+ALTER TABLE "transfers" ADD COLUMN "notifications_of_change" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+CREATE INDEX "counterparties_merchant_id_idx" ON "counterparties" USING btree ("merchant_id","id");--> statement-breakpoint
 CREATE INDEX "disputes_merchant_id_idx" ON "disputes" USING btree ("merchant_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "disputes_card_payment_idx" ON "disputes" USING btree ("card_payment_id");--> statement-breakpoint
 CREATE INDEX "inbound_transfers_merchant_id_idx" ON "inbound_transfers" USING btree ("merchant_id","id");

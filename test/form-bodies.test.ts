@@ -310,6 +310,30 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       status: 200,
     },
     {
+      route: '/simulate/transfers/{id}/notification_of_change',
+      path: () => `/v1/simulate/transfers/${id('transfer')}/notification_of_change`,
+      body: 'code=C02&corrected_data[routing_number]=011000015',
+      status: 200,
+      check: (body) =>
+        expect(body.notifications_of_change).toMatchObject([
+          { code: 'C02', corrected_data: { routing_number: '011000015' } },
+        ]),
+    },
+    {
+      route: '/transfers/{id}/notification_of_change/refuse',
+      path: () => `/v1/transfers/${id('transfer')}/notification_of_change/refuse`,
+      body: 'code=C67',
+      status: 200,
+      check: (body) => expect(body.notifications_of_change).toMatchObject([{ refusal_code: 'C67' }]),
+    },
+    {
+      route: '/counterparties',
+      path: () => '/v1/counterparties',
+      body: `name=Form+Payee&${ACCOUNT}&account_type=savings`,
+      status: 200,
+      check: (body) => expect(body).toMatchObject({ object: 'counterparty', account_type: 'savings' }),
+    },
+    {
       route: '/simulate/transfers/{id}/return',
       path: () => `/v1/simulate/transfers/${id('transfer')}/return`,
       body: 'code=R04',

@@ -24,6 +24,7 @@ const NODE_TYPES = [
   'CardToken',
   'Collection',
   'Dispute',
+  'Counterparty',
   'DueWork',
   'Event',
   'FxConversion',
@@ -123,6 +124,12 @@ beforeAll(async () => {
     await mutate(
       'createTransfer',
       `rail: ach, direction: credit, amount: "10.00", currency: USD, counterparty: ${ACCOUNT}`,
+    )
+  ).id as string;
+  ids.Counterparty = (
+    await mutate(
+      'createCounterparty',
+      'name: "Ada", routingNumber: "021000021", accountNumber: "000123456789"',
     )
   ).id as string;
   ids.Payout = (await mutate('createPayout', `amount: "10.00", currency: USD, destination: ${ACCOUNT}`))

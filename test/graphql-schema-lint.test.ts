@@ -8,13 +8,15 @@ import { printedSchema } from '../src/graphql/schema.ts';
  * equal): every type, field, argument and enum value described, names in one style, nothing
  * unreachable, relay's connection shapes. Enum values are snake_case like the REST wire values
  * they mirror (TransferRail `same_day_ach`), except codes that are upper case by nature
- * (currencies, ACH SEC and return codes, ISO 20022 reasons).
+ * (currencies, ACH SEC, return and change codes, ISO 20022 reasons).
  */
 const UPPER_CASE_ENUMS = [
   'CurrencyCode',
   'FxTargetCurrency',
   'AchSecCode',
   'AchReturnCode',
+  'AchChangeCode',
+  'AchRefusedNocCode',
   'PayoutFailureCode',
   'FxSettlementFailureCode',
 ];

@@ -80,6 +80,7 @@ async function populate(m: TestMerchant, tag: string) {
   await ok(form(m, `/v1/simulate/card_payments/${payment.id}/dispute`, 'amount=5'));
   const counterparty = `counterparty[name]=Bob&counterparty[routing_number]=110000000&counterparty[account_number]=000123456789`;
   await ok(form(m, '/v1/transfers', `rail=ach&direction=credit&amount=5&currency=usd&${counterparty}`));
+  await ok(form(m, '/v1/counterparties', 'name=Bob&routing_number=110000000&account_number=000123456789'));
   await ok(
     form(
       m,

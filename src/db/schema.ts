@@ -3,6 +3,7 @@ export * from '../modules/card-payments/card-payments.table.ts';
 export * from '../modules/chaos/chaos.table.ts';
 export * from '../modules/clock/clock.table.ts';
 export * from '../modules/collections/collections.table.ts';
+export * from '../modules/counterparties/counterparties.table.ts';
 export * from '../modules/dashboard/dashboard.table.ts';
 export * from '../modules/disputes/disputes.table.ts';
 export * from '../modules/events/events.table.ts';

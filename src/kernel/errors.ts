@@ -97,6 +97,11 @@ export const ERROR_REGISTRY = {
   ),
   duplicate_reference: spec(409, 'conflict_error', 'A collection with this reference already exists.'),
   invalid_state: spec(409, 'conflict_error', 'The object is not in a state that allows this operation.'),
+  time_frame_passed: spec(
+    422,
+    'invalid_request_error',
+    'The Nacha time frame for this step has passed (the message names its last allowed instant).',
+  ),
   collection_not_payable: spec(409, 'conflict_error', 'This collection can no longer be paid.'),
   invalid_card_number: spec(400, 'invalid_request_error', 'The card number is not a valid card number.'),
   card_brand_unsupported: spec(

@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   transfer: 'tr',
   payout: 'po',
   inboundTransfer: 'itr',
+  counterparty: 'cpty',
   virtualCard: 'vc',
   issuingAuthorization: 'iauth',
   fxQuote: 'fxq',

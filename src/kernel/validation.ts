@@ -11,12 +11,30 @@ function paramOf(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
 
+/**
+ * A union's failure as the one option the value was meant for: an option that failed only on the
+ * value's type (a string option given an object) was not meant; when exactly one option failed
+ * deeper, its issues (under the union's path) stand for the union's.
+ */
+function unionIssues(issues: readonly Issue[]): readonly Issue[] {
+  return issues.flatMap((issue) => {
+    if (issue.code !== 'invalid_union' || !('errors' in issue)) return [issue];
+    const meant = issue.errors.filter(
+      (option) => !option.every((inner) => inner.code === 'invalid_type' && inner.path.length === 0),
+    );
+    const [only] = meant;
+    if (meant.length !== 1 || !only) return [issue];
+    return unionIssues(only.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as Issue));
+  });
+}
+
 /** Turns a zod issue (an unknown field first, else the first) into the registry's error: unknown field, missing field, or the field's own code. */
 export function issueToError(
   issues: readonly Issue[],
   fieldCodes: FieldCodes = {},
   input?: unknown,
 ): SandbankError {
+  issues = unionIssues(issues);
   // An unknown field wins over the others: a typo ("ammount") is reported as the typo, not as the
   // required field it left missing (typos must not pass silently).
   const issue = issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? issues[0];

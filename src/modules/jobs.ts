@@ -24,6 +24,7 @@ import {
   settleTransferJob,
   submitTransferJob,
 } from './transfers/transfers.jobs.ts';
+import { nocJob, TRANSFER_NOC_JOB } from './transfers/transfers.noc-steps.ts';
 import {
   TRANSFER_RETURN_JOB,
   TRANSFER_RTP_JOB,
@@ -49,6 +50,7 @@ export function registerJobs(): void {
   registerJobHandler(TRANSFER_RETURN_JOB, returnTransferJob);
   registerJobHandler(TRANSFER_RTP_JOB, answerRtpJob);
   registerJobHandler(INBOUND_SETTLE_JOB, settleInboundJob);
+  registerJobHandler(TRANSFER_NOC_JOB, nocJob);
   registerJobHandler(EXPIRE_ISSUING_AUTHORIZATION_JOB, expireIssuingAuthorizationJob);
   registerJobHandler(EXPIRE_FX_QUOTE_JOB, expireQuoteJob);
   registerJobHandler(PAY_FX_SETTLEMENT_JOB, paySettlementJob);

@@ -5,6 +5,7 @@ import { registerCardPaymentRoutes } from '../modules/card-payments/card-payment
 import { registerChaosRoutes } from '../modules/chaos/chaos.routes.ts';
 import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { registerCollectionRoutes } from '../modules/collections/collections.routes.ts';
+import { registerCounterpartyRoutes } from '../modules/counterparties/counterparties.routes.ts';
 import { registerDisputeRoutes } from '../modules/disputes/disputes.routes.ts';
 import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
 import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
@@ -16,6 +17,7 @@ import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
 import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
+import { registerNocRoutes } from '../modules/transfers/transfers.routes-noc.ts';
 import { registerTriggerRoutes } from '../modules/trigger/trigger.routes.ts';
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import { bodySchemaLookup } from './form-body.ts';
@@ -66,6 +68,8 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerDisputeRoutes(api);
   registerTransferRoutes(api);
   registerInboundTransferRoutes(api);
+  registerCounterpartyRoutes(api);
+  registerNocRoutes(api);
   registerIssuingRoutes(api);
   registerFxRoutes(api);
   registerLedgerRoutes(api);

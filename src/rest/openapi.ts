@@ -58,6 +58,7 @@ const TAGS = [
   ['Transfers', 'ACH, Same-Day ACH, RTP and FedNow transfers on the Federal Reserve calendar.'],
   ['Payouts', 'Payouts from the balance to a bank account.'],
   ['Inbound transfers', 'Money from outside originators: ACH credits and debits, RTP and FedNow credits.'],
+  ['Counterparties', 'Saved bank accounts transfers name; notifications of change correct them.'],
   ['Virtual cards', 'Issued virtual cards, their spending controls and authorizations.'],
   ['Foreign exchange', 'Rates, quotes, conversions and settlements abroad (EUR, GBP, JPY).'],
   ['Balances', 'Balances and the ledger entries behind them.'],

@@ -31,14 +31,15 @@ export function validateBankAccount(
   input: z.output<typeof bankAccountSchema>,
   paramPrefix: string,
 ): BankAccount {
+  const param = (name: string) => (paramPrefix ? `${paramPrefix}.${name}` : name);
   if (!abaChecksumValid(input.routing_number)) {
     throw new SandbankError('invalid_routing_number', {
-      param: `${paramPrefix}.routing_number`,
+      param: param('routing_number'),
       message: 'A routing number is 9 digits that pass the ABA checksum (weights 3-7-1).',
     });
   }
   if (!/^\d{4,17}$/.test(input.account_number)) {
-    throw new SandbankError('invalid_account_number', { param: `${paramPrefix}.account_number` });
+    throw new SandbankError('invalid_account_number', { param: param('account_number') });
   }
   return {
     name: input.name ?? null,

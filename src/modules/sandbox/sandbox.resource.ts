@@ -21,6 +21,7 @@ export const DELETED_DESCRIPTIONS: Record<ResetKind, string> = {
   ledger_accounts: 'Ledger accounts (the balances start again from nothing).',
   ledger_postings: 'Ledger postings.',
   ledger_entries: 'Ledger entries.',
+  counterparties: 'Saved counterparties (bank accounts) and the corrections they received.',
   events: 'Events.',
   webhook_deliveries: 'Webhook deliveries (pending ones are never sent).',
   webhook_attempts: 'Logged webhook delivery attempts.',

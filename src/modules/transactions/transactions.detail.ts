@@ -29,6 +29,7 @@ import {
 import { listBalanceTransactions } from '../ledger/ledger.queries.ts';
 import type { PostingRow } from '../ledger/ledger.rows.ts';
 import { achMachineOf, statesOf } from '../transfers/transfers.machine.ts';
+import { nocSteps, refuseNocSchema, simulateNocSchema } from '../transfers/transfers.noc-steps.ts';
 import { isInstantRail } from '../transfers/transfers.rails.ts';
 import {
   contestDishonoredReturnSchema,
@@ -68,6 +69,8 @@ export const TRANSACTION_ACTIONS = [
   'reverse',
   'pay',
   'fail',
+  'notify_change',
+  'refuse_change',
 ] as const;
 export type TransactionAction = (typeof TRANSACTION_ACTIONS)[number];
 
@@ -77,6 +80,8 @@ export type ActionBody = Record<string, string>;
 interface ActionSpec {
   /** The machine events the action may cause: it is allowed when the state allows one of them. */
   events: readonly string[];
+  /** Decides instead of `events`, for an action that is no transition (a notification of change). */
+  when?: (tx: TypedTransaction) => boolean;
   run: (ctx: ServiceContext, id: string, body: ActionBody) => Promise<unknown>;
 }
 
@@ -102,6 +107,22 @@ function entryActions(steps: EntrySteps): KindActions {
     },
   };
 }
+
+/** A settled ACH transfer's notification of change (simulated), and the merchant's refusal of it. */
+const nocActions: KindActions = {
+  notify_change: {
+    events: [],
+    when: (tx) =>
+      tx.kind === 'transfer' && tx.row.state === 'settled' && tx.row.notificationsOfChange.length === 0,
+    run: (ctx, id, body) => nocSteps.receive(ctx, id, parseInput(simulateNocSchema, body)),
+  },
+  refuse_change: {
+    events: [],
+    when: (tx) =>
+      tx.kind === 'transfer' && tx.row.notificationsOfChange.some((noc) => noc.refused_at === null),
+    run: (ctx, id, body) => nocSteps.refuse(ctx, id, parseInput(refuseNocSchema, body)),
+  },
+};
 
 /** The body of an issuing authorization's capture, reverse or refund, parsed as REST parses it. */
 const amountOf = (body: ActionBody) =>
@@ -129,7 +150,7 @@ const ACTIONS: Record<TransactionKind, KindActions> = {
       run: (ctx, id) => completeCardPayment3ds(ctx, id, { outcome: 'fail' }),
     },
   },
-  transfer: entryActions(transferSteps),
+  transfer: { ...entryActions(transferSteps), ...nocActions },
   payout: entryActions(payoutSteps),
   issuing_authorization: {
     capture: { events: ['capture'], run: (ctx, id, body) => captureAuthorization(ctx, id, amountOf(body)) },
@@ -212,6 +233,7 @@ export function allowedActions(tx: TypedTransaction): TransactionAction[] {
   return TRANSACTION_ACTIONS.filter((action) => {
     const spec = ACTIONS[tx.kind][action];
     if (!spec || heldBack(tx, action)) return false;
+    if (spec.when) return spec.when(tx);
     return spec.events.some((event) => machine.transitions[event]?.from.includes(tx.row.state));
   });
 }

@@ -6,11 +6,13 @@ import { newId } from '../../kernel/ids.ts';
 import { formatDecimal, parseAmount } from '../../kernel/money.ts';
 import { type BankAccount, validateBankAccount } from '../bank-accounts/bank-account.ts';
 import type { ServiceContext } from '../context.ts';
+import { savedAccount } from '../counterparties/counterparties.service.ts';
 import { holdPosting } from '../ledger/ledger.holds.ts';
 import { ledgerPostingsEffect } from '../ledger/ledger.post.ts';
 import { preparePosting } from '../ledger/ledger.statement.ts';
 import { jobValues } from '../scheduler/scheduler.service.ts';
 import type { EntryKind } from './transfers.machine.ts';
+import { magicNocCode } from './transfers.noc.ts';
 import {
   achTimeline,
   type Direction,
@@ -35,6 +37,8 @@ interface EntrySpec {
   currency: CurrencyCode;
   account: BankAccount;
   name: string;
+  /** The saved counterparty it was sent to, when it named one. */
+  counterpartyId?: string | null;
   secCode: string | null;
   collectionId?: string;
   reference: string | null;
@@ -122,6 +126,10 @@ function entryChange(ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome)
     reference: spec.reference,
     description: spec.description,
     metadata: spec.metadata,
+    counterpartyId: spec.counterpartyId ?? null,
+    nocCode:
+      spec.kind === 'transfer' && spec.rail !== 'rtp' ? magicNocCode(spec.account.accountNumber) : null,
+    notificationsOfChange: [],
     createdAt: now,
     updatedAt: now,
   };
@@ -168,18 +176,24 @@ async function createEntry(ctx: ServiceContext, spec: EntrySpec, params: SpecPar
 }
 
 /** POST /v1/transfers: a credit sends money (held from available at once), a debit pulls it. */
-export function createTransfer(ctx: ServiceContext, input: CreateTransferInput): Promise<TransferRow> {
+export async function createTransfer(ctx: ServiceContext, input: CreateTransferInput): Promise<TransferRow> {
   if (isInstantRail(input.rail) && input.sec_code !== undefined) {
     throw new SandbankError('parameter_invalid', { param: 'sec_code', message: 'sec_code is for ACH only.' });
   }
+  const counterparty = input.counterparty;
+  const saved =
+    typeof counterparty === 'string' ? await savedAccount(ctx, counterparty, 'counterparty') : null;
   const spec: EntrySpec = {
     kind: 'transfer',
     rail: input.rail,
     direction: input.direction,
     amount: parseAmount(input.amount, input.currency),
     currency: input.currency,
-    account: validateBankAccount(input.counterparty, 'counterparty'),
-    name: input.counterparty.name,
+    account:
+      saved?.account ??
+      validateBankAccount(counterparty as Exclude<typeof counterparty, string>, 'counterparty'),
+    name: saved?.name ?? (counterparty as Exclude<typeof counterparty, string>).name,
+    counterpartyId: saved?.id ?? null,
     secCode: isInstantRail(input.rail) ? null : (input.sec_code ?? 'CCD'),
     reference: input.reference ?? null,
     description: input.description ?? null,
@@ -192,15 +206,19 @@ export function createTransfer(ctx: ServiceContext, input: CreateTransferInput):
  * POST /v1/payouts: the merchant's available USD to its own bank account, as a credit on the
  * chosen rail (CCD for ACH: a business's own account).
  */
-export function createPayout(ctx: ServiceContext, input: CreatePayoutInput): Promise<TransferRow> {
+export async function createPayout(ctx: ServiceContext, input: CreatePayoutInput): Promise<TransferRow> {
+  const destination = input.destination;
+  const saved = typeof destination === 'string' ? await savedAccount(ctx, destination, 'destination') : null;
+  const inline = destination as Exclude<typeof destination, string>;
   const spec: EntrySpec = {
     kind: 'payout',
     rail: input.method,
     direction: 'credit',
     amount: parseAmount(input.amount, input.currency),
     currency: input.currency,
-    account: validateBankAccount(input.destination, 'destination'),
-    name: input.destination.name,
+    account: saved?.account ?? validateBankAccount(inline, 'destination'),
+    name: saved?.name ?? inline.name,
+    counterpartyId: saved?.id ?? null,
     secCode: isInstantRail(input.method) ? null : 'CCD',
     reference: input.reference ?? null,
     description: input.description ?? null,

@@ -332,8 +332,12 @@ const CounterpartyInput = builder.inputType('TransferCounterpartyInput', {
   }),
 });
 
-const createTransferBody = wireInput('createTransfer', createTransferSchema, createTransferFieldCodes);
-const createPayoutBody = wireInput('createPayout', createPayoutSchema, createPayoutFieldCodes);
+const createTransferBody = wireInput('createTransfer', createTransferSchema, createTransferFieldCodes, {
+  moves: { counterpartyId: 'counterparty' },
+});
+const createPayoutBody = wireInput('createPayout', createPayoutSchema, createPayoutFieldCodes, {
+  moves: { destinationId: 'destination' },
+});
 /** simulateTransferReturn's and simulatePayoutReturn's `code`: the body of `…/return`. */
 const returnBodies = {
   transfer: wireInput('simulateTransferReturn', returnTransferSchema, undefined, { path: ['id'] }),
@@ -540,9 +544,9 @@ builder.mutationFields((t) => ({
       }),
       counterparty: t.arg({
         type: CounterpartyInput,
-        required: true,
-        description: 'The account at the other end.',
+        description: 'The account at the other end (or counterpartyId).',
       }),
+      counterpartyId: t.arg.string({ description: 'A saved counterparty (cpty_…) instead of counterparty.' }),
       secCode: t.arg({ type: SecCodeEnum, description: 'ACH only: PPD, CCD (default) or WEB.' }),
       reference: t.arg.string({ description: REFERENCE }),
       description: t.arg.string({ description: DESCRIPTION }),
@@ -570,9 +574,9 @@ builder.mutationFields((t) => ({
       method: t.arg({ type: RailEnum, description: 'ach (default), same_day_ach or rtp.' }),
       destination: t.arg({
         type: CounterpartyInput,
-        required: true,
-        description: "The merchant's own bank account.",
+        description: "The merchant's own bank account (or destinationId).",
       }),
+      destinationId: t.arg.string({ description: 'A saved counterparty (cpty_…) instead of destination.' }),
       reference: t.arg.string({ description: REFERENCE }),
       description: t.arg.string({ description: DESCRIPTION }),
       metadata: t.arg({ type: 'JSONObject', description: METADATA }),

@@ -16,6 +16,7 @@ import {
   rtpPayoutMachine,
   rtpTransferMachine,
 } from './transfers.machine.ts';
+import { NotificationOfChangeWire, nocWire } from './transfers.noc-wire.ts';
 import {
   ACH_RETURN_CODES,
   type Direction,
@@ -159,6 +160,12 @@ export const TransferWire = wireResource(
     collection: idOf(
       "collection this ACH debit pays (its checkout's bank payment); null for any other transfer",
     ).nullable(),
+    counterparty_id: idOf(
+      'saved counterparty (cpty_…) it was sent to; null for an inline account',
+    ).nullable(),
+    notifications_of_change: z.array(NotificationOfChangeWire).meta({
+      description: 'The notifications of change the receiving bank sent about this ACH entry (at most one).',
+    }),
     reference: nullableText("The merchant's reference."),
     description: nullableText('The description given on create.'),
     metadata: wireMetadata,
@@ -177,6 +184,9 @@ export const PayoutWire = wireResource(
     amount: wireDecimal,
     currency: wireCurrency,
     destination: BankAccountSummaryWire,
+    counterparty_id: idOf(
+      'saved counterparty (cpty_…) it was paid to; null for an inline account',
+    ).nullable(),
     expected_submission_at: nullableTimestamp(
       'ACH: the cut-off of the FedACH window the payout goes in (it is in transit then); null on RTP.',
     ),
@@ -234,6 +244,8 @@ export function transferResource(row: TransferRow): Wire<typeof TransferWire> {
     ...returnDispute(row),
     failure_reason: row.failureReason,
     collection: row.collectionId,
+    counterparty_id: row.counterpartyId,
+    notifications_of_change: row.notificationsOfChange.map(nocWire),
     reference: row.reference,
     description: row.description,
     metadata: row.metadata,
@@ -265,6 +277,7 @@ export function payoutResource(row: TransferRow): Wire<typeof PayoutWire> {
     amount: WireDecimal.of(row.amount, row.currency as CurrencyCode),
     currency: row.currency as CurrencyCode,
     destination: bankAccount(row),
+    counterparty_id: row.counterpartyId,
     expected_submission_at: iso(row.expectedSubmissionAt),
     in_transit_at: iso(payoutInTransitAt(row)),
     arrival_at: iso(payoutArrivalAt(row)),

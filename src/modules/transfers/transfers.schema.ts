@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
 import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
+import { counterpartyIdSchema } from '../counterparties/counterparties.schema.ts';
 import { statesOf } from './transfers.machine.ts';
 import { ACH_RETURN_CODES, RAILS } from './transfers.rails.ts';
 import { CONTEST_CODES, DISHONOR_CODES } from './transfers.returns.ts';
@@ -11,7 +12,9 @@ export const createTransferSchema = z.strictObject({
   direction: z.enum(['credit', 'debit']).describe('credit sends money to the counterparty; debit pulls it.'),
   amount: wireAmount,
   currency: currencyField(['USD'], 'bank transfers are in USD (ISO 4217 code, any case)'),
-  counterparty: bankAccountSchema.extend({ name: z.string().min(1).max(100) }),
+  counterparty: z
+    .union([counterpartyIdSchema, bankAccountSchema.extend({ name: z.string().min(1).max(100) })])
+    .describe("The account at the other end: inline, or a saved counterparty's id (cpty_…)."),
   sec_code: z.enum(['PPD', 'CCD', 'WEB']).optional().describe('ACH only (default CCD).'),
   ...labelFields,
 });
@@ -84,9 +87,9 @@ export const createPayoutSchema = z.strictObject({
     'payouts are in USD; pay out EUR, GBP or JPY with POST /v1/fx/settlements {currency, amount, destination}',
   ),
   method: z.enum(RAILS).describe('The rail: ach (default), same_day_ach or rtp.').default('ach'),
-  destination: bankAccountSchema
-    .extend({ name: z.string().min(1).max(100) })
-    .describe("The merchant's own bank account."),
+  destination: z
+    .union([counterpartyIdSchema, bankAccountSchema.extend({ name: z.string().min(1).max(100) })])
+    .describe("The merchant's own bank account: inline, or a saved counterparty's id (cpty_…)."),
   ...labelFields,
 });
 

@@ -8,6 +8,7 @@ import { postHold, voidHold } from '../ledger/ledger.holds.ts';
 import { post, postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
 import type { AchTransferEvent, EntryKind, EntryState } from './transfers.machine.ts';
+import { scheduleMagicNoc } from './transfers.noc-steps.ts';
 import { isInstantRail, RTP_REJECT_REASONS } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
 import {
@@ -109,6 +110,7 @@ export async function settle(tx: Tx, ctx: ServiceContext, row: TransferRow): Pro
   if (row.direction === 'debit') await postFundsAvailable(tx, { ...common(row, now), relatedId: row.id });
   const moved = await step(tx, ctx, kind, row, 'settle', { settledAt: now, updatedAt: now });
   await afterCollectionDebit(tx, ctx, moved, 'settled');
+  await scheduleMagicNoc(tx, ctx, moved);
   const rule = row.outcome === 'returns' && row.outcomeCode ? returnRule(row.outcomeCode) : null;
   if (rule) {
     await scheduleJob(tx, {

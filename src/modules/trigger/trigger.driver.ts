@@ -44,6 +44,7 @@ import { reversePosting } from '../ledger/ledger.reverse.ts';
 import type { TopUpInput } from '../ledger/ledger.schema.ts';
 import { topUpBalance } from '../ledger/ledger.topup.ts';
 import { createPayout, createTransfer } from '../transfers/transfers.create.ts';
+import { nocSteps } from '../transfers/transfers.noc-steps.ts';
 import { debitsOfCollection } from '../transfers/transfers.read.ts';
 import type { CreatePayoutInput, CreateTransferInput } from '../transfers/transfers.schema.ts';
 import { payoutSteps, transferSteps } from '../transfers/transfers.steps.ts';
@@ -217,6 +218,11 @@ export class Driver {
     code: string,
   ): Promise<void> {
     await (kind === 'transfer' ? transferSteps : payoutSteps)[step](this.ctx, id, { code });
+  }
+
+  /** POST /v1/simulate/transfers/{id}/notification_of_change and …/notification_of_change/refuse. */
+  async nocStep(step: 'receive' | 'refuse', id: string, code: string): Promise<void> {
+    await nocSteps[step](this.ctx, id, { code });
   }
 
   async createPayout(input: CreatePayoutInput): Promise<string> {

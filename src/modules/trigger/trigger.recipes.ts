@@ -34,6 +34,7 @@ import {
 import type { Driver } from './trigger.driver.ts';
 import { DISPUTE_RECIPES } from './trigger.recipes.disputes.ts';
 import { inboundRecipes } from './trigger.recipes.inbound.ts';
+import { nocRecipes } from './trigger.recipes.noc.ts';
 import { returnDisputeRecipes } from './trigger.recipes.returns.ts';
 
 /**
@@ -882,6 +883,7 @@ export const RECIPES: ReadonlyMap<string, Recipe> = new Map(
     ...refunds,
     ...DISPUTE_RECIPES,
     ...transfers,
+    ...nocRecipes,
     ...payouts,
     ...returnDisputeRecipes,
     ...inboundRecipes,

@@ -37,7 +37,12 @@ const SOURCES: readonly EventSource[] = [
   },
   { object: 'refund', machines: [refundMachine], createdEvent: false },
   { object: 'dispute', machines: [disputeMachine], createdEvent: false },
-  { object: 'transfer', machines: [achTransferMachine, rtpTransferMachine], createdEvent: true },
+  {
+    object: 'transfer',
+    machines: [achTransferMachine, rtpTransferMachine],
+    createdEvent: true,
+    also: ['notification_of_change', 'notification_of_change_refused'],
+  },
   { object: 'payout', machines: [achPayoutMachine, rtpPayoutMachine], createdEvent: true },
   {
     object: 'inbound_transfer',

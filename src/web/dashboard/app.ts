@@ -14,6 +14,7 @@ import { registerAccountPages } from './account.ts';
 import { registerCardPages } from './cards.ts';
 import { registerChaosAction } from './chaos.ts';
 import { registerClockActions } from './clock.ts';
+import { registerCounterpartyPages } from './counterparties.ts';
 import { registerCreatePages } from './create.ts';
 import { registerDisputePages } from './disputes.ts';
 import { registerFixtureAction } from './fixtures.ts';
@@ -143,6 +144,7 @@ export function buildDashboard() {
   registerCreatePages(app);
   registerCardPages(app);
   registerDisputePages(app);
+  registerCounterpartyPages(app);
   registerFxPages(app);
   registerInboundTransferPages(app);
   registerWebhookPages(app);

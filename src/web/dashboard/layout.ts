@@ -18,6 +18,7 @@ const NAV: [string, string, string][] = [
   ['/dashboard/payouts/new', 'Payout', 'payout'],
   ['/dashboard/inbound_transfers', 'Inbound', 'inbound'],
   ['/dashboard/disputes', 'Disputes', 'disputes'],
+  ['/dashboard/counterparties', 'Counterparties', 'counterparties'],
   ['/dashboard/cards', 'Virtual cards', 'cards'],
   ['/dashboard/fx', 'FX', 'fx'],
   ['/dashboard/webhooks', 'Webhooks', 'webhooks'],

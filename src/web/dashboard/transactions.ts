@@ -29,6 +29,7 @@ import {
   type TransferRow,
 } from '../../modules/transfers/transfers.resource.ts';
 import { bankWhen } from '../bank-time.ts';
+import { nocList } from './counterparties.ts';
 import { deliveryLog, fragmentUrl, redeliverForm, registerEventPages } from './events.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
@@ -280,6 +281,8 @@ function transferRows(r: Variant<'transfer'>['row']): Rows {
     ['Contest', joined(r.contestCode, r.contestReason)],
     ['Failure', r.failureReason],
     ['Collection', r.collectionId && objectLink(r.collectionId)],
+    ['Saved counterparty', r.counterpartyId && objectLink(r.counterpartyId)],
+    ['Notification of change', r.notificationsOfChange.length ? nocList(r.notificationsOfChange) : null],
   ];
 }
 
@@ -412,6 +415,15 @@ const ACTION_UI: Record<
   reverse: { label: 'Reverse', input: { name: 'amount', placeholder: 'amount (all)' }, danger: true },
   pay: { label: 'Simulate pay' },
   fail: { label: 'Simulate failure', input: { name: 'code', placeholder: 'code (AC04)' }, danger: true },
+  notify_change: {
+    label: 'Simulate notification of change',
+    input: { name: 'code', placeholder: 'code (C01)' },
+  },
+  refuse_change: {
+    label: 'Refuse notification of change',
+    input: { name: 'code', placeholder: 'code (C61)' },
+    danger: true,
+  },
 };
 
 const detailPath = (id: string) => `/dashboard/transactions/${encodeURIComponent(id)}`;

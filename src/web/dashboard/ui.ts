@@ -167,6 +167,8 @@ export function objectPath(id: string): string | null {
       return `/dashboard/inbound_transfers/${encodeURIComponent(id)}`;
     case 'we':
       return `/dashboard/webhooks/${encodeURIComponent(id)}`;
+    case 'cpty':
+      return `/dashboard/counterparties/${encodeURIComponent(id)}`;
     case 'evt':
       return `/dashboard/events/${encodeURIComponent(id)}`;
     case 'dp':

@@ -1,0 +1,323 @@
+import { builder } from '../../graphql/builder.ts';
+import {
+  listQueryOf,
+  mutationsOf,
+  nullIfNotFound,
+  serviceContext,
+  toConnection,
+} from '../../graphql/context.ts';
+import { type BankAccountType, BankAccountTypeEnum, describedEnum } from '../../graphql/enums.ts';
+import { NodeRef, nodeKind } from '../../graphql/node.ts';
+import { IDEMPOTENCY_KEY, METADATA, STORED_METADATA, UPDATED_AT } from '../../graphql/texts.ts';
+import { wireInput } from '../../graphql/wire-input.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { hasPrefix } from '../../kernel/ids.ts';
+import { PayoutRef, TransferRef } from '../transfers/transfers.graphql.ts';
+import {
+  CHANGE_CODES,
+  type CorrectedData,
+  type NocRecord,
+  nocCode,
+  REFUSAL_CODES,
+} from '../transfers/transfers.noc.ts';
+import { nocSteps, refuseNocSchema, simulateNocSchema } from '../transfers/transfers.noc-steps.ts';
+import { getTransfer } from '../transfers/transfers.read.ts';
+import { createCounterpartySchema } from './counterparties.schema.ts';
+import type { CounterpartyCorrection, CounterpartyRow } from './counterparties.service.ts';
+import { createCounterparty, getCounterparty, listCounterparties } from './counterparties.service.ts';
+
+const titleOf = (code: string) => `${nocCode(code)?.title ?? code}.`;
+
+export const NocChangeCodeEnum = describedEnum(
+  'AchChangeCode',
+  'A Nacha change code: what a notification of change corrects (C01-C14; Sandbank sends C01-C07, C09 and C13).',
+  Object.fromEntries(CHANGE_CODES.map((code) => [code, titleOf(code)])),
+);
+
+export const NocRefusalCodeEnum = describedEnum(
+  'AchRefusedNocCode',
+  'A refused-NOC code (C61-C69): why the ODFI sent a notification of change back.',
+  Object.fromEntries(REFUSAL_CODES.map((code) => [code, titleOf(code)])),
+);
+
+const CorrectedDataRef = builder.objectRef<CorrectedData>('NocCorrectedData').implement({
+  description: 'The corrected data of a notification of change: the fields its code corrects (others null).',
+  fields: (t) => ({
+    routingNumber: t.string({
+      nullable: true,
+      description: 'The corrected routing number.',
+      resolve: (d) => d.routing_number ?? null,
+    }),
+    accountNumber: t.string({
+      nullable: true,
+      description: 'The corrected account number, in full.',
+      resolve: (d) => d.account_number ?? null,
+    }),
+    accountType: t.field({
+      type: BankAccountTypeEnum,
+      nullable: true,
+      description: 'The account type the corrected transaction code posts to.',
+      resolve: (d) => (d.account_type ?? null) as BankAccountType | null,
+    }),
+    transactionCode: t.string({
+      nullable: true,
+      description: 'The corrected ACH transaction code (22/27/32/37).',
+      resolve: (d) => d.transaction_code ?? null,
+    }),
+    name: t.string({
+      nullable: true,
+      description: "The receiver's name as the RDFI holds it.",
+      resolve: (d) => d.name ?? null,
+    }),
+    individualId: t.string({
+      nullable: true,
+      description: "The receiver's corrected identification number.",
+      resolve: (d) => d.individual_id ?? null,
+    }),
+    addendaInformation: t.string({
+      nullable: true,
+      description: 'The corrected payment-related information.',
+      resolve: (d) => d.addenda_information ?? null,
+    }),
+  }),
+});
+
+const NotificationOfChangeRef = builder.objectRef<NocRecord>('NotificationOfChange').implement({
+  description: 'A notification of change the receiving bank sent about an ACH entry.',
+  fields: (t) => ({
+    code: t.field({ type: NocChangeCodeEnum, description: 'The change code.', resolve: (r) => r.code }),
+    reason: t.exposeString('reason', { description: 'The title of the change code.' }),
+    correctedData: t.field({
+      type: CorrectedDataRef,
+      description: 'What to correct.',
+      resolve: (r) => r.corrected_data,
+    }),
+    counterparty: t.string({
+      nullable: true,
+      description: 'The saved counterparty it corrected; null for an inline account.',
+      resolve: (r) => r.counterparty,
+    }),
+    receivedAt: t.field({
+      type: 'DateTime',
+      description: 'When it arrived.',
+      resolve: (r) => new Date(r.received_at),
+    }),
+    refuseBy: t.field({
+      type: 'DateTime',
+      description: 'The last instant the merchant may refuse it.',
+      resolve: (r) => new Date(r.refuse_by),
+    }),
+    refusedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was refused; null otherwise.',
+      resolve: (r) => (r.refused_at ? new Date(r.refused_at) : null),
+    }),
+    refusalCode: t.field({
+      type: NocRefusalCodeEnum,
+      nullable: true,
+      description: 'The refused-NOC code; null unless refused.',
+      resolve: (r) => r.refusal_code,
+    }),
+  }),
+});
+
+const CorrectionRef = builder.objectRef<CounterpartyCorrection>('CounterpartyCorrection').implement({
+  description: 'A correction a saved counterparty received from a notification of change.',
+  fields: (t) => ({
+    code: t.field({ type: NocChangeCodeEnum, description: 'The change code.', resolve: (c) => c.code }),
+    reason: t.exposeString('reason', { description: 'The title of the change code.' }),
+    transfer: t.exposeString('transferId', { description: 'The transfer whose NOC carried it.' }),
+    correctedData: t.field({
+      type: CorrectedDataRef,
+      description: 'What changed.',
+      resolve: (c) => c.corrected as CorrectedData,
+    }),
+    receivedAt: t.field({
+      type: 'DateTime',
+      description: 'When it was applied.',
+      resolve: (c) => new Date(c.receivedAt),
+    }),
+    refusedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the NOC was refused and this reverted; null otherwise.',
+      resolve: (c) => (c.refusedAt ? new Date(c.refusedAt) : null),
+    }),
+    refusalCode: t.field({
+      type: NocRefusalCodeEnum,
+      nullable: true,
+      description: 'The refused-NOC code; null unless refused.',
+      resolve: (c) => c.refusalCode,
+    }),
+  }),
+});
+
+export const CounterpartyRef = builder.objectRef<CounterpartyRow>('Counterparty').implement({
+  description: 'A saved US bank account transfers can name; notifications of change correct it.',
+  interfaces: [NodeRef],
+  isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'counterparty'),
+  fields: (t) => ({
+    name: t.exposeString('name', { description: "The account holder's name." }),
+    routingNumber: t.exposeString('routingNumber', { description: 'The ABA routing number.' }),
+    accountNumberLast4: t.string({
+      description: 'The last 4 digits of the account number.',
+      resolve: (r) => r.accountNumber.slice(-4),
+    }),
+    accountType: t.field({
+      type: BankAccountTypeEnum,
+      description: 'checking or savings.',
+      resolve: (r) => r.accountType,
+    }),
+    individualId: t.exposeString('individualId', {
+      nullable: true,
+      description: "The receiver's identification number; null when none.",
+    }),
+    corrections: t.field({
+      type: [CorrectionRef],
+      description: 'The corrections it received, oldest first.',
+      resolve: (r) => r.corrections,
+    }),
+    metadata: t.field({ type: 'JSONObject', description: STORED_METADATA, resolve: (r) => r.metadata }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was saved.', resolve: (r) => r.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (r) => r.updatedAt }),
+  }),
+});
+
+nodeKind('counterparty', CounterpartyRef, getCounterparty);
+
+builder.objectFields(PayoutRef, (t) => ({
+  counterpartyId: t.exposeString('counterpartyId', {
+    nullable: true,
+    description: 'The saved counterparty (cpty_…) it was paid to; null for an inline account.',
+  }),
+}));
+
+builder.objectFields(TransferRef, (t) => ({
+  counterpartyId: t.exposeString('counterpartyId', {
+    nullable: true,
+    description: 'The saved counterparty (cpty_…) it was sent to; null for an inline account.',
+  }),
+  notificationsOfChange: t.field({
+    type: [NotificationOfChangeRef],
+    description: 'The notifications of change the receiving bank sent about this ACH entry (at most one).',
+    resolve: (row) => row.notificationsOfChange,
+  }),
+}));
+
+const CorrectedDataInput = builder.inputType('NocCorrectedDataInput', {
+  description: 'Corrected values of a simulated NOC (only the fields its code corrects; others are derived).',
+  fields: (t) => ({
+    routingNumber: t.string({ description: 'The corrected routing number.' }),
+    accountNumber: t.string({ description: 'The corrected account number.' }),
+    accountType: t.field({ type: BankAccountTypeEnum, description: 'The corrected account type.' }),
+    name: t.string({ description: 'The corrected name (22 characters at most).' }),
+    individualId: t.string({ description: 'The corrected individual id (15 characters at most).' }),
+    addendaInformation: t.string({ description: 'The corrected payment-related information.' }),
+  }),
+});
+
+const createBody = wireInput('createCounterparty', createCounterpartySchema);
+const nocBody = wireInput('simulateTransferNotificationOfChange', simulateNocSchema, undefined, {
+  path: ['id'],
+});
+const refuseBody = wireInput('refuseTransferNotificationOfChange', refuseNocSchema, undefined, {
+  path: ['id'],
+});
+const counterpartyMutation = mutationsOf(getCounterparty);
+const transferMutation = mutationsOf(getTransfer);
+
+builder.queryFields((t) => ({
+  counterparty: t.field({
+    type: CounterpartyRef,
+    nullable: true,
+    description:
+      'A saved counterparty by its id (GET /v1/counterparties/{id}); null when the merchant has none.',
+    args: { id: t.arg.id({ required: true, description: "The counterparty's id (cpty_…)." }) },
+    resolve: (_root, args, ctx) => nullIfNotFound(getCounterparty(serviceContext(ctx), String(args.id))),
+  }),
+  counterparties: t.connection({
+    type: CounterpartyRef,
+    description: 'Saved counterparties, newest first (first: 1-100, default 20).',
+    resolve: async (_root, args, ctx) =>
+      toConnection(await listCounterparties(serviceContext(ctx), listQueryOf(args)), args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createCounterparty: t.field({
+    type: CounterpartyRef,
+    errors: { types: [SandbankError] },
+    description: 'POST /v1/counterparties: save a bank account transfers can name.',
+    args: {
+      name: t.arg.string({ required: true, description: "The account holder's name." }),
+      routingNumber: t.arg.string({
+        required: true,
+        description: 'The ABA routing number (9 digits, checksummed).',
+      }),
+      accountNumber: t.arg.string({ required: true, description: 'The account number (4-17 digits).' }),
+      accountType: t.arg({ type: BankAccountTypeEnum, description: 'checking (default) or savings.' }),
+      individualId: t.arg.string({
+        description: "The receiver's identification number (15 characters at most).",
+      }),
+      metadata: t.arg({ type: 'JSONObject', description: METADATA }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
+    },
+    resolve: (_root, args, ctx) => {
+      const body = createBody.body(args);
+      return counterpartyMutation(ctx, 'createCounterparty', args.idempotencyKey, body, (svc) =>
+        createCounterparty(svc, createBody.parse(body)),
+      );
+    },
+  }),
+  simulateTransferNotificationOfChange: t.field({
+    type: TransferRef,
+    errors: { types: [SandbankError] },
+    description:
+      'POST /v1/simulate/transfers/{id}/notification_of_change: the RDFI sends an NOC about a settled ACH transfer.',
+    args: {
+      id: t.arg.id({ required: true, description: "The transfer's id." }),
+      code: t.arg({ type: NocChangeCodeEnum, required: true, description: 'The change code.' }),
+      correctedData: t.arg({
+        type: CorrectedDataInput,
+        description: 'Corrected values (derived when left out).',
+      }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
+    },
+    resolve: (_root, a, ctx) => {
+      const body = nocBody.body(a);
+      return transferMutation(
+        ctx,
+        'simulateTransferNotificationOfChange',
+        a.idempotencyKey,
+        { id: a.id, ...body },
+        (svc) => nocSteps.receive(svc, String(a.id), nocBody.parse(body)),
+      );
+    },
+  }),
+  refuseTransferNotificationOfChange: t.field({
+    type: TransferRef,
+    errors: { types: [SandbankError] },
+    description:
+      "POST /v1/transfers/{id}/notification_of_change/refuse: refuse the transfer's NOC; its correction is reverted.",
+    args: {
+      id: t.arg.id({ required: true, description: "The transfer's id." }),
+      code: t.arg({
+        type: NocRefusalCodeEnum,
+        required: true,
+        description: 'The refused-NOC code (C61-C69).',
+      }),
+      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
+    },
+    resolve: (_root, a, ctx) => {
+      const body = refuseBody.body(a);
+      return transferMutation(
+        ctx,
+        'refuseTransferNotificationOfChange',
+        a.idempotencyKey,
+        { id: a.id, ...body },
+        (svc) => nocSteps.refuse(svc, String(a.id), refuseBody.parse(body)),
+      );
+    },
+  }),
+}));

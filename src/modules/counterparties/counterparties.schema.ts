@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { metadataSchema } from '../../kernel/wire-schemas.ts';
+
+export const createCounterpartySchema = z.strictObject({
+  name: z.string().min(1).max(100).describe("The account holder's name."),
+  routing_number: z.string().describe('The ABA routing number (9 digits, checksummed).'),
+  account_number: z.string().describe('The account number (4-17 digits).'),
+  account_type: z.enum(['checking', 'savings']).default('checking'),
+  individual_id: z
+    .string()
+    .regex(/^[A-Za-z0-9 -]{1,15}$/, 'an individual id is 1-15 letters, digits, spaces or hyphens')
+    .optional()
+    .describe(
+      "The receiver's identification number entries to it carry (PPD/WEB Individual ID, CCD Identification Number).",
+    ),
+  metadata: metadataSchema.optional(),
+});
+
+export type CreateCounterpartyInput = z.output<typeof createCounterpartySchema>;
+
+/** A saved counterparty's id, as a transfer names it instead of an inline bank account. */
+export const counterpartyIdSchema = z
+  .string()
+  .regex(/^cpty_[0-9A-Za-z]{1,60}$/, 'a saved counterparty id is cpty_…')
+  .describe('The id of a saved counterparty (cpty_…), instead of an inline bank account.');

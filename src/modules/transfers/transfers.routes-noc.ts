@@ -1,0 +1,58 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { sendObject } from '../../rest/render.ts';
+import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import type { RestEnv } from '../../rest/types.ts';
+import { nocSteps, refuseNocSchema, simulateNocSchema } from './transfers.noc-steps.ts';
+import { TransferWire, transferResource } from './transfers.resource.ts';
+
+const idParam = z.object({ id: z.string().min(1).max(255) });
+
+/** The simulate step that sends an NOC, and the merchant's refusal of one. */
+export function registerNocRoutes(api: OpenAPIHono<RestEnv>): void {
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/simulate/transfers/{id}/notification_of_change',
+      operationId: 'notifyTransferChange',
+      response: TransferWire,
+      errors: ['invalid_state', 'time_frame_passed'],
+      tags: ['Simulation'],
+      summary: 'The receiving bank sends a notification of change (C01-C13) about a settled ACH transfer',
+      description:
+        'The transfer stays settled; its notifications_of_change gets the NOC, a saved counterparty it named is corrected at once, and transfer.notification_of_change is emitted. 409 invalid_state unless settled on ACH with no NOC yet; 400 parameter_invalid for C08 and C14 (IAT only), C10-C12 (not sent for PPD, CCD or WEB), a refused-NOC code, or corrected_data that is not a correction; 422 time_frame_passed after 23:59:59 ET of the 2nd banking day after settlement. Fields of corrected_data left out are derived from the entry.',
+      request: { params: idParam, ...jsonRequestBody(simulateNocSchema) },
+    }),
+    async (c) =>
+      sendObject(
+        c,
+        transferResource(
+          await nocSteps.receive(serviceContext(c), c.req.valid('param').id, c.req.valid('json')),
+        ),
+      ),
+    validationHook(),
+  );
+
+  api.openapi(
+    operation({
+      method: 'post',
+      path: '/transfers/{id}/notification_of_change/refuse',
+      operationId: 'refuseTransferChange',
+      response: TransferWire,
+      errors: ['invalid_state', 'time_frame_passed'],
+      tags: ['Transfers'],
+      summary: "Refuse a transfer's notification of change (C61-C69): its correction is reverted",
+      description:
+        "The merchant's ODFI sends the NOC back as refused: the saved counterparty's corrected fields go back to what they were, and transfer.notification_of_change_refused is emitted. 409 invalid_state without an NOC or when it is already refused; 400 parameter_invalid for a code that is not C61-C69, or C64/C67/C68/C69 on an NOC that does not correct the individual id / routing number / account number / transaction code; 422 time_frame_passed after its refuse_by (15 calendar days after receipt, 23:59:59 ET).",
+      request: { params: idParam, ...jsonRequestBody(refuseNocSchema) },
+    }),
+    async (c) =>
+      sendObject(
+        c,
+        transferResource(
+          await nocSteps.refuse(serviceContext(c), c.req.valid('param').id, c.req.valid('json')),
+        ),
+      ),
+    validationHook(),
+  );
+}

@@ -1,0 +1,91 @@
+import { SandbankError } from '../../kernel/errors.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import { nocCode, SENT_NOC_CODES } from '../transfers/transfers.noc.ts';
+import { createTransferFieldCodes, createTransferSchema } from '../transfers/transfers.schema.ts';
+import type { Driver } from './trigger.driver.ts';
+import type { Overrides, Recipe } from './trigger.recipes.ts';
+
+/** The recipes of notifications of change: a settled ACH debit (it needs no funds) gets an NOC. */
+
+const KEYS = ['amount', 'currency', 'rail', 'noc_code'] as const;
+
+function overrideError(param: string, message: string): SandbankError {
+  return new SandbankError('parameter_invalid', { param: `set.${param}`, message });
+}
+
+function settledDebit(set: Overrides) {
+  const rail = set.rail ?? 'ach';
+  if (rail !== 'ach' && rail !== 'same_day_ach')
+    throw overrideError(
+      'rail',
+      'Notifications of change are about ACH entries: rail is ach or same_day_ach.',
+    );
+  const code = set.noc_code ?? 'C01';
+  if (!SENT_NOC_CODES.includes(code))
+    throw overrideError(
+      'noc_code',
+      `noc_code is one of the codes Sandbank sends: ${SENT_NOC_CODES.join(', ')}.`,
+    );
+  let input: Parameters<Driver['createTransfer']>[0];
+  try {
+    input = parseInput(
+      createTransferSchema,
+      {
+        rail,
+        direction: 'debit',
+        amount: set.amount ?? '25.00',
+        currency: set.currency ?? 'USD',
+        counterparty: {
+          name: 'Trigger counterparty',
+          routing_number: '110000000',
+          account_number: '000123456789',
+        },
+      },
+      createTransferFieldCodes,
+    );
+  } catch (error) {
+    if (error instanceof SandbankError && error.param) throw overrideError(error.param, error.message);
+    throw error;
+  }
+  return { input, code };
+}
+
+function nocRecipe(type: string, drives: string, refuse: boolean): Recipe {
+  return {
+    type,
+    drives,
+    accepts: refuse ? [...KEYS, 'refusal_code'] : KEYS,
+    movesClock: false,
+    prepare(set) {
+      const { input, code } = settledDebit(set);
+      const refusal = set.refusal_code ?? 'C61';
+      const refusalCode = nocCode(refusal);
+      if (refuse && (!refusalCode?.refusal || refusalCode.refusalNeeds !== null))
+        throw overrideError(
+          'refusal_code',
+          'refusal_code is one of the refused-NOC codes any NOC can get: C61, C62, C63, C65, C66.',
+        );
+      return async (d: Driver) => {
+        const id = await d.createTransfer(input);
+        await d.stepTransfer('submit', id);
+        await d.stepTransfer('settle', id);
+        await d.nocStep('receive', id, code);
+        if (refuse) await d.nocStep('refuse', id, refusal);
+        return id;
+      };
+    },
+  };
+}
+
+export const nocRecipes: Recipe[] = [
+  nocRecipe(
+    'transfer.notification_of_change',
+    'Creates an ACH debit, submits and settles it, then the receiving bank sends a notification of change (noc_code, default C01; its corrected data derived).',
+    false,
+  ),
+  nocRecipe(
+    'transfer.notification_of_change_refused',
+    'As transfer.notification_of_change, then the merchant refuses the NOC (refusal_code, default C61).',
+    true,
+  ),
+];
