@@ -54,6 +54,16 @@ export async function createObjects(t: TestApp, m: TestMerchant): Promise<Ids> {
     url: 'http://127.0.0.1:9/hook',
     enabled_events: ['*'],
   });
+  const captured = await post('/v1/card_payments', { amount: '10.00', currency: 'USD', card });
+  const dispute = await post(`/v1/simulate/card_payments/${captured.id}/dispute`, {});
+  const inbound = await post('/v1/simulate/inbound_transfers', {
+    rail: 'ach',
+    direction: 'debit',
+    amount: '5.00',
+    currency: 'USD',
+    originator: { name: 'Fuzz Originator', routing_number: ROUTING, account_number: '000987654321' },
+  });
+  const counterparty = await post('/v1/counterparties', { name: 'Fuzz', ...account });
   const events = await t.rest('GET', '/v1/events?limit=1', { key: m.secretKey });
   const event = (events.body.data as Json[])[0] as Json;
   const bySegment: Record<string, unknown> = {
@@ -68,6 +78,9 @@ export async function createObjects(t: TestApp, m: TestMerchant): Promise<Ids> {
     fx_quotes: quote.id,
     webhook_endpoints: endpoint.id,
     events: event.id,
+    disputes: dispute.id,
+    inbound_transfers: inbound.id,
+    counterparties: counterparty.id,
   };
   return {
     idFor(template) {
