@@ -212,7 +212,7 @@ describe('a notification of change corrects the saved counterparty', () => {
         {
           code: 'C03',
           reason: 'Incorrect transit/routing number and bank account number',
-          corrected_data: { routing_number: '021000034', account_number: '920003' },
+          corrected_data: { routing_number: '021000034', account_number: '••••0003' },
           counterparty: saved.id,
           received_at: NOC_ARRIVES,
           refuse_by: '2031-12-19T04:59:59.000Z',
@@ -220,6 +220,11 @@ describe('a notification of change corrects the saved counterparty', () => {
         },
       ],
     });
+    // The corrected account number (920003) is the counterparty's from now on: masked like it.
+    expect(JSON.stringify(noticed)).not.toContain('920003');
+    const events = await get(m, `/v1/events?object_id=${id}&limit=100`);
+    expect(JSON.stringify(events.body)).toContain('••••0003');
+    expect(JSON.stringify(events.body)).not.toContain('920003');
     expect(await eventTypes(m, id)).toEqual([
       'transfer.created',
       'transfer.submitted',
@@ -237,11 +242,29 @@ describe('a notification of change corrects the saved counterparty', () => {
         {
           code: 'C03',
           transfer: id,
-          corrected_data: { routing_number: '021000034', account_number: '920003' },
+          corrected_data: { routing_number: '021000034', account_number: '••••0003' },
           received_at: NOC_ARRIVES,
           refused_at: null,
         },
       ],
+    });
+    expect(JSON.stringify(corrected)).not.toContain('920003');
+    const list = (await get(m, '/v1/counterparties')).body;
+    expect(JSON.stringify(list)).toContain(String(saved.id));
+    expect(JSON.stringify(list)).not.toContain('920003');
+    const viaGraphql = await t.gql<{ counterparty: Json; transfer: Json }>(
+      `{ counterparty(id: "${saved.id}") { accountNumberLast4 corrections { correctedData { routingNumber accountNumberLast4 } } }
+         transfer(id: "${id}") { notificationsOfChange { correctedData { accountNumberLast4 } } } }`,
+      {},
+      { key: m.secretKey },
+    );
+    expect(viaGraphql.errors).toBeUndefined();
+    expect(viaGraphql.data).toEqual({
+      counterparty: {
+        accountNumberLast4: '0003',
+        corrections: [{ correctedData: { routingNumber: '021000034', accountNumberLast4: '0003' } }],
+      },
+      transfer: { notificationsOfChange: [{ correctedData: { accountNumberLast4: '0003' } }] },
     });
 
     // The next entry goes to the corrected account: 920003 is no magic account, so no NOC follows.
@@ -337,7 +360,7 @@ describe('a notification of change corrects the saved counterparty', () => {
     expect((await get(m, `/v1/transfers/${inline.id}`)).body).toMatchObject({
       counterparty_id: null,
       notifications_of_change: [
-        { code: 'C01', counterparty: null, corrected_data: { account_number: '90001' } },
+        { code: 'C01', counterparty: null, corrected_data: { account_number: '••••0001' } },
       ],
     });
     const rtp = await post(m, '/v1/transfers', {
@@ -387,7 +410,7 @@ describe('GraphQL and webhooks', () => {
     const noc = await gql<{ simulateTransferNotificationOfChange: { data: Json } }>(`mutation {
       simulateTransferNotificationOfChange(id: "${tr.id}", code: C02, correctedData: { routingNumber: "011000015" }) {
         ... on MutationSimulateTransferNotificationOfChangeSuccess {
-          data { notificationsOfChange { code reason counterparty correctedData { routingNumber accountNumber } receivedAt refuseBy } }
+          data { notificationsOfChange { code reason counterparty correctedData { routingNumber accountNumberLast4 } receivedAt refuseBy } }
         }
         ... on SandbankError { code message }
       } }`);
@@ -398,7 +421,7 @@ describe('GraphQL and webhooks', () => {
           code: 'C02',
           reason: 'Incorrect transit/routing number',
           counterparty: cpty.id,
-          correctedData: { routingNumber: '011000015', accountNumber: null },
+          correctedData: { routingNumber: '011000015', accountNumberLast4: null },
           receivedAt: SETTLED,
           refuseBy: '2031-12-18T04:59:59.000Z',
         },
