@@ -379,6 +379,28 @@ describe('a notification of change corrects the saved counterparty', () => {
       code: 'C61',
     });
     expect(refuse.status).toBe(409);
+    // FedNow is an instant rail too: the step says so, rather than asking for a settled entry.
+    const fednow = await post(m, '/v1/transfers', {
+      rail: 'fednow',
+      direction: 'credit',
+      amount: '5.00',
+      currency: 'USD',
+      counterparty: { name: 'Bob', routing_number: ROUTING, account_number: '20001' },
+    });
+    expect(fednow.status, JSON.stringify(fednow.body)).toBe(200);
+    await advanceTo(m, '2031-12-03T18:00:20.000Z');
+    for (const path of [
+      'simulate/transfers/{id}/notification_of_change',
+      'transfers/{id}/notification_of_change/refuse',
+    ]) {
+      const res = await post(m, `/v1/${path.replace('{id}', String(fednow.body.id))}`, {
+        code: path.startsWith('simulate') ? 'C01' : 'C61',
+      });
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({
+        error: { code: 'invalid_state', message: expect.stringMatching(/FedNow/) },
+      });
+    }
     await expectLedgerBalanced(m);
   });
 });
