@@ -170,6 +170,25 @@ describe('payouts to a saved counterparty', () => {
       counterpartyId: saved.id,
       destination: { name: 'Demo Store operating' },
     });
+    // Both an inline account and a saved one: refused (REST's one field cannot hold both), nothing made.
+    const inline = `{ name: "Other", routingNumber: "${ROUTING}", accountNumber: "000987654321" }`;
+    const both = await t.gql<{ createPayout: Json; createTransfer: Json }>(
+      `mutation {
+        createPayout(amount: "5.00", currency: USD, destination: ${inline}, destinationId: "${saved.id}") {
+          ... on SandbankError { code param } }
+        createTransfer(rail: ach, direction: debit, amount: "5.00", currency: USD, counterparty: ${inline}, counterpartyId: "${saved.id}") {
+          ... on SandbankError { code param } }
+      }`,
+      {},
+      { key: m.secretKey },
+    );
+    expect(both.errors).toBeUndefined();
+    expect(both.data).toEqual({
+      createPayout: { code: 'parameter_invalid', param: 'destination' },
+      createTransfer: { code: 'parameter_invalid', param: 'counterparty' },
+    });
+    expect(await usd(m)).toEqual({ available: 65, pending: 0, reserved: 35 });
+    expect(((await get(m, '/v1/transfers')).body.data as Json[]).length).toBe(0);
     await expectLedgerBalanced(m);
   });
 });
