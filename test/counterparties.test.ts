@@ -481,10 +481,12 @@ describe('GraphQL and webhooks', () => {
     });
     const refused = await gql<{ refuseTransferNotificationOfChange: { data: Json } }>(`mutation {
       refuseTransferNotificationOfChange(id: "${tr.id}", code: C67) {
-        ... on MutationRefuseTransferNotificationOfChangeSuccess { data { notificationsOfChange { refusalCode } } }
+        ... on MutationRefuseTransferNotificationOfChangeSuccess { data { notificationsOfChange { refusalCode refusalReason } } }
       } }`);
     expect(refused.data.refuseTransferNotificationOfChange.data).toEqual({
-      notificationsOfChange: [{ refusalCode: 'C67' }],
+      notificationsOfChange: [
+        { refusalCode: 'C67', refusalReason: 'Routing Number not from Original Entry Detail Record' },
+      ],
     });
     const node = await gql<{ node: Json }>(
       `{ node(id: "${cpty.id}") { ... on Counterparty { routingNumber } } }`,

@@ -119,6 +119,11 @@ const NotificationOfChangeRef = builder.objectRef<NocRecord>('NotificationOfChan
       description: 'The refused-NOC code; null unless refused.',
       resolve: (r) => r.refusal_code,
     }),
+    refusalReason: t.string({
+      nullable: true,
+      description: 'The title of the refusal code; null unless refused.',
+      resolve: (r) => r.refusal_reason,
+    }),
   }),
 });
 
