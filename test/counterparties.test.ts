@@ -103,6 +103,34 @@ describe('saved counterparties', () => {
     expect((await get(other, `/v1/counterparties/${saved.id}`)).status).toBe(404);
   });
 
+  it('are listed newest first in pages, as every list: limit, starting_after, has_more, next_cursor', async () => {
+    const m = await merchantAt(TUESDAY_0900);
+    const ids: string[] = [];
+    for (const name of ['First', 'Second', 'Third']) {
+      ids.push(String((await counterparty(m, { name, account_number: '000123456789' })).id));
+      await post(m, '/v1/clock/advance', { seconds: 1 });
+    }
+    const first = await get(m, '/v1/counterparties?limit=2');
+    expect(first.body).toMatchObject({ status: 'success', has_more: true, next_cursor: ids[1] });
+    expect((first.body.data as Json[]).map((c) => c.name)).toEqual(['Third', 'Second']);
+    const next = await get(m, `/v1/counterparties?limit=2&starting_after=${first.body.next_cursor}`);
+    expect(next.body).toMatchObject({ has_more: false, next_cursor: null });
+    expect((next.body.data as Json[]).map((c) => c.id)).toEqual([ids[0]]);
+    for (const query of ['limit=0', 'limit=101', 'starting_after=cpty%20x', 'page=2']) {
+      const res = await get(m, `/v1/counterparties?${query}`);
+      expect(res.status, query).toBe(400);
+    }
+    const gql = await t.gql<{ counterparties: Json }>(
+      '{ counterparties(first: 2) { edges { node { name } } pageInfo { hasNextPage } } }',
+      {},
+      { key: m.secretKey },
+    );
+    expect(gql.data.counterparties).toEqual({
+      edges: [{ node: { name: 'Third' } }, { node: { name: 'Second' } }],
+      pageInfo: { hasNextPage: true },
+    });
+  });
+
   it('a transfer names one by id; an unknown id is 400 and creates nothing; inline accounts still say what is wrong', async () => {
     const m = await merchantAt(TUESDAY_0900, '0');
     const saved = await counterparty(m, { account_number: '000123456789', account_type: 'savings' });
