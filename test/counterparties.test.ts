@@ -452,6 +452,35 @@ describe('a notification of change corrects the saved counterparty', () => {
   });
 });
 
+describe('the time frames of an NOC and of a return', () => {
+  it('end at the same instant: anything before 24:00 ET of the 2nd banking day, nothing from then on', async () => {
+    const m = await merchantAt(TUESDAY_0900, '0');
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++)
+      ids.push(
+        String(
+          (await debitTo(m, { name: 'Bob', routing_number: ROUTING, account_number: '000123456789' })).id,
+        ),
+      );
+    await advanceTo(m, SETTLED); // Tuesday 13:00 ET: settled; Thursday ends 2031-12-05T05:00Z
+    const [noc1, ret1, noc2, ret2] = ids as [string, string, string, string];
+    await advanceTo(m, '2031-12-05T04:59:59.500Z');
+    const noc = await post(m, `/v1/simulate/transfers/${noc1}/notification_of_change`, { code: 'C01' });
+    expect(noc.status, JSON.stringify(noc.body)).toBe(200);
+    const ret = await post(m, `/v1/simulate/transfers/${ret1}/return`, { code: 'R01' });
+    expect(ret.status, JSON.stringify(ret.body)).toBe(200);
+    await advanceTo(m, '2031-12-05T05:00:00.000Z');
+    const lateNoc = await post(m, `/v1/simulate/transfers/${noc2}/notification_of_change`, { code: 'C01' });
+    expect(lateNoc.body).toMatchObject({ error: { code: 'time_frame_passed' } });
+    expect(String((lateNoc.body.error as Json).message)).toContain('2031-12-05T04:59:59.000Z');
+    const lateReturn = await post(m, `/v1/simulate/transfers/${ret2}/return`, { code: 'R01' });
+    expect(lateReturn.body).toMatchObject({
+      error: { code: 'return_deadline_passed', deadline: '2031-12-05T05:00:00.000Z' },
+    });
+    await expectLedgerBalanced(m);
+  });
+});
+
 describe('GraphQL and webhooks', () => {
   it('createCounterparty, createTransfer(counterpartyId), the NOC mutation and its fields; the webhook is delivered', async () => {
     const m = await merchantAt(TUESDAY_0900, '0');
