@@ -331,6 +331,33 @@ describe('a dishonored return, then contested', () => {
     await expectLedgerSumsToZero(m);
   });
 
+  it('six dishonors of one return at once, then six contests: one of each wins, the ledger moves once each', async () => {
+    const m = await merchantAt(SETTLED);
+    const id = await settled(m);
+    await advanceTo(m, RETURNED);
+    expect((await step(m, id, 'return', { code: 'R01' })).status).toBe(200);
+    expect(await usd(m)).toEqual({ available: 1000, pending: 0, reserved: 0 });
+    for (const [name, code, available] of [
+      ['dishonor_return', 'R69', 1100],
+      ['contest_dishonored_return', 'R74', 1000],
+    ] as const) {
+      const answers = await Promise.all(Array.from({ length: 6 }, () => step(m, id, name, { code })));
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+      for (const res of answers.filter((r) => r.status === 409))
+        expect(res.body).toMatchObject({ error: { code: 'invalid_state' } });
+      expect(await usd(m)).toEqual({ available, pending: 0, reserved: 0 });
+      await expectLedgerSumsToZero(m);
+    }
+    expect(await eventTypes(m, id)).toEqual([
+      'transfer.created',
+      'transfer.submitted',
+      'transfer.settled',
+      'transfer.returned',
+      'transfer.return_dishonored',
+      'transfer.return_contested',
+    ]);
+  });
+
   it("a collection's debit: its return failed the collection, so the return is not dishonored (409, nothing changes)", async () => {
     const m = await merchantAt(SETTLED);
     expect((await post(m, '/v1/collect', { amount: 120, currency: 'USD', reference: 'inv-77' })).status).toBe(

@@ -452,6 +452,45 @@ describe('a notification of change corrects the saved counterparty', () => {
   });
 });
 
+describe('concurrent steps', () => {
+  it('six NOCs on one transfer at once: one arrives, the counterparty is corrected once', async () => {
+    const m = await merchantAt(TUESDAY_0900, '0');
+    const saved = await counterparty(m, { account_number: '000123456789' });
+    const id = String((await debitTo(m, saved.id)).id);
+    await advanceTo(m, SETTLED);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        post(m, `/v1/simulate/transfers/${id}/notification_of_change`, {
+          code: 'C01',
+          corrected_data: { account_number: `55500012${i}` },
+        }),
+      ),
+    );
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    const won = answers.find((res) => res.status === 200)?.body as Json;
+    const cpty = (await get(m, `/v1/counterparties/${saved.id}`)).body;
+    expect(cpty.corrections).toHaveLength(1);
+    const [noc] = won.notifications_of_change as Json[];
+    expect(cpty.account_number).toMatch(/^••••012\d$/);
+    expect(cpty.account_number).toBe((noc?.corrected_data as Json | undefined)?.account_number);
+    expect(
+      (await eventTypes(m, id)).filter((type) => type === 'transfer.notification_of_change'),
+    ).toHaveLength(1);
+    // Six refusals at once: one reverts the correction, the others find it refused.
+    const refusals = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        post(m, `/v1/transfers/${id}/notification_of_change/refuse`, { code: 'C68' }),
+      ),
+    );
+    expect(refusals.map((res) => res.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    expect((await get(m, `/v1/counterparties/${saved.id}`)).body).toMatchObject({
+      account_number: '••••6789',
+      corrections: [{ refusal_code: 'C68' }],
+    });
+    await expectLedgerBalanced(m);
+  });
+});
+
 describe('the time frames of an NOC and of a return', () => {
   it('end at the same instant: anything before 24:00 ET of the 2nd banking day, nothing from then on', async () => {
     const m = await merchantAt(TUESDAY_0900, '0');
