@@ -330,6 +330,76 @@ describe('a dishonored return, then contested', () => {
     );
     await expectLedgerSumsToZero(m);
   });
+
+  it('six dishonors of one return at once, then six contests: one of each wins, the ledger moves once each', async () => {
+    const m = await merchantAt(SETTLED);
+    const id = await settled(m);
+    await advanceTo(m, RETURNED);
+    expect((await step(m, id, 'return', { code: 'R01' })).status).toBe(200);
+    expect(await usd(m)).toEqual({ available: 1000, pending: 0, reserved: 0 });
+    for (const [name, code, available] of [
+      ['dishonor_return', 'R69', 1100],
+      ['contest_dishonored_return', 'R74', 1000],
+    ] as const) {
+      const answers = await Promise.all(Array.from({ length: 6 }, () => step(m, id, name, { code })));
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+      for (const res of answers.filter((r) => r.status === 409))
+        expect(res.body).toMatchObject({ error: { code: 'invalid_state' } });
+      expect(await usd(m)).toEqual({ available, pending: 0, reserved: 0 });
+      await expectLedgerSumsToZero(m);
+    }
+    expect(await eventTypes(m, id)).toEqual([
+      'transfer.created',
+      'transfer.submitted',
+      'transfer.settled',
+      'transfer.returned',
+      'transfer.return_dishonored',
+      'transfer.return_contested',
+    ]);
+  });
+
+  it("a collection's debit: its return failed the collection, so the return is not dishonored (409, nothing changes)", async () => {
+    const m = await merchantAt(SETTLED);
+    expect((await post(m, '/v1/collect', { amount: 120, currency: 'USD', reference: 'inv-77' })).status).toBe(
+      200,
+    );
+    const paid = await post(m, '/v1/simulate/collections/inv-77/pay', {
+      method: 'bank_account',
+      bank_account: { name: 'Ada Lovelace', routing_number: '110000000', account_number: '000123456789' },
+    });
+    expect(paid.status).toBe(200);
+    const id = String((paid.body.payment as Json).id);
+    await step(m, id, 'submit');
+    expect((await step(m, id, 'settle')).body).toMatchObject({ state: 'settled' });
+    expect((await get(m, '/v1/collections/inv-77')).body).toMatchObject({ state: 'succeeded' });
+    await advanceTo(m, RETURNED);
+    expect((await step(m, id, 'return', { code: 'R01' })).body).toMatchObject({ state: 'returned' });
+    expect((await get(m, '/v1/collections/inv-77')).body).toMatchObject({
+      state: 'failed',
+      failure_code: 'R01',
+    });
+    const before = await usd(m);
+
+    expectError(await step(m, id, 'dishonor_return', { code: 'R69' }), 409, 'invalid_state', /collection/);
+    const gql = await t.gql<Record<string, Json>>(
+      `mutation { simulateTransferDishonorReturn(id: "${id}", code: R67) { __typename ... on SandbankError { code } } }`,
+      {},
+      { key: m.secretKey },
+    );
+    expect(gql.data?.simulateTransferDishonorReturn).toMatchObject({ code: 'invalid_state' });
+    expect((await get(m, `/v1/transfers/${id}`)).body).toMatchObject({
+      state: 'returned',
+      dishonored_at: null,
+      dishonor_code: null,
+    });
+    expect((await get(m, '/v1/collections/inv-77')).body).toMatchObject({ state: 'failed' });
+    expect(await usd(m)).toEqual(before);
+    expect(await eventTypes(m, id)).not.toContain('transfer.return_dishonored');
+    const page = await (await signedIn(() => t, m)).get(`/dashboard/transactions/${id}`);
+    expect(page.html).toContain('R01');
+    expect(page.html).not.toContain('data-testid="action-dishonor_return"');
+    await expectLedgerSumsToZero(m);
+  });
 });
 
 describe('payouts share the steps', () => {

@@ -103,6 +103,34 @@ describe('saved counterparties', () => {
     expect((await get(other, `/v1/counterparties/${saved.id}`)).status).toBe(404);
   });
 
+  it('are listed newest first in pages, as every list: limit, starting_after, has_more, next_cursor', async () => {
+    const m = await merchantAt(TUESDAY_0900);
+    const ids: string[] = [];
+    for (const name of ['First', 'Second', 'Third']) {
+      ids.push(String((await counterparty(m, { name, account_number: '000123456789' })).id));
+      await post(m, '/v1/clock/advance', { seconds: 1 });
+    }
+    const first = await get(m, '/v1/counterparties?limit=2');
+    expect(first.body).toMatchObject({ status: 'success', has_more: true, next_cursor: ids[1] });
+    expect((first.body.data as Json[]).map((c) => c.name)).toEqual(['Third', 'Second']);
+    const next = await get(m, `/v1/counterparties?limit=2&starting_after=${first.body.next_cursor}`);
+    expect(next.body).toMatchObject({ has_more: false, next_cursor: null });
+    expect((next.body.data as Json[]).map((c) => c.id)).toEqual([ids[0]]);
+    for (const query of ['limit=0', 'limit=101', 'starting_after=cpty%20x', 'page=2']) {
+      const res = await get(m, `/v1/counterparties?${query}`);
+      expect(res.status, query).toBe(400);
+    }
+    const gql = await t.gql<{ counterparties: Json }>(
+      '{ counterparties(first: 2) { edges { node { name } } pageInfo { hasNextPage } } }',
+      {},
+      { key: m.secretKey },
+    );
+    expect(gql.data.counterparties).toEqual({
+      edges: [{ node: { name: 'Third' } }, { node: { name: 'Second' } }],
+      pageInfo: { hasNextPage: true },
+    });
+  });
+
   it('a transfer names one by id; an unknown id is 400 and creates nothing; inline accounts still say what is wrong', async () => {
     const m = await merchantAt(TUESDAY_0900, '0');
     const saved = await counterparty(m, { account_number: '000123456789', account_type: 'savings' });
@@ -170,6 +198,25 @@ describe('payouts to a saved counterparty', () => {
       counterpartyId: saved.id,
       destination: { name: 'Demo Store operating' },
     });
+    // Both an inline account and a saved one: refused (REST's one field cannot hold both), nothing made.
+    const inline = `{ name: "Other", routingNumber: "${ROUTING}", accountNumber: "000987654321" }`;
+    const both = await t.gql<{ createPayout: Json; createTransfer: Json }>(
+      `mutation {
+        createPayout(amount: "5.00", currency: USD, destination: ${inline}, destinationId: "${saved.id}") {
+          ... on SandbankError { code param } }
+        createTransfer(rail: ach, direction: debit, amount: "5.00", currency: USD, counterparty: ${inline}, counterpartyId: "${saved.id}") {
+          ... on SandbankError { code param } }
+      }`,
+      {},
+      { key: m.secretKey },
+    );
+    expect(both.errors).toBeUndefined();
+    expect(both.data).toEqual({
+      createPayout: { code: 'parameter_invalid', param: 'destination' },
+      createTransfer: { code: 'parameter_invalid', param: 'counterparty' },
+    });
+    expect(await usd(m)).toEqual({ available: 65, pending: 0, reserved: 35 });
+    expect(((await get(m, '/v1/transfers')).body.data as Json[]).length).toBe(0);
     await expectLedgerBalanced(m);
   });
 });
@@ -212,7 +259,7 @@ describe('a notification of change corrects the saved counterparty', () => {
         {
           code: 'C03',
           reason: 'Incorrect transit/routing number and bank account number',
-          corrected_data: { routing_number: '021000034', account_number: '920003' },
+          corrected_data: { routing_number: '021000034', account_number: '••••0003' },
           counterparty: saved.id,
           received_at: NOC_ARRIVES,
           refuse_by: '2031-12-19T04:59:59.000Z',
@@ -220,6 +267,11 @@ describe('a notification of change corrects the saved counterparty', () => {
         },
       ],
     });
+    // The corrected account number (920003) is the counterparty's from now on: masked like it.
+    expect(JSON.stringify(noticed)).not.toContain('920003');
+    const events = await get(m, `/v1/events?object_id=${id}&limit=100`);
+    expect(JSON.stringify(events.body)).toContain('••••0003');
+    expect(JSON.stringify(events.body)).not.toContain('920003');
     expect(await eventTypes(m, id)).toEqual([
       'transfer.created',
       'transfer.submitted',
@@ -237,11 +289,29 @@ describe('a notification of change corrects the saved counterparty', () => {
         {
           code: 'C03',
           transfer: id,
-          corrected_data: { routing_number: '021000034', account_number: '920003' },
+          corrected_data: { routing_number: '021000034', account_number: '••••0003' },
           received_at: NOC_ARRIVES,
           refused_at: null,
         },
       ],
+    });
+    expect(JSON.stringify(corrected)).not.toContain('920003');
+    const list = (await get(m, '/v1/counterparties')).body;
+    expect(JSON.stringify(list)).toContain(String(saved.id));
+    expect(JSON.stringify(list)).not.toContain('920003');
+    const viaGraphql = await t.gql<{ counterparty: Json; transfer: Json }>(
+      `{ counterparty(id: "${saved.id}") { accountNumberLast4 corrections { correctedData { routingNumber accountNumberLast4 } } }
+         transfer(id: "${id}") { notificationsOfChange { correctedData { accountNumberLast4 } } } }`,
+      {},
+      { key: m.secretKey },
+    );
+    expect(viaGraphql.errors).toBeUndefined();
+    expect(viaGraphql.data).toEqual({
+      counterparty: {
+        accountNumberLast4: '0003',
+        corrections: [{ correctedData: { routingNumber: '021000034', accountNumberLast4: '0003' } }],
+      },
+      transfer: { notificationsOfChange: [{ correctedData: { accountNumberLast4: '0003' } }] },
     });
 
     // The next entry goes to the corrected account: 920003 is no magic account, so no NOC follows.
@@ -337,7 +407,7 @@ describe('a notification of change corrects the saved counterparty', () => {
     expect((await get(m, `/v1/transfers/${inline.id}`)).body).toMatchObject({
       counterparty_id: null,
       notifications_of_change: [
-        { code: 'C01', counterparty: null, corrected_data: { account_number: '90001' } },
+        { code: 'C01', counterparty: null, corrected_data: { account_number: '••••0001' } },
       ],
     });
     const rtp = await post(m, '/v1/transfers', {
@@ -356,6 +426,96 @@ describe('a notification of change corrects the saved counterparty', () => {
       code: 'C61',
     });
     expect(refuse.status).toBe(409);
+    // FedNow is an instant rail too: the step says so, rather than asking for a settled entry.
+    const fednow = await post(m, '/v1/transfers', {
+      rail: 'fednow',
+      direction: 'credit',
+      amount: '5.00',
+      currency: 'USD',
+      counterparty: { name: 'Bob', routing_number: ROUTING, account_number: '20001' },
+    });
+    expect(fednow.status, JSON.stringify(fednow.body)).toBe(200);
+    await advanceTo(m, '2031-12-03T18:00:20.000Z');
+    for (const path of [
+      'simulate/transfers/{id}/notification_of_change',
+      'transfers/{id}/notification_of_change/refuse',
+    ]) {
+      const res = await post(m, `/v1/${path.replace('{id}', String(fednow.body.id))}`, {
+        code: path.startsWith('simulate') ? 'C01' : 'C61',
+      });
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({
+        error: { code: 'invalid_state', message: expect.stringMatching(/FedNow/) },
+      });
+    }
+    await expectLedgerBalanced(m);
+  });
+});
+
+describe('concurrent steps', () => {
+  it('six NOCs on one transfer at once: one arrives, the counterparty is corrected once', async () => {
+    const m = await merchantAt(TUESDAY_0900, '0');
+    const saved = await counterparty(m, { account_number: '000123456789' });
+    const id = String((await debitTo(m, saved.id)).id);
+    await advanceTo(m, SETTLED);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        post(m, `/v1/simulate/transfers/${id}/notification_of_change`, {
+          code: 'C01',
+          corrected_data: { account_number: `55500012${i}` },
+        }),
+      ),
+    );
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    const won = answers.find((res) => res.status === 200)?.body as Json;
+    const cpty = (await get(m, `/v1/counterparties/${saved.id}`)).body;
+    expect(cpty.corrections).toHaveLength(1);
+    const [noc] = won.notifications_of_change as Json[];
+    expect(cpty.account_number).toMatch(/^••••012\d$/);
+    expect(cpty.account_number).toBe((noc?.corrected_data as Json | undefined)?.account_number);
+    expect(
+      (await eventTypes(m, id)).filter((type) => type === 'transfer.notification_of_change'),
+    ).toHaveLength(1);
+    // Six refusals at once: one reverts the correction, the others find it refused.
+    const refusals = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        post(m, `/v1/transfers/${id}/notification_of_change/refuse`, { code: 'C68' }),
+      ),
+    );
+    expect(refusals.map((res) => res.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    expect((await get(m, `/v1/counterparties/${saved.id}`)).body).toMatchObject({
+      account_number: '••••6789',
+      corrections: [{ refusal_code: 'C68' }],
+    });
+    await expectLedgerBalanced(m);
+  });
+});
+
+describe('the time frames of an NOC and of a return', () => {
+  it('end at the same instant: anything before 24:00 ET of the 2nd banking day, nothing from then on', async () => {
+    const m = await merchantAt(TUESDAY_0900, '0');
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++)
+      ids.push(
+        String(
+          (await debitTo(m, { name: 'Bob', routing_number: ROUTING, account_number: '000123456789' })).id,
+        ),
+      );
+    await advanceTo(m, SETTLED); // Tuesday 13:00 ET: settled; Thursday ends 2031-12-05T05:00Z
+    const [noc1, ret1, noc2, ret2] = ids as [string, string, string, string];
+    await advanceTo(m, '2031-12-05T04:59:59.500Z');
+    const noc = await post(m, `/v1/simulate/transfers/${noc1}/notification_of_change`, { code: 'C01' });
+    expect(noc.status, JSON.stringify(noc.body)).toBe(200);
+    const ret = await post(m, `/v1/simulate/transfers/${ret1}/return`, { code: 'R01' });
+    expect(ret.status, JSON.stringify(ret.body)).toBe(200);
+    await advanceTo(m, '2031-12-05T05:00:00.000Z');
+    const lateNoc = await post(m, `/v1/simulate/transfers/${noc2}/notification_of_change`, { code: 'C01' });
+    expect(lateNoc.body).toMatchObject({ error: { code: 'time_frame_passed' } });
+    expect(String((lateNoc.body.error as Json).message)).toContain('2031-12-05T04:59:59.000Z');
+    const lateReturn = await post(m, `/v1/simulate/transfers/${ret2}/return`, { code: 'R01' });
+    expect(lateReturn.body).toMatchObject({
+      error: { code: 'return_deadline_passed', deadline: '2031-12-05T05:00:00.000Z' },
+    });
     await expectLedgerBalanced(m);
   });
 });
@@ -387,7 +547,7 @@ describe('GraphQL and webhooks', () => {
     const noc = await gql<{ simulateTransferNotificationOfChange: { data: Json } }>(`mutation {
       simulateTransferNotificationOfChange(id: "${tr.id}", code: C02, correctedData: { routingNumber: "011000015" }) {
         ... on MutationSimulateTransferNotificationOfChangeSuccess {
-          data { notificationsOfChange { code reason counterparty correctedData { routingNumber accountNumber } receivedAt refuseBy } }
+          data { notificationsOfChange { code reason counterparty correctedData { routingNumber accountNumberLast4 } receivedAt refuseBy } }
         }
         ... on SandbankError { code message }
       } }`);
@@ -398,7 +558,7 @@ describe('GraphQL and webhooks', () => {
           code: 'C02',
           reason: 'Incorrect transit/routing number',
           counterparty: cpty.id,
-          correctedData: { routingNumber: '011000015', accountNumber: null },
+          correctedData: { routingNumber: '011000015', accountNumberLast4: null },
           receivedAt: SETTLED,
           refuseBy: '2031-12-18T04:59:59.000Z',
         },
@@ -417,10 +577,12 @@ describe('GraphQL and webhooks', () => {
     });
     const refused = await gql<{ refuseTransferNotificationOfChange: { data: Json } }>(`mutation {
       refuseTransferNotificationOfChange(id: "${tr.id}", code: C67) {
-        ... on MutationRefuseTransferNotificationOfChangeSuccess { data { notificationsOfChange { refusalCode } } }
+        ... on MutationRefuseTransferNotificationOfChangeSuccess { data { notificationsOfChange { refusalCode refusalReason } } }
       } }`);
     expect(refused.data.refuseTransferNotificationOfChange.data).toEqual({
-      notificationsOfChange: [{ refusalCode: 'C67' }],
+      notificationsOfChange: [
+        { refusalCode: 'C67', refusalReason: 'Routing Number not from Original Entry Detail Record' },
+      ],
     });
     const node = await gql<{ node: Json }>(
       `{ node(id: "${cpty.id}") { ... on Counterparty { routingNumber } } }`,

@@ -77,6 +77,28 @@ describe('dashboard: counterparties and notifications of change', () => {
     expect(corrected.html).toContain('data-testid="correction" data-code="C05"');
     expect(corrected.html).toMatch(/data-testid="account-type">savings</);
 
+    // A C06 on a second transfer corrects the account number: shown masked, as the account is.
+    const second = await api('POST', '/v1/transfers', {
+      rail: 'same_day_ach',
+      direction: 'debit',
+      amount: '5.00',
+      currency: 'USD',
+      counterparty: id,
+    });
+    await api('POST', '/v1/clock/advance', { to: '2031-12-02T22:00:00.000Z' });
+    expect((await browser.get(`/dashboard/transactions/${second.id}`)).html).toContain(
+      'data-testid="action-notify_change"',
+    );
+    await api('POST', `/v1/simulate/transfers/${second.id}/notification_of_change`, {
+      code: 'C01',
+      corrected_data: { account_number: '5550001234' },
+    });
+    for (const path of [`/dashboard/transactions/${second.id}`, `/dashboard/counterparties/${id}`]) {
+      const shown = (await browser.get(path)).html;
+      expect(shown).toContain('account_number: ••••1234');
+      expect(shown).not.toContain('5550001234');
+    }
+
     await browser.post(`/dashboard/transactions/${tr}/actions/refuse_change`, { code: 'C69' });
     const refused = await browser.get(`/dashboard/transactions/${tr}`);
     expect(refused.html).toContain('refused C69');

@@ -48,10 +48,10 @@ const CorrectedDataRef = builder.objectRef<CorrectedData>('NocCorrectedData').im
       description: 'The corrected routing number.',
       resolve: (d) => d.routing_number ?? null,
     }),
-    accountNumber: t.string({
+    accountNumberLast4: t.string({
       nullable: true,
-      description: 'The corrected account number, in full.',
-      resolve: (d) => d.account_number ?? null,
+      description: 'The last 4 digits of the corrected account number (never shown in full, as elsewhere).',
+      resolve: (d) => d.account_number?.slice(-4) ?? null,
     }),
     accountType: t.field({
       type: BankAccountTypeEnum,
@@ -118,6 +118,11 @@ const NotificationOfChangeRef = builder.objectRef<NocRecord>('NotificationOfChan
       nullable: true,
       description: 'The refused-NOC code; null unless refused.',
       resolve: (r) => r.refusal_code,
+    }),
+    refusalReason: t.string({
+      nullable: true,
+      description: 'The title of the refusal code; null unless refused.',
+      resolve: (r) => r.refusal_reason,
     }),
   }),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { timestamp, type Wire, wireMetadata, wireResource } from '../../kernel/wire-resources.ts';
-import { CHANGE_CODES, REFUSAL_CODES } from '../transfers/transfers.noc.ts';
+import { CHANGE_CODES, maskedCorrectedData, REFUSAL_CODES } from '../transfers/transfers.noc.ts';
 import { CorrectedDataWire } from '../transfers/transfers.noc-wire.ts';
 import type { CounterpartyRow } from './counterparties.table.ts';
 
@@ -61,7 +61,7 @@ export function counterpartyResource(row: CounterpartyRow): Wire<typeof Counterp
       code: c.code,
       reason: c.reason,
       transfer: c.transferId,
-      corrected_data: c.corrected as Wire<typeof CorrectedDataWire>,
+      corrected_data: maskedCorrectedData(c.corrected) as Wire<typeof CorrectedDataWire>,
       received_at: c.receivedAt,
       refused_at: c.refusedAt,
       refusal_code: c.refusalCode,

@@ -218,9 +218,9 @@ function heldBack(tx: TypedTransaction, action: TransactionAction): boolean {
   if (tx.kind === 'issuing_authorization' && tx.row.cardPaymentId !== null) return true;
   if (action === 'cancel' && (tx.kind === 'transfer' || tx.kind === 'payout'))
     return tx.row.collectionId !== null;
-  // Only the return of a settled entry can be dishonored.
+  // Only the return of a settled entry can be dishonored, and not a collection debit's.
   if (action === 'dishonor_return' && (tx.kind === 'transfer' || tx.kind === 'payout'))
-    return tx.row.settledAt === null;
+    return tx.row.settledAt === null || tx.row.collectionId !== null;
   if (action === 'refund' && tx.kind === 'issuing_authorization')
     return tx.row.amountRefunded >= tx.row.amountCaptured;
   return false;

@@ -356,6 +356,19 @@ const contestBodies = {
   }),
 };
 
+/**
+ * An inline account and a saved counterparty's id are one REST field (`counterparty`,
+ * `destination`): given both, the mutation is refused as REST would refuse two values, rather than
+ * one of them silently winning. 400 parameter_invalid, nothing created.
+ */
+function notBoth(inline: unknown, savedId: unknown, param: string, idArg: string): void {
+  if (inline !== null && inline !== undefined && savedId !== null && savedId !== undefined)
+    throw new SandbankError('parameter_invalid', {
+      param,
+      message: `Give ${param} (an inline account) or ${idArg} (a saved counterparty), not both.`,
+    });
+}
+
 builder.queryFields((t) => ({
   transfer: t.field({
     type: TransferRef,
@@ -554,6 +567,7 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
     },
     resolve: (_root, args, ctx) => {
+      notBoth(args.counterparty, args.counterpartyId, 'counterparty', 'counterpartyId');
       const body = createTransferBody.body(args);
       return transferMutation(ctx, 'createTransfer', args.idempotencyKey, body, (svc) =>
         createTransfer(svc, createTransferBody.parse(body)),
@@ -583,6 +597,7 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
     },
     resolve: (_root, args, ctx) => {
+      notBoth(args.destination, args.destinationId, 'destination', 'destinationId');
       const body = createPayoutBody.body(args);
       return payoutMutation(ctx, 'createPayout', args.idempotencyKey, body, (svc) =>
         createPayout(svc, createPayoutBody.parse(body)),

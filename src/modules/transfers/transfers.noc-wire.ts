@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { timestamp } from '../../kernel/wire-resources.ts';
-import { CHANGE_CODES, type NocRecord, REFUSAL_CODES } from './transfers.noc.ts';
+import { CHANGE_CODES, maskedCorrectedData, type NocRecord, REFUSAL_CODES } from './transfers.noc.ts';
 
 const text = (description: string) => z.string().meta({ description });
 
@@ -8,7 +8,9 @@ const text = (description: string) => z.string().meta({ description });
 export const CorrectedDataWire = z
   .object({
     routing_number: text('The corrected ABA routing number (C02, C03, C07).').optional(),
-    account_number: text('The corrected account number, in full (C01, C03, C06, C07).').optional(),
+    account_number: text(
+      'The corrected account number, masked to its last 4 digits (••••0003) as everywhere (C01, C03, C06, C07).',
+    ).optional(),
     account_type: z
       .enum(['checking', 'savings'])
       .meta({ description: 'The account type the corrected transaction code posts to (C05, C06, C07).' })
@@ -56,4 +58,6 @@ export const NotificationOfChangeWire = z
   });
 
 export const nocWire = (record: NocRecord): z.input<typeof NotificationOfChangeWire> =>
-  record as z.input<typeof NotificationOfChangeWire>;
+  ({ ...record, corrected_data: maskedCorrectedData(record.corrected_data) }) as z.input<
+    typeof NotificationOfChangeWire
+  >;

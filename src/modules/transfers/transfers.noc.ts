@@ -159,6 +159,17 @@ export interface NocOriginal {
 
 export type CorrectedData = Partial<Record<NocField | 'transaction_code', string>>;
 
+/**
+ * Corrected data as the API, events and dashboard show it: a corrected account number masked to its
+ * last 4 digits (••••0003), as on the counterparty and the transfer, since it is the account's
+ * number from then on. The full value is stored (the counterparty needs it) and never shown.
+ */
+export function maskedCorrectedData(data: CorrectedData): CorrectedData {
+  return data.account_number === undefined
+    ? data
+    : { ...data, account_number: `••••${data.account_number.slice(-4)}` };
+}
+
 /** The ACH transaction code of a live entry: 22/27 checking credit/debit, 32/37 savings. */
 export function transactionCode(accountType: 'checking' | 'savings', direction: Direction): string {
   return `${accountType === 'checking' ? 2 : 3}${direction === 'credit' ? 2 : 7}`;

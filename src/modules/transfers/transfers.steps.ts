@@ -210,7 +210,8 @@ async function postReturnEffect(
 /**
  * returned → return_dishonored: the ODFI refuses the return (R61-R70, within 5 banking days of the
  * return); the entry's effect is applied again, as if it had not come back. Only a return of a
- * settled entry can be dishonored.
+ * settled entry can be dishonored, and not that of a collection's debit (409: the return failed
+ * the collection, a final state).
  */
 export async function dishonorReturn(
   tx: Tx,
@@ -223,6 +224,12 @@ export async function dishonorReturn(
   if (row.settledAt === null || row.returnedAt === null || row.returnCode === null) {
     throw new SandbankError('invalid_state', {
       message: `This ${kind.machine.object} came back before it settled; only the return of a settled entry can be dishonored.`,
+    });
+  }
+  if (row.collectionId !== null) {
+    // Its return failed the collection (final): the money cannot come back while it stays failed.
+    throw new SandbankError('invalid_state', {
+      message: `This debit paid collection ${row.reference}, which its return failed; the return of a collection's debit is not dishonored.`,
     });
   }
   const now = ctx.clock.now();

@@ -8,7 +8,11 @@ import {
   getCounterparty,
   listCounterparties,
 } from '../../modules/counterparties/counterparties.service.ts';
-import type { NocRecord } from '../../modules/transfers/transfers.noc.ts';
+import {
+  type CorrectedData,
+  maskedCorrectedData,
+  type NocRecord,
+} from '../../modules/transfers/transfers.noc.ts';
 import { bankWhen } from '../bank-time.ts';
 import { cursorOf, olderLink, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
@@ -25,8 +29,8 @@ const LIST = '/dashboard/counterparties';
 const pathOf = (id: string) => `${LIST}/${encodeURIComponent(id)}`;
 
 /** Corrected data as `field: value` pairs. */
-function correctedText(data: Record<string, string | undefined>): string {
-  return Object.entries(data)
+function correctedText(data: CorrectedData): string {
+  return Object.entries(maskedCorrectedData(data))
     .filter(([, value]) => value !== undefined)
     .map(([field, value]) => `${field}: ${value}`)
     .join(' · ');
