@@ -165,7 +165,9 @@ describe('the group commit of payments captured at once', () => {
       events: await db
         .select({ type: events.type, objectId: events.objectId })
         .from(events)
-        .where(where(events)),
+        .where(where(events))
+        // Ids increase in the order events are made; the heap's order is not promised.
+        .orderBy(events.id),
       postings: await db.select().from(ledgerPostings).where(where(ledgerPostings)),
       releaseJobs: await db
         .select()
