@@ -118,6 +118,16 @@ export function returnRule(code: string): ReturnRule | null {
   return RETURN_RULES.get(code) ?? null;
 }
 
+/** The code's rule; 400 parameter_invalid for a code the reference does not list. */
+function knownRule(code: string): ReturnRule {
+  const rule = returnRule(code);
+  if (rule) return rule;
+  throw new SandbankError('parameter_invalid', {
+    param: 'code',
+    message: `${code.slice(0, 8)} is not a Nacha return code (R01-R85, as listed in the reference).`,
+  });
+}
+
 const REFUSAL_TEXT: Readonly<Record<Refusal, string>> = {
   dishonor_code: "is an ODFI's code for dishonoring a return (use the dishonor_return step)",
   contest_code:
@@ -182,13 +192,7 @@ export interface ReturnVerdict {
  * when its time frame is over, unless `untimely` lets it arrive late.
  */
 export function checkReturn(input: ReturnCheck): ReturnVerdict {
-  const rule = returnRule(input.code);
-  if (!rule) {
-    throw new SandbankError('parameter_invalid', {
-      param: 'code',
-      message: `${input.code.slice(0, 8)} is not a Nacha return code (R01-R85, as listed in the reference).`,
-    });
-  }
+  const rule = knownRule(input.code);
   const refusal = returnRefusal(rule, input.direction);
   if (refusal) throw new SandbankError('return_code_not_allowed', { param: 'code', message: refusal });
   const deadline = input.settledAt ? returnDeadlineOf(rule, input.settledAt) : null;
@@ -302,13 +306,7 @@ export function checkDishonor(input: ReturnFacts & { code: string; returnedAt: D
   title: string;
   deadline: Date;
 } {
-  const rule = returnRule(input.code);
-  if (!rule) {
-    throw new SandbankError('parameter_invalid', {
-      param: 'code',
-      message: `${input.code.slice(0, 8)} is not a Nacha return code (R01-R85, as listed in the reference).`,
-    });
-  }
+  const rule = knownRule(input.code);
   if (!(DISHONOR_CODES as readonly string[]).includes(rule.code)) {
     throw new SandbankError('return_code_not_allowed', {
       param: 'code',
@@ -328,13 +326,7 @@ export function checkContest(input: { code: string; dishonorCode: string; dishon
   title: string;
   deadline: Date;
 } {
-  const rule = returnRule(input.code);
-  if (!rule) {
-    throw new SandbankError('parameter_invalid', {
-      param: 'code',
-      message: `${input.code.slice(0, 8)} is not a Nacha return code (R01-R85, as listed in the reference).`,
-    });
-  }
+  const rule = knownRule(input.code);
   if (!(CONTEST_CODES as readonly string[]).includes(rule.code)) {
     throw new SandbankError('return_code_not_allowed', {
       param: 'code',
