@@ -60,7 +60,7 @@ describe('inbound transfers over REST', () => {
     expect(hook.status).toBe(200);
     await ledgerBalanced(m);
 
-    // Friday 17:00 ET is after the last window: the entries travel in Monday's first window.
+    // Friday 17:00 ET is after the last window: the entries go in Monday's overnight deposit (02:15 ET).
     const credit = await inbound(m, { rail: 'ach', direction: 'credit', reference: 'payroll-1' });
     expect(credit.status, credit.text).toBe(200);
     expect(credit.body).toMatchObject({
@@ -71,8 +71,8 @@ describe('inbound transfers over REST', () => {
       amount: 250,
       sec_code: 'CCD',
       originator: { name: 'Acme Payroll', routing_number: '021000021', account_number: '••••4321' },
-      expected_arrival_at: '2031-12-08T15:30:00.000Z',
-      expected_settlement_at: '2031-12-09T13:30:00.000Z',
+      expected_arrival_at: '2031-12-08T07:15:00.000Z',
+      expected_settlement_at: '2031-12-08T13:30:00.000Z',
       return_deadline: null,
       reference: 'payroll-1',
     });
@@ -136,18 +136,18 @@ describe('inbound transfers over REST', () => {
     const instantReturn = await post(m, `/v1/inbound_transfers/${instant.body.id}/return`, { code: 'R23' });
     expect(instantReturn.status).toBe(409);
 
-    // The weekend passes; Monday's window carries them; Tuesday 08:30 ET they settle.
-    const ran = await advanceTo(m, '2031-12-09T13:30:00.000Z');
+    // The weekend passes; Monday's overnight deposit carries them; Monday 08:30 ET they settle.
+    const ran = await advanceTo(m, '2031-12-08T13:30:00.000Z');
     expect(ran.filter((job) => job.startsWith('inbound_transfer.settle'))).toEqual([
-      'inbound_transfer.settle@2031-12-09T13:30:00.000Z',
-      'inbound_transfer.settle@2031-12-09T13:30:00.000Z',
+      'inbound_transfer.settle@2031-12-08T13:30:00.000Z',
+      'inbound_transfer.settle@2031-12-08T13:30:00.000Z',
     ]);
     const settledDebit = await get(m, `/v1/inbound_transfers/${debit.body.id}`);
     expect(settledDebit.body).toMatchObject({
       state: 'settled',
-      settled_at: '2031-12-09T13:30:00.000Z',
-      // 2 banking days after Tuesday: the end of Thursday ET.
-      return_deadline: '2031-12-12T05:00:00.000Z',
+      settled_at: '2031-12-08T13:30:00.000Z',
+      // 2 banking days after Monday: the end of Wednesday ET.
+      return_deadline: '2031-12-11T05:00:00.000Z',
     });
     expect(await usd(m)).toEqual({ available: 1050, pending: 0, reserved: 0 });
     await ledgerBalanced(m);
@@ -174,7 +174,7 @@ describe('inbound transfers over REST', () => {
     const late = await post(m, `/v1/inbound_transfers/${debit.body.id}/return`, { code: 'R01' });
     expect(late.status).toBe(422);
     expect(late.body.error).toMatchObject({ code: 'return_deadline_passed', param: 'code' });
-    expect(String((late.body.error as Json).message)).toContain('2031-12-12T05:00:00.000Z');
+    expect(String((late.body.error as Json).message)).toContain('2031-12-11T05:00:00.000Z');
     await ledgerBalanced(m);
     const unauthorized = await post(m, `/v1/inbound_transfers/${debit.body.id}/return`, { code: 'R10' });
     expect(unauthorized.status, unauthorized.text).toBe(200);
