@@ -347,7 +347,9 @@ describe('GraphQL subscriptions over graphql-ws on /graphql', () => {
     const achId = ach.body.id;
     const settled = await call(server, key, 'POST', `/v1/simulate/inbound_transfers/${achId}/settle`, {});
     expect(settled.status, JSON.stringify(settled.body)).toBe(200);
-    const returned = await call(server, key, 'POST', `/v1/inbound_transfers/${achId}/return`, { code: 'R23' });
+    const returned = await call(server, key, 'POST', `/v1/inbound_transfers/${achId}/return`, {
+      code: 'R23',
+    });
     expect(returned.status, JSON.stringify(returned.body)).toBe(200);
     const fednow = await call(server, key, 'POST', '/v1/simulate/inbound_transfers', {
       rail: 'fednow',
