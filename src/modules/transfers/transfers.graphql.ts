@@ -571,7 +571,7 @@ builder.mutationFields((t) => ({
         required: true,
         description: 'USD (payouts are in USD; another code is currency_unsupported).',
       }),
-      method: t.arg({ type: RailEnum, description: 'ach (default), same_day_ach or rtp.' }),
+      method: t.arg({ type: RailEnum, description: 'ach (default), same_day_ach, rtp or fednow.' }),
       destination: t.arg({
         type: CounterpartyInput,
         description: "The merchant's own bank account (or destinationId).",
