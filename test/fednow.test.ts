@@ -120,6 +120,13 @@ describe('FedNow', () => {
     const submit = await post(m, `/v1/simulate/transfers/${sent.body.id}/submit`);
     expect(submit.status).toBe(409);
     expect(String((submit.body.error as Json).message)).toContain('FedNow');
+    // Nor notifications of change, which are ACH's.
+    const noc = await post(m, `/v1/simulate/transfers/${sent.body.id}/notification_of_change`, {
+      code: 'C01',
+    });
+    expect(noc.status).toBe(409);
+    expect(String((noc.body.error as Json).message)).toContain('FedNow transfer is completed');
+    expect(String((noc.body.error as Json).message)).toContain('ACH entries only');
     await ledgerBalanced(m);
 
     // A payout by FedNow: paid within seconds, on Christmas Day.

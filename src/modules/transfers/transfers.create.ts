@@ -128,7 +128,7 @@ function entryChange(ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome)
     metadata: spec.metadata,
     counterpartyId: spec.counterpartyId ?? null,
     nocCode:
-      spec.kind === 'transfer' && spec.rail !== 'rtp' ? magicNocCode(spec.account.accountNumber) : null,
+      spec.kind === 'transfer' && !isInstantRail(spec.rail) ? magicNocCode(spec.account.accountNumber) : null,
     notificationsOfChange: [],
     createdAt: now,
     updatedAt: now,

@@ -35,7 +35,7 @@ import {
   refusalDeadline,
   transactionCode,
 } from './transfers.noc.ts';
-import type { Direction } from './transfers.rails.ts';
+import { type Direction, isInstantRail } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
 import { entryEvent, withEntry } from './transfers.rows.ts';
 import { transfers } from './transfers.table.ts';
@@ -110,9 +110,9 @@ function whenEt(at: Date): string {
 }
 
 function notAch(row: TransferRow): void {
-  if (row.rail === 'rtp')
+  if (isInstantRail(row.rail))
     throw new SandbankError('invalid_state', {
-      message: `This RTP ${row.kind} is ${row.state}; notifications of change are for ACH entries only.`,
+      message: `This ${row.rail === 'fednow' ? 'FedNow' : 'RTP'} ${row.kind} is ${row.state}; notifications of change are for ACH entries only.`,
     });
 }
 
