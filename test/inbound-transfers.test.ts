@@ -135,6 +135,8 @@ describe('inbound transfers over REST', () => {
     expect(early.body.error).toMatchObject({ code: 'invalid_state' });
     const instantReturn = await post(m, `/v1/inbound_transfers/${instant.body.id}/return`, { code: 'R23' });
     expect(instantReturn.status).toBe(409);
+    expect(await usd(m)).toEqual({ available: 1100, pending: 250, reserved: 0 });
+    await ledgerBalanced(m);
 
     // The weekend passes; Monday's overnight deposit carries them; Monday 08:30 ET they settle.
     const ran = await advanceTo(m, '2031-12-08T13:30:00.000Z');
@@ -168,6 +170,8 @@ describe('inbound transfers over REST', () => {
       });
       expect(String((res.body.error as Json).message)).toContain(message);
     }
+    expect(await usd(m)).toEqual({ available: 1050, pending: 0, reserved: 0 });
+    await ledgerBalanced(m);
 
     // Friday: past the 2-banking-day frame of R01, inside the 60 days of R10.
     await advanceTo(m, '2031-12-12T15:00:00.000Z');
@@ -188,6 +192,8 @@ describe('inbound transfers over REST', () => {
     await ledgerBalanced(m);
     const again = await post(m, `/v1/inbound_transfers/${debit.body.id}/return`, { code: 'R10' });
     expect(again.status).toBe(409);
+    expect(await usd(m)).toEqual({ available: 1350, pending: 0, reserved: 0 });
+    await ledgerBalanced(m);
 
     expect(await eventTypes(m, String(debit.body.id))).toEqual([
       'inbound_transfer.created',
@@ -334,5 +340,47 @@ describe('inbound transfers over GraphQL and webhooks', () => {
       ].sort(),
     );
     receiver.assertConforming();
+  });
+});
+
+describe('inbound transfers racing their own steps', () => {
+  it('settle now racing the settle job, then returns racing each other: each step happens once', async () => {
+    // Monday 2031-12-08 12:00 ET: a Same-Day ACH entry goes in the 14:45 window, settled 17:00 ET.
+    const m = await merchantAt('2031-12-08T17:00:00.000Z', '0');
+    for (let round = 0; round < 4; round++) {
+      const debit = await inbound(m, {
+        rail: 'same_day_ach',
+        direction: 'debit',
+        amount: '20.00',
+        sec_code: 'PPD',
+      });
+      expect(debit.status, debit.text).toBe(200);
+      const settlesAt = String(debit.body.expected_settlement_at);
+      // Settle it through the API while the clock runs the settle job of the same instant.
+      const [settled, advanced] = await Promise.all([
+        post(m, `/v1/simulate/inbound_transfers/${debit.body.id}/settle`),
+        post(m, '/v1/clock/advance', { to: settlesAt }),
+      ]);
+      expect(advanced.status, advanced.text).toBe(200);
+      expect([200, 409]).toContain(settled.status);
+      await ledgerBalanced(m);
+      expect((await get(m, `/v1/inbound_transfers/${debit.body.id}`)).body.state).toBe('settled');
+      const returns = await Promise.all(
+        ['R10', 'R01', 'R10'].map((code) =>
+          post(m, `/v1/inbound_transfers/${debit.body.id}/return`, { code }),
+        ),
+      );
+      expect(returns.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+      await ledgerBalanced(m);
+      expect(await eventTypes(m, String(debit.body.id))).toEqual([
+        'inbound_transfer.created',
+        'inbound_transfer.settled',
+        'inbound_transfer.returned',
+      ]);
+      // Taken and given back once: the balance is where it started.
+      expect(await usd(m)).toEqual({ available: 0, pending: 0, reserved: 0 });
+      // The next round starts after this one's settlement, the next morning.
+      await advanceTo(m, new Date(Date.parse(settlesAt) + 16 * 3600 * 1000).toISOString());
+    }
   });
 });
