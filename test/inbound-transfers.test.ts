@@ -321,6 +321,20 @@ describe('inbound transfers over GraphQL and webhooks', () => {
       'completed',
       'returned',
     ]);
+    const onFedNow = await gql(m, '{ inboundTransfers(rail: fednow) { edges { node { id } } } }');
+    expect((onFedNow.inboundTransfers as { edges: { node: Json }[] }).edges.map((e) => e.node.id)).toEqual([
+      fednow.data.id,
+    ]);
+    // An unknown rail is refused, as REST refuses it (400), not answered with an empty list.
+    const badRail = await t.gql<Json>(
+      '{ inboundTransfers(rail: "nonsense") { edges { node { id } } } }',
+      {},
+      {
+        key: m.secretKey,
+      },
+    );
+    expect(badRail.errors?.[0]?.message).toContain('nonsense');
+    expect((await get(m, '/v1/inbound_transfers?rail=nonsense')).status).toBe(400);
     const node = await gql(m, `{ node(id: "${id}") { __typename id } }`);
     expect(node.node).toEqual({ __typename: 'InboundTransfer', id });
 
