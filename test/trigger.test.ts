@@ -213,6 +213,7 @@ describe('overrides', () => {
       ['transfer.returned', { return_code: 'R99' }, 'parameter_invalid', 'set.return_code'],
       ['payout.returned', { return_code: 'R01' }, 'parameter_invalid', 'set.return_code'],
       ['transfer.returned', { return_code: 'R68' }, 'parameter_invalid', 'set.return_code'],
+      ['inbound_transfer.completed', { amount: '10000000.01' }, 'amount_exceeds_rail_limit', 'set.amount'],
       // The inbound entry would be created and settled before its return refused these.
       ['inbound_transfer.returned', { return_code: 'R29' }, 'parameter_invalid', 'set.return_code'],
       ['inbound_transfer.returned', { return_code: 'R23' }, 'parameter_invalid', 'set.return_code'],

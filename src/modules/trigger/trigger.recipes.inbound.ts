@@ -12,7 +12,7 @@ import {
   returnInboundTransfer,
   settleInboundTransfer,
 } from '../inbound-transfers/inbound-transfers.service.ts';
-import { achReturnReason } from '../transfers/transfers.rails.ts';
+import { achReturnReason, RAIL_LIMIT_MINOR } from '../transfers/transfers.rails.ts';
 import type { Driver } from './trigger.driver.ts';
 import type { Overrides, Recipe } from './trigger.recipes.ts';
 
@@ -49,7 +49,11 @@ function inboundInput(set: Overrides, rail: string, direction: string, secCode?:
       },
       createInboundTransferFieldCodes,
     ) as CreateInboundTransferInput;
-    parseAmount(input.amount, input.currency);
+    if (parseAmount(input.amount, input.currency) > RAIL_LIMIT_MINOR[input.rail])
+      throw new SandbankError('amount_exceeds_rail_limit', {
+        param: 'amount',
+        message: `The amount is over the ${input.rail} limit per entry.`,
+      });
     return input;
   } catch (error) {
     if (error instanceof SandbankError && error.param && !error.param.startsWith('set.'))
