@@ -42,6 +42,7 @@ describe('disputes in the dashboard', () => {
 
     const paymentPage = await browser.get(`/dashboard/transactions/${id}`);
     expect(paymentPage.html).toContain(`/dashboard/disputes/new?card_payment=${id}`);
+    expect(paymentPage.html).toContain('data-testid="action-refund"');
     const form = await browser.get(`/dashboard/disputes/new?card_payment=${id}`);
     expect(form.status).toBe(200);
     expect(form.html).toContain('data-testid="open-dispute-form"');
@@ -82,6 +83,11 @@ describe('disputes in the dashboard', () => {
     const disputed = await browser.get(`/dashboard/transactions/${id}`);
     expect(disputed.html).toContain(`/dashboard/disputes/${disputeId}`);
     expect(disputed.html).toContain('dispute_fee');
+    // No refund button on a disputed payment (a refund would be refused, 409), nor through the API's actions.
+    expect(disputed.html).not.toContain('data-testid="action-refund"');
+    const refund = await browser.post(`/dashboard/transactions/${id}/actions/refund`, { amount: '5' });
+    expect(refund.location).toBe(`/dashboard/transactions/${id}`);
+    expect((await get(m, `/v1/card_payments/${id}`)).body).toMatchObject({ amount_refunded: 0 });
     // The list.
     const list = await browser.get('/dashboard/disputes');
     expect(list.html.match(/data-testid="dispute-row"/g)).toHaveLength(1);

@@ -567,6 +567,44 @@ describe('the simulate step and the dispute operations', () => {
     await expectLedgerBalanced(m);
   });
 
+  it('racing resolutions and the review job: the dispute is won once, its postings made once', async () => {
+    const { m } = await merchant();
+    const payment = await pay(m, '4242424242424242', 40);
+    const before = await balances(m);
+    const dispute = await ok(post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, {}));
+    await expectLedgerBalanced(m);
+    await ok(post(m, `/v1/disputes/${dispute.id}`, { evidence: { uncategorized_text: 'winning_evidence' } }));
+    await expectLedgerBalanced(m);
+    const results = await Promise.all(
+      [1, 2, 3].map(() => post(m, `/v1/simulate/disputes/${dispute.id}/resolve`, { outcome: 'won' })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+    await expectLedgerBalanced(m);
+    // The review's end passes: its job finds the dispute decided and leaves it.
+    await advance(m, 3 * DAY);
+    expect(await ok(get(m, `/v1/disputes/${dispute.id}`))).toMatchObject({
+      state: 'won',
+      outcome_reason: 'simulated',
+    });
+    const postings = (await ok(get(m, `/v1/balance_transactions?source_id=${dispute.id}&limit=100`)))
+      .data as Json[];
+    expect(postings.map((p) => p.type).sort()).toEqual(
+      ['dispute', 'dispute_fee', 'dispute_fee_returned', 'dispute_won'].sort(),
+    );
+    expect((await balances(m)).available).toBe(before.available);
+    // A decided dispute refuses everything else.
+    for (const [path, body] of [
+      [`/v1/disputes/${dispute.id}/close`, {}],
+      [`/v1/disputes/${dispute.id}`, { evidence: { uncategorized_text: 'more' } }],
+      [`/v1/simulate/disputes/${dispute.id}/resolve`, { outcome: 'lost' }],
+    ] as const) {
+      const res = await post(m, path, body);
+      expect(res.status, path).toBe(409);
+      expect((res.body.error as Json).code, path).toBe('invalid_state');
+    }
+    await expectLedgerBalanced(m);
+  });
+
   it('two racing disputes of one payment: one wins, the other is refused', async () => {
     const { m } = await merchant();
     const payment = await pay(m, '4242424242424242', 10);

@@ -100,6 +100,8 @@ describe('FedNow', () => {
     const atLimit = await fednow(m, { amount: '10000000.00' });
     expect(atLimit.status).toBe(422);
     expect(atLimit.body.error).toMatchObject({ code: 'insufficient_balance' });
+    expect(await usd(m)).toEqual({ available: 870, pending: 0, reserved: 130 });
+    await ledgerBalanced(m);
 
     await post(m, '/v1/clock/advance', { seconds: 5 });
     expect(await get(m, `/v1/transfers/${sent.body.id}`)).toMatchObject({
@@ -118,6 +120,14 @@ describe('FedNow', () => {
     const submit = await post(m, `/v1/simulate/transfers/${sent.body.id}/submit`);
     expect(submit.status).toBe(409);
     expect(String((submit.body.error as Json).message)).toContain('FedNow');
+    // Nor notifications of change, which are ACH's.
+    const noc = await post(m, `/v1/simulate/transfers/${sent.body.id}/notification_of_change`, {
+      code: 'C01',
+    });
+    expect(noc.status).toBe(409);
+    expect(String((noc.body.error as Json).message)).toContain('FedNow transfer is completed');
+    expect(String((noc.body.error as Json).message)).toContain('ACH entries only');
+    await ledgerBalanced(m);
 
     // A payout by FedNow: paid within seconds, on Christmas Day.
     await post(m, '/v1/clock/advance', { to: '2031-12-25T15:00:00.000Z' });
@@ -129,6 +139,7 @@ describe('FedNow', () => {
     });
     expect(payout.status, payout.text).toBe(200);
     expect(payout.body).toMatchObject({ method: 'fednow', state: 'pending', in_transit_at: null });
+    await ledgerBalanced(m);
     await post(m, '/v1/clock/advance', { seconds: 3 });
     expect((await get(m, `/v1/payouts/${payout.body.id}`)).body).toMatchObject({
       state: 'paid',
@@ -155,6 +166,13 @@ describe('FedNow', () => {
 
   it('GraphQL: createTransfer and createPayout on fednow; a debit is refused', async () => {
     const m = await merchantAt(SUNDAY_0300);
+    const hook = await post(m, '/v1/webhook_endpoints', {
+      url: receiver.url,
+      enabled_events: ['transfer.created', 'transfer.rejected', 'payout.created', 'payout.paid'],
+    });
+    expect(hook.status).toBe(200);
+    receiver.received.length = 0;
+    await ledgerBalanced(m);
     const created = await t.gql<Json>(
       `mutation { createTransfer(rail: fednow, direction: credit, amount: "55.00", currency: USD,
         counterparty: { name: "X", routingNumber: "${ROUTING}", accountNumber: "000444444440" }) {
@@ -165,6 +183,8 @@ describe('FedNow', () => {
     );
     const transfer = (created.data.createTransfer as { data: Json }).data;
     expect(transfer).toMatchObject({ rail: 'fednow', state: 'pending' });
+    expect(await usd(m)).toEqual({ available: 945, pending: 0, reserved: 55 });
+    await ledgerBalanced(m);
     const debit = await t.gql<Json>(
       `mutation { createTransfer(rail: fednow, direction: debit, amount: "5.00", currency: USD,
         counterparty: { name: "X", routingNumber: "${ROUTING}", accountNumber: "000123456789" }) {
@@ -178,6 +198,7 @@ describe('FedNow', () => {
       code: 'rail_direction_unsupported',
       param: 'direction',
     });
+    await ledgerBalanced(m);
     const payout = await t.gql<Json>(
       `mutation { createPayout(method: fednow, amount: "20.00", currency: USD,
         destination: { name: "Us", routingNumber: "${ROUTING}", accountNumber: "000123456789" }) {
@@ -190,6 +211,8 @@ describe('FedNow', () => {
       method: 'fednow',
       state: 'pending',
     });
+    expect(await usd(m)).toEqual({ available: 925, pending: 0, reserved: 75 });
+    await ledgerBalanced(m);
     await post(m, '/v1/clock/advance', { seconds: 5 });
     const read = await t.gql<Json>(
       `{ transfer(id: "${transfer.id}") { state failureReason } transfers(rail: fednow) { edges { node { id } } } }`,
@@ -197,7 +220,26 @@ describe('FedNow', () => {
       { key: m.secretKey },
     );
     expect(read.data.transfer).toEqual({ state: 'rejected', failureReason: 'AC04: Closed account number' });
+    const payoutId = (payout.data.createPayout as { data: Json }).data.id;
+    const paid = await t.gql<Json>(`{ payout(id: "${payoutId}") { state } }`, {}, { key: m.secretKey });
+    expect(paid.data.payout).toEqual({ state: 'paid' });
     expect(await usd(m)).toEqual({ available: 980, pending: 0, reserved: 0 });
     await ledgerBalanced(m);
+
+    // The deliveries: signed with the endpoint's secret, each matching the document.
+    await post(m, '/v1/clock/advance', { seconds: 1 });
+    const delivered = receiver.received.map((r) => {
+      const event = new Webhook(String(hook.body.secret)).verify(r.body, headerMap(r.headers)) as Json;
+      return [event.type, (event.data as { object: Json }).object.id];
+    });
+    expect(delivered.sort()).toEqual(
+      [
+        ['transfer.created', transfer.id],
+        ['transfer.rejected', transfer.id],
+        ['payout.created', payoutId],
+        ['payout.paid', payoutId],
+      ].sort(),
+    );
+    receiver.assertConforming();
   });
 });

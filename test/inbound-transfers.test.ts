@@ -60,7 +60,7 @@ describe('inbound transfers over REST', () => {
     expect(hook.status).toBe(200);
     await ledgerBalanced(m);
 
-    // Friday 17:00 ET is after the last window: the entries travel in Monday's first window.
+    // Friday 17:00 ET is after the last window: the entries go in Monday's overnight deposit (02:15 ET).
     const credit = await inbound(m, { rail: 'ach', direction: 'credit', reference: 'payroll-1' });
     expect(credit.status, credit.text).toBe(200);
     expect(credit.body).toMatchObject({
@@ -71,8 +71,8 @@ describe('inbound transfers over REST', () => {
       amount: 250,
       sec_code: 'CCD',
       originator: { name: 'Acme Payroll', routing_number: '021000021', account_number: '••••4321' },
-      expected_arrival_at: '2031-12-08T15:30:00.000Z',
-      expected_settlement_at: '2031-12-09T13:30:00.000Z',
+      expected_arrival_at: '2031-12-08T07:15:00.000Z',
+      expected_settlement_at: '2031-12-08T13:30:00.000Z',
       return_deadline: null,
       reference: 'payroll-1',
     });
@@ -135,19 +135,21 @@ describe('inbound transfers over REST', () => {
     expect(early.body.error).toMatchObject({ code: 'invalid_state' });
     const instantReturn = await post(m, `/v1/inbound_transfers/${instant.body.id}/return`, { code: 'R23' });
     expect(instantReturn.status).toBe(409);
+    expect(await usd(m)).toEqual({ available: 1100, pending: 250, reserved: 0 });
+    await ledgerBalanced(m);
 
-    // The weekend passes; Monday's window carries them; Tuesday 08:30 ET they settle.
-    const ran = await advanceTo(m, '2031-12-09T13:30:00.000Z');
+    // The weekend passes; Monday's overnight deposit carries them; Monday 08:30 ET they settle.
+    const ran = await advanceTo(m, '2031-12-08T13:30:00.000Z');
     expect(ran.filter((job) => job.startsWith('inbound_transfer.settle'))).toEqual([
-      'inbound_transfer.settle@2031-12-09T13:30:00.000Z',
-      'inbound_transfer.settle@2031-12-09T13:30:00.000Z',
+      'inbound_transfer.settle@2031-12-08T13:30:00.000Z',
+      'inbound_transfer.settle@2031-12-08T13:30:00.000Z',
     ]);
     const settledDebit = await get(m, `/v1/inbound_transfers/${debit.body.id}`);
     expect(settledDebit.body).toMatchObject({
       state: 'settled',
-      settled_at: '2031-12-09T13:30:00.000Z',
-      // 2 banking days after Tuesday: the end of Thursday ET.
-      return_deadline: '2031-12-12T05:00:00.000Z',
+      settled_at: '2031-12-08T13:30:00.000Z',
+      // 2 banking days after Monday: the end of Wednesday ET.
+      return_deadline: '2031-12-11T05:00:00.000Z',
     });
     expect(await usd(m)).toEqual({ available: 1050, pending: 0, reserved: 0 });
     await ledgerBalanced(m);
@@ -168,13 +170,15 @@ describe('inbound transfers over REST', () => {
       });
       expect(String((res.body.error as Json).message)).toContain(message);
     }
+    expect(await usd(m)).toEqual({ available: 1050, pending: 0, reserved: 0 });
+    await ledgerBalanced(m);
 
     // Friday: past the 2-banking-day frame of R01, inside the 60 days of R10.
     await advanceTo(m, '2031-12-12T15:00:00.000Z');
     const late = await post(m, `/v1/inbound_transfers/${debit.body.id}/return`, { code: 'R01' });
     expect(late.status).toBe(422);
     expect(late.body.error).toMatchObject({ code: 'return_deadline_passed', param: 'code' });
-    expect(String((late.body.error as Json).message)).toContain('2031-12-12T05:00:00.000Z');
+    expect(String((late.body.error as Json).message)).toContain('2031-12-11T05:00:00.000Z');
     await ledgerBalanced(m);
     const unauthorized = await post(m, `/v1/inbound_transfers/${debit.body.id}/return`, { code: 'R10' });
     expect(unauthorized.status, unauthorized.text).toBe(200);
@@ -188,6 +192,8 @@ describe('inbound transfers over REST', () => {
     await ledgerBalanced(m);
     const again = await post(m, `/v1/inbound_transfers/${debit.body.id}/return`, { code: 'R10' });
     expect(again.status).toBe(409);
+    expect(await usd(m)).toEqual({ available: 1350, pending: 0, reserved: 0 });
+    await ledgerBalanced(m);
 
     expect(await eventTypes(m, String(debit.body.id))).toEqual([
       'inbound_transfer.created',
@@ -315,6 +321,20 @@ describe('inbound transfers over GraphQL and webhooks', () => {
       'completed',
       'returned',
     ]);
+    const onFedNow = await gql(m, '{ inboundTransfers(rail: fednow) { edges { node { id } } } }');
+    expect((onFedNow.inboundTransfers as { edges: { node: Json }[] }).edges.map((e) => e.node.id)).toEqual([
+      fednow.data.id,
+    ]);
+    // An unknown rail is refused, as REST refuses it (400), not answered with an empty list.
+    const badRail = await t.gql<Json>(
+      '{ inboundTransfers(rail: "nonsense") { edges { node { id } } } }',
+      {},
+      {
+        key: m.secretKey,
+      },
+    );
+    expect(badRail.errors?.[0]?.message).toContain('nonsense');
+    expect((await get(m, '/v1/inbound_transfers?rail=nonsense')).status).toBe(400);
     const node = await gql(m, `{ node(id: "${id}") { __typename id } }`);
     expect(node.node).toEqual({ __typename: 'InboundTransfer', id });
 
@@ -334,5 +354,47 @@ describe('inbound transfers over GraphQL and webhooks', () => {
       ].sort(),
     );
     receiver.assertConforming();
+  });
+});
+
+describe('inbound transfers racing their own steps', () => {
+  it('settle now racing the settle job, then returns racing each other: each step happens once', async () => {
+    // Monday 2031-12-08 12:00 ET: a Same-Day ACH entry goes in the 14:45 window, settled 17:00 ET.
+    const m = await merchantAt('2031-12-08T17:00:00.000Z', '0');
+    for (let round = 0; round < 4; round++) {
+      const debit = await inbound(m, {
+        rail: 'same_day_ach',
+        direction: 'debit',
+        amount: '20.00',
+        sec_code: 'PPD',
+      });
+      expect(debit.status, debit.text).toBe(200);
+      const settlesAt = String(debit.body.expected_settlement_at);
+      // Settle it through the API while the clock runs the settle job of the same instant.
+      const [settled, advanced] = await Promise.all([
+        post(m, `/v1/simulate/inbound_transfers/${debit.body.id}/settle`),
+        post(m, '/v1/clock/advance', { to: settlesAt }),
+      ]);
+      expect(advanced.status, advanced.text).toBe(200);
+      expect([200, 409]).toContain(settled.status);
+      await ledgerBalanced(m);
+      expect((await get(m, `/v1/inbound_transfers/${debit.body.id}`)).body.state).toBe('settled');
+      const returns = await Promise.all(
+        ['R10', 'R01', 'R10'].map((code) =>
+          post(m, `/v1/inbound_transfers/${debit.body.id}/return`, { code }),
+        ),
+      );
+      expect(returns.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+      await ledgerBalanced(m);
+      expect(await eventTypes(m, String(debit.body.id))).toEqual([
+        'inbound_transfer.created',
+        'inbound_transfer.settled',
+        'inbound_transfer.returned',
+      ]);
+      // Taken and given back once: the balance is where it started.
+      expect(await usd(m)).toEqual({ available: 0, pending: 0, reserved: 0 });
+      // The next round starts after this one's settlement, the next morning.
+      await advanceTo(m, new Date(Date.parse(settlesAt) + 16 * 3600 * 1000).toISOString());
+    }
   });
 });

@@ -327,6 +327,52 @@ describe('GraphQL subscriptions over graphql-ws on /graphql', () => {
     await liveSubscriptions(server, 0);
   });
 
+  it('transactionUpdated(kinds: [inbound_transfer]) streams inbound entries through each state', async () => {
+    const feed = new Feed<TransactionUpdateMessage>(
+      open(`Bearer ${key}`),
+      TRANSACTION_UPDATED,
+      { kinds: ['inbound_transfer'] },
+      'transactionUpdated',
+    );
+    await liveSubscriptions(server, 1);
+    const originator = { name: 'Acme Payroll', routing_number: '021000021', account_number: '000987654321' };
+    const ach = await call(server, key, 'POST', '/v1/simulate/inbound_transfers', {
+      rail: 'ach',
+      direction: 'credit',
+      amount: '12.00',
+      currency: 'USD',
+      originator,
+    });
+    expect(ach.status, JSON.stringify(ach.body)).toBe(200);
+    const achId = ach.body.id;
+    const settled = await call(server, key, 'POST', `/v1/simulate/inbound_transfers/${achId}/settle`, {});
+    expect(settled.status, JSON.stringify(settled.body)).toBe(200);
+    const returned = await call(server, key, 'POST', `/v1/inbound_transfers/${achId}/return`, {
+      code: 'R23',
+    });
+    expect(returned.status, JSON.stringify(returned.body)).toBe(200);
+    const fednow = await call(server, key, 'POST', '/v1/simulate/inbound_transfers', {
+      rail: 'fednow',
+      direction: 'credit',
+      amount: '3.00',
+      currency: 'USD',
+      originator,
+    });
+    expect(fednow.status, JSON.stringify(fednow.body)).toBe(200);
+    const updates: TransactionUpdateMessage[] = [];
+    for (const what of ['created', 'settled', 'returned', 'created', 'completed'])
+      updates.push(await feed.next(`inbound_transfer.${what}`));
+    expect(updates.map((u) => [u.kind, u.id, u.state, u.eventType])).toEqual([
+      ['inbound_transfer', achId, 'pending', 'inbound_transfer.created'],
+      ['inbound_transfer', achId, 'settled', 'inbound_transfer.settled'],
+      ['inbound_transfer', achId, 'returned', 'inbound_transfer.returned'],
+      ['inbound_transfer', fednow.body.id, 'pending', 'inbound_transfer.created'],
+      ['inbound_transfer', fednow.body.id, 'completed', 'inbound_transfer.completed'],
+    ]);
+    feed.unsubscribe();
+    await liveSubscriptions(server, 0);
+  });
+
   it('rejects an unknown kind before it subscribes (kinds is an enum)', async () => {
     const feed = new Feed<TransactionUpdateMessage>(
       open(`Bearer ${key}`),

@@ -49,6 +49,8 @@ async function objectCounts(m: TestMerchant): Promise<Record<string, number>> {
     '/v1/fx/quotes',
     '/v1/fx/conversions',
     '/v1/fx/settlements',
+    '/v1/inbound_transfers',
+    '/v1/disputes',
     '/v1/balance_transactions',
     '/v1/events',
   ]) {
@@ -211,6 +213,17 @@ describe('overrides', () => {
       ['transfer.returned', { return_code: 'R99' }, 'parameter_invalid', 'set.return_code'],
       ['payout.returned', { return_code: 'R01' }, 'parameter_invalid', 'set.return_code'],
       ['transfer.returned', { return_code: 'R68' }, 'parameter_invalid', 'set.return_code'],
+      ['inbound_transfer.completed', { amount: '10000000.01' }, 'amount_exceeds_rail_limit', 'set.amount'],
+      // The inbound entry would be created and settled before its return refused these.
+      ['inbound_transfer.returned', { return_code: 'R29' }, 'parameter_invalid', 'set.return_code'],
+      ['inbound_transfer.returned', { return_code: 'R23' }, 'parameter_invalid', 'set.return_code'],
+      ['inbound_transfer.returned', { return_code: 'R13' }, 'parameter_invalid', 'set.return_code'],
+      [
+        'inbound_transfer.returned',
+        { direction: 'credit', return_code: 'R01' },
+        'parameter_invalid',
+        'set.return_code',
+      ],
       ['transfer.return_dishonored', { dishonor_code: 'R68' }, 'parameter_invalid', 'set.dishonor_code'],
       ['payout.return_contested', { contest_code: 'R73' }, 'parameter_invalid', 'set.contest_code'],
       ['transfer.settled', { rail: 'rtp' }, 'parameter_invalid', 'set.rail'],

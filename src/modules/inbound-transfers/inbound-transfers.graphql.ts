@@ -194,15 +194,13 @@ builder.queryFields((t) => ({
     type: InboundTransferRef,
     description: 'Inbound transfers, newest first (first: 1-100, default 20).',
     args: {
-      rail: t.arg.string({
-        description: 'Only inbound transfers on this rail (ach, same_day_ach, rtp, fednow).',
-      }),
+      rail: t.arg({ type: RailArg, description: 'Only inbound transfers on this rail.' }),
       state: t.arg({ type: InboundStateEnum, description: 'Only inbound transfers in this state.' }),
     },
     resolve: async (_root, args, ctx) => {
       const query = {
         ...listQueryOf(args),
-        rail: (args.rail ?? undefined) as Rail | undefined,
+        rail: args.rail ?? undefined,
         state: args.state ?? undefined,
       };
       return toConnection(await listInboundTransfers(serviceContext(ctx), query), args);

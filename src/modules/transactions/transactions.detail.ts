@@ -211,7 +211,8 @@ export function transactionStates(): string[] {
  * What the transition table allows but the object's amounts or links do not: an ACH debit paying
  * a collection moves with the collection (it cannot be canceled on its own), an issuing
  * authorization of a card payment on this sandbox (the closed loop) moves with that payment, and
- * one refunded in full stays captured with nothing left to refund.
+ * one refunded in full stays captured with nothing left to refund; a disputed card payment is not
+ * refunded.
  */
 function heldBack(tx: TypedTransaction, action: TransactionAction): boolean {
   // A closed-loop authorization follows its card payment: the issuer's steps on it are refused.
@@ -223,6 +224,8 @@ function heldBack(tx: TypedTransaction, action: TransactionAction): boolean {
     return tx.row.settledAt === null || tx.row.collectionId !== null;
   if (action === 'refund' && tx.kind === 'issuing_authorization')
     return tx.row.amountRefunded >= tx.row.amountCaptured;
+  // A disputed card payment is not refunded: its dispute decides where the money goes.
+  if (action === 'refund' && tx.kind === 'card_payment') return tx.row.disputeId !== null;
   return false;
 }
 

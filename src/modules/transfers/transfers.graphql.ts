@@ -81,7 +81,7 @@ export const AchReturnCodeEnum = describedEnum(
 
 const PayoutFailureCodeEnum = describedEnum(
   'PayoutFailureCode',
-  'What ended a payout: a Nacha return code (ACH) or an ISO 20022 rejection reason (RTP).',
+  'What ended a payout: a Nacha return code (ACH) or an ISO 20022 rejection reason (RTP, FedNow).',
   {
     ...Object.fromEntries(ACH_RETURN_CODES.map((code) => [code, returnCodeDescription(code)])),
     ...Object.fromEntries(
@@ -176,7 +176,7 @@ export const TransferRef = builder.objectRef<TransferRow>('Transfer').implement(
     secCode: t.field({
       type: SecCodeEnum,
       nullable: true,
-      description: 'The ACH Standard Entry Class code; null on RTP.',
+      description: 'The ACH Standard Entry Class code; null on RTP and FedNow.',
       resolve: (row) => row.secCode as SecCode | null,
     }),
     expectedSubmissionAt: t.field({
@@ -585,7 +585,7 @@ builder.mutationFields((t) => ({
         required: true,
         description: 'USD (payouts are in USD; another code is currency_unsupported).',
       }),
-      method: t.arg({ type: RailEnum, description: 'ach (default), same_day_ach or rtp.' }),
+      method: t.arg({ type: RailEnum, description: 'ach (default), same_day_ach, rtp or fednow.' }),
       destination: t.arg({
         type: CounterpartyInput,
         description: "The merchant's own bank account (or destinationId).",

@@ -80,7 +80,7 @@ function registerEntrySteps(api: OpenAPIHono<RestEnv>, e: EntryApi): void {
       errors: ['invalid_state'],
       tags: [e.tag],
       summary: `Cancel an ACH ${e.kind} before its window submits it (the hold on available is released)`,
-      description: `Only a pending ACH or Same-Day ACH ${e.kind} can be canceled (409 invalid_state otherwise, and on RTP). Answers with the ${e.kind} as it now stands.`,
+      description: `Only a pending ACH or Same-Day ACH ${e.kind} can be canceled (409 invalid_state otherwise, and on RTP and FedNow). Answers with the ${e.kind} as it now stands.`,
       request: { params: idParam },
     }),
     async (c) => sendObject(c, e.resource(await e.steps.cancel(serviceContext(c), c.req.valid('param').id))),
@@ -92,13 +92,13 @@ function registerEntrySteps(api: OpenAPIHono<RestEnv>, e: EntryApi): void {
     [
       'submit',
       `Submit an ACH ${e.kind} now, as its window would`,
-      `Moves a pending ACH or Same-Day ACH ${e.kind} to ${submitted} before its window's cut-off (409 invalid_state in another state, and on RTP). Answers with the ${e.kind} as it now stands.`,
+      `Moves a pending ACH or Same-Day ACH ${e.kind} to ${submitted} before its window's cut-off (409 invalid_state in another state, and on RTP and FedNow). Answers with the ${e.kind} as it now stands.`,
       e.steps.submit,
     ],
     [
       'settle',
       `Settle a submitted ACH ${e.kind} now`,
-      `Moves a ${submitted} ACH or Same-Day ACH ${e.kind} to ${e.kind === 'payout' ? 'paid' : 'settled'} before its settlement time (409 invalid_state in another state, and on RTP). Answers with the ${e.kind} as it now stands.`,
+      `Moves a ${submitted} ACH or Same-Day ACH ${e.kind} to ${e.kind === 'payout' ? 'paid' : 'settled'} before its settlement time (409 invalid_state in another state, and on RTP and FedNow). Answers with the ${e.kind} as it now stands.`,
       e.steps.settle,
     ],
   ] as const;
@@ -201,9 +201,9 @@ export function registerTransferRoutes(api: OpenAPIHono<RestEnv>): void {
       response: TransferWire,
       errors: [...CREATE_ERRORS, 'rail_direction_unsupported'],
       tags: ['Transfers'],
-      summary: 'Send (credit) or pull (debit) money over ACH, Same-Day ACH or RTP',
+      summary: 'Send (credit) or pull (debit) money over ACH, Same-Day ACH, RTP or FedNow',
       description:
-        'A credit is held from the available USD balance at once (422 insufficient_balance when short); a debit pulls from the counterparty (ACH only). ACH entries follow the FedACH windows of the simulated clock; RTP completes or is rejected within seconds.',
+        'A credit is held from the available USD balance at once (422 insufficient_balance when short); a debit pulls from the counterparty (ACH only). ACH entries follow the FedACH windows of the simulated clock; RTP and FedNow credits complete or are rejected within seconds.',
       request: jsonRequestBody(createTransferSchema),
     }),
     async (c) =>
@@ -244,9 +244,10 @@ export function registerTransferRoutes(api: OpenAPIHono<RestEnv>): void {
       response: PayoutWire,
       errors: CREATE_ERRORS,
       tags: ['Payouts'],
-      summary: "Pay out available USD to the merchant's own bank account over ACH, Same-Day ACH or RTP",
+      summary:
+        "Pay out available USD to the merchant's own bank account over ACH, Same-Day ACH, RTP or FedNow",
       description:
-        'The amount is held from the available USD balance at once (422 insufficient_balance when short) and leaves on the rail: ACH and Same-Day ACH at the next FedACH window of the simulated clock, RTP within seconds.',
+        'The amount is held from the available USD balance at once (422 insufficient_balance when short) and leaves on the rail: ACH and Same-Day ACH at the next FedACH window of the simulated clock, RTP and FedNow within seconds.',
       request: jsonRequestBody(createPayoutSchema),
     }),
     async (c) => sendObject(c, payoutResource(await createPayout(serviceContext(c), c.req.valid('json')))),

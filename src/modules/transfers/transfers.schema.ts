@@ -86,7 +86,7 @@ export const createPayoutSchema = z.strictObject({
     ['USD'],
     'payouts are in USD; pay out EUR, GBP or JPY with POST /v1/fx/settlements {currency, amount, destination}',
   ),
-  method: z.enum(RAILS).describe('The rail: ach (default), same_day_ach or rtp.').default('ach'),
+  method: z.enum(RAILS).describe('The rail: ach (default), same_day_ach, rtp or fednow.').default('ach'),
   destination: z
     .union([counterpartyIdSchema, bankAccountSchema.extend({ name: z.string().min(1).max(100) })])
     .describe("The merchant's own bank account: inline, or a saved counterparty's id (cpty_…)."),

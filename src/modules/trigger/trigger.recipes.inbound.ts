@@ -1,6 +1,7 @@
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { parseInput } from '../../kernel/validation.ts';
+import { checkInboundReturn } from '../inbound-transfers/inbound-transfers.returns.ts';
 import {
   type CreateInboundTransferInput,
   createInboundTransferFieldCodes,
@@ -11,7 +12,7 @@ import {
   returnInboundTransfer,
   settleInboundTransfer,
 } from '../inbound-transfers/inbound-transfers.service.ts';
-import { achReturnReason } from '../transfers/transfers.rails.ts';
+import { achReturnReason, RAIL_LIMIT_MINOR } from '../transfers/transfers.rails.ts';
 import type { Driver } from './trigger.driver.ts';
 import type { Overrides, Recipe } from './trigger.recipes.ts';
 
@@ -48,7 +49,11 @@ function inboundInput(set: Overrides, rail: string, direction: string, secCode?:
       },
       createInboundTransferFieldCodes,
     ) as CreateInboundTransferInput;
-    parseAmount(input.amount, input.currency);
+    if (parseAmount(input.amount, input.currency) > RAIL_LIMIT_MINOR[input.rail])
+      throw new SandbankError('amount_exceeds_rail_limit', {
+        param: 'amount',
+        message: `The amount is over the ${input.rail} limit per entry.`,
+      });
     return input;
   } catch (error) {
     if (error instanceof SandbankError && error.param && !error.param.startsWith('set.'))
@@ -65,6 +70,25 @@ function oneOf(set: Overrides, key: string, allowed: readonly string[], fallback
       message: `This event happens with ${key} ${allowed.join(' or ')}.`,
     });
   return value;
+}
+
+/**
+ * The override return_code, checked before anything is written with the rules the return step
+ * applies (code, direction, the PPD entry's SEC code, who may use it): the run creates and settles
+ * the entry before it returns it, and a refusal then would leave them behind. The time frame
+ * cannot refuse it: the entry is returned at the instant it settles.
+ */
+function checkReturnCode(code: string, direction: 'credit' | 'debit'): void {
+  const invalid = (message: string) =>
+    new SandbankError('parameter_invalid', { param: 'set.return_code', message });
+  if (!achReturnReason(code)) throw invalid(`${code.slice(0, 8)} is not a Nacha return code (R01 … R85).`);
+  const at = new Date();
+  try {
+    checkInboundReturn({ direction, secCode: 'PPD', settledAt: at }, code, at);
+  } catch (error) {
+    if (error instanceof SandbankError) throw invalid(error.message);
+    throw error;
+  }
 }
 
 function achRecipe(
@@ -84,11 +108,7 @@ function achRecipe(
       const direction = oneOf(set, 'direction', ['credit', 'debit'], defaultDirection);
       const input = inboundInput(set, rail, direction, 'PPD');
       const code = set.return_code ?? (direction === 'debit' ? 'R01' : 'R23');
-      if (steps.includes('return') && !achReturnReason(code))
-        throw new SandbankError('parameter_invalid', {
-          param: 'set.return_code',
-          message: `${code.slice(0, 8)} is not a Nacha return code (R01 … R85).`,
-        });
+      if (steps.includes('return')) checkReturnCode(code, direction as 'credit' | 'debit');
       return async (d: Driver) => {
         const { id } = await createInboundTransfer(d.context(), input);
         if (steps.includes('settle')) await settleInboundTransfer(d.context(), id);

@@ -407,7 +407,7 @@ function achRail(set: Overrides): string {
     throw new SandbankError('parameter_invalid', {
       param: 'set.rail',
       message:
-        'This event happens on ACH: rail is ach or same_day_ach (RTP transfers are completed or rejected).',
+        'This event happens on ACH: rail is ach or same_day_ach (RTP and FedNow transfers are completed or rejected).',
     });
   return rail;
 }
