@@ -214,6 +214,19 @@ describe('overrides', () => {
       ['payout.returned', { return_code: 'R01' }, 'parameter_invalid', 'set.return_code'],
       ['transfer.returned', { return_code: 'R68' }, 'parameter_invalid', 'set.return_code'],
       ['inbound_transfer.completed', { amount: '10000000.01' }, 'amount_exceeds_rail_limit', 'set.amount'],
+      // A credit is funded by a top-up first: the rail's limit is checked before it.
+      [
+        'transfer.returned',
+        { rail: 'same_day_ach', direction: 'credit', amount: '1000000.01' },
+        'amount_exceeds_rail_limit',
+        'set.amount',
+      ],
+      [
+        'payout.paid',
+        { rail: 'same_day_ach', amount: '1000000.01' },
+        'amount_exceeds_rail_limit',
+        'set.amount',
+      ],
       // The inbound entry would be created and settled before its return refused these.
       ['inbound_transfer.returned', { return_code: 'R29' }, 'parameter_invalid', 'set.return_code'],
       ['inbound_transfer.returned', { return_code: 'R23' }, 'parameter_invalid', 'set.return_code'],

@@ -1,5 +1,5 @@
 import { SandbankError } from '../../kernel/errors.ts';
-import { parseAmount } from '../../kernel/money.ts';
+import { formatDecimal, parseAmount } from '../../kernel/money.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import {
   createCardPaymentFieldCodes,
@@ -23,7 +23,7 @@ import {
   virtualCardFieldCodes,
 } from '../issuing/issuing.schema.ts';
 import { topUpFieldCodes, topUpSchema } from '../ledger/ledger.schema.ts';
-import { achReturnReason } from '../transfers/transfers.rails.ts';
+import { achReturnReason, RAIL_LIMIT_MINOR, type Rail } from '../transfers/transfers.rails.ts';
 import { returnRefusal, returnRule } from '../transfers/transfers.returns.ts';
 import {
   createPayoutFieldCodes,
@@ -112,8 +112,21 @@ function asOverride<T>(run: () => T): T {
 /** Parses `input` with an operation's own schema and checks its amount as the operation does. */
 function checked<T>(schema: Parameters<typeof parseInput>[0], input: unknown, codes = {}): T {
   return asOverride(() => {
-    const parsed = parseInput(schema, input, codes) as T & { amount?: unknown; currency?: string };
-    if (parsed.amount !== undefined) parseAmount(parsed.amount, (parsed.currency ?? 'USD') as 'USD');
+    const parsed = parseInput(schema, input, codes) as T & {
+      amount?: unknown;
+      currency?: string;
+      rail?: string;
+      method?: string;
+    };
+    if (parsed.amount === undefined) return parsed as T;
+    const minor = parseAmount(parsed.amount, (parsed.currency ?? 'USD') as 'USD');
+    // A bank entry over its rail's limit is refused here, before a top-up funds it.
+    const rail = parsed.rail ?? parsed.method;
+    if (rail && Object.hasOwn(RAIL_LIMIT_MINOR, rail) && minor > RAIL_LIMIT_MINOR[rail as Rail])
+      throw new SandbankError('amount_exceeds_rail_limit', {
+        param: 'amount',
+        message: `The amount is over the ${rail} limit of ${formatDecimal(RAIL_LIMIT_MINOR[rail as Rail], 'USD')} USD per entry.`,
+      });
     return parsed as T;
   });
 }
