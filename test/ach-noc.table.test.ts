@@ -152,7 +152,7 @@ describe.each(nocCodes.filter((row) => !row.refused_noc).map((row) => [row.code,
       await advanceTo(m, NOC_LATE);
       const refused = await notify(m, late, code);
       expect(refused.status).toBe(422);
-      expect(refused.body).toMatchObject({ error: { code: 'time_frame_passed' } });
+      expect(refused.body).toMatchObject({ error: { code: 'time_frame_passed', deadline: NOC_LATE } });
       expect(JSON.stringify(refused.body)).toContain(NOC_LAST);
       expect((await get(m, `/v1/transfers/${late}`)).body.notifications_of_change).toEqual([]);
       await expectLedgerBalanced(m);
@@ -193,7 +193,7 @@ describe.each(nocCodes.filter((row) => row.refused_noc).map((row) => [row.code, 
       await advanceTo(m, REFUSE_LATE);
       const tooLate = await refuse(m, late, code);
       expect(tooLate.status).toBe(422);
-      expect(tooLate.body).toMatchObject({ error: { code: 'time_frame_passed' } });
+      expect(tooLate.body).toMatchObject({ error: { code: 'time_frame_passed', deadline: REFUSE_LATE } });
       expect(JSON.stringify(tooLate.body)).toContain(REFUSE_LAST);
       expect((await get(m, `/v1/transfers/${late}`)).body.notifications_of_change).toMatchObject([
         { refused_at: null },

@@ -100,7 +100,7 @@ export const ERROR_REGISTRY = {
   time_frame_passed: spec(
     422,
     'invalid_request_error',
-    'The Nacha time frame for this step has passed (the message names its last allowed instant).',
+    "The Nacha time frame for this step has passed: the message names its last allowed instant, the error's deadline field the first instant it was refused.",
   ),
   collection_not_payable: spec(409, 'conflict_error', 'This collection can no longer be paid.'),
   invalid_card_number: spec(400, 'invalid_request_error', 'The card number is not a valid card number.'),

@@ -40,6 +40,12 @@ import type { TransferRow } from './transfers.resource.ts';
 import { entryEvent, withEntry } from './transfers.rows.ts';
 import { transfers } from './transfers.table.ts';
 
+/**
+ * The error's `deadline`: the first instant the step is refused (the last allowed second, 23:59:59
+ * ET, plus one second), as return_deadline_passed names its deadline.
+ */
+const endOfTimeFrame = (lastAllowed: Date): string => new Date(lastAllowed.getTime() + 1000).toISOString();
+
 export const TRANSFER_NOC_JOB = 'transfer.notification_of_change';
 export const NOC_EVENT = 'transfer.notification_of_change';
 export const NOC_REFUSED_EVENT = 'transfer.notification_of_change_refused';
@@ -258,6 +264,7 @@ export async function receiveNoc(
   if (now.getTime() >= deadline.getTime() + 1000)
     throw new SandbankError('time_frame_passed', {
       message: `An RDFI sends a notification of change within 2 banking days of the entry's settlement: the last allowed instant for this ${row.kind} was ${whenEt(deadline)}.`,
+      extra: { deadline: endOfTimeFrame(deadline) },
     });
   const counterparty = row.counterpartyId
     ? await loadCounterparty(tx, row.merchantId, row.counterpartyId, { lock: true })
@@ -358,6 +365,7 @@ export async function refuseNoc(
   if (now.getTime() >= deadline.getTime() + 1000)
     throw new SandbankError('time_frame_passed', {
       message: `An ODFI refuses a notification of change within 15 calendar days of receiving it: the last allowed instant for this one was ${whenEt(deadline)}.`,
+      extra: { deadline: endOfTimeFrame(deadline) },
     });
   const at = now.toISOString();
   await revertCorrection(tx, ctx, row, record, { code: code.code, at });
