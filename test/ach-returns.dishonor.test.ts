@@ -443,6 +443,37 @@ describe('payouts share the steps', () => {
 });
 
 describe('GraphQL, webhooks and the dashboard', () => {
+  it("the dashboard's return form lets a late return arrive only when it is ticked untimely", async () => {
+    const m = await merchantAt(SETTLED);
+    const id = await settled(m);
+    // Friday: past R01's 2 banking days (the end of Thursday 2031-12-04 ET).
+    await advanceTo(m, '2031-12-05T15:00:00.000Z');
+    const browser = await signedIn(() => t, m);
+    const page = await browser.get(`/dashboard/transactions/${id}`);
+    expect(page.html).toContain('data-testid="action-return-untimely"');
+
+    const refused = await browser.post(`/dashboard/transactions/${id}/actions/return`, { code: 'R01' });
+    expect(refused.status).toBe(303);
+    const shown = await browser.get(`/dashboard/transactions/${id}`);
+    expect(shown.html).toContain('2031-12-05T05:00:00.000Z');
+    expect((await get(m, `/v1/transfers/${id}`)).body).toMatchObject({ state: 'settled' });
+
+    const late = await browser.post(`/dashboard/transactions/${id}/actions/return`, {
+      code: 'R01',
+      untimely: 'true',
+    });
+    expect(late.status).toBe(303);
+    expect((await get(m, `/v1/transfers/${id}`)).body).toMatchObject({
+      state: 'returned',
+      return_code: 'R01',
+      return_untimely: true,
+    });
+    expect((await browser.get(`/dashboard/transactions/${id}`)).html).toContain(
+      'arrived after its time frame',
+    );
+    await expectLedgerSumsToZero(m);
+  });
+
   it('the mutations take the same steps; the events reach a webhook endpoint; the page offers the buttons', async () => {
     const m = await merchantAt(SETTLED);
     const endpoint = await post(m, '/v1/webhook_endpoints', { url: receiver.url });

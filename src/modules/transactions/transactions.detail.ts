@@ -75,7 +75,7 @@ export const TRANSACTION_ACTIONS = [
 export type TransactionAction = (typeof TRANSACTION_ACTIONS)[number];
 
 /** An action's body: the REST body of its route (`amount`, `code`), as strings. */
-export type ActionBody = Record<string, string>;
+export type ActionBody = Record<string, string | boolean>;
 
 interface ActionSpec {
   /** The machine events the action may cause: it is allowed when the state allows one of them. */

@@ -391,7 +391,13 @@ function summaryRows(tx: TransactionDetail, publicUrl: string): Rows {
 /** How each action shows: its label, the input it takes (the REST body field) and its look. */
 const ACTION_UI: Record<
   TransactionAction,
-  { label: string; input?: { name: 'amount' | 'code'; placeholder: string }; danger?: boolean }
+  {
+    label: string;
+    input?: { name: 'amount' | 'code'; placeholder: string };
+    /** A checkbox sent as `true` when ticked. */
+    flag?: { name: 'untimely'; label: string };
+    danger?: boolean;
+  }
 > = {
   capture: { label: 'Capture', input: { name: 'amount', placeholder: 'amount (all)' } },
   void: { label: 'Void', danger: true },
@@ -401,7 +407,12 @@ const ACTION_UI: Record<
   cancel: { label: 'Cancel', danger: true },
   submit: { label: 'Simulate submit' },
   settle: { label: 'Simulate settle' },
-  return: { label: 'Simulate return', input: { name: 'code', placeholder: 'code (R01)' }, danger: true },
+  return: {
+    label: 'Simulate return',
+    input: { name: 'code', placeholder: 'code (R01)' },
+    flag: { name: 'untimely', label: 'even after its time frame (untimely)' },
+    danger: true,
+  },
   dishonor_return: {
     label: 'Simulate dishonored return',
     input: { name: 'code', placeholder: 'code (R61-R70)' },
@@ -434,6 +445,7 @@ function actionForm(c: DashContext, id: string, action: TransactionAction, flash
   return html`<form method="post" action="${detailPath(id)}/actions/${action}" data-testid="action-${action}">
   ${csrfField(c)}
   ${input ? html`<input name="${input.name}" value="${formValue(flash, input.name)}" placeholder="${input.placeholder}" aria-label="${ui.label}: ${input.placeholder}" autocomplete="off" data-testid="action-${action}-${input.name}">` : ''}
+  ${ui.flag ? html`<label class="small"><input type="checkbox" name="${ui.flag.name}" value="true" data-testid="action-${action}-${ui.flag.name}"> ${ui.flag.label}</label>` : ''}
   <button type="submit" class="${ui.danger ? 'danger small' : 'small'}" data-testid="action-${action}-submit">${ui.label}</button>
 </form>`;
 }
@@ -525,6 +537,7 @@ function actionBody(form: Record<string, string>): ActionBody {
     const value = form[name]?.trim();
     if (value) body[name] = value;
   }
+  if (form.untimely === 'true') body.untimely = true;
   return body;
 }
 
