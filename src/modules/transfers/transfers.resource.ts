@@ -208,7 +208,7 @@ export const PayoutWire = wireResource(
       .nullable()
       .meta({
         description:
-          'What ended it: the Nacha return code (ACH: failed or returned) or the ISO 20022 rejection reason (RTP: failed); null otherwise.',
+          'What ended it: the Nacha return code (ACH: failed or returned; kept when that return is dishonored or contested, beside dishonor_code and contest_code) or the ISO 20022 rejection reason (RTP and FedNow: failed); null otherwise.',
       }),
     failure_reason: nullableText(
       'The meaning of failure_code (Account Closed; AC03: Invalid creditor account number); null otherwise.',
