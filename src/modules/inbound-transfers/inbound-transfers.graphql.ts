@@ -22,6 +22,7 @@ import { wireInput } from '../../graphql/wire-input.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
+import { RailEnum } from '../transfers/transfers.graphql.ts';
 import type { Rail } from '../transfers/transfers.rails.ts';
 import { INBOUND_STATES, type InboundState } from './inbound-transfers.machine.ts';
 import { type InboundTransferRow, inboundReturnDeadline } from './inbound-transfers.resource.ts';
@@ -44,13 +45,6 @@ const InboundStateEnum = describedEnum('InboundTransferState', 'The state of an 
   returned: 'ACH: sent back by the merchant with a Nacha return code.',
   completed: 'RTP or FedNow: the credit arrived and is available (irrevocable).',
 } satisfies Record<InboundState, string>);
-
-const RailArg = describedEnum('InboundTransferRail', 'The rail an inbound transfer arrives on.', {
-  ach: 'Standard ACH: settles the next banking day after its window.',
-  same_day_ach: 'Same-Day ACH: settles at its window’s settlement.',
-  rtp: 'RTP: credits only, completed at once.',
-  fednow: 'FedNow: credits only, completed at once.',
-} satisfies Record<Rail, string>);
 
 const DirectionArg = describedEnum('InboundTransferDirection', 'Which way an inbound transfer moves money.', {
   credit: 'The originator sends the merchant money.',
@@ -76,7 +70,7 @@ export const InboundTransferRef = builder.objectRef<InboundTransferRow>('Inbound
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'inboundTransfer'),
   fields: (t) => ({
     rail: t.field({
-      type: RailArg,
+      type: RailEnum,
       description: 'The rail it arrived on.',
       resolve: (row) => row.rail as Rail,
     }),
@@ -194,7 +188,7 @@ builder.queryFields((t) => ({
     type: InboundTransferRef,
     description: 'Inbound transfers, newest first (first: 1-100, default 20).',
     args: {
-      rail: t.arg({ type: RailArg, description: 'Only inbound transfers on this rail.' }),
+      rail: t.arg({ type: RailEnum, description: 'Only inbound transfers on this rail.' }),
       state: t.arg({ type: InboundStateEnum, description: 'Only inbound transfers in this state.' }),
     },
     resolve: async (_root, args, ctx) => {
@@ -215,7 +209,7 @@ builder.mutationFields((t) => ({
     description:
       'POST /v1/simulate/inbound_transfers: an outside originator sends (credit) or pulls (debit) money.',
     args: {
-      rail: t.arg({ type: RailArg, required: true, description: 'The rail it arrives on.' }),
+      rail: t.arg({ type: RailEnum, required: true, description: 'The rail it arrives on.' }),
       direction: t.arg({ type: DirectionArg, required: true, description: 'credit or debit (ACH only).' }),
       amount: t.arg({ type: 'Decimal', required: true, description: 'How much, in major units.' }),
       currency: t.arg({ type: CurrencyCodeEnum, required: true, description: 'USD.' }),

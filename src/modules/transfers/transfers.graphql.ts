@@ -47,12 +47,16 @@ import { type EntrySteps, payoutSteps, transferSteps } from './transfers.steps.t
 
 const dollars = (minor: bigint) => `$${(minor / 100n).toLocaleString('en-US')}`;
 
-const RailEnum = describedEnum('TransferRail', 'The rail a bank transfer or payout travels on.', {
-  ach: 'Standard ACH: settles the next banking day after the window it is submitted in.',
-  same_day_ach: `Same-Day ACH: settles the same banking day (up to ${dollars(RAIL_LIMIT_MINOR.same_day_ach)} an entry).`,
-  rtp: `RTP: instant and irrevocable, credits only, completed or rejected within seconds (up to ${dollars(RAIL_LIMIT_MINOR.rtp)}).`,
-  fednow: `FedNow: the Fed's instant rail, 24×7×365, credits only, completed or rejected within seconds (up to ${dollars(RAIL_LIMIT_MINOR.fednow)}).`,
-} satisfies Record<Rail, string>);
+export const RailEnum = describedEnum(
+  'TransferRail',
+  'The rail a bank transfer, payout or inbound transfer travels on.',
+  {
+    ach: 'Standard ACH: settles the next banking day after the window it is submitted in.',
+    same_day_ach: `Same-Day ACH: settles the same banking day (up to ${dollars(RAIL_LIMIT_MINOR.same_day_ach)} an entry).`,
+    rtp: `RTP: instant and irrevocable, credits only, completed or rejected within seconds (up to ${dollars(RAIL_LIMIT_MINOR.rtp)}).`,
+    fednow: `FedNow: the Fed's instant rail, 24×7×365, credits only, completed or rejected within seconds (up to ${dollars(RAIL_LIMIT_MINOR.fednow)}).`,
+  } satisfies Record<Rail, string>,
+);
 
 const DirectionEnum = describedEnum('TransferDirection', 'Which way a transfer moves money.', {
   credit: 'Sends money to the counterparty (held from the available balance at once).',
