@@ -12,8 +12,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import nocCodes from '../reference/ach_noc_codes.json' with { type: 'json' };
-import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
+import { expectLedgerBalanced } from './fixtures/ledger.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;
@@ -68,11 +68,7 @@ const REFUSAL: Record<string, { on: string; notOn?: string }> = {
   C69: { on: 'C07', notOn: 'C04' },
 };
 
-async function expectLedgerBalanced(m: TestMerchant) {
-  const check = await verifyLedger(t.database.db, m.id);
-  expect(check.mismatches).toEqual([]);
-  for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
-}
+const expectLedgerBalancedOf = (m: TestMerchant) => expectLedgerBalanced(t.database.db, m.id);
 
 /** A Same-Day ACH entry settled now (Tuesday 09:00 ET) through the simulate steps: its id. */
 async function settledEntry(m: TestMerchant, direction: Direction): Promise<string> {
@@ -94,7 +90,7 @@ async function settledEntry(m: TestMerchant, direction: Direction): Promise<stri
   expect((await post(m, `/v1/simulate/transfers/${id}/submit`)).status).toBe(200);
   const settled = await post(m, `/v1/simulate/transfers/${id}/settle`);
   expect(settled.body).toMatchObject({ state: 'settled', settled_at: TUESDAY_0900 });
-  await expectLedgerBalanced(m);
+  await expectLedgerBalancedOf(m);
   return id;
 }
 
@@ -155,7 +151,7 @@ describe.each(nocCodes.filter((row) => !row.refused_noc).map((row) => [row.code,
       expect(refused.body).toMatchObject({ error: { code: 'time_frame_passed', deadline: NOC_LATE } });
       expect(JSON.stringify(refused.body)).toContain(NOC_LAST);
       expect((await get(m, `/v1/transfers/${late}`)).body.notifications_of_change).toEqual([]);
-      await expectLedgerBalanced(m);
+      await expectLedgerBalancedOf(m);
     });
   },
 );
@@ -198,7 +194,7 @@ describe.each(nocCodes.filter((row) => row.refused_noc).map((row) => [row.code, 
       expect((await get(m, `/v1/transfers/${late}`)).body.notifications_of_change).toMatchObject([
         { refused_at: null },
       ]);
-      await expectLedgerBalanced(m);
+      await expectLedgerBalancedOf(m);
     });
 
     if (rule.notOn) {

@@ -12,9 +12,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import returnCodes from '../reference/ach_return_codes.json' with { type: 'json' };
-import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { checkReturn, returnDeadlineOf, returnRule } from '../src/modules/transfers/transfers.returns.ts';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
+import { expectLedgerBalanced } from './fixtures/ledger.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;
@@ -85,11 +85,7 @@ async function settledEntry(m: TestMerchant, direction: 'debit' | 'credit'): Pro
   return id;
 }
 
-async function expectLedgerSumsToZero(m: TestMerchant) {
-  const check = await verifyLedger(t.database.db, m.id);
-  expect(check.mismatches).toEqual([]);
-  for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
-}
+const expectLedgerSumsToZero = (m: TestMerchant) => expectLedgerBalanced(t.database.db, m.id);
 
 const returnOf = (m: TestMerchant, id: string, body: Json) =>
   post(m, `/v1/simulate/transfers/${id}/return`, body);

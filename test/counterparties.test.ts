@@ -9,8 +9,8 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
+import { expectLedgerBalanced } from './fixtures/ledger.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 import { headerMap, Receiver } from './webhooks/receiver.ts';
 
@@ -35,11 +35,7 @@ const SETTLED = '2031-12-02T18:00:00.000Z';
 const NOC_ARRIVES = '2031-12-03T18:00:00.000Z';
 const ROUTING = '021000021';
 
-async function expectLedgerBalanced(m: TestMerchant) {
-  const check = await verifyLedger(t.database.db, m.id);
-  expect(check.mismatches).toEqual([]);
-  for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
-}
+const expectLedgerBalancedOf = (m: TestMerchant) => expectLedgerBalanced(t.database.db, m.id);
 
 async function counterparty(m: TestMerchant, fields: Json = {}): Promise<Json> {
   const res = await post(m, '/v1/counterparties', {
@@ -217,7 +213,7 @@ describe('payouts to a saved counterparty', () => {
     });
     expect(await usd(m)).toEqual({ available: 65, pending: 0, reserved: 35 });
     expect(((await get(m, '/v1/transfers')).body.data as Json[]).length).toBe(0);
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
   });
 });
 
@@ -279,7 +275,7 @@ describe('a notification of change corrects the saved counterparty', () => {
       'transfer.notification_of_change',
     ]);
     expect(await usd(m)).toEqual({ available: 40, pending: 0, reserved: 0 });
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
 
     const corrected = (await get(m, `/v1/counterparties/${saved.id}`)).body;
     expect(corrected).toMatchObject({
@@ -343,7 +339,7 @@ describe('a notification of change corrects the saved counterparty', () => {
     });
     const third = await debitTo(m, saved.id);
     expect(third).toMatchObject({ counterparty: { routing_number: ROUTING, account_number: '••••0003' } });
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
   });
 
   it('C05 via the simulate step changes the account type; C09 the individual id; given values are checked', async () => {
@@ -448,7 +444,7 @@ describe('a notification of change corrects the saved counterparty', () => {
         error: { code: 'invalid_state', message: expect.stringMatching(/FedNow/) },
       });
     }
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
   });
 });
 
@@ -487,7 +483,7 @@ describe('concurrent steps', () => {
       account_number: '••••6789',
       corrections: [{ refusal_code: 'C68' }],
     });
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
   });
 });
 
@@ -516,7 +512,7 @@ describe('the time frames of an NOC and of a return', () => {
     expect(lateReturn.body).toMatchObject({
       error: { code: 'return_deadline_passed', deadline: '2031-12-05T05:00:00.000Z' },
     });
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
   });
 });
 

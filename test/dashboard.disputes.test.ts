@@ -5,9 +5,9 @@
  * move it, as REST reads back. Refusals come back as the form's error, nothing changed.
  */
 import { describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { dashboardTestApp, signedIn } from './fixtures/dashboard.ts';
 import { testIdTexts } from './fixtures/dashboard-clocked.ts';
+import { expectLedgerBalanced } from './fixtures/ledger.ts';
 import type { TestMerchant } from './harness.ts';
 
 type Json = Record<string, unknown>;
@@ -17,11 +17,7 @@ const post = (m: TestMerchant, path: string, body: unknown = {}) =>
   app().rest<Json>('POST', path, { key: m.secretKey, body });
 const get = (m: TestMerchant, path: string) => app().rest<Json>('GET', path, { key: m.secretKey });
 
-async function expectLedgerBalanced(m: TestMerchant): Promise<void> {
-  const check = await verifyLedger(app().database.db, m.id);
-  expect(check.mismatches).toEqual([]);
-  for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
-}
+const expectLedgerBalancedOf = (m: TestMerchant) => expectLedgerBalanced(app().database.db, m.id);
 
 async function payment(m: TestMerchant, number = '4242424242424242'): Promise<string> {
   const res = await post(m, '/v1/card_payments', {
@@ -70,7 +66,7 @@ describe('disputes in the dashboard', () => {
     expect(opened.status).toBe(303);
     const disputeId = /^\/dashboard\/disputes\/(dp_\w+)$/.exec(opened.location ?? '')?.[1] as string;
     expect(disputeId).toBeDefined();
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
     const page = await browser.get(opened.location ?? '');
     expect(page.status).toBe(200);
     expect(testIdTexts(page.html, 'dispute-reason')).toEqual(['product_not_received']);
@@ -109,7 +105,7 @@ describe('disputes in the dashboard', () => {
     expect(won.html).toContain('data-testid="no-actions"');
     expect(won.html.match(/data-testid="timeline-entry"/g)).toHaveLength(3);
     expect((await get(m, `/v1/disputes/${disputeId}`)).body).toMatchObject({ state: 'won' });
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
   });
 
   it('accepts, and simulates a decision; a final dispute refuses both', async () => {
@@ -135,7 +131,7 @@ describe('disputes in the dashboard', () => {
     expect(testIdTexts(refused.html, 'flash-error')).toHaveLength(1);
     expect((await get(m, `/v1/disputes/${b.body.id}`)).body).toMatchObject({ state: 'lost' });
     expect((await browser.get('/dashboard/disputes/dp_nothing')).status).toBe(404);
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
   });
 
   it('shows the early fraud warning on the card payment page', async () => {

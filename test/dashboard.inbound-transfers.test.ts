@@ -4,8 +4,8 @@
  * pending on ACH, return with a receiver's code while settled, none on FedNow).
  */
 import { describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { dashboardTestApp, signedIn } from './fixtures/dashboard.ts';
+import { expectLedgerBalanced } from './fixtures/ledger.ts';
 
 const app = dashboardTestApp();
 
@@ -77,8 +77,6 @@ describe('dashboard: inbound transfers', () => {
       'RTP and FedNow only push money',
     );
 
-    const check = await verifyLedger(app().database.db, m.id);
-    expect(check.mismatches).toEqual([]);
-    for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
+    await expectLedgerBalanced(app().database.db, m.id);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
+import { expectLedgerBalanced } from './fixtures/ledger.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 import { headerMap, Receiver } from './webhooks/receiver.ts';
 
@@ -39,16 +39,12 @@ async function ok(res: Promise<{ status: number; body: Json; text: string }>): P
   return answer.body;
 }
 
-async function expectLedgerBalanced(m: TestMerchant): Promise<void> {
-  const check = await verifyLedger(t.database.db, m.id);
-  expect(check.mismatches).toEqual([]);
-  for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
-}
+const expectLedgerBalancedOf = (m: TestMerchant) => expectLedgerBalanced(t.database.db, m.id);
 
 /** Moves the merchant's clock (running what falls due and delivering webhooks), then checks the ledger. */
 async function advance(m: TestMerchant, seconds: number): Promise<void> {
   await ok(post(m, '/v1/clock/advance', { seconds }));
-  await expectLedgerBalanced(m);
+  await expectLedgerBalancedOf(m);
 }
 
 /**
@@ -79,7 +75,7 @@ async function pay(m: TestMerchant, number: string, amount = 100, capture = true
       card: { number, exp_month: 12, exp_year: 2099, cvc: '123' },
     }),
   );
-  await expectLedgerBalanced(m);
+  await expectLedgerBalancedOf(m);
   return body;
 }
 
@@ -184,7 +180,7 @@ describe('magic cards', () => {
         evidence: { product_description: 'Shoes', uncategorized_text: 'winning_evidence' },
       },
     });
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
     await advance(m, 2 * DAY - 1);
     expect((await ok(get(m, `/v1/disputes/${disputeId}`))).state).toBe('under_review');
     await advance(m, 1);
@@ -338,7 +334,7 @@ describe('the simulate step and the dispute operations', () => {
       post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, { reason: 'duplicate', amount: '25.50' }),
     );
     expect(dispute).toMatchObject({ state: 'needs_response', reason: 'duplicate', amount: 25.5, fee: 15 });
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
     expect((await balances(m)).available).toBe(before.available - 4_050);
     expect((await ok(get(m, `/v1/card_payments/${payment.id}`))).dispute).toBe(dispute.id);
 
@@ -362,7 +358,7 @@ describe('the simulate step and the dispute operations', () => {
       outcome_reason: 'accepted',
       evidence: { customer_name: 'Ada' },
     });
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
     expect((await balances(m)).available).toBe(before.available - 4_050);
 
     const final = await snapshot(m);
@@ -424,7 +420,7 @@ describe('the simulate step and the dispute operations', () => {
       state: 'needs_response',
       reason: 'product_unacceptable',
     });
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
     await ok(post(m, `/v1/disputes/${id}`, { evidence: { product_description: 'As described' } }));
     await advance(m, 30 * DAY);
     expect((await ok(get(m, `/v1/disputes/${id}`))).state).toBe('under_review');
@@ -436,7 +432,7 @@ describe('the simulate step and the dispute operations', () => {
     );
     expect(resolved.errors).toBeUndefined();
     expect(resolved.data.resolveDispute.data).toEqual({ state: 'won', outcomeReason: 'simulated' });
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
     expect((await balances(m)).available).toBe(before.available);
     const listed = await t.gql<{ disputes: { edges: { node: { id: string } }[] } }>(
       'query { disputes(first: 10) { edges { node { id } } } }',
@@ -456,7 +452,7 @@ describe('the simulate step and the dispute operations', () => {
       state: 'needs_response',
       fee: 15,
     });
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
     expect((await balances(m)).available).toBe(before.available - 2_500);
     const b = await ok(post(m, `/v1/simulate/card_payments/${second.id}/dispute`, { inquiry: true }));
     expect(await ok(post(m, `/v1/disputes/${b.id}/close`))).toMatchObject({
@@ -464,7 +460,7 @@ describe('the simulate step and the dispute operations', () => {
       outcome_reason: 'accepted',
     });
     expect((await balances(m)).available).toBe(before.available - 2_500);
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
   });
 
   it('refuses, with 4xx and nothing changed, what cannot be disputed or is malformed', async () => {
@@ -504,7 +500,7 @@ describe('the simulate step and the dispute operations', () => {
       expect(res.body).toMatchObject({ status: 'error', error: { code } });
     }
     expect(await snapshot(m)).toEqual(state);
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
 
     // On an open dispute: submitting no evidence, a bad outcome, an over-long text.
     const dispute = await ok(post(m, `/v1/simulate/card_payments/${captured.id}/dispute`, {}));
@@ -545,7 +541,7 @@ describe('the simulate step and the dispute operations', () => {
       const after = await ok(get(m, `/v1/card_payments/${payment.id}`));
       expect(after.state === 'refunded').toBe(refund.status === 200);
       expect(after.dispute === null).toBe(dispute.status !== 200);
-      await expectLedgerBalanced(m);
+      await expectLedgerBalancedOf(m);
     }
   });
 
@@ -564,7 +560,7 @@ describe('the simulate step and the dispute operations', () => {
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(first.body.id);
     expect((await ok(get(m, '/v1/disputes'))).data).toHaveLength(1);
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
   });
 
   it('racing resolutions and the review job: the dispute is won once, its postings made once', async () => {
@@ -572,14 +568,14 @@ describe('the simulate step and the dispute operations', () => {
     const payment = await pay(m, '4242424242424242', 40);
     const before = await balances(m);
     const dispute = await ok(post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, {}));
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
     await ok(post(m, `/v1/disputes/${dispute.id}`, { evidence: { uncategorized_text: 'winning_evidence' } }));
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
     const results = await Promise.all(
       [1, 2, 3].map(() => post(m, `/v1/simulate/disputes/${dispute.id}/resolve`, { outcome: 'won' })),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
     // The review's end passes: its job finds the dispute decided and leaves it.
     await advance(m, 3 * DAY);
     expect(await ok(get(m, `/v1/disputes/${dispute.id}`))).toMatchObject({
@@ -602,7 +598,7 @@ describe('the simulate step and the dispute operations', () => {
       expect(res.status, path).toBe(409);
       expect((res.body.error as Json).code, path).toBe('invalid_state');
     }
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
   });
 
   it('two racing disputes of one payment: one wins, the other is refused', async () => {
@@ -613,6 +609,6 @@ describe('the simulate step and the dispute operations', () => {
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
     expect((await ok(get(m, '/v1/disputes'))).data).toHaveLength(1);
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
   });
 });

@@ -7,9 +7,9 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import rails from '../reference/rails_and_lifecycle.json' with { type: 'json' };
-import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { RAIL_LIMIT_MINOR } from '../src/modules/transfers/transfers.rails.ts';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
+import { expectLedgerBalanced } from './fixtures/ledger.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 import { headerMap, Receiver } from './webhooks/receiver.ts';
 
@@ -30,11 +30,7 @@ const { post, get, usd, merchantAt, eventTypes } = clockedMerchants(() => t);
 const SUNDAY_0300 = '2031-12-07T08:00:00.000Z';
 const ROUTING = '021000021';
 
-async function ledgerBalanced(m: TestMerchant): Promise<void> {
-  const check = await verifyLedger(t.database.db, m.id);
-  expect(check.mismatches).toEqual([]);
-  for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
-}
+const ledgerBalanced = (m: TestMerchant) => expectLedgerBalanced(t.database.db, m.id);
 
 function fednow(m: TestMerchant, fields: Json & { account?: string; routing?: string } = {}) {
   const { account = '000123456789', routing = ROUTING, ...rest } = fields;

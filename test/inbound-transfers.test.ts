@@ -8,8 +8,8 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
+import { expectLedgerBalanced } from './fixtures/ledger.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 import { headerMap, Receiver } from './webhooks/receiver.ts';
 
@@ -29,11 +29,7 @@ const { post, get, usd, merchantAt, advanceTo, eventTypes } = clockedMerchants((
 const FRIDAY_1700 = '2031-12-05T22:00:00.000Z';
 const ORIGINATOR = { name: 'Acme Payroll', routing_number: '021000021', account_number: '000987654321' };
 
-async function ledgerBalanced(m: TestMerchant): Promise<void> {
-  const check = await verifyLedger(t.database.db, m.id);
-  expect(check.mismatches).toEqual([]);
-  for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
-}
+const ledgerBalanced = (m: TestMerchant) => expectLedgerBalanced(t.database.db, m.id);
 
 function inbound(m: TestMerchant, fields: Json) {
   return post(m, '/v1/simulate/inbound_transfers', {

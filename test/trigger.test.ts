@@ -6,10 +6,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { RECIPES } from '../src/modules/trigger/trigger.recipes.ts';
 import { listEventTypes } from '../src/modules/webhooks/webhooks.event-types.ts';
 import { signedIn } from './fixtures/dashboard.ts';
+import { expectLedgerBalanced } from './fixtures/ledger.ts';
 import { createTestApp, debugLogCapture, type TestApp, type TestMerchant } from './harness.ts';
 import { Receiver } from './webhooks/receiver.ts';
 
@@ -31,11 +31,7 @@ function get(m: TestMerchant, path: string) {
   return t.rest<Json>('GET', path, { key: m.secretKey });
 }
 
-async function expectLedgerBalanced(m: TestMerchant) {
-  const check = await verifyLedger(t.database.db, m.id);
-  expect(check.mismatches).toEqual([]);
-  for (const sum of Object.values(check.sums)) expect(sum).toBe(0n);
-}
+const expectLedgerBalancedOf = (m: TestMerchant) => expectLedgerBalanced(t.database.db, m.id);
 
 /** Rows the merchant owns, by the lists of the API (objects a refused trigger must not create). */
 async function objectCounts(m: TestMerchant): Promise<Record<string, number>> {
@@ -154,7 +150,7 @@ describe.each(listEventTypes())('%s', (type) => {
     expect((all.body.data as Json[]).map((e) => e.id)).toEqual(
       expect.arrayContaining(body.events.map((e) => e.id)),
     );
-    await expectLedgerBalanced(m);
+    await expectLedgerBalancedOf(m);
   });
 });
 
