@@ -18,7 +18,7 @@ import { registerJobs } from './modules/jobs.ts';
 import { registerReactions } from './modules/reactions.ts';
 import type { Metrics } from './observability.ts';
 import { buildRestApp } from './rest/app.ts';
-import { sendError, toSandbankError } from './rest/render.ts';
+import { retryAfterOf, sendError, toSandbankError } from './rest/render.ts';
 import type { RestEnv } from './rest/types.ts';
 import { buildChallengePages } from './web/challenge.ts';
 import { buildCheckout } from './web/checkout.ts';
@@ -36,6 +36,9 @@ export interface AppOptions {
   /** The Yoga instance to serve /graphql with (server.ts shares it with graphql-ws); built if absent. */
   yoga?: LazyYoga;
 }
+
+/** How long /readyz waits for the database's answer before it says 503. */
+const READY_PROBE_MS = 900;
 
 /** The metrics already counting this process's webhook chaos. */
 const countingWebhookChaos = new WeakSet<Metrics>();
@@ -98,7 +101,11 @@ export function buildApp({
     const known = toSandbankError(error);
     if (known.code === 'internal_error')
       deps.logger.error({ err: error, request_id: c.get('requestId') }, 'unhandled error');
-    if (!isApiPath(c.req.path)) return c.text(known.message, known.status as ContentfulStatusCode);
+    if (!isApiPath(c.req.path)) {
+      const retryAfter = retryAfterOf(known);
+      if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
+      return c.text(known.message, known.status as ContentfulStatusCode);
+    }
     return sendError(c, known);
   });
 
@@ -192,13 +199,19 @@ export function buildApp({
   app.get('/', pageSecurityHeaders(), landingPage);
   app.route('/', buildFavicon());
   app.get('/healthz', (c) => c.json({ status: 'success' }));
+  // Ready when the database answers a probe within READY_PROBE_MS; at once 503 while it is known to
+  // be unreachable (db/availability.ts), with the API's code and Retry-After.
   app.get('/readyz', async (c) => {
     if (!isReady()) return c.json({ status: 'error', reason: 'shutting down' }, 503);
+    const { availability } = deps.database;
     try {
-      await deps.database.ping();
+      if (!availability.up) throw new Error('the database is unreachable');
+      await availability.probe(READY_PROBE_MS);
       return c.json({ status: 'success', database: deps.database.driver });
     } catch {
-      return c.json({ status: 'error', reason: 'database unavailable' }, 503);
+      const known = new SandbankError('database_unavailable');
+      c.header('Retry-After', String(retryAfterOf(known)));
+      return c.json({ status: 'error', code: known.code, reason: 'database unavailable' }, 503);
     }
   });
   app.get('/metrics', async (c) => {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from './db/availability.ts';
 import type { Database } from './db/client.ts';
 import { checkpointIfWalGrew, vacuumAndCheckpoint } from './db/maintenance.ts';
 import { systemClock } from './kernel/clock.ts';
@@ -35,6 +36,11 @@ export function startMaintenance(database: Database, intervalMs: number, logger:
   let running: Promise<unknown> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   const tick = () => {
+    // Skipped while the database is unreachable (logged once by the server; db/availability.ts).
+    if (!database.availability.up) {
+      timer = setTimeout(tick, step);
+      return;
+    }
     const due = performance.now() - lastPass >= intervalMs;
     if (due) lastPass = performance.now();
     const work = due
@@ -43,7 +49,9 @@ export function startMaintenance(database: Database, intervalMs: number, logger:
         )
       : checkpointIfWalGrew(database);
     running = work
-      .catch((error: unknown) => logger.error({ err: error }, 'maintenance failed'))
+      .catch((error: unknown) => {
+        if (!isDatabaseUnavailable(error)) logger.error({ err: error }, 'maintenance failed');
+      })
       .finally(() => {
         if (!abort.signal.aborted) timer = setTimeout(tick, step);
       });

@@ -4,6 +4,7 @@ import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
+import { type Availability, isDatabaseUnavailable } from './db/availability.ts';
 import { type Database, openDatabase } from './db/client.ts';
 import { processContextOf } from './deps.ts';
 import { lazyYoga } from './graphql/lazy.ts';
@@ -52,30 +53,42 @@ const SATURATED_IN_FLIGHT = 16;
  * clock) runs within SCHEDULER_INTERVAL_MS; webhook deliveries also run as soon as the event that
  * queued them commits. Clock advances run their own work synchronously.
  */
-function startDueWorkRunner(shared: ProcessContext, config: Config, logger: Logger, metrics: Metrics) {
+function startDueWorkRunner(
+  shared: ProcessContext,
+  config: Config,
+  logger: Logger,
+  metrics: Metrics,
+  availability: Availability,
+) {
   const pump = new DeliveryPump(shared.db, logger, {
     apiSaturated: () => metrics.inFlight.value >= SATURATED_IN_FLIGHT,
     transport: shared.webhookTransport,
   });
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
+  const schedule = () => {
+    if (!stopped) timer = setTimeout(tick, config.schedulerIntervalMs);
+  };
   const tick = () => {
+    // While the database is unreachable the turn is skipped (its probe says when it is back, and
+    // the outage is logged once, by startServer): no query queued, no error line per turn.
+    if (!availability.up) return schedule();
     pump.wake();
     running = runDueWork(shared)
       .then((jobs) => {
         if (jobs > 0) logger.debug({ jobs }, 'ran due jobs');
       })
-      .catch((error: unknown) => logger.error({ err: error }, 'due work failed'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, config.schedulerIntervalMs);
-      });
+      .catch((error: unknown) => {
+        if (!isDatabaseUnavailable(error)) logger.error({ err: error }, 'due work failed');
+      })
+      .finally(schedule);
   };
   const enabled = config.schedulerIntervalMs > 0;
   let timer = enabled ? setTimeout(tick, config.schedulerIntervalMs) : undefined;
   return {
     /** A committed event has deliveries due now. */
     kick: () => {
-      if (enabled) pump.wake();
+      if (enabled && availability.up) pump.wake();
     },
     async stop() {
       stopped = true;
@@ -105,10 +118,19 @@ export async function startServer(
   );
   const database = await openDatabase(
     config.database.driver === 'postgres'
-      ? { driver: 'postgres', url: config.database.url }
+      ? { driver: 'postgres', url: config.database.url, waitForDatabaseMs: config.startupTimeoutMs }
       : { driver: 'pglite', ...(config.database.dataDir ? { dataDir: config.database.dataDir } : {}) },
   );
   let ready = true;
+  // An outage is two lines: when the database becomes unreachable, and when it answers again.
+  database.availability.onChange(({ up, cause }) => {
+    if (up) logger.warn('the database answers again');
+    else
+      logger.error(
+        { err: cause },
+        'the database is unreachable: requests that need it answer 503 database_unavailable, background work waits',
+      );
+  });
   const webhookTransport = new WebhookTransport({ blockPrivateNetworks: config.webhookBlockPrivateNetworks });
   // One LISTEN per process: every instance on a shared Postgres hears every committed event.
   const eventBus = new EventBus(database, logger);
@@ -142,7 +164,7 @@ export async function startServer(
       closeTimeoutMs: Math.min(5_000, config.shutdownTimeoutMs),
     });
     await graphqlWs.ready;
-    const runner = startDueWorkRunner(processContextOf(deps), config, logger, metrics);
+    const runner = startDueWorkRunner(processContextOf(deps), config, logger, metrics, database.availability);
     const maintenance = startMaintenance(database, config.maintenanceIntervalMs, logger);
     eventBus.onAnnouncement((announcement) => {
       if (announcement.deliveries) runner.kick();

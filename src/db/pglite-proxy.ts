@@ -19,6 +19,7 @@
  * - If the thread dies, every waiting call fails and `onFailure` runs (by default: a log line
  *   and exit code 1), so the server stops loudly instead of hanging.
  */
+
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -38,6 +39,7 @@ import {
   TransactionAbortedError,
 } from '@electric-sql/pglite';
 import { query as templateQuery } from '@electric-sql/pglite/template';
+import { PGLITE_WORKER_STOPPED } from './availability.ts';
 import type { SerializedError, WorkerReply, WorkerRequest, WorkerStart } from './pglite-protocol.ts';
 
 /** What the app needs of a PGlite client: PGlite itself, or PgliteWorkerClient. */
@@ -240,8 +242,12 @@ export class PgliteWorkerClient implements PgliteClient {
         }
         replies.close();
         if (this.#closed) return;
-        const failure = new Error(
-          `the PGlite worker thread stopped (exit code ${code}${crash ? `: ${crash.message}` : ''})`,
+        // Its code marks it as the database being unavailable (availability.ts): 503, not 500.
+        const failure = Object.assign(
+          new Error(
+            `the PGlite worker thread stopped (exit code ${code}${crash ? `: ${crash.message}` : ''})`,
+          ),
+          { code: PGLITE_WORKER_STOPPED },
         );
         this.#failure = failure;
         for (const pending of this.#pending.values()) pending.reject(failure);

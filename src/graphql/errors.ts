@@ -36,7 +36,8 @@ export const ErrorTypeEnum = describedEnum(
     conflict_error: "The object's state or another request is in the way (HTTP 409).",
     card_error: 'The card was declined (HTTP 402).',
     rate_limit_error: 'Too many requests (HTTP 429).',
-    api_error: 'Something went wrong on the server (HTTP 500).',
+    api_error:
+      'Something went wrong on the server (HTTP 500), or its database cannot be reached (HTTP 503, database_unavailable).',
   } satisfies Record<ErrorType, string>,
 );
 

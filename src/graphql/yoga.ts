@@ -5,6 +5,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
+import { isDatabaseUnavailable } from '../db/availability.ts';
 import type { AppDeps } from '../deps.ts';
 import { systemClock } from '../kernel/clock.ts';
 import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
@@ -34,11 +35,35 @@ function extensionsOf(error: SandbankError) {
   };
 }
 
-/** Registered errors keep their code; anything unexpected is masked as internal_error (nothing leaks). */
+/**
+ * A database that cannot be reached: database_unavailable, answered with HTTP 503 and Retry-After
+ * (as REST does), whatever else the operation returned.
+ */
+function unavailable(error?: GraphQLError): GraphQLError {
+  const known = new SandbankError('database_unavailable');
+  return new GraphQLError(known.message, {
+    ...(error ? { nodes: error.nodes, path: error.path } : {}),
+    extensions: {
+      ...extensionsOf(known),
+      http: {
+        status: known.status,
+        headers: { 'Retry-After': String(ERROR_REGISTRY[known.code].retryAfter) },
+      },
+    },
+  });
+}
+
+/**
+ * Registered errors keep their code; a database that cannot be reached is database_unavailable;
+ * anything else unexpected is masked as internal_error (nothing leaks).
+ */
 function maskError(error: unknown): Error {
-  if (!(error instanceof GraphQLError))
+  if (!(error instanceof GraphQLError)) {
+    if (isDatabaseUnavailable(error)) return unavailable();
     return new GraphQLError('Something went wrong on our side.', { extensions: { code: 'internal_error' } });
+  }
   const original = error.originalError;
+  if (isDatabaseUnavailable(original)) return unavailable(error);
   if (original instanceof SandbankError) {
     return new GraphQLError(original.message, {
       nodes: error.nodes,

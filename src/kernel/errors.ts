@@ -19,6 +19,8 @@ interface ErrorSpec {
   message: string;
   /** Every status the code may come with, when more than `status` (its usual one). */
   statuses?: readonly number[];
+  /** The Retry-After (seconds) the answer carries, for a code that always has one. */
+  retryAfter?: number;
 }
 
 const spec = (status: number, type: ErrorType, message: string, retryable = false): ErrorSpec => ({
@@ -170,6 +172,15 @@ export const ERROR_REGISTRY = {
     'A step of the fixture failed; the steps before it ran and are kept (error.fixture lists them).',
   ),
   internal_error: spec(500, 'api_error', 'Something went wrong on our side.', true),
+  database_unavailable: {
+    ...spec(
+      503,
+      'api_error',
+      "The sandbox's database cannot be reached right now. Retry after the time in Retry-After (a POST with the same Idempotency-Key).",
+      true,
+    ),
+    retryAfter: 1,
+  },
   chaos_injected: {
     ...spec(
       503,

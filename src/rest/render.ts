@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { isDatabaseUnavailable } from '../db/availability.ts';
 import { ERROR_REGISTRY, type ErrorCode, SandbankError } from '../kernel/errors.ts';
 import type { Page } from '../kernel/pagination.ts';
 import { toWireJson } from '../kernel/wire-json.ts';
@@ -47,7 +48,15 @@ export function errorEnvelope(error: SandbankError, requestId: string): Record<s
   };
 }
 
+/** The Retry-After (seconds) an error's answer carries, if its code always has one. */
+export function retryAfterOf(error: SandbankError): number | undefined {
+  const spec: { retryAfter?: number } = ERROR_REGISTRY[error.code];
+  return spec.retryAfter;
+}
+
 export function sendError(c: Context<RestEnv>, error: SandbankError): Response {
+  const retryAfter = retryAfterOf(error);
+  if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
   return sendJson(c, error.status, errorEnvelope(error, c.get('requestId')));
 }
 
@@ -64,10 +73,12 @@ function refusedRequestCode(status: number): ErrorCode {
 
 /**
  * Any thrown value as an API error: registered errors as they are, a request the framework refused
- * as the matching 4xx, everything else a masked 500.
+ * as the matching 4xx, a database that cannot be reached 503 database_unavailable, everything else
+ * a masked 500.
  */
 export function toSandbankError(error: unknown): SandbankError {
   if (error instanceof SandbankError) return error;
+  if (isDatabaseUnavailable(error)) return new SandbankError('database_unavailable');
   if (error instanceof HTTPException && error.status >= 400 && error.status < 500)
     return new SandbankError(refusedRequestCode(error.status));
   return new SandbankError('internal_error');

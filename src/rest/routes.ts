@@ -71,6 +71,7 @@ const EVERY_OPERATION: readonly ErrorCode[] = [
   'parameter_unknown',
   'parameter_missing',
   'internal_error',
+  'database_unavailable',
 ];
 /** The codes of an operation that needs a key (the rate limit counts per key). */
 const KEYED: readonly ErrorCode[] = ['api_key_missing', 'api_key_invalid', 'rate_limited'];
@@ -230,6 +231,7 @@ function errorHeaders(status: number): Record<string, unknown> {
   return {
     'Request-Id': header('Request-Id'),
     ...(status === 429 ? { 'Retry-After': header('Retry-After'), ...rateLimitHeaders() } : {}),
+    ...(status === 503 ? { 'Retry-After': header('Retry-After') } : {}),
   };
 }
 

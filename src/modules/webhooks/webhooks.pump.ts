@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../../db/availability.ts';
 import type { Db } from '../../db/client.ts';
 import { deliverDueBatch } from './webhooks.delivery.ts';
 import { WebhookTransport } from './webhooks.transport.ts';
@@ -65,7 +66,10 @@ export class DeliveryPump {
       try {
         sent = await deliverDueBatch(this.#db, this.#transport, this.#batchSize);
       } catch (error) {
-        this.#logger.error({ err: error }, 'webhook delivery failed');
+        // An unreachable database is logged once by the server (db/availability.ts), not per batch.
+        if (isDatabaseUnavailable(error))
+          this.#logger.debug({ err: error }, 'webhook delivery waits for the database');
+        else this.#logger.error({ err: error }, 'webhook delivery failed');
         return;
       }
       if (sent < this.#batchSize && !this.#again) return;
