@@ -25,6 +25,7 @@ const envSchema = z.object({
   SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
   MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   WEBHOOK_BLOCK_PRIVATE_NETWORKS: z.enum(['0', '1', 'true', 'false']).default('false'),
+  WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
   SANDBANK_MERCHANT_MCC: z
     .string()
     .regex(/^(?!0000)\d{4}$/, 'a merchant category code is four digits, 0001-9999')
@@ -53,12 +54,39 @@ export interface Config {
   maintenanceIntervalMs: number;
   /** Refuse webhook receivers on loopback, private, link-local and metadata addresses. */
   webhookBlockPrivateNetworks: boolean;
+  /** Receiver hosts delivered to although private (WEBHOOK_ALLOWED_HOSTS, comma-separated). */
+  webhookAllowedHosts: string[];
   /**
    * What the services run with: the merchant category code this sandbox's merchants present to its
    * issuer (SANDBANK_MERCHANT_MCC), the base mid rates USD→EUR/GBP/JPY (FX_RATES) and the spread
    * taken off them (FX_SPREAD, a percentage).
    */
   services: ServiceConfig;
+}
+
+/**
+ * WEBHOOK_ALLOWED_HOSTS: host names or IP addresses, separated by commas or spaces
+ * (`receiver, hooks.internal, 10.0.0.7`), each exactly as receiver URLs name their host.
+ */
+function parseAllowedHosts(text: string): string[] {
+  const hosts = text
+    .split(/[\s,]+/)
+    // As the transport compares them (normalizeHost), without loading it here (prestart.ts reads this).
+    .map((host) =>
+      host
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1')
+        .replace(/\.$/, ''),
+    )
+    .filter((host) => host !== '');
+  for (const host of hosts) {
+    const hostAndPort = host.split(':').length === 2;
+    if (!/^[a-z0-9_.:-]+$/.test(host) || hostAndPort || host.startsWith('.') || host.includes('..'))
+      throw new Error(
+        `"${host}" is not a host name or IP address (list hosts only, no scheme, port or path: "receiver, 10.0.0.7").`,
+      );
+  }
+  return hosts;
 }
 
 function configured<T>(name: string, read: () => T): T {
@@ -106,6 +134,10 @@ export function loadConfig(
     maintenanceIntervalMs: e.MAINTENANCE_INTERVAL_MS,
     webhookBlockPrivateNetworks:
       e.WEBHOOK_BLOCK_PRIVATE_NETWORKS === '1' || e.WEBHOOK_BLOCK_PRIVATE_NETWORKS === 'true',
+    webhookAllowedHosts:
+      e.WEBHOOK_ALLOWED_HOSTS === undefined
+        ? []
+        : configured('WEBHOOK_ALLOWED_HOSTS', () => parseAllowedHosts(e.WEBHOOK_ALLOWED_HOSTS as string)),
     services: {
       merchantMcc: e.SANDBANK_MERCHANT_MCC,
       fx: {

@@ -131,7 +131,10 @@ export async function startServer(
         'the database is unreachable: requests that need it answer 503 database_unavailable, background work waits',
       );
   });
-  const webhookTransport = new WebhookTransport({ blockPrivateNetworks: config.webhookBlockPrivateNetworks });
+  const webhookTransport = new WebhookTransport({
+    blockPrivateNetworks: config.webhookBlockPrivateNetworks,
+    allowedHosts: config.webhookAllowedHosts,
+  });
   // One LISTEN per process: every instance on a shared Postgres hears every committed event.
   const eventBus = new EventBus(database, logger);
   try {

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { blockedRange, WebhookTransport } from '../../src/modules/webhooks/webhooks.transport.ts';
 import { createTestApp, type TestApp, type TestMerchant } from '../harness.ts';
 import { Receiver } from './receiver.ts';
@@ -110,5 +111,40 @@ describe('WEBHOOK_BLOCK_PRIVATE_NETWORKS', () => {
     const { delivery } = await attemptsAfterTest(m, receiver.url);
     expect(delivery).toMatchObject({ state: 'delivered' });
     expect(receiver.received).toHaveLength(before + 1);
+  });
+
+  it('delivers to the hosts WEBHOOK_ALLOWED_HOSTS names, wherever they resolve, and refuses every other private one', async () => {
+    const m = await t.merchant();
+    await t.rest('POST', '/v1/clock/freeze', { key: m.secretKey });
+    const port = new URL(receiver.url).port;
+    // Named as a compose file would (any case, a trailing dot): compared as the URL's host.
+    transport.usePolicy({ blockPrivateNetworks: true, allowedHosts: ['LOCALHOST.', 'receiver'] });
+    const before = receiver.received.length;
+    const allowed = await attemptsAfterTest(m, `http://localhost:${port}/hooks`);
+    expect(allowed.delivery).toMatchObject({ state: 'delivered' });
+    expect(receiver.received).toHaveLength(before + 1);
+    // The same receiver by another name or its address is not on the list.
+    for (const url of [receiver.url, `http://[::1]:${port}/hooks`]) {
+      const { delivery } = await attemptsAfterTest(m, url);
+      expect(delivery?.state).toBe('pending');
+      expect(String(delivery?.attempts[0]?.error)).toContain('WEBHOOK_BLOCK_PRIVATE_NETWORKS');
+    }
+    expect(receiver.received).toHaveLength(before + 1);
+  });
+
+  it('reads WEBHOOK_ALLOWED_HOSTS as hosts separated by commas or spaces, and refuses a URL or a port', () => {
+    const config = (value?: string) =>
+      loadConfig(value === undefined ? {} : { WEBHOOK_ALLOWED_HOSTS: value }, []).webhookAllowedHosts;
+    expect(config()).toEqual([]);
+    expect(config('receiver, Hooks.Internal. [::1]  10.0.0.7')).toEqual([
+      'receiver',
+      'hooks.internal',
+      '::1',
+      '10.0.0.7',
+    ]);
+    for (const bad of ['http://receiver', 'receiver:9000', 'receiver/hooks', '.internal'])
+      expect(() => config(bad), bad).toThrow(
+        /Invalid configuration WEBHOOK_ALLOWED_HOSTS: .* is not a host name/,
+      );
   });
 });

@@ -8,10 +8,23 @@ import { Agent, buildConnector } from 'undici';
  * common case and allowed by default; with `WEBHOOK_BLOCK_PRIVATE_NETWORKS=true` every address a
  * receiver's host resolves to must be public unicast. The check runs inside the connector, on the
  * addresses the socket is then opened to, so a name that resolves to a public address when the
- * endpoint is created and to 127.0.0.1 later (DNS rebinding) is still refused.
+ * endpoint is created and to 127.0.0.1 later (DNS rebinding) is still refused. The hosts an operator
+ * names in `allowedHosts` (WEBHOOK_ALLOWED_HOSTS: a receiver container on the stack's network) are
+ * the exception: a URL whose host is exactly one of them is delivered wherever it resolves.
  */
 export interface WebhookNetworkPolicy {
   blockPrivateNetworks: boolean;
+  /** Host names or IP addresses delivered to although private (compared as normalizeHost does). */
+  allowedHosts?: readonly string[];
+}
+
+/** A URL's host as the allow-list compares it: lower case, no IPv6 brackets, no trailing dot. */
+export function normalizeHost(host: string): string {
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 /** The range an address falls in when deliveries may not go there (ipaddr.js names), else null. */
@@ -44,11 +57,19 @@ const resolveAll: Resolve = async (host) =>
 
 type Connector = ReturnType<typeof buildConnector>;
 
-/** A connector that resolves the host itself, refuses non-public addresses and connects to the one it checked. */
-export function guardedConnector(resolve: Resolve = resolveAll): Connector {
+/**
+ * A connector that resolves the host itself, refuses non-public addresses and connects to the one
+ * it checked; a host named in `allowedHosts` is connected to as it is.
+ */
+export function guardedConnector(
+  resolve: Resolve = resolveAll,
+  allowedHosts: readonly string[] = [],
+): Connector {
   const connect = buildConnector({});
+  const allowed = new Set(allowedHosts.map(normalizeHost));
   return (options, callback) => {
     const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (allowed.has(normalizeHost(host))) return connect(options, callback);
     resolve(host).then(
       (addresses) => {
         if (addresses.length === 0) return callback(new Error(`${host} did not resolve`), null);
@@ -73,7 +94,9 @@ export interface WebhookRequest {
 }
 
 function agentFor(policy: WebhookNetworkPolicy, resolve?: Resolve): Agent {
-  return new Agent(policy.blockPrivateNetworks ? { connect: guardedConnector(resolve) } : {});
+  return new Agent(
+    policy.blockPrivateNetworks ? { connect: guardedConnector(resolve, policy.allowedHosts) } : {},
+  );
 }
 
 /**
