@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,7 +62,11 @@ beforeAll(async () => {
     POSTGRES_IMAGE: process.env.SANDBANK_TEST_POSTGRES_IMAGE,
     HAPROXY_IMAGE: process.env.SANDBANK_TEST_HAPROXY_IMAGE,
     TEST_BASE_IMAGE: process.env.SANDBANK_TEST_BASE_IMAGE,
-    SANDBANK_PORT: `127.0.0.1:${ports.lb}`,
+    SANDBANK_PORT: String(ports.lb),
+    // The values the compose file requires, and the receiver container let through the
+    // private-network block (test/container/compose.test.yaml).
+    POSTGRES_PASSWORD: randomBytes(18).toString('hex'),
+    WEBHOOK_ALLOWED_HOSTS: 'receiver',
     PUBLIC_URL: `http://127.0.0.1:${ports.lb}`,
     LOG_LEVEL: 'warn',
     TEST_POSTGRES_PORT: String(ports.pg),
@@ -281,7 +286,7 @@ describe.skipIf(Boolean(missing))('the compose stack (Postgres, 3 instances, HAP
 
     const database = await openDatabase({
       driver: 'postgres',
-      url: `postgres://sandbank:sandbank@127.0.0.1:${ports.pg}/sandbank`,
+      url: `postgres://sandbank:${env.POSTGRES_PASSWORD}@127.0.0.1:${ports.pg}/sandbank`,
       maxConnections: 1,
     });
     try {
