@@ -104,6 +104,12 @@ export interface OperationConfig extends Omit<RouteConfig, 'responses'> {
    * Idempotency-Key): the document offers no Idempotency-Key there and marks it `x-idempotent: false`.
    */
   idempotent?: boolean;
+  /**
+   * The operation commits in several transactions of its own (a clock advance, batch by batch), so
+   * a keyed request's answer is stored after it has run instead of in one transaction with its
+   * writes (idempotency.service.ts, runIdempotent's `ownTransactions`).
+   */
+  ownTransactions?: boolean;
 }
 
 /** Whether a keyed POST takes an Idempotency-Key (stored and replayed). */
@@ -113,6 +119,16 @@ function takesIdempotencyKey(config: OperationConfig): boolean {
 
 /** The paths (under /v1) of the keyed POSTs declared `idempotent: false`, as patterns. */
 const unreplayedPaths = new Map<string, RegExp>();
+
+/** The paths (under /v1) of the operations declared `ownTransactions`, as patterns. */
+const ownTransactionPaths = new Map<string, RegExp>();
+
+/** Whether a request is to an operation declared `ownTransactions`. */
+export function runsOwnTransactions(method: string, path: string): boolean {
+  if (method !== 'POST') return false;
+  for (const pattern of ownTransactionPaths.values()) if (pattern.test(path)) return true;
+  return false;
+}
 
 /**
  * Whether a request is to a keyed POST declared `idempotent: false`: the idempotency middleware
@@ -170,8 +186,10 @@ function errorResponses(codes: readonly ErrorCode[]): Record<number, unknown> {
  * status, from the registry), its headers, and an id for generated clients.
  */
 export function operation<R extends OperationConfig>(config: R) {
+  const pattern = () => new RegExp(`^/v1${config.path.replace(/\{[^}/]+\}/g, '[^/]+')}$`);
   if (config.method === 'post' && !config.keyless && config.idempotent === false)
-    unreplayedPaths.set(config.path, new RegExp(`^/v1${config.path.replace(/\{[^}/]+\}/g, '[^/]+')}$`));
+    unreplayedPaths.set(config.path, pattern());
+  if (config.method === 'post' && config.ownTransactions) ownTransactionPaths.set(config.path, pattern());
   const {
     successStatus = 200,
     response,
@@ -179,6 +197,7 @@ export function operation<R extends OperationConfig>(config: R) {
     keyless,
     publicKey: _publicKey,
     idempotent: _idempotent,
+    ownTransactions: _ownTransactions,
     ...route
   } = config;
   // An operation without parameters of its own still takes a body ({} or none): an unknown field in

@@ -95,22 +95,40 @@ async function nextDueJob(tx: Tx, merchantId: string, until: Date): Promise<JobR
 }
 
 /**
+ * How much due work one transaction runs at most: a batch ends after this many jobs or once it has
+ * run this long, whichever comes first, and the next batch is a new transaction. Between batches
+ * other merchants' statements run (on PGlite, one connection, they would otherwise wait for the
+ * whole window).
+ */
+export interface JobBudget {
+  jobs: number;
+  ms: number;
+}
+
+export const JOB_BATCH: JobBudget = { jobs: 50, ms: 100 };
+
+/**
  * Runs a merchant's due work up to `until`, in due-time order, including work that the work itself
  * schedules inside the window. The caller holds the merchant's clock row lock (see clock.service),
  * so two runners never interleave one merchant's work; each job is marked done in the savepoint
  * that did it, so it runs exactly once. A failing job is marked failed and the run goes on; a job
  * that loses a deadlock fails the whole run instead, which the transaction helper reruns (db/tx.ts).
+ * With a `budget`, the run stops after that much work; `more` then says whether due work is left.
  */
 export async function runDueJobs(
   tx: Tx,
   merchant: MerchantRef,
   until: Date,
   base: ProcessContext,
-): Promise<RanJob[]> {
+  budget?: JobBudget,
+): Promise<{ ran: RanJob[]; more: boolean }> {
   const ran: RanJob[] = [];
+  const started = performance.now();
   for (;;) {
     const job = await nextDueJob(tx, merchant.id, until);
-    if (!job) return ran;
+    if (!job) return { ran, more: false };
+    if (budget && ran.length > 0 && (ran.length >= budget.jobs || performance.now() - started >= budget.ms))
+      return { ran, more: true };
     ran.push(await runJob(tx, merchant, job, base));
   }
 }
