@@ -87,7 +87,9 @@ describe('a clock advance in batches', () => {
           body: { amount: '2.00', currency: 'USD' },
         });
         expect(created.status, created.text).toBe(200);
-        const read = await t.rest<Json>('GET', `/v1/collections/${created.body.id}`, { key: neighbour.secretKey });
+        const read = await t.rest<Json>('GET', `/v1/collections/${created.body.id}`, {
+          key: neighbour.secretKey,
+        });
         neighbourRead = read.status;
         // Still part of the window left once the neighbour has its answers.
         neighbourDuringAdvance = (await look(advancing.id)).pending > 0;

@@ -134,48 +134,74 @@ export async function advanceClock(ctx: ServiceContext, input: AdvanceClockInput
   if (ctx.tx) return advanceInCallersTransaction(ctx, input);
   const holdId = randomUUID();
   const result = await oneClockChange(ctx, async () => {
-    // First transaction: where the advance goes, and the hold that says so.
-    const { target, startedAt } = await onFreeClock(ctx, async (tx, before, realNow) => {
+    // The first batch runs in the transaction that decides where the advance goes: an advance with
+    // little due work is one transaction. While work is left, the hold says where it goes.
+    const first = await onFreeClock(ctx, async (tx, before, realNow) => {
       const to = await advanceTarget({ ...ctx, tx }, input, new MerchantClock(before, systemClock).now());
-      await hold(tx, ctx.merchant.id, holdId, to);
-      return { target: to, startedAt: realNow };
+      const window = { target: to, startedAt: realNow };
+      const done = await runBatch(ctx, tx, window, before, realNow);
+      await hold(tx, ctx.merchant.id, holdId, done.more ? to : null);
+      return { ...done, window };
     });
-    forget(ctx.db, ctx.merchant.id);
-    const ran: RanJob[] = [];
-    const renew = renewWhileRunning(ctx.db, ctx.merchant.id, holdId);
+    const { window } = first;
+    const ran = [...first.ran];
+    let last = first;
+    const renew = last.more ? renewWhileRunning(ctx.db, ctx.merchant.id, holdId) : undefined;
     try {
-      for (;;) {
+      while (last.more) {
+        forget(ctx.db, ctx.merchant.id);
+        // Requests that arrived during the batch reach the database before the next one.
+        await new Promise((resolve) => setImmediate(resolve));
         const batch = await runTransaction(ctx.db, async (tx) => {
           const realNow = systemClock.now();
           const { state, hold: current } = await lockClockRow(tx, ctx.merchant.id, realNow);
           // A reset of the sandbox (or an advance that outlived a lapsed hold) took the clock.
           if (current.id !== holdId) return { ran: [], more: false, state, lost: true };
-          const done = await runDueJobs(tx, ctx.merchant, target, ctx, JOB_BATCH);
-          // The clock stands where the work stands: at the last job's due time while work is left
-          // (never behind where it stood: work long overdue runs first); once none is, at the
-          // destination as of the advance's start, as if it had taken no time.
-          const stood = new MerchantClock(state, systemClock).now();
-          const last = done.ran.at(-1)?.dueAt ?? stood;
-          const next = done.more
-            ? standingAt(state, new Date(Math.max(last.getTime(), stood.getTime())), realNow)
-            : standingAt(state, target, startedAt);
-          await saveClock(tx, ctx.merchant.id, next, realNow);
+          const done = await runBatch(ctx, tx, window, state, realNow);
           if (!done.more) await landed(tx, ctx.merchant.id);
-          return { ...done, state: next, lost: false };
+          return { ...done, window, lost: false };
         });
         ran.push(...batch.ran);
-        forget(ctx.db, ctx.merchant.id);
-        if (!batch.more) return { view: view(batch.state, systemClock, ran), target, lost: batch.lost };
-        // Requests that arrived during the batch reach the database before the next one.
-        await new Promise((resolve) => setImmediate(resolve));
+        if (batch.lost) return { view: view(batch.state, systemClock, ran), window, lost: true };
+        last = { ...batch, window };
       }
     } finally {
       clearInterval(renew);
     }
+    forget(ctx.db, ctx.merchant.id);
+    return { view: view(last.state, systemClock, ran), window, lost: false };
   });
   if (!result.lost)
-    await whileHolding(ctx.db, ctx.merchant.id, holdId, () => runAfterAdvance(ctx, result.target));
+    await whileHolding(ctx.db, ctx.merchant.id, holdId, () => runAfterAdvance(ctx, result.window.target));
   return result.view;
+}
+
+/** Where an advance goes, and the real instant it started at. */
+interface AdvanceWindow {
+  target: Date;
+  startedAt: Date;
+}
+
+/**
+ * One batch of an advance's window (JOB_BATCH), and the clock saved where the work stands: at the
+ * last job's due time while work is left (never behind where it stood: work long overdue runs
+ * first); once none is, at the destination as of the advance's start, as if it had taken no time.
+ */
+async function runBatch(
+  ctx: ServiceContext,
+  tx: Tx,
+  window: AdvanceWindow,
+  state: ClockState,
+  realNow: Date,
+): Promise<{ ran: RanJob[]; more: boolean; state: ClockState }> {
+  const done = await runDueJobs(tx, ctx.merchant, window.target, ctx, JOB_BATCH);
+  const stood = new MerchantClock(state, systemClock).now();
+  const last = done.ran.at(-1)?.dueAt ?? stood;
+  const next = done.more
+    ? standingAt(state, new Date(Math.max(last.getTime(), stood.getTime())), realNow)
+    : standingAt(state, window.target, window.startedAt);
+  await saveClock(tx, ctx.merchant.id, next, realNow);
+  return { ...done, state: next };
 }
 
 /**

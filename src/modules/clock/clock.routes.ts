@@ -31,6 +31,7 @@ export function registerClockRoutes(api: OpenAPIHono<RestEnv>): void {
       summary: 'Move the clock forward, running every piece of due work on the way before answering',
       request: jsonRequestBody(advanceClockSchema),
       ownTransactions: true,
+      heavy: true,
     }),
     async (c) => sendObject(c, clockResource(await advanceClock(serviceContext(c), c.req.valid('json')))),
     validationHook(advanceClockFieldCodes),
