@@ -24,7 +24,7 @@ export const REAL_TIME: ClockState = { offsetMs: 0, frozenAt: null };
 export class MerchantClock implements Clock {
   constructor(
     readonly state: ClockState,
-    private readonly real: Clock = systemClock,
+    readonly real: Clock = systemClock,
   ) {}
 
   now(): Date {

@@ -114,7 +114,7 @@ async function chaosFor(db: Db, claimed: Claimed): Promise<ChaosNow> {
   const draw =
     spec.seed === undefined
       ? Math.random
-      : seededDraws(spec.seed, nextInSequence(`${claimed.merchantId}:webhook`, spec.seed));
+      : seededDraws(spec.seed, nextInSequence(claimed.merchantId, spec.seed, 'webhook'));
   const plan: WebhookChaosPlan = planWebhookChaos(spec, draw);
   if (plan.hold)
     return {
