@@ -109,7 +109,11 @@ export async function startServer(
       : { driver: 'pglite', ...(config.database.dataDir ? { dataDir: config.database.dataDir } : {}) },
   );
   let ready = true;
-  const webhookTransport = new WebhookTransport({ blockPrivateNetworks: config.webhookBlockPrivateNetworks });
+  const webhookTransport = new WebhookTransport(
+    { blockPrivateNetworks: config.webhookBlockPrivateNetworks },
+    undefined,
+    config.webhookLimits,
+  );
   // One LISTEN per process: every instance on a shared Postgres hears every committed event.
   const eventBus = new EventBus(database, logger);
   try {

@@ -387,8 +387,11 @@ export async function recordAttempts(db: Db, decided: Decided[]): Promise<Delive
  * under way waits for the next one, which carries every attempt that ended meanwhile.
  */
 export class AttemptRecorder {
-  #queue: { decided: Decided; resolve: (result: DeliveryResult) => void; reject: (error: unknown) => void }[] =
-    [];
+  #queue: {
+    decided: Decided;
+    resolve: (result: DeliveryResult) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
   #writing = false;
 
   constructor(private readonly db: Db) {}
@@ -411,7 +414,7 @@ export class AttemptRecorder {
             this.db,
             batch.map((b) => b.decided),
           );
-          batch.forEach((b, i) => b.resolve(results[i] as DeliveryResult));
+          for (const [i, b] of batch.entries()) b.resolve(results[i] as DeliveryResult);
         } catch (error) {
           for (const b of batch) b.reject(error);
         }

@@ -136,6 +136,11 @@ export class DeliverySlots {
     return this.#inFlight;
   }
 
+  /** Attempts waiting in acquire() for their merchant or endpoint to get under its cap. */
+  get waiting(): number {
+    return this.#waiters.length;
+  }
+
   /** Slots of the pool not in use. */
   get free(): number {
     return Math.max(0, this.limits.concurrency - this.#inFlight);
@@ -143,7 +148,10 @@ export class DeliverySlots {
 
   /** Attempts in flight by merchant and by endpoint (the ones with at least one). */
   busy(): { merchants: Record<string, number>; endpoints: Record<string, number> } {
-    return { merchants: Object.fromEntries(this.#byMerchant), endpoints: Object.fromEntries(this.#byEndpoint) };
+    return {
+      merchants: Object.fromEntries(this.#byMerchant),
+      endpoints: Object.fromEntries(this.#byEndpoint),
+    };
   }
 
   /** Whether one more attempt of this merchant to this endpoint stays within both caps. */
@@ -218,7 +226,9 @@ export class WebhookTransport {
   timeoutFor(endpointId: string): { timeoutMs: number; shortened: boolean } {
     const shortened = (this.#streaks.get(endpointId) ?? 0) >= this.limits.failingStreak;
     return {
-      timeoutMs: shortened ? Math.min(this.limits.failingTimeoutMs, this.limits.timeoutMs) : this.limits.timeoutMs,
+      timeoutMs: shortened
+        ? Math.min(this.limits.failingTimeoutMs, this.limits.timeoutMs)
+        : this.limits.timeoutMs,
       shortened,
     };
   }
