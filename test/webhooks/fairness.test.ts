@@ -171,7 +171,8 @@ describe('webhook delivery fairness', () => {
     const a = await blackHoledMerchant(app, 2);
     pump = new DeliveryPump(t.database.db, quiet, { coalesceMs: 0, transport });
     pump.wake();
-    await eventually(() => hole.hanging === 8, "A's 8 attempts");
+    await eventually(() => hole.hanging >= 8, "A's attempts");
+    expect(hole.hanging).toBe(8);
     // A's advance takes A's other deliveries itself; its attempt waits for one of A's slots.
     const advanced = app.rest('POST', '/v1/clock/advance', { key: a.secretKey, body: { seconds: 1 } });
     await eventually(() => transport.slots.waiting > 0 || hole.hanging > 8, 'the advance to attempt');
