@@ -110,7 +110,11 @@ export async function startServer(
       : { driver: 'pglite', ...(config.database.dataDir ? { dataDir: config.database.dataDir } : {}) },
   );
   let ready = true;
-  const webhookTransport = new WebhookTransport({ blockPrivateNetworks: config.webhookBlockPrivateNetworks });
+  const webhookTransport = new WebhookTransport(
+    { blockPrivateNetworks: config.webhookBlockPrivateNetworks },
+    undefined,
+    config.webhookLimits,
+  );
   // One LISTEN per process: every instance on a shared Postgres hears every committed event.
   const eventBus = new EventBus(database, logger);
   // And one for credential changes: a key roll or a sign-out ends the live streams it opened.
