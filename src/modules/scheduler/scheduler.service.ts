@@ -1,8 +1,8 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import { type Db, type Executor, queryRows, type Tx } from '../../db/client.ts';
+import { merchantRowsByIds } from '../../db/pages.ts';
 import { isTransactionConflict } from '../../db/tx.ts';
 import { type Clock, FixedClock } from '../../kernel/clock.ts';
-import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { merchantNowExpression, purgePerMerchant } from '../clock/clock.sql.ts';
 import { type MerchantRef, type ProcessContext, processContext, type ServiceContext } from '../context.ts';
@@ -65,16 +65,10 @@ export interface DueWork extends Omit<RanJob, 'state'> {
   state: JobRow['state'];
 }
 
-/** One of the merchant's pieces of due work by its id (GraphQL's node(id:)). */
-export async function getJob(ctx: ServiceContext, id: string): Promise<DueWork> {
-  const [job] = id.includes('\u0000')
-    ? []
-    : await (ctx.tx ?? ctx.db)
-        .select()
-        .from(scheduledJobs)
-        .where(and(eq(scheduledJobs.id, id), eq(scheduledJobs.merchantId, ctx.merchant.id)));
-  if (!job) throw new SandbankError('resource_not_found', { message: 'No such due work.' });
-  return { ...ranJob(job, 'done', job.lastError), state: job.state };
+/** The merchant's due work among `ids` (GraphQL's nodes(ids:)). */
+export async function jobsByIds(ctx: ServiceContext, ids: string[]): Promise<DueWork[]> {
+  const jobs = await merchantRowsByIds<JobRow>(ctx, scheduledJobs, ids);
+  return jobs.map((job) => ({ ...ranJob(job, 'done', job.lastError), state: job.state }));
 }
 
 async function nextDueJob(tx: Tx, merchantId: string, until: Date): Promise<JobRow | undefined> {
