@@ -1,5 +1,4 @@
 import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
@@ -12,6 +11,7 @@ import { authenticate, type Principal } from '../modules/merchants/authenticatio
 import type { Credential } from '../modules/merchants/credential-watch.ts';
 import type { GraphQLContext } from './builder.ts';
 import { chaosPlugin, type GraphQLChaosRecord } from './chaos.ts';
+import { queryCostPlugin } from './cost.ts';
 import { dashboardSessionPrincipal, graphiqlOptionsFor } from './dashboard-session.ts';
 import { renderGraphiQL } from './graphiql.ts';
 import { schema } from './schema.ts';
@@ -83,10 +83,11 @@ export function buildYoga({ publicUrl }: { publicUrl: string }) {
     maskedErrors: { maskError: (error) => maskError(error) },
     plugins: [
       maxDepthPlugin({ n: 10, ...tagRejection }),
-      costLimitPlugin({ maxCost: 5000, ...tagRejection }),
       maxAliasesPlugin({ n: 15, ...tagRejection }),
       maxTokensPlugin({ n: 2000, ...tagRejection }),
       blockFieldSuggestionsPlugin(),
+      // Before chaos: an operation refused for its cost does nothing at all, not even wait.
+      queryCostPlugin(),
       chaosPlugin(),
     ],
     context: async ({ request, deps, requestId, principal, credential }): Promise<GraphQLContext> => {
