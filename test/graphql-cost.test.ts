@@ -117,6 +117,14 @@ describe('the cost of an operation', () => {
     expect(costOf(query, { skip: true, ids }).cost).toBe(9 * (1 + LIST_ITEMS) + 9);
     expect(costOf(query, { skip: false, ids }).cost).toBe(9 * (1 + LIST_ITEMS) + 9);
   });
+
+  it('counts each spread of a fragment, computing each fragment once', () => {
+    // Each fragment spreads the next twice: 2^40 spreads of the last, counted without walking them all.
+    let document = 'query { ...F0 }\n';
+    for (let i = 0; i < 40; i++) document += `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }\n`;
+    document += 'fragment F40 on Query { node(id: "cp_1") { id } }';
+    expect(costOf(document).cost).toBe(2 ** 40);
+  });
 });
 
 describe('an operation over the limit is refused before it runs', () => {

@@ -57,6 +57,11 @@ interface Walk {
   variables: Record<string, unknown>;
   /** Set when a list field asks for more ids than nodes(ids:) takes: its size. */
   tooManyIds: number | null;
+  /**
+   * What each fragment costs, by name and page size: counted once however often it is spread
+   * (a fragment spreading another twice, and so on, would otherwise take exponential time).
+   */
+  fragmentCosts: Map<string, number>;
 }
 
 /** The cost of one operation of a validated document, with its (raw) variables. */
@@ -76,7 +81,13 @@ export function operationCost(
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions)
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  const walk: Walk = { schema, fragments, variables: coerced.coerced, tooManyIds: null };
+  const walk: Walk = {
+    schema,
+    fragments,
+    variables: coerced.coerced,
+    tooManyIds: null,
+    fragmentCosts: new Map(),
+  };
   return { cost: selectionCost(walk, operation.selectionSet, root, null), tooManyIds: walk.tooManyIds };
 }
 
@@ -96,13 +107,20 @@ function selectionCost(
         ? walk.schema.getType(selection.typeCondition.name.value)
         : type;
       total += selectionCost(walk, selection.selectionSet, condition ?? type, edges);
-    } else {
-      const fragment = walk.fragments.get(selection.name.value);
-      const condition = fragment && walk.schema.getType(fragment.typeCondition.name.value);
-      if (fragment && condition) total += selectionCost(walk, fragment.selectionSet, condition, edges);
-    }
+    } else total += fragmentCost(walk, selection.name.value, edges);
   }
   return total;
+}
+
+function fragmentCost(walk: Walk, name: string, edges: number | null): number {
+  const key = `${name} ${edges}`;
+  const known = walk.fragmentCosts.get(key);
+  if (known !== undefined) return known;
+  const fragment = walk.fragments.get(name);
+  const condition = fragment && walk.schema.getType(fragment.typeCondition.name.value);
+  const cost = fragment && condition ? selectionCost(walk, fragment.selectionSet, condition, edges) : 0;
+  walk.fragmentCosts.set(key, cost);
+  return cost;
 }
 
 function included(walk: Walk, node: Parameters<typeof getDirectiveValues>[1]): boolean {
