@@ -99,7 +99,7 @@ export interface JobBudget {
   ms: number;
 }
 
-export const JOB_BATCH: JobBudget = { jobs: 50, ms: 100 };
+export const JOB_BATCH: JobBudget = { jobs: 50, ms: 25 };
 
 /**
  * Runs a merchant's due work up to `until`, in due-time order, including work that the work itself
