@@ -1,8 +1,13 @@
 /** What the benchmarks share: child processes that never outlive the script, ports, readiness. */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { type Agent, request } from 'node:http';
 import { createServer } from 'node:net';
+import os from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
 
 export const HOST = '127.0.0.1';
 
@@ -181,6 +186,71 @@ export async function waitForReady(managed: ManagedChild, url: string): Promise<
   );
 }
 
+/** A whole number from the environment, `fallback` when unset; anything outside [min, max] is an error. */
+export function envInteger(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}".`);
+  }
+  return n;
+}
+
+export interface JsonReply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/**
+ * One JSON request on `agent` to 127.0.0.1:`port`, with the secret key when given. Resolves with
+ * the status and the parsed body (`{text}` when it is not JSON); rejects on a connection error or
+ * after `timeoutMs` without an answer.
+ */
+export function requestJson(
+  agent: Agent,
+  port: number | string,
+  method: string,
+  path: string,
+  key: string | null,
+  body?: unknown,
+  timeoutMs = 60_000,
+): Promise<JsonReply> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers: Record<string, string> = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (payload !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(payload));
+  }
+  return new Promise((resolve, reject) => {
+    const req = request({ agent, host: HOST, port, method, path, headers, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: Record<string, unknown>;
+        try {
+          parsed = JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          parsed = { text };
+        }
+        resolve({ status: res.statusCode ?? 0, body: parsed });
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Nearest-rank percentile of ascending `sorted` (0 when empty). */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
 export function sandbankEnv(port: number, databaseUrl: string | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -194,4 +264,101 @@ export function sandbankEnv(port: number, databaseUrl: string | undefined): Node
   delete env.DATABASE_URL;
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl;
   return env;
+}
+
+export interface Launch {
+  name: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/** Where the built server keeps its data: a PGlite folder, PGlite in memory, or a Postgres database. */
+export type Store = { dataDir: string } | { memory: true } | { databaseUrl: string };
+
+/** The built server (`node dist/main.js`) on `port`, with the bench keys and room for signups. */
+export function sandbankLaunch(port: number, store: Store): Launch {
+  const env = sandbankEnv(port, 'databaseUrl' in store ? store.databaseUrl : undefined);
+  env.SIGNUPS_PER_MINUTE = '1000';
+  if ('dataDir' in store) env.SANDBANK_DATA_DIR = store.dataDir;
+  const args = [join(REPO_ROOT, 'dist/main.js'), ...('memory' in store ? ['--memory'] : [])];
+  return { name: 'sandbank', args, env };
+}
+
+/** Rebuilds dist/ when it is older than the sources, so the bench measures today's code. */
+export function ensureBuild(): void {
+  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/ensure-build.mjs')], { stdio: 'inherit' });
+}
+
+/**
+ * Databases of the bench's own on the Postgres server of `adminUrl` (named `<prefix>_<pid>_<n>`):
+ * `create` makes one and answers its URL, `dropAll` drops every one made (connections forced out).
+ */
+export function scratchDatabases(adminUrl: string, prefix: string) {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  const created: string[] = [];
+  return {
+    async create(): Promise<string> {
+      const name = `${prefix}_${process.pid}_${created.length}`;
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name}`);
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+      created.push(name);
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      return url.toString();
+    },
+    async dropAll(): Promise<void> {
+      try {
+        for (const name of created) await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reports.
+
+/** The commit measured, with a note when src/, migrations/ or scripts/ have uncommitted changes. */
+export function commit(): string {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'migrations', 'scripts'], {
+      cwd: REPO_ROOT,
+    })
+      .toString()
+      .trim();
+    return dirty ? `${sha} with uncommitted changes` : sha;
+  } catch {
+    return 'unknown';
+  }
+}
+
+export function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+}
+
+/** os.loadavg() as "1 / 5 / 15" minutes. */
+export function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' / ');
+}
+
+/**
+ * Replaces what lies between `marker` and `endMarker` in docs/benchmarks.md with `section` (which
+ * starts with `marker`), leaves the rest of the file as it is, and formats it as `npm run lint` wants.
+ */
+export function writeBenchmarksSection(marker: string, endMarker: string, section: string): string {
+  const doc = join(REPO_ROOT, 'docs/benchmarks.md');
+  const current = readFileSync(doc, 'utf8');
+  const from = current.indexOf(marker);
+  const to = current.indexOf(endMarker);
+  if (from < 0 || to < from) throw new Error(`${doc} lacks the ${marker} … ${endMarker} section.`);
+  writeFileSync(doc, `${current.slice(0, from)}${section}${current.slice(to)}`);
+  // The project's formatter pads Markdown tables.
+  execFileSync(join(REPO_ROOT, 'node_modules/.bin/biome'), ['format', '--write', doc], { stdio: 'ignore' });
+  return doc;
 }

@@ -16,8 +16,9 @@
  * After the warm-up it records every request's latency and status for <seconds> and prints one JSON
  * line: requests, requests per second, p50/p99/max in ms, non-2xx and errors, and counts per step.
  */
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { percentile, type JsonReply as Reply, requestJson } from './harness.ts';
 
 const MERCHANTS = 20;
 const TOP_UP = '10000000.00';
@@ -29,11 +30,6 @@ const COUNTERPARTY = {
   account_type: 'checking',
 };
 
-interface Reply {
-  status: number;
-  body: Record<string, unknown>;
-}
-
 const [baseArg, connectionsArg, warmupArg, secondsArg] = process.argv.slice(2);
 if (!baseArg || !connectionsArg || !warmupArg || !secondsArg) {
   console.error('usage: mixed-load.ts <base url> <connections> <warm-up s> <seconds>');
@@ -44,36 +40,7 @@ const connections = Number(connectionsArg);
 const agent = new Agent({ keepAlive: true, maxSockets: connections });
 
 function call(method: string, path: string, key: string | null, body?: unknown): Promise<Reply> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  const headers: Record<string, string> = {};
-  if (key) headers.authorization = `Bearer ${key}`;
-  if (payload !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = String(Buffer.byteLength(payload));
-  }
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { agent, host: base.hostname, port: base.port, method, path, headers, timeout: 60_000 },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: Record<string, unknown> = {};
-          try {
-            parsed = JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            parsed = { text };
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return requestJson(agent, base.port, method, path, key, body);
 }
 
 async function must(method: string, path: string, key: string | null, body?: unknown): Promise<Reply> {
@@ -179,11 +146,6 @@ async function client(merchant: Merchant, offset: number, until: () => boolean):
   for (let i = offset; !until(); i++) {
     await (FLOWS[i % FLOWS.length] as (m: Merchant) => Promise<unknown>)(merchant);
   }
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
 async function main(): Promise<void> {

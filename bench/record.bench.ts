@@ -23,24 +23,31 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import os, { tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import postgres from 'postgres';
 import {
   CEILING_SERVER_CODE,
+  commit,
+  ensureBuild,
+  envInteger,
   freePort,
   HOST,
   installExitGuards,
+  type Launch,
+  loadAverage,
   type ManagedChild,
+  machine,
   readDurationSeconds,
   SECRET_KEY,
-  sandbankEnv,
+  sandbankLaunch,
+  scratchDatabases,
   sleep,
   spawnChild,
   stopChild,
+  writeBenchmarksSection,
 } from './harness.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -70,12 +77,6 @@ const MOCK_CREATE: Create = {
   body: CHARGE_BODY,
 };
 
-interface Launch {
-  name: string;
-  args: string[];
-  env: NodeJS.ProcessEnv;
-}
-
 type Peer = 'ceiling' | 'stripe-stateful-mock' | 'sandbank-pglite' | 'sandbank-postgres';
 
 function ceilingLaunch(port: number): Launch {
@@ -92,17 +93,6 @@ function mockLaunch(port: number): Launch {
     args: [join(REPO_ROOT, 'node_modules/stripe-stateful-mock/dist/cli.js')],
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' },
   };
-}
-
-function sandbankLaunch(
-  port: number,
-  store: { dataDir: string } | { memory: true } | { databaseUrl: string },
-): Launch {
-  const env = sandbankEnv(port, 'databaseUrl' in store ? store.databaseUrl : undefined);
-  env.SIGNUPS_PER_MINUTE = '1000';
-  if ('dataDir' in store) env.SANDBANK_DATA_DIR = store.dataDir;
-  const args = [join(REPO_ROOT, 'dist/main.js'), ...('memory' in store ? ['--memory'] : [])];
-  return { name: 'sandbank', args, env };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -479,17 +469,8 @@ async function runRound(
 
   if (postgresUrl) {
     console.log('[sandbank-postgres] node dist/main.js (DATABASE_URL: a database of its own)');
-    const admin = postgres(postgresUrl, { max: 1, onnotice: () => {} });
-    const created: string[] = [];
-    const database = async () => {
-      const name = `sandbank_bench_${process.pid}_${created.length}`;
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name}`);
-      await admin.unsafe(`CREATE DATABASE ${name}`);
-      created.push(name);
-      const url = new URL(postgresUrl);
-      url.pathname = `/${name}`;
-      return url.toString();
-    };
+    const databases = scratchDatabases(postgresUrl, 'sandbank_bench');
+    const database = databases.create;
     try {
       await startTimes(
         round,
@@ -517,8 +498,7 @@ async function runRound(
         await stopChild(s.child);
       }
     } finally {
-      for (const name of created) await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await databases.dropAll();
     }
   }
   return round;
@@ -641,32 +621,6 @@ function targetLines(list: Target[]): string {
   return lines.join('\n');
 }
 
-function commit(): string {
-  try {
-    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'migrations', 'scripts'], {
-      cwd: REPO_ROOT,
-    })
-      .toString()
-      .trim();
-    return dirty ? `${sha} with uncommitted changes` : sha;
-  } catch {
-    return 'unknown';
-  }
-}
-
-function machine(): string {
-  const cpus = os.cpus();
-  return `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
-}
-
-function loadAverage(): string {
-  return os
-    .loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' / ');
-}
-
 function perRound(rounds: Round[]): string {
   const keys = [...new Set(rounds.flatMap((round) => [...round.keys()]))].sort();
   const lines = [`| peer | metric | ${rounds.map((_, i) => `round ${i + 1}`).join(' | ')} |`];
@@ -682,20 +636,11 @@ function perRound(rounds: Round[]): string {
 
 // ---------------------------------------------------------------------------------------------
 
-function positive(name: string, fallback: number): number {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 100)
-    throw new Error(`${name} must be a whole number from 1 to 100.`);
-  return n;
-}
-
 async function main(): Promise<void> {
   installExitGuards();
   const seconds = readDurationSeconds();
-  const rounds = positive('BENCH_ROUNDS', 2);
-  const starts = positive('BENCH_STARTS', 3);
+  const rounds = envInteger('BENCH_ROUNDS', 2, 1, 100);
+  const starts = envInteger('BENCH_STARTS', 3, 1, 100);
   const postgresUrl = process.env.BENCH_POSTGRES_URL?.trim() || undefined;
   try {
     execFileSync('wrk', ['--version'], { stdio: 'ignore' });
@@ -705,7 +650,7 @@ async function main(): Promise<void> {
       throw new Error('wrk is not installed (Debian: apt-get install -y wrk).');
     }
   }
-  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/ensure-build.mjs')], { stdio: 'inherit' });
+  ensureBuild();
   if (!postgresUrl) console.log('BENCH_POSTGRES_URL is not set: Sandbank on Postgres is skipped.');
   const loadBefore = loadAverage();
   const startedAt = new Date();
@@ -727,13 +672,7 @@ async function main(): Promise<void> {
   console.log(`Machine: ${machine()}; load average (1/5/15 min) before ${loadBefore}, after ${loadAfter}`);
 
   if (process.env.BENCH_WRITE !== '0') {
-    const doc = join(REPO_ROOT, 'docs/benchmarks.md');
-    const current = readFileSync(doc, 'utf8');
     const marker = '<!-- recorded run -->';
-    const endMarker = '<!-- end of recorded run -->';
-    const from = current.indexOf(marker);
-    const to = current.indexOf(endMarker);
-    if (from < 0 || to < from) throw new Error(`${doc} lacks the ${marker} … ${endMarker} section.`);
     const recorded = [
       marker,
       '## The recorded run',
@@ -753,9 +692,7 @@ async function main(): Promise<void> {
       '</details>',
       '',
     ].join('\n');
-    writeFileSync(doc, `${current.slice(0, from)}${recorded}${current.slice(to)}`);
-    // The project's formatter pads Markdown tables; the file stays as `npm run lint` wants it.
-    execFileSync(join(REPO_ROOT, 'node_modules/.bin/biome'), ['format', '--write', doc], { stdio: 'ignore' });
+    const doc = writeBenchmarksSection(marker, '<!-- end of recorded run -->', recorded);
     console.log(`Wrote ${doc}.`);
   }
 }

@@ -5,6 +5,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppDeps } from './deps.ts';
 import type { GraphQLChaosRecord } from './graphql/chaos.ts';
 import { buildGraphiQLAssets, GRAPHIQL_CSP } from './graphql/graphiql.ts';
+import { graphqlLanes } from './graphql/lanes.ts';
 import { type LazyYoga, lazyYoga, printedSchemaOnce } from './graphql/lazy.ts';
 import { MAX_BODY_BYTES } from './http/body-limit.ts';
 import { pageSecurityHeaders } from './http/security.ts';
@@ -180,9 +181,12 @@ export function buildApp({
   app.get('/graphql/schema.graphql', async (c) =>
     c.text(await printedSchemaOnce(), 200, { 'content-type': 'text/plain; charset=utf-8' }),
   );
+  const inLane = graphqlLanes();
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', async (c) => {
     const chaos: GraphQLChaosRecord = { injected: [], faults: [], retryAfter: null };
-    const response = await (await yoga()).fetch(c.req.raw, { deps, requestId: c.get('requestId'), chaos });
+    const response = await inLane(c.req.raw, async () =>
+      (await yoga()).fetch(c.req.raw, { deps, requestId: c.get('requestId'), chaos }),
+    );
     if (chaos.injected.length === 0) return response;
     // Chaos faulted or slowed the operation (graphql/chaos.ts): said in headers, counted in /metrics.
     c.set('chaosFaults', chaos.faults);

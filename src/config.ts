@@ -6,7 +6,12 @@ import {
   parseFxRatesConfig,
   parseSpreadConfig,
 } from './modules/fx/fx.rates.ts';
+import { DEFAULT_DELIVERY_LIMITS, type DeliveryLimits } from './modules/webhooks/webhooks.transport.ts';
 import { chooseDatabase, type DatabaseChoice, DEFAULT_DATA_DIR, MEMORY_SETTINGS } from './storage.ts';
+
+/** A whole number from `min` to `max`, `fallback` when unset. */
+const whole = (min: number, max: number, fallback: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4242),
@@ -26,6 +31,12 @@ const envSchema = z.object({
   MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   WEBHOOK_BLOCK_PRIVATE_NETWORKS: z.enum(['0', '1', 'true', 'false']).default('false'),
   WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
+  WEBHOOK_TIMEOUT_MS: whole(100, 120_000, DEFAULT_DELIVERY_LIMITS.timeoutMs),
+  WEBHOOK_FAILING_TIMEOUT_MS: whole(100, 120_000, DEFAULT_DELIVERY_LIMITS.failingTimeoutMs),
+  WEBHOOK_FAILING_STREAK: whole(1, 1000, DEFAULT_DELIVERY_LIMITS.failingStreak),
+  WEBHOOK_CONCURRENCY: whole(1, 10_000, DEFAULT_DELIVERY_LIMITS.concurrency),
+  WEBHOOK_CONCURRENCY_PER_MERCHANT: whole(1, 10_000, DEFAULT_DELIVERY_LIMITS.perMerchant),
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: whole(1, 10_000, DEFAULT_DELIVERY_LIMITS.perEndpoint),
   SANDBANK_MERCHANT_MCC: z
     .string()
     .regex(/^(?!0000)\d{4}$/, 'a merchant category code is four digits, 0001-9999')
@@ -56,6 +67,12 @@ export interface Config {
   webhookBlockPrivateNetworks: boolean;
   /** Receiver hosts delivered to although private (WEBHOOK_ALLOWED_HOSTS, comma-separated). */
   webhookAllowedHosts: string[];
+  /**
+   * Webhook attempts' limits (WEBHOOK_TIMEOUT_MS, WEBHOOK_FAILING_TIMEOUT_MS after
+   * WEBHOOK_FAILING_STREAK failures in a row) and how many may be in flight (WEBHOOK_CONCURRENCY,
+   * _PER_MERCHANT, _PER_ENDPOINT).
+   */
+  webhookLimits: DeliveryLimits;
   /**
    * What the services run with: the merchant category code this sandbox's merchants present to its
    * issuer (SANDBANK_MERCHANT_MCC), the base mid rates USD→EUR/GBP/JPY (FX_RATES) and the spread
@@ -138,6 +155,14 @@ export function loadConfig(
       e.WEBHOOK_ALLOWED_HOSTS === undefined
         ? []
         : configured('WEBHOOK_ALLOWED_HOSTS', () => parseAllowedHosts(e.WEBHOOK_ALLOWED_HOSTS as string)),
+    webhookLimits: {
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      failingTimeoutMs: e.WEBHOOK_FAILING_TIMEOUT_MS,
+      failingStreak: e.WEBHOOK_FAILING_STREAK,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      perMerchant: e.WEBHOOK_CONCURRENCY_PER_MERCHANT,
+      perEndpoint: e.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
+    },
     services: {
       merchantMcc: e.SANDBANK_MERCHANT_MCC,
       fx: {

@@ -3,6 +3,7 @@ import type { Database } from './db/client.ts';
 import type { Clock } from './kernel/clock.ts';
 import type { ProcessContext, ServiceConfig } from './modules/context.ts';
 import type { EventBus } from './modules/events/events.bus.ts';
+import type { CredentialWatch } from './modules/merchants/credential-watch.ts';
 import type { SignupLimiter } from './modules/merchants/signups.ts';
 import type { WebhookTransport } from './modules/webhooks/webhooks.transport.ts';
 
@@ -20,6 +21,11 @@ export interface AppDeps {
   logger: Logger;
   /** Live events for GraphQL subscriptions; server.ts provides it (in-process test apps may not). */
   eventBus?: EventBus;
+  /**
+   * Ends live connections and subscriptions when the credential that opened them stops
+   * authenticating (a key roll, a sign-out); server.ts provides it with the event bus.
+   */
+  credentialWatch?: CredentialWatch;
   /** The cap on keyless sign-ups per client address (none when absent). */
   signups?: SignupLimiter;
 }

@@ -15,6 +15,7 @@ import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
 import type { ProcessContext } from './modules/context.ts';
 import { createSignInLink } from './modules/dashboard/dashboard.service.ts';
 import { EventBus } from './modules/events/events.bus.ts';
+import { CredentialWatch } from './modules/merchants/credential-watch.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/default-merchant.ts';
 import { SignupLimiter } from './modules/merchants/signups.ts';
 import { DeliveryPump } from './modules/webhooks/webhooks.pump.ts';
@@ -131,12 +132,15 @@ export async function startServer(
         'the database is unreachable: requests that need it answer 503 database_unavailable, background work waits',
       );
   });
-  const webhookTransport = new WebhookTransport({
-    blockPrivateNetworks: config.webhookBlockPrivateNetworks,
-    allowedHosts: config.webhookAllowedHosts,
-  });
+  const webhookTransport = new WebhookTransport(
+    { blockPrivateNetworks: config.webhookBlockPrivateNetworks, allowedHosts: config.webhookAllowedHosts },
+    undefined,
+    config.webhookLimits,
+  );
   // One LISTEN per process: every instance on a shared Postgres hears every committed event.
   const eventBus = new EventBus(database, logger);
+  // And one for credential changes: a key roll or a sign-out ends the live streams it opened.
+  const credentialWatch = new CredentialWatch(database, logger);
   try {
     progress(
       `database ready (${((Date.now() - opening) / 1000).toFixed(1)} s); preparing the default merchant…`,
@@ -144,6 +148,7 @@ export async function startServer(
     const defaultMerchant = await ensureDefaultMerchant(database.db, systemClock, config.pinnedKeys);
     const signInToken = await createSignInLink(database.db, systemClock, defaultMerchant.merchant.id);
     await eventBus.start();
+    await credentialWatch.start();
     const metrics = createMetrics();
     trackLiveSubscriptions(metrics, () => eventBus.size);
     const deps = {
@@ -155,6 +160,7 @@ export async function startServer(
       clockFor: (merchantId: string) => clockFor(database.db, merchantId),
       logger,
       eventBus,
+      credentialWatch,
       signups: new SignupLimiter(config.signupsPerMinute),
     };
     const yoga = lazyYoga(config.publicUrl);
@@ -166,7 +172,6 @@ export async function startServer(
       deps,
       closeTimeoutMs: Math.min(5_000, config.shutdownTimeoutMs),
     });
-    await graphqlWs.ready;
     const runner = startDueWorkRunner(processContextOf(deps), config, logger, metrics, database.availability);
     const maintenance = startMaintenance(database, config.maintenanceIntervalMs, logger);
     eventBus.onAnnouncement((announcement) => {
@@ -181,7 +186,7 @@ export async function startServer(
         ready = false;
         // Live subscribers go first (1001 Going away; clients reconnect elsewhere), then the LISTEN.
         await Promise.all([runner.stop(), maintenance.stop(), graphqlWs.close()]);
-        await eventBus.close();
+        await Promise.all([eventBus.close(), credentialWatch.close()]);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
             logger.warn('in-flight requests did not finish in time; closing their connections');
@@ -207,7 +212,7 @@ export async function startServer(
       close,
     };
   } catch (error) {
-    await eventBus.close();
+    await Promise.all([eventBus.close(), credentialWatch.close()]);
     await database.close();
     throw error;
   }

@@ -128,6 +128,42 @@ describe('the Sandbank-Chaos header', () => {
     expect(await run(await t.merchant('Seed C'), 7)).not.toEqual(first);
   });
 
+  it('keeps a merchant’s seeded sequence while another merchant sends 10,000 seeds', async () => {
+    const seeded = 'error=0.3; rate_limit=0.2; seed=42';
+    const draw = async (merchant: TestMerchant, value: string) => {
+      const res = await t.rest('GET', '/v1/clock', { key: merchant.secretKey, headers: chaos(value) });
+      return `${res.status} ${res.headers.get('Sandbank-Chaos-Injected')}`;
+    };
+    const draws = async (merchant: TestMerchant, count: number) => {
+      const outcomes: string[] = [];
+      for (let i = 0; i < count; i++) outcomes.push(await draw(merchant, seeded));
+      return outcomes;
+    };
+    // What seed 42 gives from its start: a fresh merchant's run.
+    const replay = await draws(await t.merchant('Seed replay'), 12);
+    // Starting over would not look like going on: the test can tell the two apart.
+    expect(replay.slice(4)).not.toEqual(replay.slice(0, 8));
+
+    const b = await t.merchant('Seed keeper');
+    const a = await t.merchant('Seed flooder');
+    const before = await draws(b, 4);
+    expect(before).toEqual(replay.slice(0, 4));
+    const flood = 10_000;
+    for (let start = 0; start < flood; start += 100) {
+      const batch = Array.from({ length: 100 }, (_, i) =>
+        t.app.request('/v1/clock', {
+          headers: {
+            authorization: `Bearer ${a.secretKey}`,
+            'Sandbank-Chaos': `error=0; seed=${1000 + start + i}`,
+          },
+        }),
+      );
+      for (const res of await Promise.all(batch)) expect(res.status).toBe(200);
+    }
+    // The flooder's seeds cost only the flooder; B goes on where it was.
+    expect(await draws(b, 8)).toEqual(replay.slice(4));
+  });
+
   it('leaves a faulted POST unwritten, so its retry with the same Idempotency-Key runs normally', async () => {
     const shop = await t.merchant('Retry Shop');
     const request = { key: shop.secretKey, body: { amount: 10, currency: 'USD', reference: 'retry-1' } };

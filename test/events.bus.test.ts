@@ -166,6 +166,30 @@ describe('the event bus on the test database', () => {
     await expect(slow.next()).resolves.toEqual({ done: true, value: undefined });
   });
 
+  it("a subscriber that never reads delays nobody else's events: it alone is dropped", async () => {
+    const stalled = await bus.subscribe(merchantA);
+    const other = await bus.subscribe(merchantB);
+    const sameMerchant = await bus.subscribe(merchantA);
+    const seen: string[] = [];
+    const reading = (async () => {
+      for (let i = 0; i < 4; i++) seen.push(String((await next(sameMerchant)).value?.objectId));
+    })();
+    await database.db.transaction(async (tx) => {
+      // Four: one more than a queue holds, and no more than a reader waiting for the first can take.
+      for (let i = 0; i < 4; i++) await record(tx, merchantA, `col_stall${i}`);
+      await record(tx, merchantB, 'col_other');
+    });
+    expect((await next(other)).value).toMatchObject({ objectId: 'col_other' });
+    await reading;
+    expect(seen).toEqual([0, 1, 2, 3].map((i) => `col_stall${i}`));
+    // The one that never read fell more than 3 behind and was dropped; the others are still live.
+    await until(() => bus.size === 2, 'the stalled subscriber to be dropped');
+    for (let i = 0; i < 3; i++) await stalled.next();
+    await expect(stalled.next()).rejects.toMatchObject({ code: 'rate_limited' });
+    await other.return();
+    await sameMerchant.return();
+  });
+
   it('ends every stream when it closes', async () => {
     const own = new EventBus(database, pino({ level: 'silent' }));
     const stream = await own.subscribe(merchantB);

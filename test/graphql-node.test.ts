@@ -4,7 +4,14 @@ import { paymentAttempts } from '../src/db/schema.ts';
 import { MAX_NODE_IDS, nodeTypesByPrefix } from '../src/graphql/node.ts';
 import { schema } from '../src/graphql/schema.ts';
 import { newId } from '../src/kernel/ids.ts';
-import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
+import {
+  createTestApp,
+  type LoggedStatement,
+  openTestDatabase,
+  StatementLog,
+  type TestApp,
+  type TestMerchant,
+} from './harness.ts';
 import { Receiver } from './webhooks/receiver.ts';
 
 /**
@@ -14,6 +21,8 @@ import { Receiver } from './webhooks/receiver.ts';
  */
 
 let t: TestApp;
+/** Every statement the app runs: nodes(ids:) reads each kind once. */
+const log = new StatementLog();
 let receiver: Receiver;
 let owner: TestMerchant;
 let stranger: TestMerchant;
@@ -85,7 +94,7 @@ async function mutate(
 const ACCOUNT = '{ name: "Ops", routingNumber: "021000021", accountNumber: "000123456789" }';
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ database: await openTestDatabase({ queryLogger: log }) });
   receiver = await new Receiver().start();
   owner = await t.merchant('Node owner');
   stranger = await t.merchant('Node stranger');
@@ -345,5 +354,77 @@ describe('the Node interface', () => {
     expect(res.errors?.[0]?.extensions?.code).toBe('secret_key_required');
     const none = await t.gql(NODE, { id: ids.CardPayment });
     expect(none.errors?.[0]?.extensions?.code).toBe('api_key_missing');
+  });
+});
+
+/** `count` well-formed ids of `prefix`'s kind that name nothing. */
+function madeUpIds(prefix: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix}_01J${String(i).padStart(23, '0')}`);
+}
+
+/**
+ * The statements that looked up any of `ids` (one of them among its parameters). The owner's own id
+ * is left out: it is a parameter of every query scoped to the owner (its clock, …).
+ */
+function lookupsOf(statements: LoggedStatement[], ids: string[]): LoggedStatement[] {
+  const asked = new Set(ids.filter((id) => id !== owner.id));
+  return statements.filter((statement) => statement.params.some((param) => asked.has(String(param))));
+}
+
+describe('nodes(ids:) reads each kind of object in one query', () => {
+  /**
+   * What reading a kind takes beyond its own query: a card payment's refunds and a delivery's
+   * attempts come with them (one more query for all of them); the merchant is the caller's own.
+   */
+  const READS: Record<string, number> = { CardPayment: 2, WebhookDelivery: 2, Merchant: 0 };
+
+  it.each(NODE_TYPES)('%s: one of the owner and 99 made-up ids, one read of the kind', async (type) => {
+    const id = ids[type] as string;
+    const prefix = id.slice(0, id.indexOf('_'));
+    const asked = [id, ...madeUpIds(prefix, MAX_NODE_IDS - 1)];
+    const { result, statements } = await log.during(() => gql(NODES, { ids: asked }));
+    expect(result.nodes).toEqual([{ __typename: type, id }, ...asked.slice(1).map(() => null)]);
+    const lookups = lookupsOf(statements, asked);
+    expect(lookups.map((statement) => statement.sql)).toHaveLength(READS[type] ?? 1);
+    // The kind's own query asks for every id at once, and only the caller's.
+    if (type !== 'Merchant') {
+      expect(lookups[0]?.params).toEqual(expect.arrayContaining([...asked, owner.id]));
+      expect(lookups[0]?.sql).toMatch(/"merchant_id" = \$\d+/);
+    }
+  });
+
+  it("ids of every kind, mixed with unknown, malformed and another merchant's: one read per kind, answers as node(id:) gives them", async () => {
+    const strangers = await gql(
+      `mutation { createCounterparty(name: "Eve", routingNumber: "021000021", accountNumber: "000111222333") {
+        ... on MutationCreateCounterpartySuccess { data { id } } } }`,
+      {},
+      stranger.secretKey,
+    );
+    const foreign = ((strangers.createCounterparty as Json).data as Json).id as string;
+    const asked = [
+      ...Object.values(ids),
+      foreign,
+      stranger.id,
+      'cp_01J00000000000000000000000',
+      'not an id',
+      ids.Transfer as string,
+      `cp_${'A'.repeat(500)}`,
+    ];
+    const { result, statements } = await log.during(() => gql(NODES, { ids: asked }));
+    const one = await Promise.all(asked.map(async (id) => (await gql(NODE, { id })).node));
+    expect(result.nodes).toEqual(one);
+    expect((result.nodes as unknown[]).slice(-6)).toEqual([null, null, null, null, one.at(-2), null]);
+    expect(one.at(-2)).toEqual({ __typename: 'Transfer', id: ids.Transfer });
+    // One query per kind asked (the merchant needs none), a card payment's refunds and a delivery's attempts.
+    expect(lookupsOf(statements, asked)).toHaveLength(NODE_TYPES.length - 1 + 2);
+    // The stranger's own counterparty is theirs only.
+    const theirs = await gql(NODES, { ids: [foreign, ids.Counterparty] }, stranger.secretKey);
+    expect(theirs.nodes).toEqual([{ __typename: 'Counterparty', id: foreign }, null]);
+  });
+
+  it('node(id:) reads its object the same way: one query', async () => {
+    const { result, statements } = await log.during(() => gql(NODE, { id: ids.Payout }));
+    expect(result.node).toEqual({ __typename: 'Payout', id: ids.Payout });
+    expect(lookupsOf(statements, [ids.Payout as string])).toHaveLength(1);
   });
 });

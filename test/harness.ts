@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { count, eq, sql } from 'drizzle-orm';
+import { count, type Logger as DrizzleLogger, eq, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { type Logger, pino } from 'pino';
 import postgres from 'postgres';
@@ -47,9 +47,33 @@ export function debugLogCapture(level = 'debug'): { logger: Logger; text: () => 
  * in pg_stat_activity), else PGlite from the migrated snapshot (one connection: races serialize,
  * and the same outcomes must hold).
  */
+/** A statement Drizzle ran: its SQL text and its parameters. */
+export interface LoggedStatement {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The statements Drizzle runs on a database opened with it (`openTestDatabase({ queryLogger })`),
+ * in order: a test counts what a request reads.
+ */
+export class StatementLog implements DrizzleLogger {
+  readonly statements: LoggedStatement[] = [];
+  logQuery(sql: string, params: unknown[]): void {
+    this.statements.push({ sql, params });
+  }
+  /** The statements logged while `work` ran, and what it answered. */
+  async during<T>(work: () => Promise<T>): Promise<{ result: T; statements: LoggedStatement[] }> {
+    const from = this.statements.length;
+    const result = await work();
+    return { result, statements: this.statements.slice(from) };
+  }
+}
+
 export async function openTestDatabase(
-  options: { connections?: number; applicationName?: string } = {},
+  options: { connections?: number; applicationName?: string; queryLogger?: DrizzleLogger } = {},
 ): Promise<Database> {
+  const logged = options.queryLogger ? { queryLogger: options.queryLogger } : {};
   const base = process.env.TEST_DATABASE_URL;
   if (base) {
     const url = new URL(base);
@@ -58,11 +82,12 @@ export async function openTestDatabase(
       driver: 'postgres',
       url: url.toString(),
       maxConnections: options.connections ?? 4,
+      ...logged,
     });
   }
   const snapshot = process.env.SANDBANK_TEST_SNAPSHOT;
   const loadDataDir = snapshot ? new Blob([readFileSync(snapshot)]) : undefined;
-  return openDatabase({ driver: 'pglite', ...(loadDataDir ? { loadDataDir } : {}) });
+  return openDatabase({ driver: 'pglite', ...(loadDataDir ? { loadDataDir } : {}), ...logged });
 }
 
 /**

@@ -13,6 +13,7 @@ import {
 } from '../src/db/schema.ts';
 import { FixedClock } from '../src/kernel/clock.ts';
 import { startMaintenance } from '../src/maintenance.ts';
+import { MerchantClock } from '../src/modules/clock/clock.service.ts';
 import {
   createSignInLink,
   endSession,
@@ -79,6 +80,63 @@ describe('card secrets', () => {
     // Expired, it cannot pay.
     const paid = await post(m, '/v1/card_payments', { amount: 1, currency: 'USD', token: token.body.id });
     expect(paid.body).toMatchObject({ error: { code: 'token_expired' } });
+  });
+
+  it('a frozen clock does not keep a token’s number and CVC past 15 minutes of real time', async () => {
+    const m = await frozenMerchant();
+    const token = await t.rest<Json>('POST', '/v1/tokens', {
+      key: m.publicKey,
+      body: { card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' } },
+    });
+    expect(token.status).toBe(200);
+    const row = async () =>
+      (
+        await t.database.db
+          .select()
+          .from(cardTokens)
+          .where(eq(cardTokens.id, String(token.body.id)))
+      )[0];
+    // Real time moves on (the passes are told so); the merchant's clock stands still.
+    const realIn = (minutes: number) => new Date(Date.now() + minutes * 60_000);
+    await purgeExpired(t.database.db, realIn(14));
+    expect(await row()).toMatchObject({ number: '4242424242424242', cvc: '123' });
+    await purgeExpired(t.database.db, realIn(16));
+    expect(await row()).toMatchObject({ number: '', cvc: '', last4: '4242', usedAt: null });
+    // By the merchant's clock it has not expired, yet with its secrets gone it cannot pay.
+    const paid = await post(m, '/v1/card_payments', { amount: 1, currency: 'USD', token: token.body.id });
+    expect(paid.status).toBe(400);
+    expect(paid.body).toMatchObject({ error: { code: 'token_expired', param: 'token' } });
+  });
+
+  it('a token past 15 minutes of real time cannot pay even before a pass blanks it', async () => {
+    // The merchant's clock is frozen; the real clock it runs on is the test's to move.
+    const real = new FixedClock(new Date());
+    const clock = new MerchantClock({ offsetMs: 0, frozenAt: new Date('2030-01-01T12:00:00Z') }, real);
+    const app = await createTestApp({ database: t.database, clock }); // shares the file's database
+    const m = await app.merchant();
+    const tokenize = async () => {
+      const res = await app.rest<Json>('POST', '/v1/tokens', {
+        key: m.publicKey,
+        body: { card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' } },
+      });
+      expect(res.status).toBe(200);
+      return String(res.body.id);
+    };
+    const pay = (token: string) =>
+      app.rest<Json>('POST', '/v1/card_payments', {
+        key: m.secretKey,
+        body: { amount: 1, currency: 'USD', token },
+      });
+    const early = await tokenize();
+    const late = await tokenize();
+    real.advance(14 * 60);
+    expect((await pay(early)).body).toMatchObject({ state: 'captured' });
+    real.advance(2 * 60);
+    const [stored] = await t.database.db.select().from(cardTokens).where(eq(cardTokens.id, late));
+    expect(stored).toMatchObject({ number: '4242424242424242', usedAt: null }); // no pass has run
+    const refused = await pay(late);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: { code: 'token_expired', param: 'token' } });
   });
 
   it('a keyed virtual-card create stores its response without number or CVC; a replay still shows them', async () => {

@@ -1,5 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { type ExtractTablesWithRelations, type SQL, sql } from 'drizzle-orm';
+import { type ExtractTablesWithRelations, type Logger, type SQL, sql } from 'drizzle-orm';
 import { type PgDatabase, PgDialect, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -57,29 +57,37 @@ export function isUniqueViolation(error: unknown): boolean {
   return sqlStateOf(error) === '23505';
 }
 
-export type DatabaseOptions =
-  | {
-      driver: 'postgres';
-      url: string;
-      maxConnections?: number;
-      /**
-       * How long opening keeps trying while the database cannot be reached yet (refused, not
-       * answering, starting up), before it gives up with the last error. Default 0: one try.
-       */
-      waitForDatabaseMs?: number;
-    }
-  | {
-      driver: 'pglite';
-      dataDir?: string;
-      loadDataDir?: Blob;
-      /**
-       * Run PGlite in a worker thread (the default), so that a long query does not hold up the
-       * event loop; false runs it on the calling thread. PGLITE_WORKER=0 sets false.
-       */
-      worker?: boolean;
-      /** Called if the worker thread dies (default: log a line and exit 1). */
-      onWorkerFailure?: (error: Error) => void;
-    };
+/** Options of either driver. */
+interface CommonOptions {
+  /** Told every statement Drizzle runs (tests count the statements of a request with it). */
+  queryLogger?: Logger;
+}
+
+export type DatabaseOptions = CommonOptions &
+  (
+    | {
+        driver: 'postgres';
+        url: string;
+        maxConnections?: number;
+        /**
+         * How long opening keeps trying while the database cannot be reached yet (refused, not
+         * answering, starting up), before it gives up with the last error. Default 0: one try.
+         */
+        waitForDatabaseMs?: number;
+      }
+    | {
+        driver: 'pglite';
+        dataDir?: string;
+        loadDataDir?: Blob;
+        /**
+         * Run PGlite in a worker thread (the default), so that a long query does not hold up the
+         * event loop; false runs it on the calling thread. PGLITE_WORKER=0 sets false.
+         */
+        worker?: boolean;
+        /** Called if the worker thread dies (default: log a line and exit 1). */
+        onWorkerFailure?: (error: Error) => void;
+      }
+  );
 
 export interface Database {
   db: Db;
@@ -109,15 +117,25 @@ export interface Database {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const folder = migrationsInUse();
+  const logger = options.queryLogger;
   if (options.driver === 'postgres')
-    return openPostgres(options.url, options.maxConnections ?? 10, folder, options.waitForDatabaseMs ?? 0);
-  return openPglite({
-    dataDir: options.dataDir,
-    loadDataDir: options.loadDataDir,
-    migrations: folder,
-    worker: options.worker ?? pgliteWorkerByDefault(),
-    onWorkerFailure: options.onWorkerFailure,
-  });
+    return openPostgres(
+      options.url,
+      options.maxConnections ?? 10,
+      folder,
+      options.waitForDatabaseMs ?? 0,
+      logger,
+    );
+  return openPglite(
+    {
+      dataDir: options.dataDir,
+      loadDataDir: options.loadDataDir,
+      migrations: folder,
+      worker: options.worker ?? pgliteWorkerByDefault(),
+      onWorkerFailure: options.onWorkerFailure,
+    },
+    logger,
+  );
 }
 
 /**
@@ -233,14 +251,20 @@ async function lockForMigrations(migrator: postgres.Sql, waitMs: number): Promis
   }
 }
 
-async function openPostgres(url: string, max: number, folder: string, waitMs: number): Promise<Database> {
+async function openPostgres(
+  url: string,
+  max: number,
+  folder: string,
+  waitMs: number,
+  logger?: Logger,
+): Promise<Database> {
   const options = driverOptions(url);
   const raw = postgres(url, { ...options, max, prepare: true, connection: { ...SESSION_LIMITS } });
   const availability = new Availability(async () => {
     await raw`SELECT 1`;
   });
   const client = gated(raw, availability);
-  const db = drizzlePostgres({ client, schema }) as unknown as Db;
+  const db = drizzlePostgres({ client, schema, ...(logger ? { logger } : {}) }) as unknown as Db;
   const dialect = new PgDialect();
   preparedRunners.set(db, (query) => {
     const { sql: text, params } = dialect.sqlToQuery(query);
@@ -274,7 +298,7 @@ async function openPostgres(url: string, max: number, folder: string, waitMs: nu
   };
 }
 
-async function openPglite(options: PgliteStart): Promise<Database> {
+async function openPglite(options: PgliteStart, logger?: Logger): Promise<Database> {
   const started = adoptPrestarted(options) ?? startPglite(options);
   const client = await started.client;
   const availability = new Availability(async () => {
@@ -293,7 +317,7 @@ async function openPglite(options: PgliteStart): Promise<Database> {
         });
     },
   }) as PGlite;
-  const db = drizzlePglite({ client: driverClient, schema }) as unknown as Db;
+  const db = drizzlePglite({ client: driverClient, schema, ...(logger ? { logger } : {}) }) as unknown as Db;
   try {
     await migratePglite(drizzlePglite({ client: driverClient }), { migrationsFolder: options.migrations });
   } catch (error) {

@@ -6,6 +6,7 @@ import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import type { Principal } from '../modules/merchants/authentication.ts';
+import type { Credential } from '../modules/merchants/credential-watch.ts';
 import { generatedDescriptionsPlugin } from './descriptions.ts';
 import { storableTextPlugin } from './storable-text.ts';
 
@@ -13,6 +14,13 @@ export interface GraphQLContext {
   deps: AppDeps;
   requestId: string;
   principal: Principal | null;
+  /**
+   * What the principal authenticated with (null when unauthenticated): a live subscription ends
+   * when it stops authenticating (credential-watch.ts), whatever the transport.
+   */
+  credential: Credential | null;
+  /** Aborted when the HTTP client goes away (a subscription over SSE ends then); null over graphql-ws. */
+  signal: AbortSignal | null;
   /** The authenticated merchant's clock (real time when unauthenticated). */
   clock: Clock;
   /** Why authentication failed (missing or invalid key); raised by the first field that needs a key. */

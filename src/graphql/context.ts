@@ -1,6 +1,6 @@
 import { processContextOf } from '../deps.ts';
 import { SandbankError } from '../kernel/errors.ts';
-import { type ListQuery, listQuerySchema, type Page } from '../kernel/pagination.ts';
+import { DEFAULT_PAGE_LIMIT, type ListQuery, listQuerySchema, type Page } from '../kernel/pagination.ts';
 import { parseInput } from '../kernel/validation.ts';
 import type { ServiceContext, Tx } from '../modules/context.ts';
 import {
@@ -119,7 +119,7 @@ export function listQueryOf(args: {
   }
   return parseInput(
     listQuerySchema,
-    { limit: args.first ?? 20, ...(args.after ? { starting_after: args.after } : {}) },
+    { limit: args.first ?? DEFAULT_PAGE_LIMIT, ...(args.after ? { starting_after: args.after } : {}) },
     { limit: 'parameter_invalid', starting_after: 'parameter_invalid' },
   );
 }

@@ -21,17 +21,25 @@ import type { Principal } from '../modules/merchants/authentication.ts';
  */
 export const CSRF_HEADER = 'X-CSRF-Token';
 
-async function sessionOf(deps: AppDeps, request: Request): Promise<DashboardSession | null> {
+async function sessionOf(
+  deps: AppDeps,
+  request: Request,
+): Promise<(DashboardSession & { token: string }) | null> {
   const token = sessionTokenOf(request.headers.get('cookie') ?? undefined);
-  return token ? sessionFor(deps.database.db, systemClock, token) : null;
+  const session = token ? await sessionFor(deps.database.db, systemClock, token) : null;
+  return session && token ? { ...session, token } : null;
 }
 
 /**
- * The principal of a request that rides the dashboard session, null when it does not try to (no
+ * The principal of a request that rides the dashboard session, with the session (its cookie's
+ * token and expiry: a live subscription it opens ends with it), null when it does not try to (no
  * CSRF header); throws 401 when it tries and fails (a wrong token, another origin, a session that
  * has ended), so the answer says why instead of asking for a key.
  */
-export async function dashboardSessionPrincipal(deps: AppDeps, request: Request): Promise<Principal | null> {
+export async function dashboardSessionPrincipal(
+  deps: AppDeps,
+  request: Request,
+): Promise<{ principal: Principal; token: string; expiresAt: Date } | null> {
   const submitted = request.headers.get(CSRF_HEADER);
   if (submitted === null) return null;
   const origin = request.headers.get('origin');
@@ -42,7 +50,11 @@ export async function dashboardSessionPrincipal(deps: AppDeps, request: Request)
         'This request carries X-CSRF-Token but no dashboard session it matches (signed out, expired, or not from this server): sign in to the dashboard again and reopen GraphiQL, or send Authorization: Bearer sk_test_….',
     });
   }
-  return { merchant: session.merchant, keyKind: 'secret' };
+  return {
+    principal: { merchant: session.merchant, keyKind: 'secret' },
+    token: session.token,
+    expiresAt: session.expiresAt,
+  };
 }
 
 const PLACEHOLDER_HEADERS = JSON.stringify({ Authorization: 'Bearer sk_test_...' }, null, 2);

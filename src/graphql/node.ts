@@ -2,13 +2,15 @@ import { SandbankError } from '../kernel/errors.ts';
 import { ID_PREFIXES, type IdKind } from '../kernel/ids.ts';
 import type { ServiceContext } from '../modules/context.ts';
 import { builder } from './builder.ts';
-import { nullIfNotFound, serviceContext } from './context.ts';
+import { serviceContext } from './context.ts';
 
 /**
  * Relay's object identification with the API's own ids: an id is `<prefix>_<ULID>` (`cp_01J…`,
  * kernel/ids.ts), and its prefix names its kind, so `node(id:)` needs no global id of its own. Each
- * module registers its kinds (nodeKind) with the read its queries already use, which is scoped to
- * the caller's merchant: another merchant's id answers null, as an unknown or malformed one does.
+ * module registers its kinds (nodeKind) with a read of several objects of the caller's merchant by
+ * their ids, in one query (`id IN (…) AND merchant_id = …`): `nodes(ids:)` groups the ids by kind and
+ * reads each kind once, whatever the number of ids. Another merchant's id answers null, as an
+ * unknown or malformed one does.
  */
 
 export interface NodeShape {
@@ -17,7 +19,7 @@ export interface NodeShape {
 
 interface NodeKind {
   typeName: string;
-  load: (svc: ServiceContext, id: string) => Promise<NodeShape>;
+  load: (svc: ServiceContext, ids: string[]) => Promise<NodeShape[]>;
 }
 
 /** Registered kinds, by id prefix. */
@@ -47,13 +49,14 @@ function prefixOf(id: string): string | null {
 
 /**
  * Makes the objects of one kind findable by node(id:): `type` is the object type (it must list
- * NodeRef among its interfaces), `load` the module's read of one object of the caller's merchant
- * by its id, which throws resource_not_found when the merchant has none.
+ * NodeRef among its interfaces), `load` the module's read of the caller's merchant's objects among
+ * `ids` (distinct, all of this kind's prefix), in one query of the kind's table, answering those it
+ * finds in any order and leaving out the others.
  */
 export function nodeKind<T extends NodeShape>(
   kind: IdKind,
   type: { name: string; $inferType: T },
-  load: (svc: ServiceContext, id: string) => Promise<T>,
+  load: (svc: ServiceContext, ids: string[]) => Promise<T[]>,
 ): void {
   const prefix = ID_PREFIXES[kind];
   if (kinds.has(prefix)) throw new Error(`node kind ${prefix}_ is registered twice`);
@@ -65,13 +68,28 @@ export function nodeTypesByPrefix(): Map<string, string> {
   return new Map([...kinds].map(([prefix, kind]) => [prefix, kind.typeName]));
 }
 
-/** The caller's object with this id, or null: unknown, malformed, another merchant's. */
-async function loadNode(svc: ServiceContext, id: string): Promise<NodeShape | null> {
-  const kind = kinds.get(prefixOf(id) ?? '');
-  if (!kind) return null;
-  const node = await nullIfNotFound(kind.load(svc, id));
-  // A read that also finds by another key (a collection by its reference) must not answer for it.
-  return node?.id === id ? node : null;
+/**
+ * The caller's objects with these ids, in the order asked, null where there is none (unknown,
+ * malformed, another merchant's). The ids are grouped by kind, and each kind is read once, one kind
+ * after the other: a request holds one database connection at a time.
+ */
+async function loadNodes(svc: ServiceContext, ids: readonly string[]): Promise<(NodeShape | null)[]> {
+  const wanted = new Map<string, Set<string>>();
+  for (const id of ids) {
+    const prefix = prefixOf(id);
+    if (prefix === null || !kinds.has(prefix)) continue;
+    const group = wanted.get(prefix);
+    if (group) group.add(id);
+    else wanted.set(prefix, new Set([id]));
+  }
+  const found = new Map<string, NodeShape>();
+  for (const [prefix, group] of wanted) {
+    const kind = kinds.get(prefix) as NodeKind;
+    // Only what was asked: a read that also finds by another key (a collection by its reference)
+    // must not answer for it.
+    for (const node of await kind.load(svc, [...group])) if (group.has(node.id)) found.set(node.id, node);
+  }
+  return ids.map((id) => found.get(id) ?? null);
 }
 
 builder.queryFields((t) => ({
@@ -81,7 +99,7 @@ builder.queryFields((t) => ({
     description:
       "Any object of the merchant by its id, whatever its kind; null when the merchant has none with this id (unknown, malformed, or another merchant's).",
     args: { id: t.arg.id({ required: true, description: 'The id, e.g. "cp_01J…".' }) },
-    resolve: (_root, args, ctx) => loadNode(serviceContext(ctx), String(args.id)),
+    resolve: async (_root, args, ctx) => (await loadNodes(serviceContext(ctx), [String(args.id)]))[0] ?? null,
   }),
   nodes: t.field({
     type: [NodeRef],
@@ -96,8 +114,7 @@ builder.queryFields((t) => ({
           param: 'ids',
           message: `nodes takes at most ${MAX_NODE_IDS} ids; ${args.ids.length} were given.`,
         });
-      const svc = serviceContext(ctx);
-      return Promise.all(args.ids.map((id) => loadNode(svc, String(id))));
+      return loadNodes(serviceContext(ctx), args.ids.map(String));
     },
   }),
 }));

@@ -10,13 +10,8 @@ import { systemClock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { newId } from '../kernel/ids.ts';
 import { sessionFor, sessionTokenOf } from '../modules/dashboard/dashboard.service.ts';
-import {
-  authenticate,
-  forgetCachedKeys,
-  type Principal,
-  requireSecretKey,
-} from '../modules/merchants/authentication.ts';
-import { CREDENTIALS_CHANNEL } from '../modules/merchants/credentials.ts';
+import { authenticate, type Principal, requireSecretKey } from '../modules/merchants/authentication.ts';
+import type { Credential, CredentialWatch } from '../modules/merchants/credential-watch.ts';
 import type { LazyYoga } from './lazy.ts';
 
 export const GRAPHQL_WS_PATH = '/graphql';
@@ -39,9 +34,20 @@ function refuseUpgrade(socket: Duplex, status: 404 | 503): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
+/** An authenticated connection: who it is, and what it authenticated with (watched for changes). */
+interface Authorized {
+  principal: Principal;
+  credential: Credential;
+}
+
 type EnvelopedArgs = ExecutionArgs & {
   rootValue: { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };
 };
+
+function credentialWatchOf(deps: AppDeps): CredentialWatch {
+  if (!deps.credentialWatch) throw new Error('graphql-ws needs the credential watch (deps.credentialWatch).');
+  return deps.credentialWatch;
+}
 
 /**
  * GraphQL over WebSocket (the graphql-transport-ws protocol of graphql-ws) on the HTTP server's
@@ -55,6 +61,7 @@ export function attachGraphQLWebSocket(
   server: Server,
   { yoga, deps, closeTimeoutMs = 5_000 }: { yoga: LazyYoga; deps: AppDeps; closeTimeoutMs?: number },
 ) {
+  const credentialWatch = credentialWatchOf(deps);
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
   const publicOrigin = new URL(deps.publicUrl).origin;
   let closing = false;
@@ -72,33 +79,51 @@ export function attachGraphQLWebSocket(
    * upgrade request, from a page of this server (the Origin must be PUBLIC_URL's: another site's
    * page cannot ride the cookie).
    */
-  async function dashboardPrincipal(socket: WebSocket, request: IncomingMessage): Promise<Principal | null> {
+  async function dashboardPrincipal(
+    socket: WebSocket,
+    request: IncomingMessage,
+    epoch: number,
+  ): Promise<Authorized | null> {
     const token = sessionTokenOf(request.headers.cookie);
     const origin = request.headers.origin;
     // PUBLIC_URL's origin only: the Host header is the client's to choose, so it proves nothing.
     if (!token || origin !== publicOrigin) return null;
     const session = await sessionFor(deps.database.db, systemClock, token);
     if (!session) return null;
-    sessionExpiries.set(socket, session.expiresAt);
-    return { merchant: session.merchant, keyKind: 'secret' };
+    sessionSockets.add(socket);
+    const merchantId = session.merchant.id;
+    return {
+      principal: { merchant: session.merchant, keyKind: 'secret' },
+      credential: { kind: 'session', merchantId, token, expiresAt: session.expiresAt, epoch },
+    };
   }
 
-  /** The connection's principal, or null after closing it (4401 missing/invalid key, 4403 public key). */
+  /**
+   * The connection's principal and credential, or null after closing it (4401 missing/invalid key,
+   * 4403 public key). The first success watches the credential: when it stops authenticating (a
+   * key roll, a sign-out, an expired session; credential-watch.ts) the connection closes with 4401.
+   */
   async function authorize(
     socket: WebSocket,
     authorization: string | null,
     request: IncomingMessage,
-  ): Promise<Principal | null> {
+  ): Promise<Authorized | null> {
+    // Read before the check: a credential change heard meanwhile makes the watch check again.
+    const epoch = credentialWatch.epoch;
     try {
       if (authorization === null) {
-        const viaSession = await dashboardPrincipal(socket, request);
+        const viaSession = await dashboardPrincipal(socket, request, epoch);
         if (viaSession) return watch(socket, viaSession);
-        if (sessionExpiries.has(socket))
+        if (sessionSockets.has(socket))
           throw new SandbankError('api_key_invalid', { message: 'The dashboard session has ended.' });
       }
       const principal = await authenticate(deps.database.db, authorization);
       requireSecretKey(principal);
-      return watch(socket, principal);
+      const merchantId = principal.merchant.id;
+      return watch(socket, {
+        principal,
+        credential: { kind: 'key', merchantId, authorization: authorization ?? '', epoch },
+      });
     } catch (error) {
       if (!(error instanceof SandbankError)) throw error;
       socket.close(error.status === 403 ? CloseCode.Forbidden : CloseCode.Unauthorized, closeReason(error));
@@ -106,71 +131,38 @@ export function attachGraphQLWebSocket(
     }
   }
 
-  /**
-   * Open connections by merchant, with how each authenticated: when the merchant's credentials
-   * change (a key roll, a session that ends — announced on CREDENTIALS_CHANNEL by whichever
-   * instance made the change), each re-authenticates at once and closes with 4401 if it no longer
-   * can. A session's connection also closes when the session expires.
-   */
-  const watched = new Map<string, Map<WebSocket, () => Promise<unknown>>>();
-
-  function watch(socket: WebSocket, principal: Principal): Principal {
-    const merchantId = principal.merchant.id;
-    if (watched.get(merchantId)?.has(socket)) return principal;
-    const request = requests.get(socket);
-    const authorization = authorizations.get(socket) ?? null;
-    const recheck = async () => {
-      if (socket.readyState !== socket.OPEN) return;
-      await authorize(socket, authorization, request as IncomingMessage);
-    };
-    let sockets = watched.get(merchantId);
-    if (!sockets) {
-      sockets = new Map();
-      watched.set(merchantId, sockets);
-    }
-    sockets.set(socket, recheck);
-    const expiry = sessionExpiries.get(socket);
-    const timer = expiry
-      ? setTimeout(() => void recheck(), Math.max(0, expiry.getTime() - Date.now()) + 10)
-      : null;
-    socket.once('close', () => {
-      if (timer) clearTimeout(timer);
-      sockets.delete(socket);
-      if (sockets.size === 0) watched.delete(merchantId);
+  function watch(socket: WebSocket, authorized: Authorized): Authorized {
+    // Once per connection, and only while it is open ('close' then stops the watching).
+    if (watched.has(socket) || socket.readyState !== socket.OPEN) return authorized;
+    watched.add(socket);
+    const unwatch = credentialWatch.watch(authorized.credential, (error) => {
+      if (socket.readyState === socket.OPEN) socket.close(CloseCode.Unauthorized, closeReason(error));
     });
-    return principal;
+    socket.once('close', unwatch);
+    return authorized;
   }
 
-  const requests = new WeakMap<WebSocket, IncomingMessage>();
-  const authorizations = new WeakMap<WebSocket, string | null>();
-  const sessionExpiries = new WeakMap<WebSocket, Date>();
-
-  const listening = deps.database.listen(CREDENTIALS_CHANNEL, (merchantId) => {
-    forgetCachedKeys();
-    for (const recheck of watched.get(merchantId)?.values() ?? []) {
-      recheck().catch((error: unknown) =>
-        deps.logger.error({ err: error }, 'could not re-check a live connection'),
-      );
-    }
-  });
+  /** Connections whose credential is watched (from their first successful authorization). */
+  const watched = new WeakSet<WebSocket>();
+  /** Connections opened by a dashboard session (an ended session is said so on the next operation). */
+  const sessionSockets = new WeakSet<WebSocket>();
 
   useServer<Record<string, unknown>>(
     {
       isProd: true, // internal errors never reach a close reason
       onConnect: async (ctx) => {
         const authorization = authorizationOf(ctx.connectionParams);
-        requests.set(ctx.extra.socket, ctx.extra.request);
-        authorizations.set(ctx.extra.socket, authorization);
         return (await authorize(ctx.extra.socket, authorization, ctx.extra.request)) !== null;
       },
       onSubscribe: async (ctx, _id, payload) => {
         // Checked again per operation (the key cache makes it cheap): a revoked key stops here.
-        const principal = await authorize(
+        const authorized = await authorize(
           ctx.extra.socket,
           authorizationOf(ctx.connectionParams),
           ctx.extra.request,
         );
-        if (!principal) return [new GraphQLError('The API key is no longer valid.')];
+        if (!authorized) return [new GraphQLError('The API key is no longer valid.')];
+        const { principal, credential } = authorized;
         // The operation being subscribed is already among the connection's (graphql-ws adds it first).
         if (Object.keys(ctx.subscriptions).length > MAX_OPERATIONS_PER_CONNECTION) {
           const error = new SandbankError('limit_exceeded', {
@@ -184,6 +176,7 @@ export function attachGraphQLWebSocket(
           deps,
           requestId: newId('request'),
           principal,
+          credential,
           params: payload,
         });
         let document: ExecutionArgs['document'];
@@ -212,13 +205,10 @@ export function attachGraphQLWebSocket(
   );
 
   return {
-    /** Resolves once this instance hears credential changes (a revoked key closes its connections). */
-    ready: listening.then(() => undefined),
     /** Refuses new connections, closes open ones (1001 Going away, then terminates stragglers). */
     async close(): Promise<void> {
       if (closing) return;
       closing = true;
-      await (await listening.catch(() => null))?.();
       const sockets = [...wss.clients];
       await Promise.all(
         sockets.map(

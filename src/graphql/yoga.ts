@@ -1,5 +1,4 @@
 import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
@@ -10,8 +9,10 @@ import type { AppDeps } from '../deps.ts';
 import { systemClock } from '../kernel/clock.ts';
 import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
 import { authenticate, type Principal } from '../modules/merchants/authentication.ts';
+import type { Credential } from '../modules/merchants/credential-watch.ts';
 import type { GraphQLContext } from './builder.ts';
 import { chaosPlugin, type GraphQLChaosRecord } from './chaos.ts';
+import { queryCostPlugin } from './cost.ts';
 import { dashboardSessionPrincipal, graphiqlOptionsFor } from './dashboard-session.ts';
 import { renderGraphiQL } from './graphiql.ts';
 import { schema } from './schema.ts';
@@ -19,8 +20,10 @@ import { schema } from './schema.ts';
 export interface YogaServerContext {
   deps: AppDeps;
   requestId: string;
-  /** Set for operations over graphql-ws: the key the connection authenticated with (ws.ts). */
+  /** Set for operations over graphql-ws: the key the connection authenticated with (ws.ts)... */
   principal?: Principal;
+  /** ...and the credential it presented, which ends the operation's live stream when it stops authenticating. */
+  credential?: Credential;
   /** Set for HTTP requests: what chaos injected (chaos.ts), for the response's headers and /metrics. */
   chaos?: GraphQLChaosRecord;
 }
@@ -105,27 +108,61 @@ export function buildYoga({ publicUrl }: { publicUrl: string }) {
     maskedErrors: { maskError: (error) => maskError(error) },
     plugins: [
       maxDepthPlugin({ n: 10, ...tagRejection }),
-      costLimitPlugin({ maxCost: 5000, ...tagRejection }),
       maxAliasesPlugin({ n: 15, ...tagRejection }),
       maxTokensPlugin({ n: 2000, ...tagRejection }),
       blockFieldSuggestionsPlugin(),
+      // Before chaos: an operation refused for its cost does nothing at all, not even wait.
+      queryCostPlugin(),
       chaosPlugin(),
     ],
-    context: async ({ request, deps, requestId, principal }): Promise<GraphQLContext> => {
+    context: async ({ request, deps, requestId, principal, credential }): Promise<GraphQLContext> => {
       if (principal) {
         const clock = await deps.clockFor(principal.merchant.id);
-        return { deps, requestId, idempotencyKey: null, principal, clock, authError: null };
+        return {
+          deps,
+          requestId,
+          idempotencyKey: null,
+          principal,
+          credential: credential ?? null,
+          signal: null,
+          clock,
+          authError: null,
+        };
       }
-      const base = { deps, requestId, idempotencyKey: request.headers.get('idempotency-key') };
+      const base = {
+        deps,
+        requestId,
+        idempotencyKey: request.headers.get('idempotency-key'),
+        signal: request.signal,
+      };
+      // Read before the check: a credential change heard meanwhile makes a live stream check again.
+      const epoch = deps.credentialWatch?.epoch ?? 0;
       try {
         const authorization = request.headers.get('authorization');
-        const principal =
-          (authorization === null ? await dashboardSessionPrincipal(deps, request) : null) ??
-          (await authenticate(deps.database.db, authorization));
-        return { ...base, principal, clock: await deps.clockFor(principal.merchant.id), authError: null };
+        const viaSession = authorization === null ? await dashboardSessionPrincipal(deps, request) : null;
+        if (viaSession) {
+          const { principal, token, expiresAt } = viaSession;
+          const merchantId = principal.merchant.id;
+          return {
+            ...base,
+            principal,
+            credential: { kind: 'session', merchantId, token, expiresAt, epoch },
+            clock: await deps.clockFor(merchantId),
+            authError: null,
+          };
+        }
+        const principal = await authenticate(deps.database.db, authorization);
+        const merchantId = principal.merchant.id;
+        return {
+          ...base,
+          principal,
+          credential: { kind: 'key', merchantId, authorization: authorization ?? '', epoch },
+          clock: await deps.clockFor(merchantId),
+          authError: null,
+        };
       } catch (error) {
         if (error instanceof SandbankError)
-          return { ...base, principal: null, clock: systemClock, authError: error };
+          return { ...base, principal: null, credential: null, clock: systemClock, authError: error };
         throw error;
       }
     },

@@ -4,6 +4,11 @@
  */
 export interface Clock {
   now(): Date;
+  /**
+   * The real (wall-clock) time a simulated clock runs on; absent, the system clock. For limits that
+   * must hold in real time whatever a merchant does to its clock (a token's card secrets).
+   */
+  readonly real?: Clock;
 }
 
 export const systemClock: Clock = {
@@ -25,6 +30,11 @@ export class FixedClock implements Clock {
   advance(seconds: number): void {
     this.#at += seconds * 1000;
   }
+}
+
+/** The real instant behind `clock` (its `real` clock, else the system clock). */
+export function realNowOf(clock: Clock): Date {
+  return (clock.real ?? systemClock).now();
 }
 
 export function addSeconds(at: Date, seconds: number): Date {

@@ -1,8 +1,13 @@
 import { z } from 'zod';
 
+/** A page's size when the request names none. */
+export const DEFAULT_PAGE_LIMIT = 20;
+/** The most a page holds. */
+export const MAX_PAGE_LIMIT = 100;
+
 /** List parameters: limit 1-100 (default 20), starting_after=<id>, newest first. */
 export const listQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(DEFAULT_PAGE_LIMIT),
   starting_after: z
     .string()
     .regex(/^[A-Za-z0-9_]{1,255}$/, 'a cursor is an object id')

@@ -25,6 +25,7 @@ import { requireKey } from './middleware/auth.ts';
 import { chaos } from './middleware/chaos.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { requestBody } from './middleware/json-body.ts';
+import { heavyLanes } from './middleware/lanes.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { buildDocument, registerSharedComponents } from './openapi.ts';
 import { validationHook } from './routes.ts';
@@ -57,6 +58,8 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
     '*',
     unlessPublic(auth),
     unlessPublic(unlessStep(limiter)),
+    // A fixture's steps run in the lane of the request that applies them.
+    unlessPublic(unlessStep(heavyLanes())),
     unlessPublic(unlessStep(chaos())),
     body,
     unlessPublic(idempotency),

@@ -105,6 +105,18 @@ export interface OperationConfig extends Omit<RouteConfig, 'responses'> {
    * Idempotency-Key): the document offers no Idempotency-Key there and marks it `x-idempotent: false`.
    */
   idempotent?: boolean;
+  /**
+   * The operation commits in several transactions of its own (a clock advance, batch by batch), so
+   * a keyed request's answer is stored after it has run instead of in one transaction with its
+   * writes (idempotency.service.ts, runIdempotent's `ownTransactions`).
+   */
+  ownTransactions?: boolean;
+  /**
+   * Expensive work (a clock advance, a fixture, a trigger recipe, a reset): a merchant runs only a
+   * few at once, the others wait in its lane (rest/middleware/lanes.ts), so that they queue behind
+   * each other instead of in front of every other merchant's requests.
+   */
+  heavy?: boolean;
 }
 
 /** Whether a keyed POST takes an Idempotency-Key (stored and replayed). */
@@ -112,17 +124,32 @@ function takesIdempotencyKey(config: OperationConfig): boolean {
   return config.method === 'post' && !config.keyless && config.idempotent !== false;
 }
 
-/** The paths (under /v1) of the keyed POSTs declared `idempotent: false`, as patterns. */
-const unreplayedPaths = new Map<string, RegExp>();
+/** The keyed POSTs whose handling differs by what they declare, by path pattern (under /v1). */
+const postOperations = new Map<string, { pattern: RegExp; config: OperationConfig }>();
+
+function declaredPost(method: string, path: string): OperationConfig | undefined {
+  if (method !== 'POST') return undefined;
+  for (const { pattern, config } of postOperations.values()) if (pattern.test(path)) return config;
+  return undefined;
+}
+
+/** Whether a request is to an operation declared `ownTransactions`. */
+export function runsOwnTransactions(method: string, path: string): boolean {
+  return declaredPost(method, path)?.ownTransactions === true;
+}
+
+/** Whether a request is to an operation declared `heavy` (it waits in its merchant's lane). */
+export function isHeavy(method: string, path: string): boolean {
+  return declaredPost(method, path)?.heavy === true;
+}
 
 /**
  * Whether a request is to a keyed POST declared `idempotent: false`: the idempotency middleware
  * leaves it alone (no stored answer is looked up, reused or locked), and its handler refuses a key.
  */
 export function isUnreplayed(method: string, path: string): boolean {
-  if (method !== 'POST') return false;
-  for (const pattern of unreplayedPaths.values()) if (pattern.test(path)) return true;
-  return false;
+  const config = declaredPost(method, path);
+  return config !== undefined && !config.keyless && config.idempotent === false;
 }
 
 /** Every code `config` may answer with: its own, and those its method, key and path imply. */
@@ -171,8 +198,11 @@ function errorResponses(codes: readonly ErrorCode[]): Record<number, unknown> {
  * status, from the registry), its headers, and an id for generated clients.
  */
 export function operation<R extends OperationConfig>(config: R) {
-  if (config.method === 'post' && !config.keyless && config.idempotent === false)
-    unreplayedPaths.set(config.path, new RegExp(`^/v1${config.path.replace(/\{[^}/]+\}/g, '[^/]+')}$`));
+  if (config.method === 'post')
+    postOperations.set(config.path, {
+      pattern: new RegExp(`^/v1${config.path.replace(/\{[^}/]+\}/g, '[^/]+')}$`),
+      config,
+    });
   const {
     successStatus = 200,
     response,
@@ -180,6 +210,8 @@ export function operation<R extends OperationConfig>(config: R) {
     keyless,
     publicKey: _publicKey,
     idempotent: _idempotent,
+    ownTransactions: _ownTransactions,
+    heavy: _heavy,
     ...route
   } = config;
   // An operation without parameters of its own still takes a body ({} or none): an unknown field in

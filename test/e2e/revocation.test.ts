@@ -2,10 +2,12 @@ import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { call, type ServerProcess, startServerProcess } from '../server-process.ts';
+import { type SseSubscription, subscribeOverSse } from './sse.ts';
 
 /**
  * Live subscriptions end with the credential they were opened with: a key that is rolled, a
- * dashboard session that signs out. Real servers, real graphql-ws clients, over loopback.
+ * dashboard session that signs out, over graphql-ws and over HTTP (SSE) alike. Real servers, real
+ * graphql-ws and fetch clients, over loopback.
  */
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -72,6 +74,28 @@ async function subscribe(server: ServerProcess, options: { key?: string; cookie?
   return { client, closed };
 }
 
+/**
+ * A collection made with `key`, and the proof that `stream` is open and streaming: it receives the
+ * collection's collection.created.
+ */
+async function streams(server: ServerProcess, key: string, stream: SseSubscription): Promise<void> {
+  const made = await call(server, key, 'POST', '/v1/collect', { amount: '5.00', currency: 'USD' });
+  expect(made.status).toBe(200);
+  await stream.nextData((data) => (data.events as { objectId?: string }).objectId === made.body.id);
+  expect(stream.errors()).toEqual([]);
+}
+
+/** The stream was ended by the server, its last result the credential's refusal (401). */
+async function expectEndedByRevocation(stream: SseSubscription): Promise<void> {
+  expect(await stream.end()).toBe('ended');
+  expect(stream.errors()).toEqual([
+    expect.objectContaining({
+      extensions: expect.objectContaining({ code: 'api_key_invalid', status: 401 }),
+    }),
+  ]);
+  expect(stream.messages.at(-1)?.event).toBe('complete');
+}
+
 /** A browser's dashboard session over HTTP: its cookie header and the session's CSRF token. */
 async function dashboardSession(server: ServerProcess, key: string) {
   const jar = new Map<string, string>();
@@ -102,6 +126,8 @@ async function dashboardSession(server: ServerProcess, key: string) {
   expect(home.status).toBe(200);
   return {
     cookie,
+    /** The session's CSRF token: with the cookie, it authenticates a GraphQL request over HTTP. */
+    csrf: home.csrf,
     signOut: async () =>
       expect((await send('/dashboard/logout', form({ _csrf: home.csrf }))).status).toBe(303),
   };
@@ -139,6 +165,41 @@ describe('one instance', () => {
     await expectClosedSoon(closed);
     await client.dispose();
   });
+
+  it("an SSE subscription opened with a key ends as soon as the key is rolled; another merchant's goes on", async () => {
+    const key = await signUp(server, 'Rolled while streaming over SSE');
+    const bystanderKey = await signUp(server, 'Streaming over SSE beside the roll');
+    const stream = await subscribeOverSse(server, { key });
+    const bystander = await subscribeOverSse(server, { key: bystanderKey });
+    expect([stream.status, stream.contentType]).toEqual([200, 'text/event-stream']);
+    await streams(server, key, stream);
+    await streams(server, bystanderKey, bystander);
+
+    expect((await call(server, key, 'POST', '/v1/keys/roll')).status).toBe(200);
+    await expectEndedByRevocation(stream);
+    // The other merchant's stream was left alone: still open, it receives its next event.
+    await streams(server, bystanderKey, bystander);
+    expect(await bystander.end(0)).toBe('open');
+    bystander.close();
+  });
+
+  it.each([
+    ['it signs out', (_key: string, session: { signOut: () => Promise<void> }) => session.signOut()],
+    [
+      'a key roll ends it',
+      async (key: string) => expect((await call(server, key, 'POST', '/v1/keys/roll')).status).toBe(200),
+    ],
+  ])("a dashboard session's SSE subscription ends as soon as %s", async (_what, revoke) => {
+    const key = await signUp(server, 'Session ended while streaming over SSE');
+    const session = await dashboardSession(server, key);
+    // GraphiQL's way in: the session cookie with its CSRF token, from PUBLIC_URL's origin.
+    const stream = await subscribeOverSse(server, {
+      headers: { cookie: session.cookie(), 'x-csrf-token': session.csrf, origin: new URL(server.url).origin },
+    });
+    await streams(server, key, stream);
+    await revoke(key, session);
+    await expectEndedByRevocation(stream);
+  });
 });
 
 // Registered only when the suite runs against Postgres (CI does both runs).
@@ -155,6 +216,20 @@ describeOnPostgres('two instances on one Postgres', () => {
       // And the revoked key is refused by A's REST API at once, not after A's key cache expires.
       expect((await call(a, key, 'GET', '/v1/collections')).status).toBe(401);
       await client.dispose();
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  }, 120_000);
+
+  it('a key rolled through B ends the SSE subscription opened with it on A', async () => {
+    const a = await startServerProcess({ postgres: true });
+    const b = await startServerProcess({ postgres: true });
+    try {
+      const key = await signUp(a, 'Rolled on the other instance over SSE');
+      const stream = await subscribeOverSse(a, { key });
+      await streams(b, key, stream);
+      expect((await call(b, key, 'POST', '/v1/keys/roll')).status).toBe(200);
+      await expectEndedByRevocation(stream);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }

@@ -103,3 +103,63 @@ export function headerMap(headers: IncomingHttpHeaders): Record<string, string> 
     Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')]),
   );
 }
+
+/**
+ * A real HTTP server on loopback that accepts every request and never answers: each attempt to it
+ * hangs until the sender gives up (its timeout) or stop() cuts the connections. It counts the
+ * requests hanging now, overall and by path, and the most there ever were at once.
+ */
+export class BlackHole {
+  /** Requests received and not yet given up, by path. */
+  readonly open = new Map<string, number>();
+  /** The most requests hanging at once, overall and by path. */
+  maxOpen = 0;
+  readonly maxOpenByPath = new Map<string, number>();
+  /** Requests received in all, and requests the sender gave up (connection closed). */
+  received = 0;
+  ended = 0;
+  private server: Server | null = null;
+  url = '';
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const path = req.url ?? '';
+      this.received++;
+      const now = (this.open.get(path) ?? 0) + 1;
+      this.open.set(path, now);
+      this.maxOpenByPath.set(path, Math.max(this.maxOpenByPath.get(path) ?? 0, now));
+      this.maxOpen = Math.max(this.maxOpen, this.hanging);
+      req.resume(); // read the body, answer nothing
+      res.on('close', () => {
+        this.ended++;
+        this.open.set(path, (this.open.get(path) ?? 1) - 1);
+      });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  /** Requests hanging now. */
+  get hanging(): number {
+    let n = 0;
+    for (const count of this.open.values()) n += count;
+    return n;
+  }
+
+  /** Refuses new connections and cuts the hanging ones (their attempts fail at once). */
+  async stop(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server?.close(() => resolve()));
+    this.server?.closeAllConnections();
+    await closed;
+  }
+}
+
+/** Polls `condition` every 10 ms until it holds; fails after `ms` (a bound, not a timing target). */
+export async function eventually(condition: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -38,7 +38,14 @@ import type { ServiceContext } from '../context.ts';
 import { createCardPayment } from './card-payments.authorize.ts';
 import { captureCardPayment, voidCardPayment } from './card-payments.capture.ts';
 import { cardPaymentMachine, type RefundState } from './card-payments.machine.ts';
-import { getCardPayment, getRefund, getToken, listCardPayments } from './card-payments.read.ts';
+import {
+  cardPaymentsByIds,
+  getCardPayment,
+  getRefund,
+  listCardPayments,
+  refundsByIds,
+  tokensByIds,
+} from './card-payments.read.ts';
 import { refundCardPayment } from './card-payments.refund.ts';
 import {
   challengePageUrl,
@@ -248,9 +255,9 @@ const TokenRef = builder.objectRef<TokenRow>('CardToken').implement({
   }),
 });
 
-nodeKind('cardPayment', CardPaymentRef, getCardPayment);
-nodeKind('refund', RefundRef, async (svc, id) => (await getRefund(svc, id)).refund);
-nodeKind('token', TokenRef, getToken);
+nodeKind('cardPayment', CardPaymentRef, cardPaymentsByIds);
+nodeKind('refund', RefundRef, refundsByIds);
+nodeKind('token', TokenRef, tokensByIds);
 
 const RefundResultRef = builder
   .objectRef<{ refund: RefundRow; payment: CardPaymentDetail }>('CardPaymentRefund')

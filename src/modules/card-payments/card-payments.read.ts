@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { merchantPage } from '../../db/pages.ts';
+import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
@@ -62,14 +62,22 @@ export async function listCardPayments(
   return { ...page, data: page.data.map((row) => ({ ...row, refunds: refunds.get(row.id) ?? [] })) };
 }
 
-/** One of the merchant's card tokens by its id (GraphQL's node(id:)); its number is never rendered. */
-export async function getToken(ctx: ServiceContext, id: string): Promise<TokenRow> {
-  const [row] = id.includes('\u0000')
-    ? []
-    : await (ctx.tx ?? ctx.db)
-        .select()
-        .from(cardTokens)
-        .where(and(eq(cardTokens.id, id), eq(cardTokens.merchantId, ctx.merchant.id)));
-  if (!row) throw new SandbankError('resource_not_found', { message: 'No such token.' });
-  return row;
+/** The merchant's card payments among `ids`, with their refunds (GraphQL's nodes(ids:)). */
+export async function cardPaymentsByIds(ctx: ServiceContext, ids: string[]): Promise<CardPaymentDetail[]> {
+  const rows = await merchantRowsByIds<CardPaymentRow>(ctx, cardPayments, ids);
+  const refunds = await refundsOf(
+    ctx.tx ?? ctx.db,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({ ...row, refunds: refunds.get(row.id) ?? [] }));
+}
+
+/** The merchant's refunds among `ids` (GraphQL's nodes(ids:)). */
+export function refundsByIds(ctx: ServiceContext, ids: string[]): Promise<RefundRow[]> {
+  return merchantRowsByIds<RefundRow>(ctx, cardRefunds, ids);
+}
+
+/** The merchant's card tokens among `ids` (GraphQL's nodes(ids:)); their numbers are never rendered. */
+export function tokensByIds(ctx: ServiceContext, ids: string[]): Promise<TokenRow[]> {
+  return merchantRowsByIds<TokenRow>(ctx, cardTokens, ids);
 }

@@ -4,8 +4,9 @@ import { at, createdAt, currency, linkSecret, money, updatedAt } from '../../db/
 import type { CardPaymentState, RefundState } from './card-payments.machine.ts';
 
 /**
- * A tokenized card (`tok_`), usable once within 15 minutes of clock time. The number is kept only
- * so the network can decide on it when the token is used; no response, event or log renders it.
+ * A tokenized card (`tok_`), usable once within 15 minutes of clock time, and never past 15 minutes
+ * of real time (a frozen clock does not keep a card secret). The number is kept only so the network
+ * can decide on it when the token is used; no response, event or log renders it.
  */
 export const cardTokens = pgTable(
   'card_tokens',
@@ -22,10 +23,16 @@ export const cardTokens = pgTable(
     expiresAt: at('expires_at').notNull(),
     usedAt: at('used_at'),
     createdAt: createdAt(),
+    /**
+     * The real instant of tokenization (createdAt is the merchant's clock): the number and CVC are
+     * not kept past 15 minutes after it either. Tokens older than the column count from its migration.
+     */
+    realCreatedAt: at('real_created_at').notNull().defaultNow(),
   },
   (t) => [
-    // The retention sweep's way to the few tokens still holding a card number.
+    // The retention sweep's way to the few tokens still holding a card number, by either clock.
     index('card_tokens_unexpired_idx').on(t.merchantId, t.expiresAt).where(sql`${t.number} <> ''`),
+    index('card_tokens_unexpired_real_idx').on(t.realCreatedAt).where(sql`${t.number} <> ''`),
   ],
 );
 

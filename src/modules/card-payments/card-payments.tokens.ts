@@ -1,7 +1,7 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows, type Tx } from '../../db/client.ts';
 import { inTransaction } from '../../db/tx.ts';
-import { addSeconds } from '../../kernel/clock.ts';
+import { addSeconds, realNowOf } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { type ValidCard, validateCard } from '../cards/card-validation.ts';
@@ -12,8 +12,16 @@ import type { TokenRow } from './card-payments.resource.ts';
 import type { CreateTokenInput } from './card-payments.schema.ts';
 import { cardTokens } from './card-payments.table.ts';
 
-/** A token is usable once within 15 minutes of clock time. */
+/**
+ * A token is usable once within 15 minutes of clock time, and within 15 minutes of real time: a
+ * frozen (or slowly advanced) clock never keeps a card number longer than that.
+ */
 export const TOKEN_TTL_SECONDS = 15 * 60;
+
+/** Whether a token's 15 minutes of real time are over at the real instant `realNow`. */
+function expiredInRealTime(token: { realCreatedAt: Date }, realNow: Date): boolean {
+  return addSeconds(token.realCreatedAt, TOKEN_TTL_SECONDS) <= realNow;
+}
 
 /** A token's expiry: an unused token's number and CVC are blanked when its 15 minutes are over. */
 export const TOKEN_EXPIRY_JOB = 'token.expire';
@@ -21,6 +29,7 @@ export const TOKEN_EXPIRY_JOB = 'token.expire';
 export async function createToken(ctx: ServiceContext, input: CreateTokenInput): Promise<TokenRow> {
   const card = validateCard(input.card);
   const now = ctx.clock.now();
+  const realCreatedAt = realNowOf(ctx.clock);
   const expiresAt = addSeconds(now, TOKEN_TTL_SECONDS);
   return inTransaction(ctx.db, ctx.tx, async (tx) => {
     const [row] = await tx
@@ -37,6 +46,7 @@ export async function createToken(ctx: ServiceContext, input: CreateTokenInput):
         last4: card.last4,
         expiresAt,
         createdAt: now,
+        realCreatedAt,
       })
       .returning();
     if (!row) throw new Error('insert returned no row');
@@ -63,26 +73,39 @@ export async function expireTokenJob(ctx: ServiceContext & { tx: Tx }, job: JobR
 }
 
 /**
- * The retention sweep behind the expiry jobs (tokens older than those jobs have none): blanks the
- * secrets of up to `limit` unused tokens expired by their merchant's clock. Returns how many.
+ * The retention sweep: blanks the secrets of up to `limit` unused tokens whose 15 minutes are over
+ * in real time at `realNow` (whatever their merchant's clock says), then of those expired by their
+ * merchant's clock that the expiry jobs missed (tokens older than those jobs have none). Returns how many.
  */
 export async function blankExpiredTokens(db: Db, realNow: Date, limit: number): Promise<number> {
-  const doomed = perMerchant(
+  const realCutoff = addSeconds(realNow, -TOKEN_TTL_SECONDS).toISOString();
+  const byRealTime = sql`SELECT t.id FROM card_tokens t
+    WHERE t.number <> '' AND t.real_created_at <= ${realCutoff}::timestamptz LIMIT ${limit}`;
+  const blanked = (await blankTokens(db, byRealTime)).length;
+  if (blanked >= limit) return blanked;
+  const byClock = perMerchant(
     realNow,
     (now) => sql`SELECT t.id FROM card_tokens t
       WHERE t.merchant_id = m.id AND t.number <> '' AND t.expires_at <= ${now}`,
-    limit,
+    limit - blanked,
   );
-  const rows = await queryRows<{ id: string }>(
+  return blanked + (await blankTokens(db, byClock)).length;
+}
+
+function blankTokens(db: Db, doomed: SQL): Promise<{ id: string }[]> {
+  return queryRows<{ id: string }>(
     db,
     sql`UPDATE card_tokens d SET number = '', cvc = '' FROM (${doomed}) x WHERE d.id = x.id RETURNING d.id`,
   );
-  return rows.length;
 }
 
-/** Spends a token (once, before it expires) and gives back its card. */
+/**
+ * Spends a token (once, before it expires by the merchant's clock or in real time) and gives back
+ * its card. A token whose secrets were blanked is expired whether or not a clock says so yet.
+ */
 export async function spendToken(tx: Tx, ctx: ServiceContext, tokenId: string): Promise<ValidCard> {
   const now = ctx.clock.now();
+  const realNow = realNowOf(ctx.clock);
   if (tokenId.includes('\u0000')) throw new SandbankError('resource_not_found', { param: 'token' });
   const [token] = await tx
     .select()
@@ -94,7 +117,8 @@ export async function spendToken(tx: Tx, ctx: ServiceContext, tokenId: string): 
       message: `No token ${tokenId.slice(0, 64)}.`,
     });
   if (token.usedAt) throw new SandbankError('token_already_used', { param: 'token' });
-  if (token.expiresAt <= now) throw new SandbankError('token_expired', { param: 'token' });
+  if (token.expiresAt <= now || expiredInRealTime(token, realNow) || token.number === '')
+    throw new SandbankError('token_expired', { param: 'token' });
   // Spent: the number and CVC are not kept a moment longer than the payment needs them.
   const spent = await tx
     .update(cardTokens)

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.ts';
 import { TtlCache } from '../../kernel/ttl-cache.ts';
 import type { ServiceContext } from '../context.ts';
 import { type ChaosSpec, formatChaos, parseChaos } from './chaos.grammar.ts';
+import { SeedSequences } from './chaos.sequences.ts';
 import { chaosSettings } from './chaos.table.ts';
 import {
   formatWebhookChaos,
@@ -31,21 +32,25 @@ interface Loaded {
  */
 const cache = new TtlCache<Loaded>(2_000, 10_000);
 
-/** The position of the next request in each (merchant, seed) sequence of this process. */
-const sequences = new Map<string, number>();
-const MAX_SEQUENCES = 10_000;
+/**
+ * The position of the next request in each seeded sequence of this process, per merchant: at most
+ * 100 sequences a merchant (its least recently used is forgotten first) and 10,000 in all, taken
+ * only from merchants over their share, so one merchant's many seeds never cost another its place.
+ */
+const SEEDS_PER_MERCHANT = 100;
+const SEEDS_IN_ALL = 10_000;
+const sequences = new SeedSequences(SEEDS_PER_MERCHANT, SEEDS_IN_ALL);
 
-/** The position of this request in the sequence of `seed` for `merchantId` (0 first). */
-export function nextInSequence(merchantId: string, seed: number): number {
-  const key = `${merchantId}:${seed}`;
-  const n = sequences.get(key) ?? 0;
-  if (!sequences.has(key) && sequences.size >= MAX_SEQUENCES) sequences.clear();
-  sequences.set(key, n + 1);
-  return n;
+/** Which sequences of a merchant a seed names: its API requests' or its webhook deliveries'. */
+export type ChaosStream = 'api' | 'webhook';
+
+/** The position of this request (or delivery) in the merchant's sequence of `seed` (0 first). */
+export function nextInSequence(merchantId: string, seed: number, stream: ChaosStream = 'api'): number {
+  return sequences.next(merchantId, `${stream}:${seed}`);
 }
 
 function restartSequences(merchantId: string): void {
-  for (const key of sequences.keys()) if (key.startsWith(`${merchantId}:`)) sequences.delete(key);
+  sequences.restart(merchantId);
 }
 
 async function load(db: Db, merchantId: string): Promise<Loaded> {

@@ -1,19 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
-import { inTransaction } from '../../db/tx.ts';
+import { inTransaction, runTransaction } from '../../db/tx.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { Lanes } from '../../kernel/lanes.ts';
 import type { ServiceContext } from '../context.ts';
-import { runDueJobs } from '../scheduler/scheduler.service.ts';
+import { JOB_BATCH, type RanJob, runDueJobs } from '../scheduler/scheduler.service.ts';
 import { type AdvanceClockInput, CLOCK_CEILING, MAX_ADVANCE_SECONDS } from './clock.schema.ts';
 import {
   type ClockState,
   type ClockView,
   forget,
   lockClock,
+  lockClockRow,
   MerchantClock,
   REAL_TIME,
+  runningElsewhere,
   saveClock,
   view,
 } from './clock.service.ts';
@@ -38,20 +41,57 @@ interface ClockPlan {
 const HOLD_MS = 60_000;
 const HOLD_RENEW_MS = 20_000;
 
+/** How long a change waits between two looks at a clock that an advance on another instance holds. */
+const HELD_ELSEWHERE_POLL_MS = 25;
+
+/**
+ * One change of a merchant's clock at a time in this process (an advance, a freeze, a reset of the
+ * clock or of the sandbox); the others wait their turn. Across instances the advance's hold
+ * (`advancing_to`) makes them wait.
+ */
+const clockLanes = new Lanes(1);
+
+/**
+ * Runs `work` as the merchant's only clock change in this process. Inside a caller's transaction
+ * it runs at once: waiting there could wait for work that needs the caller's connection.
+ */
+export function oneClockChange<T>(ctx: ServiceContext, work: () => Promise<T>): Promise<T> {
+  return ctx.tx ? work() : clockLanes.run(ctx.merchant.id, work);
+}
+
+/**
+ * A transaction on the merchant's locked clock row, once no advance of another process is running
+ * its window's work on it (it is waited for, a look at a time, outside any transaction).
+ */
+async function onFreeClock<T>(
+  ctx: ServiceContext,
+  work: (tx: Tx, before: ClockState, realNow: Date) => Promise<T>,
+): Promise<T> {
+  const busy = Symbol('busy');
+  for (;;) {
+    const realNow = systemClock.now();
+    const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
+      const { state, hold } = await lockClockRow(tx, ctx.merchant.id, realNow);
+      // Inside a caller's transaction nothing can be waited for: the change goes ahead.
+      if (!ctx.tx && runningElsewhere(hold, realNow)) return busy;
+      return work(tx, state, realNow);
+    });
+    if (result !== busy) return result as T;
+    await new Promise((resolve) => setTimeout(resolve, HELD_ELSEWHERE_POLL_MS));
+  }
+}
+
 async function changeClock(
   ctx: ServiceContext,
   plan: (state: ClockState, now: Date, realNow: Date, tx: Tx) => ClockPlan | Promise<ClockPlan>,
-  holdId: string | null = null,
 ): Promise<ClockView> {
-  const realNow = systemClock.now();
-  const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
-    const before = await lockClock(tx, ctx.merchant.id, realNow);
-    const { state, runUntil } = await plan(before, new MerchantClock(before, systemClock).now(), realNow, tx);
-    const ran = runUntil ? await runDueJobs(tx, ctx.merchant, runUntil, ctx) : [];
-    await saveClock(tx, ctx.merchant.id, state, realNow);
-    if (holdId) await hold(tx, ctx.merchant.id, holdId);
-    return view(state, systemClock, ran);
-  });
+  const result = await oneClockChange(ctx, () =>
+    onFreeClock(ctx, async (tx, before, realNow) => {
+      const { state } = await plan(before, new MerchantClock(before, systemClock).now(), realNow, tx);
+      await saveClock(tx, ctx.merchant.id, state, realNow);
+      return view(state, systemClock);
+    }),
+  );
   forget(ctx.db, ctx.merchant.id);
   return result;
 }
@@ -84,34 +124,119 @@ async function advanceTarget(ctx: ServiceContext, input: AdvanceClockInput, now:
 /**
  * Moves the merchant's clock forward (`seconds`, `to` or `next`) after running every piece of that
  * merchant's work that falls due on the way, in due-time order, before answering.
+ *
+ * The work runs in batches (JOB_BATCH), each in a transaction of its own, so that other merchants'
+ * requests run between them (docs/ledger-and-clock.md, "While a clock advances"). Meanwhile the
+ * merchant's clock reads the due time of the work done last: it moves through the window as the
+ * work does, and never shows a time that work due before it has not reached.
  */
 export async function advanceClock(ctx: ServiceContext, input: AdvanceClockInput): Promise<ClockView> {
-  let until: Date | null = null;
-  // Work outside the clock's transaction (HTTP deliveries) runs after it commits, still before
-  // answering: inside a caller's transaction (an Idempotency-Key request), once the caller has
-  // committed (on PGlite the hooks' queries would wait for that very transaction). The transaction
-  // that moves the clock also takes a hold on that work (the background worker would otherwise take
-  // the window's deliveries at the clock's new time, its end), released once the work is done.
-  const holdId = ctx.tx && !ctx.afterCommit ? null : randomUUID();
-  const view = await changeClock(
-    ctx,
-    async (state, now, realNow, tx) => {
-      const target = await advanceTarget({ ...ctx, tx }, input, now);
-      until = target;
-      const next = state.frozenAt
-        ? { offsetMs: state.offsetMs, frozenAt: target }
-        : { offsetMs: target.getTime() - realNow.getTime(), frozenAt: null };
-      return { state: next, runUntil: target };
-    },
-    holdId,
-  );
-  if (holdId) {
-    const finish = () =>
-      whileHolding(ctx.db, ctx.merchant.id, holdId, () => runAfterAdvance(ctx, until ?? view.now));
-    if (ctx.tx && ctx.afterCommit) ctx.afterCommit(finish);
-    else await finish();
-  }
-  return view;
+  if (ctx.tx) return advanceInCallersTransaction(ctx, input);
+  const holdId = randomUUID();
+  const result = await oneClockChange(ctx, async () => {
+    // The first batch runs in the transaction that decides where the advance goes: an advance with
+    // little due work is one transaction. While work is left, the hold says where it goes.
+    const first = await onFreeClock(ctx, async (tx, before, realNow) => {
+      const to = await advanceTarget({ ...ctx, tx }, input, new MerchantClock(before, systemClock).now());
+      const window = { target: to, startedAt: realNow };
+      const done = await runBatch(ctx, tx, window, before, realNow);
+      await hold(tx, ctx.merchant.id, holdId, done.more ? to : null);
+      return { ...done, window };
+    });
+    const { window } = first;
+    const ran = [...first.ran];
+    let last = first;
+    const renew = last.more ? renewWhileRunning(ctx.db, ctx.merchant.id, holdId) : undefined;
+    try {
+      while (last.more) {
+        forget(ctx.db, ctx.merchant.id);
+        // Requests that arrived during the batch reach the database before the next one.
+        await new Promise((resolve) => setImmediate(resolve));
+        const batch = await runTransaction(ctx.db, async (tx) => {
+          const realNow = systemClock.now();
+          const { state, hold: current } = await lockClockRow(tx, ctx.merchant.id, realNow);
+          // A reset of the sandbox (or an advance that outlived a lapsed hold) took the clock.
+          if (current.id !== holdId) return { ran: [], more: false, state, lost: true };
+          const done = await runBatch(ctx, tx, window, state, realNow);
+          if (!done.more) await landed(tx, ctx.merchant.id);
+          return { ...done, window, lost: false };
+        });
+        ran.push(...batch.ran);
+        if (batch.lost) return { view: view(batch.state, systemClock, ran), window, lost: true };
+        last = { ...batch, window };
+      }
+    } finally {
+      clearInterval(renew);
+    }
+    forget(ctx.db, ctx.merchant.id);
+    return { view: view(last.state, systemClock, ran), window, lost: false };
+  });
+  if (!result.lost)
+    await whileHolding(ctx.db, ctx.merchant.id, holdId, () => runAfterAdvance(ctx, result.window.target));
+  return result.view;
+}
+
+/** Where an advance goes, and the real instant it started at. */
+interface AdvanceWindow {
+  target: Date;
+  startedAt: Date;
+}
+
+/**
+ * One batch of an advance's window (JOB_BATCH), and the clock saved where the work stands: at the
+ * last job's due time while work is left (never behind where it stood: work long overdue runs
+ * first); once none is, at the destination as of the advance's start, as if it had taken no time.
+ */
+async function runBatch(
+  ctx: ServiceContext,
+  tx: Tx,
+  window: AdvanceWindow,
+  state: ClockState,
+  realNow: Date,
+): Promise<{ ran: RanJob[]; more: boolean; state: ClockState }> {
+  const done = await runDueJobs(tx, ctx.merchant, window.target, ctx, JOB_BATCH);
+  const stood = new MerchantClock(state, systemClock).now();
+  const last = done.ran.at(-1)?.dueAt ?? stood;
+  const next = done.more
+    ? standingAt(state, new Date(Math.max(last.getTime(), stood.getTime())), realNow)
+    : standingAt(state, window.target, window.startedAt);
+  await saveClock(tx, ctx.merchant.id, next, realNow);
+  return { ...done, state: next };
+}
+
+/**
+ * The clock state that reads `at` now: a frozen clock frozen there, a running one running from
+ * there.
+ */
+function standingAt(state: ClockState, at: Date, realNow: Date): ClockState {
+  return state.frozenAt
+    ? { offsetMs: state.offsetMs, frozenAt: at }
+    : { offsetMs: at.getTime() - realNow.getTime(), frozenAt: null };
+}
+
+/**
+ * An advance inside a caller's transaction (a service that opened one and calls the advance in
+ * it): the window's work runs in that transaction, the caller's commit makes it all visible at
+ * once, and the deliveries follow that commit when the caller offers `afterCommit`. The API's own
+ * operations never run an advance this way.
+ */
+async function advanceInCallersTransaction(
+  ctx: ServiceContext,
+  input: AdvanceClockInput,
+): Promise<ClockView> {
+  const tx = ctx.tx as Tx;
+  const holdId = ctx.afterCommit ? randomUUID() : null;
+  const realNow = systemClock.now();
+  const before = await lockClock(tx, ctx.merchant.id, realNow);
+  const target = await advanceTarget(ctx, input, new MerchantClock(before, systemClock).now());
+  const { ran } = await runDueJobs(tx, ctx.merchant, target, ctx);
+  const state = standingAt(before, target, realNow);
+  await saveClock(tx, ctx.merchant.id, state, realNow);
+  if (holdId) await hold(tx, ctx.merchant.id, holdId, null);
+  forget(ctx.db, ctx.merchant.id);
+  if (holdId && ctx.afterCommit)
+    ctx.afterCommit(() => whileHolding(ctx.db, ctx.merchant.id, holdId, () => runAfterAdvance(ctx, target)));
+  return view(state, systemClock, ran);
 }
 
 /** The after-advance hooks, outside any transaction (the caller's has committed by now). */
@@ -120,12 +245,38 @@ async function runAfterAdvance(ctx: ServiceContext, until: Date): Promise<void> 
   for (const hook of afterAdvanceHooks) await hook(outside, until);
 }
 
-/** Marks the merchant's clock as held by the advance `holdId` for HOLD_MS of real time. */
-async function hold(tx: Tx, merchantId: string, holdId: string): Promise<void> {
+/**
+ * Marks the merchant's clock as held by the advance `holdId` for HOLD_MS of real time; `to`, while
+ * its window's due work is still to run.
+ */
+async function hold(tx: Tx, merchantId: string, holdId: string, to: Date | null): Promise<void> {
   await tx
     .update(merchantClocks)
-    .set({ advancingId: holdId, advancingUntil: new Date(systemClock.now().getTime() + HOLD_MS) })
+    .set({
+      advancingId: holdId,
+      advancingUntil: new Date(systemClock.now().getTime() + HOLD_MS),
+      advancingTo: to,
+    })
     .where(eq(merchantClocks.merchantId, merchantId));
+}
+
+/** The advance's due work is done: its hold stays for the deliveries, which follow the commit. */
+async function landed(tx: Tx, merchantId: string): Promise<void> {
+  await tx
+    .update(merchantClocks)
+    .set({ advancingTo: null, advancingUntil: new Date(systemClock.now().getTime() + HOLD_MS) })
+    .where(eq(merchantClocks.merchantId, merchantId));
+}
+
+/** Renews the hold of the advance `holdId` every HOLD_RENEW_MS until the timer is cleared. */
+function renewWhileRunning(db: Db, merchantId: string, holdId: string): NodeJS.Timeout {
+  const mine = and(eq(merchantClocks.merchantId, merchantId), eq(merchantClocks.advancingId, holdId));
+  return setInterval(() => {
+    db.update(merchantClocks)
+      .set({ advancingUntil: new Date(systemClock.now().getTime() + HOLD_MS) })
+      .where(mine)
+      .catch(() => {}); // a missed renewal only shortens the hold
+  }, HOLD_RENEW_MS);
 }
 
 /**
@@ -134,17 +285,15 @@ async function hold(tx: Tx, merchantId: string, holdId: string): Promise<void> {
  */
 async function whileHolding(db: Db, merchantId: string, holdId: string, work: () => Promise<void>) {
   const mine = and(eq(merchantClocks.merchantId, merchantId), eq(merchantClocks.advancingId, holdId));
-  const renew = setInterval(() => {
-    db.update(merchantClocks)
-      .set({ advancingUntil: new Date(systemClock.now().getTime() + HOLD_MS) })
-      .where(mine)
-      .catch(() => {}); // a missed renewal only shortens the hold
-  }, HOLD_RENEW_MS);
+  const renew = renewWhileRunning(db, merchantId, holdId);
   try {
     await work();
   } finally {
     clearInterval(renew);
-    await db.update(merchantClocks).set({ advancingId: null, advancingUntil: null }).where(mine);
+    await db
+      .update(merchantClocks)
+      .set({ advancingId: null, advancingUntil: null, advancingTo: null })
+      .where(mine);
   }
 }
 

@@ -4,7 +4,7 @@ import { describedEnum } from '../../graphql/enums.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { type DueWork, getJob } from '../scheduler/scheduler.service.ts';
+import { type DueWork, jobsByIds } from '../scheduler/scheduler.service.ts';
 import { advanceClock, freezeClock, resetClock, unfreezeClock } from './clock.change.ts';
 import { type ADVANCE_MARKS, advanceClockFieldCodes, advanceClockSchema } from './clock.schema.ts';
 import { type ClockView, getClock } from './clock.service.ts';
@@ -31,7 +31,7 @@ const RanJobRef = builder.objectRef<DueWork>('DueWork').implement({
   }),
 });
 
-nodeKind('job', RanJobRef, getJob);
+nodeKind('job', RanJobRef, jobsByIds);
 
 export const ClockRef = builder.objectRef<ClockView>('Clock').implement({
   description: "The merchant's simulated clock: real time plus an offset, or frozen.",

@@ -30,6 +30,8 @@ export function registerClockRoutes(api: OpenAPIHono<RestEnv>): void {
       tags: ['Clock'],
       summary: 'Move the clock forward, running every piece of due work on the way before answering',
       request: jsonRequestBody(advanceClockSchema),
+      ownTransactions: true,
+      heavy: true,
     }),
     async (c) => sendObject(c, clockResource(await advanceClock(serviceContext(c), c.req.valid('json')))),
     validationHook(advanceClockFieldCodes),
@@ -41,7 +43,15 @@ export function registerClockRoutes(api: OpenAPIHono<RestEnv>): void {
     ['/clock/reset', resetClock, 'resetClock', 'Back to real time, unfrozen'],
   ] as const) {
     api.openapi(
-      operation({ method: 'post', path, operationId, response: ClockWire, tags: ['Clock'], summary }),
+      operation({
+        method: 'post',
+        path,
+        operationId,
+        response: ClockWire,
+        tags: ['Clock'],
+        summary,
+        ownTransactions: true,
+      }),
       async (c) => sendObject(c, clockResource(await change(serviceContext(c)))),
     );
   }

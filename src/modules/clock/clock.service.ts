@@ -5,7 +5,7 @@ import { type Clock, systemClock } from '../../kernel/clock.ts';
 import { TtlCache } from '../../kernel/ttl-cache.ts';
 import type { MerchantRef, ProcessContext, ServiceContext } from '../context.ts';
 import { getMerchant } from '../merchants/merchants.service.ts';
-import { merchantsWithDueWork, type RanJob, runDueJobs } from '../scheduler/scheduler.service.ts';
+import { JOB_BATCH, merchantsWithDueWork, type RanJob, runDueJobs } from '../scheduler/scheduler.service.ts';
 import { merchantClocks } from './clock.table.ts';
 
 /**
@@ -24,7 +24,7 @@ export const REAL_TIME: ClockState = { offsetMs: 0, frozenAt: null };
 export class MerchantClock implements Clock {
   constructor(
     readonly state: ClockState,
-    private readonly real: Clock = systemClock,
+    readonly real: Clock = systemClock,
   ) {}
 
   now(): Date {
@@ -89,11 +89,27 @@ export function view(state: ClockState, real: Clock, ran: RanJob[] = []): ClockV
   };
 }
 
+/** What an advance's hold on a clock says (clock.change.ts): its id, when it lapses, where it goes. */
+export interface ClockHold {
+  id: string | null;
+  until: Date | null;
+  to: Date | null;
+}
+
 /**
  * Locks the merchant's clock row for the rest of the transaction (creating it at real time if
  * absent): every change of a clock and every run of a merchant's due work goes through this lock.
  */
 export async function lockClock(tx: Tx, merchantId: string, realNow: Date): Promise<ClockState> {
+  return (await lockClockRow(tx, merchantId, realNow)).state;
+}
+
+/** lockClock, with the hold an advance has on the clock. */
+export async function lockClockRow(
+  tx: Tx,
+  merchantId: string,
+  realNow: Date,
+): Promise<{ state: ClockState; hold: ClockHold }> {
   await tx
     .insert(merchantClocks)
     .values({ merchantId, offsetMs: 0, frozenAt: null, updatedAt: realNow })
@@ -104,7 +120,20 @@ export async function lockClock(tx: Tx, merchantId: string, realNow: Date): Prom
     .where(eq(merchantClocks.merchantId, merchantId))
     .for('update');
   if (!row) throw new Error('clock row vanished');
-  return { offsetMs: row.offsetMs, frozenAt: row.frozenAt };
+  return {
+    state: { offsetMs: row.offsetMs, frozenAt: row.frozenAt },
+    hold: { id: row.advancingId, until: row.advancingUntil, to: row.advancingTo },
+  };
+}
+
+/**
+ * Whether an advance other than `mine` is still running its window's due work on this clock: its
+ * hold has a destination and has not lapsed (a crashed advance's hold lapses within a minute).
+ */
+export function runningElsewhere(hold: ClockHold, realNow: Date, mine: string | null = null): boolean {
+  return (
+    hold.to !== null && hold.until !== null && hold.until.getTime() > realNow.getTime() && hold.id !== mine
+  );
 }
 
 export async function saveClock(tx: Tx, merchantId: string, state: ClockState, realNow: Date): Promise<void> {
@@ -122,8 +151,14 @@ export async function getClock(ctx: ServiceContext): Promise<ClockView> {
   return view(await readState(ctx.tx ?? ctx.db, ctx.merchant.id), systemClock);
 }
 
-/** Runs a merchant's work that is due by its clock now (the background timer's step). */
-export async function runDueWorkNow(base: ProcessContext, merchant: MerchantRef): Promise<RanJob[]> {
+/**
+ * Runs one batch of a merchant's work that is due by its clock now (the background timer's step):
+ * at most JOB_BATCH, in one transaction. Returns what ran and whether due work is left.
+ */
+export async function runDueWorkNow(
+  base: ProcessContext,
+  merchant: MerchantRef,
+): Promise<{ ran: RanJob[]; more: boolean }> {
   const { db } = base;
   const realNow = systemClock.now();
   return runTransaction(db, async (tx) => {
@@ -137,24 +172,46 @@ export async function runDueWorkNow(base: ProcessContext, merchant: MerchantRef)
       .from(merchantClocks)
       .where(eq(merchantClocks.merchantId, merchant.id))
       .for('update', { skipLocked: true });
-    if (!row) return [];
+    if (!row) return { ran: [], more: false };
+    // An advance running its window in batches does this merchant's due work itself.
+    const hold = { id: row.advancingId, until: row.advancingUntil, to: row.advancingTo };
+    if (runningElsewhere(hold, realNow)) return { ran: [], more: false };
     const now = new MerchantClock({ offsetMs: row.offsetMs, frozenAt: row.frozenAt }, systemClock).now();
-    return runDueJobs(tx, merchant, now, base);
+    return runDueJobs(tx, merchant, now, base, JOB_BATCH);
   });
 }
 
+/** Rounds of batches one pass of the background runner goes through at most. */
+const MAX_ROUNDS = 20;
+
 /**
  * One pass of the background runner: every merchant with work due by its own clock runs it (up to
- * `maxMerchants` per pass). Returns how many jobs ran. On Postgres several instances share the
- * work: a merchant whose clock row another runner holds is skipped.
+ * `maxMerchants` per pass), a batch at a time in turn, so that a merchant with thousands of due
+ * jobs takes its turns beside the others instead of ahead of them. Returns how many jobs ran. On
+ * Postgres several instances share the work: a merchant whose clock row another runner holds is
+ * skipped.
  */
 export async function runDueWork(base: ProcessContext, maxMerchants = 50): Promise<number> {
   const { db } = base;
   const ids = await merchantsWithDueWork(db, systemClock.now(), maxMerchants);
-  let ran = 0;
+  const merchants: MerchantRef[] = [];
   for (const id of ids) {
     const merchant = await getMerchant(db, id);
-    if (merchant) ran += (await runDueWorkNow(base, merchant)).length;
+    if (merchant) merchants.push(merchant);
+  }
+  let ran = 0;
+  let turn = merchants;
+  // Bounded: work left after the last round waits for the next pass.
+  for (let round = 0; turn.length > 0 && round < MAX_ROUNDS; round++) {
+    const next: MerchantRef[] = [];
+    for (const merchant of turn) {
+      const batch = await runDueWorkNow(base, merchant);
+      ran += batch.ran.length;
+      if (batch.more) next.push(merchant);
+      // Let requests that arrived meanwhile reach the database between two batches.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    turn = next;
   }
   return ran;
 }

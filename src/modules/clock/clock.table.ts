@@ -18,4 +18,11 @@ export const merchantClocks = pgTable('merchant_clocks', {
    */
   advancingId: text('advancing_id'),
   advancingUntil: at('advancing_until'),
+  /**
+   * While an advance is still running its window's due work (in batches, each its own
+   * transaction): the instant it is taking the clock to. Meanwhile the clock reads the due time of
+   * the work done last, the background runner leaves the merchant's jobs to the advance, and
+   * another change of the clock waits for it. Null once the jobs are done (or never started).
+   */
+  advancingTo: at('advancing_to'),
 });

@@ -42,9 +42,11 @@ import {
 import {
   type CollectionDetail,
   cancelCollection,
+  collectionsByIds,
   createCollection,
   getCollection,
   listCollections,
+  paymentAttemptsByIds,
 } from './collections.service.ts';
 
 const PaymentMethodEnum = describedEnum('PaymentMethod', 'How a payer pays a collection.', {
@@ -184,12 +186,8 @@ const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement(
   }),
 });
 
-nodeKind('collection', CollectionRef, getCollection);
-nodeKind('paymentAttempt', PaymentAttemptRef, async (svc, id) => {
-  const { attempt } = await loadPayResult(svc, id);
-  if (!attempt) throw new SandbankError('resource_not_found');
-  return attempt;
-});
+nodeKind('collection', CollectionRef, collectionsByIds);
+nodeKind('paymentAttempt', PaymentAttemptRef, paymentAttemptsByIds);
 
 const CreateCollectionInput = builder.inputType('CreateCollectionInput', {
   description: 'A new collection (the body of POST /v1/collect).',

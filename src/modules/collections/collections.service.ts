@@ -3,7 +3,7 @@ import type { Executor, Tx } from '../../db/client.ts';
 import { change, commit } from '../../db/commit.ts';
 import type { EventInput } from '../../db/outbox.ts';
 import { objectEvent } from '../../db/outbox.ts';
-import { merchantPage } from '../../db/pages.ts';
+import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
@@ -200,6 +200,23 @@ export async function getCollection(ctx: ServiceContext, reference: string): Pro
       cardPayments: await cardPaymentsOfCollection(tx, ctx.merchant.id, row.id),
     };
   });
+}
+
+/**
+ * The merchant's collections among `ids` (by id only, never by reference), each expired first when
+ * due (GraphQL's nodes(ids:)). Their attempts, debits and card payments are read when asked for.
+ */
+export async function collectionsByIds(ctx: ServiceContext, ids: string[]): Promise<CollectionRow[]> {
+  const exec = ctx.tx ?? ctx.db;
+  const rows = await merchantRowsByIds<CollectionRow>(ctx, collections, ids);
+  const current: CollectionRow[] = [];
+  for (const row of rows) current.push(await expireIfDue(exec, ctx, row));
+  return current;
+}
+
+/** The merchant's payment attempts among `ids` (GraphQL's nodes(ids:)). */
+export function paymentAttemptsByIds(ctx: ServiceContext, ids: string[]): Promise<AttemptRow[]> {
+  return merchantRowsByIds<AttemptRow>(ctx, paymentAttempts, ids);
 }
 
 export function listCollections(ctx: ServiceContext, query: ListQuery): Promise<Page<CollectionRow>> {

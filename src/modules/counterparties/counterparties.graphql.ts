@@ -24,7 +24,12 @@ import { nocSteps, refuseNocSchema, simulateNocSchema } from '../transfers/trans
 import { getTransfer } from '../transfers/transfers.read.ts';
 import { createCounterpartySchema } from './counterparties.schema.ts';
 import type { CounterpartyCorrection, CounterpartyRow } from './counterparties.service.ts';
-import { createCounterparty, getCounterparty, listCounterparties } from './counterparties.service.ts';
+import {
+  counterpartiesByIds,
+  createCounterparty,
+  getCounterparty,
+  listCounterparties,
+} from './counterparties.service.ts';
 
 const titleOf = (code: string) => `${nocCode(code)?.title ?? code}.`;
 
@@ -189,7 +194,7 @@ export const CounterpartyRef = builder.objectRef<CounterpartyRow>('Counterparty'
   }),
 });
 
-nodeKind('counterparty', CounterpartyRef, getCounterparty);
+nodeKind('counterparty', CounterpartyRef, counterpartiesByIds);
 
 builder.objectFields(PayoutRef, (t) => ({
   counterpartyId: t.exposeString('counterpartyId', {

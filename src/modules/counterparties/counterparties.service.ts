@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { merchantPage } from '../../db/pages.ts';
+import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
@@ -54,6 +54,11 @@ export async function loadCounterparty(
 
 export function getCounterparty(ctx: ServiceContext, id: string): Promise<CounterpartyRow> {
   return loadCounterparty(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+}
+
+/** The merchant's counterparties among `ids` (GraphQL's nodes(ids:)). */
+export function counterpartiesByIds(ctx: ServiceContext, ids: string[]): Promise<CounterpartyRow[]> {
+  return merchantRowsByIds<CounterpartyRow>(ctx, counterparties, ids);
 }
 
 export function listCounterparties(ctx: ServiceContext, query: ListQuery): Promise<Page<CounterpartyRow>> {

@@ -28,6 +28,7 @@ import {
 } from './disputes.schema.ts';
 import {
   closeDispute,
+  disputesByIds,
   getDispute,
   listDisputes,
   resolveDispute,
@@ -139,7 +140,7 @@ export const DisputeRef = builder.objectRef<DisputeRow>('Dispute').implement({
   }),
 });
 
-nodeKind('dispute', DisputeRef, getDispute);
+nodeKind('dispute', DisputeRef, disputesByIds);
 
 builder.objectField(CardPaymentRef, 'dispute', (t) =>
   t.field({

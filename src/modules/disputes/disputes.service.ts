@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
-import { merchantPage } from '../../db/pages.ts';
+import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
@@ -71,6 +71,11 @@ export async function loadDispute(exec: Executor, ctx: ServiceContext, id: strin
 
 export function getDispute(ctx: ServiceContext, id: string): Promise<DisputeRow> {
   return loadDispute(ctx.tx ?? ctx.db, ctx, id);
+}
+
+/** The merchant's disputes among `ids` (GraphQL's nodes(ids:)). */
+export function disputesByIds(ctx: ServiceContext, ids: string[]): Promise<DisputeRow[]> {
+  return merchantRowsByIds<DisputeRow>(ctx, disputes, ids);
 }
 
 /** The merchant's disputes, newest first; `card_payment` narrows them to one payment's. */

@@ -1,10 +1,10 @@
 import { builder } from '../../graphql/builder.ts';
 import { listQueryOf, nullIfNotFound, serviceContext, toConnection } from '../../graphql/context.ts';
 import { nodeKind } from '../../graphql/node.ts';
-import { getEvent, listEvents } from './events.service.ts';
+import { eventsByIds, getEvent, listEvents } from './events.service.ts';
 import { EventRef } from './events.subscriptions.graphql.ts';
 
-nodeKind('event', EventRef, getEvent);
+nodeKind('event', EventRef, eventsByIds);
 
 builder.queryFields((t) => ({
   event: t.field({

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { merchantPage } from '../../db/pages.ts';
+import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
@@ -60,6 +60,11 @@ export async function getEvent(ctx: ServiceContext, id: string): Promise<EventRo
   const row = await findEvent(ctx.tx ?? ctx.db, ctx.merchant.id, id);
   if (!row) throw new SandbankError('resource_not_found', { message: `No event ${id.slice(0, 60)}.` });
   return row;
+}
+
+/** The merchant's events among `ids` (GraphQL's nodes(ids:)). */
+export function eventsByIds(ctx: ServiceContext, ids: string[]): Promise<EventRow[]> {
+  return merchantRowsByIds<EventRow>(ctx, events, ids, [], eventColumns);
 }
 
 export interface TimelineEntry {

@@ -12,6 +12,13 @@ export interface BusEvent extends EventRow {
 /** A subscriber's stream: an async iterator over a bounded queue. */
 export interface EventStream extends AsyncIterableIterator<BusEvent> {
   return(): Promise<IteratorResult<BusEvent>>;
+  /**
+   * Ends the stream at once, its slot freed: what is queued is dropped and `error` is the next
+   * thing read (a credential that stopped authenticating).
+   */
+  abort(error: unknown): void;
+  /** Runs `listener` once the stream has ended, however it ended (at once when it already has). */
+  whenEnded(listener: () => void): void;
 }
 
 const DONE: IteratorResult<BusEvent> = { done: true, value: undefined };
@@ -22,6 +29,7 @@ export class Subscriber implements EventStream {
     null;
   #ended = false;
   #error: unknown = null;
+  readonly #endListeners: (() => void)[] = [];
 
   constructor(
     readonly merchantId: string,
@@ -64,6 +72,17 @@ export class Subscriber implements EventStream {
     }
   }
 
+  abort(error: unknown): void {
+    if (this.#ended) return;
+    this.#queue.length = 0;
+    this.fail(error);
+  }
+
+  whenEnded(listener: () => void): void {
+    if (this.#ended) listener();
+    else this.#endListeners.push(listener);
+  }
+
   /** Ends the stream normally, after the events already queued. */
   finish(): void {
     this.#end();
@@ -75,6 +94,7 @@ export class Subscriber implements EventStream {
     if (this.#ended) return;
     this.#ended = true;
     this.onEnd(this);
+    for (const listener of this.#endListeners.splice(0)) listener();
   }
 
   next(): Promise<IteratorResult<BusEvent>> {

@@ -95,14 +95,64 @@ const TransactionUpdateRef = builder.objectRef<BusEvent>('TransactionUpdate').im
   }),
 });
 
-/** The authenticated merchant's live stream; never another merchant's events. */
-function streamFor(ctx: GraphQLContext, filter: EventFilter): Promise<EventStream> {
+/** Why a live stream ended early: its last message, raised by the field's resolver as the error. */
+class StreamEnded {
+  constructor(readonly error: SandbankError) {}
+}
+
+/** The event, or the error that ended the stream (as the operation's last result). */
+function eventOrEnd(message: BusEvent | StreamEnded): BusEvent {
+  if (message instanceof StreamEnded) throw message.error;
+  return message;
+}
+
+/**
+ * The stream as GraphQL reads it: a stream ended by a registered error (a credential that stopped
+ * authenticating, a subscriber that fell behind) yields that error as a last result and then
+ * completes, so every transport ends the operation cleanly (SSE sends it and closes the response)
+ * instead of failing the transport mid-stream.
+ */
+function endingWithItsError(stream: EventStream): AsyncIterableIterator<BusEvent | StreamEnded> {
+  return {
+    next: () =>
+      stream.next().catch((error: unknown) => {
+        if (error instanceof SandbankError) return { done: false, value: new StreamEnded(error) };
+        throw error;
+      }),
+    return: () => stream.return(),
+    throw: (error?: unknown) => stream.throw?.(error) ?? Promise.reject(error),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+/**
+ * The authenticated merchant's live stream; never another merchant's events. It lasts as long as
+ * the credential that opened it: a key roll, a sign-out or an expired session ends it at once on
+ * every instance (credential-watch.ts), over whichever transport, and frees its slot of the
+ * merchant's cap; so does an HTTP client that goes away.
+ */
+async function streamFor(
+  ctx: GraphQLContext,
+  filter: EventFilter,
+): Promise<AsyncIterableIterator<BusEvent | StreamEnded>> {
   if (!ctx.principal) throw ctx.authError ?? new SandbankError('api_key_missing');
   if (ctx.principal.keyKind !== 'secret') throw new SandbankError('secret_key_required');
-  const bus = ctx.deps.eventBus;
-  if (!bus)
+  const { eventBus: bus, credentialWatch: watch } = ctx.deps;
+  const credential = ctx.credential;
+  if (!bus || !watch || !credential)
     throw new SandbankError('internal_error', { message: 'Live events are not available on this server.' });
-  return bus.subscribe(ctx.principal.merchant.id, filter);
+  const stream = await bus.subscribe(ctx.principal.merchant.id, filter);
+  stream.whenEnded(watch.watch(credential, (error) => stream.abort(error)));
+  const { signal } = ctx;
+  if (signal) {
+    const leave = () => void stream.return();
+    if (signal.aborted) leave();
+    signal.addEventListener('abort', leave, { once: true });
+    stream.whenEnded(() => signal.removeEventListener('abort', leave));
+  }
+  return endingWithItsError(stream);
 }
 
 builder.subscriptionType({
@@ -119,7 +169,7 @@ builder.subscriptionFields((t) => ({
       types: t.arg.stringList({ description: 'Event types, e.g. ["collection.succeeded"] (default: all).' }),
     },
     subscribe: (_root, args, ctx) => streamFor(ctx, { types: args.types }),
-    resolve: (event: BusEvent) => event,
+    resolve: eventOrEnd,
   }),
   transactionUpdated: t.field({
     type: TransactionUpdateRef,
@@ -133,6 +183,6 @@ builder.subscriptionFields((t) => ({
         kinds: args.kinds ?? OBJECT_KINDS,
         objectIds: args.ids?.map(String),
       }),
-    resolve: (event: BusEvent) => event,
+    resolve: eventOrEnd,
   }),
 }));

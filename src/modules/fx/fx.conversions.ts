@@ -1,4 +1,5 @@
 import { objectEvent, recordEvent } from '../../db/outbox.ts';
+import { merchantRowsByIds } from '../../db/pages.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
@@ -59,4 +60,9 @@ export function listConversions(
   query: ListQuery & { state?: string | undefined },
 ): Promise<Page<FxConversionRow>> {
   return listOf(ctx, fxConversions, fxConversionStates, query);
+}
+
+/** The merchant's FX conversions among `ids` (GraphQL's nodes(ids:)). */
+export function conversionsByIds(ctx: ServiceContext, ids: string[]): Promise<FxConversionRow[]> {
+  return merchantRowsByIds<FxConversionRow>(ctx, fxConversions, ids);
 }

@@ -7,15 +7,15 @@ import { CREATED_AT, STORED_DESCRIPTION, STORED_METADATA, UPDATED_AT } from '../
 import { TransactionRef, TransactionStateEnum } from '../../graphql/transaction.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
-import { getConversion, listConversions } from './fx.conversions.ts';
+import { conversionsByIds, getConversion, listConversions } from './fx.conversions.ts';
 import { FAILURE_REASONS } from './fx.destinations.ts';
 import { type FxQuoteState, fxQuoteMachine, fxSettlementMachine } from './fx.machine.ts';
 import { type FxRate, type FxRates, getRates } from './fx.pricing.ts';
-import { getQuote, listQuotes } from './fx.quotes.ts';
+import { getQuote, listQuotes, quotesByIds } from './fx.quotes.ts';
 import { formatRate } from './fx.rates.ts';
 import type { FxConversionRow, FxQuoteRow, FxSettlementRow } from './fx.resource.ts';
 import { type FX_TARGETS, LOCK_DURATIONS, type LockDuration } from './fx.schema.ts';
-import { getSettlement, listSettlements } from './fx.settlements.ts';
+import { getSettlement, listSettlements, settlementsByIds } from './fx.settlements.ts';
 
 /** The FX objects and queries; the mutations are in fx.graphql-mutations.ts. */
 
@@ -312,9 +312,9 @@ export const FxSettlementRef = builder.objectRef<FxSettlementRow>('FxSettlement'
   }),
 });
 
-nodeKind('fxQuote', FxQuoteRef, getQuote);
-nodeKind('fxConversion', FxConversionRef, getConversion);
-nodeKind('fxSettlement', FxSettlementRef, getSettlement);
+nodeKind('fxQuote', FxQuoteRef, quotesByIds);
+nodeKind('fxConversion', FxConversionRef, conversionsByIds);
+nodeKind('fxSettlement', FxSettlementRef, settlementsByIds);
 
 builder.queryFields((t) => ({
   fxRates: t.field({

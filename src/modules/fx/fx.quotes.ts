@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
 import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
+import { merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -182,4 +183,9 @@ export async function convertOnLedger(
       { account: 'available', amount: quote.targetAmount },
     ],
   });
+}
+
+/** The merchant's FX quotes among `ids` (GraphQL's nodes(ids:)). */
+export function quotesByIds(ctx: ServiceContext, ids: string[]): Promise<FxQuoteRow[]> {
+  return merchantRowsByIds<FxQuoteRow>(ctx, fxQuotes, ids);
 }

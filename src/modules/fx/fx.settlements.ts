@@ -1,5 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
+import { merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addBankingDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
@@ -220,4 +221,9 @@ export function listSettlements(
   query: ListQuery & { state?: string | undefined },
 ): Promise<Page<FxSettlementRow>> {
   return listOf(ctx, fxSettlements, fxSettlementMachine.states, query);
+}
+
+/** The merchant's FX settlements among `ids` (GraphQL's nodes(ids:)). */
+export function settlementsByIds(ctx: ServiceContext, ids: string[]): Promise<FxSettlementRow[]> {
+  return merchantRowsByIds<FxSettlementRow>(ctx, fxSettlements, ids);
 }

@@ -107,12 +107,18 @@ const inFlight = new Set<string>();
  * transaction, so a crash never leaves a half-done keyed request. A second request with the same key
  * replays the stored outcome, or gets 422 when its fingerprint differs and 409 while the first runs.
  * Across instances on Postgres an advisory transaction lock plays the part of the in-process set.
+ *
+ * With `ownTransactions` (an operation that commits in several transactions of its own: a clock
+ * advance, batch by batch), `work` runs outside any transaction (its `tx` is undefined) and its
+ * outcome is stored after it, in a short transaction of its own: a crash in between keeps what the
+ * work committed and stores no answer, so the same key runs the operation again.
  */
 export async function runIdempotent(
   db: Db,
   clock: Clock,
   scope: { merchantId: string; key: string; fingerprint: string },
-  work: (tx: Tx) => Promise<WorkResult>,
+  work: (tx: Tx | undefined) => Promise<WorkResult>,
+  options: { ownTransactions?: boolean } = {},
 ): Promise<{ outcome: StoredOutcome | null; replayed: boolean }> {
   // Merchant ids (mch_ + ULID) hold no ':', so the first ':' separates them from the key. Postgres
   // text cannot hold NUL, so no control character may serve as the separator.
@@ -121,6 +127,7 @@ export async function runIdempotent(
   inFlight.add(slot);
   let rolledBack: StoredOutcome | null = null;
   try {
+    if (options.ownTransactions) return await runThenStore(db, clock, scope, work);
     // Not rerun whole on a deadlock: `work` is the rest of the request and runs once. The services
     // it calls run theirs in savepoints of this transaction, and those are rerun (db/tx.ts).
     return await db.transaction(async (tx) => {
@@ -130,34 +137,14 @@ export async function runIdempotent(
         sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${slot}, 0)) AS locked`,
       );
       if (lock && lock.locked === false) throw new SandbankError('idempotency_key_in_use');
-      const now = clock.now();
-      const [existing] = await tx
-        .select()
-        .from(idempotencyKeys)
-        .where(and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.key, scope.key)));
-      if (existing && existing.expiresAt > now) {
-        if (existing.fingerprint !== scope.fingerprint) throw new SandbankError('idempotency_key_reused');
-        const body = await withSecrets(tx, scope.merchantId, existing.body);
-        return { outcome: { status: existing.status, body }, replayed: true };
-      }
+      const stored = await storedOutcome(tx, scope, clock.now());
+      if (stored) return { outcome: stored, replayed: true };
       const result = await work(tx);
       if (!result.store || !result.outcome) {
         rolledBack = result.outcome;
         throw new RollbackSignal();
       }
-      const row = {
-        merchantId: scope.merchantId,
-        key: scope.key,
-        fingerprint: scope.fingerprint,
-        status: result.outcome.status,
-        body: withoutSecrets(result.outcome.body),
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-      };
-      await tx
-        .insert(idempotencyKeys)
-        .values(row)
-        .onConflictDoUpdate({ target: [idempotencyKeys.merchantId, idempotencyKeys.key], set: row });
+      await store(tx, scope, result.outcome, clock.now());
       return { outcome: result.outcome, replayed: false };
     });
   } catch (error) {
@@ -166,4 +153,49 @@ export async function runIdempotent(
   } finally {
     inFlight.delete(slot);
   }
+}
+
+type Scope = { merchantId: string; key: string; fingerprint: string };
+
+/** The outcome stored under the key and not yet expired (422 when it was another request's). */
+async function storedOutcome(tx: Tx, scope: Scope, now: Date): Promise<StoredOutcome | null> {
+  const [existing] = await tx
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.merchantId, scope.merchantId), eq(idempotencyKeys.key, scope.key)));
+  if (!existing || existing.expiresAt <= now) return null;
+  if (existing.fingerprint !== scope.fingerprint) throw new SandbankError('idempotency_key_reused');
+  return { status: existing.status, body: await withSecrets(tx, scope.merchantId, existing.body) };
+}
+
+async function store(tx: Tx, scope: Scope, outcome: StoredOutcome, now: Date): Promise<void> {
+  const row = {
+    merchantId: scope.merchantId,
+    key: scope.key,
+    fingerprint: scope.fingerprint,
+    status: outcome.status,
+    body: withoutSecrets(outcome.body),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+  };
+  await tx
+    .insert(idempotencyKeys)
+    .values(row)
+    .onConflictDoUpdate({ target: [idempotencyKeys.merchantId, idempotencyKeys.key], set: row });
+}
+
+/** runIdempotent's way for an operation that commits in transactions of its own. */
+async function runThenStore(
+  db: Db,
+  clock: Clock,
+  scope: Scope,
+  work: (tx: Tx | undefined) => Promise<WorkResult>,
+): Promise<{ outcome: StoredOutcome | null; replayed: boolean }> {
+  const stored = await db.transaction((tx) => storedOutcome(tx, scope, clock.now()));
+  if (stored) return { outcome: stored, replayed: true };
+  const result = await work(undefined);
+  if (!result.store || !result.outcome) return { outcome: result.outcome, replayed: false };
+  const outcome = result.outcome;
+  await db.transaction((tx) => store(tx, scope, outcome, clock.now()));
+  return { outcome, replayed: false };
 }

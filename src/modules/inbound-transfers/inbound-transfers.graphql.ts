@@ -34,6 +34,7 @@ import {
 import {
   createInboundTransfer,
   getInboundTransfer,
+  inboundTransfersByIds,
   listInboundTransfers,
   returnInboundTransfer,
   settleInboundTransfer,
@@ -151,7 +152,7 @@ export const InboundTransferRef = builder.objectRef<InboundTransferRow>('Inbound
   }),
 });
 
-nodeKind('inboundTransfer', InboundTransferRef, getInboundTransfer);
+nodeKind('inboundTransfer', InboundTransferRef, inboundTransfersByIds);
 
 const OriginatorInput = builder.inputType('InboundOriginatorInput', {
   description: 'The outside account an inbound transfer comes from.',

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { objectEvent, recordEvent } from '../../db/outbox.ts';
-import { merchantPage } from '../../db/pages.ts';
+import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -272,6 +272,11 @@ export async function settleInboundJob(ctx: ServiceContext & { tx: Tx }, job: Jo
 
 export function getInboundTransfer(ctx: ServiceContext, id: string): Promise<InboundTransferRow> {
   return loadInbound(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+}
+
+/** The merchant's inbound transfers among `ids` (GraphQL's nodes(ids:)). */
+export function inboundTransfersByIds(ctx: ServiceContext, ids: string[]): Promise<InboundTransferRow[]> {
+  return merchantRowsByIds<InboundTransferRow>(ctx, inboundTransfers, ids);
 }
 
 export async function listInboundTransfers(

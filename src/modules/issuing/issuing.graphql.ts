@@ -19,7 +19,14 @@ import { simulateAuthorization } from './issuing.authorize.ts';
 import { createVirtualCard, updateVirtualCard } from './issuing.cards.ts';
 import { DECLINE_REASONS, type DeclineReason, type LimitInterval, mccName } from './issuing.controls.ts';
 import { issuingAuthorizationMachine, type VirtualCardState } from './issuing.machine.ts';
-import { getAuthorization, getVirtualCard, listAuthorizations, listVirtualCards } from './issuing.read.ts';
+import {
+  authorizationsByIds,
+  getAuthorization,
+  getVirtualCard,
+  listAuthorizations,
+  listVirtualCards,
+  virtualCardsByIds,
+} from './issuing.read.ts';
 import type { IssuingAuthorizationRow, VirtualCardRow } from './issuing.resource.ts';
 import * as bodies from './issuing.schema.ts';
 import { captureAuthorization, refundAuthorization, reverseAuthorization } from './issuing.settle.ts';
@@ -228,8 +235,8 @@ const VirtualCardDetailsRef = builder.objectRef<VirtualCardRow>('VirtualCardDeta
   }),
 });
 
-nodeKind('virtualCard', VirtualCardRef, getVirtualCard);
-nodeKind('issuingAuthorization', IssuingAuthorizationRef, getAuthorization);
+nodeKind('virtualCard', VirtualCardRef, virtualCardsByIds);
+nodeKind('issuingAuthorization', IssuingAuthorizationRef, authorizationsByIds);
 
 const LimitInput = builder.inputType('SpendingLimitInput', {
   description: 'A cap on what a card may spend in a window.',

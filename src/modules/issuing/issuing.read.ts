@@ -1,6 +1,6 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { merchantPage } from '../../db/pages.ts';
+import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
 import type { VirtualCardState } from './issuing.machine.ts';
@@ -55,4 +55,14 @@ export async function listAuthorizations(
     .orderBy(desc(issuingAuthorizations.id))
     .limit(query.limit + 1);
   return toPage(rows, query.limit);
+}
+
+/** The merchant's virtual cards among `ids` (GraphQL's nodes(ids:)). */
+export function virtualCardsByIds(ctx: ServiceContext, ids: string[]): Promise<VirtualCardRow[]> {
+  return merchantRowsByIds<VirtualCardRow>(ctx, virtualCards, ids);
+}
+
+/** The merchant's issuing authorizations among `ids` (GraphQL's nodes(ids:)). */
+export function authorizationsByIds(ctx: ServiceContext, ids: string[]): Promise<IssuingAuthorizationRow[]> {
+  return merchantRowsByIds<IssuingAuthorizationRow>(ctx, issuingAuthorizations, ids);
 }

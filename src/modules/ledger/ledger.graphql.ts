@@ -10,6 +10,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import type { PostingState } from './ledger.machine.ts';
 import {
   type Balance,
+  balanceTransactionsByIds,
   getBalances,
   getBalanceTransaction,
   listBalanceTransactions,
@@ -136,7 +137,7 @@ const BalanceTransactionRef = builder.objectRef<PostingRow>('BalanceTransaction'
   }),
 });
 
-nodeKind('posting', BalanceTransactionRef, getBalanceTransaction);
+nodeKind('posting', BalanceTransactionRef, balanceTransactionsByIds);
 
 builder.queryFields((t) => ({
   balances: t.field({

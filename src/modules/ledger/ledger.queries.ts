@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.ts';
-import { merchantPage } from '../../db/pages.ts';
+import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { CURRENCY_CODES, type CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
@@ -72,6 +72,11 @@ export async function getBalanceTransaction(ctx: ServiceContext, id: string): Pr
     .where(and(eq(ledgerPostings.id, id), eq(ledgerPostings.merchantId, ctx.merchant.id)));
   if (!row) throw new SandbankError('resource_not_found');
   return row;
+}
+
+/** The merchant's balance transactions among `ids` (GraphQL's nodes(ids:)). */
+export function balanceTransactionsByIds(ctx: ServiceContext, ids: string[]): Promise<PostingRow[]> {
+  return merchantRowsByIds<PostingRow>(ctx, ledgerPostings, ids);
 }
 
 export interface LedgerCheck {

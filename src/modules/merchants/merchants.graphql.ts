@@ -28,10 +28,7 @@ const MerchantType = builder.objectRef<MerchantRef>('Merchant').implement({
 });
 
 /** A merchant is visible to itself only: another merchant's id is not found. */
-nodeKind('merchant', MerchantType, async (svc, id) => {
-  if (id !== svc.merchant.id) throw new SandbankError('resource_not_found');
-  return svc.merchant;
-});
+nodeKind('merchant', MerchantType, async (svc, ids) => (ids.includes(svc.merchant.id) ? [svc.merchant] : []));
 
 builder.queryFields((t) => ({
   merchant: t.field({

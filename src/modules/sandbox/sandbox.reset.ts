@@ -3,6 +3,7 @@ import { queryRows, type Tx } from '../../db/client.ts';
 import { runTransaction } from '../../db/tx.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { oneClockChange } from '../clock/clock.change.ts';
 import { type ClockView, forget, lockClock, REAL_TIME, saveClock, view } from '../clock/clock.service.ts';
 import { merchantClocks } from '../clock/clock.table.ts';
 import type { ServiceContext } from '../context.ts';
@@ -126,14 +127,22 @@ async function wipe(tx: Tx, merchantId: string): Promise<Record<ResetKind, numbe
  */
 export async function resetMerchant(ctx: ServiceContext): Promise<ResetResult> {
   const merchantId = ctx.merchant.id;
+  // After an advance of this process has run its window (one on another instance stops at its next
+  // batch, finding its hold gone).
+  const deleted = await oneClockChange(ctx, () => wipeAll(ctx, merchantId));
+  forget(ctx.db, merchantId);
+  return { merchantId, clock: view(REAL_TIME, systemClock), deleted };
+}
+
+function wipeAll(ctx: ServiceContext, merchantId: string): Promise<ResetResult['deleted']> {
   const realNow = systemClock.now();
-  const deleted = await runTransaction(ctx.db, async (tx) => {
+  return runTransaction(ctx.db, async (tx) => {
     await lockClock(tx, merchantId, realNow);
     const counts = await wipe(tx, merchantId);
     await saveClock(tx, merchantId, REAL_TIME, realNow);
     await tx
       .update(merchantClocks)
-      .set({ advancingId: null, advancingUntil: null })
+      .set({ advancingId: null, advancingUntil: null, advancingTo: null })
       .where(eq(merchantClocks.merchantId, merchantId));
     await tx
       .update(webhookEndpoints)
@@ -141,8 +150,6 @@ export async function resetMerchant(ctx: ServiceContext): Promise<ResetResult> {
       .where(eq(webhookEndpoints.merchantId, merchantId));
     return counts;
   });
-  forget(ctx.db, merchantId);
-  return { merchantId, clock: view(REAL_TIME, systemClock), deleted };
 }
 
 /**

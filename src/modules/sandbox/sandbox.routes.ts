@@ -14,6 +14,7 @@ export function registerSandboxRoutes(api: OpenAPIHono<RestEnv>): void {
       response: ResetWire,
       // Never stored for replay: the reset deletes the idempotency records.
       idempotent: false,
+      heavy: true,
       errors: ['idempotency_key_invalid'],
       tags: ['Simulation'],
       summary:

@@ -1,8 +1,8 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import { type Db, type Executor, queryRows, type Tx } from '../../db/client.ts';
+import { merchantRowsByIds } from '../../db/pages.ts';
 import { isTransactionConflict } from '../../db/tx.ts';
 import { type Clock, FixedClock } from '../../kernel/clock.ts';
-import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { merchantNowExpression, purgePerMerchant } from '../clock/clock.sql.ts';
 import { type MerchantRef, type ProcessContext, processContext, type ServiceContext } from '../context.ts';
@@ -65,16 +65,10 @@ export interface DueWork extends Omit<RanJob, 'state'> {
   state: JobRow['state'];
 }
 
-/** One of the merchant's pieces of due work by its id (GraphQL's node(id:)). */
-export async function getJob(ctx: ServiceContext, id: string): Promise<DueWork> {
-  const [job] = id.includes('\u0000')
-    ? []
-    : await (ctx.tx ?? ctx.db)
-        .select()
-        .from(scheduledJobs)
-        .where(and(eq(scheduledJobs.id, id), eq(scheduledJobs.merchantId, ctx.merchant.id)));
-  if (!job) throw new SandbankError('resource_not_found', { message: 'No such due work.' });
-  return { ...ranJob(job, 'done', job.lastError), state: job.state };
+/** The merchant's due work among `ids` (GraphQL's nodes(ids:)). */
+export async function jobsByIds(ctx: ServiceContext, ids: string[]): Promise<DueWork[]> {
+  const jobs = await merchantRowsByIds<JobRow>(ctx, scheduledJobs, ids);
+  return jobs.map((job) => ({ ...ranJob(job, 'done', job.lastError), state: job.state }));
 }
 
 async function nextDueJob(tx: Tx, merchantId: string, until: Date): Promise<JobRow | undefined> {
@@ -95,22 +89,40 @@ async function nextDueJob(tx: Tx, merchantId: string, until: Date): Promise<JobR
 }
 
 /**
+ * How much due work one transaction runs at most: a batch ends after this many jobs or once it has
+ * run this long, whichever comes first, and the next batch is a new transaction. Between batches
+ * other merchants' statements run (on PGlite, one connection, they would otherwise wait for the
+ * whole window).
+ */
+export interface JobBudget {
+  jobs: number;
+  ms: number;
+}
+
+export const JOB_BATCH: JobBudget = { jobs: 50, ms: 25 };
+
+/**
  * Runs a merchant's due work up to `until`, in due-time order, including work that the work itself
  * schedules inside the window. The caller holds the merchant's clock row lock (see clock.service),
  * so two runners never interleave one merchant's work; each job is marked done in the savepoint
  * that did it, so it runs exactly once. A failing job is marked failed and the run goes on; a job
  * that loses a deadlock fails the whole run instead, which the transaction helper reruns (db/tx.ts).
+ * With a `budget`, the run stops after that much work; `more` then says whether due work is left.
  */
 export async function runDueJobs(
   tx: Tx,
   merchant: MerchantRef,
   until: Date,
   base: ProcessContext,
-): Promise<RanJob[]> {
+  budget?: JobBudget,
+): Promise<{ ran: RanJob[]; more: boolean }> {
   const ran: RanJob[] = [];
+  const started = performance.now();
   for (;;) {
     const job = await nextDueJob(tx, merchant.id, until);
-    if (!job) return ran;
+    if (!job) return { ran, more: false };
+    if (budget && ran.length > 0 && (ran.length >= budget.jobs || performance.now() - started >= budget.ms))
+      return { ran, more: true };
     ran.push(await runJob(tx, merchant, job, base));
   }
 }

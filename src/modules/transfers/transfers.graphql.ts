@@ -32,7 +32,14 @@ import {
   type Rail,
   RTP_REJECT_REASONS,
 } from './transfers.rails.ts';
-import { getPayout, getTransfer, listPayouts, listTransfers } from './transfers.read.ts';
+import {
+  getPayout,
+  getTransfer,
+  listPayouts,
+  listTransfers,
+  payoutsByIds,
+  transfersByIds,
+} from './transfers.read.ts';
 import { payoutArrivalAt, payoutInTransitAt, type TransferRow } from './transfers.resource.ts';
 import {
   contestDishonoredReturnSchema,
@@ -320,8 +327,8 @@ export const PayoutRef = builder.objectRef<TransferRow>('Payout').implement({
   }),
 });
 
-nodeKind('transfer', TransferRef, getTransfer);
-nodeKind('payout', PayoutRef, getPayout);
+nodeKind('transfer', TransferRef, transfersByIds);
+nodeKind('payout', PayoutRef, payoutsByIds);
 
 const CounterpartyInput = builder.inputType('TransferCounterpartyInput', {
   description: "A US bank account: a transfer's counterparty or a payout's destination.",

@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { merchantPage } from '../../db/pages.ts';
+import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { isStateOf } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
@@ -16,6 +16,16 @@ export function getTransfer(ctx: ServiceContext, id: string): Promise<TransferRo
 
 export function getPayout(ctx: ServiceContext, id: string): Promise<TransferRow> {
   return loadEntry(ctx.tx ?? ctx.db, ctx.merchant.id, 'payout', id);
+}
+
+/** The merchant's transfers among `ids` (GraphQL's nodes(ids:)). */
+export function transfersByIds(ctx: ServiceContext, ids: string[]): Promise<TransferRow[]> {
+  return merchantRowsByIds<TransferRow>(ctx, transfers, ids, [eq(transfers.kind, 'transfer')]);
+}
+
+/** The merchant's payouts among `ids` (GraphQL's nodes(ids:)). */
+export function payoutsByIds(ctx: ServiceContext, ids: string[]): Promise<TransferRow[]> {
+  return merchantRowsByIds<TransferRow>(ctx, transfers, ids, [eq(transfers.kind, 'payout')]);
 }
 
 async function listEntries(

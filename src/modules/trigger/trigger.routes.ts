@@ -39,6 +39,7 @@ export function registerTriggerRoutes(api: OpenAPIHono<RestEnv>): void {
       response: TriggeredEventWire,
       // A run is many operations, each written as it goes: it is not stored for replay.
       idempotent: false,
+      heavy: true,
       errors: TRIGGER_ERRORS,
       tags: ['Simulation'],
       summary:

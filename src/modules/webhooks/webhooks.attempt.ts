@@ -16,13 +16,14 @@ import { eventResource } from '../events/events.resource.ts';
 import type { Claimed } from './webhooks.lease.ts';
 import { type SignedRequest, signPayload } from './webhooks.signing.ts';
 import { webhookEndpoints } from './webhooks.table.ts';
-import type { WebhookTransport } from './webhooks.transport.ts';
+import { DEFAULT_DELIVERY_LIMITS, type WebhookTransport } from './webhooks.transport.ts';
 
 /** Retries after the first attempt, in seconds of the merchant's clock (Standard Webhooks guidance). */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000] as const;
 /** Up to 10% later than the schedule, never earlier. */
 const JITTER = 0.1;
-export const ATTEMPT_TIMEOUT_MS = 15_000;
+/** An attempt's limit by default (WEBHOOK_TIMEOUT_MS; shorter for an endpoint on a failure streak). */
+export const ATTEMPT_TIMEOUT_MS = DEFAULT_DELIVERY_LIMITS.timeoutMs;
 const RESPONSE_BODY_CAP = 2048;
 /** An endpoint whose deliveries failed this long (clock time) is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3600 * 1000;
@@ -34,9 +35,24 @@ interface AttemptOutcome {
   durationMs: number;
 }
 
-/** One HTTP POST: 15 s limit, redirects not followed, the response body read up to a cap. */
+/**
+ * One HTTP POST: within the transport's limit for the endpoint (15 s, shorter while the endpoint's
+ * attempts keep failing), redirects not followed, the response body read up to a cap.
+ */
 async function post(
   transport: WebhookTransport,
+  endpointId: string,
+  url: string,
+  request: SignedRequest,
+): Promise<AttemptOutcome> {
+  const outcome = await postOnce(transport, endpointId, url, request);
+  transport.noteAttempt(endpointId, outcome.status !== null && outcome.status >= 200 && outcome.status < 300);
+  return outcome;
+}
+
+async function postOnce(
+  transport: WebhookTransport,
+  endpointId: string,
   url: string,
   request: SignedRequest,
 ): Promise<AttemptOutcome> {
@@ -44,7 +60,7 @@ async function post(
   try {
     const response = await transport.send(url, {
       ...request,
-      timeoutMs: ATTEMPT_TIMEOUT_MS,
+      ...transport.timeoutFor(endpointId),
       responseCap: RESPONSE_BODY_CAP,
     });
     return {
@@ -82,7 +98,7 @@ export interface DeliveryResult {
 }
 
 /** What webhook chaos does to one claimed delivery now (docs/chaos.md). */
-interface ChaosNow {
+export interface ChaosNow {
   /** Held back instead of attempted: the plan to keep on the row and until when (real time). */
   hold?: { plan: string; until: Date };
   /** The label of the attempt made now ("delayed 200ms", "reordered", …); null when none. */
@@ -114,7 +130,7 @@ async function chaosFor(db: Db, claimed: Claimed): Promise<ChaosNow> {
   const draw =
     spec.seed === undefined
       ? Math.random
-      : seededDraws(spec.seed, nextInSequence(`${claimed.merchantId}:webhook`, spec.seed));
+      : seededDraws(spec.seed, nextInSequence(claimed.merchantId, spec.seed, 'webhook'));
   const plan: WebhookChaosPlan = planWebhookChaos(spec, draw);
   if (plan.hold)
     return {
@@ -135,15 +151,15 @@ async function send(
   if (!endpoint?.enabled || !event) return null;
   const body = toWireJson(eventResource(event));
   const headers = signPayload(event.id, body, secretsOf(endpoint, at), systemClock.now());
-  const outcome = await post(transport, endpoint.url, { body, headers });
+  const outcome = await post(transport, endpoint.id, endpoint.url, { body, headers });
   const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
   if (!duplicate || !ok) return { outcome, duplicate: null };
   // The same message again (same webhook-id and body, as an at-least-once sender repeats it).
   const again = signPayload(event.id, body, secretsOf(endpoint, at), systemClock.now());
-  return { outcome, duplicate: await post(transport, endpoint.url, { body, headers: again }) };
+  return { outcome, duplicate: await post(transport, endpoint.id, endpoint.url, { body, headers: again }) };
 }
 
-interface Decided {
+export interface Decided {
   claimed: Claimed;
   outcome: AttemptOutcome | null;
   ok: boolean;
@@ -216,7 +232,17 @@ function endpointChange(endpoint: NonNullable<Claimed['endpoint']>, attempts: De
   }
   const same = (failingSince?.getTime() ?? null) === (endpoint.failingSince?.getTime() ?? null);
   if (same && !disabledReason) return null;
-  return { failingSince, updatedAt, ...(disabledReason ? { enabled: false, disabledReason } : {}) };
+  // Attempts to one endpoint run concurrently: when none of these succeeded, a failure recorded by
+  // another attempt since this one's endpoint was read keeps its (earlier) start.
+  const since =
+    failingSince && !attempts.some((a) => a.ok)
+      ? sql`coalesce(${webhookEndpoints.failingSince}, ${failingSince.toISOString()}::timestamptz)`
+      : failingSince;
+  return {
+    failingSince: since,
+    updatedAt,
+    ...(disabledReason ? { enabled: false, disabledReason } : {}),
+  };
 }
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -304,6 +330,101 @@ async function recordHolds(db: Db, holds: { claimed: Claimed; plan: string; unti
     WHERE d.id = v.id AND d.state = 'pending'`);
 }
 
+/** A claimed delivery with the webhook chaos drawn for it. */
+export interface Planned {
+  claimed: Claimed;
+  chaos: ChaosNow;
+}
+
+/**
+ * Draws webhook chaos for claimed deliveries, one after the other in claim order (a seed's sequence
+ * follows the order in which deliveries are taken, whatever order their attempts then end in).
+ */
+export async function planAttempts(db: Db, claimed: Claimed[]): Promise<Planned[]> {
+  // The merchants' webhook chaos settings load together (cached); the draws then go in claim order.
+  await Promise.all([...new Set(claimed.map((c) => c.merchantId))].map((id) => merchantWebhookChaos(db, id)));
+  const planned: Planned[] = [];
+  for (const c of claimed) planned.push({ claimed: c, chaos: await chaosFor(db, c) });
+  return planned;
+}
+
+/** Writes the holds among planned deliveries; returns the others, to be attempted now. */
+export async function holdBack(db: Db, planned: Planned[]): Promise<Planned[]> {
+  const holds: { claimed: Claimed; plan: string; until: Date }[] = [];
+  const now: Planned[] = [];
+  for (const p of planned) {
+    if (p.chaos.hold) holds.push({ claimed: p.claimed, ...p.chaos.hold });
+    else now.push(p);
+  }
+  await recordHolds(db, holds);
+  return now;
+}
+
+/** Attempts one planned delivery (not held back) and decides what comes next; records nothing. */
+export async function attemptOne(
+  transport: WebhookTransport,
+  planned: Planned,
+  random: () => number = Math.random,
+): Promise<Decided> {
+  const sent = await send(transport, planned.claimed, planned.chaos.duplicate);
+  return decide(planned.claimed, sent, planned.chaos.label, random);
+}
+
+/** Records decided attempts in one statement (and their endpoints' health), then counts chaos. */
+export async function recordAttempts(db: Db, decided: Decided[]): Promise<DeliveryResult[]> {
+  await recordOutcomes(db, decided);
+  for (const d of decided) {
+    if (d.chaos && d.outcome) countWebhookChaos(faultOfLabel(d.chaos), d.outcome.status);
+    if (d.duplicate) countWebhookChaos('duplicate', d.duplicate.status);
+  }
+  return decided.map(
+    (d): DeliveryResult => ({ deliveryId: d.claimed.id, state: d.state, status: d.outcome?.status ?? null }),
+  );
+}
+
+/**
+ * Records attempts as they end, several in one statement: an attempt that ends while a write is
+ * under way waits for the next one, which carries every attempt that ended meanwhile.
+ */
+export class AttemptRecorder {
+  #queue: {
+    decided: Decided;
+    resolve: (result: DeliveryResult) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
+  #writing = false;
+
+  constructor(private readonly db: Db) {}
+
+  record(decided: Decided): Promise<DeliveryResult> {
+    const done = new Promise<DeliveryResult>((resolve, reject) =>
+      this.#queue.push({ decided, resolve, reject }),
+    );
+    if (!this.#writing) void this.#write();
+    return done;
+  }
+
+  async #write(): Promise<void> {
+    this.#writing = true;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0);
+        try {
+          const results = await recordAttempts(
+            this.db,
+            batch.map((b) => b.decided),
+          );
+          for (const [i, b] of batch.entries()) b.resolve(results[i] as DeliveryResult);
+        } catch (error) {
+          for (const b of batch) b.reject(error);
+        }
+      }
+    } finally {
+      this.#writing = false;
+    }
+  }
+}
+
 /**
  * Sends claimed deliveries in parallel and records every outcome together. Webhook chaos holds
  * some back (they are not attempted now, and are not in the results) and sends some twice.
@@ -314,28 +435,9 @@ export async function attemptAll(
   claimed: Claimed[],
   random: () => number = Math.random,
 ) {
-  // The merchants' webhook chaos settings load together (cached); the draws then go in claim order.
-  await Promise.all([...new Set(claimed.map((c) => c.merchantId))].map((id) => merchantWebhookChaos(db, id)));
-  const chaos: ChaosNow[] = [];
-  for (const c of claimed) chaos.push(await chaosFor(db, c));
-  const holds: { claimed: Claimed; plan: string; until: Date }[] = [];
-  const now: { claimed: Claimed; chaos: ChaosNow }[] = [];
-  claimed.forEach((c, i) => {
-    const plan = chaos[i] as ChaosNow;
-    if (plan.hold) holds.push({ claimed: c, ...plan.hold });
-    else now.push({ claimed: c, chaos: plan });
-  });
-  const sent = await Promise.all(now.map((n) => send(transport, n.claimed, n.chaos.duplicate)));
-  const decided = now.map((n, i) => decide(n.claimed, sent[i] ?? null, n.chaos.label, random));
-  await recordHolds(db, holds);
-  await recordOutcomes(db, decided);
-  for (const d of decided) {
-    if (d.chaos && d.outcome) countWebhookChaos(faultOfLabel(d.chaos), d.outcome.status);
-    if (d.duplicate) countWebhookChaos('duplicate', d.duplicate.status);
-  }
-  return decided.map(
-    (d): DeliveryResult => ({ deliveryId: d.claimed.id, state: d.state, status: d.outcome?.status ?? null }),
-  );
+  const now = await holdBack(db, await planAttempts(db, claimed));
+  const decided = await Promise.all(now.map((p) => attemptOne(transport, p, random)));
+  return recordAttempts(db, decided);
 }
 
 function secretsOf(endpoint: NonNullable<Claimed['endpoint']>, at: Date): string[] {

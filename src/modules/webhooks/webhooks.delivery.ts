@@ -3,33 +3,56 @@ import { type Db, queryRows } from '../../db/client.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { merchantNowExpression } from '../clock/clock.sql.ts';
 import { attemptAll, type DeliveryResult } from './webhooks.attempt.ts';
-import { lease, unleased } from './webhooks.lease.ts';
-import type { WebhookTransport } from './webhooks.transport.ts';
+import { type Claimed, lease, unleased } from './webhooks.lease.ts';
+import type { DeliverySlots, WebhookTransport } from './webhooks.transport.ts';
+
+/** Due deliveries looked at per lease (by due time) when choosing which fit under the caps. */
+const LEASE_WINDOW = 1000;
 
 /**
- * One step of the background worker: leases up to `limit` deliveries due by their merchant's clock
- * (SKIP LOCKED: several workers share them), sends them in parallel and records them together.
- * Returns how many it attempted. A merchant whose clock advance is still delivering its window
- * (`advancing_until`) is left to that advance: taken now, its deliveries would be attempted at the
- * clock's new time, the window's end, instead of each at its own due time.
+ * Leases up to `limit` deliveries due by their merchant's clock (SKIP LOCKED: several workers share
+ * them), earliest first, that fit under the per-merchant and per-endpoint caps given what `slots`
+ * has in flight: a merchant or endpoint at its cap is passed over in favour of the others and its
+ * deliveries are leased later, when its attempts end. A merchant whose clock advance is still
+ * delivering its window (`advancing_until`) is left to that advance: taken now, its deliveries
+ * would be attempted at the clock's new time, the window's end, instead of each at its own due time.
  */
-export async function deliverDueBatch(db: Db, transport: WebhookTransport, limit: number): Promise<number> {
+export async function leaseDue(db: Db, slots: DeliverySlots, limit: number): Promise<Claimed[]> {
+  if (limit <= 0) return [];
   const realNow = systemClock.now();
   const real = sql`${realNow.toISOString()}::timestamptz`;
   const clockNow = merchantNowExpression(realNow);
-  const claimed = await lease(
+  const { merchants, endpoints } = slots.busy();
+  const { perMerchant, perEndpoint } = slots.limits;
+  const merchantBusy = sql`coalesce((${JSON.stringify(merchants)}::jsonb ->> d.merchant_id)::int, 0)`;
+  const endpointBusy = sql`coalesce((${JSON.stringify(endpoints)}::jsonb ->> d.endpoint_id)::int, 0)`;
+  return lease(
     db,
-    sql`SELECT d.id, ${clockNow} AS clock_now
+    sql`SELECT d.id, fit.clock_now
       FROM webhook_deliveries d
-      LEFT JOIN merchant_clocks c ON c.merchant_id = d.merchant_id
-      WHERE d.state = 'pending' AND ${unleased(realNow)} AND d.next_attempt_at <= ${clockNow}
-        AND (c.advancing_until IS NULL OR c.advancing_until < ${real})
-      ORDER BY d.next_attempt_at
-      LIMIT ${limit}
+      JOIN (
+        SELECT ranked.id, ranked.clock_now, ranked.next_attempt_at FROM (
+          SELECT d.id, d.clock_now, d.next_attempt_at,
+            row_number() OVER (PARTITION BY d.merchant_id ORDER BY d.next_attempt_at, d.id) + ${merchantBusy} AS merchant_load,
+            row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) + ${endpointBusy} AS endpoint_load
+          FROM (
+            SELECT d.id, d.merchant_id, d.endpoint_id, d.next_attempt_at, ${clockNow} AS clock_now
+            FROM webhook_deliveries d
+            LEFT JOIN merchant_clocks c ON c.merchant_id = d.merchant_id
+            WHERE d.state = 'pending' AND ${unleased(realNow)} AND d.next_attempt_at <= ${clockNow}
+              AND (c.advancing_until IS NULL OR c.advancing_until < ${real})
+              AND ${merchantBusy} < ${perMerchant} AND ${endpointBusy} < ${perEndpoint}
+            ORDER BY d.next_attempt_at
+            LIMIT ${LEASE_WINDOW}
+          ) d
+        ) ranked
+        WHERE ranked.merchant_load <= ${perMerchant} AND ranked.endpoint_load <= ${perEndpoint}
+        ORDER BY ranked.next_attempt_at, ranked.id
+        LIMIT ${limit}
+      ) fit ON fit.id = d.id
+      WHERE d.state = 'pending' AND ${unleased(realNow)}
       FOR UPDATE OF d SKIP LOCKED`,
   );
-  await attemptAll(db, transport, claimed);
-  return claimed.length;
 }
 
 /** How long a clock advance waits between looks at a delivery another worker is attempting. */
@@ -61,8 +84,15 @@ export async function deliverDueForMerchant(
         LIMIT 1
         FOR UPDATE OF d SKIP LOCKED`,
     );
-    if (claimed.length > 0) {
-      results.push(...(await attemptAll(db, transport, claimed)));
+    const [one] = claimed;
+    if (one) {
+      // Its attempt counts under the merchant's and the endpoint's caps, with the pump's.
+      await transport.slots.acquire(one.merchantId, one.endpointId);
+      try {
+        results.push(...(await attemptAll(db, transport, claimed)));
+      } finally {
+        transport.slots.release(one.merchantId, one.endpointId);
+      }
       continue;
     }
     // None free: done unless one of the window's deliveries is left (leased elsewhere, or freed

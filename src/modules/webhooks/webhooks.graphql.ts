@@ -10,10 +10,10 @@ import { EventRef } from '../events/events.subscriptions.graphql.ts';
 import { listEventTypes } from './webhooks.event-types.ts';
 import {
   type AttemptRow,
+  attemptsByIds,
   type DeliveryLog,
   type DeliveryRow,
-  getAttempt,
-  getDelivery,
+  deliveriesByIds,
   listDeliveries,
   listEndpointDeliveries,
 } from './webhooks.log.ts';
@@ -28,6 +28,7 @@ import {
   createEndpoint,
   deleteEndpoint,
   type EndpointRow,
+  endpointsByIds,
   getEndpoint,
   listEndpoints,
   rotateSecret,
@@ -192,9 +193,11 @@ const WebhookEndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').im
   }),
 });
 
-nodeKind('webhookEndpoint', WebhookEndpointRef, getEndpoint);
-nodeKind('webhookDelivery', WebhookDeliveryRef, async (svc, id) => deliveryNode(await getDelivery(svc, id)));
-nodeKind('webhookAttempt', WebhookAttemptRef, getAttempt);
+nodeKind('webhookEndpoint', WebhookEndpointRef, endpointsByIds);
+nodeKind('webhookDelivery', WebhookDeliveryRef, async (svc, ids) =>
+  (await deliveriesByIds(svc, ids)).map(deliveryNode),
+);
+nodeKind('webhookAttempt', WebhookAttemptRef, attemptsByIds);
 
 builder.queryFields((t) => ({
   webhookEndpoint: t.field({

@@ -12,6 +12,8 @@ const LEASE_MS = 60_000;
 export interface Claimed {
   id: string;
   merchantId: string;
+  /** The delivery's endpoint (also when the endpoint itself is gone: `endpoint` is then null). */
+  endpointId: string;
   attempts: number;
   nextAttemptAt: Date;
   at: Date;
@@ -29,6 +31,7 @@ export interface Claimed {
 interface ClaimedRow {
   id: string;
   merchantId: string;
+  deliveryEndpointId: string;
   attempts: number;
   nextAttemptAt: number;
   at: number;
@@ -66,7 +69,7 @@ export async function lease(db: Db, due: SQL): Promise<Claimed[]> {
       FROM due WHERE w.id = due.id
       RETURNING w.id, w.merchant_id, w.event_id, w.endpoint_id, w.attempts, w.next_attempt_at, w.chaos, due.clock_now
     )
-    SELECT l.id, l.merchant_id AS "merchantId", l.attempts, ${epochMs('l.next_attempt_at')} AS "nextAttemptAt",
+    SELECT l.id, l.merchant_id AS "merchantId", l.endpoint_id AS "deliveryEndpointId", l.attempts, ${epochMs('l.next_attempt_at')} AS "nextAttemptAt",
       ${epochMs('l.clock_now')} AS "at",
       ep.id AS "endpointId", ep.url, ep.enabled, ep.secret, ep.previous_secret AS "previousSecret",
       ${epochMs('ep.previous_secret_expires_at')} AS "previousSecretExpiresAt",
@@ -82,6 +85,7 @@ export async function lease(db: Db, due: SQL): Promise<Claimed[]> {
   return rows.map((row) => ({
     id: row.id,
     merchantId: row.merchantId,
+    endpointId: row.deliveryEndpointId,
     attempts: row.attempts,
     nextAttemptAt: new Date(row.nextAttemptAt),
     at: new Date(row.at),

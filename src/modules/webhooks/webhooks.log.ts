@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
-import { SandbankError } from '../../kernel/errors.ts';
+import { merchantRowsByIds, storableIds } from '../../db/pages.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import type { ServiceContext } from '../context.ts';
 import { getEvent } from '../events/events.service.ts';
@@ -88,32 +88,20 @@ export async function listEndpointDeliveries(
   return { ...page, data: await withAttempts(exec, deliveries) };
 }
 
-/** One of the merchant's deliveries with its event's type and its attempt log (GraphQL's node(id:)). */
-export async function getDelivery(ctx: ServiceContext, id: string): Promise<DeliveryLog> {
+/** The merchant's deliveries among `ids`, with their attempt logs (GraphQL's nodes(ids:)). */
+export async function deliveriesByIds(ctx: ServiceContext, ids: string[]): Promise<DeliveryLog[]> {
+  const wanted = storableIds(ids);
+  if (wanted.length === 0) return [];
   const exec = ctx.tx ?? ctx.db;
-  const [row] = id.includes('\u0000')
-    ? []
-    : await exec
-        .select({ delivery: webhookDeliveries, eventType: sql<string>`coalesce(${events.type}, '')` })
-        .from(webhookDeliveries)
-        .leftJoin(
-          events,
-          and(eq(events.id, webhookDeliveries.eventId), eq(events.merchantId, ctx.merchant.id)),
-        )
-        .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.merchantId, ctx.merchant.id)));
-  if (!row) throw new SandbankError('resource_not_found', { message: 'No such webhook delivery.' });
-  const [log] = await withAttempts(exec, [row]);
-  return log as DeliveryLog;
+  const rows = await exec
+    .select({ delivery: webhookDeliveries, eventType: sql<string>`coalesce(${events.type}, '')` })
+    .from(webhookDeliveries)
+    .leftJoin(events, and(eq(events.id, webhookDeliveries.eventId), eq(events.merchantId, ctx.merchant.id)))
+    .where(and(inArray(webhookDeliveries.id, wanted), eq(webhookDeliveries.merchantId, ctx.merchant.id)));
+  return withAttempts(exec, rows);
 }
 
-/** One of the merchant's delivery attempts by its id (GraphQL's node(id:)). */
-export async function getAttempt(ctx: ServiceContext, id: string): Promise<AttemptRow> {
-  const [row] = id.includes('\u0000')
-    ? []
-    : await (ctx.tx ?? ctx.db)
-        .select()
-        .from(webhookAttempts)
-        .where(and(eq(webhookAttempts.id, id), eq(webhookAttempts.merchantId, ctx.merchant.id)));
-  if (!row) throw new SandbankError('resource_not_found', { message: 'No such webhook attempt.' });
-  return row;
+/** The merchant's delivery attempts among `ids` (GraphQL's nodes(ids:)). */
+export function attemptsByIds(ctx: ServiceContext, ids: string[]): Promise<AttemptRow[]> {
+  return merchantRowsByIds<AttemptRow>(ctx, webhookAttempts, ids);
 }

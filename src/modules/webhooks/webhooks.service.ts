@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { merchantPage } from '../../db/pages.ts';
+import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -80,6 +80,11 @@ export async function getEndpoint(ctx: ServiceContext, id: string): Promise<Endp
   if (!row)
     throw new SandbankError('resource_not_found', { message: `No webhook endpoint ${id.slice(0, 60)}.` });
   return row;
+}
+
+/** The merchant's webhook endpoints among `ids` (GraphQL's nodes(ids:)). */
+export function endpointsByIds(ctx: ServiceContext, ids: string[]): Promise<EndpointRow[]> {
+  return merchantRowsByIds<EndpointRow>(ctx, webhookEndpoints, ids);
 }
 
 export function listEndpoints(ctx: ServiceContext, query: ListQuery): Promise<Page<EndpointRow>> {

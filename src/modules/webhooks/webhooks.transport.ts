@@ -89,8 +89,132 @@ export interface WebhookRequest {
   body: string;
   headers: Record<string, string>;
   timeoutMs: number;
+  /** The limit is the shorter one of an endpoint on a failure streak (said in the timeout's error). */
+  shortened?: boolean;
   /** How much of the response body to keep. */
   responseCap: number;
+}
+
+/**
+ * How long an attempt may take and how many may be in flight at once. Attempts are bounded per
+ * endpoint and per merchant so that one merchant's slow receivers never hold every slot.
+ */
+export interface DeliveryLimits {
+  /** An attempt's limit (the whole exchange), ms. */
+  timeoutMs: number;
+  /** The shorter limit of an endpoint whose last `failingStreak` attempts or more all failed, ms. */
+  failingTimeoutMs: number;
+  /** Consecutive failed attempts (an error, a timeout or a non-2xx answer) that shorten the limit. */
+  failingStreak: number;
+  /** Attempts in flight in this process, all merchants. */
+  concurrency: number;
+  /** Attempts in flight for one merchant. */
+  perMerchant: number;
+  /** Attempts in flight to one endpoint. */
+  perEndpoint: number;
+}
+
+export const DEFAULT_DELIVERY_LIMITS: DeliveryLimits = {
+  timeoutMs: 15_000,
+  failingTimeoutMs: 3_000,
+  failingStreak: 3,
+  concurrency: 64,
+  perMerchant: 8,
+  perEndpoint: 4,
+};
+
+/** An attempt that got no complete answer within its limit. */
+export class WebhookTimeoutError extends Error {
+  constructor(
+    readonly timeoutMs: number,
+    readonly shortened: boolean,
+  ) {
+    super(
+      shortened
+        ? `no answer within ${timeoutMs} ms (limit shortened after consecutive failures)`
+        : `no answer within ${timeoutMs} ms`,
+    );
+    this.name = 'WebhookTimeoutError';
+  }
+}
+
+/** Endpoints remembered with a failure streak at most (the oldest is forgotten first). */
+const MAX_STREAKS = 10_000;
+
+/**
+ * The attempts in flight in this process, by merchant and by endpoint, shared by the background
+ * delivery pump and clock advances (both send through the process's one transport).
+ */
+export class DeliverySlots {
+  #inFlight = 0;
+  readonly #byMerchant = new Map<string, number>();
+  readonly #byEndpoint = new Map<string, number>();
+  #waiters: { merchantId: string; endpointId: string; resolve: () => void }[] = [];
+
+  constructor(readonly limits: Pick<DeliveryLimits, 'concurrency' | 'perMerchant' | 'perEndpoint'>) {}
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Attempts waiting in acquire() for their merchant or endpoint to get under its cap. */
+  get waiting(): number {
+    return this.#waiters.length;
+  }
+
+  /** Slots of the pool not in use. */
+  get free(): number {
+    return Math.max(0, this.limits.concurrency - this.#inFlight);
+  }
+
+  /** Attempts in flight by merchant and by endpoint (the ones with at least one). */
+  busy(): { merchants: Record<string, number>; endpoints: Record<string, number> } {
+    return {
+      merchants: Object.fromEntries(this.#byMerchant),
+      endpoints: Object.fromEntries(this.#byEndpoint),
+    };
+  }
+
+  /** Whether one more attempt of this merchant to this endpoint stays within both caps. */
+  fits(merchantId: string, endpointId: string): boolean {
+    return (
+      (this.#byMerchant.get(merchantId) ?? 0) < this.limits.perMerchant &&
+      (this.#byEndpoint.get(endpointId) ?? 0) < this.limits.perEndpoint
+    );
+  }
+
+  /** Takes a slot at once (the pump leases only what fits). */
+  take(merchantId: string, endpointId: string): void {
+    this.#inFlight++;
+    this.#byMerchant.set(merchantId, (this.#byMerchant.get(merchantId) ?? 0) + 1);
+    this.#byEndpoint.set(endpointId, (this.#byEndpoint.get(endpointId) ?? 0) + 1);
+  }
+
+  /**
+   * Takes a slot once the merchant and the endpoint are under their caps (a clock advance, one
+   * attempt at a time). The pool's overall size does not hold it back: it counts in it, so the
+   * background pump leases less meanwhile.
+   */
+  async acquire(merchantId: string, endpointId: string): Promise<void> {
+    while (!this.fits(merchantId, endpointId))
+      await new Promise<void>((resolve) => this.#waiters.push({ merchantId, endpointId, resolve }));
+    this.take(merchantId, endpointId);
+  }
+
+  release(merchantId: string, endpointId: string): void {
+    this.#inFlight--;
+    decrement(this.#byMerchant, merchantId);
+    decrement(this.#byEndpoint, endpointId);
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const waiter of waiters) waiter.resolve(); // each looks again
+  }
+}
+
+function decrement(map: Map<string, number>, key: string): void {
+  const n = (map.get(key) ?? 0) - 1;
+  if (n > 0) map.set(key, n);
+  else map.delete(key);
 }
 
 function agentFor(policy: WebhookNetworkPolicy, resolve?: Resolve): Agent {
@@ -106,9 +230,45 @@ function agentFor(policy: WebhookNetworkPolicy, resolve?: Resolve): Agent {
  */
 export class WebhookTransport {
   #agent: Agent;
+  readonly limits: DeliveryLimits;
+  readonly slots: DeliverySlots;
+  /** Consecutive failed attempts by endpoint (endpoints whose last attempt succeeded are absent). */
+  readonly #streaks = new Map<string, number>();
 
-  constructor(policy: WebhookNetworkPolicy = { blockPrivateNetworks: false }, resolve?: Resolve) {
+  constructor(
+    policy: WebhookNetworkPolicy = { blockPrivateNetworks: false },
+    resolve?: Resolve,
+    limits: Partial<DeliveryLimits> = {},
+  ) {
     this.#agent = agentFor(policy, resolve);
+    this.limits = { ...DEFAULT_DELIVERY_LIMITS, ...limits };
+    this.slots = new DeliverySlots(this.limits);
+  }
+
+  /** The limit of the next attempt to this endpoint: shorter while its failure streak lasts. */
+  timeoutFor(endpointId: string): { timeoutMs: number; shortened: boolean } {
+    const shortened = (this.#streaks.get(endpointId) ?? 0) >= this.limits.failingStreak;
+    return {
+      timeoutMs: shortened
+        ? Math.min(this.limits.failingTimeoutMs, this.limits.timeoutMs)
+        : this.limits.timeoutMs,
+      shortened,
+    };
+  }
+
+  /** Counts an attempt to the endpoint into its failure streak; a success ends the streak. */
+  noteAttempt(endpointId: string, ok: boolean): void {
+    if (ok) {
+      this.#streaks.delete(endpointId);
+      return;
+    }
+    const streak = (this.#streaks.get(endpointId) ?? 0) + 1;
+    this.#streaks.delete(endpointId); // re-inserted last: the map's order is the eviction order
+    this.#streaks.set(endpointId, streak);
+    if (this.#streaks.size > MAX_STREAKS) {
+      const oldest = this.#streaks.keys().next().value;
+      if (oldest !== undefined) this.#streaks.delete(oldest);
+    }
   }
 
   /** Sets the policy of every later delivery (its connections are closed once idle). */
@@ -126,23 +286,30 @@ export class WebhookTransport {
   async send(url: string, request: WebhookRequest): Promise<{ status: number; body: string }> {
     const target = new URL(url);
     const signal = AbortSignal.timeout(request.timeoutMs);
-    const response = await this.#agent.request({
-      origin: target.origin,
-      path: `${target.pathname}${target.search}`,
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      signal,
-    });
     const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= request.responseCap) break; // leaving the loop destroys the rest of the body
+    let status: number;
+    try {
+      const response = await this.#agent.request({
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+        signal,
+      });
+      status = response.statusCode;
+      let size = 0;
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= request.responseCap) break; // leaving the loop destroys the rest of the body
+      }
+    } catch (error) {
+      if (signal.aborted) throw new WebhookTimeoutError(request.timeoutMs, request.shortened === true);
+      throw error;
     }
     return {
-      status: response.statusCode,
+      status,
       // Postgres text cannot hold U+0000: a receiver's NUL bytes must not break the attempt log.
       body: Buffer.concat(chunks)
         .toString('utf8')

@@ -5,7 +5,7 @@ import {
   parseIdempotencyKey,
   runIdempotent,
 } from '../../modules/idempotency/idempotency.service.ts';
-import { isUnreplayed } from '../routes.ts';
+import { isUnreplayed, runsOwnTransactions } from '../routes.ts';
 import type { RestEnv } from '../types.ts';
 
 /**
@@ -50,7 +50,7 @@ export const idempotency = createMiddleware<RestEnv>(async (c, next) => {
     { merchantId, key, fingerprint },
     async (tx) => {
       c.set('tx', tx);
-      c.set('afterCommit', (work) => afterCommit.push(work));
+      if (tx) c.set('afterCommit', (work) => afterCommit.push(work));
       try {
         await next();
       } finally {
@@ -62,6 +62,7 @@ export const idempotency = createMiddleware<RestEnv>(async (c, next) => {
       committed = true;
       return { outcome: { status: c.res.status, body: await c.res.clone().text() }, store: true };
     },
+    { ownTransactions: runsOwnTransactions(c.req.method, c.req.path) },
   );
   // The handler's work that follows its commit (a clock advance's deliveries), before the answer.
   if (committed && !replayed) for (const work of afterCommit) await work();

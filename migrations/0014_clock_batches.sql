@@ -1,0 +1,1 @@
+ALTER TABLE "merchant_clocks" ADD COLUMN "advancing_to" timestamp (3) with time zone;

@@ -1,0 +1,2 @@
+ALTER TABLE "card_tokens" ADD COLUMN "real_created_at" timestamp (3) with time zone DEFAULT now() NOT NULL;--> statement-breakpoint
+CREATE INDEX "card_tokens_unexpired_real_idx" ON "card_tokens" USING btree ("real_created_at") WHERE "card_tokens"."number" <> '';
