@@ -3,6 +3,9 @@ import type { Clock } from '../kernel/clock.ts';
 import { DEFAULT_FX_RATES, DEFAULT_SPREAD, type FxConfig } from './fx/fx.rates.ts';
 import type { WebhookTransport } from './webhooks/webhooks.transport.ts';
 
+/** Whether an error says the database could not be reached: the adapters answer it 503. */
+export { isDatabaseUnavailable } from '../db/availability.ts';
+
 /**
  * The database handles a service context carries. Adapters that pass them along (a caller-owned
  * transaction) name them from here, never from src/db (docs/house-rules.md, dependencies point inward).

@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { isDatabaseUnavailable } from '../db/availability.ts';
 import { ERROR_REGISTRY, type ErrorCode, SandbankError } from '../kernel/errors.ts';
 import type { Page } from '../kernel/pagination.ts';
 import { toWireJson } from '../kernel/wire-json.ts';
+import { isDatabaseUnavailable } from '../modules/context.ts';
 import type { RestEnv } from './types.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
