@@ -15,7 +15,7 @@ import { ROOT } from './server-process.ts';
 const TEXT = readFileSync(join(ROOT, 'deploy', 'compose.yaml'), 'utf8');
 
 interface Service {
-  environment?: Record<string, string | number | boolean>;
+  environment?: Record<string, string | number | boolean | null>;
   ports?: string[];
 }
 const COMPOSE = parse(TEXT) as { services: Record<string, Service> };
@@ -42,10 +42,19 @@ function interpolate(value: string, env: Record<string, string>): string {
   );
 }
 
-/** A service's environment as its container gets it. */
+/**
+ * A service's environment as its container gets it. A name without a value is passed through from
+ * the environment compose runs in, and left out when that has none.
+ */
 function environmentOf(service: string, env: Record<string, string>): Record<string, string> {
   const entries = Object.entries(COMPOSE.services[service]?.environment ?? {});
-  return Object.fromEntries(entries.map(([name, value]) => [name, interpolate(String(value), env)]));
+  return Object.fromEntries(
+    entries.flatMap(([name, value]): [string, string][] => {
+      if (value !== null) return [[name, interpolate(String(value), env)]];
+      const passed = env[name];
+      return passed === undefined ? [] : [[name, passed]];
+    }),
+  );
 }
 
 const INSTANCES = Object.keys(COMPOSE.services).filter((name) => name.startsWith('sandbank-'));
@@ -113,5 +122,9 @@ describe('deploy/compose.yaml started without settings', () => {
       expect(named.webhookBlockPrivateNetworks).toBe(true);
       expect(named.webhookAllowedHosts).toEqual(['receiver']);
     }
+  });
+
+  it('writes no empty default (a dollar-brace name with :- and nothing after), which podman-compose 1.0 passes on unsubstituted', () => {
+    expect(TEXT).not.toMatch(/\$\{[A-Z_]+:?-\}/);
   });
 });
