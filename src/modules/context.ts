@@ -39,11 +39,6 @@ export interface ServiceContext {
   db: Db;
   /** Set when the caller owns the transaction (idempotent requests); services then write inside it. */
   tx?: Tx;
-  /**
-   * With `tx`: queues work that must follow the caller's commit and still precede its answer (a
-   * clock advance's webhook deliveries); dropped if the transaction rolls back.
-   */
-  afterCommit?: (work: () => Promise<void>) => void;
   clock: Clock;
   merchant: MerchantRef;
   publicUrl: string;

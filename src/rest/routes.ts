@@ -12,11 +12,9 @@ export function serviceContext(c: Context<RestEnv>): ServiceContext {
   const deps = c.get('deps');
   const { merchant } = c.get('principal');
   const tx = c.get('tx');
-  const afterCommit = c.get('afterCommit');
   return {
     ...processContextOf(deps),
     ...(tx ? { tx } : {}),
-    ...(tx && afterCommit ? { afterCommit } : {}),
     clock: c.get('clock'),
     merchant,
   };

@@ -16,8 +16,6 @@ export interface RestEnv {
     tx: Tx | undefined;
     /** The chaos faults injected into this request (docs/chaos.md), for /metrics. */
     chaosFaults: readonly ('latency' | 'error' | 'rate_limit' | 'timeout')[] | undefined;
-    /** Queues work to run once that transaction has committed, before the answer. */
-    afterCommit: ((work: () => Promise<void>) => void) | undefined;
   };
 }
 

@@ -12,7 +12,6 @@ import {
   type ClockState,
   type ClockView,
   forget,
-  lockClock,
   lockClockRow,
   MerchantClock,
   REAL_TIME,
@@ -131,7 +130,9 @@ async function advanceTarget(ctx: ServiceContext, input: AdvanceClockInput, now:
  * work does, and never shows a time that work due before it has not reached.
  */
 export async function advanceClock(ctx: ServiceContext, input: AdvanceClockInput): Promise<ClockView> {
-  if (ctx.tx) return advanceInCallersTransaction(ctx, input);
+  // Its batches commit one by one: no caller's transaction may hold them (the API's operations
+  // declare `ownTransactions`).
+  if (ctx.tx) throw new Error('a clock advance commits transactions of its own: call it outside one');
   const holdId = randomUUID();
   const result = await oneClockChange(ctx, async () => {
     // The first batch runs in the transaction that decides where the advance goes: an advance with
@@ -214,35 +215,9 @@ function standingAt(state: ClockState, at: Date, realNow: Date): ClockState {
     : { offsetMs: at.getTime() - realNow.getTime(), frozenAt: null };
 }
 
-/**
- * An advance inside a caller's transaction (a service that opened one and calls the advance in
- * it): the window's work runs in that transaction, the caller's commit makes it all visible at
- * once, and the deliveries follow that commit when the caller offers `afterCommit`. The API's own
- * operations never run an advance this way.
- */
-async function advanceInCallersTransaction(
-  ctx: ServiceContext,
-  input: AdvanceClockInput,
-): Promise<ClockView> {
-  const tx = ctx.tx as Tx;
-  const holdId = ctx.afterCommit ? randomUUID() : null;
-  const realNow = systemClock.now();
-  const before = await lockClock(tx, ctx.merchant.id, realNow);
-  const target = await advanceTarget(ctx, input, new MerchantClock(before, systemClock).now());
-  const { ran } = await runDueJobs(tx, ctx.merchant, target, ctx);
-  const state = standingAt(before, target, realNow);
-  await saveClock(tx, ctx.merchant.id, state, realNow);
-  if (holdId) await hold(tx, ctx.merchant.id, holdId, null);
-  forget(ctx.db, ctx.merchant.id);
-  if (holdId && ctx.afterCommit)
-    ctx.afterCommit(() => whileHolding(ctx.db, ctx.merchant.id, holdId, () => runAfterAdvance(ctx, target)));
-  return view(state, systemClock, ran);
-}
-
-/** The after-advance hooks, outside any transaction (the caller's has committed by now). */
+/** The after-advance hooks, once the window's work has committed. */
 async function runAfterAdvance(ctx: ServiceContext, until: Date): Promise<void> {
-  const { tx: _committed, afterCommit: _done, ...outside } = ctx;
-  for (const hook of afterAdvanceHooks) await hook(outside, until);
+  for (const hook of afterAdvanceHooks) await hook(ctx, until);
 }
 
 /**

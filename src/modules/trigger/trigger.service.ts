@@ -80,7 +80,7 @@ export async function triggerEvent(ctx: ServiceContext, input: TriggerInput): Pr
   const run = recipe.prepare(checkOverrides(recipe, input.set));
   // Ids are ordered by creation in this process: every event the run writes sorts after this one.
   const since = newId('event');
-  const { tx: _tx, afterCommit: _after, ...outside } = ctx;
+  const { tx: _tx, ...outside } = ctx;
   const own = await run(new Driver(outside));
   const emitted = await ctx.db
     .select(eventColumns)

@@ -31,7 +31,9 @@ export function canonicalBody(value: unknown): string {
 /**
  * Idempotency-Key on any POST: the handler runs inside the transaction that stores its
  * response. 2xx outcomes and failures that still wrote (a recorded card decline) are stored and
- * replayed with Idempotent-Replayed: true; validation failures roll back and are not stored.
+ * replayed with Idempotent-Replayed: true; validation failures roll back and are not stored. An
+ * operation declared `ownTransactions` (a clock advance) runs outside it, and its answer is stored
+ * after it.
  */
 export const idempotency = createMiddleware<RestEnv>(async (c, next) => {
   const header = c.req.header('idempotency-key');
@@ -42,30 +44,23 @@ export const idempotency = createMiddleware<RestEnv>(async (c, next) => {
   const deps = c.get('deps');
   const merchantId = c.get('principal').merchant.id;
   const fingerprint = fingerprintOf(c.req.method, c.req.path, canonicalBody(c.get('body')));
-  const afterCommit: (() => Promise<void>)[] = [];
-  let committed = false;
   const { outcome, replayed } = await runIdempotent(
     deps.database.db,
     c.get('clock'),
     { merchantId, key, fingerprint },
     async (tx) => {
       c.set('tx', tx);
-      if (tx) c.set('afterCommit', (work) => afterCommit.push(work));
       try {
         await next();
       } finally {
         c.set('tx', undefined);
-        c.set('afterCommit', undefined);
       }
       const keep = c.res.status < 400 || (c.error instanceof SandbankError && c.error.commitWrites);
       if (!keep) return { outcome: null, store: false };
-      committed = true;
       return { outcome: { status: c.res.status, body: await c.res.clone().text() }, store: true };
     },
     { ownTransactions: runsOwnTransactions(c.req.method, c.req.path) },
   );
-  // The handler's work that follows its commit (a clock advance's deliveries), before the answer.
-  if (committed && !replayed) for (const work of afterCommit) await work();
   if (replayed && outcome) {
     c.res = new Response(outcome.body, {
       status: outcome.status,
