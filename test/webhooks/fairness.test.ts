@@ -1,16 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/client.ts';
 import { DeliveryPump } from '../../src/modules/webhooks/webhooks.pump.ts';
 import { type DeliveryLimits, WebhookTransport } from '../../src/modules/webhooks/webhooks.transport.ts';
-import {
-  createTestApp,
-  openTestDatabase,
-  ownPostgresDatabase,
-  type TestApp,
-  type TestMerchant,
-} from '../harness.ts';
+import { createTestApp, openIsolatedTestDatabase, type TestApp, type TestMerchant } from '../harness.ts';
 import { BlackHole, eventually, Receiver } from './receiver.ts';
 
 // One merchant's receivers that never answer must not delay another merchant's webhooks: the pump
@@ -24,13 +17,9 @@ let hole: BlackHole;
 let pump: DeliveryPump | null = null;
 let dropDatabase = async () => {};
 beforeAll(async () => {
-  const own = await ownPostgresDatabase('sandbank_fairness');
-  if (own) {
-    t = await createTestApp({ database: await openDatabase({ driver: 'postgres', url: own.url }) });
-    dropDatabase = own.drop;
-  } else {
-    t = await createTestApp({ database: await openTestDatabase() });
-  }
+  const isolated = await openIsolatedTestDatabase();
+  t = await createTestApp({ database: isolated.database });
+  dropDatabase = isolated.drop;
   receiver = await new Receiver().start();
 });
 afterEach(async () => {
@@ -43,7 +32,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await receiver.stop();
-  await t.close();
+  // Closes the app's database (and on Postgres drops it).
   await dropDatabase();
 });
 

@@ -1,8 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/client.ts';
 import { DeliveryPump } from '../../src/modules/webhooks/webhooks.pump.ts';
-import { createTestApp, openTestDatabase, ownPostgresDatabase, type TestApp } from '../harness.ts';
+import { createTestApp, openIsolatedTestDatabase, type TestApp } from '../harness.ts';
 import { Receiver } from './receiver.ts';
 
 // The pump delivers every merchant's due deliveries in its database: on Postgres it gets a database
@@ -11,18 +10,14 @@ let t: TestApp;
 let receiver: Receiver;
 let dropDatabase = async () => {};
 beforeAll(async () => {
-  const own = await ownPostgresDatabase('sandbank_pump');
-  if (own) {
-    t = await createTestApp({ database: await openDatabase({ driver: 'postgres', url: own.url }) });
-    dropDatabase = own.drop;
-  } else {
-    t = await createTestApp({ database: await openTestDatabase() });
-  }
+  const isolated = await openIsolatedTestDatabase();
+  t = await createTestApp({ database: isolated.database });
+  dropDatabase = isolated.drop;
   receiver = await new Receiver().start();
 });
 afterAll(async () => {
   await receiver.stop();
-  await t.close();
+  // Closes the app's database (and on Postgres drops it).
   await dropDatabase();
 });
 
