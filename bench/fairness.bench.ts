@@ -42,6 +42,7 @@ import {
   machine,
   percentile,
   requestJson,
+  runBench,
   type Store,
   sandbankLaunch,
   scratchDatabases,
@@ -625,10 +626,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error('\nBenchmark aborted:', error instanceof Error ? error.message : error);
-    process.exit(1);
-  },
-);
+runBench(main);

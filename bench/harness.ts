@@ -362,3 +362,14 @@ export function writeBenchmarksSection(marker: string, endMarker: string, sectio
   execFileSync(join(REPO_ROOT, 'node_modules/.bin/biome'), ['format', '--write', doc], { stdio: 'ignore' });
   return doc;
 }
+
+/** Runs a benchmark's main: exit 0 when it completes, 1 with the reason when it is aborted. */
+export function runBench(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error('\nBenchmark aborted:', error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
+}

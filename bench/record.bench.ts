@@ -41,6 +41,7 @@ import {
   type ManagedChild,
   machine,
   readDurationSeconds,
+  runBench,
   SECRET_KEY,
   sandbankLaunch,
   scratchDatabases,
@@ -697,10 +698,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error('\nBenchmark aborted:', error instanceof Error ? error.message : error);
-    process.exit(1);
-  },
-);
+runBench(main);
