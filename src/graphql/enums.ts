@@ -1,6 +1,22 @@
 import type { CardBrand } from '../modules/cards/card-numbers.ts';
 import { builder } from './builder.ts';
 
+/** The enum types by their set of values (a declared field's values name its enum). */
+const byValues = new Map<string, { name: string; ref: unknown }[]>();
+
+/**
+ * The one enum type with exactly these values, by name (a field of a declaration whose values are
+ * an enum's); more than one, or none, is an error at schema build: name it in the object's `enums`.
+ */
+export function enumOfValues(values: readonly string[], field: string): unknown {
+  const found = byValues.get([...values].sort().join('|')) ?? [];
+  if (found.length !== 1)
+    throw new Error(
+      `The field ${field} matches ${found.length} enum types (${found.map((e) => e.name).join(', ')}): name one.`,
+    );
+  return found[0]?.ref;
+}
+
 /**
  * An enum whose every value is described. `values` maps each value to its description; typed
  * against the module's own list (`Record<State, string>`), a value added there and not here, or
@@ -12,12 +28,15 @@ export function describedEnum<const V extends string>(
   description: string,
   values: Record<V, string>,
 ) {
-  return builder.enumType(name, {
+  const ref = builder.enumType(name, {
     description,
     values: Object.fromEntries(
       Object.entries<string>(values).map(([value, text]) => [value, { value, description: text }]),
     ) as Record<V, { value: V; description: string }>,
   });
+  const key = Object.keys(values).sort().join('|');
+  byValues.set(key, [...(byValues.get(key) ?? []), { name, ref }]);
+  return ref;
 }
 
 export const CardBrandEnum = describedEnum('CardBrand', 'The card network.', {

@@ -1,11 +1,7 @@
+import type { GraphQLContext } from '../../graphql/builder.ts';
 import { builder } from '../../graphql/builder.ts';
-import {
-  idempotentMutation,
-  listQueryOf,
-  nullIfNotFound,
-  serviceContext,
-  toConnection,
-} from '../../graphql/context.ts';
+import { idempotentMutation, serviceContext } from '../../graphql/context.ts';
+import { graphqlObject } from '../../graphql/derive.ts';
 import {
   BankAccountTypeEnum,
   CardBrandEnum,
@@ -16,9 +12,10 @@ import {
 } from '../../graphql/enums.ts';
 import { SandbankErrorRef } from '../../graphql/errors.ts';
 import { CardInput } from '../../graphql/inputs.ts';
+import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
-import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
-import { CREATED_AT, IDEMPOTENCY_KEY, METADATA, STORED_METADATA, UPDATED_AT } from '../../graphql/texts.ts';
+import { MoneyRef } from '../../graphql/scalars.ts';
+import { CREATED_AT, IDEMPOTENCY_KEY, UPDATED_AT } from '../../graphql/texts.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -30,22 +27,16 @@ import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
 import type { CardBrand } from '../cards/card-numbers.ts';
 import { AchReturnCodeEnum, TransferRef } from '../transfers/transfers.graphql.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
-import { type AttemptState, collectionMachine } from './collections.machine.ts';
+import type { AttemptState } from './collections.machine.ts';
+import { collectionOperations } from './collections.operations.ts';
 import { loadPayResult, type PayResult, payCollection } from './collections.pay.ts';
-import { type AttemptRow, type CollectionRow, checkoutUrl } from './collections.resource.ts';
-import {
-  createCollectionFieldCodes,
-  createCollectionSchema,
-  payCollectionFieldCodes,
-  payCollectionSchema,
-} from './collections.schema.ts';
+import type { AttemptRow, CollectionRow } from './collections.resource.ts';
+import { Collection } from './collections.resource.ts';
+import { payCollectionFieldCodes, payCollectionSchema } from './collections.schema.ts';
 import {
   type CollectionDetail,
-  cancelCollection,
   collectionsByIds,
-  createCollection,
   getCollection,
-  listCollections,
   paymentAttemptsByIds,
 } from './collections.service.ts';
 
@@ -121,66 +112,31 @@ type CollectionNode = CollectionRow & {
   cardPayments?: CardPaymentDetail[];
 };
 
-const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement({
-  description: `A hosted checkout session: POST /v1/collect. States: ${collectionMachine.states.join(', ')}.`,
+const CollectionRef = graphqlObject<CollectionNode>(Collection, {
   interfaces: [NodeRef, TransactionRef],
-  isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'collection'),
-  fields: (t) => ({
-    reference: t.exposeString('reference', {
-      description: "The merchant's reference (generated when none was given); unique per merchant.",
-    }),
-    email: t.exposeString('email', { nullable: true, description: "The payer's email address, when given." }),
-    description: t.exposeString('description', {
-      nullable: true,
-      description: 'Shown to the payer at checkout.',
-    }),
-    redirectUrl: t.exposeString('redirectUrl', {
-      nullable: true,
-      description: 'Where the checkout sends the payer once paid.',
-    }),
-    metadata: t.field({
-      type: 'JSONObject',
-      description: STORED_METADATA,
-      resolve: (row) => row.metadata,
-    }),
-    checkoutUrl: t.string({
-      description:
-        'The hosted checkout page (a capability: it carries a secret; share it with the payer only).',
-      resolve: (row, _args, ctx) => checkoutUrl(ctx.deps.publicUrl, row),
-    }),
-    expiresAt: t.field({
-      type: 'DateTime',
-      description: 'When an unpaid checkout expires, clock time.',
-      resolve: (row) => row.expiresAt,
-    }),
-    updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
-    failureCode: t.field({
-      type: AchReturnCodeEnum,
-      nullable: true,
-      description: 'Why a bank payment failed: the ACH return code of its debit.',
-      resolve: (row) => row.failureCode,
-    }),
-    failureMessage: t.exposeString('failureMessage', {
-      nullable: true,
-      description: 'Why the payment failed, for a person.',
-    }),
+  isTypeOf: (value: unknown) => hasPrefix((value as { id: string }).id, 'collection'),
+  // The Transaction interface answers state (as a TransactionState).
+  omit: ['state'],
+  enums: { failure_code: AchReturnCodeEnum },
+  // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
+  extra: (t: any) => ({
     paymentAttempts: t.field({
       type: [PaymentAttemptRef],
       description:
         'Bank-account payment attempts made before bank payments became ACH debits (see transfers), newest first.',
-      resolve: async (row, _args, ctx) =>
+      resolve: async (row: CollectionNode, _args: unknown, ctx: GraphQLContext) =>
         row.attempts ?? (await getCollection(serviceContext(ctx), row.id)).attempts,
     }),
     transfers: t.field({
       type: [TransferRef],
       description: "The checkout's bank-account payments: ACH debits of the payer's account, newest first.",
-      resolve: async (row, _args, ctx) =>
+      resolve: async (row: CollectionNode, _args: unknown, ctx: GraphQLContext) =>
         row.debits ?? (await getCollection(serviceContext(ctx), row.id)).debits,
     }),
     cardPayments: t.field({
       type: [CardPaymentRef],
       description: "The checkout's card payments, newest first, each with its decline code if declined.",
-      resolve: async (row, _args, ctx) =>
+      resolve: async (row: CollectionNode, _args: unknown, ctx: GraphQLContext) =>
         row.cardPayments ?? (await getCollection(serviceContext(ctx), row.id)).cardPayments,
     }),
   }),
@@ -188,22 +144,6 @@ const CollectionRef = builder.objectRef<CollectionNode>('Collection').implement(
 
 nodeKind('collection', CollectionRef, collectionsByIds);
 nodeKind('paymentAttempt', PaymentAttemptRef, paymentAttemptsByIds);
-
-const CreateCollectionInput = builder.inputType('CreateCollectionInput', {
-  description: 'A new collection (the body of POST /v1/collect).',
-  fields: (t) => ({
-    amount: t.field({ type: 'Decimal', required: true, description: 'How much to collect, in major units.' }),
-    currency: t.field({ type: CurrencyCodeEnum, required: true, description: 'The currency to collect in.' }),
-    email: t.string({ description: "The payer's email address." }),
-    reference: t.string({
-      description: "The merchant's reference, unique per merchant (generated when left out).",
-    }),
-    description: t.string({ description: 'Shown to the payer at checkout (up to 1000 characters).' }),
-    redirectUrl: t.string({ description: 'Where the checkout sends the payer once paid (http or https).' }),
-    metadata: t.field({ type: 'JSONObject', description: METADATA }),
-    expiresIn: t.int({ description: 'Seconds until the checkout expires (1800-86400, default 86400).' }),
-  }),
-});
 
 const BankAccountInput = builder.inputType('BankAccountInput', {
   description: "The payer's US bank account, debited by ACH.",
@@ -218,28 +158,7 @@ const BankAccountInput = builder.inputType('BankAccountInput', {
   }),
 });
 
-builder.queryFields((t) => ({
-  collection: t.field({
-    type: CollectionRef,
-    nullable: true,
-    description: 'A collection by its reference (or id); null when the merchant has none.',
-    args: {
-      reference: t.arg.string({
-        required: true,
-        description: "The collection's reference, or its id (col_…).",
-      }),
-    },
-    resolve: (_root, args, ctx) => nullIfNotFound(getCollection(serviceContext(ctx), args.reference)),
-  }),
-  collections: t.connection({
-    type: CollectionRef,
-    description: 'Collections, newest first (first: 1-100, default 20).',
-    resolve: async (_root, args, ctx) => {
-      const page = await listCollections(serviceContext(ctx), listQueryOf(args));
-      return toConnection(page, args);
-    },
-  }),
-}));
+mountGraphqlOperations(collectionOperations);
 
 const PayResultRef = builder
   .objectRef<{
@@ -285,12 +204,6 @@ const PayResultRef = builder
     }),
   });
 
-const createCollectionBody = wireInput(
-  'createCollection',
-  createCollectionSchema,
-  createCollectionFieldCodes,
-  { inputArg: 'input' },
-);
 const payCollectionBody = wireInput(
   'simulateCollectionPayment',
   payCollectionSchema,
@@ -299,40 +212,6 @@ const payCollectionBody = wireInput(
 );
 
 builder.mutationFields((t) => ({
-  createCollection: t.field({
-    type: CollectionRef,
-    errors: { types: [SandbankError] },
-    description: 'POST /v1/collect: create a collection and its checkout_url.',
-    args: {
-      input: t.arg({ type: CreateCollectionInput, required: true, description: 'The new collection.' }),
-      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
-    },
-    resolve: (_root, { input, idempotencyKey }, ctx) => {
-      const body = createCollectionBody.body({ input });
-      return idempotentMutation<CollectionNode>(
-        ctx,
-        { name: 'createCollection', key: idempotencyKey, input: body },
-        (svc) => createCollection(svc, createCollectionBody.parse(body)),
-        (svc, id) => getCollection(svc, id),
-      );
-    },
-  }),
-  cancelCollection: t.field({
-    type: CollectionRef,
-    errors: { types: [SandbankError] },
-    description: 'POST /v1/collections/{reference}/cancel: cancel a collection that is still pending.',
-    args: {
-      reference: t.arg.string({ required: true, description: "The collection's reference, or its id." }),
-      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
-    },
-    resolve: (_root, { reference, idempotencyKey }, ctx) =>
-      idempotentMutation<CollectionNode>(
-        ctx,
-        { name: 'cancelCollection', key: idempotencyKey, input: { reference } },
-        (svc) => cancelCollection(svc, reference),
-        (svc, id) => getCollection(svc, id),
-      ),
-  }),
   simulateCollectionPayment: t.field({
     type: PayResultRef,
     errors: { types: [SandbankError] },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CurrencyCode } from '../../kernel/currency.ts';
+import { defineObject, field } from '../../kernel/declare.ts';
 import { WireDecimal } from '../../kernel/wire-json.ts';
 import {
   idOf,
@@ -7,7 +8,6 @@ import {
   type Wire,
   wireCurrency,
   wireDecimal,
-  wireMetadata,
   wireResource,
 } from '../../kernel/wire-resources.ts';
 import { attemptMachine, collectionMachine } from './collections.machine.ts';
@@ -34,37 +34,38 @@ export function checkoutUrl(publicUrl: string, row: CheckoutLink): string {
 
 const nullableText = (description: string) => z.string().nullable().meta({ description });
 
-export const CollectionWire = wireResource(
+export const Collection = defineObject<CollectionRow>()(
   'Collection',
   'collection',
   'A hosted checkout session: an amount a payer is asked for, paid by card (a card payment) or by US bank account (an ACH debit of the payer).',
   {
-    reference: z
-      .string()
-      .meta({ description: 'Your reference, unique per merchant (the collection id when none was given).' }),
-    state: z.enum(collectionMachine.states).meta({
-      description:
-        'pending → succeeded (a card payment captured); pending → processing (an ACH debit submitted) → succeeded when it settles, or failed when it comes back (even after succeeding); pending → expired or canceled.',
-    }),
-    amount: wireDecimal,
-    currency: wireCurrency,
-    email: nullableText("The payer's e-mail address given on create."),
-    description: nullableText('The description given on create.'),
+    reference: field.text('Your reference, unique per merchant (the collection id when none was given).'),
+    state: field.enum(
+      collectionMachine.states,
+      'pending → succeeded (a card payment captured); pending → processing (an ACH debit submitted) → succeeded when it settles, or failed when it comes back (even after succeeding); pending → expired or canceled.',
+    ),
+    amount: field.money(),
+    currency: field.currency(),
+    email: field.nullableText("The payer's e-mail address given on create."),
+    description: field.nullableText('The description given on create, shown to the payer at checkout.'),
     // Not `format: uri`: an http(s) URL as browsers parse it (WHATWG), which RFC 3986 may not allow.
-    redirect_url: nullableText(
+    redirect_url: field.nullableText(
       'Where the payer is sent after paying, with ?reference=…&state=… (the http(s) URL given on create).',
     ),
-    metadata: wireMetadata,
-    checkout_url: z
-      .string()
-      .meta({ format: 'uri', description: 'The checkout page to hand the payer (its secret in the query).' }),
-    failure_code: nullableText("Why a bank payment failed: its ACH debit's Nacha return code (R01)."),
-    failure_message: nullableText('A sentence about the failure.'),
-    expires_at: timestamp.meta({ description: 'When a pending collection expires (clock time).' }),
-    created_at: timestamp,
-    updated_at: timestamp,
+    metadata: field.metadata(),
+    checkout_url: field.url<CollectionRow>(
+      'The checkout page to hand the payer (a capability: its secret is in the query; share it with the payer only).',
+      (row, rc) => checkoutUrl(rc.publicUrl, row),
+    ),
+    failure_code: field.nullableText("Why a bank payment failed: its ACH debit's Nacha return code (R01)."),
+    failure_message: field.nullableText('A sentence about the failure.'),
+    expires_at: field.timestamp('When a pending collection expires (clock time).'),
+    created_at: field.createdAt(),
+    updated_at: field.updatedAt(),
   },
 );
+
+export const CollectionWire = Collection.wire;
 
 export const PaymentAttemptWire = wireResource(
   'PaymentAttempt',
@@ -104,25 +105,7 @@ export const PaymentAttemptWire = wireResource(
 
 /** The API representation of a collection: REST bodies and event payloads. */
 export function collectionResource(row: CollectionRow, publicUrl: string): Wire<typeof CollectionWire> {
-  const currency = row.currency as CurrencyCode;
-  return {
-    id: row.id,
-    object: 'collection',
-    reference: row.reference,
-    state: row.state,
-    amount: WireDecimal.of(row.amount, currency),
-    currency,
-    email: row.email,
-    description: row.description,
-    redirect_url: row.redirectUrl,
-    metadata: row.metadata,
-    checkout_url: checkoutUrl(publicUrl, row),
-    failure_code: row.failureCode,
-    failure_message: row.failureMessage,
-    expires_at: row.expiresAt.toISOString(),
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
+  return Collection.render(row, { publicUrl });
 }
 
 /** The API representation of a payment attempt (made before card payments and ACH debits). */

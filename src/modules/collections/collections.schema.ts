@@ -24,7 +24,11 @@ export const createCollectionSchema = z.strictObject({
     )
     .optional()
     .describe('Your reference, unique per merchant; generated (the collection id) when omitted.'),
-  description: z.string().max(1000).optional(),
+  description: z
+    .string()
+    .max(1000)
+    .optional()
+    .describe('Shown to the payer at checkout (up to 1000 characters).'),
   redirect_url: z
     .url({ protocol: /^https?$/ })
     .max(2048)

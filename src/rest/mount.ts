@@ -1,0 +1,51 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { RenderContext } from '../kernel/declare.ts';
+import type { OperationDecl } from '../modules/operation.ts';
+import { sendList, sendObject } from './render.ts';
+import { jsonRequestBody, listOf, operation, serviceContext, validationHook } from './routes.ts';
+import type { RestEnv } from './types.ts';
+
+/**
+ * The REST route of each declared operation (src/modules/operation.ts): the OpenAPI entry from its
+ * schemas and codes, and one handler for all — parse (the route's validator), call, render.
+ */
+export function mountOperations(api: OpenAPIHono<RestEnv>, operations: readonly OperationDecl[]): void {
+  for (const op of operations) {
+    const response = op.answer?.wire ?? (op.list ? listOf(op.output.wire, op.output.name) : op.output.wire);
+    const request = {
+      ...(op.params ? { params: op.params } : {}),
+      ...(op.query ? { query: op.query } : {}),
+      ...(op.body ? jsonRequestBody(op.body) : {}),
+    };
+    const route = operation({
+      method: op.method,
+      path: op.path,
+      operationId: op.name,
+      response,
+      ...(op.errors ? { errors: op.errors } : {}),
+      tags: op.tags,
+      ...(op.deprecated ? { deprecated: true } : {}),
+      summary: op.summary,
+      ...(Object.keys(request).length > 0 ? { request } : {}),
+    });
+    api.openapi(
+      route,
+      async (c) => {
+        const ctx = serviceContext(c);
+        const valid = (target: string) => (c.req.valid as (target: string) => unknown).call(c.req, target);
+        const result = await op.run(ctx, {
+          params: op.params ? valid('param') : undefined,
+          query: op.query ? valid('query') : undefined,
+          body: op.body ? valid('json') : undefined,
+        });
+        const rc: RenderContext = { publicUrl: ctx.publicUrl };
+        if (op.list) return sendList(c, result as never, (row) => op.output.render(row as never, rc));
+        return sendObject(
+          c,
+          op.answer ? op.answer.render(result, rc) : op.output.render(result as never, rc),
+        );
+      },
+      validationHook(op.codes),
+    );
+  }
+}
