@@ -3,9 +3,9 @@ import { createMiddleware } from 'hono/factory';
 import { parse } from 'lossless-json';
 import type { z } from 'zod';
 import { MAX_BODY_BYTES } from '../../http/body-limit.ts';
+import { coerceFormBody, isFormMediaType, parseFormBody } from '../../http/form-body.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { assertStorableText } from '../../kernel/text.ts';
-import { coerceFormBody, isFormMediaType, parseFormBody } from '../form-body.ts';
 import type { RestEnv } from '../types.ts';
 
 async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Promise<string> {

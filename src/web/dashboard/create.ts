@@ -1,6 +1,5 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import { parseInput } from '../../kernel/validation.ts';
 import { checkoutUrl } from '../../modules/collections/collections.resource.ts';
 import {
   createCollectionFieldCodes,
@@ -16,11 +15,10 @@ import {
   type Form,
   formCard,
   labelInputs,
-  present,
   registerForm,
   textField,
 } from './create-form.ts';
-import { metadataEditor, metadataFromForm } from './form-submit.ts';
+import { bodyOfForm, metadataEditor } from './form-submit.ts';
 import { shell } from './layout.ts';
 import type { DashContext, DashEnv } from './session.ts';
 import { type Flash, type Html, money, objectLink, stateBadge } from './ui.ts';
@@ -84,20 +82,10 @@ function tryIndex(): Html {
 // ---------------------------------------------------------------------------------------------
 // Collections
 
-/** The POST /v1/collect body of the form (blank optional fields left out). */
-function collectionBody(form: Form): Record<string, unknown> {
-  const metadata = metadataFromForm(form);
-  return {
-    ...present(form, ['amount', 'currency', 'email', 'reference', 'description', 'redirect_url']),
-    ...(form.expires_in ? { expires_in: Number(form.expires_in) } : {}),
-    ...(metadata ? { metadata } : {}),
-  };
-}
-
 async function createFromForm(svc: ServiceContext, form: Form) {
   const row = await createCollection(
     svc,
-    parseInput(createCollectionSchema, collectionBody(form), createCollectionFieldCodes),
+    bodyOfForm(createCollectionSchema, form, createCollectionFieldCodes),
   );
   const url = checkoutUrl(svc.publicUrl, row);
   return {

@@ -1,5 +1,8 @@
 import { html } from 'hono/html';
+import type { z } from 'zod';
+import { coerceFormBody, parseFormBody } from '../../http/form-body.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import { type FieldCodes, parseInput } from '../../kernel/validation.ts';
 import type { DashContext } from './session.ts';
 import { type Flash, formValue, type Html, setFlash } from './ui.ts';
 
@@ -76,6 +79,29 @@ export function metadataFromForm(form: Record<string, string>): Record<string, s
     if (key !== '' || value !== '') metadata[key] = value;
   }
   return Object.keys(metadata).length > 0 ? metadata : undefined;
+}
+
+/** The form's own fields, which are no field of any body. */
+const NOT_BODY = /^(_csrf|metadata_(key|value)_\d+)$/;
+
+/**
+ * A form as the body of the operation it performs, read as REST reads a form body
+ * (src/http/form-body.ts): bracket names nest (`card[number]`), text becomes a number or a boolean
+ * where the schema wants one; then parsed with the operation's schema and codes, as REST parses it.
+ * What a page's form adds: a blank field is left out (a form sends every input, typed or not), and
+ * the metadata editor's rows are `metadata`.
+ */
+export function bodyOfForm<S extends z.ZodType>(
+  schema: S,
+  form: Record<string, string>,
+  codes?: FieldCodes,
+): z.output<S> {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(form))
+    if (value !== '' && !NOT_BODY.test(name)) params.append(name, value);
+  const body = coerceFormBody(schema, parseFormBody(params.toString()));
+  const metadata = metadataFromForm(form);
+  return parseInput(schema, metadata ? { ...body, metadata } : body, codes);
 }
 
 /** The metadata rows of a form, refilled from the flash after an error. */

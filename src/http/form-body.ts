@@ -1,0 +1,325 @@
+import type { z } from 'zod';
+import { SandbankError } from '../kernel/errors.ts';
+
+/**
+ * Form bodies (`application/x-www-form-urlencoded`) as Stripe's clients send them, read into the
+ * object the equivalent JSON body would be, so that one schema judges both:
+ *
+ * - bracket notation nests: `metadata[order]=1` is `{metadata: {order: "1"}}`, `card[number]=4242…`
+ *   is `{card: {number: "4242…"}}`; `enabled_events[]=a&enabled_events[]=b` is a list, and so are
+ *   indexed keys `limits[0][amount]=5&limits[1][amount]=9` where the schema takes a list;
+ * - every value is text. Where the schema takes a boolean or a number and no text, `true`/`false`
+ *   and a number's literal become that boolean or number (`capture=false`, `seconds=60`); anywhere
+ *   else the text stays as it is: an amount stays its exact decimal text, as a JSON string amount
+ *   does, and `exp_month=12` stays "12", which the card schema takes as it takes 12;
+ * - an empty value (`description=`) is null where the field may be null (how a form clears a
+ *   field), else the empty string, judged as JSON's "" is;
+ * - a plain key given twice (`amount=1&amount=2`), a key given both as a value and with brackets,
+ *   a malformed key (`a[b`) or escapes that are not UTF-8 are a 400 parameter_invalid.
+ *
+ * docs/architecture.md ("Form bodies") gives the reasons.
+ */
+
+const MEDIA_TYPE = 'application/x-www-form-urlencoded';
+
+/** At most this many bracket parts in one key (the deepest field of any body has three). */
+const MAX_BRACKETS = 16;
+
+const KEY = /^([^[\]]+)((?:\[[^[\]]*\])*)$/;
+const BRACKET = /\[([^[\]]*)\]/g;
+
+export function isFormMediaType(mediaType: string | undefined): boolean {
+  return mediaType === MEDIA_TYPE;
+}
+
+type Tree = Record<string, unknown>;
+
+function formError(message: string, param?: string): SandbankError {
+  return new SandbankError('parameter_invalid', { message, ...(param ? { param } : {}) });
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    throw formError('The form body is not valid: its %-escapes must encode UTF-8 text.');
+  }
+}
+
+/** Sets an own property, whatever its name (`__proto__` included). */
+function define(target: Tree, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function own(target: Tree, key: string): unknown {
+  return Object.hasOwn(target, key) ? target[key] : undefined;
+}
+
+function isTree(value: unknown): value is Tree {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A key as an error message quotes it (a long one cut short). */
+function shown(key: string): string {
+  return key.length > 80 ? `${key.slice(0, 80)}…` : key;
+}
+
+/** The parts of a decoded key: its name, then each bracket's content (empty for `[]`). */
+function partsOf(key: string): string[] {
+  const match = KEY.exec(key);
+  if (!match) {
+    throw formError(
+      `The form key "${shown(key)}" is malformed: a key is a name followed by [part]s, as in metadata[order] or enabled_events[].`,
+    );
+  }
+  const brackets = [...(match[2] ?? '').matchAll(BRACKET)].map((found) => found[1] ?? '');
+  if (brackets.length > MAX_BRACKETS)
+    throw formError(`The form key "${shown(key)}" nests deeper than ${MAX_BRACKETS} levels.`);
+  if (brackets.slice(0, -1).includes(''))
+    throw formError(
+      `The form key "${shown(key)}" is malformed: [] may only end a key, as in enabled_events[].`,
+    );
+  return [match[1] as string, ...brackets];
+}
+
+/** Places one `key=value` pair in the tree. */
+function place(root: Tree, key: string, value: string): void {
+  const parts = partsOf(key);
+  let container: Tree | unknown[] = root;
+  const path: string[] = [];
+  for (const [index, part] of parts.entries()) {
+    const last = index === parts.length - 1;
+    if (Array.isArray(container)) {
+      // Only `[]` reaches a list, and only as the key's end.
+      path.push(String(container.length));
+      container.push(value);
+      return;
+    }
+    path.push(part);
+    const param = path.join('.');
+    const existing = own(container, part);
+    if (last) {
+      if (existing === undefined) {
+        define(container, part, value);
+        return;
+      }
+      if (typeof existing === 'string')
+        throw formError(
+          `${param} is given more than once in the form body; send a list as ${shown(key)}[]=…&${shown(key)}[]=….`,
+          param,
+        );
+      throw formError(`${param} is given both as a value and as [nested] fields in the form body.`, param);
+    }
+    const wantsList = parts[index + 1] === '';
+    if (existing === undefined) {
+      const created: Tree | unknown[] = wantsList ? [] : {};
+      define(container, part, created);
+      container = created;
+    } else if (wantsList ? Array.isArray(existing) : isTree(existing)) {
+      container = existing as Tree | unknown[];
+    } else {
+      throw formError(
+        typeof existing === 'string'
+          ? `${param} is given both as a value and as [nested] fields in the form body.`
+          : `${param} is given both as a list (${part}[]) and with [named] fields in the form body.`,
+        param,
+      );
+    }
+  }
+}
+
+/** A form body's pairs as a tree of text: objects for `[name]`, lists for `[]`. */
+export function parseFormBody(text: string): Tree {
+  const root: Tree = {};
+  if (text.trim().length === 0) return root;
+  for (const pair of text.split('&')) {
+    if (pair.length === 0) continue;
+    const equals = pair.indexOf('=');
+    const key = decode(equals === -1 ? pair : pair.slice(0, equals));
+    const value = decode(equals === -1 ? '' : pair.slice(equals + 1));
+    place(root, key, value);
+  }
+  return root;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Coercion, led by the operation's schema.
+
+type Schema = z.core.$ZodType;
+interface Def {
+  type: string;
+  innerType?: Schema;
+  in?: Schema;
+  getter?: () => Schema;
+  options?: readonly Schema[];
+  left?: Schema;
+  right?: Schema;
+  shape?: Record<string, Schema>;
+  catchall?: Schema;
+  valueType?: Schema;
+  element?: Schema;
+  items?: readonly Schema[];
+  rest?: Schema | null;
+  values?: readonly unknown[];
+  entries?: Record<string, unknown>;
+}
+
+const defOf = (schema: Schema): Def => schema._zod.def as unknown as Def;
+
+/** What a value at one place may be, as the schema says it: each alternative, wrappers removed. */
+interface Place {
+  alternatives: Def[];
+  nullable: boolean;
+}
+
+function collect(schema: Schema, into: Place, depth = 0): void {
+  if (depth > 32) return;
+  const def = defOf(schema);
+  switch (def.type) {
+    case 'nullable':
+      into.nullable = true;
+      if (def.innerType) collect(def.innerType, into, depth + 1);
+      return;
+    case 'optional':
+    case 'default':
+    case 'prefault':
+    case 'nonoptional':
+    case 'readonly':
+    case 'catch':
+      if (def.innerType) collect(def.innerType, into, depth + 1);
+      return;
+    case 'pipe':
+      if (def.in) collect(def.in, into, depth + 1);
+      return;
+    case 'lazy':
+      if (def.getter) collect(def.getter(), into, depth + 1);
+      return;
+    case 'union':
+      for (const option of def.options ?? []) collect(option, into, depth + 1);
+      return;
+    case 'intersection':
+      if (def.left) collect(def.left, into, depth + 1);
+      if (def.right) collect(def.right, into, depth + 1);
+      return;
+    case 'null':
+      into.nullable = true;
+      return;
+    default:
+      into.alternatives.push(def);
+  }
+}
+
+function placeOf(schemas: readonly Schema[]): Place {
+  const into: Place = { alternatives: [], nullable: false };
+  for (const schema of schemas) collect(schema, into);
+  return into;
+}
+
+/** The values a literal or an enum allows. */
+function allowed(def: Def): unknown[] {
+  if (def.type === 'literal') return [...(def.values ?? [])];
+  if (def.type === 'enum') return Object.values(def.entries ?? {});
+  return [];
+}
+
+/** Whether the text may stand as it is: some alternative takes text (or anything). */
+function takesText(def: Def): boolean {
+  switch (def.type) {
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+    case 'date':
+    case 'object':
+    case 'record':
+    case 'array':
+    case 'tuple':
+    case 'never':
+    case 'undefined':
+    case 'void':
+      return false;
+    case 'literal':
+    case 'enum':
+      return allowed(def).some((value) => typeof value === 'string');
+    default:
+      return true;
+  }
+}
+
+const takesBoolean = (def: Def) =>
+  def.type === 'boolean' || allowed(def).some((value) => typeof value === 'boolean');
+const takesNumber = (def: Def) =>
+  def.type === 'number' || allowed(def).some((value) => typeof value === 'number');
+
+/** A number's literal that a double writes back identically (the JSON reader's rule for a number). */
+function exactNumber(text: string): number | undefined {
+  if (!/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) return undefined;
+  const value = Number(text);
+  return String(value) === text ? value : undefined;
+}
+
+function coerceText(text: string, at: Place): unknown {
+  if (text === '' && at.nullable) return null;
+  if (at.alternatives.length === 0 || at.alternatives.some(takesText)) return text;
+  if ((text === 'true' || text === 'false') && at.alternatives.some(takesBoolean)) return text === 'true';
+  if (at.alternatives.some(takesNumber)) return exactNumber(text) ?? text;
+  return text;
+}
+
+/** Keys "0" … "n-1", in any order: a list sent by index. */
+function indexedList(tree: Tree): unknown[] | undefined {
+  const keys = Object.keys(tree);
+  const list: unknown[] = [];
+  for (const key of keys) {
+    const index = Number(key);
+    if (!/^(0|[1-9]\d*)$/.test(key) || index >= keys.length) return undefined;
+    list[index] = tree[key];
+  }
+  return list;
+}
+
+function elementSchemas(at: Place, index: number): Schema[] {
+  const found: Schema[] = [];
+  for (const def of at.alternatives) {
+    if (def.type === 'array' && def.element) found.push(def.element);
+    if (def.type === 'tuple') {
+      const item = def.items?.[index] ?? def.rest;
+      if (item) found.push(item);
+    }
+  }
+  return found;
+}
+
+function fieldSchemas(at: Place, key: string): Schema[] {
+  const found: Schema[] = [];
+  for (const def of at.alternatives) {
+    if (def.type === 'object') {
+      const field = def.shape && Object.hasOwn(def.shape, key) ? def.shape[key] : def.catchall;
+      if (field && defOf(field).type !== 'never') found.push(field);
+    }
+    if (def.type === 'record' && def.valueType) found.push(def.valueType);
+  }
+  return found;
+}
+
+function coerce(value: unknown, schemas: readonly Schema[]): unknown {
+  const at = placeOf(schemas);
+  if (typeof value === 'string') return coerceText(value, at);
+  if (Array.isArray(value)) return value.map((item, index) => coerce(item, elementSchemas(at, index)));
+  if (!isTree(value)) return value;
+  const takesObject = at.alternatives.some((def) => def.type === 'object' || def.type === 'record');
+  const takesList = at.alternatives.some((def) => def.type === 'array' || def.type === 'tuple');
+  const list = takesList && !takesObject ? indexedList(value) : undefined;
+  if (list) return coerce(list, schemas);
+  const out: Tree = {};
+  for (const key of Object.keys(value)) define(out, key, coerce(value[key], fieldSchemas(at, key)));
+  return out;
+}
+
+/**
+ * The form body as the equivalent JSON body: lists sent by index made lists, and text made a
+ * boolean, a number or null where `schema` (the operation's body schema) wants one and no text.
+ * Without a schema (a path no operation owns) the tree is left as it is.
+ */
+export function coerceFormBody(schema: z.ZodType | undefined, tree: Tree): Tree {
+  return schema ? (coerce(tree, [schema]) as Tree) : tree;
+}
