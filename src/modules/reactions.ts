@@ -3,7 +3,9 @@ import { registerAfterAdvance } from './clock/clock.change.ts';
 import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
 import { registerStoredSecrets } from './idempotency/idempotency.service.ts';
 import { virtualCardSecrets } from './issuing/issuing.read.ts';
-import { onCollectionDebit } from './transfers/transfers.steps.ts';
+import { magicNocCode } from './nocs/nocs.rules.ts';
+import { scheduleMagicNoc } from './nocs/nocs.service.ts';
+import { onAchSettled, onCollectionDebit, registerMagicNocCode } from './transfers/transfers.hooks.ts';
 import { deliverWebhooksUntil } from './webhooks/webhooks.delivery.ts';
 
 /**
@@ -29,6 +31,11 @@ export function registerReactions(): void {
   // The ACH debit of a collection's bank payment settles → the collection succeeds; it is returned
   // → the collection fails with the return code (or is marked returned if it had succeeded).
   onCollectionDebit(followCollectionDebit);
+
+  // A transfer is created to the magic account 200XX → it records the NOC CXX the RDFI will send;
+  // it settles on ACH → that NOC is due the next banking day (the nocs module's rules and steps).
+  registerMagicNocCode(magicNocCode);
+  onAchSettled(scheduleMagicNoc);
 
   // A merchant's clock advances → the webhook deliveries and retries due inside the window are
   // attempted, each at its own due time, before the advance answers (after its transaction).

@@ -43,8 +43,8 @@ import {
 import { reversePosting } from '../ledger/ledger.reverse.ts';
 import type { TopUpInput } from '../ledger/ledger.schema.ts';
 import { topUpBalance } from '../ledger/ledger.topup.ts';
+import { nocSteps } from '../nocs/nocs.service.ts';
 import { createPayout, createTransfer } from '../transfers/transfers.create.ts';
-import { nocSteps } from '../transfers/transfers.noc-steps.ts';
 import { debitsOfCollection } from '../transfers/transfers.read.ts';
 import type { CreatePayoutInput, CreateTransferInput } from '../transfers/transfers.schema.ts';
 import { payoutSteps, transferSteps } from '../transfers/transfers.steps.ts';

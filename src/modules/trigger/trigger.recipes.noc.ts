@@ -1,6 +1,6 @@
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { nocCode, SENT_NOC_CODES } from '../transfers/transfers.noc.ts';
+import { nocCode, SENT_NOC_CODES } from '../nocs/nocs.rules.ts';
 import { createTransferFieldCodes, createTransferSchema } from '../transfers/transfers.schema.ts';
 import type { Driver } from './trigger.driver.ts';
 import type { Overrides, Recipe } from './trigger.recipes.ts';
