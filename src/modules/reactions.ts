@@ -1,4 +1,5 @@
 import { onCardPaymentCaptured } from './card-payments/card-payments.capture.ts';
+import { countRecordedChaos, withWebhookChaos } from './chaos/chaos.webhook-sender.ts';
 import { registerAfterAdvance } from './clock/clock.change.ts';
 import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
 import { registerStoredSecrets } from './idempotency/idempotency.service.ts';
@@ -7,6 +8,7 @@ import { magicNocCode } from './nocs/nocs.rules.ts';
 import { scheduleMagicNoc } from './nocs/nocs.service.ts';
 import { onAchSettled, onCollectionDebit, registerMagicNocCode } from './transfers/transfers.hooks.ts';
 import { deliverWebhooksUntil } from './webhooks/webhooks.delivery.ts';
+import { decorateDeliveries, onLabelledAttemptsRecorded } from './webhooks/webhooks.sending.ts';
 
 /**
  * Every reaction of one module to another's change that goes through a hook: "when X happens in
@@ -40,6 +42,12 @@ export function registerReactions(): void {
   // A merchant's clock advances → the webhook deliveries and retries due inside the window are
   // attempted, each at its own due time, before the advance answers (after its transaction).
   registerAfterAdvance(deliverWebhooksUntil);
+
+  // A webhook delivery is sent → a merchant's webhook chaos may hold it back, send it twice and label
+  // its attempts (chaos wraps the delivery sender); the labelled attempts, once recorded, are
+  // counted into /metrics.
+  decorateDeliveries(withWebhookChaos);
+  onLabelledAttemptsRecorded(countRecordedChaos);
 
   // An idempotent request's response is a virtual card → its number and CVC are stored as null and
   // a replay reads them back from issuing, so the idempotency table never holds them.
