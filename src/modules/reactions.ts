@@ -2,8 +2,11 @@ import { onCardPaymentCaptured } from './card-payments/card-payments.capture.ts'
 import { countRecordedChaos, withWebhookChaos } from './chaos/chaos.webhook-sender.ts';
 import { registerAfterAdvance } from './clock/clock.change.ts';
 import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
+import { endDashboardAccess, sessionMerchantOf } from './dashboard/dashboard.service.ts';
 import { registerStoredSecrets } from './idempotency/idempotency.service.ts';
 import { virtualCardSecrets } from './issuing/issuing.read.ts';
+import { registerSessionCheck } from './merchants/credential-watch.ts';
+import { onKeysRolled } from './merchants/credentials.ts';
 import { magicNocCode } from './nocs/nocs.rules.ts';
 import { scheduleMagicNoc } from './nocs/nocs.service.ts';
 import { onAchSettled, onCollectionDebit, registerMagicNocCode } from './transfers/transfers.hooks.ts';
@@ -48,6 +51,12 @@ export function registerReactions(): void {
   // counted into /metrics.
   decorateDeliveries(withWebhookChaos);
   onLabelledAttemptsRecorded(countRecordedChaos);
+
+  // A merchant's keys are rolled → its dashboard sessions end with them (but the browser that
+  // asked), in the roll's transaction; a live connection a session opened is checked against the
+  // dashboard's sessions when the merchant's credentials change.
+  onKeysRolled(endDashboardAccess);
+  registerSessionCheck(sessionMerchantOf);
 
   // An idempotent request's response is a virtual card → its number and CVC are stored as null and
   // a replay reads them back from issuing, so the idempotency table never holds them.

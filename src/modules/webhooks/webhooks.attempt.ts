@@ -1,8 +1,8 @@
 import type { Db } from '../../db/client.ts';
 import { addSeconds, systemClock } from '../../kernel/clock.ts';
 import { toWireJson } from '../../kernel/wire-json.ts';
-import { eventResource } from '../events/events.resource.ts';
 import type { Claimed } from './webhooks.lease.ts';
+import { eventResource } from './webhooks.payloads.ts';
 import { type Decided, recordAttempts, recordHolds } from './webhooks.record.ts';
 import {
   type DeliveryPlan,

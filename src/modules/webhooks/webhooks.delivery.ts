@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
+import { merchantNowExpression } from '../../db/per-merchant.ts';
 import { systemClock } from '../../kernel/clock.ts';
-import { merchantNowExpression } from '../clock/clock.sql.ts';
 import { attemptAll } from './webhooks.attempt.ts';
 import { type Claimed, lease, unleased } from './webhooks.lease.ts';
 import type { DeliveryResult } from './webhooks.record.ts';
