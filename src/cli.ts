@@ -96,6 +96,8 @@ async function run(argv: string[]): Promise<number> {
       printKeys(`Created merchant ${created.merchant.name} (${created.merchant.id})`, created);
       return 0;
     }
+    // A roll also ends the merchant's dashboard sessions: a reaction the app registers (reactions.ts).
+    (await import('./modules/reactions.ts')).registerReactions();
     const merchantId = values.merchant ?? (await getDefaultMerchant(database.db))?.id;
     if (!merchantId)
       throw new Error('No default merchant yet: start the server once, or pass --merchant mch_...');

@@ -28,7 +28,10 @@ import { describe, expect, it } from 'vitest';
  *   - adapters (rest, graphql, web) import no database file and no other adapter; they may name the
  *     wiring's types (AppDeps);
  *   - src/http imports no adapter, no database file and none of the wiring;
- *   - every file under src/ falls in one of the layers above (a new folder is placed here first).
+ *   - every file under src/ falls in one of the layers above (a new folder is placed here first);
+ *   - no import cycle among module folders: the imports between src/modules/<a> and <b> point one
+ *     way (a module reacts to a higher one through a hook it exposes, registered in
+ *     src/modules/reactions.ts, or the function moves to the module it belongs to).
  *
  * `import type` counts like any import: an adapter that needs a database type (a transaction `Tx`)
  * takes it from the service context, src/modules/context.ts, which re-exports what adapters may name.
@@ -157,6 +160,69 @@ function violationsOf(files: ReadonlyMap<string, string>): { imports: Import[]; 
   return { imports, violations };
 }
 
+/** The module folder a path lies in (`src/modules/<module>/…`), or null (src/modules/*.ts, outside). */
+function moduleOf(path: string): string | null {
+  return /^src\/modules\/([^/]+)\//.exec(path)?.[1] ?? null;
+}
+
+/**
+ * Modules that may stand in an import cycle of module folders, each with why it cannot be broken
+ * yet. Empty: every module folder's imports point one way.
+ */
+const CYCLE_ALLOWLIST: ReadonlyMap<string, string> = new Map();
+
+/**
+ * The import cycles among module folders (`src/modules/<a>` → `<b>` → … → `<a>`): each strongly
+ * connected set of two modules or more, every import that ties it named (a file of one module
+ * importing a file of another). The files directly under src/modules (context, jobs, reactions,
+ * retention, recipe) are the modules' shared context and wiring, in no module.
+ */
+function moduleCycles(imports: readonly Import[]): string[][] {
+  const edges = new Map<string, Map<string, string[]>>();
+  for (const found of imports) {
+    const from = moduleOf(found.file);
+    const to = found.target === null ? null : moduleOf(found.target);
+    if (!from || !to || from === to) continue;
+    const out = edges.get(from) ?? new Map<string, string[]>();
+    out.set(to, [...(out.get(to) ?? []), where(found)]);
+    edges.set(from, out);
+  }
+  // Tarjan's strongly connected components.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node)?.keys() ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const members: string[] = [];
+    let member: string | undefined;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      members.push(member);
+    } while (member !== node);
+    if (members.length < 2) return;
+    members.sort();
+    const ties = members.flatMap((a) =>
+      [...(edges.get(a) ?? [])].filter(([b]) => members.includes(b)).flatMap(([, lines]) => lines),
+    );
+    cycles.push([members.join(' ↔ '), ...ties]);
+  };
+  for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node);
+  return cycles;
+}
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 function sourceFiles(dir: string): string[] {
@@ -259,6 +325,29 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
     for (const [file, text] of allowed) {
       expect(violationsOf(new Map([[file, text]])).violations, `${file}: ${text}`).toEqual([]);
     }
+  });
+
+  it('no import cycle among module folders (src/modules/<a> → <b> → … → <a>)', () => {
+    const files = new Map(sourceFiles('src').map((file) => [file, readFileSync(join(root, file), 'utf8')]));
+    const { imports } = violationsOf(files);
+    const cycles = moduleCycles(imports).filter(
+      ([members]) => !members!.split(' ↔ ').every((module) => CYCLE_ALLOWLIST.has(module)),
+    );
+    expect(cycles).toEqual([]);
+  });
+
+  it('the cycle check finds a cycle of module folders, and only one', () => {
+    const imports = [
+      ['src/modules/a/a.service.ts', `import { b } from '../b/b.service.ts';`],
+      ['src/modules/b/b.service.ts', `import { c } from '../c/c.rows.ts';`],
+      ['src/modules/c/c.rows.ts', `import type { A } from '../a/a.table.ts';`],
+      ['src/modules/c/c.graphql.ts', `import { d } from '../d/d.service.ts';`],
+      ['src/modules/d/d.service.ts', `import { x } from '../context.ts'; import { y } from './d.rows.ts';`],
+      ['src/modules/context.ts', `import type { T } from './d/d.service.ts';`],
+    ].flatMap(([file, text]) => importsOf(file!, text!));
+    const cycles = moduleCycles(imports);
+    expect(cycles.map(([members]) => members)).toEqual(['a ↔ b ↔ c']);
+    expect(cycles[0]).toContain("src/modules/c/c.rows.ts:1 imports '../a/a.table.ts'");
   });
 
   it('reads every form of import, with its line, and skips import-like text', () => {

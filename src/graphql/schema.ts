@@ -9,6 +9,7 @@ import '../modules/disputes/disputes.graphql.ts';
 import '../modules/transfers/transfers.graphql.ts';
 import '../modules/inbound-transfers/inbound-transfers.graphql.ts';
 import '../modules/counterparties/counterparties.graphql.ts';
+import '../modules/nocs/nocs.graphql.ts';
 import '../modules/issuing/issuing.graphql.ts';
 import '../modules/fx/fx.graphql.ts';
 import '../modules/fx/fx.graphql-mutations.ts';

@@ -17,6 +17,7 @@ import { INBOUND_SETTLE_JOB, settleInboundJob } from './inbound-transfers/inboun
 import { EXPIRE_ISSUING_AUTHORIZATION_JOB } from './issuing/issuing.authorize.ts';
 import { expireIssuingAuthorizationJob } from './issuing/issuing.settle.ts';
 import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger/ledger.funds.ts';
+import { nocJob, TRANSFER_NOC_JOB } from './nocs/nocs.service.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
 import {
   answerRtpJob,
@@ -24,7 +25,6 @@ import {
   settleTransferJob,
   submitTransferJob,
 } from './transfers/transfers.jobs.ts';
-import { nocJob, TRANSFER_NOC_JOB } from './transfers/transfers.noc-steps.ts';
 import {
   TRANSFER_RETURN_JOB,
   TRANSFER_RTP_JOB,

@@ -1,10 +1,17 @@
 import { onCardPaymentCaptured } from './card-payments/card-payments.capture.ts';
+import { countRecordedChaos, withWebhookChaos } from './chaos/chaos.webhook-sender.ts';
 import { registerAfterAdvance } from './clock/clock.change.ts';
 import { followCollectionDebit, succeedCollectionOnCapture } from './collections/collections.pay.ts';
+import { endDashboardAccess, sessionMerchantOf } from './dashboard/dashboard.service.ts';
 import { registerStoredSecrets } from './idempotency/idempotency.service.ts';
 import { virtualCardSecrets } from './issuing/issuing.read.ts';
-import { onCollectionDebit } from './transfers/transfers.steps.ts';
+import { registerSessionCheck } from './merchants/credential-watch.ts';
+import { onKeysRolled } from './merchants/credentials.ts';
+import { magicNocCode } from './nocs/nocs.rules.ts';
+import { scheduleMagicNoc } from './nocs/nocs.service.ts';
+import { onAchSettled, onCollectionDebit, registerMagicNocCode } from './transfers/transfers.hooks.ts';
 import { deliverWebhooksUntil } from './webhooks/webhooks.delivery.ts';
+import { decorateDeliveries, onLabelledAttemptsRecorded } from './webhooks/webhooks.sending.ts';
 
 /**
  * Every reaction of one module to another's change that goes through a hook: "when X happens in
@@ -30,9 +37,26 @@ export function registerReactions(): void {
   // → the collection fails with the return code (or is marked returned if it had succeeded).
   onCollectionDebit(followCollectionDebit);
 
+  // A transfer is created to the magic account 200XX → it records the NOC CXX the RDFI will send;
+  // it settles on ACH → that NOC is due the next banking day (the nocs module's rules and steps).
+  registerMagicNocCode(magicNocCode);
+  onAchSettled(scheduleMagicNoc);
+
   // A merchant's clock advances → the webhook deliveries and retries due inside the window are
   // attempted, each at its own due time, before the advance answers (after its transaction).
   registerAfterAdvance(deliverWebhooksUntil);
+
+  // A webhook delivery is sent → a merchant's webhook chaos may hold it back, send it twice and label
+  // its attempts (chaos wraps the delivery sender); the labelled attempts, once recorded, are
+  // counted into /metrics.
+  decorateDeliveries(withWebhookChaos);
+  onLabelledAttemptsRecorded(countRecordedChaos);
+
+  // A merchant's keys are rolled → its dashboard sessions end with them (but the browser that
+  // asked), in the roll's transaction; a live connection a session opened is checked against the
+  // dashboard's sessions when the merchant's credentials change.
+  onKeysRolled(endDashboardAccess);
+  registerSessionCheck(sessionMerchantOf);
 
   // An idempotent request's response is a virtual card → its number and CVC are stored as null and
   // a replay reads them back from issuing, so the idempotency table never holds them.

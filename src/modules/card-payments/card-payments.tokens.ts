@@ -1,11 +1,11 @@
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows, type Tx } from '../../db/client.ts';
+import { perMerchant } from '../../db/per-merchant.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { addSeconds, realNowOf } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { type ValidCard, validateCard } from '../cards/card-validation.ts';
-import { perMerchant } from '../clock/clock.sql.ts';
 import type { ServiceContext } from '../context.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import type { TokenRow } from './card-payments.resource.ts';

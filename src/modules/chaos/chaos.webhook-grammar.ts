@@ -1,5 +1,8 @@
 import { type DirectiveGrammar, duration, parseDirectives, parseSeed, probability } from './chaos.grammar.ts';
 
+/** The attempt log's fault kinds and labels are the webhooks module's (webhooks.sending.ts). */
+export { faultOfLabel, WEBHOOK_CHAOS_FAULTS, type WebhookChaosFault } from '../webhooks/webhooks.sending.ts';
+
 /**
  * The webhook chaos grammar (docs/chaos.md), the merchant setting's `webhook_faults`: directives
  * `name=value` separated by `;`, names case-insensitive, each at most once.
@@ -22,10 +25,6 @@ export interface WebhookChaosSpec {
 }
 
 export const NO_WEBHOOK_CHAOS: WebhookChaosSpec = { delayMs: 5_000, reorderMaxMs: 5_000 };
-
-/** The kinds of webhook fault, as the attempt log and /metrics name them. */
-export const WEBHOOK_CHAOS_FAULTS = ['duplicate', 'delay', 'reorder'] as const;
-export type WebhookChaosFault = (typeof WEBHOOK_CHAOS_FAULTS)[number];
 
 const WEBHOOK_CHAOS_GRAMMAR: DirectiveGrammar<WebhookChaosSpec> = {
   none: NO_WEBHOOK_CHAOS,
@@ -121,11 +120,4 @@ export function readStoredPlan(text: string): { hold: 'delay' | 'reorder'; ms: n
     ms: Number(match?.[2] ?? 0),
     duplicate: rest.includes('duplicate'),
   };
-}
-
-/** The fault an attempt's chaos label names ("duplicate", "delayed 200ms", "reordered", "held back …"). */
-export function faultOfLabel(label: string): WebhookChaosFault {
-  if (label === 'duplicate') return 'duplicate';
-  if (label.startsWith('delayed')) return 'delay';
-  return 'reorder';
 }

@@ -12,16 +12,12 @@ import { IDEMPOTENCY_KEY, METADATA, STORED_METADATA, UPDATED_AT } from '../../gr
 import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
-import { PayoutRef, TransferRef } from '../transfers/transfers.graphql.ts';
 import {
   CHANGE_CODES,
   type CorrectedData,
-  type NocRecord,
-  nocCode,
+  changeCodeTitle,
   REFUSAL_CODES,
-} from '../transfers/transfers.noc.ts';
-import { nocSteps, refuseNocSchema, simulateNocSchema } from '../transfers/transfers.noc-steps.ts';
-import { getTransfer } from '../transfers/transfers.read.ts';
+} from '../bank-accounts/bank-accounts.corrections.ts';
 import { createCounterpartySchema } from './counterparties.schema.ts';
 import type { CounterpartyCorrection, CounterpartyRow } from './counterparties.service.ts';
 import {
@@ -31,7 +27,7 @@ import {
   listCounterparties,
 } from './counterparties.service.ts';
 
-const titleOf = (code: string) => `${nocCode(code)?.title ?? code}.`;
+const titleOf = (code: string) => `${changeCodeTitle(code) ?? code}.`;
 
 export const NocChangeCodeEnum = describedEnum(
   'AchChangeCode',
@@ -45,7 +41,7 @@ export const NocRefusalCodeEnum = describedEnum(
   Object.fromEntries(REFUSAL_CODES.map((code) => [code, titleOf(code)])),
 );
 
-const CorrectedDataRef = builder.objectRef<CorrectedData>('NocCorrectedData').implement({
+export const CorrectedDataRef = builder.objectRef<CorrectedData>('NocCorrectedData').implement({
   description: 'The corrected data of a notification of change: the fields its code corrects (others null).',
   fields: (t) => ({
     routingNumber: t.string({
@@ -83,51 +79,6 @@ const CorrectedDataRef = builder.objectRef<CorrectedData>('NocCorrectedData').im
       nullable: true,
       description: 'The corrected payment-related information.',
       resolve: (d) => d.addenda_information ?? null,
-    }),
-  }),
-});
-
-const NotificationOfChangeRef = builder.objectRef<NocRecord>('NotificationOfChange').implement({
-  description: 'A notification of change the receiving bank sent about an ACH entry.',
-  fields: (t) => ({
-    code: t.field({ type: NocChangeCodeEnum, description: 'The change code.', resolve: (r) => r.code }),
-    reason: t.exposeString('reason', { description: 'The title of the change code.' }),
-    correctedData: t.field({
-      type: CorrectedDataRef,
-      description: 'What to correct.',
-      resolve: (r) => r.corrected_data,
-    }),
-    counterparty: t.string({
-      nullable: true,
-      description: 'The saved counterparty it corrected; null for an inline account.',
-      resolve: (r) => r.counterparty,
-    }),
-    receivedAt: t.field({
-      type: 'DateTime',
-      description: 'When it arrived.',
-      resolve: (r) => new Date(r.received_at),
-    }),
-    refuseBy: t.field({
-      type: 'DateTime',
-      description: 'The last instant the merchant may refuse it.',
-      resolve: (r) => new Date(r.refuse_by),
-    }),
-    refusedAt: t.field({
-      type: 'DateTime',
-      nullable: true,
-      description: 'When it was refused; null otherwise.',
-      resolve: (r) => (r.refused_at ? new Date(r.refused_at) : null),
-    }),
-    refusalCode: t.field({
-      type: NocRefusalCodeEnum,
-      nullable: true,
-      description: 'The refused-NOC code; null unless refused.',
-      resolve: (r) => r.refusal_code,
-    }),
-    refusalReason: t.string({
-      nullable: true,
-      description: 'The title of the refusal code; null unless refused.',
-      resolve: (r) => r.refusal_reason,
     }),
   }),
 });
@@ -196,46 +147,8 @@ export const CounterpartyRef = builder.objectRef<CounterpartyRow>('Counterparty'
 
 nodeKind('counterparty', CounterpartyRef, counterpartiesByIds);
 
-builder.objectFields(PayoutRef, (t) => ({
-  counterpartyId: t.exposeString('counterpartyId', {
-    nullable: true,
-    description: 'The saved counterparty (cpty_…) it was paid to; null for an inline account.',
-  }),
-}));
-
-builder.objectFields(TransferRef, (t) => ({
-  counterpartyId: t.exposeString('counterpartyId', {
-    nullable: true,
-    description: 'The saved counterparty (cpty_…) it was sent to; null for an inline account.',
-  }),
-  notificationsOfChange: t.field({
-    type: [NotificationOfChangeRef],
-    description: 'The notifications of change the receiving bank sent about this ACH entry (at most one).',
-    resolve: (row) => row.notificationsOfChange,
-  }),
-}));
-
-const CorrectedDataInput = builder.inputType('NocCorrectedDataInput', {
-  description: 'Corrected values of a simulated NOC (only the fields its code corrects; others are derived).',
-  fields: (t) => ({
-    routingNumber: t.string({ description: 'The corrected routing number.' }),
-    accountNumber: t.string({ description: 'The corrected account number.' }),
-    accountType: t.field({ type: BankAccountTypeEnum, description: 'The corrected account type.' }),
-    name: t.string({ description: 'The corrected name (22 characters at most).' }),
-    individualId: t.string({ description: 'The corrected individual id (15 characters at most).' }),
-    addendaInformation: t.string({ description: 'The corrected payment-related information.' }),
-  }),
-});
-
 const createBody = wireInput('createCounterparty', createCounterpartySchema);
-const nocBody = wireInput('simulateTransferNotificationOfChange', simulateNocSchema, undefined, {
-  path: ['id'],
-});
-const refuseBody = wireInput('refuseTransferNotificationOfChange', refuseNocSchema, undefined, {
-  path: ['id'],
-});
 const counterpartyMutation = mutationsOf(getCounterparty);
-const transferMutation = mutationsOf(getTransfer);
 
 builder.queryFields((t) => ({
   counterparty: t.field({
@@ -277,56 +190,6 @@ builder.mutationFields((t) => ({
       const body = createBody.body(args);
       return counterpartyMutation(ctx, 'createCounterparty', args.idempotencyKey, body, (svc) =>
         createCounterparty(svc, createBody.parse(body)),
-      );
-    },
-  }),
-  simulateTransferNotificationOfChange: t.field({
-    type: TransferRef,
-    errors: { types: [SandbankError] },
-    description:
-      'POST /v1/simulate/transfers/{id}/notification_of_change: the RDFI sends an NOC about a settled ACH transfer.',
-    args: {
-      id: t.arg.id({ required: true, description: "The transfer's id." }),
-      code: t.arg({ type: NocChangeCodeEnum, required: true, description: 'The change code.' }),
-      correctedData: t.arg({
-        type: CorrectedDataInput,
-        description: 'Corrected values (derived when left out).',
-      }),
-      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
-    },
-    resolve: (_root, a, ctx) => {
-      const body = nocBody.body(a);
-      return transferMutation(
-        ctx,
-        'simulateTransferNotificationOfChange',
-        a.idempotencyKey,
-        { id: a.id, ...body },
-        (svc) => nocSteps.receive(svc, String(a.id), nocBody.parse(body)),
-      );
-    },
-  }),
-  refuseTransferNotificationOfChange: t.field({
-    type: TransferRef,
-    errors: { types: [SandbankError] },
-    description:
-      "POST /v1/transfers/{id}/notification_of_change/refuse: refuse the transfer's NOC; its correction is reverted.",
-    args: {
-      id: t.arg.id({ required: true, description: "The transfer's id." }),
-      code: t.arg({
-        type: NocRefusalCodeEnum,
-        required: true,
-        description: 'The refused-NOC code (C61-C69).',
-      }),
-      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
-    },
-    resolve: (_root, a, ctx) => {
-      const body = refuseBody.body(a);
-      return transferMutation(
-        ctx,
-        'refuseTransferNotificationOfChange',
-        a.idempotencyKey,
-        { id: a.id, ...body },
-        (svc) => nocSteps.refuse(svc, String(a.id), refuseBody.parse(body)),
       );
     },
   }),

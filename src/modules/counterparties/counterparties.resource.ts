@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { timestamp, type Wire, wireMetadata, wireResource } from '../../kernel/wire-resources.ts';
-import { CHANGE_CODES, maskedCorrectedData, REFUSAL_CODES } from '../transfers/transfers.noc.ts';
-import { CorrectedDataWire } from '../transfers/transfers.noc-wire.ts';
+import {
+  CHANGE_CODES,
+  CorrectedDataWire,
+  maskedCorrectedData,
+  REFUSAL_CODES,
+} from '../bank-accounts/bank-accounts.corrections.ts';
 import type { CounterpartyRow } from './counterparties.table.ts';
 
 export const CounterpartyCorrectionWire = z

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
-import { type Db, queryRows } from '../../db/client.ts';
-import type { Clock } from '../../kernel/clock.ts';
+import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm';
+import { type Db, type Executor, queryRows } from '../../db/client.ts';
+import { type Clock, systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { MerchantRef } from '../context.ts';
 import { authenticate, requireSecretKey } from '../merchants/authentication.ts';
@@ -117,6 +117,11 @@ export async function sessionFor(db: Db, clock: Clock, token: string): Promise<D
   return { merchant, csrfToken: row.csrfToken, expiresAt: row.expiresAt };
 }
 
+/** The merchant whose live session a cookie token is, or null: the credential watch's check of a session. */
+export async function sessionMerchantOf(db: Db, token: string): Promise<string | null> {
+  return (await sessionFor(db, systemClock, token))?.merchant.id ?? null;
+}
+
 /** Signs out: the session ends at once, and so do the live connections it opened (on any instance). */
 export async function endSession(db: Db, clock: Clock, token: string): Promise<void> {
   await db.transaction(async (tx) => {
@@ -164,4 +169,32 @@ export async function purgeEndedSignIns(db: Db, realNow: Date, limit: number): P
     RETURNING 1`,
   );
   return sessions.length + links.length;
+}
+
+/**
+ * Ends every dashboard session of the merchant but the one whose token is `keep` (the browser
+ * that rolled the keys), and voids its unused sign-in links: whoever signed in with a key that is
+ * now revoked is signed out with it. Run in a key roll's transaction (registered on the merchants'
+ * onKeysRolled, modules/reactions.ts).
+ */
+export async function endDashboardAccess(
+  exec: Executor,
+  merchantId: string,
+  at: Date,
+  keep?: string,
+): Promise<void> {
+  await exec
+    .update(dashboardSessions)
+    .set({ endedAt: at })
+    .where(
+      and(
+        eq(dashboardSessions.merchantId, merchantId),
+        isNull(dashboardSessions.endedAt),
+        ...(keep ? [ne(dashboardSessions.tokenHash, hashKey(keep))] : []),
+      ),
+    );
+  await exec
+    .update(dashboardSignInLinks)
+    .set({ usedAt: at })
+    .where(and(eq(dashboardSignInLinks.merchantId, merchantId), isNull(dashboardSignInLinks.usedAt)));
 }

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 import { type Db, queryRows, type Tx } from '../../db/client.ts';
+import { purgePerMerchant } from '../../db/per-merchant.ts';
 import { retryInSavepoints } from '../../db/tx.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { purgePerMerchant } from '../clock/clock.sql.ts';
 import { idempotencyKeys } from './idempotency.table.ts';
 
 /** Keys are kept 24 h of the merchant's clock time. */

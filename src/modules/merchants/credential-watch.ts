@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/client.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { sessionFor } from '../dashboard/dashboard.service.ts';
 import { authenticate, forgetCachedKeys, requireSecretKey } from './authentication.ts';
 import { CREDENTIALS_CHANNEL } from './credentials.ts';
 
@@ -22,6 +21,18 @@ interface Watcher {
 }
 
 const SESSION_ENDED = 'The dashboard session has ended.';
+
+/**
+ * The merchant whose dashboard session a cookie token still opens, or null (unknown, ended or
+ * expired). The dashboard module registers it (modules/reactions.ts): it depends on the merchants
+ * module, not the other way round. Until then no session is live.
+ */
+type SessionMerchant = (db: Database['db'], token: string) => Promise<string | null>;
+let sessionMerchant: SessionMerchant = async () => null;
+
+export function registerSessionCheck(check: SessionMerchant): void {
+  sessionMerchant = check;
+}
 
 /**
  * Ends whatever a credential opened once the credential stops authenticating: a key rolled (or
@@ -134,8 +145,7 @@ export class CredentialWatch {
   /** Why the credential no longer authenticates, or null when it still does. */
   async #refusal(credential: Credential): Promise<SandbankError | null> {
     if (credential.kind === 'session') {
-      const session = await sessionFor(this.database.db, systemClock, credential.token);
-      return session?.merchant.id === credential.merchantId
+      return (await sessionMerchant(this.database.db, credential.token)) === credential.merchantId
         ? null
         : new SandbankError('api_key_invalid', { message: SESSION_ENDED });
     }

@@ -1,7 +1,5 @@
-import { and, eq, isNull, ne, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { dashboardSessions, dashboardSignInLinks } from '../dashboard/dashboard.table.ts';
-import { hashKey } from './keys.ts';
 
 /**
  * The channel on which a change of a merchant's credentials (keys rolled, a dashboard session
@@ -15,28 +13,22 @@ export async function announceCredentialChange(exec: Executor, merchantId: strin
 }
 
 /**
- * Ends every dashboard session of the merchant but the one whose token is `keep` (the browser
- * that rolled the keys), and voids its unused sign-in links: whoever signed in with a key that is
- * now revoked is signed out with it.
+ * What else ends with a merchant's keys, in the roll's transaction (`keep`: the session token of the
+ * browser that asked for the roll). The dashboard registers the end of its sessions here
+ * (modules/reactions.ts): it depends on the merchants module, not the other way round.
  */
-export async function endDashboardAccess(
+export type KeysRolledHook = (exec: Executor, merchantId: string, at: Date, keep?: string) => Promise<void>;
+const keysRolledHooks: KeysRolledHook[] = [];
+
+export function onKeysRolled(hook: KeysRolledHook): void {
+  if (!keysRolledHooks.includes(hook)) keysRolledHooks.push(hook);
+}
+
+export async function afterKeysRolled(
   exec: Executor,
   merchantId: string,
   at: Date,
   keep?: string,
 ): Promise<void> {
-  await exec
-    .update(dashboardSessions)
-    .set({ endedAt: at })
-    .where(
-      and(
-        eq(dashboardSessions.merchantId, merchantId),
-        isNull(dashboardSessions.endedAt),
-        ...(keep ? [ne(dashboardSessions.tokenHash, hashKey(keep))] : []),
-      ),
-    );
-  await exec
-    .update(dashboardSignInLinks)
-    .set({ usedAt: at })
-    .where(and(eq(dashboardSignInLinks.merchantId, merchantId), isNull(dashboardSignInLinks.usedAt)));
+  for (const hook of keysRolledHooks) await hook(exec, merchantId, at, keep);
 }

@@ -5,7 +5,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { MerchantRef } from '../context.ts';
 import { forgetCachedKeys } from './authentication.ts';
-import { announceCredentialChange, endDashboardAccess } from './credentials.ts';
+import { afterKeysRolled, announceCredentialChange } from './credentials.ts';
 import { generateKey, hashKey, type KeyKind } from './keys.ts';
 import type { SignUpInput } from './merchants.schema.ts';
 import { apiKeys, merchants } from './merchants.table.ts';
@@ -148,7 +148,7 @@ export async function rollKeys(
       .where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)));
     await insertKey(tx, merchantId, 'secret', secretKey, at);
     await insertKey(tx, merchantId, 'public', publicKey, at);
-    await endDashboardAccess(tx, merchantId, at, options.keepSession);
+    await afterKeysRolled(tx, merchantId, at, options.keepSession);
     await announceCredentialChange(tx, merchantId);
   });
   forgetCachedKeys();

@@ -28,8 +28,9 @@ import {
 } from '../issuing/issuing.settle.ts';
 import { listBalanceTransactions } from '../ledger/ledger.queries.ts';
 import type { PostingRow } from '../ledger/ledger.rows.ts';
+import { refuseNocSchema, simulateNocSchema } from '../nocs/nocs.schema.ts';
+import { nocSteps } from '../nocs/nocs.service.ts';
 import { achMachineOf, statesOf } from '../transfers/transfers.machine.ts';
-import { nocSteps, refuseNocSchema, simulateNocSchema } from '../transfers/transfers.noc-steps.ts';
 import { isInstantRail } from '../transfers/transfers.rails.ts';
 import {
   contestDishonoredReturnSchema,

@@ -11,8 +11,8 @@ import { holdPosting } from '../ledger/ledger.holds.ts';
 import { ledgerPostingsEffect } from '../ledger/ledger.post.ts';
 import { preparePosting } from '../ledger/ledger.statement.ts';
 import { jobValues } from '../scheduler/scheduler.service.ts';
+import { magicNocCode } from './transfers.hooks.ts';
 import type { EntryKind } from './transfers.machine.ts';
-import { magicNocCode } from './transfers.noc.ts';
 import {
   achTimeline,
   type Direction,

@@ -184,6 +184,10 @@ export const TransferRef = builder.objectRef<TransferRow>('Transfer').implement(
       description: 'The account at the other end.',
       resolve: (row) => row,
     }),
+    counterpartyId: t.exposeString('counterpartyId', {
+      nullable: true,
+      description: 'The saved counterparty (cpty_…) it was sent to; null for an inline account.',
+    }),
     secCode: t.field({
       type: SecCodeEnum,
       nullable: true,
@@ -268,6 +272,10 @@ export const PayoutRef = builder.objectRef<TransferRow>('Payout').implement({
       type: CounterpartyRef,
       description: "The merchant's own bank account it pays.",
       resolve: (row) => row,
+    }),
+    counterpartyId: t.exposeString('counterpartyId', {
+      nullable: true,
+      description: 'The saved counterparty (cpty_…) it was paid to; null for an inline account.',
     }),
     expectedSubmissionAt: t.field({
       type: 'DateTime',

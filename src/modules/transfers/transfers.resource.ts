@@ -10,13 +10,13 @@ import {
   wireMetadata,
   wireResource,
 } from '../../kernel/wire-resources.ts';
+import { NotificationOfChangeWire, nocWire } from '../bank-accounts/bank-accounts.corrections.ts';
 import {
   achPayoutMachine,
   achTransferMachine,
   rtpPayoutMachine,
   rtpTransferMachine,
 } from './transfers.machine.ts';
-import { NotificationOfChangeWire, nocWire } from './transfers.noc-wire.ts';
 import {
   ACH_RETURN_CODES,
   type Direction,

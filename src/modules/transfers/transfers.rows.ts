@@ -6,6 +6,7 @@ import type { StatefulKind } from '../../db/step.ts';
 import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { Machine } from '../../kernel/state-machine.ts';
+import type { NocRecord } from '../bank-accounts/bank-accounts.corrections.ts';
 import type { ServiceContext } from '../context.ts';
 import {
   type AchTransferEvent,
@@ -87,4 +88,19 @@ export function withEntry(
   return inTransaction(ctx.db, ctx.tx, async (tx) =>
     work(tx, await loadEntry(tx, ctx.merchant.id, kind, id, { lock: true })),
   );
+}
+
+/** Writes the entry's notifications of change (the nocs module's steps), answering the row as it now is. */
+export async function setNotificationsOfChange(
+  tx: Tx,
+  row: TransferRow,
+  records: NocRecord[],
+  now: Date,
+): Promise<TransferRow> {
+  const [moved] = await tx
+    .update(transfers)
+    .set({ notificationsOfChange: records, updatedAt: now })
+    .where(and(eq(transfers.id, row.id), eq(transfers.merchantId, row.merchantId)))
+    .returning();
+  return moved as TransferRow;
 }

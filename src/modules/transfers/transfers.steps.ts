@@ -7,8 +7,8 @@ import type { ServiceContext } from '../context.ts';
 import { postHold, voidHold } from '../ledger/ledger.holds.ts';
 import { post, postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
+import { afterAchSettled, afterCollectionDebit } from './transfers.hooks.ts';
 import type { AchTransferEvent, EntryKind, EntryState } from './transfers.machine.ts';
-import { scheduleMagicNoc } from './transfers.noc-steps.ts';
 import { isInstantRail, RTP_REJECT_REASONS } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
 import {
@@ -31,34 +31,13 @@ import type {
   ReturnTransferInput,
 } from './transfers.schema.ts';
 
+/** What happened to a collection's debit, as collections.pay.ts names it (the hook is in transfers.hooks.ts). */
+export type { CollectionDebitStep } from './transfers.hooks.ts';
+
 // Steps. Each kind names its states its own way (transfers.machine.ts); the engine moves every
 // entry with the same events, so a payout is `in_transit` where a transfer is `submitted`.
 // A step is checked against the machine first (a wrong state is the entry's 409, not its hold's),
 // then the ledger moves, then step() takes it: the entry's event follows the ledger's.
-
-/** What happened to a collection's debit; the collections module listens (modules/reactions.ts). */
-export type CollectionDebitStep = 'settled' | 'returned';
-type CollectionDebitHook = (
-  tx: Tx,
-  ctx: ServiceContext,
-  debit: TransferRow,
-  step: CollectionDebitStep,
-) => Promise<void>;
-const collectionDebitHooks: CollectionDebitHook[] = [];
-
-export function onCollectionDebit(hook: CollectionDebitHook): void {
-  if (!collectionDebitHooks.includes(hook)) collectionDebitHooks.push(hook);
-}
-
-async function afterCollectionDebit(
-  tx: Tx,
-  ctx: ServiceContext,
-  row: TransferRow,
-  step: CollectionDebitStep,
-) {
-  if (row.collectionId === null) return;
-  for (const hook of collectionDebitHooks) await hook(tx, ctx, row, step);
-}
 
 type AchKind = StatefulKind<TransferRow, EntryState, AchTransferEvent>;
 
@@ -110,7 +89,7 @@ export async function settle(tx: Tx, ctx: ServiceContext, row: TransferRow): Pro
   if (row.direction === 'debit') await postFundsAvailable(tx, { ...common(row, now), relatedId: row.id });
   const moved = await step(tx, ctx, kind, row, 'settle', { settledAt: now, updatedAt: now });
   await afterCollectionDebit(tx, ctx, moved, 'settled');
-  await scheduleMagicNoc(tx, ctx, moved);
+  await afterAchSettled(tx, ctx, moved);
   const rule = row.outcome === 'returns' && row.outcomeCode ? returnRule(row.outcomeCode) : null;
   if (rule) {
     await scheduleJob(tx, {

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
+import type { NocRecord } from '../bank-accounts/bank-accounts.corrections.ts';
 import type { EntryState } from './transfers.machine.ts';
-import type { NocRecord } from './transfers.noc.ts';
 
 /**
  * An entry on the bank rails: a transfer (`tr_`) or a payout of the merchant's balance
@@ -63,9 +63,9 @@ export const transfers = pgTable(
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
     /** The saved counterparty (`cpty_`) the entry was sent to, when it named one. */
     counterpartyId: text('counterparty_id'),
-    /** The NOC a magic account (200XX) makes the RDFI send after settlement (transfers.noc.ts). */
+    /** The NOC a magic account (200XX) makes the RDFI send after settlement (nocs.rules.ts). */
     nocCode: text('noc_code'),
-    /** The notifications of change the RDFI sent about this entry (transfers.noc.ts). */
+    /** The notifications of change the RDFI sent about this entry (src/modules/nocs). */
     notificationsOfChange: jsonb('notifications_of_change').$type<NocRecord[]>().notNull().default([]),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

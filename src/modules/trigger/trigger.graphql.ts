@@ -4,7 +4,7 @@ import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { EventRow } from '../events/events.service.ts';
 import { EventRef } from '../events/events.subscriptions.graphql.ts';
-import type { Recipe } from './trigger.recipes.ts';
+import type { Recipe } from '../recipe.ts';
 import { TriggerEventSchema } from './trigger.resource.ts';
 import { listRecipes, type TriggerResult, triggerEvent } from './trigger.service.ts';
 

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { idOf, timestamp, type Wire } from '../../kernel/wire-resources.ts';
-import { eventResource } from '../events/events.resource.ts';
 import type { EventRow } from '../events/events.service.ts';
-import { EventWire } from '../webhooks/webhooks.payloads.ts';
-import type { Recipe } from './trigger.recipes.ts';
+import type { Recipe } from '../recipe.ts';
+import { EventWire, eventResource } from '../webhooks/webhooks.payloads.ts';
 import type { TriggerResult } from './trigger.service.ts';
 
 const overrideValue = z.union([z.string().max(1000), z.number(), z.boolean()]);

@@ -4,9 +4,10 @@ import { newId } from '../../kernel/ids.ts';
 import type { ServiceContext } from '../context.ts';
 import { type EventRow, eventColumns } from '../events/events.service.ts';
 import { events } from '../events/events.table.ts';
+import type { Overrides, Recipe } from '../recipe.ts';
 import { listEventTypes } from '../webhooks/webhooks.event-types.ts';
 import { Driver } from './trigger.driver.ts';
-import { type Overrides, RECIPES, type Recipe } from './trigger.recipes.ts';
+import { RECIPES } from './trigger.recipes.ts';
 
 /**
  * Triggering an event on demand: the recipe of its type drives real objects through their own

@@ -1,10 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
+import { merchantNowExpression } from '../../db/per-merchant.ts';
 import { systemClock } from '../../kernel/clock.ts';
-import { merchantNowExpression } from '../clock/clock.sql.ts';
-import { attemptAll, type DeliveryResult } from './webhooks.attempt.ts';
+import { attemptAll } from './webhooks.attempt.ts';
 import { type Claimed, lease, unleased } from './webhooks.lease.ts';
-import type { DeliverySlots, WebhookTransport } from './webhooks.transport.ts';
+import type { DeliveryResult } from './webhooks.record.ts';
+import type { DeliverySlots } from './webhooks.slots.ts';
+import type { WebhookTransport } from './webhooks.transport.ts';
 
 /** Due deliveries looked at per lease (by due time) when choosing which fit under the caps. */
 const LEASE_WINDOW = 1000;

@@ -5,7 +5,6 @@ import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CREATED_AT, UPDATED_AT } from '../../graphql/texts.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { faultOfLabel, type WebhookChaosFault } from '../chaos/chaos.webhook-grammar.ts';
 import { EventRef } from '../events/events.subscriptions.graphql.ts';
 import { listEventTypes } from './webhooks.event-types.ts';
 import {
@@ -24,6 +23,7 @@ import {
   redeliverSchema,
   updateEndpointSchema,
 } from './webhooks.schema.ts';
+import { faultOfLabel, type WebhookChaosFault } from './webhooks.sending.ts';
 import {
   createEndpoint,
   deleteEndpoint,

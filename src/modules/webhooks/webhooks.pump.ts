@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../../db/availability.ts';
 import type { Db } from '../../db/client.ts';
-import { AttemptRecorder, attemptOne, holdBack, type Planned, planAttempts } from './webhooks.attempt.ts';
+import { attemptOne, holdBack, type Planned, planAttempts } from './webhooks.attempt.ts';
 import { leaseDue } from './webhooks.delivery.ts';
 import type { Claimed } from './webhooks.lease.ts';
+import { AttemptRecorder } from './webhooks.record.ts';
+import { type DeliverySender, deliverySender } from './webhooks.sending.ts';
 import { WebhookTransport } from './webhooks.transport.ts';
 
 export interface PumpOptions {
@@ -112,11 +114,12 @@ export class DeliveryPump {
     }
   }
 
-  /** Draws chaos in claim order, writes the holds, and starts each attempt in its slot. */
+  /** Plans the batch in claim order (webhook chaos), writes the holds, and starts each attempt in its slot. */
   async #start(claimed: Claimed[]): Promise<void> {
+    const sender = deliverySender(this.#transport);
     let now: Planned[];
     try {
-      now = await holdBack(this.#db, await planAttempts(this.#db, claimed));
+      now = await holdBack(this.#db, await planAttempts(this.#db, sender, claimed));
     } catch (error) {
       // Their leases lapse and they are taken again.
       this.#logger.error({ err: error }, 'webhook delivery failed');
@@ -126,7 +129,7 @@ export class DeliveryPump {
     const attempted = new Set(now.map((p) => p.claimed));
     for (const c of claimed) if (!attempted.has(c)) this.#transport.slots.release(c.merchantId, c.endpointId);
     for (const planned of now) {
-      const attempt = this.#attempt(planned).finally(() => {
+      const attempt = this.#attempt(sender, planned).finally(() => {
         this.#transport.slots.release(planned.claimed.merchantId, planned.claimed.endpointId);
         this.#attempts.delete(attempt);
         this.#wake(0);
@@ -135,9 +138,9 @@ export class DeliveryPump {
     }
   }
 
-  async #attempt(planned: Planned): Promise<void> {
+  async #attempt(sender: DeliverySender, planned: Planned): Promise<void> {
     try {
-      await this.#recorder.record(await attemptOne(this.#transport, planned));
+      await this.#recorder.record(await attemptOne(sender, planned));
     } catch (error) {
       this.#logger.error({ err: error }, 'webhook delivery failed');
     }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { idOf, timestamp, type Wire, wireResource } from '../../kernel/wire-resources.ts';
-import { faultOfLabel, WEBHOOK_CHAOS_FAULTS } from '../chaos/chaos.webhook-grammar.ts';
 import { ALL_EVENTS, listEventTypes } from './webhooks.event-types.ts';
 import type { EventTypePayload } from './webhooks.payloads.ts';
+import { faultOfLabel, WEBHOOK_CHAOS_FAULTS } from './webhooks.sending.ts';
 import { type webhookAttempts, webhookDeliveries, type webhookEndpoints } from './webhooks.table.ts';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { purgePerMerchant } from '../clock/clock.sql.ts';
+import { purgePerMerchant } from '../../db/per-merchant.ts';
 
 /**
  * The delivery log is kept 30 days of the merchant's clock: attempts made that long ago, and

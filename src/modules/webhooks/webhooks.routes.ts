@@ -5,10 +5,9 @@ import type { Wire } from '../../kernel/wire-resources.ts';
 import { sendJson, sendList, sendObject } from '../../rest/render.ts';
 import { jsonRequestBody, listOf, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
-import { eventResource } from '../events/events.resource.ts';
 import { getEvent, listEvents } from '../events/events.service.ts';
 import { type DeliveryLog, listDeliveries, listEndpointDeliveries } from './webhooks.log.ts';
-import { EventWire, eventTypePayloads, WebhookTestEventWire } from './webhooks.payloads.ts';
+import { EventWire, eventResource, eventTypePayloads, WebhookTestEventWire } from './webhooks.payloads.ts';
 import { redeliverEvent } from './webhooks.redeliver.ts';
 import {
   DeletedWebhookEndpointWire,

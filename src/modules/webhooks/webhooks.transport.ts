@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
+import { DeliverySlots, type SlotLimits } from './webhooks.slots.ts';
 
 /**
  * How webhook deliveries reach receivers. Local receivers (`http://localhost:3000/hook`) are the
@@ -96,22 +97,17 @@ export interface WebhookRequest {
 }
 
 /**
- * How long an attempt may take and how many may be in flight at once. Attempts are bounded per
- * endpoint and per merchant so that one merchant's slow receivers never hold every slot.
+ * How long an attempt may take and how many may be in flight at once (the slots'
+ * limits, webhooks.slots.ts). Attempts are bounded per endpoint and per merchant so that one
+ * merchant's slow receivers never hold every slot.
  */
-export interface DeliveryLimits {
+export interface DeliveryLimits extends SlotLimits {
   /** An attempt's limit (the whole exchange), ms. */
   timeoutMs: number;
   /** The shorter limit of an endpoint whose last `failingStreak` attempts or more all failed, ms. */
   failingTimeoutMs: number;
   /** Consecutive failed attempts (an error, a timeout or a non-2xx answer) that shorten the limit. */
   failingStreak: number;
-  /** Attempts in flight in this process, all merchants. */
-  concurrency: number;
-  /** Attempts in flight for one merchant. */
-  perMerchant: number;
-  /** Attempts in flight to one endpoint. */
-  perEndpoint: number;
 }
 
 export const DEFAULT_DELIVERY_LIMITS: DeliveryLimits = {
@@ -140,82 +136,6 @@ export class WebhookTimeoutError extends Error {
 
 /** Endpoints remembered with a failure streak at most (the oldest is forgotten first). */
 const MAX_STREAKS = 10_000;
-
-/**
- * The attempts in flight in this process, by merchant and by endpoint, shared by the background
- * delivery pump and clock advances (both send through the process's one transport).
- */
-export class DeliverySlots {
-  #inFlight = 0;
-  readonly #byMerchant = new Map<string, number>();
-  readonly #byEndpoint = new Map<string, number>();
-  #waiters: { merchantId: string; endpointId: string; resolve: () => void }[] = [];
-
-  constructor(readonly limits: Pick<DeliveryLimits, 'concurrency' | 'perMerchant' | 'perEndpoint'>) {}
-
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
-  /** Attempts waiting in acquire() for their merchant or endpoint to get under its cap. */
-  get waiting(): number {
-    return this.#waiters.length;
-  }
-
-  /** Slots of the pool not in use. */
-  get free(): number {
-    return Math.max(0, this.limits.concurrency - this.#inFlight);
-  }
-
-  /** Attempts in flight by merchant and by endpoint (the ones with at least one). */
-  busy(): { merchants: Record<string, number>; endpoints: Record<string, number> } {
-    return {
-      merchants: Object.fromEntries(this.#byMerchant),
-      endpoints: Object.fromEntries(this.#byEndpoint),
-    };
-  }
-
-  /** Whether one more attempt of this merchant to this endpoint stays within both caps. */
-  fits(merchantId: string, endpointId: string): boolean {
-    return (
-      (this.#byMerchant.get(merchantId) ?? 0) < this.limits.perMerchant &&
-      (this.#byEndpoint.get(endpointId) ?? 0) < this.limits.perEndpoint
-    );
-  }
-
-  /** Takes a slot at once (the pump leases only what fits). */
-  take(merchantId: string, endpointId: string): void {
-    this.#inFlight++;
-    this.#byMerchant.set(merchantId, (this.#byMerchant.get(merchantId) ?? 0) + 1);
-    this.#byEndpoint.set(endpointId, (this.#byEndpoint.get(endpointId) ?? 0) + 1);
-  }
-
-  /**
-   * Takes a slot once the merchant and the endpoint are under their caps (a clock advance, one
-   * attempt at a time). The pool's overall size does not hold it back: it counts in it, so the
-   * background pump leases less meanwhile.
-   */
-  async acquire(merchantId: string, endpointId: string): Promise<void> {
-    while (!this.fits(merchantId, endpointId))
-      await new Promise<void>((resolve) => this.#waiters.push({ merchantId, endpointId, resolve }));
-    this.take(merchantId, endpointId);
-  }
-
-  release(merchantId: string, endpointId: string): void {
-    this.#inFlight--;
-    decrement(this.#byMerchant, merchantId);
-    decrement(this.#byEndpoint, endpointId);
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const waiter of waiters) waiter.resolve(); // each looks again
-  }
-}
-
-function decrement(map: Map<string, number>, key: string): void {
-  const n = (map.get(key) ?? 0) - 1;
-  if (n > 0) map.set(key, n);
-  else map.delete(key);
-}
 
 function agentFor(policy: WebhookNetworkPolicy, resolve?: Resolve): Agent {
   return new Agent(

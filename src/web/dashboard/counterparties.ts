@@ -1,6 +1,11 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { parseInput } from '../../kernel/validation.ts';
+import {
+  type CorrectedData,
+  maskedCorrectedData,
+  type NocRecord,
+} from '../../modules/bank-accounts/bank-accounts.corrections.ts';
 import { createCounterpartySchema } from '../../modules/counterparties/counterparties.schema.ts';
 import type { CounterpartyRow } from '../../modules/counterparties/counterparties.service.ts';
 import {
@@ -8,11 +13,6 @@ import {
   getCounterparty,
   listCounterparties,
 } from '../../modules/counterparties/counterparties.service.ts';
-import {
-  type CorrectedData,
-  maskedCorrectedData,
-  type NocRecord,
-} from '../../modules/transfers/transfers.noc.ts';
 import { bankWhen } from '../bank-time.ts';
 import { cursorOf, olderLink, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';

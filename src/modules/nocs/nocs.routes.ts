@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { sendObject } from '../../rest/render.ts';
 import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
-import { nocSteps, refuseNocSchema, simulateNocSchema } from './transfers.noc-steps.ts';
-import { TransferWire, transferResource } from './transfers.resource.ts';
+import { TransferWire, transferResource } from '../transfers/transfers.resource.ts';
+import { refuseNocSchema, simulateNocSchema } from './nocs.schema.ts';
+import { nocSteps } from './nocs.service.ts';
 
 const idParam = z.object({ id: z.string().min(1).max(255) });
 

@@ -7,23 +7,31 @@
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { parseInput } from '../../kernel/validation.ts';
+import { topUp } from '../ledger/ledger.recipes.ts';
+import { GOOD_ACCOUNT, type Overrides, type Recipe, type RecipeDriver, ROUTING } from '../recipe.ts';
+import { createTransferId, returnTransfer, stepTransfer } from './transfers.recipes.ts';
+import { createPayoutId, returnPayout, stepPayout } from './transfers.recipes-payouts.ts';
+import { contestCodesFor, dishonorCodesFor, returnRefusal, returnRule } from './transfers.returns.ts';
 import {
-  contestCodesFor,
-  dishonorCodesFor,
-  returnRefusal,
-  returnRule,
-} from '../transfers/transfers.returns.ts';
-import {
+  type CreatePayoutInput,
+  type CreateTransferInput,
   createPayoutFieldCodes,
   createPayoutSchema,
   createTransferFieldCodes,
   createTransferSchema,
-} from '../transfers/transfers.schema.ts';
-import type { Driver } from './trigger.driver.ts';
-import type { Overrides, Recipe } from './trigger.recipes.ts';
+} from './transfers.schema.ts';
+import { payoutSteps, transferSteps } from './transfers.steps.ts';
 
-const ROUTING = '110000000';
-const GOOD_ACCOUNT = '000123456789';
+/** POST /v1/simulate/{transfers|payouts}/{id}/dishonor_return | contest_dishonored_return {code}. */
+async function returnDisputeStep(
+  d: RecipeDriver,
+  kind: 'transfer' | 'payout',
+  step: 'dishonorReturn' | 'contestDishonoredReturn',
+  id: string,
+  code: string,
+): Promise<void> {
+  await (kind === 'transfer' ? transferSteps : payoutSteps)[step](d.context(), id, { code });
+}
 
 function invalid(param: string, message: string): SandbankError {
   return new SandbankError('parameter_invalid', { param: `set.${param}`, message });
@@ -93,23 +101,23 @@ function disputeRecipe(kind: 'transfer' | 'payout', contest: boolean): Recipe {
       const direction = kind === 'transfer' ? 'debit' : 'credit';
       const codes = codesOf(set, direction, contest);
       if (kind === 'transfer') {
-        const input = parsed<Parameters<Driver['createTransfer']>[0]>(
+        const input = parsed<CreateTransferInput>(
           createTransferSchema,
           { rail, direction, amount, currency: 'USD', counterparty: account },
           createTransferFieldCodes,
         );
         return async (d) => {
-          const id = await d.createTransfer(input);
-          await d.stepTransfer('submit', id);
-          await d.stepTransfer('settle', id);
-          await d.returnTransfer(id, codes.returnCode);
-          await d.returnDisputeStep('transfer', 'dishonorReturn', id, codes.dishonorCode);
+          const id = await createTransferId(d, input);
+          await stepTransfer(d, 'submit', id);
+          await stepTransfer(d, 'settle', id);
+          await returnTransfer(d, id, codes.returnCode);
+          await returnDisputeStep(d, 'transfer', 'dishonorReturn', id, codes.dishonorCode);
           if (codes.contestCode)
-            await d.returnDisputeStep('transfer', 'contestDishonoredReturn', id, codes.contestCode);
+            await returnDisputeStep(d, 'transfer', 'contestDishonoredReturn', id, codes.contestCode);
           return id;
         };
       }
-      const input = parsed<Parameters<Driver['createPayout']>[0]>(
+      const input = parsed<CreatePayoutInput>(
         createPayoutSchema,
         {
           amount,
@@ -120,14 +128,14 @@ function disputeRecipe(kind: 'transfer' | 'payout', contest: boolean): Recipe {
         createPayoutFieldCodes,
       );
       return async (d) => {
-        await d.topUp(input.amount, input.currency);
-        const id = await d.createPayout(input);
-        await d.stepPayout('submit', id);
-        await d.stepPayout('settle', id);
-        await d.returnPayout(id, codes.returnCode);
-        await d.returnDisputeStep('payout', 'dishonorReturn', id, codes.dishonorCode);
+        await topUp(d, input.amount, input.currency);
+        const id = await createPayoutId(d, input);
+        await stepPayout(d, 'submit', id);
+        await stepPayout(d, 'settle', id);
+        await returnPayout(d, id, codes.returnCode);
+        await returnDisputeStep(d, 'payout', 'dishonorReturn', id, codes.dishonorCode);
         if (codes.contestCode)
-          await d.returnDisputeStep('payout', 'contestDishonoredReturn', id, codes.contestCode);
+          await returnDisputeStep(d, 'payout', 'contestDishonoredReturn', id, codes.contestCode);
         return id;
       };
     },

@@ -1,5 +1,11 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { type Db, queryRows } from '../../db/client.ts';
+import { type Db, queryRows } from './client.ts';
+
+/**
+ * Statements that judge each merchant by its own clock (src/modules/clock: real time plus an
+ * offset, or frozen, kept in `merchant_clocks`): the scheduler's due work, the delivery lease and
+ * every module's retention pass. SQL over the clock row, with no module's code.
+ */
 
 /**
  * A merchant's clock in SQL at the real instant `realNow`, for its `merchant_clocks` row aliased

@@ -3,25 +3,15 @@
  * what each corrects, the corrected values it derives when a test gives none, the time frames
  * (an NOC within 2 banking days of the entry's settlement; a refusal within 15 calendar days of the
  * NOC's receipt), and which refused-NOC codes (C61-C69) the merchant may answer an NOC with.
- * Pure and clock-free, like transfers.rails.ts. The codes come from reference/ach_noc_codes.json;
+ * Pure and clock-free, like transfers.rails.ts. The codes come from reference/ach_noc_codes.json
+ * (bank-accounts.corrections.ts reads them);
  * the time frames from reference/ach_noc_rules.json. docs/notifications-of-change.md tells the rules.
  */
-import nocCodes from '../../../reference/ach_noc_codes.json' with { type: 'json' };
 import nocRules from '../../../reference/ach_noc_rules.json' with { type: 'json' };
 import { addBankingDays, addCalendarDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
 import { abaChecksumValid } from '../bank-accounts/bank-account.ts';
-import { type Direction, UNREACHABLE_ROUTING_NUMBER } from './transfers.rails.ts';
-
-/** What an NOC can correct, as the API names it. */
-export const NOC_FIELDS = [
-  'routing_number',
-  'account_number',
-  'account_type',
-  'name',
-  'individual_id',
-  'addenda_information',
-] as const;
-export type NocField = (typeof NOC_FIELDS)[number];
+import { ACH_CHANGE_CODES, type NocField } from '../bank-accounts/bank-accounts.corrections.ts';
+import { type Direction, UNREACHABLE_ROUTING_NUMBER } from '../transfers/transfers.rails.ts';
 
 /** The fields each change code Sandbank sends corrects (C05's transaction code is the account type's). */
 const CORRECTS: Readonly<Record<string, readonly NocField[]>> = {
@@ -75,10 +65,8 @@ export interface NocCode {
   refusalNeeds: NocField | null;
 }
 
-export const NOC_CODES: readonly NocCode[] = nocCodes.map((row) => ({
-  code: row.code,
-  title: row.title,
-  refusal: row.refused_noc,
+export const NOC_CODES: readonly NocCode[] = ACH_CHANGE_CODES.map((row) => ({
+  ...row,
   corrects: CORRECTS[row.code] ?? [],
   notSent: NOT_SENT[row.code] ?? null,
   refusalNeeds: REFUSAL_NEEDS[row.code] ?? null,
@@ -94,10 +82,6 @@ export function nocCode(code: string): NocCode | null {
 export const SENT_NOC_CODES: readonly string[] = NOC_CODES.filter(
   (row) => !row.refusal && row.notSent === null,
 ).map((row) => row.code);
-/** Every change code of the reference (C01-C14). */
-export const CHANGE_CODES: readonly string[] = NOC_CODES.filter((row) => !row.refusal).map((row) => row.code);
-/** Every refused-NOC code of the reference (C61-C69). */
-export const REFUSAL_CODES: readonly string[] = NOC_CODES.filter((row) => row.refusal).map((row) => row.code);
 
 // ---------------------------------------------------------------------------------------------
 // Magic accounts
@@ -155,19 +139,6 @@ export interface NocOriginal {
   name: string;
   individualId: string | null;
   description: string | null;
-}
-
-export type CorrectedData = Partial<Record<NocField | 'transaction_code', string>>;
-
-/**
- * Corrected data as the API, events and dashboard show it: a corrected account number masked to its
- * last 4 digits (••••0003), as on the counterparty and the transfer, since it is the account's
- * number from then on. The full value is stored (the counterparty needs it) and never shown.
- */
-export function maskedCorrectedData(data: CorrectedData): CorrectedData {
-  return data.account_number === undefined
-    ? data
-    : { ...data, account_number: `••••${data.account_number.slice(-4)}` };
 }
 
 /** The ACH transaction code of a live entry: 22/27 checking credit/debit, 32/37 savings. */
@@ -274,21 +245,4 @@ export function correctedValueProblem(field: NocField, value: string): string | 
     case 'addenda_information':
       return value.trim().length >= 1 && value.length <= 80 ? null : 'addenda information is 1-80 characters';
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The record an entry keeps
-
-/** One NOC on an entry, as stored (timestamps ISO 8601) and as the API shows it. */
-export interface NocRecord {
-  code: string;
-  reason: string;
-  corrected_data: CorrectedData;
-  /** The saved counterparty it corrected, when the entry named one. */
-  counterparty: string | null;
-  received_at: string;
-  refuse_by: string;
-  refused_at: string | null;
-  refusal_code: string | null;
-  refusal_reason: string | null;
 }

@@ -2,15 +2,21 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { MAGIC_DISPUTE_DELAY_SECONDS } from '../card-payments/card-payments.disputes.ts';
+import { createCardPaymentId } from '../card-payments/card-payments.recipes.ts';
 import {
   createCardPaymentFieldCodes,
   createCardPaymentSchema,
 } from '../card-payments/card-payments.schema.ts';
 import { testCardExpiry } from '../cards/magic-cards.ts';
-import { DISPUTE_REASONS, type DisputeReason } from '../disputes/disputes.schema.ts';
-import { REVIEW_SECONDS, WINNING_EVIDENCE } from '../disputes/disputes.service.ts';
-import type { Driver } from './trigger.driver.ts';
-import type { Overrides, Recipe } from './trigger.recipes.ts';
+import type { Overrides, Recipe, RecipeDriver } from '../recipe.ts';
+import { DISPUTE_REASONS, type DisputeReason, type UpdateDisputeInput } from './disputes.schema.ts';
+import {
+  closeDispute,
+  REVIEW_SECONDS,
+  simulateDispute,
+  updateDispute,
+  WINNING_EVIDENCE,
+} from './disputes.service.ts';
 
 /**
  * The recipes of disputes and of the early fraud warning: a card payment captured at once (Visa
@@ -62,7 +68,7 @@ function disputeRecipe(
   type: string,
   drives: string,
   options: { inquiry: boolean; movesClock?: boolean },
-  then: (d: Driver, disputeId: string) => Promise<void> = async () => {},
+  then: (d: RecipeDriver, disputeId: string) => Promise<void> = async () => {},
 ): Recipe {
   return {
     type,
@@ -73,11 +79,12 @@ function disputeRecipe(
       const input = paymentInput(set, VISA);
       const reason = reasonOf(set, options.inquiry ? 'general' : 'fraudulent');
       return async (d) => {
-        const payment = await d.createCardPayment({
+        const payment = await createCardPaymentId(d, {
           ...input,
           card: { ...input.card!, exp_year: testCardExpiry(d.now()).year },
         });
-        const dispute = await d.openDispute(payment, { reason, inquiry: options.inquiry });
+        const dispute = (await simulateDispute(d.context(), payment, { reason, inquiry: options.inquiry }))
+          .id;
         await then(d, dispute);
         return dispute;
       };
@@ -87,7 +94,17 @@ function disputeRecipe(
 
 const evidence = (text: string) => ({ evidence: { uncategorized_text: text }, submit: true });
 
-export const DISPUTE_RECIPES: Recipe[] = [
+/** POST /v1/disputes/{id} (evidence, submitted unless submit is false). */
+async function update(d: RecipeDriver, id: string, input: UpdateDisputeInput): Promise<void> {
+  await updateDispute(d.context(), id, input);
+}
+
+/** POST /v1/disputes/{id}/close. */
+async function close(d: RecipeDriver, id: string): Promise<void> {
+  await closeDispute(d.context(), id);
+}
+
+export const disputeRecipes: Recipe[] = [
   {
     type: 'card_payment.early_fraud_warning',
     drives:
@@ -97,7 +114,7 @@ export const DISPUTE_RECIPES: Recipe[] = [
     prepare(set) {
       const input = paymentInput(set, EARLY_FRAUD_WARNING_CARD);
       return async (d) => {
-        const payment = await d.createCardPayment({
+        const payment = await createCardPaymentId(d, {
           ...input,
           card: { ...input.card!, exp_year: testCardExpiry(d.now()).year },
         });
@@ -115,13 +132,13 @@ export const DISPUTE_RECIPES: Recipe[] = [
     'dispute.warning_under_review',
     'Makes a card payment, opens an inquiry and submits evidence.',
     { inquiry: true },
-    (d, id) => d.updateDispute(id, evidence('Receipt and delivery confirmation')),
+    (d, id) => update(d, id, evidence('Receipt and delivery confirmation')),
   ),
   disputeRecipe(
     'dispute.warning_closed',
     'Makes a card payment, opens an inquiry and closes (accepts) it.',
     { inquiry: true },
-    (d, id) => d.closeDispute(id),
+    (d, id) => close(d, id),
   ),
   disputeRecipe(
     'dispute.needs_response',
@@ -132,14 +149,14 @@ export const DISPUTE_RECIPES: Recipe[] = [
     'dispute.under_review',
     'Makes a card payment, disputes it and submits evidence.',
     { inquiry: false },
-    (d, id) => d.updateDispute(id, evidence('Receipt and delivery confirmation')),
+    (d, id) => update(d, id, evidence('Receipt and delivery confirmation')),
   ),
   disputeRecipe(
     'dispute.won',
     "Makes a card payment, disputes it, submits the evidence winning_evidence and advances the merchant's clock past the 2-day review.",
     { inquiry: false, movesClock: true },
     async (d, id) => {
-      await d.updateDispute(id, evidence(WINNING_EVIDENCE));
+      await update(d, id, evidence(WINNING_EVIDENCE));
       await d.advance(REVIEW_SECONDS + 1);
     },
   ),
@@ -147,6 +164,6 @@ export const DISPUTE_RECIPES: Recipe[] = [
     'dispute.lost',
     'Makes a card payment, disputes it and closes (accepts) the dispute.',
     { inquiry: false },
-    (d, id) => d.closeDispute(id),
+    (d, id) => close(d, id),
   ),
 ];

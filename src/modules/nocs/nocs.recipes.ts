@@ -1,9 +1,14 @@
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { nocCode, SENT_NOC_CODES } from '../transfers/transfers.noc.ts';
-import { createTransferFieldCodes, createTransferSchema } from '../transfers/transfers.schema.ts';
-import type { Driver } from './trigger.driver.ts';
-import type { Overrides, Recipe } from './trigger.recipes.ts';
+import type { Overrides, Recipe, RecipeDriver } from '../recipe.ts';
+import { createTransferId, stepTransfer } from '../transfers/transfers.recipes.ts';
+import {
+  type CreateTransferInput,
+  createTransferFieldCodes,
+  createTransferSchema,
+} from '../transfers/transfers.schema.ts';
+import { nocCode, SENT_NOC_CODES } from './nocs.rules.ts';
+import { nocSteps } from './nocs.service.ts';
 
 /** The recipes of notifications of change: a settled ACH debit (it needs no funds) gets an NOC. */
 
@@ -26,7 +31,7 @@ function settledDebit(set: Overrides) {
       'noc_code',
       `noc_code is one of the codes Sandbank sends: ${SENT_NOC_CODES.join(', ')}.`,
     );
-  let input: Parameters<Driver['createTransfer']>[0];
+  let input: CreateTransferInput;
   try {
     input = parseInput(
       createTransferSchema,
@@ -65,12 +70,12 @@ function nocRecipe(type: string, drives: string, refuse: boolean): Recipe {
           'refusal_code',
           'refusal_code is one of the refused-NOC codes any NOC can get: C61, C62, C63, C65, C66.',
         );
-      return async (d: Driver) => {
-        const id = await d.createTransfer(input);
-        await d.stepTransfer('submit', id);
-        await d.stepTransfer('settle', id);
-        await d.nocStep('receive', id, code);
-        if (refuse) await d.nocStep('refuse', id, refusal);
+      return async (d: RecipeDriver) => {
+        const id = await createTransferId(d, input);
+        await stepTransfer(d, 'submit', id);
+        await stepTransfer(d, 'settle', id);
+        await nocSteps.receive(d.context(), id, { code });
+        if (refuse) await nocSteps.refuse(d.context(), id, { code: refusal });
         return id;
       };
     },

@@ -1,20 +1,19 @@
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { checkInboundReturn } from '../inbound-transfers/inbound-transfers.returns.ts';
+import type { Overrides, Recipe, RecipeDriver } from '../recipe.ts';
+import { achReturnReason, RAIL_LIMIT_MINOR } from '../transfers/transfers.rails.ts';
+import { checkInboundReturn } from './inbound-transfers.returns.ts';
 import {
   type CreateInboundTransferInput,
   createInboundTransferFieldCodes,
   createInboundTransferSchema,
-} from '../inbound-transfers/inbound-transfers.schema.ts';
+} from './inbound-transfers.schema.ts';
 import {
   createInboundTransfer,
   returnInboundTransfer,
   settleInboundTransfer,
-} from '../inbound-transfers/inbound-transfers.service.ts';
-import { achReturnReason, RAIL_LIMIT_MINOR } from '../transfers/transfers.rails.ts';
-import type { Driver } from './trigger.driver.ts';
-import type { Overrides, Recipe } from './trigger.recipes.ts';
+} from './inbound-transfers.service.ts';
 
 /** The recipes of inbound_transfer.<state>: an outside originator's entry driven through its own steps. */
 
@@ -109,7 +108,7 @@ function achRecipe(
       const input = inboundInput(set, rail, direction, 'PPD');
       const code = set.return_code ?? (direction === 'debit' ? 'R01' : 'R23');
       if (steps.includes('return')) checkReturnCode(code, direction as 'credit' | 'debit');
-      return async (d: Driver) => {
+      return async (d: RecipeDriver) => {
         const { id } = await createInboundTransfer(d.context(), input);
         if (steps.includes('settle')) await settleInboundTransfer(d.context(), id);
         if (steps.includes('return')) await returnInboundTransfer(d.context(), id, { code });
@@ -145,7 +144,7 @@ export const inboundRecipes: Recipe[] = [
     movesClock: false,
     prepare(set) {
       const input = inboundInput(set, oneOf(set, 'rail', ['fednow', 'rtp'], 'fednow'), 'credit');
-      return async (d: Driver) => (await createInboundTransfer(d.context(), input)).id;
+      return async (d: RecipeDriver) => (await createInboundTransfer(d.context(), input)).id;
     },
   },
 ];
