@@ -39,13 +39,16 @@ export interface ObjectOptions<Row> {
   extra?: (t: FieldBuilder) => Record<string, unknown>;
   /** The row type as GraphQL sees it (a row with its loaded relations). */
   row?: (row: Row) => Row;
+  /** GraphQL's name of a field where it is not the camelCase of REST's (`dispute` → `disputeId`). */
+  names?: Record<string, string>;
 }
 
 function fieldType(key: string, schema: z.ZodType, kind: string, enums: Record<string, AnyRef>): AnyRef {
   if (enums[key]) return enums[key];
   if (kind === 'Money') return MoneyRef;
   if (kind !== 'enum') return kind;
-  const values = (schema as z.ZodEnum).options as string[];
+  const inner = schema instanceof z.ZodNullable ? (schema.unwrap() as z.ZodType) : schema;
+  const values = (inner as z.ZodEnum).options as string[];
   return enumOfValues(values, key);
 }
 
@@ -61,7 +64,7 @@ export function graphqlObject<Row>(decl: ObjectDecl<Row>, options: ObjectOptions
       for (const [key, f] of Object.entries(decl.fields)) {
         if (f.graphql === false || options.omit?.includes(key)) continue;
         const description = descriptionOf(f.wire);
-        fields[camelCase(key)] = t.field({
+        fields[options.names?.[key] ?? camelCase(key)] = t.field({
           type: fieldType(key, f.wire, f.graphql, options.enums ?? {}),
           nullable: f.nullable,
           ...(description ? { description } : {}),
@@ -73,6 +76,11 @@ export function graphqlObject<Row>(decl: ObjectDecl<Row>, options: ObjectOptions
   } as never);
   objectTypes.set(decl.name, ref);
   return ref;
+}
+
+/** Names an object type written by hand (an operation's own answer) for the operations that answer it. */
+export function registerObjectType(name: string, ref: AnyRef): void {
+  objectTypes.set(name, ref);
 }
 
 export function objectTypeNamed(name: string): AnyRef {
@@ -90,6 +98,7 @@ export function inputFor(schema: z.ZodType, ref: AnyRef): void {
 /** Where a body field's name alone says its type: the same on every operation. */
 const BY_NAME: Record<string, AnyRef> = {
   amount: 'Decimal',
+  id: 'ID',
   currency: CurrencyCodeEnum,
   metadata: 'JSONObject',
 };

@@ -24,6 +24,22 @@ function pick(args: Args, names: readonly string[]): Record<string, unknown> {
   );
 }
 
+/** A connection's filter arguments (`filters`), typed and described by the query fields they stand for. */
+function filterArgs(t: { arg: (o: never) => unknown }, op: OperationDecl, filters: Record<string, string>) {
+  const shape = op.query?.shape ?? {};
+  const fields = Object.fromEntries(Object.entries(filters).map(([arg, key]) => [arg, shape[key]]));
+  return inputFields((o) => t.arg(o as never), fields as z.ZodRawShape);
+}
+
+/** The query fields a connection's filter arguments give (those not given are left out). */
+function filterValues(args: Args, filters: Record<string, string>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(filters)
+      .filter(([arg]) => args[arg] !== null && args[arg] !== undefined)
+      .map(([arg, key]) => [key, args[arg]]),
+  );
+}
+
 export function mountGraphqlOperations(operations: readonly OperationDecl[]): void {
   for (const op of operations) {
     const gql = op.graphql;
@@ -39,11 +55,12 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
           ? t.connection({
               type,
               description,
+              ...(gql.filters ? { args: filterArgs(t, op, gql.filters) } : {}),
               resolve: async (_root: unknown, args: Args, ctx: GraphQLContext) => {
                 const svc = serviceContext(ctx);
                 const page = await op.run(svc, {
                   params: undefined,
-                  query: listQueryOf(args),
+                  query: { ...listQueryOf(args), ...filterValues(args, gql.filters ?? {}) },
                   body: undefined,
                 });
                 return toConnection(page as never, args);

@@ -48,6 +48,35 @@ function plain<Row>(
   };
 }
 
+/** Integers, booleans, nullable enums and instants, and another object's id on both sides. */
+const scalarFields = {
+  int: <Row>(description: string, get?: Get<Row>) =>
+    plain<Row>(z.number().int().meta({ description }), 'Int', false, get),
+  boolean: <Row>(description: string, get?: Get<Row>) =>
+    plain<Row>(z.boolean().meta({ description }), 'Boolean', false, get),
+  nullableEnum: <Row, const V extends readonly string[]>(values: V, description: string) =>
+    plain<Row>(
+      z
+        .enum(values as V & [string])
+        .nullable()
+        .meta({ description }),
+      'enum',
+      true,
+    ),
+  /** An instant or null: ISO 8601 text on REST, DateTime on GraphQL. */
+  nullableTimestamp:
+    <Row>(description: string): Field<Row> =>
+    (name) => ({
+      wire: timestamp.nullable().meta({ description }),
+      graphql: 'DateTime',
+      nullable: true,
+      rest: (row) => (prop(name)(row) as Date | null)?.toISOString() ?? null,
+      value: prop(name) as Get<Row>,
+    }),
+  /** Another object's id (`idOf`), a String on GraphQL too (named there by graphqlObject's `names`). */
+  ref: <Row>(kind: string, get?: Get<Row>) => plain<Row>(idOf(kind), 'String', false, get),
+};
+
 /** The field builders of `defineObject`: each takes the field's one description. */
 export const field = {
   text: <Row>(description: string, get?: Get<Row>) =>
@@ -97,6 +126,7 @@ export const field = {
   metadata: <Row>() => plain<Row>(wireMetadata, 'JSONObject', false),
   /** Any other wire schema, REST only, with its value from the row (GraphQL writes its own, if any). */
   custom: <Row>(wire: z.ZodType, get: Get<Row>) => plain<Row>(wire, false, false, get),
+  ...scalarFields,
 };
 
 export interface ObjectDecl<Row, O extends string = string, S extends z.ZodRawShape = z.ZodRawShape> {

@@ -67,5 +67,5 @@ export const cardSchema = z.strictObject({
 
 /** The answer to a 3-D Secure challenge (a card payment's, or its collection's). */
 export const completeChallengeSchema = z.strictObject({
-  outcome: z.enum(['succeed', 'fail']),
+  outcome: z.enum(['succeed', 'fail']).describe('Whether the payer passes the challenge.'),
 });

@@ -30,6 +30,10 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** The body may be left out (every field of it is optional). */
+  optionalBody?: boolean;
+  /** The public key may call it too (REST's `publicKey`). */
+  publicKey?: boolean;
   /** The error codes of the body's special fields. */
   codes?: FieldCodes;
   /** The codes it answers with beyond those every operation of its kind shares. */
@@ -52,6 +56,8 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
         inputArg?: { name: string; description: string; type: string };
         /** Mutations: reload the answer of a replayed idempotency key. */
         reload?: (ctx: ServiceContext, id: string) => Promise<unknown>;
+        /** Lists: the connection's filter arguments, each the query field it stands for (`collectionId: 'collection'`). */
+        filters?: Record<string, string>;
       };
 }
 

@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { registerCardPaymentRoutes } from '../modules/card-payments/card-payments.routes.ts';
+import { cardPaymentOperations } from '../modules/card-payments/card-payments.operations.ts';
 import { registerChaosRoutes } from '../modules/chaos/chaos.routes.ts';
 import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { collectionOperations } from '../modules/collections/collections.operations.ts';
@@ -68,7 +68,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerSharedComponents(api);
   registerMerchantRoutes(api);
   mountOperations(api, collectionOperations);
-  registerCardPaymentRoutes(api);
+  mountOperations(api, cardPaymentOperations);
   registerDisputeRoutes(api);
   registerTransferRoutes(api);
   registerInboundTransferRoutes(api);

@@ -15,7 +15,7 @@ export function mountOperations(api: OpenAPIHono<RestEnv>, operations: readonly 
     const request = {
       ...(op.params ? { params: op.params } : {}),
       ...(op.query ? { query: op.query } : {}),
-      ...(op.body ? jsonRequestBody(op.body) : {}),
+      ...(op.body ? jsonRequestBody(op.body, !op.optionalBody) : {}),
     };
     const route = operation({
       method: op.method,
@@ -25,6 +25,7 @@ export function mountOperations(api: OpenAPIHono<RestEnv>, operations: readonly 
       ...(op.errors ? { errors: op.errors } : {}),
       tags: op.tags,
       ...(op.deprecated ? { deprecated: true } : {}),
+      ...(op.publicKey ? { publicKey: true } : {}),
       summary: op.summary,
       ...(Object.keys(request).length > 0 ? { request } : {}),
     });

@@ -1,15 +1,6 @@
 import { z } from 'zod';
-import type { CurrencyCode } from '../../kernel/currency.ts';
-import { WireDecimal } from '../../kernel/wire-json.ts';
-import {
-  idOf,
-  timestamp,
-  type Wire,
-  wireCurrency,
-  wireDecimal,
-  wireMetadata,
-  wireResource,
-} from '../../kernel/wire-resources.ts';
+import { defineObject, field } from '../../kernel/declare.ts';
+import { timestamp, type Wire } from '../../kernel/wire-resources.ts';
 import type { CardBrand } from '../cards/card-numbers.ts';
 import { networkResponseDescription } from '../cards/network-responses.ts';
 import { cardPaymentMachine, refundMachine } from './card-payments.machine.ts';
@@ -18,6 +9,8 @@ import type { cardPayments, cardRefunds, cardTokens } from './card-payments.tabl
 export type CardPaymentRow = typeof cardPayments.$inferSelect;
 export type RefundRow = typeof cardRefunds.$inferSelect;
 export type TokenRow = typeof cardTokens.$inferSelect;
+/** A card payment with its refunds, oldest first: what its resource renders. */
+type PaymentWithRefunds = CardPaymentRow & { refunds: RefundRow[] };
 
 /** The path of a payment's 3-D Secure page, with the secret that opens it in the query string. */
 export function challengePagePath(row: Pick<CardPaymentRow, 'id' | 'challengeSecret'>): string {
@@ -32,48 +25,77 @@ export function challengePageUrl(
   return `${publicUrl}${challengePagePath(row)}`;
 }
 
-const brand = z.enum(['visa', 'mastercard', 'amex']).meta({ description: 'The card network.' });
-const nullableText = (description: string) => z.string().nullable().meta({ description });
+/** The descriptions of a card's fields, the same on a payment and on a token. */
+export const CARD_TEXTS = {
+  brand: 'The card network.',
+  last4: 'The last 4 digits of the card number.',
+  exp_month: "The card's expiry month, 1-12.",
+  exp_year: "The card's expiry year.",
+} as const;
 
-export const TokenWire = wireResource(
+const CARD_BRANDS = ['visa', 'mastercard', 'amex'] as const satisfies readonly CardBrand[];
+/** Refunds and tokens render no links: they need no public address. */
+const NO_LINKS = { publicUrl: '' };
+
+export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
+
+/** A token's card, without its number and CVC. */
+export const TokenCardWire = z.object({
+  brand: z.enum(CARD_BRANDS).meta({ description: CARD_TEXTS.brand }),
+  last4: z.string().meta({ description: CARD_TEXTS.last4 }),
+  exp_month: z.number().int().meta({ description: CARD_TEXTS.exp_month }),
+  exp_year: z.number().int().meta({ description: CARD_TEXTS.exp_year }),
+});
+
+export const Token = defineObject<TokenRow>()(
   'CardToken',
   'token',
-  'A tokenized card: single use, 15 minutes of clock time.',
+  'A single-use card token (15 minutes of clock time). Never carries the number.',
   {
-    card: z.object({
-      brand,
-      last4: z.string(),
-      exp_month: z.number().int(),
-      exp_year: z.number().int(),
-    }),
-    used: z.boolean().meta({ description: 'Whether a payment has used the token.' }),
-    expires_at: timestamp,
-    created_at: timestamp,
+    // GraphQL answers the card's fields on the token itself (card-payments.graphql.ts).
+    card: field.custom<TokenRow>(TokenCardWire, (row) => ({
+      brand: row.brand,
+      last4: row.last4,
+      exp_month: row.expMonth,
+      exp_year: row.expYear,
+    })),
+    used: field.boolean<TokenRow>(
+      'Whether a payment has used the token (it is single-use).',
+      (row) => row.usedAt !== null,
+    ),
+    expires_at: field.timestamp('When it can no longer be used, clock time.'),
+    created_at: field.createdAt(),
   },
 );
 
-export const RefundWire = wireResource('Refund', 'refund', 'A refund of a captured card payment.', {
-  card_payment: idOf('card payment'),
-  state: z.enum(refundMachine.states),
-  amount: wireDecimal,
-  currency: wireCurrency,
-  reason: z.enum(['duplicate', 'fraudulent', 'requested_by_customer']).nullable(),
-  failure_reason: nullableText('Why the refund failed (state failed).'),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+export const Refund = defineObject<RefundRow>()(
+  'Refund',
+  'refund',
+  'A refund of a captured card payment: pending → succeeded | failed.',
+  {
+    card_payment: field.ref<RefundRow>('card payment it refunds', (row) => row.cardPaymentId),
+    state: field.enum(refundMachine.states, 'Where it stands: pending → succeeded or failed.'),
+    amount: field.money('How much goes back to the card.'),
+    currency: field.currency(),
+    reason: field.nullableEnum(REFUND_REASONS, 'Why the merchant refunds, when it said.'),
+    failure_reason: field.nullableText('Why the refund failed (state failed).'),
+    created_at: field.timestamp('When it was asked for, clock time.'),
+    updated_at: field.updatedAt(),
+  },
+);
 
 /** The issuer's early fraud warning about a payment (magic card …5423): a notice, not a dispute. */
 export const EarlyFraudWarningWire = z
   .object({
-    fraud_type: z
-      .literal('unauthorized_use_of_card')
-      .meta({ description: 'What the issuer reports: the cardholder says they did not make the payment.' }),
+    fraud_type: z.literal('unauthorized_use_of_card').meta({
+      description:
+        'What the issuer reports: unauthorized_use_of_card, the cardholder says they did not make the payment.',
+    }),
     actionable: z.boolean().meta({
       description:
         'Whether refunding it still heads off a dispute: true while it is captured, not refunded in full and not disputed.',
     }),
-    created_at: timestamp,
+    created_at: timestamp.meta({ description: 'When the warning arrived, clock time.' }),
   })
   .meta({
     id: 'EarlyFraudWarning',
@@ -81,78 +103,101 @@ export const EarlyFraudWarningWire = z
       'An early fraud warning from the issuer (the event card_payment.early_fraud_warning): a dispute may follow; it is not one.',
   });
 
-export const CardPaymentWire = wireResource(
-  'CardPayment',
-  'card_payment',
-  'A card payment: an authorization, captured at once or later, with its refunds. Never the card number.',
-  {
-    state: z.enum(cardPaymentMachine.states),
-    amount: wireDecimal,
-    amount_captured: wireDecimal,
-    amount_refunded: wireDecimal,
-    currency: wireCurrency,
-    capture: z.boolean().meta({ description: 'Whether the authorization was captured on create.' }),
-    brand,
-    last4: z.string(),
-    exp_month: z.number().int(),
-    exp_year: z.number().int(),
-    three_d_secure: z
-      .enum(['required', 'succeeded', 'failed'])
-      .nullable()
-      .meta({ description: 'The 3-D Secure challenge, when the card asked for one.' }),
-    next_action: z
-      .object({ type: z.literal('three_d_secure'), url: z.string().meta({ format: 'uri' }) })
-      .nullable()
-      .meta({ description: 'Where the payer completes 3-D Secure (state requires_action).' }),
-    network_response_code: nullableText('The ISO 8583 response code of the authorization.'),
-    network_response_message: nullableText('What that response code means.'),
-    decline_code: nullableText('Why the card was declined (state declined).'),
-    failure_message: nullableText('A sentence about the decline.'),
-    refunds: z.array(RefundWire),
-    dispute: z.string().nullable().meta({
-      description: 'The id of its dispute (GET /v1/disputes/{id}), when the cardholder disputed it.',
-    }),
-    early_fraud_warning: EarlyFraudWarningWire.nullable(),
-    reference: nullableText("The merchant's reference."),
-    description: nullableText('The description given on create.'),
-    metadata: wireMetadata,
-    collection: z.string().nullable().meta({ description: 'The collection this payment paid, if any.' }),
-    authorization_expires_at: timestamp.nullable(),
-    created_at: timestamp,
-    updated_at: timestamp,
-  },
-);
-
-export function tokenResource(row: TokenRow): Wire<typeof TokenWire> {
-  return {
-    id: row.id,
-    object: 'token',
-    card: { brand: row.brand as CardBrand, last4: row.last4, exp_month: row.expMonth, exp_year: row.expYear },
-    used: row.usedAt !== null,
-    expires_at: row.expiresAt.toISOString(),
-    created_at: row.createdAt.toISOString(),
-  };
-}
-
-export function refundResource(row: RefundRow): Wire<typeof RefundWire> {
-  const currency = row.currency as CurrencyCode;
-  return {
-    id: row.id,
-    object: 'refund',
-    card_payment: row.cardPaymentId,
-    state: row.state,
-    amount: WireDecimal.of(row.amount, currency),
-    currency,
-    reason: row.reason as Wire<typeof RefundWire>['reason'],
-    failure_reason: row.failureReason,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
 /** Whether a refund can still head off a dispute the warning announces. */
 export function earlyFraudWarningActionable(row: CardPaymentRow): boolean {
   return row.disputeId === null && (row.state === 'captured' || row.state === 'partially_refunded');
+}
+
+export const CARD_PAYMENT_REFUNDS = 'Its refunds, oldest first.';
+
+export const CardPayment = defineObject<PaymentWithRefunds>()(
+  'CardPayment',
+  'card_payment',
+  `A card payment (Visa, Mastercard or Amex): an authorization, captured at once or later, with its refunds. Never the card number. States: ${cardPaymentMachine.states.join(', ')}.`,
+  {
+    state: field.enum(
+      cardPaymentMachine.states,
+      'requires_action (3-D Secure) → authorized → captured → partially_refunded / refunded; declined, voided and expired are final.',
+    ),
+    amount: field.money(),
+    amount_captured: field.money('How much has been captured (at most the amount).'),
+    amount_refunded: field.money('How much has been refunded (refunds that succeeded or are pending).'),
+    currency: field.currency(),
+    capture: field.boolean<PaymentWithRefunds>(
+      'Whether the authorization was captured on create (false: it waits to be captured or voided).',
+      (row) => row.captureOnAuthorize,
+    ),
+    brand: field.enum(CARD_BRANDS, CARD_TEXTS.brand),
+    last4: field.text(CARD_TEXTS.last4),
+    exp_month: field.int(CARD_TEXTS.exp_month),
+    exp_year: field.int(CARD_TEXTS.exp_year),
+    three_d_secure: field.nullableEnum(
+      ['required', 'succeeded', 'failed'],
+      'The 3-D Secure challenge, when the card asked for one.',
+    ),
+    // GraphQL answers the page's address alone (threeDSecureUrl, card-payments.graphql.ts).
+    next_action: field.custom<PaymentWithRefunds>(
+      z
+        .object({ type: z.literal('three_d_secure'), url: z.string().meta({ format: 'uri' }) })
+        .nullable()
+        .meta({ description: 'Where the payer completes 3-D Secure (state requires_action).' }),
+      (row, rc) =>
+        row.state === 'requires_action'
+          ? { type: 'three_d_secure', url: challengePageUrl(rc.publicUrl, row) }
+          : null,
+    ),
+    network_response_code: field.nullableText(
+      'The ISO 8583 response code of the authorization ("00" approved, "51" insufficient funds, …).',
+    ),
+    network_response_message: field.nullableText<PaymentWithRefunds>(
+      'What that response code means.',
+      (row) => (row.networkResponseCode ? networkResponseDescription(row.networkResponseCode) : null),
+    ),
+    decline_code: field.nullableText('Why the card was declined (state declined), e.g. insufficient_funds.'),
+    failure_message: field.nullableText('A sentence about the decline, for a person.'),
+    refunds: field.custom<PaymentWithRefunds>(
+      z.array(Refund.wire).meta({ description: CARD_PAYMENT_REFUNDS }),
+      (row, rc) => row.refunds.map((refund) => Refund.render(refund, rc)),
+    ),
+    dispute: field.nullableText<PaymentWithRefunds>(
+      'The id of its dispute (GET /v1/disputes/{id}, the dispute query), when the cardholder disputed it.',
+      (row) => row.disputeId,
+    ),
+    // GraphQL answers the warning as an object of its own (card-payments.graphql.ts).
+    early_fraud_warning: field.custom<PaymentWithRefunds>(EarlyFraudWarningWire.nullable(), (row) =>
+      row.earlyFraudWarningAt
+        ? {
+            fraud_type: 'unauthorized_use_of_card',
+            actionable: earlyFraudWarningActionable(row),
+            created_at: row.earlyFraudWarningAt.toISOString(),
+          }
+        : null,
+    ),
+    reference: field.nullableText("The merchant's reference, as given on create."),
+    description: field.nullableText('The description given on create.'),
+    metadata: field.metadata(),
+    collection: field.nullableText<PaymentWithRefunds>(
+      'The id of the collection whose checkout made this payment, if one did.',
+      (row) => row.collectionId,
+    ),
+    authorization_expires_at: field.nullableTimestamp(
+      'While authorized and not captured: when the authorization lapses (state expired), clock time.',
+    ),
+    created_at: field.createdAt(),
+    updated_at: field.updatedAt(),
+  },
+);
+
+export const TokenWire = Token.wire;
+export const RefundWire = Refund.wire;
+export const CardPaymentWire = CardPayment.wire;
+
+export function tokenResource(row: TokenRow): Wire<typeof TokenWire> {
+  return Token.render(row, NO_LINKS);
+}
+
+export function refundResource(row: RefundRow): Wire<typeof RefundWire> {
+  return Refund.render(row, NO_LINKS);
 }
 
 /** The API representation of a card payment: REST bodies and event payloads. Never the number. */
@@ -161,46 +206,5 @@ export function cardPaymentResource(
   refunds: RefundRow[],
   publicUrl: string,
 ): Wire<typeof CardPaymentWire> {
-  const currency = row.currency as CurrencyCode;
-  return {
-    id: row.id,
-    object: 'card_payment',
-    state: row.state,
-    amount: WireDecimal.of(row.amount, currency),
-    amount_captured: WireDecimal.of(row.amountCaptured, currency),
-    amount_refunded: WireDecimal.of(row.amountRefunded, currency),
-    currency,
-    capture: row.captureOnAuthorize,
-    brand: row.brand as CardBrand,
-    last4: row.last4,
-    exp_month: row.expMonth,
-    exp_year: row.expYear,
-    three_d_secure: row.threeDSecure as Wire<typeof CardPaymentWire>['three_d_secure'],
-    next_action:
-      row.state === 'requires_action'
-        ? { type: 'three_d_secure', url: challengePageUrl(publicUrl, row) }
-        : null,
-    network_response_code: row.networkResponseCode,
-    network_response_message: row.networkResponseCode
-      ? networkResponseDescription(row.networkResponseCode)
-      : null,
-    decline_code: row.declineCode,
-    failure_message: row.failureMessage,
-    refunds: refunds.map(refundResource),
-    dispute: row.disputeId,
-    early_fraud_warning: row.earlyFraudWarningAt
-      ? {
-          fraud_type: 'unauthorized_use_of_card',
-          actionable: earlyFraudWarningActionable(row),
-          created_at: row.earlyFraudWarningAt.toISOString(),
-        }
-      : null,
-    reference: row.reference,
-    description: row.description,
-    metadata: row.metadata,
-    collection: row.collectionId,
-    authorization_expires_at: row.authorizationExpiresAt?.toISOString() ?? null,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
+  return CardPayment.render({ ...row, refunds }, { publicUrl });
 }

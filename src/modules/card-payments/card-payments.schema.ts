@@ -18,11 +18,22 @@ export type CreateTokenInput = z.output<typeof createTokenSchema>;
 
 export const createCardPaymentSchema = z.strictObject({
   amount: wireAmount,
-  currency: currencyField(['USD'], 'card payments are in USD (ISO 4217 code, any case)'),
-  card: cardSchema.optional().describe('The card, or `token` from POST /v1/tokens (exactly one).'),
-  token: z.string().min(1).max(64).optional(),
+  currency: currencyField(['USD'], 'card payments are in USD (ISO 4217 code, any case)').describe(
+    'USD (card payments are in USD; another code is currency_unsupported).',
+  ),
+  card: cardSchema.optional().describe('The card; or token (exactly one of them).'),
+  token: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('A card token (POST /v1/tokens, createCardToken in GraphQL), instead of card.'),
   capture: z.boolean().optional().describe('Capture at once (default true); false only authorizes.'),
-  ...labelFields,
+  reference: labelFields.reference.describe(
+    "The merchant's own reference: 1-100 characters of A-Z a-z 0-9 . _ : -.",
+  ),
+  description: labelFields.description.describe('A free-text description, up to 1000 characters.'),
+  metadata: labelFields.metadata,
 });
 
 export const createCardPaymentFieldCodes: FieldCodes = { ...moneyFieldCodes, card: 'parameter_invalid' };
@@ -41,7 +52,10 @@ export const refundSchema = z.strictObject({
   amount: wireAmount
     .optional()
     .describe('At most what is captured and not yet refunded (default: all of it).'),
-  reason: z.enum(['duplicate', 'fraudulent', 'requested_by_customer']).optional(),
+  reason: z
+    .enum(['duplicate', 'fraudulent', 'requested_by_customer'])
+    .optional()
+    .describe('Why the merchant refunds.'),
 });
 
 /** POST /v1/card_payments/{id}/refunds's body as parsed: refundCardPayment's input. */
