@@ -1,6 +1,5 @@
 import type { Tx } from '../../db/client.ts';
 import { type Change, change, commit } from '../../db/commit.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -12,7 +11,7 @@ import { type ValidCard, validateCard } from '../cards/card-validation.ts';
 import { disputeBehavior, refundBehavior } from '../cards/magic-cards.ts';
 import { decideAfterChallenge, decideAuthorization } from '../cards/network.ts';
 import type { FinalDecision, NetworkDecision } from '../cards/network-responses.ts';
-import type { ServiceContext } from '../context.ts';
+import { inContextTx, type ServiceContext } from '../context.ts';
 import { authorizeFromAcquirer, type IssuerAnswer, isIssuedNumber } from '../issuing/issuing.closed-loop.ts';
 import { creditPending } from '../ledger/ledger.funds.ts';
 import { jobValues } from '../scheduler/scheduler.service.ts';
@@ -253,7 +252,7 @@ export async function createCardPayment(
     throwIfDeclined(decided);
     return { ...decided, refunds: [] };
   }
-  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
+  const payment = await inContextTx(ctx, async (tx) =>
     decided
       ? insertNewPayment(tx, ctx, decided)
       : authorizeCard(tx, ctx, of(card ?? (await spendToken(tx, ctx, input.token ?? '')))),

@@ -1,11 +1,10 @@
 import type { Tx } from '../../db/client.ts';
 import { type Change, change, commit, commitUnlessStale } from '../../db/commit.ts';
-import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { transition } from '../../kernel/state-machine.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
 import { creditPending, type PendingCredit } from '../ledger/ledger.funds.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
@@ -88,11 +87,11 @@ export async function captureCardPayment(
     const captured = capturedRow(ctx, read, input);
     if (await commitUnlessStale(ctx, captureChange(ctx, read, captured))) return { ...captured, refunds: [] }; // an authorization has no refunds
   }
-  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
+  const payment = await inContextTx(ctx, async (tx) => {
     const current = await loadPayment(tx, ctx, id);
     return capture(tx, ctx, current, capturedRow(ctx, current, input).amountCaptured);
   });
-  return withRefunds(ctx.tx ?? ctx.db, payment);
+  return withRefunds(dbOf(ctx), payment);
 }
 
 /** The payment as a capture leaves it; refused (409, 400) when it cannot be captured as asked. */
@@ -132,10 +131,10 @@ function captureChange(ctx: ServiceContext, read: CardPaymentRow, captured: Card
 
 /** Cancels an authorization: nothing was on the balance, so nothing is posted. */
 export async function voidCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
-  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
+  const payment = await inContextTx(ctx, async (tx) =>
     stepCardPayment(tx, ctx, await loadPayment(tx, ctx, id), 'void'),
   );
-  return withRefunds(ctx.tx ?? ctx.db, payment);
+  return withRefunds(dbOf(ctx), payment);
 }
 
 /** The scheduled expiry of an authorization nobody captured or voided. */

@@ -3,13 +3,12 @@ import type { Tx } from '../../db/client.ts';
 import { type Change, change, commitUnlessStale } from '../../db/commit.ts';
 import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { transition } from '../../kernel/state-machine.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
 import { fundsAvailableAt } from '../ledger/ledger.funds.ts';
 import { ledgerPostingsEffect, post } from '../ledger/ledger.post.ts';
@@ -71,7 +70,7 @@ export async function refundCardPayment(
         refund: planned.succeeded,
       };
   }
-  const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
+  const result = await inContextTx(ctx, async (tx) => {
     const current = await loadPayment(tx, ctx, id);
     const amount = refundAmount(current, input);
     const pending = newRefund(ctx, current, amount, input);
@@ -101,7 +100,7 @@ export async function refundCardPayment(
     }
     return { payment, refund: await step(tx, ctx, refundKind, pending, 'succeed') };
   });
-  return { payment: await withRefunds(ctx.tx ?? ctx.db, result.payment), refund: result.refund };
+  return { payment: await withRefunds(dbOf(ctx), result.payment), refund: result.refund };
 }
 
 /** The amount a refund asks for (the rest of the captured amount by default), once it may be refunded. */

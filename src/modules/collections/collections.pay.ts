@@ -1,6 +1,5 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
@@ -11,7 +10,7 @@ import { loadPayment, throwIfDeclined } from '../card-payments/card-payments.row
 import type { CompleteChallengeInput } from '../card-payments/card-payments.schema.ts';
 import { answerChallenge } from '../card-payments/card-payments.three-ds.ts';
 import { validateCard } from '../cards/card-validation.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { createCollectionDebit } from '../transfers/transfers.create.ts';
 import { getTransfer } from '../transfers/transfers.read.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
@@ -63,7 +62,7 @@ export async function payCollection(
   reference: string,
   input: PayCollectionInput,
 ): Promise<PayResult> {
-  const result = await inTransaction(ctx.db, ctx.tx, async (tx): Promise<PayResult> => {
+  const result = await inContextTx(ctx, async (tx): Promise<PayResult> => {
     if (input.method === 'bank_account') {
       const account = validateBankAccount(input.bank_account, 'bank_account');
       const collection = await payableCollection(tx, ctx, reference);
@@ -110,7 +109,7 @@ export async function completeChallenge(
   { outcome }: CompleteChallengeInput,
   collectionId: string,
 ): Promise<PayResult> {
-  const result = await inTransaction(ctx.db, ctx.tx, async (tx): Promise<PayResult> => {
+  const result = await inContextTx(ctx, async (tx): Promise<PayResult> => {
     const current = await loadPayment(tx, ctx, paymentId);
     if (current.collectionId !== collectionId)
       throw new SandbankError('resource_not_found', {
@@ -190,7 +189,7 @@ async function payableCollection(tx: Tx, ctx: ServiceContext, reference: string)
 
 /** A payment of a collection and the collection as they are now (an idempotent replay of a payment). */
 export async function loadPayResult(ctx: ServiceContext, paymentId: string): Promise<PayResult> {
-  const exec = ctx.tx ?? ctx.db;
+  const exec = dbOf(ctx);
   if (hasPrefix(paymentId, 'cardPayment')) {
     const payment = await loadPayment(exec, ctx, paymentId);
     if (!payment.collectionId) throw new SandbankError('resource_not_found');

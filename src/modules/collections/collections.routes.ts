@@ -9,6 +9,7 @@ import { jsonRequestBody, listOf, operation, serviceContext, validationHook } fr
 import type { RestEnv } from '../../rest/types.ts';
 import { CardPaymentWire, cardPaymentResource } from '../card-payments/card-payments.resource.ts';
 import { loadPayment } from '../card-payments/card-payments.rows.ts';
+import { dbOf } from '../context.ts';
 import { TransferWire, transferResource } from '../transfers/transfers.resource.ts';
 import { completeChallenge, type PayResult, payCollection } from './collections.pay.ts';
 import {
@@ -255,7 +256,7 @@ export function registerCollectionRoutes(api: OpenAPIHono<RestEnv>): void {
     async (c) => {
       const ctx = serviceContext(c);
       const id = c.req.valid('param').attempt;
-      const payment = await loadPayment(ctx.tx ?? ctx.db, ctx, id);
+      const payment = await loadPayment(dbOf(ctx), ctx, id);
       if (!payment.collectionId)
         throw new SandbankError('resource_not_found', { message: 'No such payment.' });
       const result = await completeChallenge(ctx, id, c.req.valid('json'), payment.collectionId);

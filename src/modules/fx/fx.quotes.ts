@@ -3,12 +3,11 @@ import type { Tx } from '../../db/client.ts';
 import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
 import { merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { post } from '../ledger/ledger.post.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import { type FxQuoteEvent, type FxQuoteState, fxQuoteMachine } from './fx.machine.ts';
@@ -92,11 +91,11 @@ export function createQuote(ctx: ServiceContext, input: CreateQuoteInput): Promi
     lockDuration: input.lock_duration ?? 'five_minutes',
   };
   priceQuote(ctx.config.fx, ctx.clock.now(), request); // every 400 before the transaction
-  return inTransaction(ctx.db, ctx.tx, (tx) => insertQuote(tx, ctx, request));
+  return inContextTx(ctx, (tx) => insertQuote(tx, ctx, request));
 }
 
 export function getQuote(ctx: ServiceContext, id: string): Promise<FxQuoteRow> {
-  return loadOne(ctx.tx ?? ctx.db, fxQuotes, ctx.merchant.id, id, 'FX quote');
+  return loadOne(dbOf(ctx), fxQuotes, ctx.merchant.id, id, 'FX quote');
 }
 
 export function listQuotes(

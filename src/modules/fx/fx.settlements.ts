@@ -2,13 +2,12 @@ import type { Tx } from '../../db/client.ts';
 import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
 import { merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { addBankingDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { placeHold } from '../ledger/ledger.holds.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
 import {
@@ -156,7 +155,7 @@ export async function createSettlement(
   const funding = fundingOf(input, ctx.config.fx, ctx.clock.now());
   // With a quote the currency is the quote's: the destination is checked once the quote is read.
   if (funding.kind !== 'quote') validateDestination(input.destination, funding.currency);
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const id = newId('fxSettlement');
     const now = ctx.clock.now();
     const { quote, currency, amount } = await fund(tx, ctx, funding, input.destination, id);
@@ -213,7 +212,7 @@ export async function createSettlement(
 }
 
 export function getSettlement(ctx: ServiceContext, id: string): Promise<FxSettlementRow> {
-  return loadOne(ctx.tx ?? ctx.db, fxSettlements, ctx.merchant.id, id, 'FX settlement');
+  return loadOne(dbOf(ctx), fxSettlements, ctx.merchant.id, id, 'FX settlement');
 }
 
 export function listSettlements(

@@ -2,11 +2,10 @@ import { and, eq, gte, inArray } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
 import { change, commitUnlessStale } from '../../db/commit.ts';
 import { recordEvent } from '../../db/outbox.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
-import type { ServiceContext } from '../context.ts';
+import { inContextTx, type ServiceContext } from '../context.ts';
 import { holdPosting, placeHold } from '../ledger/ledger.holds.ts';
 import { ledgerPostingsEffect } from '../ledger/ledger.post.ts';
 import { preparePosting } from '../ledger/ledger.statement.ts';
@@ -243,7 +242,7 @@ export async function simulateAuthorization(
     });
     if (written) return row;
   }
-  return inTransaction(ctx.db, ctx.tx, async (tx) =>
+  return inContextTx(ctx, async (tx) =>
     authorizeOnCard(tx, ctx, await loadCard(tx, ctx.merchant.id, cardId, true), request),
   );
 }
