@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
+import type { Change } from '../../db/commit.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
@@ -130,18 +131,22 @@ export async function completeChallenge(
 }
 
 /**
- * The capture hook (modules/reactions.ts): a card payment of a collection was captured — at once, or
- * after its 3-D Secure challenge however it was answered — so the collection is paid. A collection
- * that stopped being payable meanwhile (expired, canceled) refuses, and the capture rolls back.
+ * The capture reaction (modules/reactions.ts): a card payment of a collection was captured — at
+ * once, or after its 3-D Secure challenge however it was answered — so the collection is paid, in
+ * the capture's change (work in its transaction). A collection that stopped being payable
+ * meanwhile (expired, canceled) refuses, and the capture is not written.
  */
-export async function succeedCollectionOnCapture(
-  tx: Tx,
+export function succeedCollectionOnCapture(
+  work: Change,
   ctx: ServiceContext,
   captured: CardPaymentRow,
-): Promise<void> {
-  if (!captured.collectionId) return;
-  const collection = await payableCollection(tx, ctx, captured.collectionId);
-  await transitionCollection(tx, ctx, collection, 'pay_by_card');
+): void {
+  const collectionId = captured.collectionId;
+  if (!collectionId) return;
+  work.within(async (tx) => {
+    const collection = await payableCollection(tx, ctx, collectionId);
+    await transitionCollection(tx, ctx, collection, 'pay_by_card');
+  });
 }
 
 /**
