@@ -1,7 +1,7 @@
 import { and, eq, getTableColumns, isNull, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { EffectKind } from './change.ts';
 import type { Tx } from './client.ts';
-import type { EffectKind } from './commit.ts';
 import { type RecordCell, recordset } from './json-records.ts';
 
 /**

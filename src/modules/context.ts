@@ -1,4 +1,5 @@
-import type { Db, Tx } from '../db/client.ts';
+import type { Db, Executor, Tx } from '../db/client.ts';
+import { inTransaction } from '../db/tx.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { DEFAULT_FX_RATES, DEFAULT_SPREAD, type FxConfig } from './fx/fx.rates.ts';
 import type { WebhookTransport } from './webhooks/webhooks.transport.ts';
@@ -53,4 +54,26 @@ export type ProcessContext = Pick<ServiceContext, 'db' | 'publicUrl' | 'config' 
 /** The process part of a context, without its merchant, clock or transaction. */
 export function processContext(ctx: ProcessContext): ProcessContext {
   return { db: ctx.db, publicUrl: ctx.publicUrl, config: ctx.config, webhookTransport: ctx.webhookTransport };
+}
+
+/** The database handles of a context: the database, and the caller's transaction when it owns one. */
+export interface ContextDb {
+  db: Db;
+  tx?: Tx | undefined;
+}
+
+/**
+ * Where a service reads: the caller's transaction when it owns one (so the read sees what the
+ * caller wrote before it), else the database.
+ */
+export function dbOf({ db, tx }: ContextDb): Executor {
+  return tx ?? db;
+}
+
+/**
+ * Runs a service's writes in the caller's transaction when it owns one, else in a new one, with
+ * the bounded rerun of a transaction that lost a race (inTransaction, src/db/tx.ts).
+ */
+export function inContextTx<T>({ db, tx }: ContextDb, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return inTransaction(db, tx, work);
 }

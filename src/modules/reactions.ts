@@ -29,8 +29,8 @@ import { decorateDeliveries, onLabelledAttemptsRecorded } from './webhooks/webho
  */
 export function registerReactions(): void {
   // A card payment made through a collection's checkout is captured (at once, or after its 3-D
-  // Secure challenge) → the collection succeeds, in the capture's transaction; a collection that
-  // stopped being payable refuses, and the capture rolls back.
+  // Secure challenge) → the collection succeeds, as part of the capture's change (written in one
+  // transaction with it); a collection that stopped being payable refuses, and nothing is written.
   onCardPaymentCaptured(succeedCollectionOnCapture);
 
   // The ACH debit of a collection's bank payment settles → the collection succeeds; it is returned

@@ -1,6 +1,5 @@
 import type { Tx } from '../../db/client.ts';
 import { type Change, change, commit } from '../../db/commit.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -12,13 +11,10 @@ import { type ValidCard, validateCard } from '../cards/card-validation.ts';
 import { disputeBehavior, refundBehavior } from '../cards/magic-cards.ts';
 import { decideAfterChallenge, decideAuthorization } from '../cards/network.ts';
 import type { FinalDecision, NetworkDecision } from '../cards/network-responses.ts';
-import type { ServiceContext } from '../context.ts';
+import { inContextTx, type ServiceContext } from '../context.ts';
 import { authorizeFromAcquirer, type IssuerAnswer, isIssuedNumber } from '../issuing/issuing.closed-loop.ts';
-import { creditPending } from '../ledger/ledger.funds.ts';
-import { jobValues } from '../scheduler/scheduler.service.ts';
-import { scheduledJobs } from '../scheduler/scheduler.table.ts';
-import { afterCapture, capture, captureCredit, EXPIRE_AUTHORIZATION_JOB } from './card-payments.capture.ts';
-import { magicDisputeJobs } from './card-payments.disputes.ts';
+import { jobValues, scheduleJob } from '../scheduler/scheduler.service.ts';
+import { capture, EXPIRE_AUTHORIZATION_JOB, withCapture } from './card-payments.capture.ts';
 import { cardPaymentMachine } from './card-payments.machine.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
 import {
@@ -50,20 +46,24 @@ export interface AuthorizationInput {
 
 /** The job that expires an authorization nobody captures or voids. */
 function expiryJob(ctx: ServiceContext, payment: CardPaymentRow) {
-  return jobValues({
+  return jobValues(expiryJobInput(ctx, payment));
+}
+
+function expiryJobInput(ctx: ServiceContext, payment: CardPaymentRow) {
+  return {
     merchantId: payment.merchantId,
     kind: EXPIRE_AUTHORIZATION_JOB,
     objectId: payment.id,
     dueAt: payment.authorizationExpiresAt ?? addSeconds(ctx.clock.now(), AUTHORIZATION_TTL_SECONDS),
     payload: {},
     createdAt: ctx.clock.now(),
-  });
+  };
 }
 
 /** What follows an approval: capture at once (`capture: true`), or the authorization's expiry job. */
 export async function afterAuthorization(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow) {
   if (payment.captureOnAuthorize) return capture(tx, ctx, payment, payment.amount);
-  await tx.insert(scheduledJobs).values(expiryJob(ctx, payment));
+  await scheduleJob(tx, expiryJobInput(ctx, payment));
   return payment;
 }
 
@@ -177,44 +177,29 @@ export async function authorizeCard(
 }
 
 /**
- * A new payment of no collection as one change: its row (every column set: the row as stored) and
- * its events, with what follows its state — captured at once, the credit into pending and the job
- * that makes it available; authorized, the job that expires it; declined or awaiting 3-D Secure,
- * nothing more. A payment through a collection is written in its collection's transaction
- * (insertNewPayment), where capturing it also pays the collection. Null for the one start that
- * needs a transaction: an approval that captures through capture().
+ * A new payment as one change: its row (every column set: the row as stored) and its events, with
+ * what follows its state — captured at once, what follows a capture (withCapture: the credit into
+ * pending and the job that makes it available, the closed loop's issuer, a collection's reaction);
+ * authorized, the job that expires it; declined or awaiting 3-D Secure, nothing more. (An approval
+ * asked to capture is captured at once: newPaymentValues never leaves it authorized.)
  */
-export function newPaymentChange(ctx: ServiceContext, row: CardPaymentRow): Change | null {
-  if (row.collectionId !== null) return null;
-  if (row.state === 'captured') {
-    return creditPending(
+export function newPaymentChange(ctx: ServiceContext, row: CardPaymentRow): Change {
+  if (row.state === 'captured')
+    return withCapture(
       change()
         .insert(cardPayments, row)
-        .event(...capturedAtOnceEvents(ctx, row))
-        .job(...magicDisputeJobs(row, row.createdAt)),
-      captureCredit(row, row.createdAt),
+        .event(...capturedAtOnceEvents(ctx, row)),
+      ctx,
+      row,
     );
-  }
   const written = change().insert(cardPayments, row).event(cardPaymentEvent(row, ctx.publicUrl));
-  if (row.state !== 'authorized') return written;
-  return row.captureOnAuthorize ? null : written.job(expiryJob(ctx, row));
+  return row.state === 'authorized' ? written.job(expiryJob(ctx, row)) : written;
 }
 
-/** Writes a new payment in the state the network's answer gave it, with its events and what follows. */
+/** Writes a new payment in the caller's transaction, in the state the network's answer gave it. */
 async function insertNewPayment(tx: Tx, ctx: ServiceContext, row: CardPaymentRow): Promise<CardPaymentRow> {
-  const captured = row.state === 'captured';
-  const events = captured ? capturedAtOnceEvents(ctx, row) : [cardPaymentEvent(row, ctx.publicUrl)];
-  await commit(
-    { db: ctx.db, tx },
-    change()
-      .insert(cardPayments, row)
-      .event(...events),
-  );
-  if (captured) {
-    await afterCapture(tx, ctx, row);
-    return row;
-  }
-  return row.state === 'authorized' ? afterAuthorization(tx, ctx, row) : row;
+  await commit({ db: ctx.db, tx }, newPaymentChange(ctx, row));
+  return row;
 }
 
 /**
@@ -245,18 +230,15 @@ export async function createCardPayment(
   // transaction, and so is a card this sandbox issued (its issuer decides, in the transaction).
   const card = input.card ? validateCard(input.card) : null;
   const decided = card && !isIssuedNumber(card.number) ? newPaymentValues(ctx, of(card)) : null;
-  const written = decided ? newPaymentChange(ctx, decided) : null;
-  if (decided && written) {
+  if (decided) {
     // A raw card's payment is one change, so that without an idempotency key it takes the group
     // commit (many concurrent payments, one statement).
-    await commit(ctx, written);
+    await commit(ctx, newPaymentChange(ctx, decided));
     throwIfDeclined(decided);
     return { ...decided, refunds: [] };
   }
-  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
-    decided
-      ? insertNewPayment(tx, ctx, decided)
-      : authorizeCard(tx, ctx, of(card ?? (await spendToken(tx, ctx, input.token ?? '')))),
+  const payment = await inContextTx(ctx, async (tx) =>
+    authorizeCard(tx, ctx, of(card ?? (await spendToken(tx, ctx, input.token ?? '')))),
   );
   throwIfDeclined(payment);
   return { ...payment, refunds: [] }; // a new payment has no refunds

@@ -1,15 +1,13 @@
 import type { Tx } from '../../db/client.ts';
-import { type Change, change, commit, commitUnlessStale } from '../../db/commit.ts';
-import { inTransaction } from '../../db/tx.ts';
+import { type Change, change, commit, readAndCommit } from '../../db/commit.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { transition } from '../../kernel/state-machine.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
 import { creditPending, type PendingCredit } from '../ledger/ledger.funds.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
-import { scheduledJobs } from '../scheduler/scheduler.table.ts';
 import { magicDisputeJobs } from './card-payments.disputes.ts';
 import { cardPaymentMachine } from './card-payments.machine.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
@@ -38,61 +36,70 @@ export function captureCredit(payment: CardPaymentRow, at: Date): PendingCredit 
   };
 }
 
-function creditCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
-  return commit({ db: ctx.db, tx }, creditPending(change(), captureCredit(captured, ctx.clock.now())));
-}
-
-export type CaptureHook = (tx: Tx, ctx: ServiceContext, captured: CardPaymentRow) => Promise<void>;
-const captureHooks: CaptureHook[] = [];
+/** What another module does on a capture, added to the capture's change (modules/reactions.ts). */
+export type CaptureReaction = (work: Change, ctx: ServiceContext, captured: CardPaymentRow) => void;
+const captureReactions: CaptureReaction[] = [];
 
 /**
  * Work another module does when a payment made through a collection's checkout is captured (the
- * collection succeeds), in the capture's transaction; registered once at start-up (modules/reactions.ts).
- * Payments that belong to no collection run no hook, which lets the API's captured-at-once payments
- * take the group commit (newPaymentChange, through commit()).
+ * collection succeeds): it adds its part to the capture's change, so it is written with it, in one
+ * transaction; registered once at start-up (modules/reactions.ts). Payments that belong to no
+ * collection run none, which lets the API's captures take the group commit.
  */
-export function onCardPaymentCaptured(hook: CaptureHook): void {
-  if (!captureHooks.includes(hook)) captureHooks.push(hook);
+export function onCardPaymentCaptured(reaction: CaptureReaction): void {
+  if (!captureReactions.includes(reaction)) captureReactions.push(reaction);
 }
 
-export async function afterCapture(tx: Tx, ctx: ServiceContext, captured: CardPaymentRow): Promise<void> {
-  // The issuer first: it locks both merchants' ledgers in one order before either is touched.
-  if (captured.issuingAuthorizationId)
-    await followAcquirer(tx, ctx, captured.issuingAuthorizationId, {
-      kind: 'capture',
-      amount: captured.amountCaptured,
-    });
-  await creditCapture(tx, ctx, captured);
-  const disputeJobs = magicDisputeJobs(captured, ctx.clock.now());
-  if (disputeJobs.length > 0) await tx.insert(scheduledJobs).values(disputeJobs);
-  if (captured.collectionId === null) return;
-  for (const hook of captureHooks) await hook(tx, ctx, captured);
+/**
+ * Adds to a change what follows a payment's capture, however it was captured (on request, at once,
+ * after 3-D Secure): the issuer's side of the closed loop first (it locks both merchants' ledgers
+ * in one order before either is touched), the credit into pending, the magic cards' dispute jobs,
+ * and the reactions of other modules.
+ */
+export function withCapture(work: Change, ctx: ServiceContext, captured: CardPaymentRow): Change {
+  const at = captured.updatedAt;
+  const authorizationId = captured.issuingAuthorizationId;
+  if (authorizationId)
+    work.within((tx) =>
+      followAcquirer(tx, ctx, authorizationId, { kind: 'capture', amount: captured.amountCaptured }),
+    );
+  creditPending(work, captureCredit(captured, at)).job(...magicDisputeJobs(captured, at));
+  if (captured.collectionId !== null) for (const reaction of captureReactions) reaction(work, ctx, captured);
+  return work;
 }
 
-export async function capture(tx: Tx, ctx: ServiceContext, payment: CardPaymentRow, amount: bigint) {
-  const captured = await stepCardPayment(tx, ctx, payment, 'capture', { amountCaptured: amount });
-  await afterCapture(tx, ctx, captured);
+/** Captures an authorized payment read in the caller's transaction (after its 3-D Secure challenge). */
+export async function capture(
+  tx: Tx,
+  ctx: ServiceContext,
+  payment: CardPaymentRow,
+  amount: bigint,
+): Promise<CardPaymentRow> {
+  const state = transition(cardPaymentMachine, payment.state, 'capture');
+  const captured = { ...payment, state, amountCaptured: amount, updatedAt: ctx.clock.now() };
+  await commit({ db: ctx.db, tx }, captureChange(ctx, payment, captured));
   return captured;
 }
 
-/** Captures an authorization, in full or in part (the rest of the authorization is released). */
+/**
+ * Captures an authorization, in full or in part (the rest of the authorization is released): one
+ * change, written by the group commit when nothing else reacts to it, only if the payment is still
+ * as read; else read again under lock and written in a transaction (readAndCommit).
+ */
 export async function captureCardPayment(
   ctx: ServiceContext,
   id: string,
   input: CaptureInput,
 ): Promise<CardPaymentDetail> {
-  const read = ctx.tx ? null : await loadPayment(ctx.db, ctx, id);
-  if (read && read.collectionId === null && read.issuingAuthorizationId === null) {
-    // The common case, a payment of no collection and no card of this sandbox: one change (the
-    // group commit), written only if the payment is still as read; else the transaction below.
-    const captured = capturedRow(ctx, read, input);
-    if (await commitUnlessStale(ctx, captureChange(ctx, read, captured))) return { ...captured, refunds: [] }; // an authorization has no refunds
-  }
-  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) => {
-    const current = await loadPayment(tx, ctx, id);
-    return capture(tx, ctx, current, capturedRow(ctx, current, input).amountCaptured);
+  const captured = await readAndCommit(ctx, {
+    read: (exec, lock) => loadPayment(exec, ctx, id, lock),
+    write: async (read, target) => {
+      const captured = capturedRow(ctx, read, input);
+      await commit(target, captureChange(ctx, read, captured));
+      return captured;
+    },
   });
-  return withRefunds(ctx.tx ?? ctx.db, payment);
+  return { ...captured, refunds: [] }; // an authorization has no refunds
 }
 
 /** The payment as a capture leaves it; refused (409, 400) when it cannot be captured as asked. */
@@ -110,32 +117,29 @@ function capturedRow(ctx: ServiceContext, current: CardPaymentRow, input: Captur
   return { ...current, state, amountCaptured, updatedAt: ctx.clock.now() };
 }
 
-/** A capture as one change: the compare-and-set of the payment, its event, and the pending credit. */
+/** A capture as one change: the compare-and-set of the payment, its event, and what follows (withCapture). */
 function captureChange(ctx: ServiceContext, read: CardPaymentRow, captured: CardPaymentRow): Change {
-  return creditPending(
-    change()
-      .update({
-        table: cardPayments,
-        id: read.id,
-        expect: { state: read.state },
-        set: {
-          state: captured.state,
-          amountCaptured: captured.amountCaptured,
-          updatedAt: captured.updatedAt,
-        },
-      })
-      .event(cardPaymentEvent(captured, ctx.publicUrl))
-      .job(...magicDisputeJobs(captured, captured.updatedAt)),
-    captureCredit(captured, captured.updatedAt),
-  );
+  const work = change()
+    .update({
+      table: cardPayments,
+      id: read.id,
+      expect: { state: read.state },
+      set: {
+        state: captured.state,
+        amountCaptured: captured.amountCaptured,
+        updatedAt: captured.updatedAt,
+      },
+    })
+    .event(cardPaymentEvent(captured, ctx.publicUrl));
+  return withCapture(work, ctx, captured);
 }
 
 /** Cancels an authorization: nothing was on the balance, so nothing is posted. */
 export async function voidCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
-  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
+  const payment = await inContextTx(ctx, async (tx) =>
     stepCardPayment(tx, ctx, await loadPayment(tx, ctx, id), 'void'),
   );
-  return withRefunds(ctx.tx ?? ctx.db, payment);
+  return withRefunds(dbOf(ctx), payment);
 }
 
 /** The scheduled expiry of an authorization nobody captured or voided. */

@@ -3,13 +3,13 @@ import type { Executor } from '../../db/client.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
 import type { CardPaymentRow, RefundRow, TokenRow } from './card-payments.resource.ts';
 import { type CardPaymentDetail, loadPayment, refundsOf, withRefunds } from './card-payments.rows.ts';
 import { cardPayments, cardRefunds, cardTokens } from './card-payments.table.ts';
 
 export async function getCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
-  const exec = ctx.tx ?? ctx.db;
+  const exec = dbOf(ctx);
   return withRefunds(exec, await loadPayment(exec, ctx, id));
 }
 
@@ -18,7 +18,7 @@ export async function getRefund(
   ctx: ServiceContext,
   id: string,
 ): Promise<{ refund: RefundRow; payment: CardPaymentDetail }> {
-  const exec = ctx.tx ?? ctx.db;
+  const exec = dbOf(ctx);
   const [refund] = id.includes('\u0000')
     ? []
     : await exec
@@ -51,7 +51,7 @@ export async function listCardPayments(
   ctx: ServiceContext,
   query: ListQuery & { collection?: string | undefined },
 ): Promise<Page<CardPaymentDetail>> {
-  const exec = ctx.tx ?? ctx.db;
+  const exec = dbOf(ctx);
   const page = await merchantPage<CardPaymentRow>(ctx, cardPayments, query, [
     query.collection ? eq(cardPayments.collectionId, query.collection) : undefined,
   ]);
@@ -66,7 +66,7 @@ export async function listCardPayments(
 export async function cardPaymentsByIds(ctx: ServiceContext, ids: string[]): Promise<CardPaymentDetail[]> {
   const rows = await merchantRowsByIds<CardPaymentRow>(ctx, cardPayments, ids);
   const refunds = await refundsOf(
-    ctx.tx ?? ctx.db,
+    dbOf(ctx),
     rows.map((row) => row.id),
   );
   return rows.map((row) => ({ ...row, refunds: refunds.get(row.id) ?? [] }));

@@ -1,9 +1,8 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { type Change, change, commitUnlessStale } from '../../db/commit.ts';
-import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
+import { type Change, change, commit, readAndCommit } from '../../db/commit.ts';
+import { type EventInput, objectEvent } from '../../db/outbox.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -12,10 +11,10 @@ import { transition } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
 import { followAcquirer } from '../issuing/issuing.closed-loop.ts';
 import { fundsAvailableAt } from '../ledger/ledger.funds.ts';
-import { ledgerPostingsEffect, post } from '../ledger/ledger.post.ts';
+import { ledgerPostingsEffect } from '../ledger/ledger.post.ts';
 import type { PostingInput } from '../ledger/ledger.rows.ts';
 import { preparePosting } from '../ledger/ledger.statement.ts';
-import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
+import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
 import {
   cardPaymentMachine,
   type RefundEvent,
@@ -23,13 +22,7 @@ import {
   refundMachine,
 } from './card-payments.machine.ts';
 import { type CardPaymentRow, type RefundRow, refundResource } from './card-payments.resource.ts';
-import {
-  type CardPaymentDetail,
-  cardPaymentEvent,
-  loadPayment,
-  refundsOf,
-  withRefunds,
-} from './card-payments.rows.ts';
+import { type CardPaymentDetail, cardPaymentEvent, loadPayment, refundsOf } from './card-payments.rows.ts';
 import type { RefundInput } from './card-payments.schema.ts';
 import { cardPayments, cardRefunds } from './card-payments.table.ts';
 
@@ -52,56 +45,27 @@ const refundKind: StatefulKind<RefundRow, RefundState, RefundEvent> = {
  * refund's money leaves the merchant's available balance when the refund is made — which may take
  * it below zero while the payment's own funds are still pending, as a real acquirer's balance
  * does; later debits that need available funds (payouts, transfers) are refused until it recovers.
- * Refund magic cards: …7726 stays pending a banking day, …5126 fails (nothing moves).
+ * Refund magic cards: …7726 stays pending a banking day, …5126 fails (nothing moves). One change,
+ * written only if the payment is still as read (the group commit, when nothing else must happen in
+ * its transaction); else read again under lock and written in a transaction (readAndCommit).
  */
 export async function refundCardPayment(
   ctx: ServiceContext,
   id: string,
   input: RefundInput,
 ): Promise<{ payment: CardPaymentDetail; refund: RefundRow }> {
-  const read = ctx.tx ? null : await loadPayment(ctx.db, ctx, id);
-  if (read && read.refundBehavior === 'succeeds' && read.issuingAuthorizationId === null) {
-    // The common case, a refund that succeeds at once on a card of no issuer here: one change (the
-    // group commit), written only if the payment is still as read; else the transaction below.
-    const refunds = (await refundsOf(ctx.db, [read.id])).get(read.id) ?? [];
-    const planned = plannedRefund(read, newRefund(ctx, read, refundAmount(read, input), input));
-    if (await commitUnlessStale(ctx, refundChange(ctx, read, refunds, planned)))
+  return readAndCommit(ctx, {
+    read: (exec, lock) => loadPayment(exec, ctx, id, lock),
+    write: async (read, target, exec) => {
+      const refunds = (await refundsOf(exec, [read.id])).get(read.id) ?? [];
+      const planned = plannedRefund(read, newRefund(ctx, read, refundAmount(read, input), input));
+      await commit(target, refundChange(ctx, read, refunds, planned));
       return {
-        payment: { ...planned.payment, refunds: byId([...refunds, planned.succeeded]) },
-        refund: planned.succeeded,
+        payment: { ...planned.payment, refunds: byId([...refunds, planned.refund]) },
+        refund: planned.refund,
       };
-  }
-  const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
-    const current = await loadPayment(tx, ctx, id);
-    const amount = refundAmount(current, input);
-    const pending = newRefund(ctx, current, amount, input);
-    const now = pending.createdAt;
-    await tx.insert(cardRefunds).values(pending);
-    await recordEvent(tx, refundEvent(pending));
-    if (current.refundBehavior === 'fails') {
-      const failed = await step(tx, ctx, refundKind, pending, 'fail', {
-        failureReason: 'The card issuer declined the refund.',
-      });
-      return { payment: current, refund: failed };
-    }
-    const payment = await takeRefund(tx, ctx, current, amount);
-    if (current.issuingAuthorizationId)
-      await followAcquirer(tx, ctx, current.issuingAuthorizationId, { kind: 'refund', amount });
-    await post(tx, refundPosting(current, pending));
-    if (current.refundBehavior === 'pending_then_succeeds') {
-      await scheduleJob(tx, {
-        merchantId: ctx.merchant.id,
-        kind: SETTLE_REFUND_JOB,
-        objectId: pending.id,
-        dueAt: fundsAvailableAt(now, 1),
-        payload: {},
-        createdAt: now,
-      });
-      return { payment, refund: pending };
-    }
-    return { payment, refund: await step(tx, ctx, refundKind, pending, 'succeed') };
+    },
   });
-  return { payment: await withRefunds(ctx.tx ?? ctx.db, result.payment), refund: result.refund };
 }
 
 /** The amount a refund asks for (the rest of the captured amount by default), once it may be refunded. */
@@ -145,8 +109,11 @@ function byId(refunds: RefundRow[]): RefundRow[] {
 }
 
 interface PlannedRefund {
+  /** The refund as it is made. */
   pending: RefundRow;
-  succeeded: RefundRow;
+  /** The refund as the request leaves it: succeeded, still pending (…7726) or failed (…5126). */
+  refund: RefundRow;
+  /** The payment after it (unchanged by a refund that fails). */
   payment: CardPaymentRow;
 }
 
@@ -172,25 +139,34 @@ function newRefund(
   };
 }
 
-/** A refund that succeeds at once, as the rows it writes: the refund as made and as it ends, and the payment after it. */
+/** A refund as the rows it writes: the refund as made and as it ends, and the payment after it. */
 function plannedRefund(payment: CardPaymentRow, pending: RefundRow): PlannedRefund {
-  const now = pending.createdAt;
+  if (payment.refundBehavior === 'fails') {
+    const state = transition(refundMachine, pending.state, 'fail');
+    const failed = { ...pending, state, failureReason: 'The card issuer declined the refund.' };
+    return { pending, refund: failed, payment };
+  }
   const amountRefunded = payment.amountRefunded + pending.amount;
   return {
     pending,
-    succeeded: { ...pending, state: transition(refundMachine, pending.state, 'succeed') },
+    refund:
+      payment.refundBehavior === 'pending_then_succeeds'
+        ? pending
+        : { ...pending, state: transition(refundMachine, pending.state, 'succeed') },
     payment: {
       ...payment,
       amountRefunded,
       state: amountRefunded === payment.amountCaptured ? 'refunded' : 'partially_refunded',
-      updatedAt: now,
+      updatedAt: pending.createdAt,
     },
   };
 }
 
 /**
- * The refund as one change, with the events in the order the transaction path writes them: the
- * refund made, the payment's new state (when it changes), the posting, the refund succeeded.
+ * The refund as one change, with the events in the order they happen: the refund made, the
+ * payment's new state (when it changes), the issuer's side of the closed loop, the posting, then
+ * the refund succeeded (or the job that settles it a banking day later); a refund that fails only
+ * holds the payment as read and writes its two events.
  */
 function refundChange(
   ctx: ServiceContext,
@@ -198,67 +174,37 @@ function refundChange(
   refunds: RefundRow[],
   planned: PlannedRefund,
 ): Change {
+  const { pending, refund, payment } = planned;
+  const moves = payment !== read;
   const work = change()
-    .insert(cardRefunds, planned.succeeded)
+    .insert(cardRefunds, refund)
     .update({
       table: cardPayments,
       id: read.id,
       expect: { state: read.state, amountRefunded: read.amountRefunded, disputeId: read.disputeId },
-      set: {
-        state: planned.payment.state,
-        amountRefunded: planned.payment.amountRefunded,
-        updatedAt: planned.payment.updatedAt,
-      },
+      set: moves
+        ? { state: payment.state, amountRefunded: payment.amountRefunded, updatedAt: payment.updatedAt }
+        : {},
     })
-    .event(refundEvent(planned.pending));
-  if (planned.payment.state !== read.state)
-    work.event(cardPaymentEvent(planned.payment, ctx.publicUrl, byId([...refunds, planned.pending])));
-  return work
-    .effect(ledgerPostingsEffect, preparePosting(refundPosting(read, planned.pending)))
-    .event(refundEvent(planned.succeeded));
-}
-
-/**
- * Adds a refund to the payment's refunded amount with one guarded UPDATE, so concurrent refunds can
- * never together exceed the captured amount; the state follows (partially_refunded or refunded).
- */
-async function takeRefund(
-  tx: Tx,
-  ctx: ServiceContext,
-  payment: CardPaymentRow,
-  amount: bigint,
-): Promise<CardPaymentRow> {
-  const total = sql`${cardPayments.amountRefunded} + ${amount.toString()}::bigint`;
-  const [updated] = await tx
-    .update(cardPayments)
-    .set({
-      amountRefunded: total,
-      state: sql`CASE WHEN ${total} = ${cardPayments.amountCaptured} THEN 'refunded' ELSE 'partially_refunded' END`,
-      updatedAt: ctx.clock.now(),
-    })
-    .where(
-      and(
-        eq(cardPayments.id, payment.id),
-        inArray(cardPayments.state, [...cardPaymentMachine.transitions.refund.from]),
-        isNull(cardPayments.disputeId),
-        sql`${total} <= ${cardPayments.amountCaptured}`,
-      ),
-    )
-    .returning();
-  if (!updated) {
-    const current = await loadPayment(tx, ctx, payment.id);
-    transition(cardPaymentMachine, current.state, 'refund');
-    refuseIfDisputed(current);
-    throw new SandbankError('amount_invalid', {
-      param: 'amount',
-      message: 'The refunds would exceed the captured amount.',
-    });
-  }
-  if (updated.state !== payment.state) {
-    const refunds = (await refundsOf(tx, [updated.id])).get(updated.id) ?? [];
-    await recordEvent(tx, cardPaymentEvent(updated, ctx.publicUrl, refunds));
-  }
-  return updated;
+    .event(refundEvent(pending));
+  if (!moves) return work.event(refundEvent(refund));
+  if (payment.state !== read.state)
+    work.event(cardPaymentEvent(payment, ctx.publicUrl, byId([...refunds, pending])));
+  const authorizationId = read.issuingAuthorizationId;
+  if (authorizationId)
+    work.within((tx) => followAcquirer(tx, ctx, authorizationId, { kind: 'refund', amount: pending.amount }));
+  work.effect(ledgerPostingsEffect, preparePosting(refundPosting(read, pending)));
+  if (refund.state !== 'pending') return work.event(refundEvent(refund));
+  return work.job(
+    jobValues({
+      merchantId: read.merchantId,
+      kind: SETTLE_REFUND_JOB,
+      objectId: pending.id,
+      dueAt: fundsAvailableAt(pending.createdAt, 1),
+      payload: {},
+      createdAt: pending.createdAt,
+    }),
+  );
 }
 
 /** The scheduled half of a pending refund (magic card …7726): it succeeds a banking day later. */

@@ -31,14 +31,21 @@ export async function withRefunds(exec: Executor, row: CardPaymentRow): Promise<
   return { ...row, refunds: (await refundsOf(exec, [row.id])).get(row.id) ?? [] };
 }
 
-export async function loadPayment(exec: Executor, ctx: ServiceContext, id: string): Promise<CardPaymentRow> {
+/** One payment of the context's merchant (404 when it has none by this id); `lock`: FOR UPDATE. */
+export async function loadPayment(
+  exec: Executor,
+  ctx: ServiceContext,
+  id: string,
+  lock = false,
+): Promise<CardPaymentRow> {
   // Postgres text cannot hold U+0000: such an id names no payment (a 404, not a 500).
   if (id.includes('\u0000'))
     throw new SandbankError('resource_not_found', { message: 'No such card payment.' });
-  const [row] = await exec
+  const query = exec
     .select()
     .from(cardPayments)
     .where(and(eq(cardPayments.id, id), eq(cardPayments.merchantId, ctx.merchant.id)));
+  const [row] = lock ? await query.for('update') : await query;
   if (!row) throw new SandbankError('resource_not_found', { message: `No card payment ${id.slice(0, 60)}.` });
   return row;
 }

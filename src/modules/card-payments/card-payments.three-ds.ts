@@ -1,11 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { linkSecretMatches } from '../../kernel/secrets.ts';
 import type { FinalDecision } from '../cards/network-responses.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 import { afterAuthorization, decisionColumns } from './card-payments.authorize.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
@@ -96,9 +95,9 @@ export async function completeCardPayment3ds(
   id: string,
   { outcome }: CompleteChallengeInput,
 ): Promise<CardPaymentDetail> {
-  const payment = await inTransaction(ctx.db, ctx.tx, async (tx) =>
+  const payment = await inContextTx(ctx, async (tx) =>
     answerChallenge(tx, ctx, await loadPayment(tx, ctx, id), outcome),
   );
   throwIfDeclined(payment);
-  return withRefunds(ctx.tx ?? ctx.db, payment);
+  return withRefunds(dbOf(ctx), payment);
 }

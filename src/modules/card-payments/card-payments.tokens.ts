@@ -1,12 +1,11 @@
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows, type Tx } from '../../db/client.ts';
 import { perMerchant } from '../../db/per-merchant.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { addSeconds, realNowOf } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { type ValidCard, validateCard } from '../cards/card-validation.ts';
-import type { ServiceContext } from '../context.ts';
+import { inContextTx, type ServiceContext } from '../context.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import type { TokenRow } from './card-payments.resource.ts';
 import type { CreateTokenInput } from './card-payments.schema.ts';
@@ -31,7 +30,7 @@ export async function createToken(ctx: ServiceContext, input: CreateTokenInput):
   const now = ctx.clock.now();
   const realCreatedAt = realNowOf(ctx.clock);
   const expiresAt = addSeconds(now, TOKEN_TTL_SECONDS);
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const [row] = await tx
       .insert(cardTokens)
       .values({

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { TtlCache } from '../../kernel/ttl-cache.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
 import { type ChaosSpec, formatChaos, parseChaos } from './chaos.grammar.ts';
 import { SeedSequences } from './chaos.sequences.ts';
 import { chaosSettings } from './chaos.table.ts';
@@ -101,7 +101,7 @@ export function countWebhookChaos(fault: WebhookChaosFault, status: number | nul
 }
 
 export async function getChaosSetting(ctx: ServiceContext): Promise<ChaosSetting> {
-  return (await load(ctx.tx ?? ctx.db, ctx.merchant.id)).setting;
+  return (await load(dbOf(ctx), ctx.merchant.id)).setting;
 }
 
 export interface ChaosChange {
@@ -125,7 +125,7 @@ function canonical(text: string | null | undefined, read: (text: string) => stri
  * starts again from its first request or delivery.
  */
 export async function setChaosSetting(ctx: ServiceContext, change: ChaosChange): Promise<ChaosSetting> {
-  const db = ctx.tx ?? ctx.db;
+  const db = dbOf(ctx);
   const merchantId = ctx.merchant.id;
   // Both texts are read before anything is written: a bad one changes nothing.
   const faults = canonical(change.faults, (text) => formatChaos(parseChaos(text, 'faults')));

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.ts';
-import { inTransaction, runTransaction } from '../../db/tx.ts';
+import { runTransaction } from '../../db/tx.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { Lanes } from '../../kernel/lanes.ts';
-import type { ServiceContext } from '../context.ts';
+import { inContextTx, type ServiceContext } from '../context.ts';
 import { JOB_BATCH, type RanJob, runDueJobs } from '../scheduler/scheduler.service.ts';
 import { type AdvanceClockInput, CLOCK_CEILING, MAX_ADVANCE_SECONDS } from './clock.schema.ts';
 import {
@@ -69,7 +69,7 @@ async function onFreeClock<T>(
   const busy = Symbol('busy');
   for (;;) {
     const realNow = systemClock.now();
-    const result = await inTransaction(ctx.db, ctx.tx, async (tx) => {
+    const result = await inContextTx(ctx, async (tx) => {
       const { state, hold } = await lockClockRow(tx, ctx.merchant.id, realNow);
       // Inside a caller's transaction nothing can be waited for: the change goes ahead.
       if (!ctx.tx && runningElsewhere(hold, realNow)) return busy;

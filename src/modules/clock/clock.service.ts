@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/client.ts';
 import { runTransaction } from '../../db/tx.ts';
 import { type Clock, systemClock } from '../../kernel/clock.ts';
 import { TtlCache } from '../../kernel/ttl-cache.ts';
-import type { MerchantRef, ProcessContext, ServiceContext } from '../context.ts';
+import { dbOf, type MerchantRef, type ProcessContext, type ServiceContext } from '../context.ts';
 import { getMerchant } from '../merchants/merchants.service.ts';
 import { JOB_BATCH, merchantsWithDueWork, type RanJob, runDueJobs } from '../scheduler/scheduler.service.ts';
 import { merchantClocks } from './clock.table.ts';
@@ -148,7 +148,7 @@ export function forget(db: Db, merchantId: string): void {
 }
 
 export async function getClock(ctx: ServiceContext): Promise<ClockView> {
-  return view(await readState(ctx.tx ?? ctx.db, ctx.merchant.id), systemClock);
+  return view(await readState(dbOf(ctx), ctx.merchant.id), systemClock);
 }
 
 /**

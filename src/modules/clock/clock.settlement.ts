@@ -1,6 +1,6 @@
 import { and, count, eq, inArray, isNotNull, max, notInArray } from 'drizzle-orm';
 import { nextSameDayAchWindow } from '../../kernel/calendar.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
 import { inboundTransfers } from '../inbound-transfers/inbound-transfers.table.ts';
 import { INSTANT_RAILS } from '../transfers/transfers.rails.ts';
 import { transfers } from '../transfers/transfers.table.ts';
@@ -26,7 +26,7 @@ export interface SettlementTarget {
 }
 
 export async function nextSettlement(ctx: ServiceContext, now: Date): Promise<SettlementTarget> {
-  const [row] = await (ctx.tx ?? ctx.db)
+  const [row] = await dbOf(ctx)
     .select({ latest: max(transfers.expectedSettlementAt), entries: count() })
     .from(transfers)
     .where(
@@ -39,7 +39,7 @@ export async function nextSettlement(ctx: ServiceContext, now: Date): Promise<Se
       ),
     );
   // Inbound ACH entries settle on the same timeline (the instant rails' are completed at once).
-  const [inbound] = await (ctx.tx ?? ctx.db)
+  const [inbound] = await dbOf(ctx)
     .select({ latest: max(inboundTransfers.expectedSettlementAt), entries: count() })
     .from(inboundTransfers)
     .where(

@@ -3,6 +3,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { listQuerySchema } from '../../kernel/pagination.ts';
 import { completeChallengeSchema } from '../../kernel/wire-schemas.ts';
 import { loadPayment } from '../card-payments/card-payments.rows.ts';
+import { dbOf } from '../context.ts';
 import { defineOperation } from '../operation.ts';
 import {
   CollectionPayResultWire,
@@ -137,7 +138,7 @@ export const collectionOperations = [
     errors: ['invalid_state', 'card_declined', 'collection_not_payable'],
     output: Collection,
     run: async (ctx, { params, body }) => {
-      const payment = await loadPayment(ctx.tx ?? ctx.db, ctx, params.attempt);
+      const payment = await loadPayment(dbOf(ctx), ctx, params.attempt);
       if (!payment.collectionId)
         throw new SandbankError('resource_not_found', { message: 'No such payment.' });
       return completeChallenge(ctx, params.attempt, body, payment.collectionId);

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { inTransaction } from '../../db/tx.ts';
+import type { Change } from '../../db/commit.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
@@ -11,7 +11,7 @@ import { loadPayment, throwIfDeclined } from '../card-payments/card-payments.row
 import type { CompleteChallengeInput } from '../card-payments/card-payments.schema.ts';
 import { answerChallenge } from '../card-payments/card-payments.three-ds.ts';
 import { validateCard } from '../cards/card-validation.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { createCollectionDebit } from '../transfers/transfers.create.ts';
 import { getTransfer } from '../transfers/transfers.read.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
@@ -63,7 +63,7 @@ export async function payCollection(
   reference: string,
   input: PayCollectionInput,
 ): Promise<PayResult> {
-  const result = await inTransaction(ctx.db, ctx.tx, async (tx): Promise<PayResult> => {
+  const result = await inContextTx(ctx, async (tx): Promise<PayResult> => {
     if (input.method === 'bank_account') {
       const account = validateBankAccount(input.bank_account, 'bank_account');
       const collection = await payableCollection(tx, ctx, reference);
@@ -110,7 +110,7 @@ export async function completeChallenge(
   { outcome }: CompleteChallengeInput,
   collectionId: string,
 ): Promise<PayResult> {
-  const result = await inTransaction(ctx.db, ctx.tx, async (tx): Promise<PayResult> => {
+  const result = await inContextTx(ctx, async (tx): Promise<PayResult> => {
     const current = await loadPayment(tx, ctx, paymentId);
     if (current.collectionId !== collectionId)
       throw new SandbankError('resource_not_found', {
@@ -131,18 +131,22 @@ export async function completeChallenge(
 }
 
 /**
- * The capture hook (modules/reactions.ts): a card payment of a collection was captured — at once, or
- * after its 3-D Secure challenge however it was answered — so the collection is paid. A collection
- * that stopped being payable meanwhile (expired, canceled) refuses, and the capture rolls back.
+ * The capture reaction (modules/reactions.ts): a card payment of a collection was captured — at
+ * once, or after its 3-D Secure challenge however it was answered — so the collection is paid, in
+ * the capture's change (work in its transaction). A collection that stopped being payable
+ * meanwhile (expired, canceled) refuses, and the capture is not written.
  */
-export async function succeedCollectionOnCapture(
-  tx: Tx,
+export function succeedCollectionOnCapture(
+  work: Change,
   ctx: ServiceContext,
   captured: CardPaymentRow,
-): Promise<void> {
-  if (!captured.collectionId) return;
-  const collection = await payableCollection(tx, ctx, captured.collectionId);
-  await transitionCollection(tx, ctx, collection, 'pay_by_card');
+): void {
+  const collectionId = captured.collectionId;
+  if (!collectionId) return;
+  work.within(async (tx) => {
+    const collection = await payableCollection(tx, ctx, collectionId);
+    await transitionCollection(tx, ctx, collection, 'pay_by_card');
+  });
 }
 
 /**
@@ -190,7 +194,7 @@ async function payableCollection(tx: Tx, ctx: ServiceContext, reference: string)
 
 /** A payment of a collection and the collection as they are now (an idempotent replay of a payment). */
 export async function loadPayResult(ctx: ServiceContext, paymentId: string): Promise<PayResult> {
-  const exec = ctx.tx ?? ctx.db;
+  const exec = dbOf(ctx);
   if (hasPrefix(paymentId, 'cardPayment')) {
     const payment = await loadPayment(exec, ctx, paymentId);
     if (!payment.collectionId) throw new SandbankError('resource_not_found');

@@ -5,7 +5,6 @@ import type { EventInput } from '../../db/outbox.ts';
 import { objectEvent } from '../../db/outbox.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix, newId } from '../../kernel/ids.ts';
@@ -15,7 +14,7 @@ import { linkSecretMatches, newLinkSecret } from '../../kernel/secrets.ts';
 import { cardPaymentsOfCollection } from '../card-payments/card-payments.read.ts';
 import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
 import { declineOpenChallenges } from '../card-payments/card-payments.three-ds.ts';
-import type { MerchantRef, ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type MerchantRef, type ServiceContext } from '../context.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
 import { debitsOfCollection } from '../transfers/transfers.read.ts';
@@ -186,7 +185,7 @@ export async function loadCollection(
 }
 
 export async function getCollection(ctx: ServiceContext, reference: string): Promise<CollectionDetail> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const row = await loadCollection(tx, ctx, reference);
     const attempts = await tx
       .select()
@@ -207,7 +206,7 @@ export async function getCollection(ctx: ServiceContext, reference: string): Pro
  * due (GraphQL's nodes(ids:)). Their attempts, debits and card payments are read when asked for.
  */
 export async function collectionsByIds(ctx: ServiceContext, ids: string[]): Promise<CollectionRow[]> {
-  const exec = ctx.tx ?? ctx.db;
+  const exec = dbOf(ctx);
   const rows = await merchantRowsByIds<CollectionRow>(ctx, collections, ids);
   const current: CollectionRow[] = [];
   for (const row of rows) current.push(await expireIfDue(exec, ctx, row));
@@ -224,7 +223,7 @@ export function listCollections(ctx: ServiceContext, query: ListQuery): Promise<
 }
 
 export async function cancelCollection(ctx: ServiceContext, reference: string): Promise<CollectionRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const row = await loadCollection(tx, ctx, reference);
     return transitionCollection(tx, ctx, row, 'cancel');
   });

@@ -5,7 +5,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { type BankAccount, validateBankAccount } from '../bank-accounts/bank-account.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
 import type { CreateCounterpartyInput } from './counterparties.schema.ts';
 import { type CounterpartyRow, counterparties } from './counterparties.table.ts';
 
@@ -29,7 +29,7 @@ export async function createCounterparty(
     createdAt: now,
     updatedAt: now,
   };
-  await (ctx.tx ?? ctx.db).insert(counterparties).values(row);
+  await dbOf(ctx).insert(counterparties).values(row);
   return row;
 }
 
@@ -53,7 +53,7 @@ export async function loadCounterparty(
 }
 
 export function getCounterparty(ctx: ServiceContext, id: string): Promise<CounterpartyRow> {
-  return loadCounterparty(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+  return loadCounterparty(dbOf(ctx), ctx.merchant.id, id);
 }
 
 /** The merchant's counterparties among `ids` (GraphQL's nodes(ids:)). */
@@ -74,7 +74,7 @@ export async function savedAccount(
   id: string,
   param: string,
 ): Promise<{ id: string; account: BankAccount; name: string }> {
-  const row = await loadCounterparty(ctx.tx ?? ctx.db, ctx.merchant.id, id).catch((error: unknown) => {
+  const row = await loadCounterparty(dbOf(ctx), ctx.merchant.id, id).catch((error: unknown) => {
     if (error instanceof SandbankError && error.code === 'resource_not_found')
       throw new SandbankError('parameter_invalid', { param, message: `No counterparty ${id.slice(0, 60)}.` });
     throw error;

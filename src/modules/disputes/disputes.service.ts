@@ -3,7 +3,6 @@ import type { Executor, Tx } from '../../db/client.ts';
 import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -15,7 +14,7 @@ import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts'
 import { cardPaymentEvent, loadPayment, refundsOf } from '../card-payments/card-payments.rows.ts';
 import { cardPayments } from '../card-payments/card-payments.table.ts';
 import type { DisputeBehavior } from '../cards/magic-cards.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { post } from '../ledger/ledger.post.ts';
 import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
 import { type DisputeEvent, type DisputeState, disputeMachine } from './disputes.machine.ts';
@@ -70,7 +69,7 @@ export async function loadDispute(exec: Executor, ctx: ServiceContext, id: strin
 }
 
 export function getDispute(ctx: ServiceContext, id: string): Promise<DisputeRow> {
-  return loadDispute(ctx.tx ?? ctx.db, ctx, id);
+  return loadDispute(dbOf(ctx), ctx, id);
 }
 
 /** The merchant's disputes among `ids` (GraphQL's nodes(ids:)). */
@@ -249,7 +248,7 @@ export async function simulateDispute(
   paymentId: string,
   input: SimulateDisputeInput,
 ): Promise<DisputeRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const payment = await loadPayment(tx, ctx, paymentId);
     checkDisputable(payment);
     const remaining = payment.amountCaptured - payment.amountRefunded;
@@ -306,7 +305,7 @@ export async function updateDispute(
   id: string,
   input: UpdateDisputeInput,
 ): Promise<DisputeRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const row = await loadDispute(tx, ctx, id);
     const submit = input.submit ?? true;
     const event: DisputeEvent = row.state === 'warning_needs_response' ? 'submit_warning' : 'submit';
@@ -356,7 +355,7 @@ function definedOnly(record: Record<string, string | undefined>): Record<string,
  * chargeback is lost (its debit stands), an inquiry is closed (warning_closed).
  */
 export async function closeDispute(ctx: ServiceContext, id: string): Promise<DisputeRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const row = await loadDispute(tx, ctx, id);
     if (row.state === 'warning_needs_response') return closeWarning(tx, ctx, row, 'accepted');
     if (row.state === 'needs_response') return lose(tx, ctx, row, 'accepted');
@@ -385,7 +384,7 @@ export async function resolveDispute(
   id: string,
   input: ResolveDisputeInput,
 ): Promise<DisputeRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const row = await loadDispute(tx, ctx, id);
     if (disputeMachine.final.includes(row.state))
       throw invalidState(disputeMachine, row.state, input.outcome === 'won' ? 'win' : 'lose');

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/client.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
 import { events } from './events.table.ts';
 
 export {
@@ -57,7 +57,7 @@ export async function findEvent(exec: Executor, merchantId: string, id: string):
 }
 
 export async function getEvent(ctx: ServiceContext, id: string): Promise<EventRow> {
-  const row = await findEvent(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+  const row = await findEvent(dbOf(ctx), ctx.merchant.id, id);
   if (!row) throw new SandbankError('resource_not_found', { message: `No event ${id.slice(0, 60)}.` });
   return row;
 }

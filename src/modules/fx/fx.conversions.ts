@@ -1,9 +1,8 @@
 import { objectEvent, recordEvent } from '../../db/outbox.ts';
 import { merchantRowsByIds } from '../../db/pages.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { fxConversionStates } from './fx.machine.ts';
 import { convertOnLedger, lockQuote, useQuote } from './fx.quotes.ts';
 import { type FxConversionRow, fxConversionResource } from './fx.resource.ts';
@@ -20,7 +19,7 @@ export async function createConversion(
   ctx: ServiceContext,
   input: CreateConversionInput,
 ): Promise<FxConversionRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const id = newId('fxConversion');
     const quote = await useQuote(tx, ctx, await lockQuote(tx, ctx, input.quote_id), id);
     await convertOnLedger(tx, ctx, quote, { type: 'fx_conversion', id });
@@ -52,7 +51,7 @@ export async function createConversion(
 }
 
 export function getConversion(ctx: ServiceContext, id: string): Promise<FxConversionRow> {
-  return loadOne(ctx.tx ?? ctx.db, fxConversions, ctx.merchant.id, id, 'FX conversion');
+  return loadOne(dbOf(ctx), fxConversions, ctx.merchant.id, id, 'FX conversion');
 }
 
 export function listConversions(

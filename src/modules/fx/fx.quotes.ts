@@ -1,16 +1,18 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
+import { change, commit } from '../../db/commit.ts';
+import { type EventInput, objectEvent } from '../../db/outbox.ts';
 import { merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import { transition } from '../../kernel/state-machine.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
 import { post } from '../ledger/ledger.post.ts';
-import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
+import type { PostingInput } from '../ledger/ledger.rows.ts';
+import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
 import { type FxQuoteEvent, type FxQuoteState, fxQuoteMachine } from './fx.machine.ts';
 import { priceQuote, type QuoteRequest } from './fx.pricing.ts';
 import { formatRate } from './fx.rates.ts';
@@ -37,66 +39,80 @@ const quoteKind: StatefulKind<FxQuoteRow, FxQuoteState, FxQuoteEvent> = {
   event: quoteEvent,
 };
 
-/**
- * Prices and writes a quote with its created event, and the job that expires it unless the caller
- * uses it at once (`usedAtOnce`: a settlement converted at the current rate).
- */
-export async function insertQuote(
-  tx: Tx,
-  ctx: ServiceContext,
-  request: QuoteRequest,
-  usedAtOnce = false,
-): Promise<FxQuoteRow> {
+/** A new quote priced now (every 400 of its amounts here), as stored: open, locked for its duration. */
+export function newQuote(ctx: ServiceContext, request: QuoteRequest): FxQuoteRow {
   const now = ctx.clock.now();
   const priced = priceQuote(ctx.config.fx, now, request);
-  const [row] = await tx
-    .insert(fxQuotes)
-    .values({
-      id: newId('fxQuote'),
-      merchantId: ctx.merchant.id,
-      state: fxQuoteMachine.initial,
-      sourceCurrency: 'USD',
-      targetCurrency: request.target,
-      rate: formatRate(priced.rate),
-      sellRate: formatRate(priced.sell),
-      midRate: formatRate(priced.mid),
-      sourceAmount: priced.sourceAmount,
-      targetAmount: priced.targetAmount,
-      fee: priced.fee,
-      fixedSide: priced.fixedSide,
-      lockDuration: request.lockDuration,
-      expiresAt: new Date(now.getTime() + LOCK_DURATIONS[request.lockDuration] * 1000),
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  if (!row) throw new Error('quote insert returned no row');
-  await recordEvent(tx, quoteEvent(row, ctx.publicUrl, 'fx_quote.created'));
-  if (usedAtOnce) return row;
-  await scheduleJob(tx, {
-    merchantId: row.merchantId,
-    kind: EXPIRE_FX_QUOTE_JOB,
-    objectId: row.id,
-    dueAt: row.expiresAt,
+  return {
+    id: newId('fxQuote'),
+    merchantId: ctx.merchant.id,
+    state: fxQuoteMachine.initial,
+    sourceCurrency: 'USD',
+    targetCurrency: request.target,
+    rate: formatRate(priced.rate),
+    sellRate: formatRate(priced.sell),
+    midRate: formatRate(priced.mid),
+    sourceAmount: priced.sourceAmount,
+    targetAmount: priced.targetAmount,
+    fee: priced.fee,
+    fixedSide: priced.fixedSide,
+    lockDuration: request.lockDuration,
+    usedBy: null,
+    expiresAt: new Date(now.getTime() + LOCK_DURATIONS[request.lockDuration] * 1000),
     createdAt: now,
-  });
-  return row;
+    updatedAt: now,
+  };
 }
 
-/** POST /v1/fx/quotes: a rate locked for five minutes (default), an hour or a day. */
-export function createQuote(ctx: ServiceContext, input: CreateQuoteInput): Promise<FxQuoteRow> {
-  const request = {
+/** POST /v1/fx/quotes: a rate locked for five minutes (default), an hour or a day — the quote, its event and its expiry, one change. */
+export async function createQuote(ctx: ServiceContext, input: CreateQuoteInput): Promise<FxQuoteRow> {
+  const row = newQuote(ctx, {
     target: input.target_currency,
     sourceAmount: input.source_amount,
     targetAmount: input.target_amount,
     lockDuration: input.lock_duration ?? 'five_minutes',
-  };
-  priceQuote(ctx.config.fx, ctx.clock.now(), request); // every 400 before the transaction
-  return inTransaction(ctx.db, ctx.tx, (tx) => insertQuote(tx, ctx, request));
+  });
+  const expiry = jobValues({
+    merchantId: row.merchantId,
+    kind: EXPIRE_FX_QUOTE_JOB,
+    objectId: row.id,
+    dueAt: row.expiresAt,
+    createdAt: row.createdAt,
+  });
+  await commit(ctx, change().insert(fxQuotes, row).event(quoteCreatedEvent(row)).job(expiry));
+  return row;
+}
+
+/** A new quote's event. */
+export function quoteCreatedEvent(row: FxQuoteRow): EventInput {
+  return quoteEvent(row, '', 'fx_quote.created');
+}
+
+/** A quote as using it leaves it (used by `usedBy`); refused when it is used already or expired. */
+export function usedQuote(ctx: ServiceContext, quote: FxQuoteRow, usedBy: string): FxQuoteRow {
+  const now = ctx.clock.now();
+  if (quote.state === 'used') {
+    throw new SandbankError('quote_already_used', {
+      param: 'quote_id',
+      message: `This quote was already used by ${quote.usedBy}.`,
+    });
+  }
+  if (quote.state === 'expired' || now.getTime() >= quote.expiresAt.getTime()) {
+    throw new SandbankError('quote_expired', {
+      param: 'quote_id',
+      message: `This quote expired at ${quote.expiresAt.toISOString()}; ask for a new one.`,
+    });
+  }
+  return { ...quote, state: transition(fxQuoteMachine, quote.state, 'use'), usedBy, updatedAt: now };
+}
+
+/** The event of a quote arriving in `used`. */
+export function quoteUsedEvent(row: FxQuoteRow): EventInput {
+  return quoteEvent(row, '');
 }
 
 export function getQuote(ctx: ServiceContext, id: string): Promise<FxQuoteRow> {
-  return loadOne(ctx.tx ?? ctx.db, fxQuotes, ctx.merchant.id, id, 'FX quote');
+  return loadOne(dbOf(ctx), fxQuotes, ctx.merchant.id, id, 'FX quote');
 }
 
 export function listQuotes(
@@ -126,20 +142,8 @@ export async function useQuote(
   quote: FxQuoteRow,
   usedBy: string,
 ): Promise<FxQuoteRow> {
-  const now = ctx.clock.now();
-  if (quote.state === 'used') {
-    throw new SandbankError('quote_already_used', {
-      param: 'quote_id',
-      message: `This quote was already used by ${quote.usedBy}.`,
-    });
-  }
-  if (quote.state === 'expired' || now.getTime() >= quote.expiresAt.getTime()) {
-    throw new SandbankError('quote_expired', {
-      param: 'quote_id',
-      message: `This quote expired at ${quote.expiresAt.toISOString()}; ask for a new one.`,
-    });
-  }
-  return step(tx, ctx, quoteKind, quote, 'use', { usedBy, updatedAt: now });
+  const used = usedQuote(ctx, quote, usedBy);
+  return step(tx, ctx, quoteKind, quote, 'use', { usedBy, updatedAt: used.updatedAt });
 }
 
 /** Due work: a quote nobody used by `expires_at` expires. */
@@ -165,24 +169,35 @@ export async function convertOnLedger(
   quote: FxQuoteRow,
   source: { type: string; id: string },
 ): Promise<void> {
+  for (const posting of conversionPostings(ctx, quote, source)) await post(tx, posting);
+}
+
+/** A conversion at a quote as the ledger's two postings: USD out of available, the target currency into it. */
+export function conversionPostings(
+  ctx: ServiceContext,
+  quote: FxQuoteRow,
+  source: { type: string; id: string },
+): PostingInput[] {
   const at = ctx.clock.now();
   const base = { merchantId: ctx.merchant.id, type: 'fx_conversion', source, at };
-  await post(tx, {
-    ...base,
-    currency: 'USD',
-    entries: [
-      { account: 'available', amount: -quote.sourceAmount },
-      { account: 'fx_liquidity', amount: quote.sourceAmount },
-    ],
-  });
-  await post(tx, {
-    ...base,
-    currency: quote.targetCurrency as CurrencyCode,
-    entries: [
-      { account: 'fx_liquidity', amount: -quote.targetAmount },
-      { account: 'available', amount: quote.targetAmount },
-    ],
-  });
+  return [
+    {
+      ...base,
+      currency: 'USD',
+      entries: [
+        { account: 'available', amount: -quote.sourceAmount },
+        { account: 'fx_liquidity', amount: quote.sourceAmount },
+      ],
+    },
+    {
+      ...base,
+      currency: quote.targetCurrency as CurrencyCode,
+      entries: [
+        { account: 'fx_liquidity', amount: -quote.targetAmount },
+        { account: 'available', amount: quote.targetAmount },
+      ],
+    },
+  ];
 }
 
 /** The merchant's FX quotes among `ids` (GraphQL's nodes(ids:)). */

@@ -1,10 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
 import { step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { transition } from '../../kernel/state-machine.ts';
-import type { ServiceContext } from '../context.ts';
+import { inContextTx, type ServiceContext } from '../context.ts';
 import { postHold, voidHold } from '../ledger/ledger.holds.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
 import { FAILURE_REASONS, failureReasonOf } from './fx.destinations.ts';
@@ -60,9 +59,7 @@ export async function paySettlementJob(ctx: ServiceContext & { tx: Tx }, job: Jo
 
 /** POST /v1/simulate/fx_settlements/{id}/pay: the beneficiary's bank credits it now (409 unless converted). */
 export function simulateSettlementPay(ctx: ServiceContext, id: string): Promise<FxSettlementRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) =>
-    settle(tx, ctx, await lockSettlement(tx, ctx, id), null),
-  );
+  return inContextTx(ctx, async (tx) => settle(tx, ctx, await lockSettlement(tx, ctx, id), null));
 }
 
 /**
@@ -75,7 +72,7 @@ export function simulateSettlementFail(
   input: FailSettlementInput,
 ): Promise<FxSettlementRow> {
   const code = input.code ?? 'AC04';
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const row = await lockSettlement(tx, ctx, id);
     if (row.state === 'converted' && !(code in FAILURE_REASONS)) {
       throw new SandbankError('parameter_invalid', {

@@ -1,16 +1,19 @@
 import type { Tx } from '../../db/client.ts';
-import { type EventInput, objectEvent, recordEvent } from '../../db/outbox.ts';
+import { type Change, change, commit } from '../../db/commit.ts';
+import { type EventInput, objectEvent } from '../../db/outbox.ts';
 import { merchantRowsByIds } from '../../db/pages.ts';
-import { type StatefulKind, step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
+import type { StatefulKind } from '../../db/step.ts';
 import { addBankingDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import type { ServiceContext } from '../context.ts';
-import { placeHold } from '../ledger/ledger.holds.ts';
-import { scheduleJob } from '../scheduler/scheduler.service.ts';
+import { transition } from '../../kernel/state-machine.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
+import { holdPosting } from '../ledger/ledger.holds.ts';
+import { ledgerPostingsEffect } from '../ledger/ledger.post.ts';
+import { preparePosting } from '../ledger/ledger.statement.ts';
+import { jobValues } from '../scheduler/scheduler.service.ts';
 import {
   failureOf,
   type NormalizedDestination,
@@ -19,12 +22,19 @@ import {
 } from './fx.destinations.ts';
 import { type FxSettlementEvent, type FxSettlementState, fxSettlementMachine } from './fx.machine.ts';
 import { maxTargetMinor, priceQuote, type QuoteRequest } from './fx.pricing.ts';
-import { convertOnLedger, insertQuote, lockQuote, useQuote } from './fx.quotes.ts';
+import {
+  conversionPostings,
+  lockQuote,
+  newQuote,
+  quoteCreatedEvent,
+  quoteUsedEvent,
+  usedQuote,
+} from './fx.quotes.ts';
 import type { FxConfig, FxTargetCurrency } from './fx.rates.ts';
 import { type FxQuoteRow, type FxSettlementRow, fxSettlementResource } from './fx.resource.ts';
 import { listOf, loadOne } from './fx.rows.ts';
 import { type CreateSettlementInput, FUNDING_WAYS } from './fx.schema.ts';
-import { fxSettlements, type StoredFxDestination } from './fx.table.ts';
+import { fxQuotes, fxSettlements, type StoredFxDestination } from './fx.table.ts';
 
 /**
  * Settlements abroad: a payment to a foreign account in EUR, GBP or JPY, funded by
@@ -120,13 +130,14 @@ function fundingOf(input: CreateSettlementInput, fx: FxConfig, now: Date): Fundi
 }
 
 /**
- * What a settlement pays, and the quote it converts at, taken for it: the named quote (its
- * destination checked against its currency first, so a wrong destination leaves it open), or a new
- * one at the current rate; no quote for a settlement paid out of a balance.
+ * What a settlement pays, and the quote it converts at, taken for it in `work`: the named quote
+ * (locked; its destination checked against its currency first, so a wrong destination leaves it
+ * open), or a new one at the current rate, made used; no quote for a settlement paid out of a balance.
  */
 async function fund(
   tx: Tx,
   ctx: ServiceContext,
+  work: Change,
   funding: Funding,
   destination: unknown,
   settlementId: string,
@@ -134,11 +145,21 @@ async function fund(
   if (funding.kind === 'balance') return { quote: null, ...funding };
   let quote: FxQuoteRow;
   if (funding.kind === 'convert_now') {
-    quote = await useQuote(tx, ctx, await insertQuote(tx, ctx, funding.request, true), settlementId);
+    const made = newQuote(ctx, funding.request);
+    quote = usedQuote(ctx, made, settlementId);
+    work.insert(fxQuotes, quote).event(quoteCreatedEvent(made), quoteUsedEvent(quote));
   } else {
     const named = await lockQuote(tx, ctx, funding.quoteId);
     validateDestination(destination, named.targetCurrency as FxTargetCurrency);
-    quote = await useQuote(tx, ctx, named, settlementId);
+    quote = usedQuote(ctx, named, settlementId);
+    work
+      .update({
+        table: fxQuotes,
+        id: named.id,
+        expect: { state: named.state },
+        set: { state: quote.state, usedBy: quote.usedBy, updatedAt: quote.updatedAt },
+      })
+      .event(quoteUsedEvent(quote));
   }
   return { quote, currency: quote.targetCurrency as FxTargetCurrency, amount: quote.targetAmount };
 }
@@ -147,6 +168,8 @@ async function fund(
  * POST /v1/fx/settlements: pays a foreign account. The target amount is converted (or taken from
  * the balance) and held on the target balance — `pending → converted`, both in this request — then
  * paid the next US banking day at 12:00 ET, or returned to that balance when the destination fails.
+ * One change, in a transaction (a named quote is locked while it is taken): the quote taken, the
+ * settlement and its two events, the conversion's postings, the hold and the job that pays it.
  * Every 400 and 422 leaves nothing written (a named quote stays open).
  */
 export async function createSettlement(
@@ -156,64 +179,75 @@ export async function createSettlement(
   const funding = fundingOf(input, ctx.config.fx, ctx.clock.now());
   // With a quote the currency is the quote's: the destination is checked once the quote is read.
   if (funding.kind !== 'quote') validateDestination(input.destination, funding.currency);
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const id = newId('fxSettlement');
     const now = ctx.clock.now();
-    const { quote, currency, amount } = await fund(tx, ctx, funding, input.destination, id);
+    const work = change();
+    const { quote, currency, amount } = await fund(tx, ctx, work, funding, input.destination, id);
     const destination = validateDestination(input.destination, currency);
     const failure = failureOf(destination);
-    const [created] = await tx
-      .insert(fxSettlements)
-      .values({
-        id,
-        merchantId: ctx.merchant.id,
-        state: fxSettlementMachine.initial,
-        quoteId: quote?.id ?? null,
-        sourceCurrency: quote?.sourceCurrency ?? null,
-        sourceAmount: quote?.sourceAmount ?? null,
-        rate: quote?.rate ?? null,
-        fee: quote?.fee ?? null,
-        amount,
-        currency,
-        destination: storedDestination(destination),
-        failsWith: failure?.code ?? null,
-        expectedPaidAt: nyInstant(addBankingDays(nyDateOf(now), 1), SETTLEMENT_PAY_TIME),
-        reference: input.reference ?? null,
-        description: input.description ?? null,
-        metadata: input.metadata ?? {},
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    if (!created) throw new Error('settlement insert returned no row');
-    await recordEvent(tx, settlementEvent(created, ctx.publicUrl, 'fx_settlement.created'));
-    if (quote) await convertOnLedger(tx, ctx, quote, { type: 'fx_settlement', id });
-    const hold = await placeHold(tx, {
+    const source = { type: 'fx_settlement', id };
+    const hold = preparePosting(
+      holdPosting({ merchantId: ctx.merchant.id, currency, amount, type: 'fx_settlement', source, at: now }),
+    );
+    const created: FxSettlementRow = {
+      id,
       merchantId: ctx.merchant.id,
-      currency,
+      state: fxSettlementMachine.initial,
+      quoteId: quote?.id ?? null,
+      sourceCurrency: quote?.sourceCurrency ?? null,
+      sourceAmount: quote?.sourceAmount ?? null,
+      rate: quote?.rate ?? null,
+      fee: quote?.fee ?? null,
       amount,
-      type: 'fx_settlement',
-      source: { type: 'fx_settlement', id },
-      at: now,
-    });
-    const converted = await step(tx, ctx, settlementKind, created, 'convert', {
-      holdId: hold.id,
+      currency,
+      destination: storedDestination(destination),
+      failsWith: failure?.code ?? null,
+      holdId: null,
+      expectedPaidAt: nyInstant(addBankingDays(nyDateOf(now), 1), SETTLEMENT_PAY_TIME),
+      convertedAt: null,
+      paidAt: null,
+      failedAt: null,
+      failureCode: null,
+      failureReason: null,
+      reference: input.reference ?? null,
+      description: input.description ?? null,
+      metadata: input.metadata ?? {},
+      createdAt: now,
+      updatedAt: now,
+    };
+    const converted: FxSettlementRow = {
+      ...created,
+      state: transition(fxSettlementMachine, created.state, 'convert'),
+      holdId: hold.row.id,
       convertedAt: now,
       updatedAt: now,
-    });
-    await scheduleJob(tx, {
-      merchantId: ctx.merchant.id,
-      kind: PAY_FX_SETTLEMENT_JOB,
-      objectId: id,
-      dueAt: converted.expectedPaidAt,
-      createdAt: now,
-    });
+    };
+    work
+      .insert(fxSettlements, converted)
+      .event(settlementEvent(created, ctx.publicUrl, 'fx_settlement.created'));
+    if (quote)
+      for (const posting of conversionPostings(ctx, quote, source))
+        work.effect(ledgerPostingsEffect, preparePosting(posting));
+    work
+      .effect(ledgerPostingsEffect, hold)
+      .event(settlementEvent(converted, ctx.publicUrl))
+      .job(
+        jobValues({
+          merchantId: ctx.merchant.id,
+          kind: PAY_FX_SETTLEMENT_JOB,
+          objectId: id,
+          dueAt: converted.expectedPaidAt,
+          createdAt: now,
+        }),
+      );
+    await commit({ db: ctx.db, tx }, work);
     return converted;
   });
 }
 
 export function getSettlement(ctx: ServiceContext, id: string): Promise<FxSettlementRow> {
-  return loadOne(ctx.tx ?? ctx.db, fxSettlements, ctx.merchant.id, id, 'FX settlement');
+  return loadOne(dbOf(ctx), fxSettlements, ctx.merchant.id, id, 'FX settlement');
 }
 
 export function listSettlements(

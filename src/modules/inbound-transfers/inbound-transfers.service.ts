@@ -3,7 +3,6 @@ import type { Executor, Tx } from '../../db/client.ts';
 import { objectEvent, recordEvent } from '../../db/outbox.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -11,7 +10,7 @@ import { formatDecimal, parseAmount } from '../../kernel/money.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { canTransition, isStateOf, transition } from '../../kernel/state-machine.ts';
 import { validateBankAccount } from '../bank-accounts/bank-account.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { post, postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
@@ -113,7 +112,7 @@ export function createInboundTransfer(
     createdAt: now,
     updatedAt: now,
   };
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     await tx.insert(inboundTransfers).values(values);
     await recordEvent(tx, inboundEvent(values, ctx.publicUrl, 'inbound_transfer.created'));
     if (instant) {
@@ -242,9 +241,7 @@ function withInbound(
   id: string,
   work: (tx: Tx, row: InboundTransferRow) => Promise<InboundTransferRow>,
 ): Promise<InboundTransferRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) =>
-    work(tx, await loadInbound(tx, ctx.merchant.id, id, { lock: true })),
-  );
+  return inContextTx(ctx, async (tx) => work(tx, await loadInbound(tx, ctx.merchant.id, id, { lock: true })));
 }
 
 /** POST /v1/simulate/inbound_transfers/{id}/settle: settles a pending ACH entry now. */
@@ -271,7 +268,7 @@ export async function settleInboundJob(ctx: ServiceContext & { tx: Tx }, job: Jo
 // Read
 
 export function getInboundTransfer(ctx: ServiceContext, id: string): Promise<InboundTransferRow> {
-  return loadInbound(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+  return loadInbound(dbOf(ctx), ctx.merchant.id, id);
 }
 
 /** The merchant's inbound transfers among `ids` (GraphQL's nodes(ids:)). */

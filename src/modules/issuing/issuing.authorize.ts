@@ -1,17 +1,14 @@
 import { and, eq, gte, inArray } from 'drizzle-orm';
-import type { Tx } from '../../db/client.ts';
-import { change, commitUnlessStale } from '../../db/commit.ts';
-import { recordEvent } from '../../db/outbox.ts';
-import { inTransaction } from '../../db/tx.ts';
+import type { Executor } from '../../db/client.ts';
+import { type Change, type CommitTarget, change, commit, readAndCommit } from '../../db/commit.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
-import type { ServiceContext } from '../context.ts';
-import { holdPosting, placeHold } from '../ledger/ledger.holds.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
+import { holdPosting } from '../ledger/ledger.holds.ts';
 import { ledgerPostingsEffect } from '../ledger/ledger.post.ts';
 import { preparePosting } from '../ledger/ledger.statement.ts';
 import { jobValues } from '../scheduler/scheduler.service.ts';
-import { scheduledJobs } from '../scheduler/scheduler.table.ts';
 import {
   DECLINES,
   decideIssuing,
@@ -43,7 +40,7 @@ function controlsOf(stored: StoredControls): SpendingControls {
 }
 
 /** The card's earlier authorizations that may count against a limit now (those in the widest window). */
-async function priorSpend(tx: Tx, card: VirtualCardRow, now: Date): Promise<PriorSpend[]> {
+async function priorSpend(tx: Executor, card: VirtualCardRow, now: Date): Promise<PriorSpend[]> {
   // The earliest start of any of the card's windows (a week can begin before its month or year).
   const starts = card.spendingControls.limits
     .map((limit) => windowStart(limit.interval as LimitInterval, now))
@@ -131,20 +128,18 @@ function expiryJob(row: IssuingAuthorizationRow) {
 }
 
 /**
- * An authorization on a card without spending limits, as one change: nothing but the card's state
- * and controls and the merchant's balance decide it, so it needs no lock on the card — only that
- * the card is still as read when it commits (row-update.ts). An approval's hold is a guarded
- * posting: a balance too low refuses the change with insufficient_balance, nothing written.
+ * An authorization as one change: the card held as read (its state and controls decided it: the
+ * change is written only while they are as read), an approval's hold (a guarded posting: a balance
+ * too low refuses the change with insufficient_balance, nothing written), the authorization, its
+ * event and its expiry.
  */
-function authorizationChange(ctx: ServiceContext, card: VirtualCardRow, request: AuthorizationRequest) {
+function authorizationChange(
+  ctx: ServiceContext,
+  card: VirtualCardRow,
+  request: AuthorizationRequest,
+  decision: IssuingDecision,
+) {
   const now = ctx.clock.now();
-  const decision = decideIssuing({
-    card: { ...card, controls: controlsOf(card.spendingControls) },
-    amount: request.amount,
-    mcc: request.merchant.mcc,
-    now,
-    prior: [],
-  });
   const id = newId('issuingAuthorization');
   const hold =
     decision.outcome === 'approved'
@@ -172,52 +167,61 @@ export interface AuthorizationRequest {
 }
 
 /**
- * Decides an authorization on a card locked by the caller, in the card merchant's transaction and
- * on its clock: the controls in the precedence of issuing.controls.ts, then the funds — an approval
- * holds the amount on the merchant's available USD (a hold that does not fit is declined
- * insufficient_funds, inside a savepoint so nothing of it stays). Writes the authorization, its
- * event and its expiry.
+ * Decides an authorization on a card and writes it to `target`, on the card merchant's clock: the
+ * controls in the precedence of issuing.controls.ts (a card with limits counts its earlier
+ * authorizations: the caller has locked the card), then the funds — an approval holds the amount
+ * on the merchant's available USD; when the hold does not fit, the approval is not written (in a
+ * caller's transaction it was tried in a savepoint) and the authorization is declined
+ * insufficient_funds instead. Writes the authorization, its event and its expiry.
  */
 export async function authorizeOnCard(
-  tx: Tx,
+  target: CommitTarget,
   ctx: ServiceContext,
   card: VirtualCardRow,
   request: AuthorizationRequest,
 ): Promise<IssuingAuthorizationRow> {
   const now = ctx.clock.now();
-  const id = newId('issuingAuthorization');
-  let decision: IssuingDecision = decideIssuing({
+  const decision = decideIssuing({
     card: { ...card, controls: controlsOf(card.spendingControls) },
     amount: request.amount,
     mcc: request.merchant.mcc,
     now,
-    prior: await priorSpend(tx, card, now),
+    prior: await priorSpend(dbOf(target), card, now),
   });
-  let holdId: string | null = null;
   if (decision.outcome === 'approved') {
+    const approved = authorizationChange(ctx, card, request, decision);
     try {
-      holdId = await tx.transaction(async (savepoint) => {
-        const hold = await placeHold(savepoint, authorizationHold(card, request, id, now));
-        return hold.id;
-      });
+      await commitRefusable(target, approved.work);
+      return approved.row;
     } catch (error) {
       if (!(error instanceof SandbankError && error.code === 'insufficient_balance')) throw error;
-      decision = { outcome: 'declined', reason: 'insufficient_funds', interval: null };
     }
   }
-  const row = authorizationRow(card, request, decision, { id, holdId, now });
-  await tx.insert(issuingAuthorizations).values(row);
-  await recordEvent(tx, issuingAuthorizationEvent(row));
-  const job = expiryJob(row);
-  if (job) await tx.insert(scheduledJobs).values(job);
-  return row;
+  const declined = authorizationChange(
+    ctx,
+    card,
+    request,
+    decision.outcome === 'declined'
+      ? decision
+      : { outcome: 'declined', reason: 'insufficient_funds', interval: null },
+  );
+  await commit(target, declined.work);
+  return declined.row;
+}
+
+/** commit(), in a savepoint of the caller's transaction when there is one, so that a refusal leaves it usable. */
+function commitRefusable(target: CommitTarget, work: Change): Promise<void> {
+  const { db, tx } = target;
+  return tx ? tx.transaction((savepoint) => commit({ db, tx: savepoint }, work)) : commit(target, work);
 }
 
 /**
  * POST /v1/simulate/virtual_cards/{id}/authorizations: a merchant somewhere asks to charge the
  * card. Approved or declined, the answer is 200 with the authorization (a decline is the card
- * issuer's answer, not an API error). The card row is locked: authorizations of one card are
- * decided one at a time, so concurrent ones never overshoot a limit or the balance.
+ * issuer's answer, not an API error). A card without limits is decided from the card as read
+ * (one change, the group commit, written only while the card is as read); a card with limits is
+ * locked, so that its authorizations are decided one at a time and concurrent ones never overshoot
+ * a limit (readAndCommit).
  */
 export async function simulateAuthorization(
   ctx: ServiceContext,
@@ -231,19 +235,9 @@ export async function simulateAuthorization(
     merchant: { name: input.merchant.name, mcc, country: input.merchant.country ?? 'US' },
     reference: input.reference ?? null,
   };
-  const read = ctx.tx ? null : await loadCard(ctx.db, ctx.merchant.id, cardId);
-  if (read && read.spendingControls.limits.length === 0) {
-    // The common case, a card without limits: one change (the group commit). A card that moved
-    // since it was read, or a balance too low for the hold, goes the locked way below (which
-    // declines insufficient_funds).
-    const { row, work } = authorizationChange(ctx, read, request);
-    const written = await commitUnlessStale(ctx, work).catch((error: unknown) => {
-      if (error instanceof SandbankError && error.code === 'insufficient_balance') return false;
-      throw error;
-    });
-    if (written) return row;
-  }
-  return inTransaction(ctx.db, ctx.tx, async (tx) =>
-    authorizeOnCard(tx, ctx, await loadCard(tx, ctx.merchant.id, cardId, true), request),
-  );
+  return readAndCommit(ctx, {
+    read: (exec, lock) => loadCard(exec, ctx.merchant.id, cardId, lock),
+    optimistic: (card) => card.spendingControls.limits.length === 0,
+    write: (card, target) => authorizeOnCard(target, ctx, card, request),
+  });
 }

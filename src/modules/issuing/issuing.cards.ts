@@ -2,13 +2,12 @@ import { randomInt } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { recordEvent } from '../../db/outbox.ts';
 import { step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { luhnCheckDigit } from '../cards/card-numbers.ts';
 import { TEST_CARDS } from '../cards/magic-cards.ts';
-import type { ServiceContext } from '../context.ts';
+import { inContextTx, type ServiceContext } from '../context.ts';
 import { validateMcc } from './issuing.controls.ts';
 import { virtualCardMachine } from './issuing.machine.ts';
 import type { VirtualCardRow } from './issuing.resource.ts';
@@ -55,7 +54,7 @@ export async function createVirtualCard(
 ): Promise<VirtualCardRow> {
   const controls = parseControls(input.spending_controls);
   const now = ctx.clock.now();
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     for (let attempt = 0; attempt < 5; attempt++) {
       const number = newCardNumber(input.brand);
       if (TEST_CARDS.some((card) => card.number === number)) continue;
@@ -100,7 +99,7 @@ export async function updateVirtualCard(
   input: UpdateVirtualCardInput,
 ): Promise<VirtualCardRow> {
   const controls = input.spending_controls === undefined ? undefined : parseControls(input.spending_controls);
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const card = await loadCard(tx, ctx.merchant.id, id, true);
     const now = ctx.clock.now();
     const changesState = input.state !== undefined && input.state !== card.state;

@@ -102,7 +102,7 @@ export async function authorizeFromAcquirer(
     return declined('expired_card', '54', "The card's expiry date is incorrect.");
   await lockLedgers(tx, [acquirer.merchant.id, card.merchantId]);
   const issuer = await issuerContext(tx, acquirer, card.merchantId);
-  const auth = await authorizeOnCard(tx, issuer, card, {
+  const auth = await authorizeOnCard({ db: issuer.db, tx }, issuer, card, {
     amount: request.amount,
     merchant: { name: acquirer.merchant.name, mcc: acquirer.config.merchantMcc, country: 'US' },
     cardPaymentId: request.cardPaymentId,

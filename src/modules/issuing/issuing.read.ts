@@ -2,14 +2,14 @@ import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
 import type { VirtualCardState } from './issuing.machine.ts';
 import type { IssuingAuthorizationRow, VirtualCardRow } from './issuing.resource.ts';
 import { loadAuthorization, loadCard } from './issuing.rows.ts';
 import { issuingAuthorizations, virtualCards } from './issuing.table.ts';
 
 export function getVirtualCard(ctx: ServiceContext, id: string): Promise<VirtualCardRow> {
-  return loadCard(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+  return loadCard(dbOf(ctx), ctx.merchant.id, id);
 }
 
 /**
@@ -37,7 +37,7 @@ export async function listVirtualCards(
 }
 
 export function getAuthorization(ctx: ServiceContext, id: string): Promise<IssuingAuthorizationRow> {
-  return loadAuthorization(ctx.tx ?? ctx.db, ctx.merchant.id, id);
+  return loadAuthorization(dbOf(ctx), ctx.merchant.id, id);
 }
 
 export async function listAuthorizations(
@@ -48,7 +48,7 @@ export async function listAuthorizations(
   const card = await getVirtualCard(ctx, cardId);
   const conditions = [eq(issuingAuthorizations.cardId, card.id)];
   if (query.starting_after) conditions.push(lt(issuingAuthorizations.id, query.starting_after));
-  const rows = await (ctx.tx ?? ctx.db)
+  const rows = await dbOf(ctx)
     .select()
     .from(issuingAuthorizations)
     .where(and(...conditions))

@@ -1,11 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
 import { step } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { formatDecimal, parseAmount } from '../../kernel/money.ts';
 import { transition } from '../../kernel/state-machine.ts';
-import type { ServiceContext } from '../context.ts';
+import { inContextTx, type ServiceContext } from '../context.ts';
 import { placeHold, postHold, voidHold } from '../ledger/ledger.holds.ts';
 import { post } from '../ledger/ledger.post.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
@@ -45,7 +44,7 @@ function simulateStep(
   id: string,
   work: (tx: Tx, row: IssuingAuthorizationRow) => Promise<IssuingAuthorizationRow>,
 ): Promise<IssuingAuthorizationRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const row = await loadAuthorization(tx, ctx.merchant.id, id, true);
     if (row.cardPaymentId) {
       throw new SandbankError('invalid_state', {

@@ -4,7 +4,7 @@ import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { CURRENCY_CODES, type CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
 import { MERCHANT_ACCOUNTS } from './ledger.accounts.ts';
 import type { PostingRow } from './ledger.rows.ts';
 import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts';
@@ -18,7 +18,7 @@ export interface Balance {
 
 /** One row per currency the merchant has touched; USD always. */
 export async function getBalances(ctx: ServiceContext): Promise<Balance[]> {
-  const rows = await (ctx.tx ?? ctx.db)
+  const rows = await dbOf(ctx)
     .select({ currency: ledgerAccounts.currency, kind: ledgerAccounts.kind, balance: ledgerAccounts.balance })
     .from(ledgerAccounts)
     .where(
@@ -66,7 +66,7 @@ export async function listBalanceTransactions(
 
 /** One of the merchant's postings by its id (a replayed top-up answers with it). */
 export async function getBalanceTransaction(ctx: ServiceContext, id: string): Promise<PostingRow> {
-  const [row] = await (ctx.tx ?? ctx.db)
+  const [row] = await dbOf(ctx)
     .select()
     .from(ledgerPostings)
     .where(and(eq(ledgerPostings.id, id), eq(ledgerPostings.merchantId, ctx.merchant.id)));
@@ -130,7 +130,7 @@ export async function balanceHistory(
   limit = 200,
 ): Promise<BalancePoint[]> {
   const rows = await queryRows<{ at: string | Date; available: string; pending: string; reserved: string }>(
-    ctx.tx ?? ctx.db,
+    dbOf(ctx),
     sql`
     SELECT at, available, pending, reserved FROM (
       SELECT id, created_at AS at,

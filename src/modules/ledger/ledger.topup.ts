@@ -1,7 +1,6 @@
-import { inTransaction } from '../../db/tx.ts';
 import { minorUnits } from '../../kernel/currency.ts';
 import { parseAmount } from '../../kernel/money.ts';
-import type { ServiceContext } from '../context.ts';
+import { inContextTx, type ServiceContext } from '../context.ts';
 import { postTopUp } from './ledger.post.ts';
 import type { PostingRow } from './ledger.rows.ts';
 import type { TopUpInput } from './ledger.schema.ts';
@@ -14,7 +13,7 @@ export async function topUpBalance(ctx: ServiceContext, input: TopUpInput): Prom
   const amount = parseAmount(input.amount, input.currency, {
     max: TOP_UP_MAX_MAJOR * 10n ** BigInt(minorUnits(input.currency)),
   });
-  return inTransaction(ctx.db, ctx.tx, (tx) =>
+  return inContextTx(ctx, (tx) =>
     postTopUp(tx, {
       merchantId: ctx.merchant.id,
       currency: input.currency,

@@ -8,7 +8,7 @@ import { amountFieldCodes, captureSchema, refundSchema } from '../card-payments/
 import { completeCardPayment3ds } from '../card-payments/card-payments.three-ds.ts';
 import { collectionMachine } from '../collections/collections.machine.ts';
 import { cancelCollection } from '../collections/collections.service.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
 import {
   type EventRow,
   getEvent,
@@ -314,7 +314,7 @@ export const VIEW_LIMIT = 100;
 /** A transaction of any kind with its timeline, postings, events and deliveries, and allowed actions. */
 export async function getTransactionView(ctx: ServiceContext, id: string): Promise<TransactionView> {
   const transaction = await getTransaction(ctx, id);
-  const exec = ctx.tx ?? ctx.db;
+  const exec = dbOf(ctx);
   const [timeline, postings, events] = await Promise.all([
     timelineOf(exec, ctx.merchant.id, transaction.row.id),
     listBalanceTransactions(ctx, { limit: VIEW_LIMIT, source_ids: ledgerSourcesOf(transaction) }),

@@ -10,7 +10,7 @@ import { cardPayments } from '../card-payments/card-payments.table.ts';
 import type { CollectionRow } from '../collections/collections.resource.ts';
 import { type CollectionDetail, getCollection } from '../collections/collections.service.ts';
 import { collections } from '../collections/collections.table.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
 import { objectKindOf } from '../events/events.kinds.ts';
 import { getConversion } from '../fx/fx.conversions.ts';
 import type { FxConversionRow, FxSettlementRow } from '../fx/fx.resource.ts';
@@ -232,7 +232,7 @@ export async function listTransactions(
   query: ListQuery & TransactionFilters,
 ): Promise<Page<TransactionRow>> {
   checkFilters(query);
-  const exec = ctx.tx ?? ctx.db;
+  const exec = dbOf(ctx);
   const ids = await pageIds(exec, ctx.merchant.id, query);
   return toPage(await loadRows(exec, ctx.merchant.id, ids), query.limit);
 }

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/client.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { isStateOf } from '../../kernel/state-machine.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
 import { type EntryKind, statesOf } from './transfers.machine.ts';
 import type { Rail } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
@@ -11,11 +11,11 @@ import { loadEntry } from './transfers.rows.ts';
 import { transfers } from './transfers.table.ts';
 
 export function getTransfer(ctx: ServiceContext, id: string): Promise<TransferRow> {
-  return loadEntry(ctx.tx ?? ctx.db, ctx.merchant.id, 'transfer', id);
+  return loadEntry(dbOf(ctx), ctx.merchant.id, 'transfer', id);
 }
 
 export function getPayout(ctx: ServiceContext, id: string): Promise<TransferRow> {
-  return loadEntry(ctx.tx ?? ctx.db, ctx.merchant.id, 'payout', id);
+  return loadEntry(dbOf(ctx), ctx.merchant.id, 'payout', id);
 }
 
 /** The merchant's transfers among `ids` (GraphQL's nodes(ids:)). */

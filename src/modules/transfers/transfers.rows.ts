@@ -3,11 +3,10 @@ import type { Executor, Tx } from '../../db/client.ts';
 import type { EventInput } from '../../db/outbox.ts';
 import { objectEvent } from '../../db/outbox.ts';
 import type { StatefulKind } from '../../db/step.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { Machine } from '../../kernel/state-machine.ts';
 import type { NocRecord } from '../bank-accounts/bank-accounts.corrections.ts';
-import type { ServiceContext } from '../context.ts';
+import { inContextTx, type ServiceContext } from '../context.ts';
 import {
   type AchTransferEvent,
   achMachineOf,
@@ -85,7 +84,7 @@ export function withEntry(
   id: string,
   work: (tx: Tx, row: TransferRow) => Promise<TransferRow>,
 ): Promise<TransferRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) =>
+  return inContextTx(ctx, async (tx) =>
     work(tx, await loadEntry(tx, ctx.merchant.id, kind, id, { lock: true })),
   );
 }

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { merchantRowsByIds, storableIds } from '../../db/pages.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
 import { getEvent } from '../events/events.service.ts';
 import { events } from '../events/events.table.ts';
 import { getEndpoint } from './webhooks.service.ts';
@@ -45,7 +45,7 @@ async function withAttempts(
 /** An event's deliveries with their attempt logs (GET /v1/events/{id}/deliveries). */
 export async function listDeliveries(ctx: ServiceContext, eventId: string): Promise<DeliveryLog[]> {
   const event = await getEvent(ctx, eventId);
-  const exec = ctx.tx ?? ctx.db;
+  const exec = dbOf(ctx);
   const deliveries = await exec
     .select()
     .from(webhookDeliveries)
@@ -67,7 +67,7 @@ export async function listEndpointDeliveries(
   query: ListQuery,
 ): Promise<Page<DeliveryLog>> {
   const endpoint = await getEndpoint(ctx, endpointId);
-  const exec = ctx.tx ?? ctx.db;
+  const exec = dbOf(ctx);
   const conditions = [
     eq(webhookDeliveries.endpointId, endpoint.id),
     eq(webhookDeliveries.merchantId, ctx.merchant.id),
@@ -92,7 +92,7 @@ export async function listEndpointDeliveries(
 export async function deliveriesByIds(ctx: ServiceContext, ids: string[]): Promise<DeliveryLog[]> {
   const wanted = storableIds(ids);
   if (wanted.length === 0) return [];
-  const exec = ctx.tx ?? ctx.db;
+  const exec = dbOf(ctx);
   const rows = await exec
     .select({ delivery: webhookDeliveries, eventType: sql<string>`coalesce(${events.type}, '')` })
     .from(webhookDeliveries)

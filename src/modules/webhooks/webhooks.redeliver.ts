@@ -1,6 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { inTransaction } from '../../db/tx.ts';
-import type { ServiceContext } from '../context.ts';
+import { inContextTx, type ServiceContext } from '../context.ts';
 import { getEvent } from '../events/events.service.ts';
 import { deliverDueForMerchant } from './webhooks.delivery.ts';
 import { type DeliveryLog, listDeliveries } from './webhooks.log.ts';
@@ -17,7 +16,7 @@ export async function redeliverEvent(
   eventId: string,
   input: RedeliverInput,
 ): Promise<DeliveryLog[]> {
-  await inTransaction(ctx.db, ctx.tx, async (tx) => {
+  await inContextTx(ctx, async (tx) => {
     const scoped = { ...ctx, tx };
     const event = await getEvent(scoped, eventId);
     const now = ctx.clock.now();

@@ -2,12 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { and, count, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
-import { inTransaction } from '../../db/tx.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
-import type { ServiceContext } from '../context.ts';
+import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 import type { CreateEndpointInput, UpdateEndpointInput } from './webhooks.schema.ts';
@@ -43,7 +42,7 @@ async function assertEndpointRoom(exec: Executor, merchantId: string): Promise<v
 }
 
 export async function createEndpoint(ctx: ServiceContext, input: CreateEndpointInput): Promise<EndpointRow> {
-  return inTransaction(ctx.db, ctx.tx, (tx) => insertEndpoint(ctx, tx, input));
+  return inContextTx(ctx, (tx) => insertEndpoint(ctx, tx, input));
 }
 
 async function insertEndpoint(
@@ -73,7 +72,7 @@ async function insertEndpoint(
 }
 
 export async function getEndpoint(ctx: ServiceContext, id: string): Promise<EndpointRow> {
-  const [row] = await (ctx.tx ?? ctx.db)
+  const [row] = await dbOf(ctx)
     .select()
     .from(webhookEndpoints)
     .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.merchantId, ctx.merchant.id)));
@@ -99,7 +98,7 @@ export async function updateEndpoint(
   const current = await getEndpoint(ctx, id);
   const enabledEvents = input.enabled_events ?? input.events;
   const reenabled = input.enabled === true && !current.enabled;
-  const [row] = await (ctx.tx ?? ctx.db)
+  const [row] = await dbOf(ctx)
     .update(webhookEndpoints)
     .set({
       ...(input.url ? { url: input.url } : {}),
@@ -118,7 +117,7 @@ export async function updateEndpoint(
 
 /** Deletes an endpoint; its pending deliveries end as failed. */
 export async function deleteEndpoint(ctx: ServiceContext, id: string): Promise<EndpointRow> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const current = await getEndpoint({ ...ctx, tx }, id);
     await tx
       .update(webhookDeliveries)
@@ -133,7 +132,7 @@ export async function deleteEndpoint(ctx: ServiceContext, id: string): Promise<E
 export async function rotateSecret(ctx: ServiceContext, id: string): Promise<EndpointRow> {
   const current = await getEndpoint(ctx, id);
   const now = ctx.clock.now();
-  const [row] = await (ctx.tx ?? ctx.db)
+  const [row] = await dbOf(ctx)
     .update(webhookEndpoints)
     .set({
       secret: generateSecret(),
@@ -152,7 +151,7 @@ export async function rotateSecret(ctx: ServiceContext, id: string): Promise<End
  * one delivery is queued for the endpoint, whatever its enabled_events.
  */
 export async function sendTestEvent(ctx: ServiceContext, id: string): Promise<string> {
-  return inTransaction(ctx.db, ctx.tx, async (tx) => {
+  return inContextTx(ctx, async (tx) => {
     const endpoint = await getEndpoint({ ...ctx, tx }, id);
     const now = ctx.clock.now();
     const eventId = await recordEvent(tx, {
