@@ -5,7 +5,7 @@ import { cardPaymentOperations } from '../modules/card-payments/card-payments.op
 import { registerChaosRoutes } from '../modules/chaos/chaos.routes.ts';
 import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { collectionOperations } from '../modules/collections/collections.operations.ts';
-import { registerCounterpartyRoutes } from '../modules/counterparties/counterparties.routes.ts';
+import { counterpartyOperations } from '../modules/counterparties/counterparties.operations.ts';
 import { registerDisputeRoutes } from '../modules/disputes/disputes.routes.ts';
 import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
 import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
@@ -72,7 +72,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerDisputeRoutes(api);
   registerTransferRoutes(api);
   registerInboundTransferRoutes(api);
-  registerCounterpartyRoutes(api);
+  mountOperations(api, counterpartyOperations);
   registerNocRoutes(api);
   registerIssuingRoutes(api);
   registerFxRoutes(api);
