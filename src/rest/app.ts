@@ -10,7 +10,7 @@ import { registerDisputeRoutes } from '../modules/disputes/disputes.routes.ts';
 import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
 import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
 import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
-import { registerInboundTransferRoutes } from '../modules/inbound-transfers/inbound-transfers.routes.ts';
+import { inboundTransferOperations } from '../modules/inbound-transfers/inbound-transfers.operations.ts';
 import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
@@ -71,7 +71,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   mountOperations(api, cardPaymentOperations);
   registerDisputeRoutes(api);
   registerTransferRoutes(api);
-  registerInboundTransferRoutes(api);
+  mountOperations(api, inboundTransferOperations);
   mountOperations(api, counterpartyOperations);
   registerNocRoutes(api);
   registerIssuingRoutes(api);
