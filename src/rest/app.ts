@@ -14,7 +14,7 @@ import { inboundTransferOperations } from '../modules/inbound-transfers/inbound-
 import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
-import { registerNocRoutes } from '../modules/nocs/nocs.routes.ts';
+import { nocOperations } from '../modules/nocs/nocs.operations.ts';
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
 import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
@@ -73,7 +73,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerTransferRoutes(api);
   mountOperations(api, inboundTransferOperations);
   mountOperations(api, counterpartyOperations);
-  registerNocRoutes(api);
+  mountOperations(api, nocOperations);
   registerIssuingRoutes(api);
   registerFxRoutes(api);
   registerLedgerRoutes(api);
