@@ -7,6 +7,7 @@ import { hasPrefix } from '../../kernel/ids.ts';
 import {
   CHANGE_CODES,
   type CorrectedData,
+  CorrectedDataWire,
   changeCodeTitle,
   REFUSAL_CODES,
 } from '../bank-accounts/bank-accounts.corrections.ts';
@@ -29,46 +30,38 @@ export const NocRefusalCodeEnum = describedEnum(
   Object.fromEntries(REFUSAL_CODES.map((code) => [code, titleOf(code)])),
 );
 
+const corrected = CorrectedDataWire.shape;
+type CorrectedText = 'routing_number' | 'transaction_code' | 'name' | 'individual_id' | 'addenda_information';
+
 export const CorrectedDataRef = builder.objectRef<CorrectedData>('NocCorrectedData').implement({
-  description: 'The corrected data of a notification of change: the fields its code corrects (others null).',
-  fields: (t) => ({
-    routingNumber: t.string({
-      nullable: true,
-      description: 'The corrected routing number.',
-      resolve: (d) => d.routing_number ?? null,
-    }),
-    accountNumberLast4: t.string({
-      nullable: true,
-      description: 'The last 4 digits of the corrected account number (never shown in full, as elsewhere).',
-      resolve: (d) => d.account_number?.slice(-4) ?? null,
-    }),
-    accountType: t.field({
-      type: BankAccountTypeEnum,
-      nullable: true,
-      description: 'The account type the corrected transaction code posts to.',
-      resolve: (d) => (d.account_type ?? null) as BankAccountType | null,
-    }),
-    transactionCode: t.string({
-      nullable: true,
-      description: 'The corrected ACH transaction code (22/27/32/37).',
-      resolve: (d) => d.transaction_code ?? null,
-    }),
-    name: t.string({
-      nullable: true,
-      description: "The receiver's name as the RDFI holds it.",
-      resolve: (d) => d.name ?? null,
-    }),
-    individualId: t.string({
-      nullable: true,
-      description: "The receiver's corrected identification number.",
-      resolve: (d) => d.individual_id ?? null,
-    }),
-    addendaInformation: t.string({
-      nullable: true,
-      description: 'The corrected payment-related information.',
-      resolve: (d) => d.addenda_information ?? null,
-    }),
-  }),
+  description: CorrectedDataWire.description ?? '',
+  fields: (t) => {
+    // A corrected value, or null when the NOC's code does not correct it (REST leaves it out).
+    const text = (key: CorrectedText) =>
+      t.string({
+        nullable: true,
+        description: descriptionOf(corrected[key]) ?? '',
+        resolve: (d) => d[key] ?? null,
+      });
+    return {
+      routingNumber: text('routing_number'),
+      accountNumberLast4: t.string({
+        nullable: true,
+        description: 'The last 4 digits of the corrected account number (never shown in full, as elsewhere).',
+        resolve: (d) => d.account_number?.slice(-4) ?? null,
+      }),
+      accountType: t.field({
+        type: BankAccountTypeEnum,
+        nullable: true,
+        description: descriptionOf(corrected.account_type) ?? '',
+        resolve: (d) => (d.account_type ?? null) as BankAccountType | null,
+      }),
+      transactionCode: text('transaction_code'),
+      name: text('name'),
+      individualId: text('individual_id'),
+      addendaInformation: text('addenda_information'),
+    };
+  },
 });
 
 const correction = CounterpartyCorrectionWire.shape;
