@@ -126,7 +126,7 @@ export function inputFields(
   for (const [key, value] of Object.entries(shape)) {
     if (skip.includes(key)) continue;
     const schema = value as z.ZodType;
-    const optional = schema instanceof z.ZodOptional;
+    const optional = schema instanceof z.ZodOptional || schema instanceof z.ZodDefault;
     const inner = optional ? (schema.unwrap() as z.ZodType) : schema;
     const description = descriptionOf(schema);
     fields[camelCase(key)] = make({

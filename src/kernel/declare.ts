@@ -65,14 +65,17 @@ const scalarFields = {
     ),
   /** An instant or null: ISO 8601 text on REST, DateTime on GraphQL. */
   nullableTimestamp:
-    <Row>(description: string): Field<Row> =>
-    (name) => ({
-      wire: timestamp.nullable().meta({ description }),
-      graphql: 'DateTime',
-      nullable: true,
-      rest: (row) => (prop(name)(row) as Date | null)?.toISOString() ?? null,
-      value: prop(name) as Get<Row>,
-    }),
+    <Row>(description: string, get?: (row: Row) => Date | null): Field<Row> =>
+    (name) => {
+      const value = get ?? (prop(name) as (row: Row) => Date | null);
+      return {
+        wire: timestamp.nullable().meta({ description }),
+        graphql: 'DateTime',
+        nullable: true,
+        rest: (row) => value(row)?.toISOString() ?? null,
+        value,
+      };
+    },
   /** Another object's id (`idOf`), a String on GraphQL too (named there by graphqlObject's `names`). */
   ref: <Row>(kind: string, get?: Get<Row>) => plain<Row>(idOf(kind), 'String', false, get),
 };

@@ -26,6 +26,8 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
   path: string;
   tags: string[];
   summary: string;
+  /** REST's longer description of the operation (OpenAPI), where the summary is not enough. */
+  description?: string;
   deprecated?: boolean;
   params?: z.ZodObject;
   query?: z.ZodObject;

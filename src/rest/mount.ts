@@ -27,6 +27,7 @@ export function mountOperations(api: OpenAPIHono<RestEnv>, operations: readonly 
       ...(op.deprecated ? { deprecated: true } : {}),
       ...(op.publicKey ? { publicKey: true } : {}),
       summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
       ...(Object.keys(request).length > 0 ? { request } : {}),
     });
     api.openapi(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { timestamp, type Wire, wireMetadata, wireResource } from '../../kernel/wire-resources.ts';
+import { defineObject, field } from '../../kernel/declare.ts';
+import { timestamp, type Wire } from '../../kernel/wire-resources.ts';
 import {
   CHANGE_CODES,
   CorrectedDataWire,
@@ -7,6 +8,9 @@ import {
   REFUSAL_CODES,
 } from '../bank-accounts/bank-accounts.corrections.ts';
 import type { CounterpartyRow } from './counterparties.table.ts';
+
+/** An account number as every answer shows it: masked to its last 4 digits. */
+export const maskedAccountNumber = (accountNumber: string) => `••••${accountNumber.slice(-4)}`;
 
 export const CounterpartyCorrectionWire = z
   .object({
@@ -25,53 +29,43 @@ export const CounterpartyCorrectionWire = z
   })
   .meta({
     id: 'CounterpartyCorrection',
-    description: 'A correction a saved counterparty received from an NOC.',
+    description: 'A correction a saved counterparty received from a notification of change (NOC).',
   });
 
-export const CounterpartyWire = wireResource(
+export const CORRECTIONS = 'The corrections it received, oldest first.';
+
+export const Counterparty = defineObject<CounterpartyRow>()(
   'Counterparty',
   'counterparty',
   'A saved US bank account transfers can name instead of an inline one. A notification of change on an entry to it corrects it, so the next entry uses the corrected data.',
   {
-    name: z.string().meta({ description: "The account holder's name (as corrected by C04)." }),
-    routing_number: z.string().meta({ description: 'The ABA routing number (9 digits).' }),
-    account_number: z
-      .string()
-      .meta({ description: 'The account number masked to its last 4 digits (••••6789).' }),
-    account_type: z.enum(['checking', 'savings']),
-    individual_id: z
-      .string()
-      .nullable()
-      .meta({ description: "The receiver's identification number entries carry; null when none was given." }),
-    corrections: z
-      .array(CounterpartyCorrectionWire)
-      .meta({ description: 'The corrections it received, oldest first.' }),
-    metadata: wireMetadata,
-    created_at: timestamp,
-    updated_at: timestamp,
+    name: field.text("The account holder's name (as corrected by C04)."),
+    routing_number: field.text('The ABA routing number (9 digits).'),
+    // GraphQL answers the last 4 digits alone (accountNumberLast4, counterparties.graphql.ts).
+    account_number: field.custom<CounterpartyRow>(
+      z.string().meta({ description: 'The account number masked to its last 4 digits (••••6789).' }),
+      (row) => maskedAccountNumber(row.accountNumber),
+    ),
+    account_type: field.enum(['checking', 'savings'], 'checking or savings.'),
+    individual_id: field.nullableText(
+      "The receiver's identification number entries carry; null when none was given.",
+    ),
+    // GraphQL answers each correction as an object of its own (counterparties.graphql.ts).
+    corrections: field.custom<CounterpartyRow>(
+      z.array(CounterpartyCorrectionWire).meta({ description: CORRECTIONS }),
+      (row) =>
+        row.corrections.map((c) => ({
+          code: c.code,
+          reason: c.reason,
+          transfer: c.transferId,
+          corrected_data: maskedCorrectedData(c.corrected) as Wire<typeof CorrectedDataWire>,
+          received_at: c.receivedAt,
+          refused_at: c.refusedAt,
+          refusal_code: c.refusalCode,
+        })),
+    ),
+    metadata: field.metadata(),
+    created_at: field.timestamp('When it was saved, clock time.'),
+    updated_at: field.updatedAt(),
   },
 );
-
-export function counterpartyResource(row: CounterpartyRow): Wire<typeof CounterpartyWire> {
-  return {
-    id: row.id,
-    object: 'counterparty',
-    name: row.name,
-    routing_number: row.routingNumber,
-    account_number: `••••${row.accountNumber.slice(-4)}`,
-    account_type: row.accountType,
-    individual_id: row.individualId,
-    corrections: row.corrections.map((c) => ({
-      code: c.code,
-      reason: c.reason,
-      transfer: c.transferId,
-      corrected_data: maskedCorrectedData(c.corrected) as Wire<typeof CorrectedDataWire>,
-      received_at: c.receivedAt,
-      refused_at: c.refusedAt,
-      refusal_code: c.refusalCode,
-    })),
-    metadata: row.metadata,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}

@@ -5,7 +5,10 @@ export const createCounterpartySchema = z.strictObject({
   name: z.string().min(1).max(100).describe("The account holder's name."),
   routing_number: z.string().describe('The ABA routing number (9 digits, checksummed).'),
   account_number: z.string().describe('The account number (4-17 digits).'),
-  account_type: z.enum(['checking', 'savings']).default('checking'),
+  account_type: z
+    .enum(['checking', 'savings'])
+    .default('checking')
+    .describe('checking (default) or savings.'),
   individual_id: z
     .string()
     .regex(/^[A-Za-z0-9 -]{1,15}$/, 'an individual id is 1-15 letters, digits, spaces or hyphens')

@@ -11,12 +11,18 @@ export const createInboundTransferSchema = z.strictObject({
     .enum(['credit', 'debit'])
     .describe('credit: the originator sends the merchant money; debit: the originator pulls it (ACH only).'),
   amount: wireAmount,
-  currency: currencyField(['USD'], 'bank transfers are in USD (ISO 4217 code, any case)'),
+  currency: currencyField(['USD'], 'bank transfers are in USD (ISO 4217 code, any case)').describe(
+    'USD (bank transfers are in USD; another code is currency_unsupported).',
+  ),
   originator: bankAccountSchema
     .extend({ name: z.string().min(1).max(100) })
     .describe("The outside account the entry comes from (only its account number's last 4 digits are kept)."),
   sec_code: z.enum(['PPD', 'CCD', 'WEB']).optional().describe('ACH only (default CCD).'),
-  ...labelFields,
+  reference: labelFields.reference.describe(
+    "The merchant's own reference: 1-100 characters of A-Z a-z 0-9 . _ : -.",
+  ),
+  description: labelFields.description.describe('A free-text description, up to 1000 characters.'),
+  metadata: labelFields.metadata,
 });
 
 export const createInboundTransferFieldCodes: FieldCodes = {

@@ -11,12 +11,20 @@ export const simulateNocSchema = z.strictObject({
     .describe('The Nacha change code (C01-C07, C09, C13 are sent; C08, C10-C12 and C14 are refused).'),
   corrected_data: z
     .strictObject({
-      routing_number: z.string().max(32).optional(),
-      account_number: z.string().max(32).optional(),
-      account_type: z.enum(['checking', 'savings']).optional(),
-      name: z.string().max(100).optional(),
-      individual_id: z.string().max(32).optional(),
-      addenda_information: z.string().max(200).optional(),
+      routing_number: z.string().max(32).optional().describe('The corrected routing number.'),
+      account_number: z.string().max(32).optional().describe('The corrected account number.'),
+      account_type: z.enum(['checking', 'savings']).optional().describe('The corrected account type.'),
+      name: z.string().max(100).optional().describe('The corrected name (22 characters at most).'),
+      individual_id: z
+        .string()
+        .max(32)
+        .optional()
+        .describe('The corrected individual id (15 characters at most).'),
+      addenda_information: z
+        .string()
+        .max(200)
+        .optional()
+        .describe('The corrected payment-related information.'),
     })
     .optional()
     .describe(

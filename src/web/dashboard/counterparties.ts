@@ -1,6 +1,5 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import { parseInput } from '../../kernel/validation.ts';
 import {
   type CorrectedData,
   maskedCorrectedData,
@@ -14,15 +13,15 @@ import {
   listCounterparties,
 } from '../../modules/counterparties/counterparties.service.ts';
 import { bankWhen } from '../bank-time.ts';
-import { cursorOf, olderLink, submitForm } from './form-submit.ts';
+import { bodyOfForm, cursorOf, olderLink, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
 import { csrfField, details, type Flash, formValue, type Html, objectLink, takeFlash } from './ui.ts';
 
 /**
  * Saved counterparties in the dashboard: the list with the save form, and a counterparty's page
- * with the corrections notifications of change made to it (each linking its transfer). The form
- * calls createCounterparty with the body REST takes.
+ * with the corrections notifications of change made to it (each linking its transfer). The form's
+ * inputs carry the body's names: it is read as REST reads a form body (bodyOfForm).
  */
 
 const LIST = '/dashboard/counterparties';
@@ -108,12 +107,7 @@ export function registerCounterpartyPages(app: Hono<DashEnv>): void {
     const form = await formOf(c);
     const svc = await dashboardContext(c);
     return submitForm(c, form, LIST, async () => {
-      const { _csrf, individual_id, ...rest } = form;
-      const input = parseInput(createCounterpartySchema, {
-        ...rest,
-        ...(individual_id ? { individual_id } : {}),
-      });
-      const saved = await createCounterparty(svc, input);
+      const saved = await createCounterparty(svc, bodyOfForm(createCounterpartySchema, form));
       return { to: pathOf(saved.id), notice: `Saved ${saved.name} (${saved.id}).` };
     });
   });

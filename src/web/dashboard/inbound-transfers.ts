@@ -21,7 +21,7 @@ import {
 } from '../../modules/inbound-transfers/inbound-transfers.service.ts';
 import { ACH_RETURN_CODES, achReturnReason, isInstantRail } from '../../modules/transfers/transfers.rails.ts';
 import { bankWhen } from '../bank-time.ts';
-import { selectOf, submitForm } from './form-submit.ts';
+import { bodyOfForm, selectOf, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
 import {
@@ -212,11 +212,7 @@ export function registerInboundTransferPages(app: Hono<DashEnv>): void {
     const svc = await dashboardContext(c);
     const id = c.req.param('id');
     return submitForm(c, form, pathOf(id), async () => {
-      const row = await returnInboundTransfer(
-        svc,
-        id,
-        parseInput(returnInboundTransferSchema, { code: form.code }),
-      );
+      const row = await returnInboundTransfer(svc, id, bodyOfForm(returnInboundTransferSchema, form));
       return {
         to: pathOf(row.id),
         notice: `Returned ${row.returnCode}: this inbound transfer is now ${row.state}.`,
