@@ -2,11 +2,11 @@ import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import { type Db, type Executor, queryRows, type Tx } from '../../db/client.ts';
 import { merchantRowsByIds } from '../../db/pages.ts';
 import { merchantNowExpression, purgePerMerchant } from '../../db/per-merchant.ts';
+import { scheduledJobs } from '../../db/scheduled-jobs.table.ts';
 import { isTransactionConflict } from '../../db/tx.ts';
 import { type Clock, FixedClock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/ids.ts';
 import { type MerchantRef, type ProcessContext, processContext, type ServiceContext } from '../context.ts';
-import { scheduledJobs } from './scheduler.table.ts';
 
 export type JobRow = typeof scheduledJobs.$inferSelect;
 
