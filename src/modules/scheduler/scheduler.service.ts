@@ -15,7 +15,10 @@ export type JobHandler = (ctx: ServiceContext & { tx: Tx }, job: JobRow) => Prom
 
 const handlers = new Map<string, JobHandler>();
 
-/** Modules register what each kind of due work does (wired once in src/modules/jobs.ts). */
+/**
+ * What each kind of due work does: each module's manifest names its job kinds and their handlers,
+ * registered from the list of modules (registerModules, src/modules/index.ts).
+ */
 export function registerJobHandler(kind: string, handler: JobHandler): void {
   handlers.set(kind, handler);
 }
