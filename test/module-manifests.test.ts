@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { getTableName, is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
@@ -58,6 +58,32 @@ describe('module manifests (src/modules/index.ts)', () => {
   it('claims every id kind in one module’s manifest, or as the infrastructure’s', () => {
     const claims = [...INFRASTRUCTURE_IDS, ...MODULES.flatMap((module) => module.ids ?? [])];
     expect([...claims].sort()).toEqual(Object.keys(ID_PREFIXES).sort());
+  });
+
+  it('loads every GraphQL file through a manifest (as the build’s one GraphQL chunk does)', () => {
+    // scripts/build.mjs bundles every module's *.graphql*.ts into the chunk the manifests' lazy
+    // imports resolve to; from the sources, each must be reached from its manifest's import.
+    const graphqlFile = /\.graphql(-[a-z-]+)?\.ts$/;
+    const files = folders.flatMap((folder) =>
+      readdirSync(`${MODULES_DIR}${folder}`)
+        .filter((name) => graphqlFile.test(name))
+        .map((name) => `${folder}/${name}`),
+    );
+    const importsOf = (file: string) =>
+      [...readFileSync(`${MODULES_DIR}${file}`, 'utf8').matchAll(/(?:from |import\(?\s*)'\.\/([^']+)'/g)].map(
+        ([, name]) => `${file.slice(0, file.indexOf('/'))}/${name}`,
+      );
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      for (const target of importsOf(file))
+        if (graphqlFile.test(target) && !reached.has(target)) {
+          reached.add(target);
+          visit(target);
+        }
+    };
+    for (const folder of folders) visit(`${folder}/index.ts`);
+    expect(files.length).toBeGreaterThan(15);
+    expect(files.filter((file) => !reached.has(file))).toEqual([]);
   });
 
   it('handles each job kind in one module', () => {
