@@ -2,6 +2,7 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/db/schema.ts',
+  // Every table file: the infrastructure's (src/db: events, scheduled jobs) and each module's.
+  schema: ['./src/db/*.table.ts', './src/modules/*/*.table.ts'],
   out: './migrations',
 });

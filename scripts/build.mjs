@@ -45,6 +45,42 @@ const EXTERNAL = [
   'utf-8-validate',
 ];
 
+/** A module's GraphQL file: `<module>.graphql.ts`, or a part of it (`fx.graphql-mutations.ts`). */
+const GRAPHQL_FILE = /\.graphql(-[a-z-]+)?\.ts$/;
+
+/**
+ * GraphQL in one chunk. Each module's manifest loads its GraphQL lazily (`graphql: () =>
+ * import('./<module>.graphql.ts')`, src/modules/module.ts), so that a start never loads it; bundled
+ * as written, those twenty lazy entries would split the code they share with the server into
+ * dozens of small chunks that every start then reads. Here each such import resolves to one module
+ * that imports every module's GraphQL files: the first call loads them all (in one chunk, with the
+ * schema), the others find them loaded.
+ */
+const oneGraphqlChunk = {
+  name: 'one-graphql-chunk',
+  setup(build) {
+    build.onResolve({ filter: GRAPHQL_FILE }, (args) =>
+      args.kind === 'dynamic-import' && /[\\/]src[\\/]modules[\\/][^\\/]+[\\/]index\.ts$/.test(args.importer)
+        ? { path: 'module-graphql', namespace: 'sandbank' }
+        : undefined,
+    );
+    build.onLoad({ filter: /^module-graphql$/, namespace: 'sandbank' }, () => {
+      const modules = join(root, 'src', 'modules');
+      const files = readdirSync(modules, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .flatMap((entry) =>
+          readdirSync(join(modules, entry.name))
+            .filter((name) => GRAPHQL_FILE.test(name))
+            .map((name) => join(modules, entry.name, name)),
+        );
+      return {
+        contents: files.map((file) => `import ${JSON.stringify(file)};`).join('\n'),
+        resolveDir: root,
+      };
+    });
+  },
+};
+
 async function bundle() {
   const { build } = await import('esbuild');
   rmSync(dist, { recursive: true, force: true });
@@ -58,6 +94,7 @@ async function bundle() {
     platform: 'node',
     target: 'node20',
     external: EXTERNAL,
+    plugins: [oneGraphqlChunk],
     // CommonJS dependencies inside an ES module bundle still call require() for Node's built-ins.
     banner: {
       js: "import { createRequire as __sandbankRequire } from 'node:module'; const require = __sandbankRequire(import.meta.url);",

@@ -15,7 +15,7 @@ import { newId } from './kernel/ids.ts';
 import { CHAOS_INJECTED_HEADER } from './modules/chaos/chaos.grammar.ts';
 import { countWebhookChaosInto } from './modules/chaos/chaos.service.ts';
 import { bindFixtureDispatcher, FIXTURE_STEP } from './modules/fixtures/fixtures.service.ts';
-import { registerJobs } from './modules/jobs.ts';
+import { registerModules } from './modules/index.ts';
 import { registerReactions } from './modules/reactions.ts';
 import type { Metrics } from './observability.ts';
 import { buildRestApp } from './rest/app.ts';
@@ -56,7 +56,7 @@ export function buildApp({
   isReady = () => true,
   yoga = lazyYoga(deps.publicUrl),
 }: AppOptions) {
-  registerJobs();
+  registerModules();
   registerReactions();
   // Webhook chaos is injected by the delivery worker, outside any request: counted here too.
   if (metrics && !countingWebhookChaos.has(metrics)) {

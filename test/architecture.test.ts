@@ -20,6 +20,9 @@ import { describe, expect, it } from 'vitest';
  *   graphql   src/graphql/** and every *.graphql.ts under src/modules (or *.graphql-<part>.ts,
  *             as a file split off one is named: fx.graphql-mutations.ts)
  *   web       src/web/** (hosted pages, dashboard, docs)
+ *   manifest  src/modules/index.ts (the list of modules), src/modules/module.ts (defineModule) and
+ *             each module's manifest, src/modules/<module>/index.ts: the wiring of one module,
+ *             imports anything but the entry files
  *   service   the rest of src/modules/** (services, machines, resources, schemas, src/modules/context.ts)
  *
  * Rules:
@@ -28,6 +31,11 @@ import { describe, expect, it } from 'vitest';
  *   - adapters (rest, graphql, web) import no database file and no other adapter; they may name the
  *     wiring's types (AppDeps);
  *   - src/http imports no adapter, no database file and none of the wiring;
+ *   - a manifest is imported only by the wiring, the list, and the registries derived from the
+ *     list (src/rest, src/graphql, the files directly under src/modules): never by a module's own
+ *     files, so the list imports the manifests and nothing imports back;
+ *   - no file in src/db imports from src/modules (src/db names no module: the events' fan-out is
+ *     registered from outside, and its tables are the infrastructure's);
  *   - every file under src/ falls in one of the layers above (a new folder is placed here first);
  *   - no import cycle among module folders: the imports between src/modules/<a> and <b> point one
  *     way (a module reacts to a higher one through a hook it exposes, registered in
@@ -38,7 +46,22 @@ import { describe, expect, it } from 'vitest';
  * The layers and these rules are described in docs/architecture.md.
  */
 
-type Layer = 'entry' | 'kernel' | 'database' | 'http' | 'rest' | 'graphql' | 'web' | 'service' | 'other';
+type Layer =
+  | 'entry'
+  | 'kernel'
+  | 'database'
+  | 'http'
+  | 'rest'
+  | 'graphql'
+  | 'web'
+  | 'manifest'
+  | 'service'
+  | 'other';
+
+/** The list of modules, defineModule, and each module's manifest (`src/modules/<module>/index.ts`). */
+function isManifest(inSrc: string): boolean {
+  return /^modules\/(index|module)\.ts$/.test(inSrc) || /^modules\/[^/]+\/index\.ts$/.test(inSrc);
+}
 
 /**
  * Whether a file's name marks it with `role`: one of the dot-separated parts after the first is the
@@ -66,6 +89,7 @@ function layerOf(path: string): Layer {
   if (inSrc.startsWith('rest/') || (inModules && named(path, 'routes'))) return 'rest';
   if (inSrc.startsWith('graphql/') || (inModules && named(path, 'graphql'))) return 'graphql';
   if (inSrc.startsWith('web/')) return 'web';
+  if (isManifest(inSrc)) return 'manifest';
   if (inModules) return 'service';
   return 'other';
 }
@@ -79,6 +103,7 @@ const NAMES: Record<Layer, string> = {
   rest: 'the REST adapter',
   graphql: 'the GraphQL adapter',
   web: 'the web pages',
+  manifest: 'a manifest',
   service: 'a service',
   other: 'an unplaced file',
 };
@@ -87,6 +112,7 @@ const NAMES: Record<Layer, string> = {
 function refusal(from: Layer, to: Layer): string | null {
   const who = NAMES[from];
   if (from === 'entry' || to === 'other') return null;
+  if (from === 'manifest') return to === 'entry' ? `${who} imports none of the wiring (src/*.ts)` : null;
   if (from === 'kernel') return to === 'kernel' ? null : `${who} imports nothing outside src/kernel`;
   if (to === 'entry' && !ADAPTERS.includes(from)) return `${who} imports none of the wiring (src/*.ts)`;
   if (from === 'service' || from === 'database') {
@@ -98,6 +124,20 @@ function refusal(from: Layer, to: Layer): string | null {
     return `${who} imports no database file (a service does the work; types via src/modules/context.ts)`;
   if (ADAPTERS.includes(to) && to !== from) return `${who} imports no other adapter (${NAMES[to]})`;
   return null;
+}
+
+/**
+ * Why `file` may not import `target` by where both lie (beyond their layers), or null: the
+ * manifests' direction and src/db's independence from the modules.
+ */
+function pathRefusal(file: string, target: string): string | null {
+  if (file.startsWith('src/db/') && target.startsWith('src/modules/'))
+    return 'no file in src/db imports from src/modules (a module registers what it brings from outside)';
+  const from = layerOf(file);
+  if (layerOf(target) !== 'manifest' || from === 'manifest' || from === 'entry') return null;
+  // The registries derived from the list: REST mounting, GraphQL loading, retention and the like.
+  if (/^src\/(rest|graphql)\//.test(file) || /^src\/modules\/[^/]+\.ts$/.test(file)) return null;
+  return `${NAMES[from]} imports no manifest (only the wiring, the list and the registries derived from it do)`;
 }
 
 interface Import {
@@ -154,7 +194,7 @@ function violationsOf(files: ReadonlyMap<string, string>): { imports: Import[]; 
   const violations: Violation[] = [];
   for (const found of imports) {
     if (found.target === null) continue;
-    const rule = refusal(layerOf(found.file), layerOf(found.target));
+    const rule = refusal(layerOf(found.file), layerOf(found.target)) ?? pathRefusal(found.file, found.target);
     if (rule) violations.push({ ...found, rule });
   }
   return { imports, violations };
@@ -252,6 +292,7 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
       'graphql',
       'http',
       'kernel',
+      'manifest',
       'rest',
       'service',
       'web',
@@ -291,6 +332,13 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
       ['src/modules/m/m.service.ts', `import type { AppDeps } from '../../deps.ts';`],
       ['src/modules/m/m.table.ts', `import { r } from './m.routes.ts';`],
       ['src/db/schema.ts', `import { s } from '../config.ts';`],
+      ['src/db/outbox.ts', `import { t } from '../modules/webhooks/webhooks.table.ts';`],
+      ['src/db/x.ts', `import type { T } from '../modules/context.ts';`],
+      ['src/modules/m/m.service.ts', `import { MODULES } from '../index.ts';`],
+      ['src/modules/m/m.service.ts', `import manifest from './index.ts';`],
+      ['src/modules/m/m.routes.ts', `import manifest from '../n/index.ts';`],
+      ['src/web/x.ts', `import { MODULES } from '../modules/index.ts';`],
+      ['src/modules/m/index.ts', `import { deps } from '../../deps.ts';`],
       ['src/http/z.ts', `import { c } from '../config.ts';`],
     ];
     for (const [file, text] of examples) {
@@ -321,6 +369,15 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
       ],
       ['src/web/x.ts', `import { h } from '../http/security.ts'; import { k } from '../kernel/money.ts';`],
       ['src/server.ts', `import { db } from './db/client.ts'; import { a } from './rest/app.ts';`],
+      [
+        'src/modules/m/index.ts',
+        `import { r } from './m.routes.ts'; import { t } from './m.table.ts'; const g = () => import('./m.graphql.ts');`,
+      ],
+      ['src/modules/index.ts', `import m from './m/index.ts'; import { f } from '../db/outbox.ts';`],
+      ['src/rest/app.ts', `import { MODULES } from '../modules/index.ts';`],
+      ['src/graphql/schema.ts', `import { MODULES } from '../modules/index.ts';`],
+      ['src/modules/retention.ts', `import { MODULES } from './index.ts';`],
+      ['src/app.ts', `import { registerModules } from './modules/index.ts';`],
     ];
     for (const [file, text] of allowed) {
       expect(violationsOf(new Map([[file, text]])).violations, `${file}: ${text}`).toEqual([]);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collections } from '../src/db/schema.ts';
 import { systemClock } from '../src/kernel/clock.ts';
 import { ERROR_REGISTRY, type ErrorCode } from '../src/kernel/errors.ts';
+import { collections } from '../src/modules/collections/collections.table.ts';
 import { rollKeys } from '../src/modules/merchants/merchants.service.ts';
 import { createTestApp, type TestApp, type TestMerchant, type TestResponse } from './harness.ts';
 

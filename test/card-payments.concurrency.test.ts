@@ -6,14 +6,17 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Change, commit, groupCommitStats } from '../src/db/commit.ts';
-import { cardPayments, events, ledgerPostings, scheduledJobs } from '../src/db/schema.ts';
+import { events } from '../src/db/events.table.ts';
+import { scheduledJobs } from '../src/db/scheduled-jobs.table.ts';
 import { systemClock } from '../src/kernel/clock.ts';
 import { newId } from '../src/kernel/ids.ts';
 import { newPaymentChange } from '../src/modules/card-payments/card-payments.authorize.ts';
 import type { CardPaymentRow } from '../src/modules/card-payments/card-payments.resource.ts';
+import { cardPayments } from '../src/modules/card-payments/card-payments.table.ts';
 import type { ServiceContext } from '../src/modules/context.ts';
 import { FUNDS_AVAILABLE_JOB } from '../src/modules/ledger/ledger.funds.ts';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
+import { ledgerPostings } from '../src/modules/ledger/ledger.table.ts';
 import {
   createTestApp,
   openTestDatabase,

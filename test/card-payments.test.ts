@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import iso8583 from '../reference/iso8583_response_codes.json' with { type: 'json' };
-import { cardTokens, scheduledJobs } from '../src/db/schema.ts';
+import { scheduledJobs } from '../src/db/scheduled-jobs.table.ts';
+import { cardTokens } from '../src/modules/card-payments/card-payments.table.ts';
 import { MAGIC_CARDS } from './fixtures/magic-cards.ts';
 import { createTestApp, debugLogCapture, type TestApp, type TestMerchant } from './harness.ts';
 

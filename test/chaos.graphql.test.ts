@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collections } from '../src/db/schema.ts';
+import { collections } from '../src/modules/collections/collections.table.ts';
 import { createMetrics } from '../src/observability.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 

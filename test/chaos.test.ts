@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chaosSettings, collections } from '../src/db/schema.ts';
+import { chaosSettings } from '../src/modules/chaos/chaos.table.ts';
+import { collections } from '../src/modules/collections/collections.table.ts';
 import { createMetrics } from '../src/observability.ts';
 import { signedIn } from './fixtures/dashboard.ts';
 import { listenOnLoopback } from './fuzz/http-client.ts';

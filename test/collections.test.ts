@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardPayments, collections, events } from '../src/db/schema.ts';
+import { events } from '../src/db/events.table.ts';
+import { cardPayments } from '../src/modules/card-payments/card-payments.table.ts';
+import { collections } from '../src/modules/collections/collections.table.ts';
 import { createTestApp, PUBLIC_URL, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;

@@ -1,8 +1,9 @@
 import { GraphQLEnumType, getNamedType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardPayments, collections } from '../src/db/schema.ts';
 import { schema } from '../src/graphql/schema.ts';
 import { ERROR_CODES, ERROR_REGISTRY, type ErrorCode } from '../src/kernel/errors.ts';
+import { cardPayments } from '../src/modules/card-payments/card-payments.table.ts';
+import { collections } from '../src/modules/collections/collections.table.ts';
 import { createTestApp, type TestApp, type TestMerchant, type TestResponse } from './harness.ts';
 
 /** The cross-cutting conventions (idempotency, rate limits, request ids, discovery). */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardPayments } from '../src/db/schema.ts';
 import { ERROR_REGISTRY } from '../src/kernel/errors.ts';
+import { cardPayments } from '../src/modules/card-payments/card-payments.table.ts';
 import { listenOnLoopback } from './fuzz/http-client.ts';
 import { createTestApp, type TestApp, type TestMerchant, type TestResponse } from './harness.ts';
 

@@ -15,7 +15,7 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, queryRows, type Tx } from '../src/db/client.ts';
-import { events, ledgerAccounts, ledgerEntries } from '../src/db/schema.ts';
+import { events } from '../src/db/events.table.ts';
 import type { CurrencyCode } from '../src/kernel/currency.ts';
 import { isSandbankError } from '../src/kernel/errors.ts';
 import type { MerchantRef } from '../src/modules/context.ts';
@@ -23,6 +23,7 @@ import { placeHold, postHold, voidHold } from '../src/modules/ledger/ledger.hold
 import { postTopUp } from '../src/modules/ledger/ledger.post.ts';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { reversePosting } from '../src/modules/ledger/ledger.reverse.ts';
+import { ledgerAccounts, ledgerEntries } from '../src/modules/ledger/ledger.table.ts';
 import { createTestApp, shuffle, type TestApp } from './harness.ts';
 
 let t: TestApp;

@@ -10,7 +10,7 @@ import { and, count, eq, sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tx } from '../src/db/client.ts';
-import { ledgerAccounts, ledgerEntries, ledgerPostings, scheduledJobs } from '../src/db/schema.ts';
+import { scheduledJobs } from '../src/db/scheduled-jobs.table.ts';
 import { CURRENCY_CODES, type CurrencyCode } from '../src/kernel/currency.ts';
 import { isSandbankError } from '../src/kernel/errors.ts';
 import { newId } from '../src/kernel/ids.ts';
@@ -22,6 +22,7 @@ import { placeHold, postHold, voidHold } from '../src/modules/ledger/ledger.hold
 import { postFundsAvailable, postPendingCredit, postTopUp } from '../src/modules/ledger/ledger.post.ts';
 import { getBalances, verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
 import { reversePosting } from '../src/modules/ledger/ledger.reverse.ts';
+import { ledgerAccounts, ledgerEntries, ledgerPostings } from '../src/modules/ledger/ledger.table.ts';
 import { createTestApp, TEST_SERVICES, type TestApp } from './harness.ts';
 
 let t: TestApp;

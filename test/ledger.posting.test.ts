@@ -4,10 +4,10 @@
  */
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ledgerAccounts, ledgerPostings } from '../src/db/schema.ts';
 import { isSandbankError } from '../src/kernel/errors.ts';
 import { post } from '../src/modules/ledger/ledger.post.ts';
 import type { EntryInput } from '../src/modules/ledger/ledger.rows.ts';
+import { ledgerAccounts, ledgerPostings } from '../src/modules/ledger/ledger.table.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;

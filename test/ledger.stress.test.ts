@@ -16,9 +16,10 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { type Database, queryRows } from '../src/db/client.ts';
-import { events, ledgerAccounts, ledgerPostings } from '../src/db/schema.ts';
+import { events } from '../src/db/events.table.ts';
 import { transactionConflicts } from '../src/db/tx.ts';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
+import { ledgerAccounts, ledgerPostings } from '../src/modules/ledger/ledger.table.ts';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
 import {
   createTestApp,

@@ -11,8 +11,9 @@ import {
   checkpointIfWalGrew,
   walSinceCheckpoint,
 } from '../src/db/maintenance.ts';
-import { idempotencyKeys, scheduledJobs } from '../src/db/schema.ts';
+import { scheduledJobs } from '../src/db/scheduled-jobs.table.ts';
 import { runMaintenance } from '../src/maintenance.ts';
+import { idempotencyKeys } from '../src/modules/idempotency/idempotency.table.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 
 // PGlite's own housekeeping, whatever TEST_DATABASE_URL says: a data folder on disk, as `npm start`

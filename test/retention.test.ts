@@ -2,17 +2,10 @@ import { and, eq, ne } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.ts';
-import {
-  cardTokens,
-  dashboardSessions,
-  dashboardSignInLinks,
-  idempotencyKeys,
-  scheduledJobs,
-  webhookAttempts,
-  webhookDeliveries,
-} from '../src/db/schema.ts';
+import { scheduledJobs } from '../src/db/scheduled-jobs.table.ts';
 import { FixedClock } from '../src/kernel/clock.ts';
 import { startMaintenance } from '../src/maintenance.ts';
+import { cardTokens } from '../src/modules/card-payments/card-payments.table.ts';
 import { MerchantClock } from '../src/modules/clock/clock.service.ts';
 import {
   createSignInLink,
@@ -20,7 +13,10 @@ import {
   signInWithKey,
   signInWithLink,
 } from '../src/modules/dashboard/dashboard.service.ts';
+import { dashboardSessions, dashboardSignInLinks } from '../src/modules/dashboard/dashboard.table.ts';
+import { idempotencyKeys } from '../src/modules/idempotency/idempotency.table.ts';
 import { purgeExpired } from '../src/modules/retention.ts';
+import { webhookAttempts, webhookDeliveries } from '../src/modules/webhooks/webhooks.table.ts';
 import {
   createTestApp,
   openTestDatabase,

@@ -6,10 +6,12 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { change, commit, groupCommitStats } from '../src/db/commit.ts';
+import { events } from '../src/db/events.table.ts';
 import { objectEvent } from '../src/db/outbox.ts';
 import { type RowUpdate, StaleRow } from '../src/db/row-update.ts';
-import { cardPayments, events, virtualCards } from '../src/db/schema.ts';
 import { runTransaction } from '../src/db/tx.ts';
+import { cardPayments } from '../src/modules/card-payments/card-payments.table.ts';
+import { virtualCards } from '../src/modules/issuing/issuing.table.ts';
 import { createTestApp, openTestDatabase, type TestApp, type TestMerchant } from './harness.ts';
 
 let t: TestApp;

@@ -12,15 +12,13 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
-import {
-  events,
-  idempotencyKeys,
-  ledgerPostings,
-  scheduledJobs,
-  webhookDeliveries,
-} from '../src/db/schema.ts';
+import { events } from '../src/db/events.table.ts';
+import { scheduledJobs } from '../src/db/scheduled-jobs.table.ts';
 import { transactionConflicts } from '../src/db/tx.ts';
+import { idempotencyKeys } from '../src/modules/idempotency/idempotency.table.ts';
 import { verifyLedger } from '../src/modules/ledger/ledger.queries.ts';
+import { ledgerPostings } from '../src/modules/ledger/ledger.table.ts';
+import { webhookDeliveries } from '../src/modules/webhooks/webhooks.table.ts';
 import { clockedMerchants, type Json } from './fixtures/clocked-merchant.ts';
 import { createTestApp, type TestApp, type TestMerchant } from './harness.ts';
 

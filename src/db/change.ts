@@ -1,9 +1,9 @@
 import type { SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { scheduledJobs } from '../modules/scheduler/scheduler.table.ts';
 import type { Tx } from './client.ts';
 import { type EventInput, recordEvents } from './outbox.ts';
 import { type RowUpdate, rowUpdates } from './row-update.ts';
+import { scheduledJobs } from './scheduled-jobs.table.ts';
 
 /**
  * What one operation writes (docs/architecture.md, "The write path"): the rows it creates, its

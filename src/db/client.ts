@@ -9,13 +9,13 @@ import postgres from 'postgres';
 import { Availability, isDatabaseUnavailable } from './availability.ts';
 import type { PgliteClient } from './pglite-proxy.ts';
 import { adoptPrestarted, type PgliteStart, pgliteWorkerByDefault, startPglite } from './pglite-start.ts';
-import * as schema from './schema.ts';
 import { migrationsInUse } from './snapshot.ts';
 
 export { pgliteWorkerByDefault } from './pglite-start.ts';
 export { migrationsFolder } from './snapshot.ts';
 
-export type Schema = typeof schema;
+/** No relational schema: queries name their tables (src/db names no module's table). */
+export type Schema = Record<string, never>;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 /** Anything that runs queries: the database or an open transaction. */
@@ -264,7 +264,7 @@ async function openPostgres(
     await raw`SELECT 1`;
   });
   const client = gated(raw, availability);
-  const db = drizzlePostgres({ client, schema, ...(logger ? { logger } : {}) }) as unknown as Db;
+  const db = drizzlePostgres({ client, ...(logger ? { logger } : {}) }) as unknown as Db;
   const dialect = new PgDialect();
   preparedRunners.set(db, (query) => {
     const { sql: text, params } = dialect.sqlToQuery(query);
@@ -317,7 +317,7 @@ async function openPglite(options: PgliteStart, logger?: Logger): Promise<Databa
         });
     },
   }) as PGlite;
-  const db = drizzlePglite({ client: driverClient, schema, ...(logger ? { logger } : {}) }) as unknown as Db;
+  const db = drizzlePglite({ client: driverClient, ...(logger ? { logger } : {}) }) as unknown as Db;
   try {
     await migratePglite(drizzlePglite({ client: driverClient }), { migrationsFolder: options.migrations });
   } catch (error) {

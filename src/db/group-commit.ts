@@ -1,13 +1,13 @@
 import { eq, type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { isSandbankError } from '../kernel/errors.ts';
-import { events } from '../modules/events/events.table.ts';
-import { scheduledJobs } from '../modules/scheduler/scheduler.table.ts';
 import { applyChange, type Change, type EffectKind } from './change.ts';
 import { type Db, queryRowsPrepared } from './client.ts';
+import { events } from './events.table.ts';
 import { insertRecords } from './json-records.ts';
 import { createdEventsCte, fanOut } from './outbox.ts';
 import { rowUpdates } from './row-update.ts';
+import { scheduledJobs } from './scheduled-jobs.table.ts';
 import { runTransaction, withRetries } from './tx.ts';
 
 /**

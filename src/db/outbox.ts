@@ -1,13 +1,13 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { newId } from '../kernel/ids.ts';
 import { RawJson, toWireJson } from '../kernel/wire-json.ts';
-import { events } from '../modules/events/events.table.ts';
 import { type Executor, queryRows } from './client.ts';
+import { events } from './events.table.ts';
 import { insertRecords } from './json-records.ts';
 
 /*
  * The outbox (docs/house-rules.md): every change writes its events in the same statement or
- * transaction as the change itself, with their webhook deliveries and their announcement.
+ * transaction as the change itself, with what they fan out to and their announcement.
  */
 
 /** The channel every committed event is announced on (ids only: NOTIFY payloads stay small). */
@@ -22,28 +22,34 @@ export interface EventInput {
 }
 
 /**
+ * What the events a statement writes fan out to, in that same statement: given the CTE
+ * `created_events(id, merchant_id, type, object_id, created_at)`, a CTE named `deliveries` that writes
+ * the work the events cause and returns the `event_id` of each row it wrote. src/db names no module:
+ * the fan-out is registered from outside (the webhooks module's manifest, src/modules/webhooks/index.ts:
+ * one delivery per enabled endpoint that wants the type); until one is, events fan out to nothing.
+ */
+export type EventFanOut = (createdEvents: SQL) => SQL;
+
+const NO_FAN_OUT: EventFanOut = () => sql`deliveries AS (SELECT NULL::text AS event_id WHERE false)`;
+let deliveriesCte: EventFanOut = NO_FAN_OUT;
+
+/** Sets what every event fans out to (registered once at start-up, src/modules/index.ts). */
+export function registerEventFanOut(fanOut: EventFanOut): void {
+  deliveriesCte = fanOut;
+}
+
+/**
  * The CTEs that, given a CTE `created_events(id, merchant_id, type, object_id, created_at)` of
- * events just inserted, fan them out to the merchant's enabled webhook endpoints (`deliveries`: one
- * delivery per event and endpoint, due at once) and announce them on EVENTS_CHANNEL (`announced`,
- * one row per event). Both happen in the statement that writes the events, so deliveries exist
- * exactly when the events commit, and the notification (queued by Postgres until commit) is never
- * sent for a rolled-back transaction. The statement's final SELECT must read `announced` — a CTE
- * that only reads is run only when referenced — e.g. `(SELECT count(*) FROM announced)`.
+ * events just inserted, fan them out (`deliveries`, the registered EventFanOut) and announce them on
+ * EVENTS_CHANNEL (`announced`, one row per event). Both happen in the statement that writes the
+ * events, so deliveries exist exactly when the events commit, and the notification (queued by
+ * Postgres until commit) is never sent for a rolled-back transaction. The statement's final SELECT
+ * must read `announced` — a CTE that only reads is run only when referenced — e.g.
+ * `(SELECT count(*) FROM announced)`.
  */
 export function fanOut(createdEvents: SQL): SQL {
   return sql`${deliveriesCte(createdEvents)},
   announced AS (SELECT ${announcement('e')} AS notified FROM ${createdEvents} e)`;
-}
-
-function deliveriesCte(createdEvents: SQL): SQL {
-  return sql`deliveries AS (
-    INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, state, attempts, next_attempt_at, created_at, updated_at)
-    SELECT 'wd_' || substr(e.id, 5) || substr(w.id, 4), e.merchant_id, e.id, w.id, 'pending', 0, e.created_at, e.created_at, e.created_at
-    FROM ${createdEvents} e
-    JOIN webhook_endpoints w ON w.merchant_id = e.merchant_id AND w.enabled AND e.type <> 'webhook.test'
-      AND (w.enabled_events @> '["*"]'::jsonb OR w.enabled_events @> jsonb_build_array(e.type))
-    RETURNING event_id
-  )`;
 }
 
 /** The pg_notify of event row `e` (alias), saying whether it has deliveries to make. */
@@ -55,7 +61,7 @@ function announcement(e: string): SQL {
 
 /**
  * Writes one `evt_` row in the caller's transaction (house rule: the outbox, docs/house-rules.md),
- * with its webhook deliveries and its announcement. `data` is the object as the API renders it
+ * with what it fans out to and its announcement. `data` is the object as the API renders it
  * after the change; exact decimals survive because jsonb keeps numbers as numeric.
  */
 export async function recordEvent(exec: Executor, input: EventInput): Promise<string> {

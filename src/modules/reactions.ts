@@ -25,7 +25,7 @@ import { decorateDeliveries, onLabelledAttemptsRecorded } from './webhooks/webho
  * follows its capture, void, expiry and refund: issuing.closed-loop.ts), every module's ledger
  * postings (ledger/), and events, which every state change writes through the outbox and which
  * webhook deliveries and live subscriptions then read (db/outbox.ts). Work that falls due later
- * is a job row and its handler, registered in jobs.ts.
+ * is a job row and its handler, named in its module's manifest (`jobs`, src/modules/<module>/index.ts).
  */
 export function registerReactions(): void {
   // A card payment made through a collection's checkout is captured (at once, or after its 3-D

@@ -1,27 +1,15 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../db/client.ts';
-import { blankExpiredTokens } from './card-payments/card-payments.tokens.ts';
-import { purgeEndedSignIns } from './dashboard/dashboard.service.ts';
-import { purgeExpiredKeys } from './idempotency/idempotency.service.ts';
-import { purgeFinishedJobs } from './scheduler/scheduler.service.ts';
-import { purgeEndedDeliveries, purgeOldAttempts } from './webhooks/webhooks.retention.ts';
+import { MODULES } from './index.ts';
+import type { RetentionRule } from './module.ts';
 
 /**
  * What is not kept forever, and the module function that deletes (or blanks) up to `limit` rows
- * of it in one short statement. Business data expires on each merchant's simulated clock, sign-ins
- * on the real clock; the periods are documented in docs/operations.md (Retention).
+ * of it in one short statement: every module's `retention` (its manifest), in the modules' order.
+ * Business data expires on each merchant's simulated clock, sign-ins on the real clock; the periods
+ * are documented in docs/operations.md (Retention).
  */
-export const RETENTION_RULES: readonly {
-  name: string;
-  purge: (db: Db, realNow: Date, limit: number) => Promise<number>;
-}[] = [
-  { name: 'token secrets', purge: blankExpiredTokens },
-  { name: 'idempotency keys', purge: purgeExpiredKeys },
-  { name: 'finished jobs', purge: purgeFinishedJobs },
-  { name: 'webhook attempts', purge: purgeOldAttempts },
-  { name: 'ended webhook deliveries', purge: purgeEndedDeliveries },
-  { name: 'ended dashboard sign-ins', purge: purgeEndedSignIns },
-];
+export const RETENTION_RULES: readonly RetentionRule[] = MODULES.flatMap((module) => module.retention ?? []);
 
 export interface PurgeOptions {
   /** Rows per statement: each is a short transaction of its own, never a long lock. */

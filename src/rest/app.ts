@@ -1,25 +1,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { cardPaymentOperations } from '../modules/card-payments/card-payments.operations.ts';
-import { registerChaosRoutes } from '../modules/chaos/chaos.routes.ts';
-import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
-import { collectionOperations } from '../modules/collections/collections.operations.ts';
-import { counterpartyOperations } from '../modules/counterparties/counterparties.operations.ts';
-import { registerDisputeRoutes } from '../modules/disputes/disputes.routes.ts';
-import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
 import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
-import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
-import { inboundTransferOperations } from '../modules/inbound-transfers/inbound-transfers.operations.ts';
-import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
-import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
-import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
-import { nocOperations } from '../modules/nocs/nocs.operations.ts';
-import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
-import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
-import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
-import { registerTriggerRoutes } from '../modules/trigger/trigger.routes.ts';
-import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
+import { MODULES } from '../modules/index.ts';
 import { bodySchemaLookup } from './form-body.ts';
 import { requireKey } from './middleware/auth.ts';
 import { chaos } from './middleware/chaos.ts';
@@ -66,25 +49,11 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
     unlessPublic(idempotency),
   );
   registerSharedComponents(api);
-  registerMerchantRoutes(api);
-  mountOperations(api, collectionOperations);
-  mountOperations(api, cardPaymentOperations);
-  registerDisputeRoutes(api);
-  registerTransferRoutes(api);
-  mountOperations(api, inboundTransferOperations);
-  mountOperations(api, counterpartyOperations);
-  mountOperations(api, nocOperations);
-  registerIssuingRoutes(api);
-  registerFxRoutes(api);
-  registerLedgerRoutes(api);
-  registerTransactionRoutes(api);
-  registerClockRoutes(api);
-  registerSandboxRoutes(api);
-  registerFixtureRoutes(api);
-  registerChaosRoutes(api);
-  registerTriggerRoutes(api);
-  registerEventRoutes(api);
-  registerWebhookRoutes(api);
+  // Every module's operations, then its hand-written routes, in the modules' order (src/modules/index.ts).
+  for (const module of MODULES) {
+    if (module.operations) mountOperations(api, module.operations);
+    module.routes?.(api);
+  }
   const documents = new Map<string, ReturnType<typeof buildDocument>>();
   api.get('/openapi.json', (c) => {
     const { publicUrl } = c.get('deps');

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { events } from '../../src/db/schema.ts';
+import { events } from '../../src/db/events.table.ts';
 import { fedHolidayClosures, nyInstant } from '../../src/kernel/calendar.ts';
 import { FixedClock, systemClock } from '../../src/kernel/clock.ts';
 import { runDueWork } from '../../src/modules/clock/clock.service.ts';

@@ -4,8 +4,8 @@ import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { webhookDeliveries } from '../../src/db/schema.ts';
 import { listEventTypes } from '../../src/modules/webhooks/webhooks.event-types.ts';
+import { webhookDeliveries } from '../../src/modules/webhooks/webhooks.table.ts';
 import { createTestApp, PUBLIC_URL, type TestApp, type TestMerchant } from '../harness.ts';
 import { headerMap, Receiver } from './receiver.ts';
 

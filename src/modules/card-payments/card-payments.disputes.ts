@@ -5,7 +5,7 @@ import type { CardPaymentRow } from './card-payments.resource.ts';
 /**
  * The job a magic dispute card's capture schedules (…0259, …2685, …1976, …5423): a day of clock
  * time later the dispute opens, or the early fraud warning arrives (its handler is the disputes
- * module's, registered in modules/jobs.ts).
+ * module's, named in the disputes manifest, disputes/index.ts).
  */
 export const MAGIC_DISPUTE_JOB = 'card_payment.magic_dispute';
 

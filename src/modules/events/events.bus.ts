@@ -1,13 +1,13 @@
 import { inArray } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/client.ts';
+import { events } from '../../db/events.table.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { type Announcement, parseAnnouncement } from './events.announcement.ts';
 import { checkFilter, type EventFilter } from './events.filter.ts';
 import { objectKindOf } from './events.kinds.ts';
 import { EVENTS_CHANNEL, eventColumns } from './events.service.ts';
 import { type BusEvent, type EventStream, Subscriber } from './events.subscriber.ts';
-import { events } from './events.table.ts';
 
 /**
  * Live fan-out of committed events to in-process subscribers (GraphQL subscriptions).

@@ -1,10 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { events } from '../../db/events.table.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { dbOf, type ServiceContext } from '../context.ts';
-import { events } from './events.table.ts';
 
 export {
   createdEventsCte,

@@ -50,7 +50,7 @@ export const RESET_KINDS = [
 
 export type ResetKind = (typeof RESET_KINDS)[number][0];
 
-/** The tables a reset deletes from (every table of src/db/schema.ts but those it keeps). */
+/** The tables a reset deletes from (every table holding a merchant's rows but those it keeps). */
 export const RESET_TABLES: readonly string[] = [...new Set(RESET_KINDS.map(([, table]) => table))];
 
 /** The tables a reset keeps: the merchant, its keys and sign-ins, its endpoints, its clock's row, its chaos setting. */

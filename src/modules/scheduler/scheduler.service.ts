@@ -2,11 +2,11 @@ import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import { type Db, type Executor, queryRows, type Tx } from '../../db/client.ts';
 import { merchantRowsByIds } from '../../db/pages.ts';
 import { merchantNowExpression, purgePerMerchant } from '../../db/per-merchant.ts';
+import { scheduledJobs } from '../../db/scheduled-jobs.table.ts';
 import { isTransactionConflict } from '../../db/tx.ts';
 import { type Clock, FixedClock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/ids.ts';
 import { type MerchantRef, type ProcessContext, processContext, type ServiceContext } from '../context.ts';
-import { scheduledJobs } from './scheduler.table.ts';
 
 export type JobRow = typeof scheduledJobs.$inferSelect;
 
@@ -15,7 +15,10 @@ export type JobHandler = (ctx: ServiceContext & { tx: Tx }, job: JobRow) => Prom
 
 const handlers = new Map<string, JobHandler>();
 
-/** Modules register what each kind of due work does (wired once in src/modules/jobs.ts). */
+/**
+ * What each kind of due work does: each module's manifest names its job kinds and their handlers,
+ * registered from the list of modules (registerModules, src/modules/index.ts).
+ */
 export function registerJobHandler(kind: string, handler: JobHandler): void {
   handlers.set(kind, handler);
 }

@@ -1,9 +1,9 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
+import { events } from '../../db/events.table.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ServiceContext } from '../context.ts';
 import { type EventRow, eventColumns } from '../events/events.service.ts';
-import { events } from '../events/events.table.ts';
 import type { Overrides, Recipe } from '../recipe.ts';
 import { listEventTypes } from '../webhooks/webhooks.event-types.ts';
 import { Driver } from './trigger.driver.ts';

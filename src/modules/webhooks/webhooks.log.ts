@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { events } from '../../db/events.table.ts';
 import { merchantRowsByIds, storableIds } from '../../db/pages.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { dbOf, type ServiceContext } from '../context.ts';
 import { getEvent } from '../events/events.service.ts';
-import { events } from '../events/events.table.ts';
 import { getEndpoint } from './webhooks.service.ts';
 import { webhookAttempts, webhookDeliveries } from './webhooks.table.ts';
 

@@ -1,5 +1,5 @@
 import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { createdAt } from '../../db/columns.ts';
+import { createdAt } from './columns.ts';
 
 /** The transactional outbox: one row per state change, written in the same transaction as the change. */
 export const events = pgTable(

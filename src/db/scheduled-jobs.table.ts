@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { at, createdAt } from '../../db/columns.ts';
+import { at, createdAt } from './columns.ts';
 
 /** Due work: one row per thing that must happen at a clock time (expiry, funds release, …). */
 export const scheduledJobs = pgTable(

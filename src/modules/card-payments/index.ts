@@ -1,0 +1,21 @@
+import { defineModule } from '../module.ts';
+import { EXPIRE_AUTHORIZATION_JOB, expireAuthorizationJob } from './card-payments.capture.ts';
+import { cardPaymentOperations } from './card-payments.operations.ts';
+import { SETTLE_REFUND_JOB, settleRefundJob } from './card-payments.refund.ts';
+import { cardPayments, cardRefunds, cardTokens } from './card-payments.table.ts';
+import { blankExpiredTokens, expireTokenJob, TOKEN_EXPIRY_JOB } from './card-payments.tokens.ts';
+
+/** Card payments: tokens, payments (authorize, capture, 3-D Secure), refunds. */
+export default defineModule({
+  name: 'card-payments',
+  tables: [cardTokens, cardPayments, cardRefunds],
+  ids: ['cardPayment', 'refund', 'token'],
+  operations: cardPaymentOperations,
+  graphql: () => import('./card-payments.graphql.ts'),
+  jobs: {
+    [EXPIRE_AUTHORIZATION_JOB]: expireAuthorizationJob,
+    [SETTLE_REFUND_JOB]: settleRefundJob,
+    [TOKEN_EXPIRY_JOB]: expireTokenJob,
+  },
+  retention: [{ name: 'token secrets', purge: blankExpiredTokens }],
+});

@@ -1,0 +1,14 @@
+import { defineModule } from '../module.ts';
+import { collectionOperations } from './collections.operations.ts';
+import { COLLECTION_EXPIRY_JOB, expireCollectionJob } from './collections.service.ts';
+import { collections, paymentAttempts } from './collections.table.ts';
+
+/** Collections: a checkout to pay, by card or bank, and its attempts. */
+export default defineModule({
+  name: 'collections',
+  tables: [collections, paymentAttempts],
+  ids: ['collection', 'paymentAttempt'],
+  operations: collectionOperations,
+  graphql: () => import('./collections.graphql.ts'),
+  jobs: { [COLLECTION_EXPIRY_JOB]: expireCollectionJob },
+});

@@ -1,0 +1,26 @@
+import { MAGIC_DISPUTE_JOB } from '../card-payments/card-payments.disputes.ts';
+import { defineModule } from '../module.ts';
+import { registerDisputeRoutes } from './disputes.routes.ts';
+import {
+  DISPUTE_DUE_JOB,
+  DISPUTE_REVIEW_JOB,
+  disputeDueJob,
+  disputeReviewJob,
+  magicDisputeJob,
+} from './disputes.service.ts';
+import { disputes } from './disputes.table.ts';
+
+/** Disputes of card payments: evidence, the issuer's review, the outcome. */
+export default defineModule({
+  name: 'disputes',
+  tables: [disputes],
+  ids: ['dispute'],
+  routes: registerDisputeRoutes,
+  graphql: () => import('./disputes.graphql.ts'),
+  jobs: {
+    // Scheduled by card payments (a magic card's payment is disputed), done here.
+    [MAGIC_DISPUTE_JOB]: magicDisputeJob,
+    [DISPUTE_DUE_JOB]: disputeDueJob,
+    [DISPUTE_REVIEW_JOB]: disputeReviewJob,
+  },
+});

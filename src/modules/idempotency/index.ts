@@ -1,0 +1,10 @@
+import { defineModule } from '../module.ts';
+import { purgeExpiredKeys } from './idempotency.service.ts';
+import { idempotencyKeys } from './idempotency.table.ts';
+
+/** Stored outcomes of keyed requests. */
+export default defineModule({
+  name: 'idempotency',
+  tables: [idempotencyKeys],
+  retention: [{ name: 'idempotency keys', purge: purgeExpiredKeys }],
+});

@@ -1,0 +1,14 @@
+import { defineModule } from '../module.ts';
+import { inboundTransferOperations } from './inbound-transfers.operations.ts';
+import { INBOUND_SETTLE_JOB, settleInboundJob } from './inbound-transfers.service.ts';
+import { inboundTransfers } from './inbound-transfers.table.ts';
+
+/** Money from outside originators: ACH credits and debits, RTP and FedNow credits. */
+export default defineModule({
+  name: 'inbound-transfers',
+  tables: [inboundTransfers],
+  ids: ['inboundTransfer'],
+  operations: inboundTransferOperations,
+  graphql: () => import('./inbound-transfers.graphql.ts'),
+  jobs: { [INBOUND_SETTLE_JOB]: settleInboundJob },
+});

@@ -1,0 +1,15 @@
+import { defineModule } from '../module.ts';
+import { EXPIRE_ISSUING_AUTHORIZATION_JOB } from './issuing.authorize.ts';
+import { registerIssuingRoutes } from './issuing.routes.ts';
+import { expireIssuingAuthorizationJob } from './issuing.settle.ts';
+import { issuingAuthorizations, virtualCards } from './issuing.table.ts';
+
+/** Virtual cards, their spending controls and authorizations, the closed loop with card payments. */
+export default defineModule({
+  name: 'issuing',
+  tables: [virtualCards, issuingAuthorizations],
+  ids: ['virtualCard', 'issuingAuthorization'],
+  routes: registerIssuingRoutes,
+  graphql: () => import('./issuing.graphql.ts'),
+  jobs: { [EXPIRE_ISSUING_AUTHORIZATION_JOB]: expireIssuingAuthorizationJob },
+});

@@ -1,0 +1,56 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { Db } from '../db/client.ts';
+import type { EventFanOut } from '../db/outbox.ts';
+import type { IdKind } from '../kernel/ids.ts';
+import type { RestEnv } from '../rest/types.ts';
+import type { OperationDecl } from './operation.ts';
+import type { JobHandler } from './scheduler/scheduler.service.ts';
+
+/**
+ * A module's manifest (`src/modules/<module>/index.ts`): what the module brings to each registry,
+ * in one place. The list of modules (src/modules/index.ts) imports every manifest, and every
+ * registry is derived from that list: REST mounting, GraphQL loading, job handlers, retention, the
+ * events' fan-out. A manifest imports its module's files; no file of a module imports a manifest
+ * or the list (test/architecture.test.ts). Ordinary typed data: no codegen, no decorators.
+ */
+
+/** A batched purge of what is not kept forever (src/modules/retention.ts runs them). */
+export interface RetentionRule {
+  /** What it purges, as the maintenance log names it (`idempotency keys`). */
+  name: string;
+  /** Deletes (or blanks) up to `limit` rows in one short statement; answers how many. */
+  purge: (db: Db, realNow: Date, limit: number) => Promise<number>;
+}
+
+export interface ModuleManifest {
+  /** The module's folder under src/modules. */
+  name: string;
+  /** Its tables (`<module>.table.ts`); drizzle-kit finds them by glob, the tests by this list. */
+  tables?: readonly PgTable[];
+  /** The id kinds (src/kernel/ids.ts) of the objects it makes, each claimed by one module. */
+  ids?: readonly IdKind[];
+  /** Its declared operations (`<module>.operations.ts`): REST routes and OpenAPI are mounted from them. */
+  operations?: readonly OperationDecl[];
+  /**
+   * Its hand-written REST routes (`<module>.routes.ts`), for a module not (or not wholly) declared
+   * yet; mounted after its operations. Adopting declarations replaces this line with `operations`.
+   */
+  routes?: (api: OpenAPIHono<RestEnv>) => void;
+  /**
+   * Loads its GraphQL file(s) (`() => import('./<module>.graphql.ts')`), which register their types
+   * on the one builder: a lazy import, so that start-up and REST never load GraphQL.
+   */
+  graphql?: () => Promise<unknown>;
+  /** What each kind of its due work does: job kind → handler (run by the scheduler). */
+  jobs?: Readonly<Record<string, JobHandler>>;
+  /** What of its rows is not kept forever, and the purge of each. */
+  retention?: readonly RetentionRule[];
+  /** What every event fans out to in the statement that writes it (one module at most: webhooks). */
+  eventFanOut?: EventFanOut;
+}
+
+/** A module's manifest, checked against ModuleManifest and kept as written. */
+export function defineModule<const M extends ModuleManifest>(manifest: M): M {
+  return manifest;
+}

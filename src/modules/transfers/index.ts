@@ -1,0 +1,25 @@
+import { defineModule } from '../module.ts';
+import { answerRtpJob, returnTransferJob, settleTransferJob, submitTransferJob } from './transfers.jobs.ts';
+import { registerTransferRoutes } from './transfers.routes.ts';
+import {
+  TRANSFER_RETURN_JOB,
+  TRANSFER_RTP_JOB,
+  TRANSFER_SETTLE_JOB,
+  TRANSFER_SUBMIT_JOB,
+} from './transfers.rows.ts';
+import { transfers } from './transfers.table.ts';
+
+/** Transfers and payouts on the rails (FedACH, RTP, FedNow), and a checkout's ACH debit. */
+export default defineModule({
+  name: 'transfers',
+  tables: [transfers],
+  ids: ['transfer', 'payout'],
+  routes: registerTransferRoutes,
+  graphql: () => import('./transfers.graphql.ts'),
+  jobs: {
+    [TRANSFER_SUBMIT_JOB]: submitTransferJob,
+    [TRANSFER_SETTLE_JOB]: settleTransferJob,
+    [TRANSFER_RETURN_JOB]: returnTransferJob,
+    [TRANSFER_RTP_JOB]: answerRtpJob,
+  },
+});

@@ -1,0 +1,22 @@
+import { defineModule } from '../module.ts';
+import { webhookDeliveriesCte } from './webhooks.fan-out.ts';
+import { purgeEndedDeliveries, purgeOldAttempts } from './webhooks.retention.ts';
+import { registerEventRoutes, registerWebhookRoutes } from './webhooks.routes.ts';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
+
+/** Webhooks: endpoints, deliveries and their attempts, signing, the delivery worker. */
+export default defineModule({
+  name: 'webhooks',
+  tables: [webhookEndpoints, webhookDeliveries, webhookAttempts],
+  ids: ['webhookEndpoint', 'webhookDelivery', 'webhookAttempt'],
+  routes: (api) => {
+    registerEventRoutes(api);
+    registerWebhookRoutes(api);
+  },
+  graphql: () => import('./webhooks.graphql.ts'),
+  retention: [
+    { name: 'webhook attempts', purge: purgeOldAttempts },
+    { name: 'ended webhook deliveries', purge: purgeEndedDeliveries },
+  ],
+  eventFanOut: webhookDeliveriesCte,
+});

@@ -1,0 +1,94 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { getTableName, is } from 'drizzle-orm';
+import { PgTable } from 'drizzle-orm/pg-core';
+import { describe, expect, it } from 'vitest';
+import { ID_PREFIXES, type IdKind } from '../src/kernel/ids.ts';
+import { MODULES } from '../src/modules/index.ts';
+
+/**
+ * The list of modules (src/modules/index.ts) is the one place a module is registered: every module
+ * folder has its manifest there, every table and id kind is claimed by exactly one module (or is the
+ * infrastructure's, in src/db and the wiring), so a registry derived from the list misses nothing.
+ */
+
+const MODULES_DIR = fileURLToPath(new URL('../src/modules/', import.meta.url));
+const DB_DIR = fileURLToPath(new URL('../src/db/', import.meta.url));
+
+/** The id kinds that belong to no module: events and jobs (src/db), request ids (the wiring). */
+const INFRASTRUCTURE_IDS: readonly IdKind[] = ['event', 'job', 'request'];
+
+/** Every table a `*.table.ts` file under `dir` exports, by the folder it lies in. */
+async function tablesUnder(dir: string, folders: readonly string[]): Promise<Map<PgTable, string>> {
+  const found = new Map<PgTable, string>();
+  for (const folder of folders) {
+    for (const file of readdirSync(`${dir}${folder}`).filter((name) => name.endsWith('.table.ts'))) {
+      const exported: Record<string, unknown> = await import(`${dir}${folder}/${file}`);
+      for (const value of Object.values(exported)) if (is(value, PgTable)) found.set(value, folder);
+    }
+  }
+  return found;
+}
+
+describe('module manifests (src/modules/index.ts)', () => {
+  const folders = readdirSync(MODULES_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+
+  it('lists every module folder once, each by its own manifest', () => {
+    expect(MODULES.map((module) => module.name).sort()).toEqual(folders);
+  });
+
+  it('claims every table of the modules in its own module’s manifest, once', async () => {
+    const files = await tablesUnder(MODULES_DIR, folders);
+    const claimed = MODULES.flatMap((module) =>
+      (module.tables ?? []).map((table) => [table, module.name] as const),
+    );
+    expect(claimed.length).toBe(new Set(claimed.map(([table]) => table)).size);
+    const named = (pairs: Iterable<readonly [PgTable, string]>) =>
+      [...pairs].map(([table, module]) => `${module}: ${getTableName(table)}`).sort();
+    expect(named(claimed)).toEqual(named(files));
+    // The infrastructure's tables (events, scheduled jobs) are src/db's and no module's.
+    const infrastructure = await tablesUnder(DB_DIR, ['.']);
+    expect(infrastructure.size).toBeGreaterThan(0);
+    for (const table of infrastructure.keys()) expect(claimed.some(([mine]) => mine === table)).toBe(false);
+  });
+
+  it('claims every id kind in one module’s manifest, or as the infrastructure’s', () => {
+    const claims = [...INFRASTRUCTURE_IDS, ...MODULES.flatMap((module) => module.ids ?? [])];
+    expect([...claims].sort()).toEqual(Object.keys(ID_PREFIXES).sort());
+  });
+
+  it('loads every GraphQL file through a manifest (as the build’s one GraphQL chunk does)', () => {
+    // scripts/build.mjs bundles every module's *.graphql*.ts into the chunk the manifests' lazy
+    // imports resolve to; from the sources, each must be reached from its manifest's import.
+    const graphqlFile = /\.graphql(-[a-z-]+)?\.ts$/;
+    const files = folders.flatMap((folder) =>
+      readdirSync(`${MODULES_DIR}${folder}`)
+        .filter((name) => graphqlFile.test(name))
+        .map((name) => `${folder}/${name}`),
+    );
+    const importsOf = (file: string) =>
+      [...readFileSync(`${MODULES_DIR}${file}`, 'utf8').matchAll(/(?:from |import\(?\s*)'\.\/([^']+)'/g)].map(
+        ([, name]) => `${file.slice(0, file.indexOf('/'))}/${name}`,
+      );
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      for (const target of importsOf(file))
+        if (graphqlFile.test(target) && !reached.has(target)) {
+          reached.add(target);
+          visit(target);
+        }
+    };
+    for (const folder of folders) visit(`${folder}/index.ts`);
+    expect(files.length).toBeGreaterThan(15);
+    expect(files.filter((file) => !reached.has(file))).toEqual([]);
+  });
+
+  it('handles each job kind in one module', () => {
+    const kinds = MODULES.flatMap((module) => Object.keys(module.jobs ?? {}));
+    expect(kinds.length).toBe(new Set(kinds).size);
+    expect(kinds.length).toBeGreaterThan(10);
+  });
+});
