@@ -19,7 +19,7 @@ import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
 import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
 import { registerTriggerRoutes } from '../modules/trigger/trigger.routes.ts';
-import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
+import { eventOperations, webhookOperations } from '../modules/webhooks/webhooks.operations.ts';
 import { bodySchemaLookup } from './form-body.ts';
 import { requireKey } from './middleware/auth.ts';
 import { chaos } from './middleware/chaos.ts';
@@ -83,8 +83,8 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerFixtureRoutes(api);
   registerChaosRoutes(api);
   registerTriggerRoutes(api);
-  registerEventRoutes(api);
-  registerWebhookRoutes(api);
+  mountOperations(api, eventOperations);
+  mountOperations(api, webhookOperations);
   const documents = new Map<string, ReturnType<typeof buildDocument>>();
   api.get('/openapi.json', (c) => {
     const { publicUrl } = c.get('deps');
