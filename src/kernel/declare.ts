@@ -146,6 +146,11 @@ export const field = {
   ...scalarFields,
 };
 
+/** A field as `make` builds it, with a REST schema of its own (a named component, its own bounds). */
+export const withWire =
+  <Row>(make: Field<Row>, wire: z.ZodType): Field<Row> =>
+  (name) => ({ ...make(name), wire });
+
 export interface ObjectDecl<Row, O extends string = string, S extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   object: O;

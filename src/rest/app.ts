@@ -6,7 +6,7 @@ import { registerChaosRoutes } from '../modules/chaos/chaos.routes.ts';
 import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
 import { collectionOperations } from '../modules/collections/collections.operations.ts';
 import { registerCounterpartyRoutes } from '../modules/counterparties/counterparties.routes.ts';
-import { registerDisputeRoutes } from '../modules/disputes/disputes.routes.ts';
+import { disputeOperations } from '../modules/disputes/disputes.operations.ts';
 import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
 import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
 import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
@@ -69,7 +69,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerMerchantRoutes(api);
   mountOperations(api, collectionOperations);
   mountOperations(api, cardPaymentOperations);
-  registerDisputeRoutes(api);
+  mountOperations(api, disputeOperations);
   registerTransferRoutes(api);
   registerInboundTransferRoutes(api);
   registerCounterpartyRoutes(api);

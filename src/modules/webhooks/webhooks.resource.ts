@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineObject, field, type ObjectDecl, type RenderContext } from '../../kernel/declare.ts';
+import { defineObject, field, type ObjectDecl, type RenderContext, withWire } from '../../kernel/declare.ts';
 import { timestamp, type Wire } from '../../kernel/wire-resources.ts';
 import { ALL_EVENTS, listEventTypes } from './webhooks.event-types.ts';
 import type { AttemptRow, DeliveryLog } from './webhooks.log.ts';
@@ -111,10 +111,7 @@ export const WebhookDelivery = defineObject<DeliveryNode>()(
   {
     event: field.ref<DeliveryNode>('event', (log) => log.delivery.eventId),
     // A String on GraphQL; REST names its component (and may leave it out).
-    event_type: (name: string) => ({
-      ...field.text<DeliveryNode>('')(name),
-      wire: EventTypeNameWire.optional(),
-    }),
+    event_type: withWire(field.text<DeliveryNode>(''), EventTypeNameWire.optional()),
     endpoint: field.ref<DeliveryNode>('webhook endpoint', (log) => log.delivery.endpointId),
     state: field.enum<DeliveryNode, typeof webhookDeliveries.state.enumValues>(
       webhookDeliveries.state.enumValues,
