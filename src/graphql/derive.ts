@@ -46,6 +46,7 @@ export interface ObjectOptions<Row> {
 function fieldType(key: string, schema: z.ZodType, kind: string, enums: Record<string, AnyRef>): AnyRef {
   if (enums[key]) return enums[key];
   if (kind === 'Money') return MoneyRef;
+  if (kind === 'StringList') return ['String'];
   if (kind !== 'enum') return kind;
   const inner = schema instanceof z.ZodNullable ? (schema.unwrap() as z.ZodType) : schema;
   const values = (inner as z.ZodEnum).options as string[];
@@ -107,6 +108,7 @@ function inputType(key: string, schema: z.ZodType): AnyRef {
   if (BY_NAME[key]) return BY_NAME[key];
   const registered = inputTypes.get(schema);
   if (registered) return registered;
+  if (schema instanceof z.ZodArray) return [inputType(key, schema.element as z.ZodType)];
   if (schema instanceof z.ZodUnion && schema.options.some((o) => (o as z.ZodNumber).isInt)) return 'Int';
   if (schema instanceof z.ZodNumber) return schema.isInt ? 'Int' : 'Float';
   if (schema instanceof z.ZodBoolean) return 'Boolean';
@@ -127,7 +129,8 @@ export function inputFields(
     if (skip.includes(key)) continue;
     const schema = value as z.ZodType;
     const optional = schema instanceof z.ZodOptional || schema instanceof z.ZodDefault;
-    const inner = optional ? (schema.unwrap() as z.ZodType) : schema;
+    const unwrapped = optional ? (schema.unwrap() as z.ZodType) : schema;
+    const inner = unwrapped instanceof z.ZodNullable ? (unwrapped.unwrap() as z.ZodType) : unwrapped;
     const description = descriptionOf(schema);
     fields[camelCase(key)] = make({
       type: inputType(key, inner),

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { SandbankError } from '../kernel/errors.ts';
 import { parseInput } from '../kernel/validation.ts';
+import type { ServiceContext } from '../modules/context.ts';
 import type { OperationDecl } from '../modules/operation.ts';
 import { builder, type GraphQLContext } from './builder.ts';
 import { idempotentMutation, listQueryOf, nullIfNotFound, serviceContext, toConnection } from './context.ts';
@@ -80,7 +81,9 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
       continue;
     }
     const { reload, inputArg } = gql;
-    if (!reload) throw new Error(`The mutation ${name} declares no reload for a replayed idempotency key.`);
+    const replayed = gql.idempotent !== false;
+    if (!reload && replayed)
+      throw new Error(`The mutation ${name} declares no reload for a replayed idempotency key.`);
     const body = op.body
       ? wireInput(name, op.body, op.codes, {
           ...(inputArg ? { inputArg: inputArg.name } : {}),
@@ -100,21 +103,23 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
           ...(input && inputArg
             ? { [inputArg.name]: t.arg({ type: input, required: true, description: inputArg.description }) }
             : op.body
-              ? inputFields((o) => t.arg(o as never), (op.body as z.ZodObject).shape)
+              ? inputFields((o) => t.arg(o as never), (op.body as z.ZodObject).shape, gql.omit)
               : {}),
-          idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
+          ...(replayed ? { idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }) } : {}),
         },
         resolve: (_root: unknown, args: Args, ctx: GraphQLContext) => {
           const raw = body ? body.body(args) : undefined;
+          const run = (svc: ServiceContext) =>
+            op.run(svc, {
+              params: params(args),
+              query: undefined,
+              body: body && raw ? body.parse(raw) : undefined,
+            }) as Promise<{ id: string }>;
+          if (!replayed || !reload) return run(serviceContext(ctx));
           return idempotentMutation(
             ctx,
             { name, key: args.idempotencyKey, input: { ...pick(args, paramNames), ...raw } },
-            (svc) =>
-              op.run(svc, {
-                params: params(args),
-                query: undefined,
-                body: body && raw ? body.parse(raw) : undefined,
-              }) as Promise<{ id: string }>,
+            run,
             reload,
           );
         },

@@ -15,7 +15,15 @@ export interface RenderContext {
 }
 
 /** The GraphQL type of a field: a scalar, Money (an amount with its row's currency), or none. */
-export type GraphqlKind = 'String' | 'Int' | 'Boolean' | 'DateTime' | 'Money' | 'JSONObject' | 'enum';
+export type GraphqlKind =
+  | 'String'
+  | 'StringList'
+  | 'Int'
+  | 'Boolean'
+  | 'DateTime'
+  | 'Money'
+  | 'JSONObject'
+  | 'enum';
 
 export interface FieldDecl<Row> {
   /** The REST wire schema (its description is the field's one description). */
@@ -65,17 +73,19 @@ const scalarFields = {
     ),
   /** An instant or null: ISO 8601 text on REST, DateTime on GraphQL. */
   nullableTimestamp:
-    <Row>(description: string, get?: (row: Row) => Date | null): Field<Row> =>
+    <Row>(description: string, get?: Get<Row>): Field<Row> =>
     (name) => {
-      const value = get ?? (prop(name) as (row: Row) => Date | null);
+      const value = get ?? (prop(name) as Get<Row>);
       return {
         wire: timestamp.nullable().meta({ description }),
         graphql: 'DateTime',
         nullable: true,
-        rest: (row) => value(row)?.toISOString() ?? null,
+        rest: (row, rc) => (value(row, rc) as Date | null)?.toISOString() ?? null,
         value,
       };
     },
+  /** A list of strings with a wire schema of its own on REST: [String!]! on GraphQL. */
+  strings: <Row>(wire: z.ZodType, get?: Get<Row>) => plain<Row>(wire, 'StringList', false, get),
   /** Another object's id (`idOf`), a String on GraphQL too (named there by graphqlObject's `names`). */
   ref: <Row>(kind: string, get?: Get<Row>) => plain<Row>(idOf(kind), 'String', false, get),
 };
@@ -88,11 +98,12 @@ export const field = {
     plain<Row>(z.string().nullable().meta({ description }), 'String', true, get),
   url: <Row>(description: string, get: Get<Row>) =>
     plain<Row>(z.string().meta({ format: 'uri', description }), 'String', false, get),
-  enum: <Row, const V extends readonly string[]>(values: V, description?: string) =>
+  enum: <Row, const V extends readonly string[]>(values: V, description?: string, get?: Get<Row>) =>
     plain<Row>(
       description ? z.enum(values as V & [string]).meta({ description }) : z.enum(values as V & [string]),
       'enum',
       false,
+      get,
     ),
   idOf: <Row>(kind: string) => plain<Row>(idOf(kind), false, false),
   /** The row's `currency`, REST only (GraphQL answers it inside Money). */
@@ -116,14 +127,17 @@ export const field = {
       };
     },
   timestamp:
-    <Row>(description?: string): Field<Row> =>
-    (name) => ({
-      wire: description ? timestamp.meta({ description }) : timestamp,
-      graphql: 'DateTime',
-      nullable: false,
-      rest: (row) => (prop(name)(row) as Date).toISOString(),
-      value: prop(name) as Get<Row>,
-    }),
+    <Row>(description?: string, get?: Get<Row>): Field<Row> =>
+    (name) => {
+      const value = get ?? (prop(name) as Get<Row>);
+      return {
+        wire: description ? timestamp.meta({ description }) : timestamp,
+        graphql: 'DateTime',
+        nullable: false,
+        rest: (row, rc) => (value(row, rc) as Date).toISOString(),
+        value,
+      };
+    },
   createdAt: <Row>() => field.timestamp<Row>('When it was created, clock time.'),
   updatedAt: <Row>() => field.timestamp<Row>('When it last changed, clock time.'),
   metadata: <Row>() => plain<Row>(wireMetadata, 'JSONObject', false),
@@ -131,6 +145,11 @@ export const field = {
   custom: <Row>(wire: z.ZodType, get: Get<Row>) => plain<Row>(wire, false, false, get),
   ...scalarFields,
 };
+
+/** A field as `make` builds it, with a REST schema of its own (a named component, its own bounds). */
+export const withWire =
+  <Row>(make: Field<Row>, wire: z.ZodType): Field<Row> =>
+  (name) => ({ ...make(name), wire });
 
 export interface ObjectDecl<Row, O extends string = string, S extends z.ZodRawShape = z.ZodRawShape> {
   name: string;

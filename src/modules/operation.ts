@@ -21,7 +21,7 @@ export interface OperationInput<P, Q, B> {
 export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknown> {
   /** The operationId (a generated client's method) and, unless `graphql.name` says otherwise, the GraphQL field. */
   name: string;
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   /** The path under /v1, with `{param}`s. */
   path: string;
   tags: string[];
@@ -58,6 +58,10 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
         inputArg?: { name: string; description: string; type: string };
         /** Mutations: reload the answer of a replayed idempotency key. */
         reload?: (ctx: ServiceContext, id: string) => Promise<unknown>;
+        /** Mutations: false where GraphQL takes no idempotency key (the call is not replayed). */
+        idempotent?: false;
+        /** Mutations: body fields GraphQL leaves out (another name REST accepts for a field). */
+        omit?: readonly string[];
         /** Lists: the connection's filter arguments, each the query field it stands for (`collectionId: 'collection'`). */
         filters?: Record<string, string>;
       };

@@ -29,11 +29,26 @@ export const EVIDENCE_FIELDS = [
 ] as const;
 export type EvidenceField = (typeof EVIDENCE_FIELDS)[number];
 
+/** What each evidence field holds. */
+const EVIDENCE_TEXTS: Record<EvidenceField, string> = {
+  product_description: 'What was sold.',
+  customer_name: "The customer's name.",
+  customer_email_address: "The customer's email address.",
+  customer_communication: 'Messages with the customer.',
+  shipping_tracking_number: 'The tracking number of the shipment.',
+  refund_policy: 'The refund policy the customer accepted.',
+  cancellation_rebuttal: 'Why the subscription was not canceled.',
+  duplicate_charge_explanation: 'Why the payments are not duplicates.',
+  uncategorized_text: 'Anything else.',
+};
+
 const evidenceText = z.string().max(5000);
 
 export const evidenceSchema = z
   .strictObject(
-    Object.fromEntries(EVIDENCE_FIELDS.map((field) => [field, evidenceText.optional()])) as {
+    Object.fromEntries(
+      EVIDENCE_FIELDS.map((field) => [field, evidenceText.optional().describe(EVIDENCE_TEXTS[field])]),
+    ) as {
       [K in EvidenceField]: z.ZodOptional<typeof evidenceText>;
     },
   )
@@ -56,7 +71,7 @@ export type SimulateDisputeInput = z.output<typeof simulateDisputeSchema>;
 export const simulateDisputeFieldCodes: FieldCodes = { amount: 'amount_invalid' };
 
 export const updateDisputeSchema = z.strictObject({
-  evidence: evidenceSchema.optional(),
+  evidence: evidenceSchema.optional().describe('Evidence to save (merged with what is saved).'),
   submit: z
     .boolean()
     .optional()

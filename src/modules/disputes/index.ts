@@ -1,6 +1,6 @@
 import { MAGIC_DISPUTE_JOB } from '../card-payments/card-payments.disputes.ts';
 import { defineModule } from '../module.ts';
-import { registerDisputeRoutes } from './disputes.routes.ts';
+import { disputeOperations } from './disputes.operations.ts';
 import {
   DISPUTE_DUE_JOB,
   DISPUTE_REVIEW_JOB,
@@ -15,7 +15,7 @@ export default defineModule({
   name: 'disputes',
   tables: [disputes],
   ids: ['dispute'],
-  routes: registerDisputeRoutes,
+  operations: disputeOperations,
   graphql: () => import('./disputes.graphql.ts'),
   jobs: {
     // Scheduled by card payments (a magic card's payment is disputed), done here.

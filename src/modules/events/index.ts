@@ -2,7 +2,7 @@ import { defineModule } from '../module.ts';
 
 /**
  * Events: the outbox's rows read back (its table is the infrastructure's, src/db/events.table.ts),
- * the live bus and the subscriptions. GET /v1/events is mounted by webhooks' routes.
+ * the live bus and the subscriptions. GET /v1/events is declared with the webhooks' operations.
  */
 export default defineModule({
   name: 'events',

@@ -1,7 +1,7 @@
 import { defineModule } from '../module.ts';
 import { webhookDeliveriesCte } from './webhooks.fan-out.ts';
+import { eventOperations, webhookOperations } from './webhooks.operations.ts';
 import { purgeEndedDeliveries, purgeOldAttempts } from './webhooks.retention.ts';
-import { registerEventRoutes, registerWebhookRoutes } from './webhooks.routes.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
 
 /** Webhooks: endpoints, deliveries and their attempts, signing, the delivery worker. */
@@ -9,10 +9,7 @@ export default defineModule({
   name: 'webhooks',
   tables: [webhookEndpoints, webhookDeliveries, webhookAttempts],
   ids: ['webhookEndpoint', 'webhookDelivery', 'webhookAttempt'],
-  routes: (api) => {
-    registerEventRoutes(api);
-    registerWebhookRoutes(api);
-  },
+  operations: [...eventOperations, ...webhookOperations],
   graphql: () => import('./webhooks.graphql.ts'),
   retention: [
     { name: 'webhook attempts', purge: purgeOldAttempts },

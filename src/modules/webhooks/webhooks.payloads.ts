@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ObjectDecl } from '../../kernel/declare.ts';
 import { RawJson } from '../../kernel/wire-json.ts';
 import { timestamp, type Wire } from '../../kernel/wire-resources.ts';
 import { CardPaymentWire, RefundWire } from '../card-payments/card-payments.resource.ts';
@@ -171,3 +172,16 @@ export function eventResource(row: EventRow): Wire<typeof EventWire> {
   } as const;
   return event as unknown as Wire<typeof EventWire>;
 }
+
+/**
+ * Events as operations answer them: REST's union of the kinds' envelopes, each rendered as recorded
+ * (GraphQL's Event type is written by hand, events.subscriptions.graphql.ts).
+ */
+export const Event = {
+  name: 'Event',
+  object: 'event',
+  description: EventWire.description ?? '',
+  fields: {},
+  wire: EventWire,
+  render: eventResource,
+} as unknown as ObjectDecl<EventRow>;

@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { idOf, timestamp, type Wire, wireResource } from '../../kernel/wire-resources.ts';
+import { defineObject, field, type ObjectDecl, type RenderContext, withWire } from '../../kernel/declare.ts';
+import { timestamp, type Wire } from '../../kernel/wire-resources.ts';
 import { ALL_EVENTS, listEventTypes } from './webhooks.event-types.ts';
+import type { AttemptRow, DeliveryLog } from './webhooks.log.ts';
 import type { EventTypePayload } from './webhooks.payloads.ts';
 import { faultOfLabel, WEBHOOK_CHAOS_FAULTS } from './webhooks.sending.ts';
-import { type webhookAttempts, webhookDeliveries, type webhookEndpoints } from './webhooks.table.ts';
+import { webhookDeliveries, type webhookEndpoints } from './webhooks.table.ts';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
@@ -14,45 +16,50 @@ export const EventTypeNameWire = z
   .enum(listEventTypes() as [string, ...string[]])
   .meta({ id: 'EventTypeName', description: 'An event type the sandbox sends (GET /v1/event_types).' });
 
-const endpointShape = {
-  url: z.string().meta({ format: 'uri', description: 'Where events are POSTed (http or https).' }),
-  description: nullableText('The description given on create or update.'),
-  enabled_events: z
-    .array(
-      z
-        .union([z.literal(ALL_EVENTS).meta({ description: 'Every type.' }), EventTypeNameWire])
-        .meta({ description: 'An event type, or "*" for every type.' }),
-    )
-    .meta({ description: 'The event types delivered to this endpoint; ["*"] for all.' }),
-  enabled: z.boolean().meta({ description: 'Whether events are delivered to it.' }),
-  disabled_reason: nullableText(
-    'Why it is disabled: by the merchant, a 410 Gone from the receiver, or 5 days of failed deliveries.',
+const endpointFields = {
+  url: field.url<EndpointRow>('Where events are POSTed (http or https).', (row) => row.url),
+  description: field.nullableText("The merchant's note about it, given on create or update."),
+  enabled_events: field.strings<EndpointRow>(
+    z
+      .array(
+        z
+          .union([z.literal(ALL_EVENTS).meta({ description: 'Every type.' }), EventTypeNameWire])
+          .meta({ description: 'An event type, or "*" for every type.' }),
+      )
+      .meta({ description: 'The event types delivered to it, or ["*"] for all (eventTypes lists them).' }),
   ),
-  failing_since: nullableTimestamp(
-    "When its deliveries started failing (merchant's clock); null while they succeed.",
+  enabled: field.boolean('Whether events are delivered to it.'),
+  disabled_reason: field.nullableText(
+    'Why it is disabled: the receiver answered 410 Gone, deliveries failed for 5 days, or the merchant disabled it; null while enabled.',
   ),
-  created_at: timestamp,
-  updated_at: timestamp,
+  failing_since: field.nullableTimestamp(
+    "When its deliveries started failing (the merchant's clock); null while they succeed.",
+  ),
+  created_at: field.createdAt(),
+  updated_at: field.updatedAt(),
 };
 
-export const WebhookEndpointWire = wireResource(
+export const WebhookEndpoint = defineObject<EndpointRow>()(
   'WebhookEndpoint',
   'webhook_endpoint',
   'Where the merchant receives events, signed per Standard Webhooks. Its secret is shown on create and rotate only.',
-  endpointShape,
+  endpointFields,
 );
 
-export const WebhookEndpointWithSecretWire = wireResource(
+export const WebhookEndpointWithSecret = defineObject<EndpointRow>()(
   'WebhookEndpointWithSecret',
   'webhook_endpoint',
   'A webhook endpoint with its signing secret: the answer of create and rotate_secret, the only ones that show it.',
   {
-    ...endpointShape,
-    secret: z.string().meta({
-      pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
-      description:
-        'The Standard Webhooks signing secret: whsec_ and the base64 of 32 random bytes. After a rotation the previous one signs too, for 24 h of clock time.',
-    }),
+    ...endpointFields,
+    secret: field.custom<EndpointRow>(
+      z.string().meta({
+        pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+        description:
+          'The Standard Webhooks signing secret: whsec_ and the base64 of 32 random bytes. After a rotation the previous one signs too, for 24 h of clock time.',
+      }),
+      (row) => row.secret,
+    ),
   },
 );
 
@@ -92,26 +99,46 @@ export const WebhookAttemptWire = z
   })
   .meta({ id: 'WebhookAttempt', description: 'One HTTP POST of a delivery and its outcome.' });
 
-export const WebhookDeliveryWire = wireResource(
+/** A delivery with its attempt log and its event's type (e.g. collection.succeeded). */
+export type DeliveryNode = DeliveryLog & { id: string };
+export const deliveryNode = (log: DeliveryLog): DeliveryNode => ({ ...log, id: log.delivery.id });
+const pending = (log: DeliveryNode) => log.delivery.state === 'pending';
+
+export const WebhookDelivery = defineObject<DeliveryNode>()(
   'WebhookDelivery',
   'webhook_delivery',
-  'One event delivered to one endpoint: its state and the log of its attempts.',
+  'One event delivered (or being delivered) to one endpoint: its state and the log of its attempts.',
   {
-    event: idOf('event'),
-    /** The event's type; absent when the event is no longer kept. */
-    event_type: EventTypeNameWire.optional(),
-    endpoint: idOf('webhook endpoint'),
-    state: z.enum(webhookDeliveries.state.enumValues).meta({
-      description:
-        'pending (an attempt is due at next_attempt_at), delivered (a receiver answered 2xx) or failed (retries exhausted, endpoint disabled or deleted).',
-    }),
-    attempt_count: z.number().int().meta({ description: 'Attempts made in the current series.' }),
-    next_attempt_at: nullableTimestamp('When the next attempt is due (state pending); null otherwise.'),
-    held_until: nullableTimestamp(
-      'While webhook chaos holds the delivery back (a delay, or a reorder at most until then): the real time (not the clock) at which it is sent; null otherwise.',
+    event: field.ref<DeliveryNode>('event', (log) => log.delivery.eventId),
+    // A String on GraphQL; REST names its component (and may leave it out).
+    event_type: withWire(field.text<DeliveryNode>(''), EventTypeNameWire.optional()),
+    endpoint: field.ref<DeliveryNode>('webhook endpoint', (log) => log.delivery.endpointId),
+    state: field.enum<DeliveryNode, typeof webhookDeliveries.state.enumValues>(
+      webhookDeliveries.state.enumValues,
+      'pending (an attempt is due at next_attempt_at), delivered (a receiver answered 2xx) or failed (retries exhausted, endpoint disabled or deleted).',
+      (log) => log.delivery.state,
     ),
-    attempts: z.array(WebhookAttemptWire).meta({ description: 'Every attempt, oldest first.' }),
-    created_at: timestamp,
+    attempt_count: field.int<DeliveryNode>(
+      'Attempts made in the current series.',
+      (log) => log.delivery.attempts,
+    ),
+    next_attempt_at: field.nullableTimestamp<DeliveryNode>(
+      'When the next attempt is due (state pending); null otherwise.',
+      (log) => (pending(log) ? log.delivery.nextAttemptAt : null),
+    ),
+    held_until: field.nullableTimestamp<DeliveryNode>(
+      'While webhook chaos holds the delivery back (a delay, or a reorder at most until then): the real time (not the clock) at which it is sent; null otherwise.',
+      (log) => (pending(log) ? log.delivery.heldUntil : null),
+    ),
+    // GraphQL answers them as objects of their own (webhooks.graphql.ts).
+    attempts: field.custom<DeliveryNode>(
+      z.array(WebhookAttemptWire).meta({ description: 'Every attempt, oldest first.' }),
+      (log) => log.attempts.map(attemptResource),
+    ),
+    created_at: field.timestamp<DeliveryNode>(
+      'When it was queued (with its event), clock time.',
+      (log) => log.delivery.createdAt,
+    ),
   },
 );
 
@@ -134,55 +161,17 @@ export const EventTypeWire = z
   })
   .meta({ id: 'EventType', description: 'An event type the sandbox sends, with its payload schema.' });
 
-/** An endpoint as the API shows it; the secret only on create and rotate. */
-export function endpointResource(row: EndpointRow): Wire<typeof WebhookEndpointWire> {
+function attemptResource(attempt: AttemptRow): Wire<typeof WebhookAttemptWire> {
   return {
-    id: row.id,
-    object: 'webhook_endpoint',
-    url: row.url,
-    description: row.description,
-    enabled_events: row.enabledEvents,
-    enabled: row.enabled,
-    disabled_reason: row.disabledReason,
-    failing_since: row.failingSince?.toISOString() ?? null,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-/** An endpoint with its secret: the answer of create and rotate_secret. */
-export function endpointWithSecretResource(row: EndpointRow): Wire<typeof WebhookEndpointWithSecretWire> {
-  return { ...endpointResource(row), secret: row.secret };
-}
-
-/** A delivery with its attempt log; `eventType` when known (the event's type, e.g. collection.succeeded). */
-export function deliveryResource(
-  row: typeof webhookDeliveries.$inferSelect,
-  attempts: (typeof webhookAttempts.$inferSelect)[],
-  eventType?: string,
-): Wire<typeof WebhookDeliveryWire> {
-  return {
-    id: row.id,
-    object: 'webhook_delivery',
-    event: row.eventId,
-    ...(eventType ? { event_type: eventType } : {}),
-    endpoint: row.endpointId,
-    state: row.state,
-    attempt_count: row.attempts,
-    next_attempt_at: row.state === 'pending' ? row.nextAttemptAt.toISOString() : null,
-    held_until: row.state === 'pending' ? (row.heldUntil?.toISOString() ?? null) : null,
-    attempts: attempts.map((attempt) => ({
-      id: attempt.id,
-      attempted_at: attempt.attemptedAt.toISOString(),
-      status: attempt.status,
-      duration_ms: attempt.durationMs,
-      response_body: attempt.responseBody,
-      error: attempt.error,
-      next_retry_at: attempt.nextRetryAt?.toISOString() ?? null,
-      chaos: attempt.chaos,
-      chaos_fault: attempt.chaos ? faultOfLabel(attempt.chaos) : null,
-    })),
-    created_at: row.createdAt.toISOString(),
+    id: attempt.id,
+    attempted_at: attempt.attemptedAt.toISOString(),
+    status: attempt.status,
+    duration_ms: attempt.durationMs,
+    response_body: attempt.responseBody,
+    error: attempt.error,
+    next_retry_at: attempt.nextRetryAt?.toISOString() ?? null,
+    chaos: attempt.chaos,
+    chaos_fault: attempt.chaos ? faultOfLabel(attempt.chaos) : null,
   };
 }
 
@@ -201,6 +190,17 @@ export function eventTypeResource(
     schema: { $ref: `${documentUrl}#${webhookPayloadPointer(payload.type)}` },
   };
 }
+
+/** The event types as GET /v1/event_types answers them, each with its payload's schema in this server's document. */
+export const EventType = {
+  name: 'EventType',
+  object: 'event_type',
+  description: EventTypeWire.description ?? '',
+  fields: {},
+  wire: EventTypeWire,
+  render: (payload: EventTypePayload, rc: RenderContext) =>
+    eventTypeResource(payload, `${rc.publicUrl}/v1/openapi.json`),
+} as unknown as ObjectDecl<EventTypePayload>;
 
 /** The JSON Pointer of a type's payload schema in the OpenAPI document. */
 export function webhookPayloadPointer(type: string): string {

@@ -11,20 +11,27 @@ const eventType = z
 const eventsList = z.array(eventType).min(1).max(100);
 const webhookUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
+const URL_TEXT = 'Where deliveries are POSTed (http or https).';
+const NOTE = "The merchant's note about it (at most 500 characters).";
+/** Another name for enabled_events, accepted too (REST only). */
+const ALIAS = 'Another name for enabled_events.';
+
 export const createEndpointSchema = z.strictObject({
-  url: webhookUrl,
-  enabled_events: eventsList.optional(),
-  /** Another name for enabled_events, accepted too. */
-  events: eventsList.optional(),
-  description: z.string().max(500).optional(),
+  url: webhookUrl.describe(URL_TEXT),
+  enabled_events: eventsList.optional().describe('Event types, or ["*"] (the default).'),
+  events: eventsList.optional().describe(ALIAS),
+  description: z.string().max(500).optional().describe(NOTE),
 });
 
 export const updateEndpointSchema = z.strictObject({
-  url: webhookUrl.optional(),
-  enabled_events: eventsList.optional(),
-  events: eventsList.optional(),
-  enabled: z.boolean().optional(),
-  description: z.string().max(500).nullable().optional(),
+  url: webhookUrl.optional().describe(URL_TEXT),
+  enabled_events: eventsList.optional().describe('Event types, or ["*"].'),
+  events: eventsList.optional().describe(ALIAS),
+  enabled: z
+    .boolean()
+    .optional()
+    .describe('false pauses deliveries; true resumes them (and clears the disabled reason).'),
+  description: z.string().max(500).nullable().optional().describe(NOTE),
 });
 
 /** POST /v1/webhook_endpoints' body as parsed: createEndpoint's input. */

@@ -27,7 +27,7 @@ import type { PostingRow } from '../../modules/ledger/ledger.rows.ts';
 import { listDeliveries } from '../../modules/webhooks/webhooks.log.ts';
 import { bankWhen } from '../bank-time.ts';
 import { deliveryLog } from './events.ts';
-import { cursorOf, olderLink, selectOf, submitForm } from './form-submit.ts';
+import { bodyOfForm, cursorOf, olderLink, selectOf, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
 import {
@@ -335,7 +335,7 @@ ${await detailPart(c, svc, row, flash)}
     const svc = await dashboardContext(c);
     const back = disputePath(c.req.param('id'));
     return submitForm(c, form, back, async () => {
-      const input = parseInput(resolveDisputeSchema, { outcome: form.outcome });
+      const input = bodyOfForm(resolveDisputeSchema, form);
       const row = await resolveDispute(svc, c.req.param('id'), input);
       return { to: back, notice: `The issuer decided: the dispute is ${row.state}.` };
     });
