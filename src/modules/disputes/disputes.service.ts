@@ -1,5 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import { type CommitTarget, change, commit, readAndCommit } from '../../db/commit.ts';
+import { jsonbOrdered } from '../../db/json-records.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { invalidState } from '../../kernel/state-machine.ts';
@@ -111,7 +112,7 @@ export function updateDispute(
     const event: DisputeEvent = row.state === 'warning_needs_response' ? 'submit_warning' : 'submit';
     if (row.state !== 'needs_response' && row.state !== 'warning_needs_response')
       throw invalidState(disputeMachine, row.state, event);
-    const evidence = { ...row.evidence, ...definedOnly(input.evidence ?? {}) };
+    const evidence = jsonbOrdered({ ...row.evidence, ...definedOnly(input.evidence ?? {}) });
     const now = ctx.clock.now();
     if (!submit) {
       // Saved only: no event, the state stays.

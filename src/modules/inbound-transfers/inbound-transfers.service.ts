@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { change, commit } from '../../db/commit.ts';
+import { jsonbOrdered } from '../../db/json-records.ts';
 import { objectEvent } from '../../db/outbox.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
@@ -154,7 +155,7 @@ export async function createInboundTransfer(
 /** An instant entry as it arrives: completed at once. */
 function completed(row: InboundTransferRow, now: Date): InboundTransferRow {
   const state = transition(instantInboundMachine, row.state, 'complete');
-  return { ...row, state, completedAt: now, updatedAt: now };
+  return { ...row, state, metadata: jsonbOrdered(row.metadata), completedAt: now, updatedAt: now };
 }
 
 // ---------------------------------------------------------------------------------------------

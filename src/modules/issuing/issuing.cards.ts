@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { change, commit } from '../../db/commit.ts';
+import { jsonbOrdered } from '../../db/json-records.ts';
 import { step } from '../../db/step.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -75,8 +76,8 @@ export async function createVirtualCard(
       cardholderName: input.cardholder_name,
       state: virtualCardMachine.initial,
       cvcFailures: 0,
-      spendingControls: controls,
-      metadata: input.metadata ?? {},
+      spendingControls: jsonbOrdered(controls),
+      metadata: jsonbOrdered(input.metadata ?? {}),
       createdAt: now,
       updatedAt: now,
     };
@@ -128,6 +129,8 @@ export async function updateVirtualCard(
     if (changesState) return step(tx, ctx, virtualCardKind, card, STATE_EVENTS[input.state!], values);
     // The card is locked: the update is written as it was read.
     const row: VirtualCardRow = { ...card, ...values };
+    row.spendingControls = jsonbOrdered(row.spendingControls);
+    row.metadata = jsonbOrdered(row.metadata);
     const update = { table: virtualCards, id: card.id, expect: { state: card.state }, set: values };
     const event = virtualCardEvent(row, ctx.publicUrl, 'virtual_card.updated');
     await commit({ db: ctx.db, tx }, change().update(update).event(event));
