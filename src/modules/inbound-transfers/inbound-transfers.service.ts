@@ -114,42 +114,31 @@ export async function createInboundTransfer(
   const work = change()
     .insert(inboundTransfers, row)
     .event(inboundEvent(values, ctx.publicUrl, 'inbound_transfer.created'));
-  if (instant) {
-    // Instant payments settle as they arrive: straight to available.
-    const posting = {
-      ...common(values, now),
-      type: 'inbound_transfer',
-      entries: [
-        { account: 'bank_rails' as const, amount: -values.amount },
-        { account: 'available' as const, amount: values.amount },
-      ],
-    };
-    await commit(
-      ctx,
-      work.effect(ledgerPostingsEffect, preparePosting(posting)).event(inboundEvent(row, ctx.publicUrl)),
+  // Instant payments settle as they arrive, straight to available; an ACH credit waits in pending.
+  if (instant || values.direction === 'credit') {
+    const to = instant ? ('available' as const) : ('pending' as const);
+    const entries = [
+      { account: 'bank_rails' as const, amount: -values.amount },
+      { account: to, amount: values.amount },
+    ];
+    work.effect(
+      ledgerPostingsEffect,
+      preparePosting({ ...common(values, now), type: 'inbound_transfer', entries }),
     );
-    return row;
   }
-  if (values.direction === 'credit') {
-    const posting = {
-      ...common(values, now),
-      type: 'inbound_transfer',
-      entries: [
-        { account: 'bank_rails' as const, amount: -values.amount },
-        { account: 'pending' as const, amount: values.amount },
-      ],
-    };
-    work.effect(ledgerPostingsEffect, preparePosting(posting));
-  }
-  const settlement = jobValues({
-    merchantId: values.merchantId,
-    kind: INBOUND_SETTLE_JOB,
-    objectId: values.id,
-    dueAt: values.expectedSettlementAt as Date,
-    createdAt: now,
-  });
-  await commit(ctx, work.job(settlement));
-  return values;
+  if (instant) work.event(inboundEvent(row, ctx.publicUrl));
+  else
+    work.job(
+      jobValues({
+        merchantId: values.merchantId,
+        kind: INBOUND_SETTLE_JOB,
+        objectId: values.id,
+        dueAt: values.expectedSettlementAt as Date,
+        createdAt: now,
+      }),
+    );
+  await commit(ctx, work);
+  return row;
 }
 
 /** An instant entry as it arrives: completed at once. */
