@@ -41,3 +41,18 @@ export function insertRecords<T extends PgTable>(
   const definitions = columns.map(([, column]) => `"${column.name}" ${column.getSQLType()}`).join(', ');
   return sql`INSERT INTO ${table} (${sql.raw(names)}) SELECT * FROM ${recordset(records, definitions)} WHERE ${when}`;
 }
+
+/**
+ * A JSON value as a jsonb column gives it back: every object's keys in jsonb's order (shorter
+ * first, then bytewise), so a row built in memory answers as the same row read back would.
+ */
+export function jsonbOrdered<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(jsonbOrdered) as T;
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  const keys = Object.keys(value).sort(
+    (a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b)),
+  );
+  return Object.fromEntries(
+    keys.map((key) => [key, jsonbOrdered((value as Record<string, unknown>)[key])]),
+  ) as T;
+}

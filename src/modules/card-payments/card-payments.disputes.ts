@@ -1,6 +1,19 @@
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Executor, Tx } from '../../db/client.ts';
+import { change, commit } from '../../db/commit.ts';
 import { addSeconds } from '../../kernel/clock.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import type { ServiceContext } from '../context.ts';
 import { jobValues } from '../scheduler/scheduler.service.ts';
 import type { CardPaymentRow } from './card-payments.resource.ts';
+import { cardPaymentEvent, loadPayment, refundsOf } from './card-payments.rows.ts';
+import { cardPayments } from './card-payments.table.ts';
+
+/**
+ * A card payment's side of its disputes (the dispute itself is the disputes module's): the magic
+ * cards' dispute job, whether a payment may be disputed, marking it disputed, and the issuer's
+ * early fraud warning.
+ */
 
 /**
  * The job a magic dispute card's capture schedules (…0259, …2685, …1976, …5423): a day of clock
@@ -25,4 +38,83 @@ export function magicDisputeJobs(payment: CardPaymentRow, capturedAt: Date) {
       createdAt: capturedAt,
     }),
   ];
+}
+
+/** The payment states a dispute may be opened in: captured, with something not yet refunded. */
+const DISPUTABLE: readonly CardPaymentRow['state'][] = ['captured', 'partially_refunded'];
+
+/** Whether the cardholder may still dispute the payment: captured, not refunded in full, not disputed yet. */
+export function isDisputable(payment: CardPaymentRow): boolean {
+  return payment.disputeId === null && DISPUTABLE.includes(payment.state);
+}
+
+/** Refused (409) unless the payment is captured, not refunded in full, and not disputed yet. */
+export function checkDisputable(payment: CardPaymentRow): void {
+  if (payment.disputeId !== null)
+    throw new SandbankError('invalid_state', {
+      message: `This card payment is already disputed (${payment.disputeId}).`,
+    });
+  if (!DISPUTABLE.includes(payment.state))
+    throw new SandbankError('invalid_state', {
+      message: `A dispute needs a captured payment with something not refunded; this one is ${payment.state}.`,
+    });
+}
+
+/**
+ * Marks a payment disputed by `disputeId` for `amount`, in the caller's transaction, before the
+ * dispute is written: one guarded UPDATE (not disputed yet, still disputable, that much captured
+ * and not refunded), so of two openings racing for one payment, one marks it and the other is
+ * refused — 409 invalid_state when the payment is no longer disputable, else 400 amount_invalid.
+ */
+export async function markDisputed(
+  tx: Tx,
+  ctx: ServiceContext,
+  payment: CardPaymentRow,
+  disputeId: string,
+  amount: bigint,
+): Promise<void> {
+  const marked = await tx
+    .update(cardPayments)
+    .set({ disputeId, updatedAt: ctx.clock.now() })
+    .where(
+      and(
+        eq(cardPayments.id, payment.id),
+        isNull(cardPayments.disputeId),
+        inArray(cardPayments.state, [...DISPUTABLE]),
+        sql`${cardPayments.amountCaptured} - ${cardPayments.amountRefunded} >= ${amount.toString()}::bigint`,
+      ),
+    )
+    .returning({ id: cardPayments.id });
+  if (marked.length > 0) return;
+  checkDisputable(await loadPayment(tx, ctx, payment.id));
+  throw new SandbankError('amount_invalid', {
+    param: 'amount',
+    message: 'The dispute would exceed what is captured and not refunded.',
+  });
+}
+
+/** The payment a magic card's job names, whichever merchant's (null when it is gone); `lock`: FOR UPDATE. */
+export async function paymentOfJob(exec: Executor, id: string, lock = false): Promise<CardPaymentRow | null> {
+  const query = exec.select().from(cardPayments).where(eq(cardPayments.id, id));
+  const [payment] = lock ? await query.for('update') : await query;
+  return payment ?? null;
+}
+
+/**
+ * The issuer's early fraud warning about a payment (magic card …5423), once: the payment is locked,
+ * then the warning's time and its `card_payment.early_fraud_warning` event are one change.
+ */
+export async function warnEarlyFraud(tx: Tx, ctx: ServiceContext, paymentId: string): Promise<void> {
+  const payment = await paymentOfJob(tx, paymentId, true);
+  if (!payment || payment.earlyFraudWarningAt !== null) return;
+  const now = ctx.clock.now();
+  const warned: CardPaymentRow = { ...payment, earlyFraudWarningAt: now, updatedAt: now };
+  const refunds = (await refundsOf(tx, [warned.id])).get(warned.id) ?? [];
+  const event = {
+    ...cardPaymentEvent(warned, ctx.publicUrl, refunds),
+    type: 'card_payment.early_fraud_warning',
+  };
+  const set = { earlyFraudWarningAt: now, updatedAt: now };
+  const update = { table: cardPayments, id: payment.id, expect: { earlyFraudWarningAt: null }, set };
+  await commit({ db: ctx.db, tx }, change().update(update).event(event));
 }

@@ -1,12 +1,13 @@
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows, type Tx } from '../../db/client.ts';
+import { change, commit } from '../../db/commit.ts';
 import { perMerchant } from '../../db/per-merchant.ts';
 import { addSeconds, realNowOf } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { type ValidCard, validateCard } from '../cards/card-validation.ts';
-import { inContextTx, type ServiceContext } from '../context.ts';
-import { type JobRow, scheduleJob } from '../scheduler/scheduler.service.ts';
+import type { ServiceContext } from '../context.ts';
+import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
 import type { TokenRow } from './card-payments.resource.ts';
 import type { CreateTokenInput } from './card-payments.schema.ts';
 import { cardTokens } from './card-payments.table.ts';
@@ -25,39 +26,36 @@ function expiredInRealTime(token: { realCreatedAt: Date }, realNow: Date): boole
 /** A token's expiry: an unused token's number and CVC are blanked when its 15 minutes are over. */
 export const TOKEN_EXPIRY_JOB = 'token.expire';
 
+/** POST /v1/tokens: a card kept for one use, and the job that blanks it when its time is over, as one change. */
 export async function createToken(ctx: ServiceContext, input: CreateTokenInput): Promise<TokenRow> {
   const card = validateCard(input.card);
   const now = ctx.clock.now();
   const realCreatedAt = realNowOf(ctx.clock);
   const expiresAt = addSeconds(now, TOKEN_TTL_SECONDS);
-  return inContextTx(ctx, async (tx) => {
-    const [row] = await tx
-      .insert(cardTokens)
-      .values({
-        id: newId('token'),
-        merchantId: ctx.merchant.id,
-        number: card.number,
-        expMonth: card.expMonth,
-        expYear: card.expYear,
-        cvc: card.cvc,
-        name: card.name,
-        brand: card.brand,
-        last4: card.last4,
-        expiresAt,
-        createdAt: now,
-        realCreatedAt,
-      })
-      .returning();
-    if (!row) throw new Error('insert returned no row');
-    await scheduleJob(tx, {
-      merchantId: ctx.merchant.id,
-      kind: TOKEN_EXPIRY_JOB,
-      objectId: row.id,
-      dueAt: expiresAt,
-      createdAt: now,
-    });
-    return row;
+  const row: TokenRow = {
+    id: newId('token'),
+    merchantId: ctx.merchant.id,
+    number: card.number,
+    expMonth: card.expMonth,
+    expYear: card.expYear,
+    cvc: card.cvc,
+    name: card.name,
+    brand: card.brand,
+    last4: card.last4,
+    expiresAt,
+    usedAt: null,
+    createdAt: now,
+    realCreatedAt,
+  };
+  const expiry = jobValues({
+    merchantId: ctx.merchant.id,
+    kind: TOKEN_EXPIRY_JOB,
+    objectId: row.id,
+    dueAt: expiresAt,
+    createdAt: now,
   });
+  await commit(ctx, change().insert(cardTokens, row).job(expiry));
+  return row;
 }
 
 /** What a token keeps of its card once spent or expired: neither the number nor the CVC. */

@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { change, commit } from '../../db/commit.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -29,7 +30,7 @@ export async function createCounterparty(
     createdAt: now,
     updatedAt: now,
   };
-  await dbOf(ctx).insert(counterparties).values(row);
+  await commit(ctx, change().insert(counterparties, row));
   return row;
 }
 

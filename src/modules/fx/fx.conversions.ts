@@ -1,10 +1,14 @@
-import { objectEvent, recordEvent } from '../../db/outbox.ts';
+import { change, commit } from '../../db/commit.ts';
+import { jsonbOrdered } from '../../db/json-records.ts';
+import { objectEvent } from '../../db/outbox.ts';
 import { merchantRowsByIds } from '../../db/pages.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
+import { ledgerPostingsEffect } from '../ledger/ledger.post.ts';
+import { preparePosting } from '../ledger/ledger.statement.ts';
 import { fxConversionStates } from './fx.machine.ts';
-import { convertOnLedger, lockQuote, useQuote } from './fx.quotes.ts';
+import { conversionPostings, lockQuote, takeQuote } from './fx.quotes.ts';
 import { type FxConversionRow, fxConversionResource } from './fx.resource.ts';
 import { listOf, loadOne } from './fx.rows.ts';
 import type { CreateConversionInput } from './fx.schema.ts';
@@ -12,8 +16,9 @@ import { fxConversions } from './fx.table.ts';
 
 /**
  * POST /v1/fx/conversions {quote_id}: available USD into the target's available at the locked rate,
- * in one transaction: the quote is used, both postings are written and the conversion is
- * `completed` (422 quote_expired, 409 quote_already_used, 422 insufficient_balance: nothing written).
+ * one change in a transaction (the quote locked while it is taken): the quote used, both postings,
+ * the conversion `completed` and its event (422 quote_expired, 409 quote_already_used, 422
+ * insufficient_balance: nothing written).
  */
 export async function createConversion(
   ctx: ServiceContext,
@@ -21,31 +26,32 @@ export async function createConversion(
 ): Promise<FxConversionRow> {
   return inContextTx(ctx, async (tx) => {
     const id = newId('fxConversion');
-    const quote = await useQuote(tx, ctx, await lockQuote(tx, ctx, input.quote_id), id);
-    await convertOnLedger(tx, ctx, quote, { type: 'fx_conversion', id });
+    const work = change();
+    const quote = takeQuote(work, ctx, await lockQuote(tx, ctx, input.quote_id), id);
+    for (const posting of conversionPostings(ctx, quote, { type: 'fx_conversion', id }))
+      work.effect(ledgerPostingsEffect, preparePosting(posting));
     const now = ctx.clock.now();
-    const [row] = await tx
-      .insert(fxConversions)
-      .values({
-        id,
-        merchantId: ctx.merchant.id,
-        state: 'completed',
-        quoteId: quote.id,
-        amount: quote.sourceAmount,
-        currency: quote.sourceCurrency,
-        targetCurrency: quote.targetCurrency,
-        targetAmount: quote.targetAmount,
-        rate: quote.rate,
-        fee: quote.fee,
-        reference: input.reference ?? null,
-        description: input.description ?? null,
-        metadata: input.metadata ?? {},
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    if (!row) throw new Error('conversion insert returned no row');
-    await recordEvent(tx, objectEvent(row, 'fx_conversion.completed', fxConversionResource(row)));
+    const row: FxConversionRow = {
+      id,
+      merchantId: ctx.merchant.id,
+      state: 'completed',
+      quoteId: quote.id,
+      amount: quote.sourceAmount,
+      currency: quote.sourceCurrency,
+      targetCurrency: quote.targetCurrency,
+      targetAmount: quote.targetAmount,
+      rate: quote.rate,
+      fee: quote.fee,
+      reference: input.reference ?? null,
+      description: input.description ?? null,
+      metadata: jsonbOrdered(input.metadata ?? {}),
+      createdAt: now,
+      updatedAt: now,
+    };
+    work
+      .insert(fxConversions, row)
+      .event(objectEvent(row, 'fx_conversion.completed', fxConversionResource(row)));
+    await commit({ db: ctx.db, tx }, work);
     return row;
   });
 }

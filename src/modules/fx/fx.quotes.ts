@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.ts';
-import { change, commit } from '../../db/commit.ts';
+import { type Change, change, commit } from '../../db/commit.ts';
 import { type EventInput, objectEvent } from '../../db/outbox.ts';
 import { merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
@@ -10,7 +10,6 @@ import { newId } from '../../kernel/ids.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { transition } from '../../kernel/state-machine.ts';
 import { dbOf, type ServiceContext } from '../context.ts';
-import { post } from '../ledger/ledger.post.ts';
 import type { PostingInput } from '../ledger/ledger.rows.ts';
 import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
 import { type FxQuoteEvent, type FxQuoteState, fxQuoteMachine } from './fx.machine.ts';
@@ -131,19 +130,23 @@ export function lockQuote(tx: Tx, ctx: ServiceContext, quoteId: string): Promise
 }
 
 /**
- * Takes a locked quote for a conversion or a settlement: of two requests racing for one quote, the
- * second waits on the row lock and then finds it used (409 quote_already_used). A quote is usable
- * strictly before `expires_at` on the clock (422 quote_expired from that instant on, whether or not
- * the expiry job has run yet).
+ * Adds to a change the taking of a locked quote for a conversion or a settlement: of two requests
+ * racing for one quote, the second waits on the row lock and then finds it used (409
+ * quote_already_used). A quote is usable strictly before `expires_at` on the clock (422
+ * quote_expired from that instant on, whether or not the expiry job has run yet). The quote's
+ * update and its `fx_quote.used` event; the quote as it leaves it.
  */
-export async function useQuote(
-  tx: Tx,
-  ctx: ServiceContext,
-  quote: FxQuoteRow,
-  usedBy: string,
-): Promise<FxQuoteRow> {
+export function takeQuote(work: Change, ctx: ServiceContext, quote: FxQuoteRow, usedBy: string): FxQuoteRow {
   const used = usedQuote(ctx, quote, usedBy);
-  return step(tx, ctx, quoteKind, quote, 'use', { usedBy, updatedAt: used.updatedAt });
+  work
+    .update({
+      table: fxQuotes,
+      id: quote.id,
+      expect: { state: quote.state },
+      set: { state: used.state, usedBy: used.usedBy, updatedAt: used.updatedAt },
+    })
+    .event(quoteUsedEvent(used));
+  return used;
 }
 
 /** Due work: a quote nobody used by `expires_at` expires. */
@@ -158,21 +161,11 @@ export async function expireQuoteJob(ctx: ServiceContext & { tx: Tx }, job: JobR
 }
 
 /**
- * The ledger of a conversion at a quote: USD leaves available for the FX desk (fx_liquidity), and
- * the target currency comes from the desk into available. Each posting balances in its own
- * currency, so the ledger sums to zero per currency after every conversion. 422
+ * The ledger of a conversion at a quote, as two postings, each balanced in its own currency (the
+ * ledger sums to zero per currency after every conversion): USD leaves available for the FX desk
+ * (fx_liquidity), and the target currency comes from the desk into available. 422
  * insufficient_balance (and nothing written) when the USD available is short.
  */
-export async function convertOnLedger(
-  tx: Tx,
-  ctx: ServiceContext,
-  quote: FxQuoteRow,
-  source: { type: string; id: string },
-): Promise<void> {
-  for (const posting of conversionPostings(ctx, quote, source)) await post(tx, posting);
-}
-
-/** A conversion at a quote as the ledger's two postings: USD out of available, the target currency into it. */
 export function conversionPostings(
   ctx: ServiceContext,
   quote: FxQuoteRow,

@@ -28,6 +28,7 @@ import {
   newQuote,
   quoteCreatedEvent,
   quoteUsedEvent,
+  takeQuote,
   usedQuote,
 } from './fx.quotes.ts';
 import type { FxConfig, FxTargetCurrency } from './fx.rates.ts';
@@ -151,15 +152,7 @@ async function fund(
   } else {
     const named = await lockQuote(tx, ctx, funding.quoteId);
     validateDestination(destination, named.targetCurrency as FxTargetCurrency);
-    quote = usedQuote(ctx, named, settlementId);
-    work
-      .update({
-        table: fxQuotes,
-        id: named.id,
-        expect: { state: named.state },
-        set: { state: quote.state, usedBy: quote.usedBy, updatedAt: quote.updatedAt },
-      })
-      .event(quoteUsedEvent(quote));
+    quote = takeQuote(work, ctx, named, settlementId);
   }
   return { quote, currency: quote.targetCurrency as FxTargetCurrency, amount: quote.targetAmount };
 }

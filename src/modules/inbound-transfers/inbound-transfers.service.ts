@@ -1,6 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
-import { objectEvent, recordEvent } from '../../db/outbox.ts';
+import { change, commit } from '../../db/commit.ts';
+import { jsonbOrdered } from '../../db/json-records.ts';
+import { objectEvent } from '../../db/outbox.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
@@ -11,9 +13,9 @@ import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { canTransition, isStateOf, transition } from '../../kernel/state-machine.ts';
 import { validateBankAccount } from '../bank-accounts/bank-account.ts';
 import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
-import { post, postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts';
-import type { JobRow } from '../scheduler/scheduler.service.ts';
-import { scheduleJob } from '../scheduler/scheduler.service.ts';
+import { ledgerPostingsEffect, post, postFundsAvailable } from '../ledger/ledger.post.ts';
+import { preparePosting } from '../ledger/ledger.statement.ts';
+import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
 import { achTimeline, isInstantRail, RAIL_LIMIT_MINOR, type Rail } from '../transfers/transfers.rails.ts';
 import {
   achInboundMachine,
@@ -42,11 +44,6 @@ const achKind: StatefulKind<InboundTransferRow, InboundState, 'settle' | 'return
   table: inboundTransfers,
   event: inboundEvent,
 };
-const instantKind: StatefulKind<InboundTransferRow, InboundState, 'complete'> = {
-  machine: instantInboundMachine,
-  table: inboundTransfers,
-  event: inboundEvent,
-};
 
 const common = (row: InboundTransferRow, at: Date) => ({
   merchantId: row.merchantId,
@@ -63,9 +60,10 @@ const common = (row: InboundTransferRow, at: Date) => ({
  * ACH: the entry travels in the next FedACH window (achTimeline, as an outbound entry made now
  * would); a credit is in `pending` at once and becomes available at settlement; a debit takes the
  * money from `available` at settlement, below zero if it must (the bank pays the debit; the
- * merchant may return it). RTP and FedNow: a credit is available at once (`completed`).
+ * merchant may return it). RTP and FedNow: a credit is available at once (`completed`). One
+ * change: the entry, its events, its posting, and (ACH) the job that settles it.
  */
-export function createInboundTransfer(
+export async function createInboundTransfer(
   ctx: ServiceContext,
   input: CreateInboundTransferInput,
 ): Promise<InboundTransferRow> {
@@ -112,38 +110,41 @@ export function createInboundTransfer(
     createdAt: now,
     updatedAt: now,
   };
-  return inContextTx(ctx, async (tx) => {
-    await tx.insert(inboundTransfers).values(values);
-    await recordEvent(tx, inboundEvent(values, ctx.publicUrl, 'inbound_transfer.created'));
-    if (instant) {
-      // Instant payments settle as they arrive: straight to available.
-      await post(tx, {
-        ...common(values, now),
-        type: 'inbound_transfer',
-        entries: [
-          { account: 'bank_rails', amount: -values.amount },
-          { account: 'available', amount: values.amount },
-        ],
-      });
-      return step(tx, ctx, instantKind, values, 'complete', { completedAt: now, updatedAt: now });
-    }
-    if (values.direction === 'credit') {
-      await postPendingCredit(tx, {
-        ...common(values, now),
-        amount: values.amount,
-        type: 'inbound_transfer',
-        from: 'bank_rails',
-      });
-    }
-    await scheduleJob(tx, {
-      merchantId: values.merchantId,
-      kind: INBOUND_SETTLE_JOB,
-      objectId: values.id,
-      dueAt: values.expectedSettlementAt as Date,
-      createdAt: now,
-    });
-    return values;
-  });
+  const row = instant ? completed(values, now) : values;
+  const work = change()
+    .insert(inboundTransfers, row)
+    .event(inboundEvent(values, ctx.publicUrl, 'inbound_transfer.created'));
+  // Instant payments settle as they arrive, straight to available; an ACH credit waits in pending.
+  if (instant || values.direction === 'credit') {
+    const to = instant ? ('available' as const) : ('pending' as const);
+    const entries = [
+      { account: 'bank_rails' as const, amount: -values.amount },
+      { account: to, amount: values.amount },
+    ];
+    work.effect(
+      ledgerPostingsEffect,
+      preparePosting({ ...common(values, now), type: 'inbound_transfer', entries }),
+    );
+  }
+  if (instant) work.event(inboundEvent(row, ctx.publicUrl));
+  else
+    work.job(
+      jobValues({
+        merchantId: values.merchantId,
+        kind: INBOUND_SETTLE_JOB,
+        objectId: values.id,
+        dueAt: values.expectedSettlementAt as Date,
+        createdAt: now,
+      }),
+    );
+  await commit(ctx, work);
+  return row;
+}
+
+/** An instant entry as it arrives: completed at once. */
+function completed(row: InboundTransferRow, now: Date): InboundTransferRow {
+  const state = transition(instantInboundMachine, row.state, 'complete');
+  return { ...row, state, metadata: jsonbOrdered(row.metadata), completedAt: now, updatedAt: now };
 }
 
 // ---------------------------------------------------------------------------------------------

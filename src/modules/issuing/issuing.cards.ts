@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { eq } from 'drizzle-orm';
-import { recordEvent } from '../../db/outbox.ts';
+import { change, commit } from '../../db/commit.ts';
+import { jsonbOrdered } from '../../db/json-records.ts';
 import { step } from '../../db/step.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -47,43 +47,54 @@ function parseControls(parsed: SpendingControlsInput = {}, param = 'spending_con
   };
 }
 
-/** POST /v1/virtual_cards: a unique, Luhn-valid number of the brand, a CVC, three years of validity. */
+/** A drawn card number another card has already: the creation draws another. */
+class NumberTaken extends Error {}
+
+/**
+ * POST /v1/virtual_cards: a unique, Luhn-valid number of the brand, a CVC, three years of validity.
+ * The card and its event are one change; a number drawn twice is refused by the unique index and
+ * drawn again.
+ */
 export async function createVirtualCard(
   ctx: ServiceContext,
   input: CreateVirtualCardInput,
 ): Promise<VirtualCardRow> {
   const controls = parseControls(input.spending_controls);
   const now = ctx.clock.now();
-  return inContextTx(ctx, async (tx) => {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const number = newCardNumber(input.brand);
-      if (TEST_CARDS.some((card) => card.number === number)) continue;
-      const [row] = await tx
-        .insert(virtualCards)
-        .values({
-          id: newId('virtualCard'),
-          merchantId: ctx.merchant.id,
-          brand: input.brand,
-          number,
-          cvc: String(randomInt(1000)).padStart(3, '0'),
-          last4: number.slice(-4),
-          expMonth: now.getUTCMonth() + 1,
-          expYear: now.getUTCFullYear() + 3,
-          cardholderName: input.cardholder_name,
-          state: virtualCardMachine.initial,
-          spendingControls: controls,
-          metadata: input.metadata ?? {},
-          createdAt: now,
-          updatedAt: now,
-        })
-        .onConflictDoNothing({ target: virtualCards.number })
-        .returning();
-      if (!row) continue; // that number is taken: draw another
-      await recordEvent(tx, virtualCardEvent(row, ctx.publicUrl, 'virtual_card.created'));
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const number = newCardNumber(input.brand);
+    if (TEST_CARDS.some((card) => card.number === number)) continue;
+    const row: VirtualCardRow = {
+      id: newId('virtualCard'),
+      merchantId: ctx.merchant.id,
+      brand: input.brand,
+      number,
+      cvc: String(randomInt(1000)).padStart(3, '0'),
+      last4: number.slice(-4),
+      expMonth: now.getUTCMonth() + 1,
+      expYear: now.getUTCFullYear() + 3,
+      cardholderName: input.cardholder_name,
+      state: virtualCardMachine.initial,
+      cvcFailures: 0,
+      spendingControls: jsonbOrdered(controls),
+      metadata: jsonbOrdered(input.metadata ?? {}),
+      createdAt: now,
+      updatedAt: now,
+    };
+    const unique = { target: [virtualCards.number], refusal: () => new NumberTaken() };
+    try {
+      await commit(
+        ctx,
+        change()
+          .insert(virtualCards, row, unique)
+          .event(virtualCardEvent(row, ctx.publicUrl, 'virtual_card.created')),
+      );
       return row;
+    } catch (error) {
+      if (!(error instanceof NumberTaken)) throw error;
     }
-    throw new Error('could not draw an unused card number');
-  });
+  }
+  throw new Error('could not draw an unused card number');
 }
 
 const STATE_EVENTS = { active: 'unfreeze', frozen: 'freeze', canceled: 'cancel' } as const;
@@ -116,9 +127,13 @@ export async function updateVirtualCard(
       });
     }
     if (changesState) return step(tx, ctx, virtualCardKind, card, STATE_EVENTS[input.state!], values);
-    const [row] = await tx.update(virtualCards).set(values).where(eq(virtualCards.id, card.id)).returning();
-    if (!row) throw new Error('virtual card update returned no row');
-    await recordEvent(tx, virtualCardEvent(row, ctx.publicUrl, 'virtual_card.updated'));
+    // The card is locked: the update is written as it was read.
+    const row: VirtualCardRow = { ...card, ...values };
+    row.spendingControls = jsonbOrdered(row.spendingControls);
+    row.metadata = jsonbOrdered(row.metadata);
+    const update = { table: virtualCards, id: card.id, expect: { state: card.state }, set: values };
+    const event = virtualCardEvent(row, ctx.publicUrl, 'virtual_card.updated');
+    await commit({ db: ctx.db, tx }, change().update(update).event(event));
     return row;
   });
 }
