@@ -56,6 +56,8 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
         returns?: string;
         /** Mutations: where the body is (`input` for an input object; default top-level arguments). */
         inputArg?: { name: string; description: string; type: string };
+        /** Mutations: body fields GraphQL does not take (REST's `currency`, where only one is accepted). */
+        omit?: readonly string[];
         /** Mutations: reload the answer of a replayed idempotency key. */
         reload?: (ctx: ServiceContext, id: string) => Promise<unknown>;
         /** Lists: the connection's filter arguments, each the query field it stands for (`collectionId: 'collection'`). */

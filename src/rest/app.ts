@@ -11,7 +11,7 @@ import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
 import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
 import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
 import { inboundTransferOperations } from '../modules/inbound-transfers/inbound-transfers.operations.ts';
-import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
+import { issuingOperations } from '../modules/issuing/issuing.operations.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
 import { nocOperations } from '../modules/nocs/nocs.operations.ts';
@@ -74,7 +74,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   mountOperations(api, inboundTransferOperations);
   mountOperations(api, counterpartyOperations);
   mountOperations(api, nocOperations);
-  registerIssuingRoutes(api);
+  mountOperations(api, issuingOperations);
   registerFxRoutes(api);
   registerLedgerRoutes(api);
   registerTransactionRoutes(api);
