@@ -1,4 +1,4 @@
-import { builder } from '../../graphql/builder.ts';
+import { builder, type GraphQLContext } from '../../graphql/builder.ts';
 import { listQueryOf, mutationsOf, serviceContext, toConnection } from '../../graphql/context.ts';
 import { descriptionOf, graphqlObject, inputFor } from '../../graphql/derive.ts';
 import { describedEnum } from '../../graphql/enums.ts';
@@ -112,7 +112,7 @@ const SpendingControlsRef = builder.objectRef<StoredControls>('SpendingControls'
 
 const merchant = IssuingMerchantWire.shape;
 
-export const IssuingAuthorizationRef = graphqlObject<IssuingAuthorizationRow>(IssuingAuthorization, {
+const IssuingAuthorizationRef = graphqlObject<IssuingAuthorizationRow>(IssuingAuthorization, {
   interfaces: [NodeRef, TransactionRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'issuingAuthorization'),
   // The Transaction interface answers state, amount, reference and createdAt; approved is REST's.
@@ -132,7 +132,7 @@ export const IssuingAuthorizationRef = graphqlObject<IssuingAuthorizationRow>(Is
   }),
 });
 
-export const VirtualCardRef = graphqlObject<VirtualCardRow>(VirtualCard, {
+const VirtualCardRef = graphqlObject<VirtualCardRow>(VirtualCard, {
   interfaces: [NodeRef],
   enums: { brand: BrandEnum, state: CardStateEnum },
   // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
@@ -145,7 +145,7 @@ export const VirtualCardRef = graphqlObject<VirtualCardRow>(VirtualCard, {
     authorizations: t.connection({
       type: IssuingAuthorizationRef,
       description: 'Its authorizations, newest first (GET /v1/virtual_cards/{id}/authorizations).',
-      resolve: async (row: VirtualCardRow, args: never, ctx: never) =>
+      resolve: async (row: VirtualCardRow, args: Parameters<typeof listQueryOf>[0], ctx: GraphQLContext) =>
         toConnection(await listAuthorizations(serviceContext(ctx), row.id, listQueryOf(args)), args),
     }),
   }),
