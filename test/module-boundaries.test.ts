@@ -64,7 +64,6 @@ const OVERSIZED: Record<string, number> = {
   'src/modules/fx/fx.graphql.ts': 379,
   'src/listen.ts': 407,
   'src/testing.ts': 417,
-  'src/modules/issuing/issuing.graphql.ts': 434,
   'src/web/dashboard/cards.ts': 439,
   'src/web/dashboard/webhooks.ts': 447,
   'src/web/dashboard/fx.ts': 499,

@@ -60,7 +60,7 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
         reload?: (ctx: ServiceContext, id: string) => Promise<unknown>;
         /** Mutations: false where GraphQL takes no idempotency key (the call is not replayed). */
         idempotent?: false;
-        /** Mutations: body fields GraphQL leaves out (another name REST accepts for a field). */
+        /** Mutations: body fields GraphQL does not take (an alias REST accepts; a `currency` only one value of is accepted). */
         omit?: readonly string[];
         /** Lists: the connection's filter arguments, each the query field it stands for (`collectionId: 'collection'`). */
         filters?: Record<string, string>;

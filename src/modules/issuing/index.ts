@@ -1,6 +1,6 @@
 import { defineModule } from '../module.ts';
 import { EXPIRE_ISSUING_AUTHORIZATION_JOB } from './issuing.authorize.ts';
-import { registerIssuingRoutes } from './issuing.routes.ts';
+import { issuingOperations } from './issuing.operations.ts';
 import { expireIssuingAuthorizationJob } from './issuing.settle.ts';
 import { issuingAuthorizations, virtualCards } from './issuing.table.ts';
 
@@ -9,7 +9,7 @@ export default defineModule({
   name: 'issuing',
   tables: [virtualCards, issuingAuthorizations],
   ids: ['virtualCard', 'issuingAuthorization'],
-  routes: registerIssuingRoutes,
+  operations: issuingOperations,
   graphql: () => import('./issuing.graphql.ts'),
   jobs: { [EXPIRE_ISSUING_AUTHORIZATION_JOB]: expireIssuingAuthorizationJob },
 });

@@ -1,37 +1,36 @@
-import { builder } from '../../graphql/builder.ts';
-import {
-  listQueryOf,
-  mutationsOf,
-  nullIfNotFound,
-  serviceContext,
-  toConnection,
-} from '../../graphql/context.ts';
+import { builder, type GraphQLContext } from '../../graphql/builder.ts';
+import { listQueryOf, mutationsOf, serviceContext, toConnection } from '../../graphql/context.ts';
+import { descriptionOf, graphqlObject, inputFor } from '../../graphql/derive.ts';
 import { describedEnum } from '../../graphql/enums.ts';
+import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { MoneyRef } from '../../graphql/scalars.ts';
-import { CREATED_AT, IDEMPOTENCY_KEY, METADATA, STORED_METADATA, UPDATED_AT } from '../../graphql/texts.ts';
+import { IDEMPOTENCY_KEY } from '../../graphql/texts.ts';
 import { TransactionRef } from '../../graphql/transaction.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
-import { networkResponseDescription } from '../cards/network-responses.ts';
 import { simulateAuthorization } from './issuing.authorize.ts';
-import { createVirtualCard, updateVirtualCard } from './issuing.cards.ts';
-import { DECLINE_REASONS, type DeclineReason, type LimitInterval, mccName } from './issuing.controls.ts';
-import { issuingAuthorizationMachine, type VirtualCardState } from './issuing.machine.ts';
+import { type DeclineReason, type LimitInterval, mccName } from './issuing.controls.ts';
+import type { VirtualCardState } from './issuing.machine.ts';
+import { issuingOperations } from './issuing.operations.ts';
 import {
   authorizationsByIds,
   getAuthorization,
-  getVirtualCard,
   listAuthorizations,
-  listVirtualCards,
   virtualCardsByIds,
 } from './issuing.read.ts';
-import type { IssuingAuthorizationRow, VirtualCardRow } from './issuing.resource.ts';
+import {
+  IssuingAuthorization,
+  type IssuingAuthorizationRow,
+  IssuingMerchantWire,
+  SpendingControlsWire,
+  SpendingLimitWire,
+  VirtualCard,
+  VirtualCardDetails,
+  type VirtualCardRow,
+} from './issuing.resource.ts';
 import * as bodies from './issuing.schema.ts';
-import { captureAuthorization, refundAuthorization, reverseAuthorization } from './issuing.settle.ts';
-
-const usd = (amount: bigint) => ({ amount, currency: 'USD' as const });
 
 const IntervalEnum = describedEnum(
   'SpendingLimitInterval',
@@ -52,12 +51,10 @@ const CardStateEnum = describedEnum('VirtualCardState', 'Where a virtual card st
   canceled: 'Every authorization is declined (card_canceled), for good.',
 } satisfies Record<VirtualCardState, string>);
 
-type VirtualCardBrand = 'visa' | 'mastercard';
-
 const BrandEnum = describedEnum('VirtualCardBrand', 'The network a virtual card is issued on.', {
   visa: 'Visa.',
   mastercard: 'Mastercard.',
-} satisfies Record<VirtualCardBrand, string>);
+} satisfies Record<'visa' | 'mastercard', string>);
 
 const DeclineReasonEnum = describedEnum(
   'IssuingDeclineReason',
@@ -73,201 +70,129 @@ const DeclineReasonEnum = describedEnum(
   } satisfies Record<DeclineReason, string>,
 );
 
-type StoredLimit = VirtualCardRow['spendingControls']['limits'][number];
+type StoredControls = VirtualCardRow['spendingControls'];
+const limit = SpendingLimitWire.shape;
+const controls = SpendingControlsWire.shape;
 
-const SpendingLimitRef = builder.objectRef<StoredLimit>('SpendingLimit').implement({
-  description: 'A cap on what a card may spend in a window.',
+const SpendingLimitRef = builder.objectRef<StoredControls['limits'][number]>('SpendingLimit').implement({
+  description: SpendingLimitWire.description ?? '',
   fields: (t) => ({
     amount: t.field({
       type: MoneyRef,
-      description: 'The most the card may spend in the window, in USD.',
-      resolve: (limit) => usd(BigInt(limit.amount)),
+      description: descriptionOf(limit.amount) ?? '',
+      resolve: (row) => ({ amount: BigInt(row.amount), currency: 'USD' as const }),
     }),
     interval: t.field({
       type: IntervalEnum,
-      description: 'The window it counts over.',
-      resolve: (limit) => limit.interval as LimitInterval,
+      description: descriptionOf(limit.interval) ?? '',
+      resolve: (row) => row.interval as LimitInterval,
     }),
   }),
 });
 
-const SpendingControlsRef = builder
-  .objectRef<VirtualCardRow['spendingControls']>('SpendingControls')
-  .implement({
-    description: 'What a virtual card may spend, and where.',
-    fields: (t) => ({
-      limits: t.field({
-        type: [SpendingLimitRef],
-        description: 'Spending limits; every one applies.',
-        resolve: (controls) => controls.limits,
-      }),
-      allowedMccs: t.stringList({
-        nullable: true,
-        description: 'When set, only these merchant category codes are allowed.',
-        resolve: (controls) => controls.allowed_mccs,
-      }),
-      blockedMccs: t.stringList({
-        description: 'Merchant category codes that are declined.',
-        resolve: (controls) => controls.blocked_mccs,
-      }),
-    }),
-  });
-
-export const IssuingAuthorizationRef = builder
-  .objectRef<IssuingAuthorizationRow>('IssuingAuthorization')
-  .implement({
-    description: `An authorization on a virtual card. States: ${issuingAuthorizationMachine.states.join(', ')}. Decline reasons, in precedence: ${DECLINE_REASONS.join(', ')}.`,
-    interfaces: [NodeRef, TransactionRef],
-    isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'issuingAuthorization'),
-    fields: (t) => ({
-      virtualCardId: t.exposeString('cardId', { description: 'The id of the virtual card it was made on.' }),
-      amountReversed: t.field({
-        type: MoneyRef,
-        description: 'How much of the hold was released back to the card.',
-        resolve: (row) => usd(row.amountReversed),
-      }),
-      amountCaptured: t.field({
-        type: MoneyRef,
-        description: 'How much was captured (spent).',
-        resolve: (row) => usd(row.amountCaptured),
-      }),
-      amountRefunded: t.field({
-        type: MoneyRef,
-        description: 'How much of the captured amount the merchant refunded.',
-        resolve: (row) => usd(row.amountRefunded),
-      }),
-      merchantName: t.exposeString('merchantName', {
-        description: 'The name of the merchant the card paid.',
-      }),
-      merchantMcc: t.exposeString('merchantMcc', { description: "The merchant's category code (4 digits)." }),
-      merchantCategory: t.string({
-        nullable: true,
-        description: "The category code's name, when the code is known.",
-        resolve: (row) => mccName(row.merchantMcc),
-      }),
-      merchantCountry: t.exposeString('merchantCountry', {
-        description: "The merchant's country (ISO 3166-1 alpha-2).",
-      }),
-      declineReason: t.field({
-        type: DeclineReasonEnum,
-        nullable: true,
-        description: 'Why it was declined (state declined).',
-        resolve: (row) => row.declineReason as DeclineReason | null,
-      }),
-      declineInterval: t.field({
-        type: IntervalEnum,
-        nullable: true,
-        description: 'The window of the limit it exceeded (declineReason spending_limit_exceeded).',
-        resolve: (row) => row.declineInterval as LimitInterval | null,
-      }),
-      networkResponseCode: t.exposeString('networkResponseCode', {
-        description: 'The ISO 8583 response code the issuer answered with ("00" approved).',
-      }),
-      networkResponseMessage: t.string({
-        nullable: true,
-        description: 'What networkResponseCode means.',
-        resolve: (row) => networkResponseDescription(row.networkResponseCode),
-      }),
-      cardPaymentId: t.exposeString('cardPaymentId', {
-        nullable: true,
-        description:
-          "The card payment on this sandbox that made it (a payment with one of the merchant's virtual cards).",
-      }),
-      expiresAt: t.field({
-        type: 'DateTime',
-        nullable: true,
-        description: 'While approved: when the hold lapses (state expired), clock time.',
-        resolve: (row) => row.expiresAt,
-      }),
-      updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
-    }),
-  });
-
-export const VirtualCardRef = builder.objectRef<VirtualCardRow>('VirtualCard').implement({
-  description:
-    'A virtual card the merchant issued: brand and last 4 digits (virtualCardDetails has the number).',
-  interfaces: [NodeRef],
+const SpendingControlsRef = builder.objectRef<StoredControls>('SpendingControls').implement({
+  description: SpendingControlsWire.description ?? '',
   fields: (t) => ({
-    brand: t.field({
-      type: BrandEnum,
-      description: 'The network it is issued on.',
-      resolve: (row) => row.brand as VirtualCardBrand,
+    limits: t.field({
+      type: [SpendingLimitRef],
+      description: descriptionOf(controls.limits) ?? '',
+      resolve: (row) => row.limits,
     }),
-    last4: t.exposeString('last4', { description: 'The last 4 digits of its number.' }),
-    expMonth: t.exposeInt('expMonth', { description: 'Its expiry month, 1-12.' }),
-    expYear: t.exposeInt('expYear', { description: 'Its expiry year.' }),
-    cardholderName: t.exposeString('cardholderName', { description: 'The name on the card.' }),
-    state: t.field({ type: CardStateEnum, description: 'Where it stands.', resolve: (row) => row.state }),
+    allowedMccs: t.stringList({
+      nullable: true,
+      description: descriptionOf(controls.allowed_mccs) ?? '',
+      resolve: (row) => row.allowed_mccs,
+    }),
+    blockedMccs: t.stringList({
+      description: descriptionOf(controls.blocked_mccs) ?? '',
+      resolve: (row) => row.blocked_mccs,
+    }),
+  }),
+});
+
+const merchant = IssuingMerchantWire.shape;
+
+const IssuingAuthorizationRef = graphqlObject<IssuingAuthorizationRow>(IssuingAuthorization, {
+  interfaces: [NodeRef, TransactionRef],
+  isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'issuingAuthorization'),
+  // The Transaction interface answers state, amount, reference and createdAt; approved is REST's.
+  omit: ['state', 'amount', 'reference', 'created_at', 'approved'],
+  names: { virtual_card: 'virtualCardId', card_payment: 'cardPaymentId' },
+  enums: { decline_reason: DeclineReasonEnum, decline_interval: IntervalEnum },
+  // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
+  extra: (t: any) => ({
+    merchantName: t.exposeString('merchantName', { description: descriptionOf(merchant.name) }),
+    merchantMcc: t.exposeString('merchantMcc', { description: descriptionOf(merchant.mcc) }),
+    merchantCategory: t.string({
+      nullable: true,
+      description: descriptionOf(merchant.category),
+      resolve: (row: IssuingAuthorizationRow) => mccName(row.merchantMcc),
+    }),
+    merchantCountry: t.exposeString('merchantCountry', { description: descriptionOf(merchant.country) }),
+  }),
+});
+
+const VirtualCardRef = graphqlObject<VirtualCardRow>(VirtualCard, {
+  interfaces: [NodeRef],
+  enums: { brand: BrandEnum, state: CardStateEnum },
+  // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
+  extra: (t: any) => ({
     spendingControls: t.field({
       type: SpendingControlsRef,
       description: 'What it may spend, and where.',
-      resolve: (row) => row.spendingControls,
+      resolve: (row: VirtualCardRow) => row.spendingControls,
     }),
-    metadata: t.field({
-      type: 'JSONObject',
-      description: STORED_METADATA,
-      resolve: (row) => row.metadata,
-    }),
-    createdAt: t.field({ type: 'DateTime', description: CREATED_AT, resolve: (row) => row.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
     authorizations: t.connection({
       type: IssuingAuthorizationRef,
       description: 'Its authorizations, newest first (GET /v1/virtual_cards/{id}/authorizations).',
-      resolve: async (row, args, ctx) =>
+      resolve: async (row: VirtualCardRow, args: Parameters<typeof listQueryOf>[0], ctx: GraphQLContext) =>
         toConnection(await listAuthorizations(serviceContext(ctx), row.id, listQueryOf(args)), args),
     }),
   }),
 });
 
-const VirtualCardDetailsRef = builder.objectRef<VirtualCardRow>('VirtualCardDetails').implement({
-  description:
-    'A virtual card with its full number and CVC: only from createVirtualCard and virtualCardDetails.',
-  fields: (t) => ({
+graphqlObject<VirtualCardRow>(VirtualCardDetails, {
+  // GraphQL answers the card itself (card) beside its number, CVC and expiry.
+  omit: ['brand', 'last4', 'cardholder_name', 'state', 'metadata', 'created_at', 'updated_at'],
+  // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
+  extra: (t: any) => ({
     id: t.exposeID('id', {
       description:
         "The card's id (the same as card.id: these are the card's details, not an object of their own).",
     }),
-    card: t.field({ type: VirtualCardRef, description: 'The card.', resolve: (row) => row }),
-    number: t.exposeString('number', { description: 'The full card number.' }),
-    cvc: t.exposeString('cvc', { description: 'The card verification code.' }),
-    expMonth: t.exposeInt('expMonth', { description: 'Its expiry month, 1-12.' }),
-    expYear: t.exposeInt('expYear', { description: 'Its expiry year.' }),
+    card: t.field({ type: VirtualCardRef, description: 'The card.', resolve: (row: VirtualCardRow) => row }),
   }),
 });
 
 nodeKind('virtualCard', VirtualCardRef, virtualCardsByIds);
 nodeKind('issuingAuthorization', IssuingAuthorizationRef, authorizationsByIds);
 
+const controlsInput = bodies.spendingControlsSchema.shape;
+
 const LimitInput = builder.inputType('SpendingLimitInput', {
-  description: 'A cap on what a card may spend in a window.',
+  description: SpendingLimitWire.description ?? '',
   fields: (t) => ({
-    amount: t.field({ type: 'Decimal', required: true, description: 'The most it may spend, in USD.' }),
-    interval: t.field({ type: IntervalEnum, required: true, description: 'The window it counts over.' }),
+    amount: t.field({ type: 'Decimal', required: true, description: descriptionOf(limit.amount) ?? '' }),
+    interval: t.field({
+      type: IntervalEnum,
+      required: true,
+      description: descriptionOf(limit.interval) ?? '',
+    }),
   }),
 });
 
 const ControlsInput = builder.inputType('SpendingControlsInput', {
   description: "A card's spending controls; they replace the card's controls as a whole.",
   fields: (t) => ({
-    limits: t.field({ type: [LimitInput], description: 'Spending limits (at most 20); every one applies.' }),
-    allowedMccs: t.stringList({
-      description: 'Only these merchant category codes are allowed (at most 200).',
-    }),
-    blockedMccs: t.stringList({ description: 'These merchant category codes are declined (at most 200).' }),
+    limits: t.field({ type: [LimitInput], description: descriptionOf(controlsInput.limits) ?? '' }),
+    allowedMccs: t.stringList({ description: descriptionOf(controlsInput.allowed_mccs) ?? '' }),
+    blockedMccs: t.stringList({ description: descriptionOf(controlsInput.blocked_mccs) ?? '' }),
   }),
 });
 
-const createVirtualCardBody = wireInput(
-  'createVirtualCard',
-  bodies.createVirtualCardSchema,
-  bodies.virtualCardFieldCodes,
-);
-const updateVirtualCardBody = wireInput(
-  'updateVirtualCard',
-  bodies.updateVirtualCardSchema,
-  bodies.updateVirtualCardFieldCodes,
-  { path: ['id'] },
-);
+inputFor(bodies.spendingControlsSchema, ControlsInput);
+mountGraphqlOperations(issuingOperations);
+
 const simulateAuthorizationBody = wireInput(
   'simulateIssuingAuthorization',
   bodies.simulateAuthorizationSchema,
@@ -281,121 +206,23 @@ const simulateAuthorizationBody = wireInput(
     path: ['virtualCardId'],
   },
 );
-
-/** capture, reverse and refund: the mutation, its REST step, its service, and its `{amount?}` body. */
-const amountSteps = (
-  [
-    ['captureIssuingAuthorization', 'capture', captureAuthorization],
-    ['reverseIssuingAuthorization', 'reverse', reverseAuthorization],
-    ['refundIssuingAuthorization', 'refund', refundAuthorization],
-  ] as const
-).map(([name, path, run]) => ({
-  name,
-  path,
-  run,
-  input: wireInput(name, bodies.authorizationAmountSchema, bodies.authorizationAmountFieldCodes, {
-    path: ['id'],
-  }),
-}));
-
-builder.queryFields((t) => ({
-  virtualCard: t.field({
-    type: VirtualCardRef,
-    nullable: true,
-    description: 'A virtual card by its id (GET /v1/virtual_cards/{id}); null when the merchant has none.',
-    args: { id: t.arg.id({ required: true, description: "The card's id (vc_…)." }) },
-    resolve: (_root, args, ctx) => nullIfNotFound(getVirtualCard(serviceContext(ctx), String(args.id))),
-  }),
-  virtualCardDetails: t.field({
-    type: VirtualCardDetailsRef,
-    nullable: true,
-    description: 'GET /v1/virtual_cards/{id}/details: the full number and CVC.',
-    args: { id: t.arg.id({ required: true, description: "The card's id (vc_…)." }) },
-    resolve: (_root, args, ctx) => nullIfNotFound(getVirtualCard(serviceContext(ctx), String(args.id))),
-  }),
-  virtualCards: t.connection({
-    type: VirtualCardRef,
-    description: 'Virtual cards, newest first (GET /v1/virtual_cards).',
-    args: { state: t.arg({ type: CardStateEnum, description: 'Only cards in this state.' }) },
-    resolve: async (_root, args, ctx) =>
-      toConnection(
-        await listVirtualCards(serviceContext(ctx), { ...listQueryOf(args), state: args.state ?? undefined }),
-        args,
-      ),
-  }),
-  issuingAuthorization: t.field({
-    type: IssuingAuthorizationRef,
-    nullable: true,
-    description:
-      'An authorization on a virtual card by its id (GET /v1/issuing_authorizations/{id}); null when the merchant has none.',
-    args: { id: t.arg.id({ required: true, description: "The authorization's id (iauth_…)." }) },
-    resolve: (_root, args, ctx) => nullIfNotFound(getAuthorization(serviceContext(ctx), String(args.id))),
-  }),
-}));
-
-const cardMutation = mutationsOf(getVirtualCard);
+const simulate = bodies.simulateAuthorizationSchema.shape;
+const asked = simulate.merchant.shape;
 const authorizationMutation = mutationsOf(getAuthorization);
 
 builder.mutationFields((t) => ({
-  createVirtualCard: t.field({
-    type: VirtualCardDetailsRef,
-    errors: { types: [SandbankError] },
-    description: 'POST /v1/virtual_cards: the one answer (besides virtualCardDetails) with number and CVC.',
-    args: {
-      brand: t.arg({ type: BrandEnum, required: true, description: 'The network to issue it on.' }),
-      cardholderName: t.arg.string({
-        required: true,
-        description: 'The name on the card (1-100 characters).',
-      }),
-      spendingControls: t.arg({ type: ControlsInput, description: 'What it may spend, and where.' }),
-      metadata: t.arg({ type: 'JSONObject', description: METADATA }),
-      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
-    },
-    resolve: (_root, args, ctx) => {
-      const body = createVirtualCardBody.body(args);
-      return cardMutation(ctx, 'createVirtualCard', args.idempotencyKey, body, (svc) =>
-        createVirtualCard(svc, createVirtualCardBody.parse(body)),
-      );
-    },
-  }),
-  updateVirtualCard: t.field({
-    type: VirtualCardRef,
-    errors: { types: [SandbankError] },
-    description: 'POST /v1/virtual_cards/{id}: freeze, unfreeze, cancel; replace controls or metadata.',
-    args: {
-      id: t.arg.id({ required: true, description: "The card's id." }),
-      state: t.arg({
-        type: CardStateEnum,
-        description: 'frozen freezes it, active unfreezes it, canceled cancels it for good.',
-      }),
-      spendingControls: t.arg({ type: ControlsInput, description: "Replaces the card's controls." }),
-      metadata: t.arg({ type: 'JSONObject', description: `Replaces the card's metadata. ${METADATA}` }),
-      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
-    },
-    resolve: (_root, args, ctx) => {
-      const body = updateVirtualCardBody.body(args);
-      return cardMutation(ctx, 'updateVirtualCard', args.idempotencyKey, { id: args.id, ...body }, (svc) =>
-        updateVirtualCard(svc, String(args.id), updateVirtualCardBody.parse(body)),
-      );
-    },
-  }),
   simulateIssuingAuthorization: t.field({
     type: IssuingAuthorizationRef,
     errors: { types: [SandbankError] },
-    description: 'POST /v1/simulate/virtual_cards/{id}/authorizations: approved or declined with a reason.',
+    description:
+      'A merchant asks to charge the virtual card: approved (funds held) or declined with a reason.',
     args: {
-      virtualCardId: t.arg.id({ required: true, description: "The card's id." }),
-      amount: t.arg({
-        type: 'Decimal',
-        required: true,
-        description: 'How much the merchant asks for, in USD.',
-      }),
-      merchantName: t.arg.string({ required: true, description: "The merchant's name (1-100 characters)." }),
-      merchantMcc: t.arg.string({ required: true, description: "The merchant's category code (4 digits)." }),
-      merchantCountry: t.arg.string({
-        description: "The merchant's country, ISO 3166-1 alpha-2 (default US).",
-      }),
-      reference: t.arg.string({ description: "The merchant's reference, up to 100 characters." }),
+      virtualCardId: t.arg.id({ required: true, description: "The card's id (vc_…)." }),
+      amount: t.arg({ type: 'Decimal', required: true, description: descriptionOf(simulate.amount) }),
+      merchantName: t.arg.string({ required: true, description: descriptionOf(asked.name) }),
+      merchantMcc: t.arg.string({ required: true, description: descriptionOf(asked.mcc) }),
+      merchantCountry: t.arg.string({ description: descriptionOf(asked.country) }),
+      reference: t.arg.string({ description: descriptionOf(simulate.reference) }),
       idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
     },
     resolve: (_root, args, ctx) => {
@@ -410,25 +237,4 @@ builder.mutationFields((t) => ({
       );
     },
   }),
-  ...Object.fromEntries(
-    amountSteps.map(({ name, path, run, input }) => [
-      name,
-      t.field({
-        type: IssuingAuthorizationRef,
-        errors: { types: [SandbankError] },
-        description: `POST /v1/simulate/issuing_authorizations/{id}/${path} {amount?}.`,
-        args: {
-          id: t.arg.id({ required: true, description: "The authorization's id." }),
-          amount: t.arg({ type: 'Decimal', description: `How much to ${path} (default: all that can be).` }),
-          idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
-        },
-        resolve: (_root, args, ctx) => {
-          const body = input.body(args);
-          return authorizationMutation(ctx, name, args.idempotencyKey, { id: args.id, ...body }, (svc) =>
-            run(svc, String(args.id), input.parse(body)),
-          );
-        },
-      }),
-    ]),
-  ),
 }));

@@ -10,19 +10,21 @@ export const spendingControlsSchema = z.strictObject({
     .array(z.strictObject({ amount: wireAmount, interval: z.enum(LIMIT_INTERVALS) }))
     .max(20)
     .optional()
-    .describe('Spending limits in USD; every one applies (calendar windows in UTC on the clock).'),
-  allowed_mccs: mccList.optional().describe('Only these merchant category codes are allowed.'),
-  blocked_mccs: mccList.optional().describe('These merchant category codes are declined.'),
+    .describe(
+      'Spending limits in USD (at most 20); every one applies (calendar windows in UTC on the clock).',
+    ),
+  allowed_mccs: mccList.optional().describe('Only these merchant category codes are allowed (at most 200).'),
+  blocked_mccs: mccList.optional().describe('These merchant category codes are declined (at most 200).'),
 });
 
 /** Spending controls as parsed (amounts and codes are checked by the service). */
 export type SpendingControlsInput = z.output<typeof spendingControlsSchema>;
 
 export const createVirtualCardSchema = z.strictObject({
-  brand: z.enum(['visa', 'mastercard']),
-  cardholder_name: z.string().min(1).max(100),
+  brand: z.enum(['visa', 'mastercard']).describe('The network to issue it on.'),
+  cardholder_name: z.string().min(1).max(100).describe('The name on the card (1-100 characters).'),
   currency: currencyField(['USD'], 'virtual cards spend USD').optional().describe('Virtual cards spend USD.'),
-  spending_controls: spendingControlsSchema.optional(),
+  spending_controls: spendingControlsSchema.optional().describe('What it may spend, and where.'),
   metadata: metadataSchema.optional(),
 });
 
@@ -36,9 +38,16 @@ export const virtualCardFieldCodes: FieldCodes = {
 export type CreateVirtualCardInput = z.output<typeof createVirtualCardSchema>;
 
 export const updateVirtualCardSchema = z.strictObject({
-  state: z.enum(['active', 'frozen', 'canceled']).optional(),
-  spending_controls: spendingControlsSchema.optional(),
-  metadata: metadataSchema.optional(),
+  state: z
+    .enum(['active', 'frozen', 'canceled'])
+    .optional()
+    .describe('frozen freezes it, active unfreezes it, canceled cancels it for good.'),
+  spending_controls: spendingControlsSchema.optional().describe("Replaces the card's controls as a whole."),
+  metadata: metadataSchema
+    .optional()
+    .describe(
+      "Replaces the card's metadata: up to 50 string keys (≤ 40 chars) with string values (≤ 500 chars).",
+    ),
 });
 
 /** The error codes of a card update's special fields. */
@@ -48,18 +57,18 @@ export const updateVirtualCardFieldCodes: FieldCodes = { spending_controls: 'par
 export type UpdateVirtualCardInput = z.output<typeof updateVirtualCardSchema>;
 
 export const simulateAuthorizationSchema = z.strictObject({
-  amount: wireAmount,
+  amount: wireAmount.describe('How much the merchant asks for, in USD.'),
   currency: currencyField(['USD'], 'authorizations are in USD').optional(),
   merchant: z.strictObject({
-    name: z.string().min(1).max(100),
-    mcc: z.string().max(8),
+    name: z.string().min(1).max(100).describe("The merchant's name (1-100 characters)."),
+    mcc: z.string().max(8).describe("The merchant's category code (4 digits)."),
     country: z
       .string()
       .regex(/^[A-Z]{2}$/, 'a country is an ISO 3166-1 alpha-2 code')
       .optional()
-      .describe('Default US.'),
+      .describe("The merchant's country, ISO 3166-1 alpha-2 (default US)."),
   }),
-  reference: z.string().max(100).optional(),
+  reference: z.string().max(100).optional().describe("The merchant's reference, up to 100 characters."),
 });
 
 export const authorizationFieldCodes: FieldCodes = {
@@ -72,6 +81,12 @@ export const authorizationFieldCodes: FieldCodes = {
 export type SimulateAuthorizationInput = z.output<typeof simulateAuthorizationSchema>;
 
 export const authorizationAmountSchema = z.strictObject({ amount: wireAmount.optional() });
+
+/** The same body as a REST route and a mutation take it: its amount described for the verb. */
+export const amountBodyOf = (verb: 'capture' | 'reverse' | 'refund') =>
+  z.strictObject({
+    amount: wireAmount.optional().describe(`How much to ${verb}, in USD (default: all that can be).`),
+  });
 
 export const authorizationAmountFieldCodes: FieldCodes = { amount: 'amount_invalid' };
 
