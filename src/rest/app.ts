@@ -17,7 +17,7 @@ import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts
 import { nocOperations } from '../modules/nocs/nocs.operations.ts';
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
 import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
-import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
+import { transferOperations } from '../modules/transfers/transfers.operations.ts';
 import { registerTriggerRoutes } from '../modules/trigger/trigger.routes.ts';
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import { bodySchemaLookup } from './form-body.ts';
@@ -70,7 +70,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   mountOperations(api, collectionOperations);
   mountOperations(api, cardPaymentOperations);
   registerDisputeRoutes(api);
-  registerTransferRoutes(api);
+  mountOperations(api, transferOperations);
   mountOperations(api, inboundTransferOperations);
   mountOperations(api, counterpartyOperations);
   mountOperations(api, nocOperations);
