@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineObject, type FieldDecl, field } from '../../kernel/declare.ts';
-import type { Wire } from '../../kernel/wire-resources.ts';
-import { idOf } from '../../kernel/wire-resources.ts';
+import { idOf, type Wire } from '../../kernel/wire-resources.ts';
 import { NotificationOfChangeWire, nocWire } from '../bank-accounts/bank-accounts.corrections.ts';
 import {
   achPayoutMachine,
@@ -227,13 +226,13 @@ export const Payout = defineObject<TransferRow>()(
         .nullable()
         .meta({
           description:
-            'What ended it: the Nacha return code (ACH: failed or returned; kept when that return is dishonored or contested, beside dishonor_code and contest_code) or the ISO 20022 rejection reason (RTP and FedNow: failed); null otherwise.',
+            'What ended it: the Nacha return code (ACH: failed or returned; kept when that return is dishonored or contested, beside the dishonor and contest codes) or the ISO 20022 rejection reason (RTP and FedNow: failed); null otherwise.',
         }),
       'enum',
       (row) => row.returnCode ?? (row.state === 'failed' && isInstantRail(row.rail) ? row.outcomeCode : null),
     ),
     failure_reason: field.nullableText(
-      'The meaning of failure_code (Account Closed; AC03: Invalid creditor account number); null otherwise.',
+      'The meaning of the failure code (Account Closed; AC03: Invalid creditor account number); null otherwise.',
       (row) => row.returnReason ?? row.failureReason,
     ),
     ...returnDisputeFields,
