@@ -69,7 +69,6 @@ const OVERSIZED: Record<string, number> = {
   'src/web/dashboard/fx.ts': 499,
   'src/db/pglite-proxy.ts': 529,
   'src/web/dashboard/transactions.ts': 564,
-  'src/modules/transfers/transfers.graphql.ts': 628,
 };
 
 describe('module boundaries', () => {

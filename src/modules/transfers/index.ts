@@ -1,6 +1,6 @@
 import { defineModule } from '../module.ts';
 import { answerRtpJob, returnTransferJob, settleTransferJob, submitTransferJob } from './transfers.jobs.ts';
-import { registerTransferRoutes } from './transfers.routes.ts';
+import { transferOperations } from './transfers.operations.ts';
 import {
   TRANSFER_RETURN_JOB,
   TRANSFER_RTP_JOB,
@@ -14,7 +14,7 @@ export default defineModule({
   name: 'transfers',
   tables: [transfers],
   ids: ['transfer', 'payout'],
-  routes: registerTransferRoutes,
+  operations: transferOperations,
   graphql: () => import('./transfers.graphql.ts'),
   jobs: {
     [TRANSFER_SUBMIT_JOB]: submitTransferJob,

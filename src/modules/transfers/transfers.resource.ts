@@ -1,30 +1,15 @@
 import { z } from 'zod';
-import type { CurrencyCode } from '../../kernel/currency.ts';
-import { WireDecimal } from '../../kernel/wire-json.ts';
-import {
-  idOf,
-  timestamp,
-  type Wire,
-  wireCurrency,
-  wireDecimal,
-  wireMetadata,
-  wireResource,
-} from '../../kernel/wire-resources.ts';
+import { defineObject, type FieldDecl, field } from '../../kernel/declare.ts';
+import { idOf, type Wire } from '../../kernel/wire-resources.ts';
 import { NotificationOfChangeWire, nocWire } from '../bank-accounts/bank-accounts.corrections.ts';
 import {
   achPayoutMachine,
   achTransferMachine,
   rtpPayoutMachine,
   rtpTransferMachine,
+  statesOf as statesOfKind,
 } from './transfers.machine.ts';
-import {
-  ACH_RETURN_CODES,
-  type Direction,
-  isInstantRail,
-  RAILS,
-  type Rail,
-  RTP_REJECT_REASONS,
-} from './transfers.rails.ts';
+import { ACH_RETURN_CODES, isInstantRail, RAILS, RTP_REJECT_REASONS } from './transfers.rails.ts';
 import { CONTEST_CODES, DISHONOR_CODES } from './transfers.returns.ts';
 import type { transfers } from './transfers.table.ts';
 
@@ -32,72 +17,51 @@ import type { transfers } from './transfers.table.ts';
 export type TransferRow = typeof transfers.$inferSelect;
 export type PayoutRow = TransferRow & { kind: 'payout' };
 
-const iso = (at: Date | null) => at?.toISOString() ?? null;
-const nullableText = (description: string) => z.string().nullable().meta({ description });
-const nullableTimestamp = (description: string) => timestamp.nullable().meta({ description });
-
 /** The states of the machines that apply, each once, in the machines' order. */
-function statesOf<const M extends readonly { states: readonly string[] }[]>(
-  description: string,
-  ...machines: M
-) {
-  const states = [...new Set(machines.flatMap((machine) => machine.states))] as M[number]['states'][number][];
-  return z.enum(states).meta({ description });
+function statesOf(...machines: readonly { states: readonly string[] }[]) {
+  return [...new Set(machines.flatMap((machine) => machine.states))];
 }
 
-const transferState = statesOf(
-  'ACH and Same-Day ACH: pending → submitted (at the window cut-off) → settled, then possibly returned (a return may also come before settlement); pending → canceled before submission. A return of a settled entry may be dishonored by the ODFI (return_dishonored), and the dishonor contested by the RDFI (return_contested). RTP: pending → completed or rejected, seconds after sending.',
-  achTransferMachine,
-  rtpTransferMachine,
-);
-const payoutState = statesOf(
-  'ACH and Same-Day ACH: pending → in_transit (submitted at the window cut-off) → paid (settled); sent back by the bank, it is failed while in transit and returned once paid; pending → canceled before submission. A return of a paid payout may be dishonored (return_dishonored) and the dishonor contested (return_contested). RTP: pending → paid or failed, seconds after sending.',
-  achPayoutMachine,
-  rtpPayoutMachine,
-);
-type TransferState = z.infer<typeof transferState>;
-type PayoutState = z.infer<typeof payoutState>;
+/** A nullable field with its own value on both surfaces (GraphQL's type: `String`, or the object's `enums`). */
+const nullable =
+  (wire: z.ZodType, graphql: 'String' | 'enum', get: (row: TransferRow) => unknown) =>
+  (): FieldDecl<TransferRow> => ({ wire, graphql, nullable: true, rest: get, value: get });
 
-const rail = z.enum(RAILS).meta({
-  description:
-    'The rail: ach (standard ACH), same_day_ach, rtp (RTP, instant) or fednow (FedNow, instant; credits only).',
+/** The rail (a payout's `method`): the row's `rail` on both surfaces. */
+const rail = (description: string) => (): FieldDecl<TransferRow> => ({
+  wire: z.enum(RAILS).meta({ description }),
+  graphql: 'enum',
+  nullable: false,
+  rest: (row) => row.rail,
+  value: (row) => row.rail,
 });
-
-const achReturnCode = z.enum(ACH_RETURN_CODES);
 
 /** The fields of a return's dishonor and contest, the same on transfers and payouts. */
 const returnDisputeFields = {
-  return_untimely: z.boolean().meta({
-    description:
-      "Whether the return arrived after its code's time frame (let through with `untimely: true`); the ODFI may dishonor such a return R68. False otherwise.",
-  }),
-  dishonored_at: nullableTimestamp(
+  return_untimely: field.boolean<TransferRow>(
+    "Whether the return arrived after its code's time frame (let through with `untimely: true`); the ODFI may dishonor such a return R68. False otherwise.",
+  ),
+  dishonored_at: field.nullableTimestamp<TransferRow>(
     'When the ODFI dishonored the return (state return_dishonored); null otherwise.',
   ),
-  dishonor_code: z.enum(DISHONOR_CODES).nullable().meta({
-    description: 'The Nacha code the ODFI dishonored the return with (R61-R70); null unless dishonored.',
-  }),
-  dishonor_reason: nullableText('The title of the dishonor code (Untimely Return); null unless dishonored.'),
-  contested_at: nullableTimestamp(
+  dishonor_code: field.nullableEnum<TransferRow, typeof DISHONOR_CODES>(
+    DISHONOR_CODES,
+    'The Nacha code the ODFI dishonored the return with (R61-R70); null unless dishonored.',
+  ),
+  dishonor_reason: field.nullableText<TransferRow>(
+    'The title of the dishonor code (Untimely Return); null unless dishonored.',
+  ),
+  contested_at: field.nullableTimestamp<TransferRow>(
     'When the RDFI contested the dishonor (state return_contested); null otherwise.',
   ),
-  contest_code: z.enum(CONTEST_CODES).nullable().meta({
-    description: 'The Nacha code the RDFI contested the dishonor with (R71-R77); null unless contested.',
-  }),
-  contest_reason: nullableText(
+  contest_code: field.nullableEnum<TransferRow, typeof CONTEST_CODES>(
+    CONTEST_CODES,
+    'The Nacha code the RDFI contested the dishonor with (R71-R77); null unless contested.',
+  ),
+  contest_reason: field.nullableText<TransferRow>(
     'The title of the contest code (Timely Original Return); null unless contested.',
   ),
 };
-
-const returnDispute = (row: TransferRow) => ({
-  return_untimely: row.returnUntimely,
-  dishonored_at: iso(row.dishonoredAt),
-  dishonor_code: row.dishonorCode as (typeof DISHONOR_CODES)[number] | null,
-  dishonor_reason: row.dishonorReason,
-  contested_at: iso(row.contestedAt),
-  contest_code: row.contestCode as (typeof CONTEST_CODES)[number] | null,
-  contest_reason: row.contestReason,
-});
 
 /** A bank account as an entry shows it: never its full account number. */
 export const BankAccountSummaryWire = z
@@ -114,151 +78,94 @@ export const BankAccountSummaryWire = z
     description: 'A US bank account as a transfer or payout shows it: the account number masked.',
   });
 
-const bankAccount = (row: TransferRow): Wire<typeof BankAccountSummaryWire> => ({
-  name: row.counterpartyName,
-  routing_number: row.routingNumber,
-  account_number: `••••${row.accountLast4}`,
-  account_type: row.accountType as 'checking' | 'savings',
-});
+// GraphQL answers the account as an object of its own (TransferCounterparty, transfers.graphql.ts).
+const bankAccount = field.custom<TransferRow>(
+  BankAccountSummaryWire,
+  (row): Wire<typeof BankAccountSummaryWire> => ({
+    name: row.counterpartyName,
+    routing_number: row.routingNumber,
+    account_number: `••••${row.accountLast4}`,
+    account_type: row.accountType as 'checking' | 'savings',
+  }),
+);
 
-export const TransferWire = wireResource(
+const labels = {
+  reference: field.nullableText<TransferRow>("The merchant's reference."),
+  description: field.nullableText<TransferRow>('The description given on create.'),
+  metadata: field.metadata<TransferRow>(),
+  created_at: field.createdAt<TransferRow>(),
+  updated_at: field.updatedAt<TransferRow>(),
+};
+
+export const Transfer = defineObject<TransferRow>()(
   'Transfer',
   'transfer',
-  'A bank transfer over ACH, Same-Day ACH or RTP: a credit sends money to the counterparty (held from the available balance at once), a debit pulls it from them.',
+  `A bank transfer over ACH, Same-Day ACH, RTP or FedNow: a credit sends money to the counterparty (held from the available balance at once), a debit pulls it from them. States: ${statesOfKind('transfer').join(', ')}.`,
   {
-    rail,
-    direction: z
-      .enum(['credit', 'debit'])
-      .meta({ description: 'credit sends money to the counterparty; debit pulls it (ACH only).' }),
-    state: transferState,
-    amount: wireDecimal,
-    currency: wireCurrency,
-    counterparty: BankAccountSummaryWire,
-    sec_code: z
-      .enum(['PPD', 'CCD', 'WEB'])
-      .nullable()
-      .meta({ description: 'The ACH Standard Entry Class code; null on RTP.' }),
-    expected_submission_at: nullableTimestamp(
+    rail: rail(
+      'The rail: ach (standard ACH), same_day_ach, rtp (RTP, instant) or fednow (FedNow, instant; credits only).',
+    ),
+    direction: field.enum(
+      ['credit', 'debit'],
+      'credit sends money to the counterparty; debit pulls it (ACH only).',
+    ),
+    state: field.enum(
+      statesOf(achTransferMachine, rtpTransferMachine),
+      'ACH and Same-Day ACH: pending → submitted (at the window cut-off) → settled, then possibly returned (a return may also come before settlement); pending → canceled before submission. A return of a settled entry may be dishonored by the ODFI (return_dishonored), and the dishonor contested by the RDFI (return_contested). RTP: pending → completed or rejected, seconds after sending.',
+    ),
+    amount: field.money(),
+    currency: field.currency(),
+    counterparty: bankAccount,
+    sec_code: field.nullableEnum(
+      ['PPD', 'CCD', 'WEB'],
+      'The ACH Standard Entry Class code; null on RTP and FedNow.',
+    ),
+    expected_submission_at: field.nullableTimestamp(
       'ACH: the cut-off of the FedACH window the entry goes in (it is submitted then); null on RTP.',
     ),
-    submitted_at: nullableTimestamp(
+    submitted_at: field.nullableTimestamp(
       'When the entry was submitted to the rail (RTP: when it was sent, set on completion); null before.',
     ),
-    expected_settlement_at: nullableTimestamp(
+    expected_settlement_at: field.nullableTimestamp(
       'When the entry is expected to settle (RTP: to complete); null when no settlement is to be expected (an entry that stays submitted until a simulate step moves it).',
     ),
-    settled_at: nullableTimestamp('When the entry settled (RTP: completed); null before.'),
-    returned_at: nullableTimestamp('When the entry came back (state returned); null otherwise.'),
-    return_code: achReturnCode
-      .nullable()
-      .meta({ description: 'The Nacha return code it came back with (state returned); null otherwise.' }),
-    return_reason: nullableText('The title of the return code (Insufficient Funds); null unless returned.'),
+    settled_at: field.nullableTimestamp('When the entry settled (RTP: completed); null before.'),
+    returned_at: field.nullableTimestamp('When the entry came back (state returned); null otherwise.'),
+    return_code: field.nullableEnum(
+      ACH_RETURN_CODES,
+      'The Nacha return code it came back with (state returned); null otherwise.',
+    ),
+    return_reason: field.nullableText(
+      'The title of the return code (Insufficient Funds); null unless returned.',
+    ),
     ...returnDisputeFields,
-    failure_reason: nullableText(
+    failure_reason: field.nullableText(
       'Why an RTP transfer was rejected (state rejected): the ISO 20022 reason and its meaning (AC03: Invalid creditor account number); null otherwise.',
     ),
-    collection: idOf(
-      "collection this ACH debit pays (its checkout's bank payment); null for any other transfer",
-    ).nullable(),
-    counterparty_id: idOf(
-      'saved counterparty (cpty_…) it was sent to; null for an inline account',
-    ).nullable(),
-    notifications_of_change: z.array(NotificationOfChangeWire).meta({
-      description: 'The notifications of change the receiving bank sent about this ACH entry (at most one).',
-    }),
-    reference: nullableText("The merchant's reference."),
-    description: nullableText('The description given on create.'),
-    metadata: wireMetadata,
-    created_at: timestamp,
-    updated_at: timestamp,
-  },
-);
-
-export const PayoutWire = wireResource(
-  'Payout',
-  'payout',
-  "A payout of the available USD balance to the merchant's own bank account, over ACH, Same-Day ACH or RTP.",
-  {
-    method: rail,
-    state: payoutState,
-    amount: wireDecimal,
-    currency: wireCurrency,
-    destination: BankAccountSummaryWire,
-    counterparty_id: idOf(
-      'saved counterparty (cpty_…) it was paid to; null for an inline account',
-    ).nullable(),
-    expected_submission_at: nullableTimestamp(
-      'ACH: the cut-off of the FedACH window the payout goes in (it is in transit then); null on RTP.',
+    collection: nullable(
+      idOf(
+        "collection this ACH debit pays (its checkout's bank payment); null for any other transfer",
+      ).nullable(),
+      'String',
+      (row) => row.collectionId,
     ),
-    in_transit_at: nullableTimestamp(
-      'When the payout went in transit (ACH submission); null before, and always on RTP (instant).',
+    counterparty_id: nullable(
+      idOf('saved counterparty (cpty_…) it was sent to; null for an inline account').nullable(),
+      'String',
+      (row) => row.counterpartyId,
     ),
-    arrival_at: nullableTimestamp(
-      'When the payout arrives (is expected to be paid); null for one that never will (failed, canceled) or that stays in transit until a simulate step moves it.',
-    ),
-    paid_at: nullableTimestamp('When the payout was paid (settled); null before.'),
-    returned_at: nullableTimestamp(
-      'When the bank sent the payout back (ACH: failed or returned); null otherwise.',
-    ),
-    failure_code: z
-      .enum([
-        ...ACH_RETURN_CODES,
-        ...(Object.keys(RTP_REJECT_REASONS) as (keyof typeof RTP_REJECT_REASONS)[]),
-      ])
-      .nullable()
-      .meta({
+    // GraphQL: nocs.graphql.ts answers them with their own type.
+    notifications_of_change: field.custom(
+      z.array(NotificationOfChangeWire).meta({
         description:
-          'What ended it: the Nacha return code (ACH: failed or returned; kept when that return is dishonored or contested, beside dishonor_code and contest_code) or the ISO 20022 rejection reason (RTP and FedNow: failed); null otherwise.',
+          'The notifications of change the receiving bank sent about this ACH entry (at most one).',
       }),
-    failure_reason: nullableText(
-      'The meaning of failure_code (Account Closed; AC03: Invalid creditor account number); null otherwise.',
+      (row) => row.notificationsOfChange.map(nocWire),
     ),
-    ...returnDisputeFields,
-    reference: nullableText("The merchant's reference."),
-    description: nullableText('The description given on create.'),
-    metadata: wireMetadata,
-    created_at: timestamp,
-    updated_at: timestamp,
+    ...labels,
   },
 );
 
-/** The API representation of a transfer: REST bodies and event payloads. */
-export function transferResource(row: TransferRow): Wire<typeof TransferWire> {
-  return {
-    id: row.id,
-    object: 'transfer',
-    rail: row.rail as Rail,
-    direction: row.direction as Direction,
-    state: row.state as TransferState,
-    amount: WireDecimal.of(row.amount, row.currency as CurrencyCode),
-    currency: row.currency as CurrencyCode,
-    counterparty: bankAccount(row),
-    sec_code: row.secCode as Wire<typeof TransferWire>['sec_code'],
-    expected_submission_at: iso(row.expectedSubmissionAt),
-    submitted_at: iso(row.submittedAt),
-    expected_settlement_at: iso(row.expectedSettlementAt),
-    settled_at: iso(row.settledAt),
-    returned_at: iso(row.returnedAt),
-    return_code: row.returnCode,
-    return_reason: row.returnReason,
-    ...returnDispute(row),
-    failure_reason: row.failureReason,
-    collection: row.collectionId,
-    counterparty_id: row.counterpartyId,
-    notifications_of_change: row.notificationsOfChange.map(nocWire),
-    reference: row.reference,
-    description: row.description,
-    metadata: row.metadata,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-/**
- * The API representation of a payout. `in_transit_at` / `arrival_at` / `paid_at` are
- * the transfer's submission / expected settlement / settlement; `failure_code` is the ACH return
- * code or the RTP rejection reason, whichever ended it.
- */
 /** When the payout went in transit: ACH's submission; an RTP payout is never in transit (instant). */
 export const payoutInTransitAt = (row: TransferRow): Date | null =>
   isInstantRail(row.rail) ? null : row.submittedAt;
@@ -267,34 +174,82 @@ export const payoutInTransitAt = (row: TransferRow): Date | null =>
 export const payoutArrivalAt = (row: TransferRow): Date | null =>
   row.state === 'failed' || row.state === 'canceled' ? null : row.expectedSettlementAt;
 
-export function payoutResource(row: TransferRow): Wire<typeof PayoutWire> {
-  const rtpReason = row.state === 'failed' && isInstantRail(row.rail) ? row.outcomeCode : null;
-  return {
-    id: row.id,
-    object: 'payout',
-    method: row.rail as Rail,
-    state: row.state as PayoutState,
-    amount: WireDecimal.of(row.amount, row.currency as CurrencyCode),
-    currency: row.currency as CurrencyCode,
-    destination: bankAccount(row),
-    counterparty_id: row.counterpartyId,
-    expected_submission_at: iso(row.expectedSubmissionAt),
-    in_transit_at: iso(payoutInTransitAt(row)),
-    arrival_at: iso(payoutArrivalAt(row)),
-    paid_at: iso(row.settledAt),
-    returned_at: iso(row.returnedAt),
-    failure_code: row.returnCode ?? rtpReason,
-    failure_reason: row.returnReason ?? row.failureReason,
-    ...returnDispute(row),
-    reference: row.reference,
-    description: row.description,
-    metadata: row.metadata,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
+/**
+ * A payout is an engine row too: `in_transit_at` / `arrival_at` / `paid_at` are the row's
+ * submission / expected settlement / settlement; `failure_code` is the ACH return code or the RTP
+ * rejection reason, whichever ended it.
+ */
+export const Payout = defineObject<TransferRow>()(
+  'Payout',
+  'payout',
+  `A payout of the available USD balance to the merchant's own bank account, over ACH, Same-Day ACH, RTP or FedNow. States: ${statesOfKind('payout').join(', ')}.`,
+  {
+    method: rail(
+      'The rail: ach (standard ACH), same_day_ach, rtp (RTP, instant) or fednow (FedNow, instant; credits only).',
+    ),
+    state: field.enum(
+      statesOf(achPayoutMachine, rtpPayoutMachine),
+      'ACH and Same-Day ACH: pending → in_transit (submitted at the window cut-off) → paid (settled); sent back by the bank, it is failed while in transit and returned once paid; pending → canceled before submission. A return of a paid payout may be dishonored (return_dishonored) and the dishonor contested (return_contested). RTP: pending → paid or failed, seconds after sending.',
+    ),
+    amount: field.money(),
+    currency: field.currency(),
+    destination: bankAccount,
+    counterparty_id: nullable(
+      idOf('saved counterparty (cpty_…) it was paid to; null for an inline account').nullable(),
+      'String',
+      (row) => row.counterpartyId,
+    ),
+    expected_submission_at: field.nullableTimestamp(
+      'ACH: the cut-off of the FedACH window the payout goes in (it is in transit then); null on RTP.',
+    ),
+    in_transit_at: field.nullableTimestamp(
+      'When the payout went in transit (ACH submission); null before, and always on RTP (instant).',
+      payoutInTransitAt,
+    ),
+    arrival_at: field.nullableTimestamp(
+      'When the payout arrives (is expected to be paid); null for one that never will (failed, canceled) or that stays in transit until a simulate step moves it.',
+      payoutArrivalAt,
+    ),
+    paid_at: field.nullableTimestamp(
+      'When the payout was paid (settled); null before.',
+      (row) => row.settledAt,
+    ),
+    returned_at: field.nullableTimestamp(
+      'When the bank sent the payout back (ACH: failed or returned); null otherwise.',
+    ),
+    failure_code: nullable(
+      z
+        .enum([
+          ...ACH_RETURN_CODES,
+          ...(Object.keys(RTP_REJECT_REASONS) as (keyof typeof RTP_REJECT_REASONS)[]),
+        ])
+        .nullable()
+        .meta({
+          description:
+            'What ended it: the Nacha return code (ACH: failed or returned; kept when that return is dishonored or contested, beside the dishonor and contest codes) or the ISO 20022 rejection reason (RTP and FedNow: failed); null otherwise.',
+        }),
+      'enum',
+      (row) => row.returnCode ?? (row.state === 'failed' && isInstantRail(row.rail) ? row.outcomeCode : null),
+    ),
+    failure_reason: field.nullableText(
+      'The meaning of the failure code (Account Closed; AC03: Invalid creditor account number); null otherwise.',
+      (row) => row.returnReason ?? row.failureReason,
+    ),
+    ...returnDisputeFields,
+    ...labels,
+  },
+);
+
+export const TransferWire = Transfer.wire;
+export const PayoutWire = Payout.wire;
+const NO_LINKS = { publicUrl: '' };
+
+/** The API representation of a transfer: REST bodies and event payloads. */
+export const transferResource = (row: TransferRow) => Transfer.render(row, NO_LINKS);
+/** The API representation of a payout. */
+export const payoutResource = (row: TransferRow) => Payout.render(row, NO_LINKS);
 
 /** The resource of an engine row, by its kind. */
-export function railEntryResource(row: TransferRow): Wire<typeof TransferWire> | Wire<typeof PayoutWire> {
+export function railEntryResource(row: TransferRow) {
   return row.kind === 'payout' ? payoutResource(row) : transferResource(row);
 }

@@ -40,7 +40,7 @@ export const returnTransferSchema = z.strictObject({
     .boolean()
     .optional()
     .describe(
-      "Let a return after its code's time frame arrive anyway, marked return_untimely (the ODFI may then dishonor it R68). Default false: a late return is refused with 422 return_deadline_passed.",
+      "Let a return after its code's time frame arrive anyway, marked as an untimely return (the ODFI may then dishonor it R68). Default false: a late return is refused with 422 return_deadline_passed.",
     ),
 });
 
