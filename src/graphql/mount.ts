@@ -100,7 +100,7 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
           ...(input && inputArg
             ? { [inputArg.name]: t.arg({ type: input, required: true, description: inputArg.description }) }
             : op.body
-              ? inputFields((o) => t.arg(o as never), (op.body as z.ZodObject).shape)
+              ? inputFields((o) => t.arg(o as never), (op.body as z.ZodObject).shape, gql.omit)
               : {}),
           idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
         },

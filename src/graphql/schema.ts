@@ -12,7 +12,6 @@ import '../modules/counterparties/counterparties.graphql.ts';
 import '../modules/nocs/nocs.graphql.ts';
 import '../modules/issuing/issuing.graphql.ts';
 import '../modules/fx/fx.graphql.ts';
-import '../modules/fx/fx.graphql-mutations.ts';
 import '../modules/transactions/transactions.graphql.ts';
 import '../modules/ledger/ledger.graphql.ts';
 import '../modules/clock/clock.graphql.ts';

@@ -34,6 +34,7 @@ export const camelCase = (name: string) =>
 const prop = (name: string) => (row: unknown) => (row as Record<string, unknown>)[camelCase(name)];
 
 type Get<Row> = (row: Row, rc: RenderContext) => unknown;
+type Money = { amount: bigint; currency: CurrencyCode };
 type Field<Row> = (name: string) => FieldDecl<Row>;
 
 function plain<Row>(
@@ -76,6 +77,19 @@ const scalarFields = {
         value,
       };
     },
+  /** An amount or null (`get` says which): a wire decimal or null on REST, nullable Money on GraphQL. */
+  nullableMoney:
+    <Row>(description: string, get: (row: Row) => Money | null): Field<Row> =>
+    () => ({
+      wire: z.union([wireDecimal, z.null()]).meta({ description }),
+      graphql: 'Money',
+      nullable: true,
+      rest: (row) => {
+        const money = get(row);
+        return money && WireDecimal.of(money.amount, money.currency);
+      },
+      value: get,
+    }),
   /** Another object's id (`idOf`), a String on GraphQL too (named there by graphqlObject's `names`). */
   ref: <Row>(kind: string, get?: Get<Row>) => plain<Row>(idOf(kind), 'String', false, get),
 };
@@ -97,16 +111,19 @@ export const field = {
   idOf: <Row>(kind: string) => plain<Row>(idOf(kind), false, false),
   /** The row's `currency`, REST only (GraphQL answers it inside Money). */
   currency: <Row>(): Field<Row> => plain<Row>(wireCurrency, false, false),
-  /** An amount in minor units with the row's currency: a wire decimal on REST, Money on GraphQL. */
+  /** An amount in minor units with the row's currency (or `get`'s): a wire decimal on REST, Money on GraphQL. */
   money:
     <Row>(
       description = "How much it moves, in its currency: major units with exactly the currency's minor-unit digits (100.50 USD, 1500 JPY).",
+      get?: (row: Row) => Money,
     ): Field<Row> =>
     (name) => {
-      const money = (row: Row) => ({
-        amount: prop(name)(row) as bigint,
-        currency: (row as { currency: string }).currency as CurrencyCode,
-      });
+      const money =
+        get ??
+        ((row: Row) => ({
+          amount: prop(name)(row) as bigint,
+          currency: (row as { currency: string }).currency as CurrencyCode,
+        }));
       return {
         wire: wireDecimal.meta({ description }),
         graphql: 'Money',
@@ -127,8 +144,9 @@ export const field = {
   createdAt: <Row>() => field.timestamp<Row>('When it was created, clock time.'),
   updatedAt: <Row>() => field.timestamp<Row>('When it last changed, clock time.'),
   metadata: <Row>() => plain<Row>(wireMetadata, 'JSONObject', false),
-  /** Any other wire schema, REST only, with its value from the row (GraphQL writes its own, if any). */
-  custom: <Row>(wire: z.ZodType, get: Get<Row>) => plain<Row>(wire, false, false, get),
+  /** Any other wire schema, with its value from the row: REST only unless given its GraphQL type. */
+  custom: <Row>(wire: z.ZodType, get: Get<Row>, graphql: GraphqlKind | false = false) =>
+    plain<Row>(wire, graphql, wire.safeParse(null).success, get),
   ...scalarFields,
 };
 

@@ -36,6 +36,8 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
   optionalBody?: boolean;
   /** The public key may call it too (REST's `publicKey`). */
   publicKey?: boolean;
+  /** Schemas the body's document names (`$ref`) without using them, built when mounted: registered as components. */
+  components?: () => Record<string, z.ZodType>;
   /** The error codes of the body's special fields. */
   codes?: FieldCodes;
   /** The codes it answers with beyond those every operation of its kind shares. */
@@ -56,6 +58,8 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
         returns?: string;
         /** Mutations: where the body is (`input` for an input object; default top-level arguments). */
         inputArg?: { name: string; description: string; type: string };
+        /** Mutations: body fields GraphQL does not take (REST's `source_currency`, always USD). */
+        omit?: readonly string[];
         /** Mutations: reload the answer of a replayed idempotency key. */
         reload?: (ctx: ServiceContext, id: string) => Promise<unknown>;
         /** Lists: the connection's filter arguments, each the query field it stands for (`collectionId: 'collection'`). */

@@ -9,7 +9,7 @@ import { counterpartyOperations } from '../modules/counterparties/counterparties
 import { registerDisputeRoutes } from '../modules/disputes/disputes.routes.ts';
 import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
 import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
-import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
+import { fxOperations } from '../modules/fx/fx.operations.ts';
 import { inboundTransferOperations } from '../modules/inbound-transfers/inbound-transfers.operations.ts';
 import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
@@ -75,7 +75,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   mountOperations(api, counterpartyOperations);
   mountOperations(api, nocOperations);
   registerIssuingRoutes(api);
-  registerFxRoutes(api);
+  mountOperations(api, fxOperations);
   registerLedgerRoutes(api);
   registerTransactionRoutes(api);
   registerClockRoutes(api);
