@@ -12,7 +12,7 @@ import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
 import { fxOperations } from '../modules/fx/fx.operations.ts';
 import { inboundTransferOperations } from '../modules/inbound-transfers/inbound-transfers.operations.ts';
 import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
-import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
+import { ledgerOperations } from '../modules/ledger/ledger.operations.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
 import { nocOperations } from '../modules/nocs/nocs.operations.ts';
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
@@ -76,7 +76,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   mountOperations(api, nocOperations);
   registerIssuingRoutes(api);
   mountOperations(api, fxOperations);
-  registerLedgerRoutes(api);
+  mountOperations(api, ledgerOperations);
   registerTransactionRoutes(api);
   registerClockRoutes(api);
   registerSandboxRoutes(api);
