@@ -102,11 +102,12 @@ export const field = {
     plain<Row>(z.string().nullable().meta({ description }), 'String', true, get),
   url: <Row>(description: string, get: Get<Row>) =>
     plain<Row>(z.string().meta({ format: 'uri', description }), 'String', false, get),
-  enum: <Row, const V extends readonly string[]>(values: V, description?: string) =>
+  enum: <Row, const V extends readonly string[]>(values: V, description?: string, get?: Get<Row>) =>
     plain<Row>(
       description ? z.enum(values as V & [string]).meta({ description }) : z.enum(values as V & [string]),
       'enum',
       false,
+      get,
     ),
   idOf: <Row>(kind: string) => plain<Row>(idOf(kind), false, false),
   /** The row's `currency`, REST only (GraphQL answers it inside Money). */
@@ -144,11 +145,15 @@ export const field = {
   createdAt: <Row>() => field.timestamp<Row>('When it was created, clock time.'),
   updatedAt: <Row>() => field.timestamp<Row>('When it last changed, clock time.'),
   metadata: <Row>() => plain<Row>(wireMetadata, 'JSONObject', false),
-  /** Any other wire schema, with its value from the row: REST only unless given its GraphQL type. */
-  custom: <Row>(wire: z.ZodType, get: Get<Row>, graphql: GraphqlKind | false = false) =>
-    plain<Row>(wire, graphql, wire.safeParse(null).success, get),
+  /** Any other wire schema, REST only, with its value from the row (GraphQL writes its own, if any). */
+  custom: <Row>(wire: z.ZodType, get: Get<Row>) => plain<Row>(wire, false, false, get),
   ...scalarFields,
 };
+
+/** A field as `make` builds it, with a REST schema of its own (a named component, its own bounds). */
+export const withWire =
+  <Row>(make: Field<Row>, wire: z.ZodType): Field<Row> =>
+  (name) => ({ ...make(name), wire });
 
 export interface ObjectDecl<Row, O extends string = string, S extends z.ZodRawShape = z.ZodRawShape> {
   name: string;

@@ -58,10 +58,10 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
         returns?: string;
         /** Mutations: where the body is (`input` for an input object; default top-level arguments). */
         inputArg?: { name: string; description: string; type: string };
-        /** Mutations: body fields GraphQL does not take (REST's `source_currency`, always USD). */
-        omit?: readonly string[];
         /** Mutations: reload the answer of a replayed idempotency key. */
         reload?: (ctx: ServiceContext, id: string) => Promise<unknown>;
+        /** Mutations: body fields GraphQL leaves out (another name REST accepts for a field). */
+        omit?: readonly string[];
         /** Lists: the connection's filter arguments, each the query field it stands for (`collectionId: 'collection'`). */
         filters?: Record<string, string>;
       };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CurrencyCode } from '../../kernel/currency.ts';
-import { defineObject, field, type ObjectDecl } from '../../kernel/declare.ts';
+import { defineObject, field, type ObjectDecl, withWire } from '../../kernel/declare.ts';
 import { idOf, timestamp, type Wire } from '../../kernel/wire-resources.ts';
 import { FAILURE_REASONS } from './fx.destinations.ts';
 import { fxConversionStates, fxQuoteMachine, fxSettlementMachine } from './fx.machine.ts';
@@ -22,6 +22,15 @@ const rate = (description: string) =>
     pattern: '^[0-9]+(\\.[0-9]+)?$',
     description: `${description} An exact decimal string (target units per USD, up to 10 decimals).`,
   });
+
+/** A rate, or another object's id or null: REST's schema, a String on GraphQL. */
+const rateField = <Row>(description: string, get: (row: Row) => string) =>
+  withWire(field.text<Row>(description, get), rate(description));
+const nullableRate = <Row>(description: string, get: (row: Row) => string | null) =>
+  withWire(field.nullableText<Row>(description, get), rate(description).nullable());
+const nullableId = <Row>(kind: string, get: (row: Row) => string | null) =>
+  withWire(field.nullableText<Row>(kind, get), idOf(kind).nullable());
+
 const usd = z.literal('USD').meta({ description: 'The currency sold: always USD.' });
 const target = z.enum(FX_TARGETS).meta({ description: 'The currency bought: EUR, GBP or JPY.' });
 
@@ -63,19 +72,12 @@ export const FxQuote = defineObject<FxQuoteRow>()(
     ),
     source_currency: field.custom<FxQuoteRow>(usd, () => 'USD'),
     target_currency: field.custom<FxQuoteRow>(target, (row) => row.targetCurrency),
-    rate: field.custom<FxQuoteRow>(
-      rate(
-        'The locked rate: the source amount × rate, rounded half to even, is the target amount; source amount × rate ≥ target amount.',
-      ),
+    rate: rateField<FxQuoteRow>(
+      'The locked rate: the source amount × rate, rounded half to even, is the target amount; source amount × rate ≥ target amount.',
       (row) => row.rate,
-      'String',
     ),
-    sell_rate: field.custom<FxQuoteRow>(
-      rate("The hour's sell rate the quote was priced at."),
-      (row) => row.sellRate,
-      'String',
-    ),
-    mid_rate: field.custom<FxQuoteRow>(rate("The hour's mid-market rate."), (row) => row.midRate, 'String'),
+    sell_rate: rateField<FxQuoteRow>("The hour's sell rate the quote was priced at.", (row) => row.sellRate),
+    mid_rate: rateField<FxQuoteRow>("The hour's mid-market rate.", (row) => row.midRate),
     source_amount: field.money<FxQuoteRow>('The USD sold.', (row) =>
       money(row.sourceAmount, row.sourceCurrency),
     ),
@@ -92,10 +94,9 @@ export const FxQuote = defineObject<FxQuoteRow>()(
       'How long the rate stays locked.',
     ),
     expires_at: field.timestamp('The quote is usable strictly before this instant (clock time).'),
-    used_by: field.custom<FxQuoteRow>(
-      idOf('conversion or settlement that used the quote; null while unused').nullable(),
+    used_by: nullableId<FxQuoteRow>(
+      'conversion or settlement that used the quote; null while unused',
       (row) => row.usedBy,
-      'String',
     ),
     created_at: field.createdAt(),
     updated_at: field.updatedAt(),
@@ -118,7 +119,7 @@ export const FxConversion = defineObject<FxConversionRow>()(
       'What came into the target currency’s available balance.',
       (row) => money(row.targetAmount, row.targetCurrency),
     ),
-    rate: field.custom<FxConversionRow>(rate("The quote's locked rate."), (row) => row.rate, 'String'),
+    rate: rateField<FxConversionRow>("The quote's locked rate.", (row) => row.rate),
     fee: field.money<FxConversionRow>(
       "Informational: the quote's fee, the USD value of the spread inside the source amount.",
       (row) => money(row.fee, row.currency),
@@ -179,18 +180,14 @@ export const FxSettlement = defineObject<FxSettlementRow>()(
     ),
     amount: field.money('What is paid abroad, in currency.'),
     currency: field.custom<FxSettlementRow>(target, (row) => row.currency),
-    funding: field.custom<FxSettlementRow>(
-      z.enum(['conversion', 'balance']).meta({
-        description:
-          'conversion: converted from USD at a quote; balance: paid out of the currency’s balance.',
-      }),
+    funding: field.enum<FxSettlementRow, ['conversion', 'balance']>(
+      ['conversion', 'balance'],
+      'conversion: converted from USD at a quote; balance: paid out of the currency’s balance.',
       (row) => (row.quoteId ? 'conversion' : 'balance'),
-      'enum',
     ),
-    quote: field.custom<FxSettlementRow>(
-      idOf('FX quote it converted at; null when paid out of a balance').nullable(),
+    quote: nullableId<FxSettlementRow>(
+      'FX quote it converted at; null when paid out of a balance',
       (row) => row.quoteId,
-      'String',
     ),
     // A nullable literal loses its null in the document's enum; a nullable enum of one keeps it.
     source_currency: field.custom<FxSettlementRow>(
@@ -204,10 +201,9 @@ export const FxSettlement = defineObject<FxSettlementRow>()(
       'The USD converted; null when paid out of a balance.',
       (row) => (row.sourceAmount === null ? null : money(row.sourceAmount, row.sourceCurrency ?? 'USD')),
     ),
-    rate: field.custom<FxSettlementRow>(
-      rate("The quote's locked rate; null when paid out of a balance.").nullable(),
+    rate: nullableRate<FxSettlementRow>(
+      "The quote's locked rate; null when paid out of a balance.",
       (row) => row.rate,
-      'String',
     ),
     fee: field.nullableMoney<FxSettlementRow>(
       'Informational: the USD value of the spread; null when paid out of a balance.',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { CurrencyCode } from '../../kernel/currency.ts';
-import { defineObject, field, type ObjectDecl } from '../../kernel/declare.ts';
+import { CURRENCY_CODES, type CurrencyCode } from '../../kernel/currency.ts';
+import { defineObject, field, type ObjectDecl, withWire } from '../../kernel/declare.ts';
 import { WireDecimal } from '../../kernel/wire-json.ts';
 import { type Wire, wireCurrency, wireDecimal } from '../../kernel/wire-resources.ts';
 import { holdMachine, postingMachine } from './ledger.machine.ts';
@@ -123,7 +123,7 @@ export const BalanceTransaction = defineObject<PostingRow>()(
       [...new Set([...holdMachine.states, ...postingMachine.states])],
       'posted (applied), or reversed (undone by a later reversal); a hold is pending until it is posted to its destination or voided back to available.',
     ),
-    currency: field.custom<PostingRow>(wireCurrency, (row) => row.currency, 'enum'),
+    currency: withWire(field.enum<PostingRow, typeof CURRENCY_CODES>(CURRENCY_CODES), wireCurrency),
     available: field.money<PostingRow>(signed('available'), (row) => delta(row.availableDelta, row.currency)),
     pending: field.money<PostingRow>(signed('pending'), (row) => delta(row.pendingDelta, row.currency)),
     reserved: field.money<PostingRow>(signed('reserved'), (row) => delta(row.reservedDelta, row.currency)),
