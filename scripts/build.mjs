@@ -45,7 +45,7 @@ const EXTERNAL = [
   'utf-8-validate',
 ];
 
-/** A module's GraphQL file: `<module>.graphql.ts`, or a part of it (`fx.graphql-mutations.ts`). */
+/** A module's GraphQL file: `<module>.graphql.ts`, or a part of it (`<module>.graphql-<part>.ts`). */
 const GRAPHQL_FILE = /\.graphql(-[a-z-]+)?\.ts$/;
 
 /**

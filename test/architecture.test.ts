@@ -18,7 +18,7 @@ import { describe, expect, it } from 'vitest';
  *             nor the domain
  *   rest      src/rest/** and every *.routes.ts under src/modules (or *.routes-<part>.ts)
  *   graphql   src/graphql/** and every *.graphql.ts under src/modules (or *.graphql-<part>.ts,
- *             as a file split off one is named: fx.graphql-mutations.ts)
+ *             as a file split off one is named: <module>.graphql-<part>.ts)
  *   web       src/web/** (hosted pages, dashboard, docs)
  *   manifest  src/modules/index.ts (the list of modules), src/modules/module.ts (defineModule) and
  *             each module's manifest, src/modules/<module>/index.ts: the wiring of one module,
@@ -66,7 +66,7 @@ function isManifest(inSrc: string): boolean {
 /**
  * Whether a file's name marks it with `role`: one of the dot-separated parts after the first is the
  * role, or starts with it and a dash — `fx.graphql.ts`, `events.subscriptions.graphql.ts` and a
- * part split off as `fx.graphql-mutations.ts` are all GraphQL.
+ * part split off as `<module>.graphql-<part>.ts` are all GraphQL.
  */
 function named(path: string, role: 'table' | 'routes' | 'graphql'): boolean {
   const parts = path

@@ -61,7 +61,6 @@ const OVERSIZED: Record<string, number> = {
   'src/modules/transfers/transfers.returns.ts': 362,
   'src/web/checkout.ts': 370,
   'src/kernel/calendar.test.ts': 373,
-  'src/modules/fx/fx.graphql.ts': 379,
   'src/listen.ts': 407,
   'src/testing.ts': 417,
   'src/web/dashboard/cards.ts': 439,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { camelCase, type ObjectDecl, type RenderContext } from '../kernel/declare.ts';
+import { wireAmount } from '../kernel/wire-schemas.ts';
 import { builder, type GraphQLContext } from './builder.ts';
 import { enumOfValues } from './enums.ts';
 import { CurrencyCodeEnum, MoneyRef } from './scalars.ts';
@@ -17,8 +18,8 @@ type FieldBuilder = any;
 
 /** Object types derived so far, by name (operations name the type they answer with). */
 const objectTypes = new Map<string, AnyRef>();
-/** Input types of nested schemas (a card, a bank account), by the schema they stand for. */
-const inputTypes = new WeakMap<z.ZodType, AnyRef>();
+/** Input types of nested schemas (a card, a bank account), by the schema they stand for; an amount is a Decimal. */
+const inputTypes = new WeakMap<z.ZodType, AnyRef>([[wireAmount, 'Decimal']]);
 
 export const renderContextOf = (ctx: GraphQLContext): RenderContext => ({ publicUrl: ctx.deps.publicUrl });
 
@@ -91,7 +92,7 @@ export function objectTypeNamed(name: string): AnyRef {
   return ref;
 }
 
-/** Declares the input type that stands for a nested body schema (a card, a bank account). */
+/** Declares the input type that stands for a body schema (a card, a bank account; an id as an ID). */
 export function inputFor(schema: z.ZodType, ref: AnyRef): void {
   inputTypes.set(schema, ref);
 }
@@ -105,10 +106,10 @@ const BY_NAME: Record<string, AnyRef> = {
 };
 
 function inputType(key: string, schema: z.ZodType): AnyRef {
-  if (BY_NAME[key]) return BY_NAME[key];
   const registered = inputTypes.get(schema);
   if (registered) return registered;
   if (schema instanceof z.ZodArray) return [inputType(key, schema.element as z.ZodType)];
+  if (BY_NAME[key]) return BY_NAME[key];
   if (schema instanceof z.ZodUnion && schema.options.some((o) => (o as z.ZodNumber).isInt)) return 'Int';
   if (schema instanceof z.ZodNumber) return schema.isInt ? 'Int' : 'Float';
   if (schema instanceof z.ZodBoolean) return 'Boolean';

@@ -42,6 +42,7 @@ export const camelCase = (name: string) =>
 const prop = (name: string) => (row: unknown) => (row as Record<string, unknown>)[camelCase(name)];
 
 type Get<Row> = (row: Row, rc: RenderContext) => unknown;
+type Money = { amount: bigint; currency: CurrencyCode };
 type Field<Row> = (name: string) => FieldDecl<Row>;
 
 function plain<Row>(
@@ -86,6 +87,19 @@ const scalarFields = {
     },
   /** A list of strings with a wire schema of its own on REST: [String!]! on GraphQL. */
   strings: <Row>(wire: z.ZodType, get?: Get<Row>) => plain<Row>(wire, 'StringList', false, get),
+  /** An amount or null (`get` says which): a wire decimal or null on REST, nullable Money on GraphQL. */
+  nullableMoney:
+    <Row>(description: string, get: (row: Row) => Money | null): Field<Row> =>
+    () => ({
+      wire: z.union([wireDecimal, z.null()]).meta({ description }),
+      graphql: 'Money',
+      nullable: true,
+      rest: (row) => {
+        const money = get(row);
+        return money && WireDecimal.of(money.amount, money.currency);
+      },
+      value: get,
+    }),
   /** Another object's id (`idOf`), a String on GraphQL too (named there by graphqlObject's `names`). */
   ref: <Row>(kind: string, get?: Get<Row>) => plain<Row>(idOf(kind), 'String', false, get),
 };
@@ -108,16 +122,19 @@ export const field = {
   idOf: <Row>(kind: string) => plain<Row>(idOf(kind), false, false),
   /** The row's `currency`, REST only (GraphQL answers it inside Money). */
   currency: <Row>(): Field<Row> => plain<Row>(wireCurrency, false, false),
-  /** An amount in minor units with the row's currency: a wire decimal on REST, Money on GraphQL. */
+  /** An amount in minor units with the row's currency (or `get`'s): a wire decimal on REST, Money on GraphQL. */
   money:
     <Row>(
       description = "How much it moves, in its currency: major units with exactly the currency's minor-unit digits (100.50 USD, 1500 JPY).",
+      get?: (row: Row) => Money,
     ): Field<Row> =>
     (name) => {
-      const money = (row: Row) => ({
-        amount: prop(name)(row) as bigint,
-        currency: (row as { currency: string }).currency as CurrencyCode,
-      });
+      const money =
+        get ??
+        ((row: Row) => ({
+          amount: prop(name)(row) as bigint,
+          currency: (row as { currency: string }).currency as CurrencyCode,
+        }));
       return {
         wire: wireDecimal.meta({ description }),
         graphql: 'Money',

@@ -36,6 +36,8 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
   optionalBody?: boolean;
   /** The public key may call it too (REST's `publicKey`). */
   publicKey?: boolean;
+  /** Schemas the body's document names (`$ref`) without using them, built when mounted: registered as components. */
+  components?: () => Record<string, z.ZodType>;
   /** The error codes of the body's special fields. */
   codes?: FieldCodes;
   /** The codes it answers with beyond those every operation of its kind shares. */

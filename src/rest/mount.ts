@@ -11,6 +11,8 @@ import type { RestEnv } from './types.ts';
  */
 export function mountOperations(api: OpenAPIHono<RestEnv>, operations: readonly OperationDecl[]): void {
   for (const op of operations) {
+    for (const [id, schema] of Object.entries(op.components?.() ?? {}))
+      api.openAPIRegistry.register(id, schema);
     const response = op.answer?.wire ?? (op.list ? listOf(op.output.wire, op.output.name) : op.output.wire);
     const request = {
       ...(op.params ? { params: op.params } : {}),

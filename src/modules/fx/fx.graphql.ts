@@ -1,25 +1,43 @@
 import { builder } from '../../graphql/builder.ts';
-import { listQueryOf, nullIfNotFound, serviceContext, toConnection } from '../../graphql/context.ts';
+import { serviceContext } from '../../graphql/context.ts';
+import { descriptionOf, graphqlObject, inputFor } from '../../graphql/derive.ts';
 import { describedEnum } from '../../graphql/enums.ts';
+import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
-import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
-import { CREATED_AT, STORED_DESCRIPTION, STORED_METADATA, UPDATED_AT } from '../../graphql/texts.ts';
+import { CurrencyCodeEnum } from '../../graphql/scalars.ts';
 import { TransactionRef, TransactionStateEnum } from '../../graphql/transaction.ts';
-import type { CurrencyCode } from '../../kernel/currency.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
-import { conversionsByIds, getConversion, listConversions } from './fx.conversions.ts';
+import { conversionsByIds } from './fx.conversions.ts';
 import { FAILURE_REASONS } from './fx.destinations.ts';
-import { type FxQuoteState, fxQuoteMachine, fxSettlementMachine } from './fx.machine.ts';
+import type { FxQuoteState } from './fx.machine.ts';
+import { fxOperations } from './fx.operations.ts';
 import { type FxRate, type FxRates, getRates } from './fx.pricing.ts';
-import { getQuote, listQuotes, quotesByIds } from './fx.quotes.ts';
+import { quotesByIds } from './fx.quotes.ts';
 import { formatRate } from './fx.rates.ts';
-import type { FxConversionRow, FxQuoteRow, FxSettlementRow } from './fx.resource.ts';
-import { type FX_TARGETS, LOCK_DURATIONS, type LockDuration } from './fx.schema.ts';
-import { getSettlement, listSettlements, settlementsByIds } from './fx.settlements.ts';
+import {
+  FxConversion,
+  type FxConversionRow,
+  FxQuote,
+  type FxQuoteRow,
+  FxRatesWire,
+  FxRateWire,
+  FxSettlement,
+  type FxSettlementRow,
+} from './fx.resource.ts';
+import {
+  createConversionSchema,
+  createSettlementSchema,
+  type FX_TARGETS,
+  failSettlementSchema,
+  LOCK_DURATIONS,
+  type LockDuration,
+  quotesQuery,
+  settlementsQuery,
+  targetCurrency,
+} from './fx.schema.ts';
+import { settlementsByIds } from './fx.settlements.ts';
 
-/** The FX objects and queries; the mutations are in fx.graphql-mutations.ts. */
-
-const money = (amount: bigint, currency: string) => ({ amount, currency: currency as CurrencyCode });
+/** The FX objects (derived from their declarations), their enums, and the GraphQL-only rates query. */
 
 export const TargetEnum = describedEnum('FxTargetCurrency', 'The currencies USD converts into.', {
   EUR: 'Euro.',
@@ -76,131 +94,61 @@ export const FailureCodeEnum = describedEnum(
   FAILURE_REASONS,
 );
 
+const rateField = FxRateWire.shape;
+
 const FxRateRef = builder.objectRef<FxRate>('FxRate').implement({
-  description: 'USD into one currency: exact decimal strings, target units per USD.',
+  description: FxRateWire.description ?? '',
   fields: (t) => ({
     sourceCurrency: t.field({
       type: CurrencyCodeEnum,
-      description: 'Always USD: every rate sells USD.',
+      description: descriptionOf(rateField.source_currency),
       resolve: () => 'USD' as const,
     }),
     targetCurrency: t.field({
       type: TargetEnum,
-      description: 'The currency USD converts into.',
+      description: descriptionOf(rateField.target_currency),
       resolve: (r) => r.targetCurrency,
     }),
-    midRate: t.string({
-      description: 'The mid-market rate, before the spread.',
-      resolve: (r) => formatRate(r.mid),
-    }),
-    rate: t.string({
-      description: 'The sell rate: the mid rate less the spread.',
-      resolve: (r) => formatRate(r.rate),
-    }),
+    midRate: t.string({ description: descriptionOf(rateField.mid_rate), resolve: (r) => formatRate(r.mid) }),
+    rate: t.string({ description: descriptionOf(rateField.rate), resolve: (r) => formatRate(r.rate) }),
   }),
 });
 
+const ratesField = FxRatesWire.shape;
+
 const FxRatesRef = builder.objectRef<FxRates>('FxRates').implement({
-  description: "The rates at the clock's time; they change every UTC hour, deterministically.",
+  description: FxRatesWire.description ?? '',
   fields: (t) => ({
-    at: t.field({ type: 'DateTime', description: 'The instant asked about.', resolve: (r) => r.at }),
-    asOf: t.field({
-      type: 'DateTime',
-      description: 'The start of the UTC hour whose rates these are.',
-      resolve: (r) => r.asOf,
-    }),
+    at: t.field({ type: 'DateTime', description: descriptionOf(ratesField.at), resolve: (r) => r.at }),
+    asOf: t.field({ type: 'DateTime', description: descriptionOf(ratesField.as_of), resolve: (r) => r.asOf }),
     nextChangeAt: t.field({
       type: 'DateTime',
-      description: 'When the rates next change (the next UTC hour).',
+      description: descriptionOf(ratesField.next_change_at),
       resolve: (r) => r.nextChangeAt,
     }),
-    spread: t.string({ description: 'As a fraction: 0.005 is 0.5%.', resolve: (r) => formatRate(r.spread) }),
+    spread: t.string({ description: descriptionOf(ratesField.spread), resolve: (r) => formatRate(r.spread) }),
     rates: t.field({
       type: [FxRateRef],
-      description: 'One rate per target currency.',
+      description: descriptionOf(ratesField.rates),
       resolve: (r) => r.rates,
     }),
   }),
 });
 
-export const FxQuoteRef = builder.objectRef<FxQuoteRow>('FxQuote').implement({
-  description: `A locked rate, usable once before expiresAt. States: ${fxQuoteMachine.states.join(', ')}.`,
+export const FxQuoteRef = graphqlObject<FxQuoteRow>(FxQuote, {
   interfaces: [NodeRef],
-  fields: (t) => ({
-    state: t.field({ type: QuoteStateEnum, description: 'Where it stands.', resolve: (row) => row.state }),
-    rate: t.exposeString('rate', {
-      description:
-        'The locked rate: sourceAmount × rate, rounded half to even, is targetAmount; sourceAmount × rate ≥ targetAmount.',
-    }),
-    sellRate: t.exposeString('sellRate', { description: "The hour's sell rate the quote was priced at." }),
-    midRate: t.exposeString('midRate', { description: "The hour's mid-market rate." }),
-    sourceAmount: t.field({
-      type: MoneyRef,
-      description: 'The USD sold.',
-      resolve: (row) => money(row.sourceAmount, row.sourceCurrency),
-    }),
-    targetAmount: t.field({
-      type: MoneyRef,
-      description: 'What it buys, in the target currency.',
-      resolve: (row) => money(row.targetAmount, row.targetCurrency),
-    }),
-    fee: t.field({
-      type: MoneyRef,
-      description: "What the spread costs, in USD: sourceAmount less targetAmount's worth at the mid rate.",
-      resolve: (row) => money(row.fee, row.sourceCurrency),
-    }),
-    fixedSide: t.field({
-      type: FixedSideEnum,
-      description: 'Which amount was asked for (the other was computed).',
-      resolve: (row) => row.fixedSide as 'source' | 'target',
-    }),
-    lockDuration: t.field({
-      type: LockEnum,
-      description: 'How long the rate stays locked.',
-      resolve: (row) => row.lockDuration as LockDuration,
-    }),
-    expiresAt: t.field({
-      type: 'DateTime',
-      description: 'When the lock runs out, clock time.',
-      resolve: (row) => row.expiresAt,
-    }),
-    usedBy: t.exposeString('usedBy', {
-      nullable: true,
-      description: 'The id of the conversion or settlement that used it (state used).',
-    }),
-    createdAt: t.field({ type: 'DateTime', description: CREATED_AT, resolve: (row) => row.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
-  }),
+  enums: { state: QuoteStateEnum, fixed_side: FixedSideEnum, lock_duration: LockEnum },
+  names: { used_by: 'usedBy' },
 });
 
-export const FxConversionRef = builder.objectRef<FxConversionRow>('FxConversion').implement({
-  description: 'USD converted into EUR, GBP or JPY at a quote (amount: the USD that left).',
+/** The Transaction interface answers these (state as a TransactionState, amount as the source amount). */
+const TRANSACTION_FIELDS = ['state', 'reference', 'created_at'];
+
+export const FxConversionRef = graphqlObject<FxConversionRow>(FxConversion, {
   interfaces: [NodeRef, TransactionRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'fxConversion'),
-  fields: (t) => ({
-    quoteId: t.exposeString('quoteId', { description: 'The id of the quote it converted at.' }),
-    rate: t.exposeString('rate', { description: "The quote's locked rate, target units per USD." }),
-    targetAmount: t.field({
-      type: MoneyRef,
-      description: 'What arrived in the target balance.',
-      resolve: (row) => money(row.targetAmount, row.targetCurrency),
-    }),
-    fee: t.field({
-      type: MoneyRef,
-      description: "The quote's fee (the spread's cost), in USD.",
-      resolve: (row) => money(row.fee, row.currency),
-    }),
-    description: t.exposeString('description', {
-      nullable: true,
-      description: STORED_DESCRIPTION,
-    }),
-    metadata: t.field({
-      type: 'JSONObject',
-      description: STORED_METADATA,
-      resolve: (row) => row.metadata,
-    }),
-    updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
-  }),
+  omit: [...TRANSACTION_FIELDS, 'source_amount'],
+  names: { quote: 'quoteId' },
 });
 
 const DestinationRef = builder.objectRef<FxSettlementRow['destination']>('FxDestination').implement({
@@ -230,85 +178,19 @@ const DestinationRef = builder.objectRef<FxSettlementRow['destination']>('FxDest
   }),
 });
 
-export const FxSettlementRef = builder.objectRef<FxSettlementRow>('FxSettlement').implement({
-  description: `A payment abroad (amount: what is paid, in EUR, GBP or JPY). States: ${fxSettlementMachine.states.join(', ')}.`,
+export const FxSettlementRef = graphqlObject<FxSettlementRow>(FxSettlement, {
   interfaces: [NodeRef, TransactionRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'fxSettlement'),
-  fields: (t) => ({
-    funding: t.field({
-      type: FundingEnum,
-      description: 'conversion (from USD at a quote) or balance (out of the EUR, GBP or JPY balance).',
-      resolve: (row) => (row.quoteId ? 'conversion' : 'balance'),
-    }),
-    quoteId: t.exposeString('quoteId', {
-      nullable: true,
-      description: 'The id of the quote it converted at (funding conversion).',
-    }),
-    fee: t.field({
-      type: MoneyRef,
-      nullable: true,
-      description: "The spread's cost, in USD (funding conversion); null from a balance.",
-      resolve: (row) => (row.fee === null ? null : money(row.fee, row.sourceCurrency ?? 'USD')),
-    }),
-    sourceAmount: t.field({
-      type: MoneyRef,
-      nullable: true,
-      description: 'The USD sold (funding conversion); null from a balance.',
-      resolve: (row) =>
-        row.sourceAmount === null ? null : money(row.sourceAmount, row.sourceCurrency ?? 'USD'),
-    }),
-    rate: t.exposeString('rate', {
-      nullable: true,
-      description: 'The rate it converted at (funding conversion); null from a balance.',
-    }),
+  omit: [...TRANSACTION_FIELDS, 'amount'],
+  enums: { funding: FundingEnum, failure_code: FailureCodeEnum },
+  names: { quote: 'quoteId' },
+  // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
+  extra: (t: any) => ({
     destination: t.field({
       type: DestinationRef,
       description: 'The account abroad it pays.',
-      resolve: (row) => row.destination,
+      resolve: (row: FxSettlementRow) => row.destination,
     }),
-    expectedPaidAt: t.field({
-      type: 'DateTime',
-      description: 'When it is expected to be paid (its payment day), clock time.',
-      resolve: (row) => row.expectedPaidAt,
-    }),
-    convertedAt: t.field({
-      type: 'DateTime',
-      nullable: true,
-      description: 'When it was converted (or drawn from the balance); null before.',
-      resolve: (row) => row.convertedAt,
-    }),
-    paidAt: t.field({
-      type: 'DateTime',
-      nullable: true,
-      description: 'When it was paid (state paid); null before.',
-      resolve: (row) => row.paidAt,
-    }),
-    failedAt: t.field({
-      type: 'DateTime',
-      nullable: true,
-      description: 'When it failed (state failed); null otherwise.',
-      resolve: (row) => row.failedAt,
-    }),
-    failureCode: t.field({
-      type: FailureCodeEnum,
-      nullable: true,
-      description: "The ISO 20022 reason the beneficiary's bank refused it with (state failed).",
-      resolve: (row) => row.failureCode,
-    }),
-    failureReason: t.exposeString('failureReason', {
-      nullable: true,
-      description: 'What failureCode means, for a person.',
-    }),
-    description: t.exposeString('description', {
-      nullable: true,
-      description: STORED_DESCRIPTION,
-    }),
-    metadata: t.field({
-      type: 'JSONObject',
-      description: STORED_METADATA,
-      resolve: (row) => row.metadata,
-    }),
-    updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
   }),
 });
 
@@ -316,64 +198,32 @@ nodeKind('fxQuote', FxQuoteRef, quotesByIds);
 nodeKind('fxConversion', FxConversionRef, conversionsByIds);
 nodeKind('fxSettlement', FxSettlementRef, settlementsByIds);
 
+const DestinationInput = builder.inputType('FxDestinationInput', {
+  description: 'EUR/GBP: name and iban. JPY: name, bankCode (4 digits), branchCode (3), accountNumber (7).',
+  fields: (t) => ({
+    name: t.string({ description: "The beneficiary's name." }),
+    iban: t.string({ description: 'EUR and GBP: the IBAN.' }),
+    bankCode: t.string({ description: 'JPY: the bank code, 4 digits.' }),
+    branchCode: t.string({ description: 'JPY: the branch code, 3 digits.' }),
+    accountNumber: t.string({ description: 'JPY: the account number, 7 digits.' }),
+  }),
+});
+
+// The arguments whose GraphQL type their REST schema alone does not say.
+inputFor(targetCurrency, TargetEnum);
+inputFor(createConversionSchema.shape.quote_id, 'ID');
+inputFor(createSettlementSchema.shape.quote_id.unwrap(), 'ID');
+inputFor(createSettlementSchema.shape.destination, DestinationInput);
+inputFor(failSettlementSchema.shape.code.unwrap(), FailureCodeEnum);
+inputFor(quotesQuery.shape.state.unwrap(), QuoteStateEnum);
+inputFor(settlementsQuery.shape.state.unwrap(), TransactionStateEnum);
+mountGraphqlOperations(fxOperations);
+
 builder.queryFields((t) => ({
   fxRates: t.field({
     type: FxRatesRef,
     description: "The rates at the clock's time, or of the hour of `at` (any instant).",
     args: { at: t.arg({ type: 'DateTime', description: "Any instant (default: the clock's time)." }) },
     resolve: (_root, args, ctx) => getRates(serviceContext(ctx), args.at ?? undefined),
-  }),
-  fxQuote: t.field({
-    type: FxQuoteRef,
-    nullable: true,
-    description: 'An FX quote by its id (GET /v1/fx/quotes/{id}); null when the merchant has none.',
-    args: { id: t.arg.id({ required: true, description: "The quote's id (fxq_…)." }) },
-    resolve: (_root, args, ctx) => nullIfNotFound(getQuote(serviceContext(ctx), String(args.id))),
-  }),
-  fxQuotes: t.connection({
-    type: FxQuoteRef,
-    description: 'FX quotes, newest first (GET /v1/fx/quotes).',
-    args: { state: t.arg({ type: QuoteStateEnum, description: 'Only quotes in this state.' }) },
-    resolve: async (_root, args, ctx) =>
-      toConnection(
-        await listQuotes(serviceContext(ctx), { ...listQueryOf(args), state: args.state ?? undefined }),
-        args,
-      ),
-  }),
-  fxConversion: t.field({
-    type: FxConversionRef,
-    nullable: true,
-    description: 'An FX conversion by its id (GET /v1/fx/conversions/{id}); null when the merchant has none.',
-    args: { id: t.arg.id({ required: true, description: "The conversion's id (fxc_…)." }) },
-    resolve: (_root, args, ctx) => nullIfNotFound(getConversion(serviceContext(ctx), String(args.id))),
-  }),
-  fxConversions: t.connection({
-    type: FxConversionRef,
-    description: 'FX conversions, newest first (GET /v1/fx/conversions).',
-    resolve: async (_root, args, ctx) =>
-      toConnection(await listConversions(serviceContext(ctx), listQueryOf(args)), args),
-  }),
-  fxSettlement: t.field({
-    type: FxSettlementRef,
-    nullable: true,
-    description:
-      'A settlement abroad by its id (GET /v1/fx/settlements/{id}); null when the merchant has none.',
-    args: { id: t.arg.id({ required: true, description: "The settlement's id (fxs_…)." }) },
-    resolve: (_root, args, ctx) => nullIfNotFound(getSettlement(serviceContext(ctx), String(args.id))),
-  }),
-  fxSettlements: t.connection({
-    type: FxSettlementRef,
-    description: 'Settlements abroad, newest first (GET /v1/fx/settlements).',
-    args: {
-      state: t.arg({
-        type: TransactionStateEnum,
-        description: `Only settlements in this state (a settlement's states: ${fxSettlementMachine.states.join(', ')}).`,
-      }),
-    },
-    resolve: async (_root, args, ctx) =>
-      toConnection(
-        await listSettlements(serviceContext(ctx), { ...listQueryOf(args), state: args.state ?? undefined }),
-        args,
-      ),
   }),
 }));

@@ -1,18 +1,11 @@
 import { z } from 'zod';
 import type { CurrencyCode } from '../../kernel/currency.ts';
-import { WireDecimal } from '../../kernel/wire-json.ts';
-import {
-  idOf,
-  timestamp,
-  type Wire,
-  wireDecimal,
-  wireMetadata,
-  wireResource,
-} from '../../kernel/wire-resources.ts';
+import { defineObject, field, type ObjectDecl, withWire } from '../../kernel/declare.ts';
+import { idOf, timestamp, type Wire } from '../../kernel/wire-resources.ts';
 import { FAILURE_REASONS } from './fx.destinations.ts';
 import { fxConversionStates, fxQuoteMachine, fxSettlementMachine } from './fx.machine.ts';
 import type { FxRates } from './fx.pricing.ts';
-import { type FxTargetCurrency, formatRate } from './fx.rates.ts';
+import { formatRate } from './fx.rates.ts';
 import { FX_TARGETS, LOCK_DURATIONS, type LockDuration } from './fx.schema.ts';
 import type { fxConversions, fxQuotes, fxSettlements } from './fx.table.ts';
 
@@ -20,11 +13,8 @@ export type FxQuoteRow = typeof fxQuotes.$inferSelect;
 export type FxConversionRow = typeof fxConversions.$inferSelect;
 export type FxSettlementRow = typeof fxSettlements.$inferSelect;
 
-const money = (minor: bigint, currency: string) => WireDecimal.of(minor, currency as CurrencyCode);
-const iso = (at: Date | null) => at?.toISOString() ?? null;
-
-const nullableText = (description: string) => z.string().nullable().meta({ description });
-const nullableTimestamp = (description: string) => timestamp.nullable().meta({ description });
+/** An amount with its currency, as a declaration's money field reads it. */
+const money = (amount: bigint, currency: string) => ({ amount, currency: currency as CurrencyCode });
 
 /** A rate as the API writes it: an exact decimal string, never a float a JSON parser would round. */
 const rate = (description: string) =>
@@ -32,6 +22,15 @@ const rate = (description: string) =>
     pattern: '^[0-9]+(\\.[0-9]+)?$',
     description: `${description} An exact decimal string (target units per USD, up to 10 decimals).`,
   });
+
+/** A rate, or another object's id or null: REST's schema, a String on GraphQL. */
+const rateField = <Row>(description: string, get: (row: Row) => string) =>
+  withWire(field.text<Row>(description, get), rate(description));
+const nullableRate = <Row>(description: string, get: (row: Row) => string | null) =>
+  withWire(field.nullableText<Row>(description, get), rate(description).nullable());
+const nullableId = <Row>(kind: string, get: (row: Row) => string | null) =>
+  withWire(field.nullableText<Row>(kind, get), idOf(kind).nullable());
+
 const usd = z.literal('USD').meta({ description: 'The currency sold: always USD.' });
 const target = z.enum(FX_TARGETS).meta({ description: 'The currency bought: EUR, GBP or JPY.' });
 
@@ -59,63 +58,82 @@ export const FxRatesWire = z
   })
   .meta({ id: 'FxRates', description: 'The FX rates in force at an instant: they change every UTC hour.' });
 
-export const FxQuoteWire = wireResource(
+/** What rendering an FX object needs beyond its row: nothing (its links carry no secret). */
+const NO_LINKS = { publicUrl: '' };
+
+export const FxQuote = defineObject<FxQuoteRow>()(
   'FxQuote',
   'fx_quote',
-  'A rate locked for a while: USD into EUR, GBP or JPY, both amounts fixed, usable once (by a conversion or a settlement) until expires_at.',
+  `A rate locked for a while: USD into EUR, GBP or JPY, both amounts fixed, usable once (by a conversion or a settlement) before it expires. States: ${fxQuoteMachine.states.join(', ')}.`,
   {
-    state: z.enum(fxQuoteMachine.states).meta({
-      description: 'open until a conversion or a settlement uses it (used), or its lock runs out (expired).',
-    }),
-    source_currency: usd,
-    target_currency: target,
-    rate: rate('The locked rate: source_amount × rate ≥ target_amount.'),
-    sell_rate: rate("The hour's sell rate the quote was priced at."),
-    mid_rate: rate("The hour's mid-market rate."),
-    source_amount: wireDecimal.meta({ description: 'The USD sold.' }),
-    target_amount: wireDecimal.meta({ description: 'The target currency bought.' }),
-    fee: wireDecimal.meta({
-      description: 'Informational: the USD value of the spread inside source_amount.',
-    }),
-    fixed_side: z
-      .enum(['source', 'target'])
-      .meta({ description: 'Which amount was asked for (the other was computed).' }),
-    lock_duration: z
-      .enum(Object.keys(LOCK_DURATIONS) as [LockDuration, ...LockDuration[]])
-      .meta({ description: 'How long the rate stays locked.' }),
-    expires_at: timestamp.meta({ description: 'The quote is usable strictly before this instant.' }),
-    used_by: idOf('conversion or settlement that used the quote; null while unused').nullable(),
-    created_at: timestamp,
-    updated_at: timestamp,
+    state: field.enum(
+      fxQuoteMachine.states,
+      'open until a conversion or a settlement uses it (used), or its lock runs out (expired).',
+    ),
+    source_currency: field.custom<FxQuoteRow>(usd, () => 'USD'),
+    target_currency: field.custom<FxQuoteRow>(target, (row) => row.targetCurrency),
+    rate: rateField<FxQuoteRow>(
+      'The locked rate: the source amount × rate, rounded half to even, is the target amount; source amount × rate ≥ target amount.',
+      (row) => row.rate,
+    ),
+    sell_rate: rateField<FxQuoteRow>("The hour's sell rate the quote was priced at.", (row) => row.sellRate),
+    mid_rate: rateField<FxQuoteRow>("The hour's mid-market rate.", (row) => row.midRate),
+    source_amount: field.money<FxQuoteRow>('The USD sold.', (row) =>
+      money(row.sourceAmount, row.sourceCurrency),
+    ),
+    target_amount: field.money<FxQuoteRow>('What it buys, in the target currency.', (row) =>
+      money(row.targetAmount, row.targetCurrency),
+    ),
+    fee: field.money<FxQuoteRow>(
+      "Informational: what the spread costs, in USD (the source amount less the target amount's worth at the mid rate).",
+      (row) => money(row.fee, row.sourceCurrency),
+    ),
+    fixed_side: field.enum(['source', 'target'], 'Which amount was asked for (the other was computed).'),
+    lock_duration: field.enum(
+      Object.keys(LOCK_DURATIONS) as LockDuration[],
+      'How long the rate stays locked.',
+    ),
+    expires_at: field.timestamp('The quote is usable strictly before this instant (clock time).'),
+    used_by: nullableId<FxQuoteRow>(
+      'conversion or settlement that used the quote; null while unused',
+      (row) => row.usedBy,
+    ),
+    created_at: field.createdAt(),
+    updated_at: field.updatedAt(),
   },
 );
 
-export const FxConversionWire = wireResource(
+export const FxConversion = defineObject<FxConversionRow>()(
   'FxConversion',
   'fx_conversion',
-  "A conversion of available USD into the target currency's available balance, at a quote's locked rate.",
+  `A conversion of available USD into the target currency’s available balance, at a quote's locked rate (amount: the USD that left). States: ${fxConversionStates.join(', ')}.`,
   {
-    state: z
-      .enum(fxConversionStates)
-      .meta({ description: 'A conversion completes in the request that makes it.' }),
-    quote: idOf('FX quote it converted at'),
-    source_currency: usd,
-    source_amount: wireDecimal.meta({ description: 'The USD that left the available balance.' }),
-    target_currency: target,
-    target_amount: wireDecimal.meta({
-      description: 'What came into the target currency’s available balance.',
-    }),
-    rate: rate("The quote's locked rate."),
-    fee: wireDecimal.meta({
-      description: 'Informational: the USD value of the spread inside source_amount.',
-    }),
-    reference: nullableText("The merchant's reference."),
-    description: nullableText('The description given on create.'),
-    metadata: wireMetadata,
-    created_at: timestamp,
-    updated_at: timestamp,
+    state: field.enum(fxConversionStates, 'A conversion completes in the request that makes it.'),
+    quote: field.ref<FxConversionRow>('FX quote it converted at', (row) => row.quoteId),
+    source_currency: field.custom<FxConversionRow>(usd, () => 'USD'),
+    source_amount: field.money<FxConversionRow>('The USD that left the available balance.', (row) =>
+      money(row.amount, row.currency),
+    ),
+    target_currency: field.custom<FxConversionRow>(target, (row) => row.targetCurrency),
+    target_amount: field.money<FxConversionRow>(
+      'What came into the target currency’s available balance.',
+      (row) => money(row.targetAmount, row.targetCurrency),
+    ),
+    rate: rateField<FxConversionRow>("The quote's locked rate.", (row) => row.rate),
+    fee: field.money<FxConversionRow>(
+      "Informational: the quote's fee, the USD value of the spread inside the source amount.",
+      (row) => money(row.fee, row.currency),
+    ),
+    reference: field.nullableText("The merchant's reference."),
+    description: field.nullableText('The description given on create.'),
+    metadata: field.metadata(),
+    created_at: field.createdAt(),
+    updated_at: field.updatedAt(),
   },
 );
+
+export const FxQuoteWire = FxQuote.wire;
+export const FxConversionWire = FxConversion.wire;
 
 const holderName = z.string().meta({ description: "The account holder's name." });
 const last4 = z
@@ -149,53 +167,72 @@ export const FxSettlementDestinationWire = z
       'Where a settlement pays, as it is kept: never the full account, its last 4 characters only.',
   });
 
-const failureCode = z.enum(Object.keys(FAILURE_REASONS) as [string, ...string[]]);
+const failureCode = Object.keys(FAILURE_REASONS) as [string, ...string[]];
 
-export const FxSettlementWire = wireResource(
+export const FxSettlement = defineObject<FxSettlementRow>()(
   'FxSettlement',
   'fx_settlement',
-  'A payment to a foreign account in EUR, GBP or JPY: converted from USD (a quote, or at the current rate) or paid out of that balance, held, then paid the next US banking day at 12:00 ET (or refused by the beneficiary’s bank).',
+  `A payment to a foreign account in EUR, GBP or JPY (amount: what is paid): converted from USD (a quote, or at the current rate) or paid out of that balance, held, then paid the next US banking day at 12:00 ET (or refused by the beneficiary’s bank). States: ${fxSettlementMachine.states.join(', ')}.`,
   {
-    state: z.enum(fxSettlementMachine.states).meta({
-      description:
-        'pending → converted (both in the create: the amount is held on the target balance) → paid, or failed (the amount back on available).',
-    }),
-    amount: wireDecimal.meta({ description: 'What is paid abroad, in currency.' }),
-    currency: target,
-    funding: z.enum(['conversion', 'balance']).meta({
-      description: 'conversion: converted from USD at quote; balance: paid out of the currency’s balance.',
-    }),
-    quote: idOf('FX quote it converted at; null when paid out of a balance').nullable(),
+    state: field.enum(
+      fxSettlementMachine.states,
+      'pending → converted (both in the create: the amount is held on the target balance) → paid, or failed (the amount back on available).',
+    ),
+    amount: field.money('What is paid abroad, in currency.'),
+    currency: field.custom<FxSettlementRow>(target, (row) => row.currency),
+    funding: field.enum<FxSettlementRow, ['conversion', 'balance']>(
+      ['conversion', 'balance'],
+      'conversion: converted from USD at a quote; balance: paid out of the currency’s balance.',
+      (row) => (row.quoteId ? 'conversion' : 'balance'),
+    ),
+    quote: nullableId<FxSettlementRow>(
+      'FX quote it converted at; null when paid out of a balance',
+      (row) => row.quoteId,
+    ),
     // A nullable literal loses its null in the document's enum; a nullable enum of one keeps it.
-    source_currency: z
-      .enum(['USD'])
-      .nullable()
-      .meta({ description: 'USD when converted; null when paid out of a balance.' }),
-    source_amount: z.union([wireDecimal, z.null()]).meta({
-      description: 'The USD converted; null when paid out of a balance.',
-    }),
-    rate: rate("The quote's locked rate; null when paid out of a balance.").nullable(),
-    fee: z.union([wireDecimal, z.null()]).meta({
-      description: 'Informational: the USD value of the spread; null when paid out of a balance.',
-    }),
-    destination: FxSettlementDestinationWire,
-    expected_paid_at: timestamp.meta({
-      description: 'When it is to be paid: the next US banking day at 12:00 ET.',
-    }),
-    converted_at: nullableTimestamp('When the amount was converted (or taken from the balance) and held.'),
-    paid_at: nullableTimestamp('When it was paid (state paid); null otherwise.'),
-    failed_at: nullableTimestamp('When the beneficiary’s bank refused it (state failed); null otherwise.'),
-    failure_code: failureCode.nullable().meta({
-      description: 'The ISO 20022 reason the beneficiary’s bank gave (state failed); null otherwise.',
-    }),
-    failure_reason: nullableText('What that reason means; null unless failed.'),
-    reference: nullableText("The merchant's reference."),
-    description: nullableText('The description given on create.'),
-    metadata: wireMetadata,
-    created_at: timestamp,
-    updated_at: timestamp,
+    source_currency: field.custom<FxSettlementRow>(
+      z
+        .enum(['USD'])
+        .nullable()
+        .meta({ description: 'USD when converted; null when paid out of a balance.' }),
+      (row) => (row.sourceCurrency === null ? null : 'USD'),
+    ),
+    source_amount: field.nullableMoney<FxSettlementRow>(
+      'The USD converted; null when paid out of a balance.',
+      (row) => (row.sourceAmount === null ? null : money(row.sourceAmount, row.sourceCurrency ?? 'USD')),
+    ),
+    rate: nullableRate<FxSettlementRow>(
+      "The quote's locked rate; null when paid out of a balance.",
+      (row) => row.rate,
+    ),
+    fee: field.nullableMoney<FxSettlementRow>(
+      'Informational: the USD value of the spread; null when paid out of a balance.',
+      (row) => (row.fee === null ? null : money(row.fee, row.sourceCurrency ?? 'USD')),
+    ),
+    // GraphQL answers it as an FxDestination object (fx.graphql.ts).
+    destination: field.custom<FxSettlementRow>(FxSettlementDestinationWire, (row) => row.destination),
+    expected_paid_at: field.timestamp('When it is to be paid: the next US banking day at 12:00 ET.'),
+    converted_at: field.nullableTimestamp(
+      'When the amount was converted (or taken from the balance) and held.',
+    ),
+    paid_at: field.nullableTimestamp('When it was paid (state paid); null otherwise.'),
+    failed_at: field.nullableTimestamp(
+      'When the beneficiary’s bank refused it (state failed); null otherwise.',
+    ),
+    failure_code: field.nullableEnum(
+      failureCode,
+      'The ISO 20022 reason the beneficiary’s bank gave (state failed); null otherwise.',
+    ),
+    failure_reason: field.nullableText('What that reason means; null unless failed.'),
+    reference: field.nullableText("The merchant's reference."),
+    description: field.nullableText('The description given on create.'),
+    metadata: field.metadata(),
+    created_at: field.createdAt(),
+    updated_at: field.updatedAt(),
   },
 );
+
+export const FxSettlementWire = FxSettlement.wire;
 
 /** GET /v1/fx/rates: the rates of an instant's hour. Rates are exact decimal strings. */
 export function fxRatesResource(rates: FxRates): Wire<typeof FxRatesWire> {
@@ -215,76 +252,24 @@ export function fxRatesResource(rates: FxRates): Wire<typeof FxRatesWire> {
   };
 }
 
-/**
- * A quote as the API shows it. Rates are decimal strings ("0.9184512"): exact, never a float a
- * JSON parser would round; amounts are decimals with the currency's minor units (JPY whole yen).
- */
 export function fxQuoteResource(row: FxQuoteRow): Wire<typeof FxQuoteWire> {
-  return {
-    id: row.id,
-    object: 'fx_quote',
-    state: row.state,
-    source_currency: 'USD',
-    target_currency: row.targetCurrency as FxTargetCurrency,
-    rate: row.rate,
-    sell_rate: row.sellRate,
-    mid_rate: row.midRate,
-    source_amount: money(row.sourceAmount, row.sourceCurrency),
-    target_amount: money(row.targetAmount, row.targetCurrency),
-    fee: money(row.fee, row.sourceCurrency),
-    fixed_side: row.fixedSide as Wire<typeof FxQuoteWire>['fixed_side'],
-    lock_duration: row.lockDuration as LockDuration,
-    expires_at: row.expiresAt.toISOString(),
-    used_by: row.usedBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
+  return FxQuote.render(row, NO_LINKS);
 }
 
 export function fxConversionResource(row: FxConversionRow): Wire<typeof FxConversionWire> {
-  return {
-    id: row.id,
-    object: 'fx_conversion',
-    state: row.state,
-    quote: row.quoteId,
-    source_currency: 'USD',
-    source_amount: money(row.amount, row.currency),
-    target_currency: row.targetCurrency as FxTargetCurrency,
-    target_amount: money(row.targetAmount, row.targetCurrency),
-    rate: row.rate,
-    fee: money(row.fee, row.currency),
-    reference: row.reference,
-    description: row.description,
-    metadata: row.metadata,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
+  return FxConversion.render(row, NO_LINKS);
 }
 
 export function fxSettlementResource(row: FxSettlementRow): Wire<typeof FxSettlementWire> {
-  return {
-    id: row.id,
-    object: 'fx_settlement',
-    state: row.state,
-    amount: money(row.amount, row.currency),
-    currency: row.currency as FxTargetCurrency,
-    funding: row.quoteId ? 'conversion' : 'balance',
-    quote: row.quoteId,
-    source_currency: row.sourceCurrency === null ? null : 'USD',
-    source_amount: row.sourceAmount === null ? null : money(row.sourceAmount, row.sourceCurrency ?? 'USD'),
-    rate: row.rate,
-    fee: row.fee === null ? null : money(row.fee, row.sourceCurrency ?? 'USD'),
-    destination: row.destination,
-    expected_paid_at: row.expectedPaidAt.toISOString(),
-    converted_at: iso(row.convertedAt),
-    paid_at: iso(row.paidAt),
-    failed_at: iso(row.failedAt),
-    failure_code: row.failureCode,
-    failure_reason: row.failureReason,
-    reference: row.reference,
-    description: row.description,
-    metadata: row.metadata,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
+  return FxSettlement.render(row, NO_LINKS);
 }
+
+/** The rates of an instant's hour: an answer without an id (GraphQL's FxRates is written by hand). */
+export const FxRatesAnswer: ObjectDecl<FxRates> = {
+  name: 'FxRates',
+  object: 'fx_rates',
+  description: FxRatesWire.description ?? '',
+  fields: {},
+  wire: FxRatesWire,
+  render: (rates) => fxRatesResource(rates),
+};

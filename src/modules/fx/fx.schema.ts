@@ -1,13 +1,27 @@
 import { z } from 'zod';
+import { listQuerySchema } from '../../kernel/pagination.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
 import { FAILURE_REASONS } from './fx.destinations.ts';
+import { fxSettlementMachine } from './fx.machine.ts';
 
 export const FX_TARGETS = ['EUR', 'GBP', 'JPY'] as const;
 export const LOCK_DURATIONS = { five_minutes: 300, hour: 3_600, day: 86_400 } as const;
 export type LockDuration = keyof typeof LOCK_DURATIONS;
 
-const targetCurrency = currencyField(FX_TARGETS, 'FX targets are EUR, GBP and JPY');
+/** A target currency (GraphQL: FxTargetCurrency, fx.graphql.ts). */
+export const targetCurrency = currencyField(FX_TARGETS, 'FX targets are EUR, GBP and JPY').describe(
+  'The currency to buy: EUR, GBP or JPY.',
+);
+
+/** The merchant's labels of a conversion or settlement, described (GraphQL takes the descriptions). */
+const labels = {
+  reference: labelFields.reference.describe(
+    "The merchant's own reference: 1-100 characters of A-Z a-z 0-9 . _ : -.",
+  ),
+  description: labelFields.description.describe('A free-text description, up to 1000 characters.'),
+  metadata: labelFields.metadata,
+};
 
 /**
  * A quote asks for exactly one of source_amount and target_amount. The document says so as a
@@ -45,7 +59,7 @@ export type CreateQuoteInput = z.output<typeof createQuoteSchema>;
 
 export const createConversionSchema = z.strictObject({
   quote_id: z.string().min(1).max(255).describe('The quote to convert at (once, before it expires).'),
-  ...labelFields,
+  ...labels,
 });
 
 export const conversionFieldCodes: FieldCodes = { reference: moneyFieldCodes.reference };
@@ -132,12 +146,12 @@ export const createSettlementSchema = z
   .strictObject({
     quote_id: z.string().min(1).max(255).optional().describe('Convert at this locked quote, or…'),
     target_currency: targetCurrency.optional().describe('…convert now at the current rate (with an amount)…'),
-    source_amount: wireAmount.optional(),
-    target_amount: wireAmount.optional(),
+    source_amount: wireAmount.optional().describe('With target_currency: the USD to sell.'),
+    target_amount: wireAmount.optional().describe('With target_currency: the amount to pay abroad.'),
     currency: targetCurrency.optional().describe('…or pay out of the EUR/GBP/JPY balance (with amount).'),
-    amount: wireAmount.optional(),
+    amount: wireAmount.optional().describe('With currency: the amount to pay abroad.'),
     destination: destinationSchema,
-    ...labelFields,
+    ...labels,
   })
   .meta({ oneOf: fundingOneOf() } as z.GlobalMeta);
 
@@ -152,9 +166,15 @@ export const settlementFieldCodes: FieldCodes = {
 /** POST /v1/fx/settlements' body as parsed: createSettlement's input. */
 export type CreateSettlementInput = z.output<typeof createSettlementSchema>;
 
-export const listByStateQuery = {
-  state: z.string().max(32).optional().describe('Only objects in this state.'),
-};
+/** A list's state filter: each list its own, so that GraphQL types it by that list's states. */
+const stateFilter = (description: string) =>
+  listQuerySchema.extend({ state: z.string().max(32).optional().describe(description) });
+
+export const quotesQuery = stateFilter('Only quotes in this state.');
+export const conversionsQuery = stateFilter('Only conversions in this state.');
+export const settlementsQuery = stateFilter(
+  `Only settlements in this state (a settlement's states: ${fxSettlementMachine.states.join(', ')}).`,
+);
 
 export const ratesQuery = z.strictObject({
   at: z.iso

@@ -1,43 +1,53 @@
 import { builder } from '../../graphql/builder.ts';
-import { idempotentMutation, listQueryOf, serviceContext, toConnection } from '../../graphql/context.ts';
+import { listQueryOf, serviceContext, toConnection } from '../../graphql/context.ts';
+import { descriptionOf, graphqlObject } from '../../graphql/derive.ts';
 import { describedEnum } from '../../graphql/enums.ts';
+import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
-import { IDEMPOTENCY_KEY } from '../../graphql/texts.ts';
-import { wireInput } from '../../graphql/wire-input.ts';
-import type { CurrencyCode } from '../../kernel/currency.ts';
-import { SandbankError } from '../../kernel/errors.ts';
 import type { PostingState } from './ledger.machine.ts';
+import { ledgerOperations } from './ledger.operations.ts';
 import {
   type Balance,
   balanceTransactionsByIds,
   getBalances,
-  getBalanceTransaction,
   listBalanceTransactions,
 } from './ledger.queries.ts';
-import { POSTING_TYPES, type PostingType, type SourceType } from './ledger.resource.ts';
+import {
+  BalanceTransaction,
+  BalanceWire,
+  POSTING_TYPES,
+  PostingSourceWire,
+  type PostingType,
+  type SourceType,
+} from './ledger.resource.ts';
 import type { PostingRow } from './ledger.rows.ts';
-import { topUpFieldCodes, topUpSchema } from './ledger.schema.ts';
-import { topUpBalance } from './ledger.topup.ts';
+
+/** The ledger's objects (a posting derived from its declaration), its enums and its GraphQL-shaped queries. */
+
+const balance = BalanceWire.shape;
 
 const BalanceRef = builder.objectRef<Balance>('Balance').implement({
-  description: "A merchant's balances in one currency.",
+  description: BalanceWire.description ?? '',
   fields: (t) => ({
-    currency: t.field({ type: CurrencyCodeEnum, description: 'The currency.', resolve: (b) => b.currency }),
+    currency: t.field({
+      type: CurrencyCodeEnum,
+      description: descriptionOf(balance.currency),
+      resolve: (b) => b.currency,
+    }),
     available: t.field({
       type: MoneyRef,
-      description: 'What can be spent or paid out now.',
+      description: descriptionOf(balance.available),
       resolve: (b) => ({ amount: b.available, currency: b.currency }),
     }),
     pending: t.field({
       type: MoneyRef,
-      description:
-        'Money received that is not available yet (card payments, ACH debits before their funds are).',
+      description: descriptionOf(balance.pending),
       resolve: (b) => ({ amount: b.pending, currency: b.currency }),
     }),
     reserved: t.field({
       type: MoneyRef,
-      description: 'Money held for what is on its way out (transfers, payouts, authorizations, settlements).',
+      description: descriptionOf(balance.reserved),
       resolve: (b) => ({ amount: b.reserved, currency: b.currency }),
     }),
   }),
@@ -78,62 +88,21 @@ const SourceTypeEnum = describedEnum(
   } satisfies Record<SourceType, string>,
 );
 
-const money = (amount: bigint, currency: string) => ({ amount, currency: currency as CurrencyCode });
+const source = PostingSourceWire.shape;
 
-const BalanceTransactionRef = builder.objectRef<PostingRow>('BalanceTransaction').implement({
-  description:
-    'A ledger posting: its effect on available, pending and reserved, and the object it came from.',
+const BalanceTransactionRef = graphqlObject<PostingRow>(BalanceTransaction, {
   interfaces: [NodeRef],
-  fields: (t) => ({
-    type: t.field({
-      type: PostingTypeEnum,
-      description: 'What the posting records.',
-      resolve: (row) => row.type as PostingType,
-    }),
-    state: t.field({
-      type: PostingStateEnum,
-      description: 'Where it stands.',
-      resolve: (row) => row.state as PostingState,
-    }),
-    currency: t.field({
-      type: CurrencyCodeEnum,
-      description: 'The currency of its balances.',
-      resolve: (row) => row.currency as CurrencyCode,
-    }),
-    available: t.field({
-      type: MoneyRef,
-      description: 'The change of the available balance, signed (negative: it went down; 0 when untouched).',
-      resolve: (row) => money(row.availableDelta, row.currency),
-    }),
-    pending: t.field({
-      type: MoneyRef,
-      description: 'The change of the pending balance, signed.',
-      resolve: (row) => money(row.pendingDelta, row.currency),
-    }),
-    reserved: t.field({
-      type: MoneyRef,
-      description: 'The change of the reserved balance, signed.',
-      resolve: (row) => money(row.reservedDelta, row.currency),
-    }),
+  enums: { type: PostingTypeEnum, state: PostingStateEnum, currency: CurrencyCodeEnum },
+  names: { related: 'relatedId' },
+  // REST's source {type, id} is two fields here.
+  // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
+  extra: (t: any) => ({
     sourceType: t.field({
       type: SourceTypeEnum,
-      description: 'The kind of object it comes from.',
-      resolve: (row) => row.sourceType as SourceType,
+      description: descriptionOf(source.type),
+      resolve: (row: PostingRow) => row.sourceType as SourceType,
     }),
-    sourceId: t.exposeString('sourceId', {
-      description: "The id of the object it comes from (a top-up's is the merchant's).",
-    }),
-    relatedId: t.exposeString('relatedId', {
-      nullable: true,
-      description:
-        'The id of what it follows from: the hold it posts or voids, the posting it reverses, the card payment a refund refunds, …; null when none.',
-    }),
-    description: t.exposeString('description', { nullable: true, description: 'What it is, for a person.' }),
-    createdAt: t.field({
-      type: 'DateTime',
-      description: 'When it was posted, clock time.',
-      resolve: (row) => row.createdAt,
-    }),
+    sourceId: t.exposeString('sourceId', { description: descriptionOf(source.id) }),
   }),
 });
 
@@ -163,28 +132,4 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const topUpBody = wireInput('topUpBalance', topUpSchema, topUpFieldCodes);
-
-builder.mutationFields((t) => ({
-  topUpBalance: t.field({
-    type: BalanceTransactionRef,
-    errors: { types: [SandbankError] },
-    description: 'POST /v1/simulate/balance/top_up: fund the sandbox instantly.',
-    args: {
-      amount: t.arg({ type: 'Decimal', required: true, description: 'How much to add, in major units.' }),
-      currency: t.arg({ type: CurrencyCodeEnum, required: true, description: 'The balance to add it to.' }),
-      description: t.arg.string({ description: 'Describes the posting (default "Sandbox top-up").' }),
-      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
-    },
-    resolve: (_root, args, ctx) => {
-      // An empty description is left out (the top-up is then described as "Sandbox top-up").
-      const body = topUpBody.body({ ...args, description: args.description || undefined });
-      return idempotentMutation<PostingRow>(
-        ctx,
-        { name: 'topUpBalance', key: args.idempotencyKey, input: body },
-        (svc) => topUpBalance(svc, topUpBody.parse(body)),
-        getBalanceTransaction,
-      );
-    },
-  }),
-}));
+mountGraphqlOperations(ledgerOperations);

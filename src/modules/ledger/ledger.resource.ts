@@ -1,13 +1,8 @@
 import { z } from 'zod';
-import type { CurrencyCode } from '../../kernel/currency.ts';
+import { CURRENCY_CODES, type CurrencyCode } from '../../kernel/currency.ts';
+import { defineObject, field, type ObjectDecl, withWire } from '../../kernel/declare.ts';
 import { WireDecimal } from '../../kernel/wire-json.ts';
-import {
-  timestamp,
-  type Wire,
-  wireCurrency,
-  wireDecimal,
-  wireResource,
-} from '../../kernel/wire-resources.ts';
+import { type Wire, wireCurrency, wireDecimal } from '../../kernel/wire-resources.ts';
 import { holdMachine, postingMachine } from './ledger.machine.ts';
 import type { Balance } from './ledger.queries.ts';
 import type { PostingRow } from './ledger.rows.ts';
@@ -58,12 +53,6 @@ export const SOURCE_TYPES = [
 ] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
-const signedDelta = (account: string) =>
-  wireDecimal.meta({
-    type: 'number',
-    description: `The change of the ${account} balance, signed (negative: it went down; 0 when untouched), in major units with the currency's digits.`,
-  } as z.GlobalMeta);
-
 export const BalanceWire = z
   .object({
     object: z.literal('balance').meta({ description: 'The kind of object.' }),
@@ -95,41 +84,63 @@ export const BalancesWire = z
   })
   .meta({ id: 'Balances', description: "The merchant's balances, one per currency." });
 
-export const BalanceTransactionWire = wireResource(
+/** The merchant's balances as REST answers them: an answer without an id (GraphQL's is a list of Balance). */
+export const BalancesAnswer: ObjectDecl<Balance[]> = {
+  name: 'Balances',
+  object: 'balance',
+  description: BalancesWire.description ?? '',
+  fields: {},
+  wire: BalancesWire,
+  render: (balances) => ({ data: balances.map(balanceResource) }) satisfies Wire<typeof BalancesWire>,
+};
+
+const signed = (account: string) =>
+  `The change of the ${account} balance, signed (negative: it went down; 0 when untouched), in major units with the currency's digits.`;
+const delta = (amount: bigint, currency: string) => ({ amount, currency: currency as CurrencyCode });
+
+/** The object a posting comes from: one field on REST, two on GraphQL (sourceType, sourceId). */
+export const PostingSourceWire = z
+  .object({
+    type: z.enum(SOURCE_TYPES).meta({ description: 'The kind of object it comes from.' }),
+    id: z
+      .string()
+      .meta({ description: "The id of the object it comes from (a top-up's is the merchant's)." }),
+  })
+  .meta({ description: 'The object the posting comes from.' });
+
+export const BalanceTransaction = defineObject<PostingRow>()(
   'BalanceTransaction',
   'balance_transaction',
   'A ledger posting as the merchant sees it: its effect on the available, pending and reserved balances of one currency, and the object it comes from.',
   {
-    type: z.enum(Object.keys(POSTING_TYPES) as PostingType[]).meta({
-      description: `What the posting records: ${Object.entries(POSTING_TYPES)
+    type: field.enum(
+      Object.keys(POSTING_TYPES) as PostingType[],
+      `What the posting records: ${Object.entries(POSTING_TYPES)
         .map(([type, meaning]) => `${type} (${meaning})`)
         .join('; ')}.`,
-    }),
-    state: z.enum([...new Set([...holdMachine.states, ...postingMachine.states])]).meta({
-      description:
-        'posted (applied), or reversed (undone by a later reversal); a hold is pending until it is posted to its destination or voided back to available.',
-    }),
-    currency: wireCurrency,
-    available: signedDelta('available'),
-    pending: signedDelta('pending'),
-    reserved: signedDelta('reserved'),
-    source: z
-      .object({
-        type: z.enum(SOURCE_TYPES).meta({ description: 'The kind of object.' }),
-        id: z.string().meta({ description: "The object's id (a top-up's is the merchant's)." }),
-      })
-      .meta({ description: 'The object the posting comes from.' }),
-    related: z.string().nullable().meta({
-      description:
-        'The id of what this posting follows from: the hold it posts or voids, the pending credit or ACH debit whose funds it makes available, the card payment a refund refunds, the posting it reverses, the hold of a returned transfer credit or payout; null when none.',
-    }),
-    description: z
-      .string()
-      .nullable()
-      .meta({ description: 'A description of the posting, when it has one.' }),
-    created_at: timestamp,
+    ),
+    state: field.enum(
+      [...new Set([...holdMachine.states, ...postingMachine.states])],
+      'posted (applied), or reversed (undone by a later reversal); a hold is pending until it is posted to its destination or voided back to available.',
+    ),
+    currency: withWire(field.enum<PostingRow, typeof CURRENCY_CODES>(CURRENCY_CODES), wireCurrency),
+    available: field.money<PostingRow>(signed('available'), (row) => delta(row.availableDelta, row.currency)),
+    pending: field.money<PostingRow>(signed('pending'), (row) => delta(row.pendingDelta, row.currency)),
+    reserved: field.money<PostingRow>(signed('reserved'), (row) => delta(row.reservedDelta, row.currency)),
+    source: field.custom<PostingRow>(PostingSourceWire, (row) => ({
+      type: row.sourceType,
+      id: row.sourceId,
+    })),
+    related: field.nullableText<PostingRow>(
+      'The id of what this posting follows from: the hold it posts or voids, the pending credit or ACH debit whose funds it makes available, the card payment a refund refunds, the posting it reverses, the hold of a returned transfer credit or payout; null when none.',
+      (row) => row.relatedId,
+    ),
+    description: field.nullableText('A description of the posting, when it has one.'),
+    created_at: field.timestamp('When it was posted, clock time.'),
   },
 );
+
+export const BalanceTransactionWire = BalanceTransaction.wire;
 
 export function balanceResource(balance: Balance): Wire<typeof BalanceWire> {
   return {
@@ -143,19 +154,5 @@ export function balanceResource(balance: Balance): Wire<typeof BalanceWire> {
 
 /** A posting as the merchant sees it: its effect on available, pending and reserved, and its source. */
 export function balanceTransactionResource(row: PostingRow): Wire<typeof BalanceTransactionWire> {
-  const currency = row.currency as CurrencyCode;
-  return {
-    id: row.id,
-    object: 'balance_transaction',
-    type: row.type as PostingType,
-    state: row.state,
-    currency,
-    available: WireDecimal.of(row.availableDelta, currency),
-    pending: WireDecimal.of(row.pendingDelta, currency),
-    reserved: WireDecimal.of(row.reservedDelta, currency),
-    source: { type: row.sourceType as SourceType, id: row.sourceId },
-    related: row.relatedId,
-    description: row.description,
-    created_at: row.createdAt.toISOString(),
-  };
+  return BalanceTransaction.render(row, { publicUrl: '' });
 }

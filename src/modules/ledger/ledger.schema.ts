@@ -4,9 +4,15 @@ import type { FieldCodes } from '../../kernel/validation.ts';
 import { currencyField, wireAmount } from '../../kernel/wire-schemas.ts';
 
 export const topUpSchema = z.strictObject({
-  amount: wireAmount,
-  currency: currencyField(CURRENCY_CODES, 'a currency is USD, EUR, GBP or JPY'),
-  description: z.string().max(500).optional(),
+  amount: wireAmount.describe('How much to add, in major units: 100, 100.5, 100.50 or "100.50".'),
+  currency: currencyField(CURRENCY_CODES, 'a currency is USD, EUR, GBP or JPY').describe(
+    'The balance to add it to: USD, EUR, GBP or JPY.',
+  ),
+  description: z
+    .string()
+    .max(500)
+    .optional()
+    .describe('Describes the posting (left out or empty: "Sandbox top-up").'),
 });
 
 export const topUpFieldCodes: FieldCodes = { amount: 'amount_invalid', currency: 'currency_unsupported' };
