@@ -62,7 +62,6 @@ const OVERSIZED: Record<string, number> = {
   'src/kernel/calendar.ts': 353,
   'src/db/client.ts': 357,
   'src/modules/transfers/transfers.returns.ts': 362,
-  'src/web/checkout.ts': 370,
   'src/kernel/calendar.test.ts': 373,
   'src/modules/fx/fx.graphql.ts': 379,
   'src/listen.ts': 407,
@@ -73,7 +72,6 @@ const OVERSIZED: Record<string, number> = {
   'src/modules/disputes/disputes.service.ts': 450,
   'src/web/dashboard/fx.ts': 499,
   'src/db/pglite-proxy.ts': 529,
-  'src/web/dashboard/transactions.ts': 564,
   'src/modules/transfers/transfers.graphql.ts': 628,
 };
 
