@@ -67,7 +67,6 @@ const OVERSIZED: Record<string, number> = {
   'src/listen.ts': 407,
   'src/testing.ts': 417,
   'src/modules/issuing/issuing.graphql.ts': 434,
-  'src/web/dashboard/cards.ts': 439,
   'src/modules/disputes/disputes.service.ts': 450,
   'src/web/dashboard/fx.ts': 499,
   'src/db/pglite-proxy.ts': 529,
