@@ -68,7 +68,6 @@ const OVERSIZED: Record<string, number> = {
   'src/testing.ts': 417,
   'src/modules/issuing/issuing.graphql.ts': 434,
   'src/modules/disputes/disputes.service.ts': 450,
-  'src/web/dashboard/fx.ts': 499,
   'src/db/pglite-proxy.ts': 529,
   'src/modules/transfers/transfers.graphql.ts': 628,
 };
