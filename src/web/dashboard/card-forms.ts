@@ -67,18 +67,6 @@ export function updateBody(body: Record<string, unknown>) {
   return parseInput(updateVirtualCardSchema, body, updateVirtualCardFieldCodes);
 }
 
-export function authorizationBody(form: Record<string, string>): Record<string, unknown> {
-  const country = (form.country ?? '').trim().toUpperCase();
-  return {
-    amount: (form.amount ?? '').trim(),
-    merchant: {
-      name: form.merchant_name ?? '',
-      mcc: (form.mcc ?? '').trim(),
-      ...(country ? { country } : {}),
-    },
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Rendering the forms
 
@@ -175,11 +163,11 @@ export function simulateForm(c: DashContext, flash: Flash | null, card: VirtualC
       <div><label for="amount">Amount (USD)</label>
       <input id="amount" name="amount" inputmode="decimal" required value="${formValue(flash, 'amount', '6.50')}" data-testid="auth-amount"></div>
       <div><label for="merchant_name">Merchant name</label>
-      <input id="merchant_name" name="merchant_name" maxlength="100" required value="${formValue(flash, 'merchant_name', 'Blue Bottle Coffee')}" data-testid="auth-merchant"></div>
+      <input id="merchant_name" name="merchant[name]" maxlength="100" required value="${formValue(flash, 'merchant[name]', 'Blue Bottle Coffee')}" data-testid="auth-merchant"></div>
       <div><label for="mcc">MCC</label>
-      <input id="mcc" name="mcc" list="mcc-codes" inputmode="numeric" maxlength="4" required value="${formValue(flash, 'mcc', '5814')}" data-testid="auth-mcc"></div>
+      <input id="mcc" name="merchant[mcc]" list="mcc-codes" inputmode="numeric" maxlength="4" required value="${formValue(flash, 'merchant[mcc]', '5814')}" data-testid="auth-mcc"></div>
       <div><label for="country">Country</label>
-      <input id="country" name="country" maxlength="2" placeholder="US" value="${formValue(flash, 'country', 'US')}" data-testid="auth-country"></div>
+      <input id="country" name="merchant[country]" maxlength="2" placeholder="US" value="${formValue(flash, 'merchant[country]', 'US')}" data-testid="auth-country"></div>
     </div>
     ${mccPicker()}
     <button type="submit" data-testid="simulate-authorization">Authorize</button>

@@ -11,7 +11,6 @@ import {
   virtualCardFieldCodes,
 } from '../../modules/issuing/issuing.schema.ts';
 import {
-  authorizationBody,
   CARDS,
   cardPath,
   controlsFromForm,
@@ -30,7 +29,7 @@ import {
   secretOf,
   secretOnce,
 } from './card-views.ts';
-import { cursorOf, olderLink, submitForm } from './form-submit.ts';
+import { bodyOfForm, cursorOf, olderLink, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
 import { type DashEnv, dashboardContext, formOf } from './session.ts';
 import { takeFlash } from './ui.ts';
@@ -135,7 +134,7 @@ ${editLimitsForm(c, flash, card)}
     const svc = await dashboardContext(c);
     const back = cardPath(c.req.param('id'));
     return submitForm(c, form, back, async () => {
-      const input = parseInput(simulateAuthorizationSchema, authorizationBody(form), authorizationFieldCodes);
+      const input = bodyOfForm(simulateAuthorizationSchema, form, authorizationFieldCodes);
       const row = await simulateAuthorization(svc, c.req.param('id'), input);
       return { to: back, keepForm: true, ...authorizationOutcome(row) };
     });
