@@ -105,16 +105,6 @@ export function registerForm(
   app.post(route, createHandler(spec.path, create, refill));
 }
 
-/** The fields of `form` among `names` that are not blank: optional REST fields are left out when empty. */
-export function present(form: Form, names: readonly string[]): Form {
-  const picked: Form = {};
-  for (const name of names) {
-    const value = form[name];
-    if (value !== undefined && value !== '') picked[name] = value;
-  }
-  return picked;
-}
-
 /** The dashboard page of a created object (its transaction detail page). */
 export function detailPath(id: string): string {
   return objectPath(id) ?? '/dashboard/transactions';
