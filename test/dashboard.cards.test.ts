@@ -48,9 +48,9 @@ const setup = () => signedInAt(WEDNESDAY_2100, '500.00');
 async function authorize(browser: DashboardBrowser, id: string, amount: string, mcc = '5814') {
   const res = await browser.post(`/dashboard/cards/${id}/authorizations`, {
     amount,
-    merchant_name: 'Blue Bottle Coffee',
-    mcc,
-    country: 'US',
+    'merchant[name]': 'Blue Bottle Coffee',
+    'merchant[mcc]': mcc,
+    'merchant[country]': 'US',
   });
   expect(res.status).toBe(303);
   expect(res.location).toBe(`/dashboard/cards/${id}`);
@@ -290,9 +290,9 @@ describe('escaping', () => {
     });
     await browser.post(`/dashboard/cards/${id}/authorizations`, {
       amount: '1.00',
-      merchant_name: '<script>alert("shop")</script>',
-      mcc: '5814',
-      country: 'US',
+      'merchant[name]': '<script>alert("shop")</script>',
+      'merchant[mcc]': '5814',
+      'merchant[country]': 'US',
     });
     expect((await post(m, '/v1/clock/advance', { seconds: 60 })).status).toBe(200);
     for (const path of ['/dashboard/cards', `/dashboard/cards/${id}`]) {

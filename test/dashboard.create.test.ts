@@ -75,8 +75,8 @@ function flashNotice(html: string): string {
   return unescapeHtml(/data-testid="flash-notice">([^<]*)</.exec(html)?.[1] ?? '');
 }
 
-function inputValue(html: string, name: string): string | null {
-  const match = new RegExp(`<input id="${name}" name="${name}" value="([^"]*)"`).exec(html);
+function inputValue(html: string, id: string): string | null {
+  const match = new RegExp(`<input id="${id}" name="[^"]*" value="([^"]*)"`).exec(html);
   return match ? unescapeHtml(match[1] ?? '') : null;
 }
 
@@ -181,11 +181,11 @@ describe('card payments', () => {
     const page = await browser.post('/dashboard/card_payments/new', {
       amount: '42.50',
       currency: 'USD',
-      number: '4242424242424242',
-      exp_month: '11',
-      exp_year: String(year + 2),
-      cvc: '321',
-      name: 'Ada Payer',
+      'card[number]': '4242424242424242',
+      'card[exp_month]': '11',
+      'card[exp_year]': String(year + 2),
+      'card[cvc]': '321',
+      'card[name]': 'Ada Payer',
       reference: 'cp-ref-1',
       description: 'Tea',
     });
@@ -212,10 +212,10 @@ describe('card payments', () => {
     const page = await browser.post('/dashboard/card_payments/new', {
       amount: '9.99',
       currency: 'USD',
-      number: '',
-      cvc: '',
-      exp_month: '',
-      exp_year: '',
+      'card[number]': '',
+      'card[cvc]': '',
+      'card[exp_month]': '',
+      'card[exp_year]': '',
       test_card: '5555555555554444',
       capture: 'true',
     });
@@ -236,10 +236,10 @@ describe('card payments', () => {
     const page = await browser.post('/dashboard/card_payments/new', {
       amount: '10',
       currency: 'USD',
-      number: '4000000000009995',
-      exp_month: '12',
-      exp_year: String(year + 5),
-      cvc: '123',
+      'card[number]': '4000000000009995',
+      'card[exp_month]': '12',
+      'card[exp_year]': String(year + 5),
+      'card[cvc]': '123',
       capture: 'true',
     });
     const id = createdId(page, 'cp');
@@ -264,11 +264,11 @@ describe('card payments', () => {
     const page = await browser.post('/dashboard/card_payments/new', {
       amount: '3',
       currency: 'USD',
-      number: '4242424242424242',
-      exp_month: '12',
-      exp_year: '2099',
-      cvc: '12',
-      name: '<b>Mallory</b>',
+      'card[number]': '4242424242424242',
+      'card[exp_month]': '12',
+      'card[exp_year]': '2099',
+      'card[cvc]': '12',
+      'card[name]': '<b>Mallory</b>',
       reference: 'keep-me',
       capture: 'true',
     });
@@ -330,7 +330,8 @@ describe('card payments', () => {
     const typed = await browser.post('/dashboard/card_payments/new', {
       amount: '5.00',
       currency: 'USD',
-      ...visa,
+      // The fill link fills the inputs by id; the form sends them by the body's names.
+      ...Object.fromEntries(Object.entries(visa).map(([id, value]) => [`card[${id}]`, value])),
       capture: 'true',
     });
     const typedId = createdId(typed, 'cp');
@@ -342,10 +343,10 @@ describe('card payments', () => {
     const picked = await browser.post('/dashboard/card_payments/new', {
       amount: '6.00',
       currency: 'USD',
-      number: '',
-      cvc: '',
-      exp_month: '',
-      exp_year: '',
+      'card[number]': '',
+      'card[cvc]': '',
+      'card[exp_month]': '',
+      'card[exp_year]': '',
       test_card: '5555555555554444',
       capture: 'true',
     });
@@ -372,10 +373,10 @@ describe('transfers and payouts', () => {
       direction: 'credit',
       amount: '125.50',
       currency: 'USD',
-      account_name: 'Acme Supplies',
-      routing_number: '',
-      account_number: '',
-      account_type: 'savings',
+      'counterparty[name]': 'Acme Supplies',
+      'counterparty[routing_number]': '',
+      'counterparty[account_number]': '',
+      'counterparty[account_type]': 'savings',
       magic_account: '000111111113',
       sec_code: 'PPD',
       reference: 'tr-ref-1',
@@ -410,10 +411,10 @@ describe('transfers and payouts', () => {
       amount: '20',
       currency: 'USD',
       method: 'rtp',
-      account_name: 'Own Account',
-      routing_number: '021000021',
-      account_number: '987654321',
-      account_type: 'checking',
+      'destination[name]': 'Own Account',
+      'destination[routing_number]': '021000021',
+      'destination[account_number]': '987654321',
+      'destination[account_type]': 'checking',
       reference: 'po-ref-1',
     });
     const id = createdId(page, 'po');
@@ -436,9 +437,9 @@ describe('transfers and payouts', () => {
       direction: 'credit',
       amount: '10',
       currency: 'USD',
-      account_name: '<script>alert(3)</script>',
-      routing_number: '123456789',
-      account_number: '000123456789',
+      'counterparty[name]': '<script>alert(3)</script>',
+      'counterparty[routing_number]': '123456789',
+      'counterparty[account_number]': '000123456789',
     });
     expect(bad.location).toBe('/dashboard/transfers/new');
     const form = await browser.get('/dashboard/transfers/new');
@@ -453,9 +454,9 @@ describe('transfers and payouts', () => {
       amount: '500',
       currency: 'USD',
       method: 'ach',
-      account_name: 'Own',
-      routing_number: '110000000',
-      account_number: '000123456789',
+      'destination[name]': 'Own',
+      'destination[routing_number]': '110000000',
+      'destination[account_number]': '000123456789',
     });
     expect(broke.location).toBe('/dashboard/payouts/new');
     const payoutForm = await browser.get('/dashboard/payouts/new');
@@ -492,7 +493,7 @@ describe('transfers and payouts', () => {
       direction: 'credit',
       amount: '1',
       currency: 'USD',
-      account_name: 'Nobody',
+      'counterparty[name]': 'Nobody',
       magic_account: `routing_${UNREACHABLE_ROUTING_NUMBER}`,
     });
     const form = await browser.get('/dashboard/transfers/new');
@@ -510,9 +511,9 @@ describe('every create form', () => {
     ],
     [
       '/dashboard/transfers/new',
-      { rail: 'ach', direction: 'debit', amount: '1', currency: 'USD', account_name: 'X' },
+      { rail: 'ach', direction: 'debit', amount: '1', currency: 'USD', 'counterparty[name]': 'X' },
     ],
-    ['/dashboard/payouts/new', { amount: '1', currency: 'USD', method: 'ach', account_name: 'X' }],
+    ['/dashboard/payouts/new', { amount: '1', currency: 'USD', method: 'ach', 'destination[name]': 'X' }],
   ];
 
   it('refuses a post without the CSRF token and creates nothing', async () => {

@@ -21,9 +21,10 @@ describe('dashboard: inbound transfers', () => {
       rail: 'ach',
       direction: 'debit',
       amount: '40.00',
-      name: 'Gym Membership',
-      routing_number: '021000021',
-      account_number: '000987654321',
+      currency: 'USD',
+      'originator[name]': 'Gym Membership',
+      'originator[routing_number]': '021000021',
+      'originator[account_number]': '000987654321',
     });
     expect(created.status).toBe(303);
     const id = /^\/dashboard\/inbound_transfers\/(itr_[A-Za-z0-9]+)$/.exec(created.location ?? '')?.[1] ?? '';
@@ -55,9 +56,10 @@ describe('dashboard: inbound transfers', () => {
       rail: 'fednow',
       direction: 'credit',
       amount: '5.00',
-      name: 'Friend',
-      routing_number: '021000021',
-      account_number: '1234',
+      currency: 'USD',
+      'originator[name]': 'Friend',
+      'originator[routing_number]': '021000021',
+      'originator[account_number]': '1234',
     });
     const instantId = /(itr_[A-Za-z0-9]+)$/.exec(instant.location ?? '')?.[1] ?? '';
     page = await browser.get(`/dashboard/inbound_transfers/${instantId}`);
@@ -68,9 +70,10 @@ describe('dashboard: inbound transfers', () => {
       rail: 'rtp',
       direction: 'debit',
       amount: '5.00',
-      name: 'X',
-      routing_number: '021000021',
-      account_number: '1234',
+      currency: 'USD',
+      'originator[name]': 'X',
+      'originator[routing_number]': '021000021',
+      'originator[account_number]': '1234',
     });
     expect(refused.location).toBe('/dashboard/inbound_transfers');
     expect((await browser.get('/dashboard/inbound_transfers')).html).toContain(

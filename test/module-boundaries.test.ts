@@ -59,15 +59,10 @@ const OVERSIZED: Record<string, number> = {
   'src/kernel/calendar.ts': 353,
   'src/db/client.ts': 357,
   'src/modules/transfers/transfers.returns.ts': 362,
-  'src/web/checkout.ts': 370,
   'src/kernel/calendar.test.ts': 373,
   'src/listen.ts': 407,
   'src/testing.ts': 417,
-  'src/web/dashboard/cards.ts': 439,
-  'src/web/dashboard/webhooks.ts': 447,
-  'src/web/dashboard/fx.ts': 499,
   'src/db/pglite-proxy.ts': 529,
-  'src/web/dashboard/transactions.ts': 564,
 };
 
 describe('module boundaries', () => {

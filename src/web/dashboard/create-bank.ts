@@ -1,6 +1,5 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { createPayout, createTransfer } from '../../modules/transfers/transfers.create.ts';
 import type { TransferRow } from '../../modules/transfers/transfers.resource.ts';
@@ -19,30 +18,37 @@ import {
   fillLink,
   formCard,
   labelInputs,
-  present,
   registerForm,
   textField,
 } from './create-form.ts';
-import { selectOf } from './form-submit.ts';
+import { bodyOfForm, selectOf } from './form-submit.ts';
 import type { DashContext, DashEnv } from './session.ts';
 import { type Flash, type Html, money } from './ui.ts';
 
 /**
  * Bank transfers and payouts from the dashboard (the services of POST /v1/transfers and
  * POST /v1/payouts), with a picker of the rails' magic accounts: links that fill the
- * routing and account numbers, and a select that works without script.
+ * routing and account numbers, and a select that works without script. The inputs carry the
+ * body's names (`counterparty[routing_number]`): the form is read as REST reads a form body (bodyOfForm).
  */
 
-/** The bank account of the form; a magic account chosen in the select is used when the account number is blank. */
-function accountOf(form: Form): Form {
-  const choice = form.account_number
+/** Where a form's bank account goes in the body. */
+type AccountField = 'counterparty' | 'destination';
+
+/**
+ * The form as the picker's fill link would leave it (the select works without script): a magic
+ * account chosen while the account number is blank fills the routing and account numbers.
+ */
+function withMagicAccount(form: Form, account: AccountField): Form {
+  const { magic_account: key, ...rest } = form;
+  const choice = rest[`${account}[account_number]`]
     ? undefined
-    : MAGIC_ACCOUNT_CHOICES.find((candidate) => candidate.key === form.magic_account);
+    : MAGIC_ACCOUNT_CHOICES.find((candidate) => candidate.key === key);
+  if (!choice) return rest;
   return {
-    ...(form.account_name ? { name: form.account_name } : {}),
-    routing_number: choice?.routingNumber ?? form.routing_number ?? '',
-    account_number: choice?.accountNumber ?? form.account_number ?? '',
-    account_type: form.account_type || 'checking',
+    ...rest,
+    [`${account}[routing_number]`]: choice.routingNumber,
+    [`${account}[account_number]`]: choice.accountNumber,
   };
 }
 
@@ -65,14 +71,21 @@ function magicSelect(flash: Flash | null): Html {
   );
 }
 
-function accountFields(flash: Flash | null, who: string): Html {
-  return html`${textField(flash, { name: 'account_name', label: `${who} name`, required: true })}
+/** The bank account's inputs, named as the body's `account` fields (ids without the prefix). */
+function accountFields(flash: Flash | null, who: string, account: AccountField): Html {
+  return html`${textField(flash, { name: `${account}[name]`, id: 'account_name', label: `${who} name`, required: true })}
     <div class="row">
-      ${textField(flash, { name: 'routing_number', label: 'Routing number', inputmode: 'numeric', placeholder: TEST_ROUTING_NUMBER })}
-      ${textField(flash, { name: 'account_number', label: 'Account number', inputmode: 'numeric', placeholder: ORDINARY_ACCOUNT })}
+      ${textField(flash, { name: `${account}[routing_number]`, id: 'routing_number', label: 'Routing number', inputmode: 'numeric', placeholder: TEST_ROUTING_NUMBER })}
+      ${textField(flash, { name: `${account}[account_number]`, id: 'account_number', label: 'Account number', inputmode: 'numeric', placeholder: ORDINARY_ACCOUNT })}
       ${selectOf(
         flash,
-        { name: 'account_type', label: 'Account type', fallback: 'checking', testId: 'field-account_type' },
+        {
+          name: `${account}[account_type]`,
+          id: 'account_type',
+          label: 'Account type',
+          fallback: 'checking',
+          testId: 'field-account_type',
+        },
         [
           ['checking', 'checking'],
           ['savings', 'savings'],
@@ -112,11 +125,12 @@ function entryNotice(row: TransferRow, what: string): string {
 const TRANSFER = { id: 'transfer-form', action: '/dashboard/transfers/new' };
 
 async function createTransferFromForm(svc: ServiceContext, form: Form) {
-  const body = {
-    ...present(form, ['rail', 'direction', 'amount', 'currency', 'sec_code', 'reference', 'description']),
-    counterparty: accountOf(form),
-  };
-  const row = await createTransfer(svc, parseInput(createTransferSchema, body, createTransferFieldCodes));
+  const body = bodyOfForm(
+    createTransferSchema,
+    withMagicAccount(form, 'counterparty'),
+    createTransferFieldCodes,
+  );
+  const row = await createTransfer(svc, body);
   return { to: detailPath(row.id), notice: entryNotice(row, 'Transfer') };
 }
 
@@ -136,7 +150,7 @@ function transferForm(c: DashContext, flash: Flash | null): Html {
       )}
     </div>
     ${amountRow(flash)}
-    ${accountFields(flash, 'Counterparty')}
+    ${accountFields(flash, 'Counterparty', 'counterparty')}
     ${selectOf(
       flash,
       { name: 'sec_code', label: 'SEC code (ACH only)', fallback: '', testId: 'field-sec_code' },
@@ -157,11 +171,8 @@ function transferForm(c: DashContext, flash: Flash | null): Html {
 const PAYOUT = { id: 'payout-form', action: '/dashboard/payouts/new' };
 
 async function createPayoutFromForm(svc: ServiceContext, form: Form) {
-  const body = {
-    ...present(form, ['amount', 'currency', 'method', 'reference', 'description']),
-    destination: accountOf(form),
-  };
-  const row = await createPayout(svc, parseInput(createPayoutSchema, body, createPayoutFieldCodes));
+  const body = bodyOfForm(createPayoutSchema, withMagicAccount(form, 'destination'), createPayoutFieldCodes);
+  const row = await createPayout(svc, body);
   return { to: detailPath(row.id), notice: entryNotice(row, 'Payout') };
 }
 
@@ -170,7 +181,7 @@ function payoutForm(c: DashContext, flash: Flash | null): Html {
     c,
     { ...PAYOUT, title: 'New payout', submit: 'Pay out' },
     html`${amountRow(flash, selectOf(flash, { name: 'method', label: 'Method', fallback: 'ach', testId: 'field-method' }, RAIL_OPTIONS))}
-    ${accountFields(flash, 'Your account holder')}
+    ${accountFields(flash, 'Your account holder', 'destination')}
     ${labelInputs(flash)}`,
   );
 }

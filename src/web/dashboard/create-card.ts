@@ -1,7 +1,6 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { SandbankError } from '../../kernel/errors.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import { createCardPayment } from '../../modules/card-payments/card-payments.authorize.ts';
 import {
   createCardPaymentFieldCodes,
@@ -16,11 +15,10 @@ import {
   fillLink,
   formCard,
   labelInputs,
-  present,
   registerForm,
   textField,
 } from './create-form.ts';
-import { type Outcome, selectOf } from './form-submit.ts';
+import { bodyOfForm, type Outcome, selectOf } from './form-submit.ts';
 import type { DashContext, DashEnv } from './session.ts';
 import { type Flash, type Html, money } from './ui.ts';
 
@@ -28,42 +26,37 @@ import { type Flash, type Html, money } from './ui.ts';
  * A card payment from the dashboard (POST /v1/card_payments's service) with a test-card picker:
  * the magic cards of the network as links that fill the form (dashboard.js, data-fill), and a
  * select that works without script. A decline is not an error page: the declined payment exists,
- * so the browser lands on it. The card number and CVC never go into a flash, a log or a URL.
+ * so the browser lands on it. The card number and CVC never go into a flash, a log or a URL. The
+ * inputs carry the body's names (`card[number]`): the form is read as REST reads a form body (bodyOfForm).
  */
 const FORM_PATH = '/dashboard/card_payments/new';
 const FORM_ID = 'card-payment-form';
 /** Fields that hold card data: never kept to refill the form. */
-const CARD_SECRETS = ['number', 'cvc', 'test_card'] as const;
+const CARD_SECRETS = ['card[number]', 'card[cvc]', 'test_card'] as const;
 
-/** The card of the form; a test card chosen in the select fills what was left blank. */
-function cardOf(form: Form, now: Date): Form {
-  const picked = form.number ? undefined : TEST_CARDS.find((card) => card.number === form.test_card);
-  const fill: Form = picked ? testCardFill(picked, now) : {};
-  const value = (name: string) => form[name] || fill[name] || '';
-  return {
-    number: value('number'),
-    exp_month: value('exp_month'),
-    exp_year: value('exp_year'),
-    cvc: value('cvc'),
-    ...present(form, ['name']),
-  };
-}
-
-function paymentBody(form: Form, now: Date): Record<string, unknown> {
-  return {
-    ...present(form, ['amount', 'currency', 'reference', 'description']),
-    card: cardOf(form, now),
-    capture: form.capture === 'true',
-  };
+/**
+ * The form as the browser would send it with the picker's fill link and a checkbox that always
+ * speaks: a test card chosen in the select fills the card's blank fields (without script), and the
+ * capture box unchecked (which sends nothing) is `capture=false`.
+ */
+function asFilled(form: Form, now: Date): Form {
+  const { test_card: chosen, ...rest } = form;
+  const picked = rest['card[number]'] ? undefined : TEST_CARDS.find((card) => card.number === chosen);
+  const filled: Form = { ...rest, capture: rest.capture ?? 'false' };
+  if (picked)
+    for (const [name, value] of Object.entries(testCardFill(picked, now)))
+      filled[`card[${name}]`] = rest[`card[${name}]`] || value;
+  return filled;
 }
 
 async function createFromForm(svc: ServiceContext, form: Form): Promise<Outcome> {
   try {
-    const body = paymentBody(form, svc.clock.now());
-    const payment = await createCardPayment(
-      svc,
-      parseInput(createCardPaymentSchema, body, createCardPaymentFieldCodes),
+    const body = bodyOfForm(
+      createCardPaymentSchema,
+      asFilled(form, svc.clock.now()),
+      createCardPaymentFieldCodes,
     );
+    const payment = await createCardPayment(svc, body);
     return {
       to: detailPath(payment.id),
       notice: `Card payment ${payment.id} (${payment.brand} •••• ${payment.last4}) is ${payment.state} for ${money(payment.amount, payment.currency)}.`,
@@ -110,13 +103,13 @@ function paymentForm(c: DashContext, flash: Flash | null): Html {
     c,
     { id: FORM_ID, action: FORM_PATH, title: 'New card payment', submit: 'Charge the card' },
     html`${amountRow(flash)}
-    ${textField(flash, { name: 'number', label: 'Card number', inputmode: 'numeric', placeholder: '4242 4242 4242 4242', autocomplete: 'cc-number' })}
+    ${textField(flash, { name: 'card[number]', id: 'number', label: 'Card number', inputmode: 'numeric', placeholder: '4242 4242 4242 4242', autocomplete: 'cc-number' })}
     <div class="row">
-      ${textField(flash, { name: 'exp_month', label: 'Exp. month', inputmode: 'numeric', placeholder: 'MM' })}
-      ${textField(flash, { name: 'exp_year', label: 'Exp. year', inputmode: 'numeric', placeholder: 'YYYY' })}
-      ${textField(flash, { name: 'cvc', label: 'CVC', inputmode: 'numeric', placeholder: '123', autocomplete: 'cc-csc' })}
+      ${textField(flash, { name: 'card[exp_month]', id: 'exp_month', label: 'Exp. month', inputmode: 'numeric', placeholder: 'MM' })}
+      ${textField(flash, { name: 'card[exp_year]', id: 'exp_year', label: 'Exp. year', inputmode: 'numeric', placeholder: 'YYYY' })}
+      ${textField(flash, { name: 'card[cvc]', id: 'cvc', label: 'CVC', inputmode: 'numeric', placeholder: '123', autocomplete: 'cc-csc' })}
     </div>
-    ${textField(flash, { name: 'name', label: 'Name on card (optional)', autocomplete: 'cc-name' })}
+    ${textField(flash, { name: 'card[name]', id: 'name', label: 'Name on card (optional)', autocomplete: 'cc-name' })}
     ${testCardSelect()}
     ${captureBox(flash)}
     ${labelInputs(flash)}`,

@@ -15,7 +15,10 @@ import { csrfField, type Flash, formValue, type Html, money, objectPath, takeFla
 export type Form = Record<string, string>;
 
 interface FieldSpec {
+  /** The body's name of the field (`counterparty[routing_number]`). */
   name: string;
+  /** Its id on the page (label, data-testid `field-<id>`, fill links); its name when not given. */
+  id?: string;
   label: string;
   /** The value when the form is fresh (no flash). */
   value?: string;
@@ -25,9 +28,10 @@ interface FieldSpec {
   autocomplete?: string;
 }
 
-/** A labelled text input (its id is its name: one form a page). */
+/** A labelled text input (one form a page). */
 export function textField(flash: Flash | null, spec: FieldSpec): Html {
-  return html`<div><label for="${spec.name}">${spec.label}</label><input id="${spec.name}" name="${spec.name}" value="${formValue(flash, spec.name, spec.value ?? '')}" placeholder="${spec.placeholder ?? ''}" inputmode="${spec.inputmode ?? 'text'}" autocomplete="${spec.autocomplete ?? 'off'}" ${spec.required ? html`required` : ''} data-testid="field-${spec.name}"></div>`;
+  const id = spec.id ?? spec.name;
+  return html`<div><label for="${id}">${spec.label}</label><input id="${id}" name="${spec.name}" value="${formValue(flash, spec.name, spec.value ?? '')}" placeholder="${spec.placeholder ?? ''}" inputmode="${spec.inputmode ?? 'text'}" autocomplete="${spec.autocomplete ?? 'off'}" ${spec.required ? html`required` : ''} data-testid="field-${id}"></div>`;
 }
 
 /** A labelled textarea. */
@@ -99,16 +103,6 @@ export function registerForm(
     );
   });
   app.post(route, createHandler(spec.path, create, refill));
-}
-
-/** The fields of `form` among `names` that are not blank: optional REST fields are left out when empty. */
-export function present(form: Form, names: readonly string[]): Form {
-  const picked: Form = {};
-  for (const name of names) {
-    const value = form[name];
-    if (value !== undefined && value !== '') picked[name] = value;
-  }
-  return picked;
 }
 
 /** The dashboard page of a created object (its transaction detail page). */

@@ -49,15 +49,19 @@ export async function submitForm(
   }
 }
 
-/** A labelled select of [value, label] options, the refilled (or `fallback`) value selected. */
+/**
+ * A labelled select of [value, label] options, the refilled (or `fallback`) value selected. Its id
+ * is its name unless `id` is given (a body's bracket name, as `originator[account_type]`).
+ */
 export function selectOf(
   flash: Flash | null,
-  spec: { name: string; label: string; fallback: string; testId: string },
+  spec: { name: string; id?: string; label: string; fallback: string; testId: string },
   options: [string, string][],
 ): Html {
   const chosen = formValue(flash, spec.name, spec.fallback);
-  return html`<div><label for="${spec.name}">${spec.label}</label>
-  <select id="${spec.name}" name="${spec.name}" data-testid="${spec.testId}">${options.map(
+  const id = spec.id ?? spec.name;
+  return html`<div><label for="${id}">${spec.label}</label>
+  <select id="${id}" name="${spec.name}" data-testid="${spec.testId}">${options.map(
     ([value, label]) =>
       html`<option value="${value}" ${value === chosen ? 'selected' : ''}>${label}</option>`,
   )}</select></div>`;

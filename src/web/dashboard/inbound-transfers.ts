@@ -1,6 +1,5 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import { parseInput } from '../../kernel/validation.ts';
 import { timelineOf } from '../../modules/events/events.service.ts';
 import {
   type InboundTransferRow,
@@ -41,8 +40,8 @@ import {
 /**
  * Inbound transfers in the dashboard: a form that simulates an outside originator's entry, the
  * list, and each entry's page with its details, state timeline and the actions its state allows
- * (settle now while pending on ACH; return with a Nacha code while settled). Every form calls the
- * service REST calls, with the body REST takes.
+ * (settle now while pending on ACH; return with a Nacha code while settled). Every form's inputs
+ * carry the body's names (`originator[name]`): it is read as REST reads a form body (bodyOfForm).
  */
 
 const BASE = '/dashboard/inbound_transfers';
@@ -55,15 +54,23 @@ const RAIL_OPTIONS: [string, string][] = [
   ['fednow', 'FedNow (credits only, at once)'],
 ];
 
+const SEC_OPTIONS: [string, string][] = [
+  ['', 'default (CCD)'],
+  ['PPD', 'PPD — consumer'],
+  ['CCD', 'CCD — business'],
+  ['WEB', 'WEB — internet-authorized'],
+];
+
 /** The codes a receiver may use (the rules of inbound-transfers.returns.ts), for the return form. */
 const RECEIVER_CODES = ACH_RETURN_CODES.flatMap((code) => {
   const reason = achReturnReason(code);
   return reason && isReceiverReturnCode(code) ? [[code, `${code} ${reason.title}`] as [string, string]] : [];
 });
 
-function field(flash: Flash | null, name: string, label: string, fallback = ''): Html {
-  return html`<div><label for="${name}">${label}</label>
-  <input id="${name}" name="${name}" value="${formValue(flash, name, fallback)}" data-testid="inbound-${name}"></div>`;
+/** A labelled input named as the body's field (`originator[name]`); `id` names it on the page. */
+function field(flash: Flash | null, spec: { id: string; name: string; label: string }, fallback = ''): Html {
+  return html`<div><label for="${spec.id}">${spec.label}</label>
+  <input id="${spec.id}" name="${spec.name}" value="${formValue(flash, spec.name, fallback)}" data-testid="inbound-${spec.id}"></div>`;
 }
 
 function createForm(c: DashContext, flash: Flash | null): Html {
@@ -80,10 +87,28 @@ function createForm(c: DashContext, flash: Flash | null): Html {
         ['debit', 'Debit (money out, ACH only)'],
       ],
     )}
-    ${field(flash, 'amount', 'Amount (USD)', '100.00')}
-    ${field(flash, 'name', 'Originator name', 'Acme Payroll')}
-    ${field(flash, 'routing_number', 'Originator routing number', '021000021')}
-    ${field(flash, 'account_number', 'Originator account number', '000987654321')}
+    ${field(flash, { id: 'amount', name: 'amount', label: 'Amount' }, '100.00')}
+    ${selectOf(flash, { name: 'currency', label: 'Currency', fallback: 'USD', testId: 'inbound-currency' }, [['USD', 'USD']])}
+    ${field(flash, { id: 'name', name: 'originator[name]', label: 'Originator name' }, 'Acme Payroll')}
+    ${field(flash, { id: 'routing_number', name: 'originator[routing_number]', label: 'Originator routing number' }, '021000021')}
+    ${field(flash, { id: 'account_number', name: 'originator[account_number]', label: 'Originator account number' }, '000987654321')}
+    ${selectOf(
+      flash,
+      {
+        name: 'originator[account_type]',
+        id: 'account_type',
+        label: 'Account type',
+        fallback: 'checking',
+        testId: 'inbound-account_type',
+      },
+      [
+        ['checking', 'checking'],
+        ['savings', 'savings'],
+      ],
+    )}
+    ${selectOf(flash, { name: 'sec_code', label: 'SEC code (ACH only)', fallback: '', testId: 'inbound-sec_code' }, SEC_OPTIONS)}
+    ${field(flash, { id: 'reference', name: 'reference', label: 'Reference (optional)' })}
+    ${field(flash, { id: 'description', name: 'description', label: 'Description (optional)' })}
     <button type="submit" data-testid="inbound-submit">Send it in</button>
   </form>
 </section>`;
@@ -175,20 +200,9 @@ export function registerInboundTransferPages(app: Hono<DashEnv>): void {
     const form = await formOf(c);
     const svc = await dashboardContext(c);
     return submitForm(c, form, BASE, async () => {
-      const body = {
-        rail: form.rail,
-        direction: form.direction,
-        amount: (form.amount ?? '').trim(),
-        currency: 'USD',
-        originator: {
-          name: (form.name ?? '').trim(),
-          routing_number: (form.routing_number ?? '').trim(),
-          account_number: (form.account_number ?? '').trim(),
-        },
-      };
       const row = await createInboundTransfer(
         svc,
-        parseInput(createInboundTransferSchema, body, createInboundTransferFieldCodes),
+        bodyOfForm(createInboundTransferSchema, form, createInboundTransferFieldCodes),
       );
       return {
         to: pathOf(row.id),
