@@ -78,7 +78,7 @@ export function graphqlObject<Row>(decl: ObjectDecl<Row>, options: ObjectOptions
   return ref;
 }
 
-/** Names an object type written by hand (an operation's own answer) for the operations that answer it. */
+/** Names a type written by hand (an operation's own answer, a filter's enum) for the operations that use it. */
 export function registerObjectType(name: string, ref: AnyRef): void {
   objectTypes.set(name, ref);
 }
@@ -105,11 +105,13 @@ const BY_NAME: Record<string, AnyRef> = {
 
 function inputType(key: string, schema: z.ZodType): AnyRef {
   if (BY_NAME[key]) return BY_NAME[key];
+  if (schema instanceof z.ZodNullable) return inputType(key, schema.unwrap() as z.ZodType);
   const registered = inputTypes.get(schema);
   if (registered) return registered;
   if (schema instanceof z.ZodUnion && schema.options.some((o) => (o as z.ZodNumber).isInt)) return 'Int';
   if (schema instanceof z.ZodNumber) return schema.isInt ? 'Int' : 'Float';
   if (schema instanceof z.ZodBoolean) return 'Boolean';
+  if (schema instanceof z.ZodISODateTime) return 'DateTime';
   if (schema instanceof z.ZodEnum) return enumOfValues(schema.options as string[], key);
   if (schema instanceof z.ZodString || schema instanceof z.ZodStringFormat || schema instanceof z.ZodPipe)
     return 'String';
@@ -121,6 +123,7 @@ export function inputFields(
   make: (options: Record<string, unknown>) => unknown,
   shape: z.ZodRawShape,
   skip: readonly string[] = [],
+  types: Record<string, AnyRef> = {},
 ) {
   const fields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(shape)) {
@@ -130,7 +133,7 @@ export function inputFields(
     const inner = optional ? (schema.unwrap() as z.ZodType) : schema;
     const description = descriptionOf(schema);
     fields[camelCase(key)] = make({
-      type: inputType(key, inner),
+      type: types[key] ?? inputType(key, inner),
       required: !optional,
       ...(description ? { description } : {}),
     });

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { SandbankError } from '../kernel/errors.ts';
 import { parseInput } from '../kernel/validation.ts';
+import type { ServiceContext } from '../modules/context.ts';
 import type { OperationDecl } from '../modules/operation.ts';
 import { builder, type GraphQLContext } from './builder.ts';
 import { idempotentMutation, listQueryOf, nullIfNotFound, serviceContext, toConnection } from './context.ts';
@@ -25,10 +26,17 @@ function pick(args: Args, names: readonly string[]): Record<string, unknown> {
 }
 
 /** A connection's filter arguments (`filters`), typed and described by the query fields they stand for. */
-function filterArgs(t: { arg: (o: never) => unknown }, op: OperationDecl, filters: Record<string, string>) {
+function filterArgs(
+  t: { arg: (o: never) => unknown },
+  op: OperationDecl,
+  filters: Record<string, string>,
+  types: Record<string, string | [string]> = {},
+) {
   const shape = op.query?.shape ?? {};
   const fields = Object.fromEntries(Object.entries(filters).map(([arg, key]) => [arg, shape[key]]));
-  return inputFields((o) => t.arg(o as never), fields as z.ZodRawShape);
+  const named = (n: string | [string]) => (Array.isArray(n) ? [objectTypeNamed(n[0])] : objectTypeNamed(n));
+  const refs = Object.fromEntries(Object.entries(types).map(([arg, n]) => [arg, named(n)]));
+  return inputFields((o) => t.arg(o as never), fields as z.ZodRawShape, [], refs);
 }
 
 /** The query fields a connection's filter arguments give (those not given are left out). */
@@ -55,7 +63,7 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
           ? t.connection({
               type,
               description,
-              ...(gql.filters ? { args: filterArgs(t, op, gql.filters) } : {}),
+              ...(gql.filters ? { args: filterArgs(t, op, gql.filters, gql.filterTypes) } : {}),
               resolve: async (_root: unknown, args: Args, ctx: GraphQLContext) => {
                 const svc = serviceContext(ctx);
                 const page = await op.run(svc, {
@@ -67,8 +75,9 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
               },
             } as never)
           : t.field({
-              type,
-              nullable: true,
+              type: gql.many ? [type] : type,
+              // By its id: null when there is none; the merchant's own (its clock) is always there.
+              nullable: op.params !== undefined,
               description,
               args: inputFields((o) => t.arg(o as never), op.params?.shape ?? {}),
               resolve: (_root: unknown, args: Args, ctx: GraphQLContext) =>
@@ -80,7 +89,8 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
       continue;
     }
     const { reload, inputArg } = gql;
-    if (!reload) throw new Error(`The mutation ${name} declares no reload for a replayed idempotency key.`);
+    if (reload === undefined)
+      throw new Error(`The mutation ${name} declares no reload for a replayed idempotency key.`);
     const body = op.body
       ? wireInput(name, op.body, op.codes, {
           ...(inputArg ? { inputArg: inputArg.name } : {}),
@@ -102,19 +112,22 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
             : op.body
               ? inputFields((o) => t.arg(o as never), (op.body as z.ZodObject).shape)
               : {}),
-          idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
+          ...(reload ? { idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }) } : {}),
         },
         resolve: (_root: unknown, args: Args, ctx: GraphQLContext) => {
           const raw = body ? body.body(args) : undefined;
+          const run = (svc: ServiceContext) =>
+            op.run(svc, {
+              params: params(args),
+              query: undefined,
+              body: body && raw ? body.parse(raw) : undefined,
+            });
+          op.refuseKey?.(ctx.idempotencyKey);
+          if (!reload) return run(serviceContext(ctx));
           return idempotentMutation(
             ctx,
             { name, key: args.idempotencyKey, input: { ...pick(args, paramNames), ...raw } },
-            (svc) =>
-              op.run(svc, {
-                params: params(args),
-                query: undefined,
-                body: body && raw ? body.parse(raw) : undefined,
-              }) as Promise<{ id: string }>,
+            (svc) => run(svc) as Promise<{ id: string }>,
             reload,
           );
         },

@@ -16,7 +16,7 @@ import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
 import { nocOperations } from '../modules/nocs/nocs.operations.ts';
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
-import { registerTransactionRoutes } from '../modules/transactions/transactions.routes.ts';
+import { transactionOperations } from '../modules/transactions/transactions.operations.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
 import { registerTriggerRoutes } from '../modules/trigger/trigger.routes.ts';
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
@@ -77,7 +77,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerIssuingRoutes(api);
   registerFxRoutes(api);
   registerLedgerRoutes(api);
-  registerTransactionRoutes(api);
+  mountOperations(api, transactionOperations);
   registerClockRoutes(api);
   registerSandboxRoutes(api);
   registerFixtureRoutes(api);
