@@ -13,6 +13,7 @@ import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
 import { inboundTransferOperations } from '../modules/inbound-transfers/inbound-transfers.operations.ts';
 import { registerIssuingRoutes } from '../modules/issuing/issuing.routes.ts';
 import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
+import { merchantOperations } from '../modules/merchants/merchants.operations.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
 import { nocOperations } from '../modules/nocs/nocs.operations.ts';
 import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
@@ -67,6 +68,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   );
   registerSharedComponents(api);
   registerMerchantRoutes(api);
+  mountOperations(api, merchantOperations);
   mountOperations(api, collectionOperations);
   mountOperations(api, cardPaymentOperations);
   registerDisputeRoutes(api);
