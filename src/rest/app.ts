@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { cardPaymentOperations } from '../modules/card-payments/card-payments.operations.ts';
 import { registerChaosRoutes } from '../modules/chaos/chaos.routes.ts';
-import { registerClockRoutes } from '../modules/clock/clock.routes.ts';
+import { clockOperations } from '../modules/clock/clock.operations.ts';
 import { collectionOperations } from '../modules/collections/collections.operations.ts';
 import { counterpartyOperations } from '../modules/counterparties/counterparties.operations.ts';
 import { registerDisputeRoutes } from '../modules/disputes/disputes.routes.ts';
@@ -80,7 +80,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerFxRoutes(api);
   registerLedgerRoutes(api);
   mountOperations(api, transactionOperations);
-  registerClockRoutes(api);
+  mountOperations(api, clockOperations);
   registerSandboxRoutes(api);
   registerFixtureRoutes(api);
   registerChaosRoutes(api);
