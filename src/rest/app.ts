@@ -16,7 +16,7 @@ import { registerLedgerRoutes } from '../modules/ledger/ledger.routes.ts';
 import { merchantOperations } from '../modules/merchants/merchants.operations.ts';
 import { registerMerchantRoutes } from '../modules/merchants/merchants.routes.ts';
 import { nocOperations } from '../modules/nocs/nocs.operations.ts';
-import { registerSandboxRoutes } from '../modules/sandbox/sandbox.routes.ts';
+import { sandboxOperations } from '../modules/sandbox/sandbox.operations.ts';
 import { transactionOperations } from '../modules/transactions/transactions.operations.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
 import { registerTriggerRoutes } from '../modules/trigger/trigger.routes.ts';
@@ -81,7 +81,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   registerLedgerRoutes(api);
   mountOperations(api, transactionOperations);
   mountOperations(api, clockOperations);
-  registerSandboxRoutes(api);
+  mountOperations(api, sandboxOperations);
   registerFixtureRoutes(api);
   registerChaosRoutes(api);
   registerTriggerRoutes(api);
