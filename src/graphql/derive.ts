@@ -106,6 +106,9 @@ const BY_NAME: Record<string, AnyRef> = {
 function inputType(key: string, schema: z.ZodType): AnyRef {
   if (BY_NAME[key]) return BY_NAME[key];
   if (schema instanceof z.ZodNullable) return inputType(key, schema.unwrap() as z.ZodType);
+  // X or null (REST's null; GraphQL's is "not given"): X.
+  const notNull = schema instanceof z.ZodUnion ? schema.options.filter((o) => !(o instanceof z.ZodNull)) : [];
+  if (notNull.length === 1) return inputType(key, notNull[0] as z.ZodType);
   const registered = inputTypes.get(schema);
   if (registered) return registered;
   if (schema instanceof z.ZodUnion && schema.options.some((o) => (o as z.ZodNumber).isInt)) return 'Int';

@@ -2,7 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { cardPaymentOperations } from '../modules/card-payments/card-payments.operations.ts';
-import { registerChaosRoutes } from '../modules/chaos/chaos.routes.ts';
+import { chaosOperations } from '../modules/chaos/chaos.operations.ts';
 import { clockOperations } from '../modules/clock/clock.operations.ts';
 import { collectionOperations } from '../modules/collections/collections.operations.ts';
 import { counterpartyOperations } from '../modules/counterparties/counterparties.operations.ts';
@@ -83,7 +83,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   mountOperations(api, clockOperations);
   mountOperations(api, sandboxOperations);
   registerFixtureRoutes(api);
-  registerChaosRoutes(api);
+  mountOperations(api, chaosOperations);
   registerTriggerRoutes(api);
   registerEventRoutes(api);
   registerWebhookRoutes(api);
