@@ -7,7 +7,7 @@ import { clockOperations } from '../modules/clock/clock.operations.ts';
 import { collectionOperations } from '../modules/collections/collections.operations.ts';
 import { counterpartyOperations } from '../modules/counterparties/counterparties.operations.ts';
 import { registerDisputeRoutes } from '../modules/disputes/disputes.routes.ts';
-import { registerFixtureRoutes } from '../modules/fixtures/fixtures.routes.ts';
+import { fixtureOperations } from '../modules/fixtures/fixtures.operations.ts';
 import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
 import { registerFxRoutes } from '../modules/fx/fx.routes.ts';
 import { inboundTransferOperations } from '../modules/inbound-transfers/inbound-transfers.operations.ts';
@@ -82,7 +82,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   mountOperations(api, transactionOperations);
   mountOperations(api, clockOperations);
   mountOperations(api, sandboxOperations);
-  registerFixtureRoutes(api);
+  mountOperations(api, fixtureOperations);
   mountOperations(api, chaosOperations);
   registerTriggerRoutes(api);
   registerEventRoutes(api);
