@@ -74,7 +74,7 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
         filters?: Record<string, string>;
         /** Lists: a filter's GraphQL type, by name (or a list of it), where the query field's does not say it. */
         filterTypes?: Record<string, string | [string]>;
-        /** A GET answering a short list whole, not a connection. */
+        /** A GET answering a short list whole, not a connection (a `list`'s one page: its data). */
         many?: boolean;
       };
 }

@@ -19,7 +19,7 @@ import { nocOperations } from '../modules/nocs/nocs.operations.ts';
 import { sandboxOperations } from '../modules/sandbox/sandbox.operations.ts';
 import { transactionOperations } from '../modules/transactions/transactions.operations.ts';
 import { registerTransferRoutes } from '../modules/transfers/transfers.routes.ts';
-import { registerTriggerRoutes } from '../modules/trigger/trigger.routes.ts';
+import { triggerOperations } from '../modules/trigger/trigger.operations.ts';
 import { registerEventRoutes, registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import { bodySchemaLookup } from './form-body.ts';
 import { requireKey } from './middleware/auth.ts';
@@ -84,7 +84,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
   mountOperations(api, sandboxOperations);
   mountOperations(api, fixtureOperations);
   mountOperations(api, chaosOperations);
-  registerTriggerRoutes(api);
+  mountOperations(api, triggerOperations);
   registerEventRoutes(api);
   registerWebhookRoutes(api);
   const documents = new Map<string, ReturnType<typeof buildDocument>>();
