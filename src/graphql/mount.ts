@@ -58,34 +58,34 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
     const paramNames = Object.keys(op.params?.shape ?? {});
     const params = (args: Args) => (op.params ? parseInput(op.params, pick(args, paramNames)) : undefined);
     if (op.method === 'get') {
+      const paged = op.list && !gql.many;
       builder.queryFields((t) => ({
-        [name]:
-          op.list && !gql.many
-            ? t.connection({
-                type,
-                description,
-                ...(gql.filters ? { args: filterArgs(t, op, gql.filters, gql.filterTypes) } : {}),
-                resolve: async (_root: unknown, args: Args, ctx: GraphQLContext) => {
-                  const svc = serviceContext(ctx);
-                  const page = await op.run(svc, {
-                    params: undefined,
-                    query: { ...listQueryOf(args), ...filterValues(args, gql.filters ?? {}) },
-                    body: undefined,
-                  });
-                  return toConnection(page as never, args);
-                },
-              } as never)
-            : t.field({
-                type: gql.many ? [type] : type,
-                // By its id: null when there is none; the merchant's own (its clock) is always there.
-                nullable: op.params !== undefined,
-                description,
-                args: inputFields((o) => t.arg(o as never), op.params?.shape ?? {}),
-                resolve: (_root: unknown, args: Args, ctx: GraphQLContext) =>
-                  nullIfNotFound(
-                    op.run(serviceContext(ctx), { params: params(args), query: undefined, body: undefined }),
-                  ).then((found) => (op.list ? (found as { data: unknown }).data : found)),
-              } as never),
+        [name]: paged
+          ? t.connection({
+              type,
+              description,
+              ...(gql.filters ? { args: filterArgs(t, op, gql.filters, gql.filterTypes) } : {}),
+              resolve: async (_root: unknown, args: Args, ctx: GraphQLContext) => {
+                const svc = serviceContext(ctx);
+                const page = await op.run(svc, {
+                  params: undefined,
+                  query: { ...listQueryOf(args), ...filterValues(args, gql.filters ?? {}) },
+                  body: undefined,
+                });
+                return toConnection(page as never, args);
+              },
+            } as never)
+          : t.field({
+              type: gql.many ? [type] : type,
+              // By its id: null when there is none; the merchant's own (its clock) is always there.
+              nullable: op.params !== undefined,
+              description,
+              args: inputFields((o) => t.arg(o as never), op.params?.shape ?? {}),
+              resolve: (_root: unknown, args: Args, ctx: GraphQLContext) =>
+                nullIfNotFound(
+                  op.run(serviceContext(ctx), { params: params(args), query: undefined, body: undefined }),
+                ).then((found) => (op.list ? (found as { data: unknown }).data : found)),
+            } as never),
       }));
       continue;
     }
