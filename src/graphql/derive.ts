@@ -80,7 +80,7 @@ export function graphqlObject<Row>(decl: ObjectDecl<Row>, options: ObjectOptions
   return ref;
 }
 
-/** Names an object type written by hand (an operation's own answer) for the operations that answer it. */
+/** Names a type written by hand (an operation's own answer, a filter's enum) for the operations that use it. */
 export function registerObjectType(name: string, ref: AnyRef): void {
   objectTypes.set(name, ref);
 }
@@ -108,11 +108,16 @@ const BY_NAME: Record<string, AnyRef> = {
 function inputType(key: string, schema: z.ZodType): AnyRef {
   const registered = inputTypes.get(schema);
   if (registered) return registered;
+  if (schema instanceof z.ZodNullable) return inputType(key, schema.unwrap() as z.ZodType);
+  // X or null (REST's null; GraphQL's is "not given"): X.
+  const notNull = schema instanceof z.ZodUnion ? schema.options.filter((o) => !(o instanceof z.ZodNull)) : [];
+  if (notNull.length === 1) return inputType(key, notNull[0] as z.ZodType);
   if (schema instanceof z.ZodArray) return [inputType(key, schema.element as z.ZodType)];
   if (BY_NAME[key]) return BY_NAME[key];
   if (schema instanceof z.ZodUnion && schema.options.some((o) => (o as z.ZodNumber).isInt)) return 'Int';
   if (schema instanceof z.ZodNumber) return schema.isInt ? 'Int' : 'Float';
   if (schema instanceof z.ZodBoolean) return 'Boolean';
+  if (schema instanceof z.ZodISODateTime) return 'DateTime';
   if (schema instanceof z.ZodEnum) return enumOfValues(schema.options as string[], key);
   if (schema instanceof z.ZodString || schema instanceof z.ZodStringFormat || schema instanceof z.ZodPipe)
     return 'String';
@@ -124,6 +129,7 @@ export function inputFields(
   make: (options: Record<string, unknown>) => unknown,
   shape: z.ZodRawShape,
   skip: readonly string[] = [],
+  types: Record<string, AnyRef> = {},
 ) {
   const fields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(shape)) {
@@ -134,7 +140,7 @@ export function inputFields(
     const inner = unwrapped instanceof z.ZodNullable ? (unwrapped.unwrap() as z.ZodType) : unwrapped;
     const description = descriptionOf(schema);
     fields[camelCase(key)] = make({
-      type: inputType(key, inner),
+      type: types[key] ?? inputType(key, inner),
       required: !optional,
       ...(description ? { description } : {}),
     });

@@ -26,10 +26,17 @@ function pick(args: Args, names: readonly string[]): Record<string, unknown> {
 }
 
 /** A connection's filter arguments (`filters`), typed and described by the query fields they stand for. */
-function filterArgs(t: { arg: (o: never) => unknown }, op: OperationDecl, filters: Record<string, string>) {
+function filterArgs(
+  t: { arg: (o: never) => unknown },
+  op: OperationDecl,
+  filters: Record<string, string>,
+  types: Record<string, string | [string]> = {},
+) {
   const shape = op.query?.shape ?? {};
   const fields = Object.fromEntries(Object.entries(filters).map(([arg, key]) => [arg, shape[key]]));
-  return inputFields((o) => t.arg(o as never), fields as z.ZodRawShape);
+  const named = (n: string | [string]) => (Array.isArray(n) ? [objectTypeNamed(n[0])] : objectTypeNamed(n));
+  const refs = Object.fromEntries(Object.entries(types).map(([arg, n]) => [arg, named(n)]));
+  return inputFields((o) => t.arg(o as never), fields as z.ZodRawShape, [], refs);
 }
 
 /** The query fields a connection's filter arguments give (those not given are left out). */
@@ -51,12 +58,13 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
     const paramNames = Object.keys(op.params?.shape ?? {});
     const params = (args: Args) => (op.params ? parseInput(op.params, pick(args, paramNames)) : undefined);
     if (op.method === 'get') {
+      const paged = op.list && !gql.many;
       builder.queryFields((t) => ({
-        [name]: op.list
+        [name]: paged
           ? t.connection({
               type,
               description,
-              ...(gql.filters ? { args: filterArgs(t, op, gql.filters) } : {}),
+              ...(gql.filters ? { args: filterArgs(t, op, gql.filters, gql.filterTypes) } : {}),
               resolve: async (_root: unknown, args: Args, ctx: GraphQLContext) => {
                 const svc = serviceContext(ctx);
                 const page = await op.run(svc, {
@@ -68,21 +76,21 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
               },
             } as never)
           : t.field({
-              type,
-              nullable: true,
+              type: gql.many ? [type] : type,
+              // By its id: null when there is none; the merchant's own (its clock) is always there.
+              nullable: op.params !== undefined,
               description,
               args: inputFields((o) => t.arg(o as never), op.params?.shape ?? {}),
               resolve: (_root: unknown, args: Args, ctx: GraphQLContext) =>
                 nullIfNotFound(
                   op.run(serviceContext(ctx), { params: params(args), query: undefined, body: undefined }),
-                ),
+                ).then((found) => (op.list ? (found as { data: unknown }).data : found)),
             } as never),
       }));
       continue;
     }
     const { reload, inputArg } = gql;
-    const replayed = gql.idempotent !== false;
-    if (!reload && replayed)
+    if (reload === undefined)
       throw new Error(`The mutation ${name} declares no reload for a replayed idempotency key.`);
     const body = op.body
       ? wireInput(name, op.body, op.codes, {
@@ -105,7 +113,7 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
             : op.body
               ? inputFields((o) => t.arg(o as never), (op.body as z.ZodObject).shape, gql.omit)
               : {}),
-          ...(replayed ? { idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }) } : {}),
+          ...(reload ? { idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }) } : {}),
         },
         resolve: (_root: unknown, args: Args, ctx: GraphQLContext) => {
           const raw = body ? body.body(args) : undefined;
@@ -114,12 +122,13 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
               params: params(args),
               query: undefined,
               body: body && raw ? body.parse(raw) : undefined,
-            }) as Promise<{ id: string }>;
-          if (!replayed || !reload) return run(serviceContext(ctx));
+            });
+          op.refuseKey?.(ctx.idempotencyKey);
+          if (!reload) return run(serviceContext(ctx));
           return idempotentMutation(
             ctx,
             { name, key: args.idempotencyKey, input: { ...pick(args, paramNames), ...raw } },
-            run,
+            (svc) => run(svc) as Promise<{ id: string }>,
             reload,
           );
         },

@@ -30,6 +30,7 @@ const OPAQUE = new Set(['metadata']);
 export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 function mapValue(value: unknown, opaque: boolean): unknown {
+  if (value instanceof Date) return value.toISOString(); // a DateTime, ISO 8601 text on the wire
   if (opaque || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((item) => mapValue(item, false));
   return mapObject(value as Record<string, unknown>, {});

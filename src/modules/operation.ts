@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ObjectDecl, RenderContext } from '../kernel/declare.ts';
+import type { RenderContext } from '../kernel/declare.ts';
 import type { ErrorCode } from '../kernel/errors.ts';
 import type { FieldCodes } from '../kernel/validation.ts';
 import type { ServiceContext } from './context.ts';
@@ -16,6 +16,13 @@ export interface OperationInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+}
+
+/** What an operation answers with: an object declaration, or an answer named on its own (a union of kinds). */
+export interface OutputDecl {
+  name: string;
+  wire: z.ZodType;
+  render(row: never, rc: RenderContext): Record<string, unknown>;
 }
 
 export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknown> {
@@ -38,12 +45,17 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
   publicKey?: boolean;
   /** Schemas the body's document names (`$ref`) without using them, built when mounted: registered as components. */
   components?: () => Record<string, z.ZodType>;
+  /** REST's route options (src/rest/routes.ts): a merchant's lane, its own transactions. */
+  heavy?: boolean;
+  ownTransactions?: boolean;
+  /** Never stored for replay: refuses an Idempotency-Key (REST's header, GraphQL's). */
+  refuseKey?: (key: string | null | undefined) => void;
   /** The error codes of the body's special fields. */
   codes?: FieldCodes;
   /** The codes it answers with beyond those every operation of its kind shares. */
   errors?: readonly ErrorCode[];
   /** What it answers: an object (rendered by its declaration), or a page of them (`list`). */
-  output: ObjectDecl<never>;
+  output: OutputDecl;
   list?: boolean;
   /** The REST answer's schema and rendering when it is not `output`'s (an object with its relations). */
   answer?: { wire: z.ZodType; render: (result: R, rc: RenderContext) => Record<string, unknown> };
@@ -58,14 +70,16 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
         returns?: string;
         /** Mutations: where the body is (`input` for an input object; default top-level arguments). */
         inputArg?: { name: string; description: string; type: string };
-        /** Mutations: reload the answer of a replayed idempotency key. */
-        reload?: (ctx: ServiceContext, id: string) => Promise<unknown>;
-        /** Mutations: false where GraphQL takes no idempotency key (the call is not replayed). */
-        idempotent?: false;
+        /** Mutations: reload the answer of a replayed idempotency key (false: not replayed on GraphQL). */
+        reload?: ((ctx: ServiceContext, id: string) => Promise<unknown>) | false;
         /** Mutations: body fields GraphQL does not take (an alias REST accepts; a `currency` only one value of is accepted). */
         omit?: readonly string[];
         /** Lists: the connection's filter arguments, each the query field it stands for (`collectionId: 'collection'`). */
         filters?: Record<string, string>;
+        /** Lists: a filter's GraphQL type, by name (or a list of it), where the query field's does not say it. */
+        filterTypes?: Record<string, string | [string]>;
+        /** A GET answering a short list whole, not a connection (a `list`'s one page: its data). */
+        many?: boolean;
       };
 }
 

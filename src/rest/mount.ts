@@ -28,6 +28,9 @@ export function mountOperations(api: OpenAPIHono<RestEnv>, operations: readonly 
       tags: op.tags,
       ...(op.deprecated ? { deprecated: true } : {}),
       ...(op.publicKey ? { publicKey: true } : {}),
+      ...(op.heavy ? { heavy: true } : {}),
+      ...(op.ownTransactions ? { ownTransactions: true } : {}),
+      ...(op.refuseKey ? { idempotent: false } : {}),
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       ...(Object.keys(request).length > 0 ? { request } : {}),
@@ -35,6 +38,7 @@ export function mountOperations(api: OpenAPIHono<RestEnv>, operations: readonly 
     api.openapi(
       route,
       async (c) => {
+        op.refuseKey?.(c.req.header('idempotency-key'));
         const ctx = serviceContext(c);
         const valid = (target: string) => (c.req.valid as (target: string) => unknown).call(c.req, target);
         const result = await op.run(ctx, {

@@ -28,14 +28,14 @@ export const SetChaosSchema = z
       .optional()
       .meta({
         description:
-          'The API request faults, in the chaos grammar ("error=0.3; status=503; seed=42"); null, "" or "none" clears them; left out, they stay as they are.',
+          'The API request faults, in the chaos grammar ("error=0.3; status=503; seed=42"); "" or "none" (on REST null too) clears them; left out, they stay as they are.',
       }),
     webhook_faults: z
       .union([z.string().max(500), z.null()])
       .optional()
       .meta({
         description:
-          'The webhook delivery faults, in the webhook chaos grammar ("duplicate=0.1; reorder=0.2; seed=42"); null, "" or "none" clears them; left out, they stay as they are.',
+          'The webhook delivery faults, in the webhook chaos grammar ("duplicate=0.1; reorder=0.2; seed=42"); "" or "none" (on REST null too) clears them; left out, they stay as they are.',
       }),
   })
   .refine((input) => input.faults !== undefined || input.webhook_faults !== undefined, {

@@ -1,11 +1,11 @@
 import { defineModule } from '../module.ts';
-import { registerChaosRoutes } from './chaos.routes.ts';
+import { chaosOperations } from './chaos.operations.ts';
 import { chaosSettings } from './chaos.table.ts';
 
 /** Chaos: a merchant's injected faults, on requests and on webhook deliveries. */
 export default defineModule({
   name: 'chaos',
   tables: [chaosSettings],
-  routes: registerChaosRoutes,
+  operations: chaosOperations,
   graphql: () => import('./chaos.graphql.ts'),
 });

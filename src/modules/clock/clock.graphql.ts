@@ -1,13 +1,12 @@
 import { builder } from '../../graphql/builder.ts';
-import { serviceContext } from '../../graphql/context.ts';
+import { registerObjectType } from '../../graphql/derive.ts';
 import { describedEnum } from '../../graphql/enums.ts';
+import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
-import { wireInput } from '../../graphql/wire-input.ts';
-import { SandbankError } from '../../kernel/errors.ts';
 import { type DueWork, jobsByIds } from '../scheduler/scheduler.service.ts';
-import { advanceClock, freezeClock, resetClock, unfreezeClock } from './clock.change.ts';
-import { type ADVANCE_MARKS, advanceClockFieldCodes, advanceClockSchema } from './clock.schema.ts';
-import { type ClockView, getClock } from './clock.service.ts';
+import { clockOperations } from './clock.operations.ts';
+import type { ADVANCE_MARKS } from './clock.schema.ts';
+import type { ClockView } from './clock.service.ts';
 
 const DueWorkStateEnum = describedEnum('DueWorkState', 'Where a piece of due work stands.', {
   pending: 'Not run yet: it runs when the clock reaches dueAt.',
@@ -54,67 +53,13 @@ export const ClockRef = builder.objectRef<ClockView>('Clock').implement({
   }),
 });
 
-builder.queryFields((t) => ({
-  clock: t.field({
-    type: ClockRef,
-    description: "The merchant's simulated clock (GET /v1/clock).",
-    resolve: (_root, _args, ctx) => getClock(serviceContext(ctx)),
-  }),
-}));
+// The type of advanceClock's `next` (the derived argument finds it by its values).
+describedEnum('ClockMark', 'A moment advanceClock can go to by name (its `next` argument).', {
+  settlement:
+    'When every ACH entry now in flight has settled (standard and Same-Day, credits and debits, transfers and ' +
+    "payouts); with none in flight, the next Same-Day ACH window's settlement.",
+} satisfies Record<(typeof ADVANCE_MARKS)[number], string>);
 
-const ClockMarkEnum = describedEnum(
-  'ClockMark',
-  'A moment advanceClock can go to by name (its `next` argument).',
-  {
-    settlement:
-      'When every ACH entry now in flight has settled (standard and Same-Day, credits and debits, transfers and ' +
-      "payouts); with none in flight, the next Same-Day ACH window's settlement.",
-  } satisfies Record<(typeof ADVANCE_MARKS)[number], string>,
-);
-
-const advanceBody = wireInput('advanceClock', advanceClockSchema, advanceClockFieldCodes);
-
-builder.mutationFields((t) => ({
-  advanceClock: t.field({
-    type: ClockRef,
-    errors: { types: [SandbankError] },
-    description:
-      'POST /v1/clock/advance: move the clock forward by `seconds`, `to` an instant or to the `next` named ' +
-      'moment (give exactly one), running all due work on the way. `next: settlement` goes to when every ACH ' +
-      "entry now in flight has settled; with none in flight, to the next Same-Day ACH window's settlement.",
-    args: {
-      seconds: t.arg.int({ description: 'How far to move, in seconds (or give to or next).' }),
-      to: t.arg({ type: 'DateTime', description: 'The instant to move to (or give seconds or next).' }),
-      next: t.arg({
-        type: ClockMarkEnum,
-        description: 'The named moment to move to, e.g. settlement (or give seconds or to).',
-      }),
-    },
-    resolve: (_root, args, ctx) =>
-      advanceClock(
-        serviceContext(ctx),
-        // `to` is a DateTime here, an ISO 8601 string on the wire.
-        advanceBody.parse(
-          advanceBody.body({ seconds: args.seconds, to: args.to?.toISOString(), next: args.next }),
-        ),
-      ),
-  }),
-  freezeClock: t.field({
-    type: ClockRef,
-    errors: { types: [SandbankError] },
-    description: 'POST /v1/clock/freeze: stop the clock where it is (due work waits).',
-    resolve: (_r, _a, ctx) => freezeClock(serviceContext(ctx)),
-  }),
-  unfreezeClock: t.field({
-    type: ClockRef,
-    errors: { types: [SandbankError] },
-    description: 'POST /v1/clock/unfreeze: run on from where it stood.',
-    resolve: (_r, _a, ctx) => unfreezeClock(serviceContext(ctx)),
-  }),
-  resetClock: t.field({
-    type: ClockRef,
-    errors: { types: [SandbankError] },
-    description: 'POST /v1/clock/reset: back to real time, running.',
-    resolve: (_r, _a, ctx) => resetClock(serviceContext(ctx)),
-  }),
-}));
+// The Clock type answers every clock operation.
+registerObjectType('Clock', ClockRef);
+mountGraphqlOperations(clockOperations);

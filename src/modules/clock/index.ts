@@ -1,11 +1,11 @@
 import { defineModule } from '../module.ts';
-import { registerClockRoutes } from './clock.routes.ts';
+import { clockOperations } from './clock.operations.ts';
 import { merchantClocks } from './clock.table.ts';
 
 /** Each merchant's simulated clock; an advance runs the work due. */
 export default defineModule({
   name: 'clock',
   tables: [merchantClocks],
-  routes: registerClockRoutes,
+  operations: clockOperations,
   graphql: () => import('./clock.graphql.ts'),
 });

@@ -1,10 +1,11 @@
 import { builder } from '../../graphql/builder.ts';
 import { serviceContext } from '../../graphql/context.ts';
+import { registerObjectType } from '../../graphql/derive.ts';
+import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
-import { systemClock } from '../../kernel/clock.ts';
-import { SandbankError } from '../../kernel/errors.ts';
 import type { MerchantRef } from '../context.ts';
-import { type KeyPair, refuseIdempotentRoll, rollKeys } from './merchants.service.ts';
+import { merchantOperations } from './merchants.operations.ts';
+import type { KeyPair } from './merchants.service.ts';
 
 const KeyPairRef = builder.objectRef<KeyPair>('ApiKeyPair').implement({
   description:
@@ -38,16 +39,5 @@ builder.queryFields((t) => ({
   }),
 }));
 
-builder.mutationFields((t) => ({
-  rollKeys: t.field({
-    type: KeyPairRef,
-    errors: { types: [SandbankError] },
-    description:
-      "Issues a new key pair and revokes the caller's keys at once (POST /v1/keys/roll); signs out every dashboard session of the merchant.",
-    resolve: async (_root, _args, ctx) => {
-      refuseIdempotentRoll(ctx.idempotencyKey);
-      const svc = serviceContext(ctx);
-      return rollKeys(svc.db, systemClock, svc.merchant.id);
-    },
-  }),
-}));
+registerObjectType('ApiKeyPair', KeyPairRef);
+mountGraphqlOperations(merchantOperations);

@@ -2,18 +2,16 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { clientAddress } from '../../http/client-address.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { sendObject } from '../../rest/render.ts';
-import { jsonRequestBody, operation, serviceContext, validationHook } from '../../rest/routes.ts';
+import { jsonRequestBody, operation, validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
-import {
-  ApiKeysWire,
-  apiKeysResource,
-  MerchantWithKeysWire,
-  merchantWithKeysResource,
-} from './merchants.resource.ts';
+import { MerchantWithKeysWire, merchantWithKeysResource } from './merchants.resource.ts';
 import { signUpFieldCodes, signUpSchema } from './merchants.schema.ts';
-import { refuseIdempotentRoll, rollKeys, signUp } from './merchants.service.ts';
+import { signUp } from './merchants.service.ts';
 
-/** The sandbox sign-up (what the dashboard's form and the CLI's fallback call): no key needed. */
+/**
+ * The sandbox sign-up (what the dashboard's form and the CLI's fallback call): no key needed, so it
+ * is no declared operation (those run as a merchant); merchants.operations.ts has the others.
+ */
 export function registerMerchantRoutes(api: OpenAPIHono<RestEnv>): void {
   api.openapi(
     operation({
@@ -39,25 +37,5 @@ export function registerMerchantRoutes(api: OpenAPIHono<RestEnv>): void {
       return sendObject(c, merchantWithKeysResource(created), 201);
     },
     validationHook(signUpFieldCodes),
-  );
-
-  api.openapi(
-    operation({
-      method: 'post',
-      path: '/keys/roll',
-      operationId: 'rollKeys',
-      response: ApiKeysWire,
-      // Never stored for replay (the answer holds a secret key): an Idempotency-Key is refused.
-      idempotent: false,
-      errors: ['idempotency_key_invalid'],
-      tags: ['Merchants'],
-      summary:
-        "Issue a new key pair and revoke the caller's keys at once; signs out every dashboard session of the merchant. Takes no Idempotency-Key",
-    }),
-    async (c) => {
-      refuseIdempotentRoll(c.req.header('idempotency-key'));
-      const svc = serviceContext(c);
-      return sendObject(c, apiKeysResource(await rollKeys(svc.db, systemClock, svc.merchant.id)));
-    },
   );
 }

@@ -1,9 +1,9 @@
 import { defineModule } from '../module.ts';
-import { registerSandboxRoutes } from './sandbox.routes.ts';
+import { sandboxOperations } from './sandbox.operations.ts';
 
 /** The reset of a merchant's sandbox. */
 export default defineModule({
   name: 'sandbox',
-  routes: registerSandboxRoutes,
+  operations: sandboxOperations,
   graphql: () => import('./sandbox.graphql.ts'),
 });

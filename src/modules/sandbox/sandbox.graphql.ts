@@ -1,14 +1,9 @@
 import { builder } from '../../graphql/builder.ts';
-import { serviceContext } from '../../graphql/context.ts';
-import { SandbankError } from '../../kernel/errors.ts';
+import { registerObjectType } from '../../graphql/derive.ts';
+import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { ClockRef } from '../clock/clock.graphql.ts';
-import {
-  RESET_KINDS,
-  type ResetKind,
-  type ResetResult,
-  refuseIdempotentReset,
-  resetMerchant,
-} from './sandbox.reset.ts';
+import { sandboxOperations } from './sandbox.operations.ts';
+import { RESET_KINDS, type ResetKind, type ResetResult } from './sandbox.reset.ts';
 import { DELETED_DESCRIPTIONS } from './sandbox.resource.ts';
 
 const camel = (kind: string) => kind.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
@@ -42,15 +37,5 @@ const ResetRef = builder.objectRef<ResetResult>('MerchantReset').implement({
   }),
 });
 
-builder.mutationFields((t) => ({
-  resetMerchant: t.field({
-    type: ResetRef,
-    errors: { types: [SandbankError] },
-    description:
-      'Deletes every object of the merchant and puts its clock back to real time, in one transaction (POST /v1/simulate/reset). Keeps the merchant, its keys and its webhook endpoints. Takes no Idempotency-Key.',
-    resolve: (_root, _args, ctx) => {
-      refuseIdempotentReset(ctx.idempotencyKey);
-      return resetMerchant(serviceContext(ctx));
-    },
-  }),
-}));
+registerObjectType('MerchantReset', ResetRef);
+mountGraphqlOperations(sandboxOperations);

@@ -1,9 +1,9 @@
 import { defineModule } from '../module.ts';
-import { registerTransactionRoutes } from './transactions.routes.ts';
+import { transactionOperations } from './transactions.operations.ts';
 
 /** The cross-kind list of transactions, one transaction of any kind and its detail. */
 export default defineModule({
   name: 'transactions',
-  routes: registerTransactionRoutes,
+  operations: transactionOperations,
   graphql: () => import('./transactions.graphql.ts'),
 });

@@ -9,13 +9,19 @@ import {
   fxSettlementResource,
 } from '../fx/fx.resource.ts';
 import { IssuingAuthorizationWire, issuingAuthorizationResource } from '../issuing/issuing.resource.ts';
+import type { OutputDecl } from '../operation.ts';
 import {
   PayoutWire,
   payoutResource,
   TransferWire,
   transferResource,
 } from '../transfers/transfers.resource.ts';
-import type { TransactionKind, TypedTransaction } from './transactions.service.ts';
+import {
+  type TransactionKind,
+  type TransactionRow,
+  type TypedTransaction,
+  typedTransaction,
+} from './transactions.service.ts';
 
 /** The object of a kind, with `kind` (the same name as its `object`) beside its fields. */
 const ofKind = <const K extends TransactionKind, S extends z.ZodType>(kind: K, wire: S) =>
@@ -61,3 +67,10 @@ export function transactionResource(tx: TypedTransaction, publicUrl: string): Wi
       return { ...fxSettlementResource(tx.row), kind: tx.kind };
   }
 }
+
+/** What the transaction operations answer: a row of any kind, rendered as its kind renders it. */
+export const Transaction: OutputDecl = {
+  name: 'Transaction',
+  wire: TransactionWire,
+  render: (row: TransactionRow, rc) => transactionResource(typedTransaction(row), rc.publicUrl),
+};

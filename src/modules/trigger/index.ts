@@ -1,9 +1,9 @@
 import { defineModule } from '../module.ts';
-import { registerTriggerRoutes } from './trigger.routes.ts';
+import { triggerOperations } from './trigger.operations.ts';
 
 /** Trigger: every module's recipes, run on demand. */
 export default defineModule({
   name: 'trigger',
-  routes: registerTriggerRoutes,
+  operations: triggerOperations,
   graphql: () => import('./trigger.graphql.ts'),
 });

@@ -1,12 +1,12 @@
 import { builder } from '../../graphql/builder.ts';
-import { serviceContext } from '../../graphql/context.ts';
-import { wireInput } from '../../graphql/wire-input.ts';
-import { SandbankError } from '../../kernel/errors.ts';
+import { inputFor, registerObjectType } from '../../graphql/derive.ts';
+import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import type { EventRow } from '../events/events.service.ts';
 import { EventRef } from '../events/events.subscriptions.graphql.ts';
 import type { Recipe } from '../recipe.ts';
+import { triggerOperations } from './trigger.operations.ts';
 import { TriggerEventSchema } from './trigger.resource.ts';
-import { listRecipes, type TriggerResult, triggerEvent } from './trigger.service.ts';
+import type { TriggerResult } from './trigger.service.ts';
 
 const TriggeredEventRef = builder.objectRef<TriggerResult>('TriggeredEvent').implement({
   description:
@@ -57,40 +57,8 @@ const TriggerOverrideInput = builder.inputType('TriggerOverrideInput', {
   }),
 });
 
-builder.queryFields((t) => ({
-  triggerRecipes: t.field({
-    type: [TriggerRecipeRef],
-    description:
-      'Every event type triggerEvent can produce, with what it drives and the overrides it accepts (GET /v1/simulate/events/recipes).',
-    resolve: () => listRecipes(),
-  }),
-}));
-
-const triggerBody = wireInput('triggerEvent', TriggerEventSchema);
-
-builder.mutationFields((t) => ({
-  triggerEvent: t.field({
-    type: TriggeredEventRef,
-    errors: { types: [SandbankError] },
-    description:
-      "Produces an event of any type on demand by driving real objects through their own operations (POST /v1/simulate/events); some types advance the merchant's clock. Overrides are checked before anything is written. Takes no idempotency key.",
-    args: {
-      type: t.arg.string({
-        required: true,
-        description: 'The event type to produce (eventTypes lists them), e.g. transfer.returned.',
-      }),
-      set: t.arg({
-        type: [TriggerOverrideInput],
-        description:
-          'Overrides of the recipe, each a key it accepts (triggerRecipes lists them); a key it does not accept is override_not_applicable.',
-      }),
-    },
-    resolve: (_root, args, ctx) => {
-      if (ctx.idempotencyKey)
-        throw new SandbankError('idempotency_key_invalid', {
-          message: 'triggerEvent takes no Idempotency-Key: each call triggers a new run.',
-        });
-      return triggerEvent(serviceContext(ctx), triggerBody.parse(triggerBody.body(args)));
-    },
-  }),
-}));
+// GraphQL sends the overrides as a list of {key, value} (REST takes an object too).
+inputFor(TriggerEventSchema.shape.set.unwrap(), [TriggerOverrideInput]);
+registerObjectType('TriggeredEvent', TriggeredEventRef);
+registerObjectType('TriggerRecipe', TriggerRecipeRef);
+mountGraphqlOperations(triggerOperations);

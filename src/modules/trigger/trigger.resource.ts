@@ -9,7 +9,12 @@ const overrideValue = z.union([z.string().max(1000), z.number(), z.boolean()]);
 
 export const TriggerEventSchema = z
   .strictObject({
-    type: z.string().max(100).describe('The event type to produce (GET /v1/event_types lists them).'),
+    type: z
+      .string()
+      .max(100)
+      .describe(
+        "The event type to produce, e.g. transfer.returned (GET /v1/event_types lists them, and GraphQL's eventTypes).",
+      ),
     set: z
       .union([
         z.record(z.string().max(60), overrideValue),
@@ -20,7 +25,7 @@ export const TriggerEventSchema = z
       ])
       .optional()
       .describe(
-        "Overrides: keys the type's recipe accepts (GET /v1/simulate/events/recipes), e.g. amount, currency, reference, metadata.<key>, return_code, as an object or a list of {key, value}. A key the recipe does not accept is override_not_applicable.",
+        "Overrides: keys the type's recipe accepts (GET /v1/simulate/events/recipes), e.g. amount, currency, reference, metadata.<key>, return_code, as an object (REST) or a list of {key, value}. A key the recipe does not accept is override_not_applicable.",
       ),
   })
   .meta({ description: 'The event type to produce, and the overrides of its recipe.' });

@@ -115,7 +115,7 @@ export const webhookOperations = [
     errors: [...ENDPOINT_ERRORS, 'limit_exceeded'],
     output: WebhookEndpointWithSecret,
     run: async (ctx, { body }) => withSecret(await createEndpoint(ctx, body)),
-    graphql: { returns: 'WebhookEndpoint', idempotent: false, omit: ['events'] },
+    graphql: { returns: 'WebhookEndpoint', reload: false, omit: ['events'] },
   }),
   defineOperation({
     name: 'listWebhookEndpoints',
@@ -152,7 +152,7 @@ export const webhookOperations = [
     errors: ENDPOINT_ERRORS,
     output: WebhookEndpoint,
     run: (ctx, { params, body }) => updateEndpoint(ctx, params.id, body),
-    graphql: { idempotent: false, omit: ['events'] },
+    graphql: { reload: false, omit: ['events'] },
   }),
   defineOperation({
     name: 'deleteWebhookEndpoint',
@@ -167,7 +167,7 @@ export const webhookOperations = [
       wire: DeletedWebhookEndpointWire,
       render: (row) => ({ id: row.id, object: 'webhook_endpoint', deleted: true }),
     },
-    graphql: { idempotent: false },
+    graphql: { reload: false },
   }),
   defineOperation({
     name: 'rotateWebhookEndpointSecret',
@@ -178,7 +178,7 @@ export const webhookOperations = [
     params: endpointParam,
     output: WebhookEndpointWithSecret,
     run: async (ctx, { params }) => withSecret(await rotateSecret(ctx, params.id)),
-    graphql: { name: 'rotateWebhookSecret', returns: 'WebhookEndpoint', idempotent: false },
+    graphql: { name: 'rotateWebhookSecret', returns: 'WebhookEndpoint', reload: false },
   }),
   // GraphQL's testWebhookEndpoint is written by hand (webhooks.graphql.ts): it answers the event's id.
   defineOperation({
