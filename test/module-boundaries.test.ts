@@ -53,7 +53,6 @@ const MAX_LINES = 300;
 const OVERSIZED: Record<string, number> = {
   'src/modules/clock/clock.change.ts': 308,
   'src/modules/transfers/transfers.steps.ts': 321,
-  'src/modules/transactions/transactions.detail.ts': 333,
   'src/web/dashboard/disputes.ts': 343,
   'src/modules/fixtures/fixtures.document.ts': 348,
   'src/kernel/calendar.ts': 353,
