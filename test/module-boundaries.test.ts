@@ -54,7 +54,6 @@ const OVERSIZED: Record<string, number> = {
   'src/modules/clock/clock.change.ts': 308,
   'src/modules/transfers/transfers.steps.ts': 321,
   'src/web/dashboard/disputes.ts': 343,
-  'src/modules/fixtures/fixtures.document.ts': 348,
   'src/kernel/calendar.ts': 353,
   'src/db/client.ts': 357,
   'src/modules/transfers/transfers.returns.ts': 362,
