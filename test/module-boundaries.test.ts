@@ -60,7 +60,6 @@ const OVERSIZED: Record<string, number> = {
   'src/web/checkout.ts': 370,
   'src/kernel/calendar.test.ts': 373,
   'src/modules/fx/fx.graphql.ts': 379,
-  'src/testing.ts': 417,
   'src/modules/issuing/issuing.graphql.ts': 434,
   'src/web/dashboard/cards.ts': 439,
   'src/web/dashboard/webhooks.ts': 447,
