@@ -55,7 +55,6 @@ const OVERSIZED: Record<string, number> = {
   'src/modules/transfers/transfers.steps.ts': 321,
   'src/web/dashboard/disputes.ts': 343,
   'src/kernel/calendar.ts': 353,
-  'src/db/client.ts': 357,
   'src/modules/transfers/transfers.returns.ts': 362,
   'src/web/checkout.ts': 370,
   'src/kernel/calendar.test.ts': 373,
