@@ -53,7 +53,6 @@ const MAX_LINES = 300;
 const OVERSIZED: Record<string, number> = {
   'src/modules/transfers/transfers.steps.ts': 321,
   'src/web/dashboard/disputes.ts': 343,
-  'src/kernel/calendar.ts': 353,
   'src/modules/transfers/transfers.returns.ts': 362,
   'src/web/checkout.ts': 370,
   'src/kernel/calendar.test.ts': 373,
