@@ -55,7 +55,6 @@ const OVERSIZED: Record<string, number> = {
   'src/web/dashboard/disputes.ts': 343,
   'src/modules/transfers/transfers.returns.ts': 362,
   'src/web/checkout.ts': 370,
-  'src/kernel/calendar.test.ts': 373,
   'src/modules/fx/fx.graphql.ts': 379,
   'src/modules/issuing/issuing.graphql.ts': 434,
   'src/web/dashboard/cards.ts': 439,
