@@ -47,23 +47,64 @@ const WRITES_ALLOWED: Record<string, string> = {
 const MAX_LINES = 300;
 
 /**
- * Files still over MAX_LINES, each at most as long as it is now: a file here may shrink, never grow,
- * and leaves the list once it is split. The list only ever gets shorter.
+ * The allowlist: files over MAX_LINES, each with its length now and why it is allowed. A file here
+ * may shrink, never grow, and leaves the list once it is split; the list only ever gets shorter and
+ * is meant to end at no more than five files, each with a reason of its own.
  */
-const OVERSIZED: Record<string, number> = {
-  'src/modules/transfers/transfers.steps.ts': 321,
-  'src/web/dashboard/disputes.ts': 343,
-  'src/modules/transfers/transfers.returns.ts': 362,
-  'src/web/checkout.ts': 370,
-  'src/modules/fx/fx.graphql.ts': 379,
-  'src/modules/issuing/issuing.graphql.ts': 434,
-  'src/web/dashboard/cards.ts': 439,
-  'src/web/dashboard/webhooks.ts': 447,
-  'src/modules/disputes/disputes.service.ts': 450,
-  'src/web/dashboard/fx.ts': 499,
-  'src/db/pglite-proxy.ts': 529,
-  'src/web/dashboard/transactions.ts': 564,
-  'src/modules/transfers/transfers.graphql.ts': 628,
+const OVERSIZED: Record<string, { lines: number; reason: string }> = {
+  'src/modules/transfers/transfers.steps.ts': {
+    lines: 321,
+    reason: 'to be split: its module is being declared on another branch',
+  },
+  'src/web/dashboard/disputes.ts': {
+    lines: 343,
+    reason: 'to be split: the dashboard and pages are being reworked on another branch',
+  },
+  'src/modules/transfers/transfers.returns.ts': {
+    lines: 362,
+    reason: 'to be split: its module is being declared on another branch',
+  },
+  'src/web/checkout.ts': {
+    lines: 370,
+    reason: 'to be split: the dashboard and pages are being reworked on another branch',
+  },
+  'src/modules/fx/fx.graphql.ts': {
+    lines: 379,
+    reason: 'to be split: its module is being declared on another branch',
+  },
+  'src/modules/issuing/issuing.graphql.ts': {
+    lines: 434,
+    reason: 'to be split: its module is being declared on another branch',
+  },
+  'src/web/dashboard/cards.ts': {
+    lines: 439,
+    reason: 'to be split: the dashboard and pages are being reworked on another branch',
+  },
+  'src/web/dashboard/webhooks.ts': {
+    lines: 447,
+    reason: 'to be split: the dashboard and pages are being reworked on another branch',
+  },
+  'src/modules/disputes/disputes.service.ts': {
+    lines: 450,
+    reason: 'to be split: its module is being declared on another branch',
+  },
+  'src/web/dashboard/fx.ts': {
+    lines: 499,
+    reason: 'to be split: the dashboard and pages are being reworked on another branch',
+  },
+  'src/db/pglite-proxy.ts': {
+    lines: 529,
+    reason:
+      "a wire protocol: one client speaking to PGlite's worker thread (queueing, transactions, the blocking wait, errors and notifications rebuilt); its parts share one state and read best together",
+  },
+  'src/web/dashboard/transactions.ts': {
+    lines: 564,
+    reason: 'to be split: the dashboard and pages are being reworked on another branch',
+  },
+  'src/modules/transfers/transfers.graphql.ts': {
+    lines: 628,
+    reason: 'to be split: its module is being declared on another branch',
+  },
 };
 
 describe('module boundaries', () => {
@@ -72,7 +113,7 @@ describe('module boundaries', () => {
     for (const path of filesUnder(SRC)) {
       const rel = relative(ROOT, path).replaceAll('\\', '/');
       const lines = readFileSync(path, 'utf8').split('\n').length - 1;
-      const limit = OVERSIZED[rel] ?? MAX_LINES;
+      const limit = OVERSIZED[rel]?.lines ?? MAX_LINES;
       if (lines > limit) offenders.push(`${rel}: ${lines} lines (at most ${limit})`);
     }
     expect(offenders).toEqual([]);
