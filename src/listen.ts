@@ -3,51 +3,33 @@ import { createClient } from 'graphql-ws';
 import { parse as parseExact, stringify as stringifyExact } from 'lossless-json';
 import { decodeTime, encodeTime } from 'ulid';
 import WebSocket from 'ws';
-import { signPayload } from './modules/webhooks/webhooks.signing.ts';
+import { describe, forwardEvent, type Receiver, type StoredEvent, sleep } from './listen-forward.ts';
+import {
+  checkSecret,
+  DEFAULT_MAX_ATTEMPTS,
+  ListenError,
+  type ListenOptions,
+  resolveEventTypes,
+} from './listen-options.ts';
 
-export interface ListenOptions {
-  api: string;
-  key: string;
-  forwardTo: string;
-  /** Event types as the user wrote them: exact types, "*", or a prefix ending in "*" (null: all). */
-  events: string[] | null;
-  /** A pinned signing secret (`whsec_` + base64); a fresh one is made when absent. */
-  secret?: string;
-  /** Attempts per event before it is dropped (default DEFAULT_MAX_ATTEMPTS; 1 = never retry). */
-  maxAttempts?: number;
-  log: (line: string) => void;
-  /** Where the loud lines go (a dropped event, a lost connection); default `log`. */
-  warn?: (line: string) => void;
-  /** Ends listening: listen() then resolves. */
-  signal?: AbortSignal;
-}
+export {
+  checkSecret,
+  DEFAULT_MAX_ATTEMPTS,
+  ListenError,
+  type ListenOptions,
+  resolveEventTypes,
+} from './listen-options.ts';
 
-/** Attempts per event, by default: about 2.5 minutes of retries (see RETRY_DELAYS_MS). */
-export const DEFAULT_MAX_ATTEMPTS = 10;
-/** Waits between attempts at the local receiver: 1 s doubling to 30 s, then 30 s. */
-const RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 /** Waits between attempts to reach the server again: 1 s doubling to 30 s. */
 const RECONNECT_DELAYS_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 /** How far (by id time) catch-up reads below the newest event it has read: a transaction may commit after a later one. */
 const OVERLAP_MS = 30_000;
 /** While connected, GET /v1/events is read this often too (live delivery is at most once). */
 const RECONCILE_MS = 15_000;
-/** A POST to the local receiver gives up after this long (then it is retried like a failure). */
-const RECEIVER_TIMEOUT_MS = 30_000;
 
 const SUBSCRIPTION = `subscription ($types: [String!]) {
   events(types: $types) { id type }
 }`;
-
-/** One event as GET /v1/events renders it, with its exact JSON text (decimals as the server wrote them). */
-interface StoredEvent {
-  id: string;
-  type: string;
-  body: string;
-}
-
-/** A fatal problem: listen() rejects with it instead of reconnecting. */
-export class ListenError extends Error {}
 
 /**
  * `sandbank listen --forward-to URL`: forwards the merchant's events to a local URL, signed per
@@ -59,48 +41,12 @@ export class ListenError extends Error {}
  * So a dropped connection loses nothing: the listener reconnects with backoff and catches up, and
  * it also reads the record every RECONCILE_MS while connected (the live stream is at most once).
  * Events are forwarded one at a time in id order, each once; a receiver that is down or answers
- * non-2xx is retried with backoff up to maxAttempts, then the event is reported as dropped.
+ * non-2xx is retried with backoff up to maxAttempts, then the event is reported as dropped
+ * (listen-forward.ts). The options and their checks are listen-options.ts's.
  */
 export async function listen(options: ListenOptions): Promise<void> {
   const listener = new Listener(options);
   await listener.run();
-}
-
-/** A signing secret as Standard Webhooks defines it: `whsec_` and 24 to 64 base64-encoded random bytes. */
-export function checkSecret(secret: string): string {
-  const encoded = secret.startsWith('whsec_') ? secret.slice(6) : null;
-  const bytes =
-    encoded !== null && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64') : null;
-  if (!bytes || bytes.length < 24 || bytes.length > 64)
-    throw new ListenError(
-      '--secret must be "whsec_" followed by 24 to 64 bytes in base64 (e.g. the secret a previous run printed).',
-    );
-  return secret;
-}
-
-/**
- * Resolves the user's --events against the server's event types: exact types, "*" (everything),
- * or a prefix such as "collection.*". Refuses anything that names no type. Returns the exact
- * types to subscribe to, or null for all.
- */
-export function resolveEventTypes(requested: string[] | null, known: string[]): string[] | null {
-  if (requested === null || requested.includes('*')) return null;
-  if (requested.length === 0) throw new ListenError('--events is empty: name event types, or "*" for all.');
-  const types = new Set<string>();
-  const unknown: string[] = [];
-  for (const entry of requested) {
-    const matches = entry.endsWith('*')
-      ? known.filter((type) => type.startsWith(entry.slice(0, -1)))
-      : known.filter((type) => type === entry);
-    if (matches.length === 0) unknown.push(entry);
-    for (const type of matches) types.add(type);
-  }
-  if (unknown.length > 0)
-    throw new ListenError(
-      `Unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `"${t}"`).join(', ')}. ` +
-        `Known types (GET /v1/event_types): ${known.join(', ')}. A prefix such as "collection.*" or "*" also works.`,
-    );
-  return [...types];
 }
 
 /** The smallest id an event made at `ms` (server wall time, the ULID's time part) can have. */
@@ -116,26 +62,14 @@ function timeOfId(id: string): number | null {
   }
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
-  }
-  if (Array.isArray(error))
-    return error.map((e) => (e as { message?: string }).message ?? String(e)).join('; ');
-  const close = error as { code?: number; reason?: string; message?: string } | null;
-  if (close && typeof close.code === 'number')
-    return `closed with ${close.code}${close.reason ? ` ${close.reason}` : ''}`;
-  return close?.message ?? String(error);
-}
-
 class Listener {
   readonly #options: ListenOptions;
   readonly #secret: string;
-  readonly #maxAttempts: number;
   readonly #base: string;
   readonly #warn: (line: string) => void;
   readonly #signal: AbortSignal;
+  /** Where each event read is forwarded (listen-forward.ts). */
+  readonly #receiver: Receiver;
   /** The exact types wanted (null: all). */
   #types: string[] | null = null;
   /** Ids at or below this were there before the listener started: never forwarded. */
@@ -158,10 +92,17 @@ class Listener {
     const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 1000)
       throw new ListenError('--max-attempts must be a whole number from 1 to 1000.');
-    this.#maxAttempts = maxAttempts;
     this.#base = options.api.replace(/\/+$/, '');
     this.#warn = options.warn ?? options.log;
     this.#signal = options.signal ?? new AbortController().signal;
+    this.#receiver = {
+      url: options.forwardTo,
+      secret: this.#secret,
+      maxAttempts,
+      log: options.log,
+      warn: this.#warn,
+      signal: this.#signal,
+    };
   }
 
   async run(): Promise<void> {
@@ -189,7 +130,7 @@ class Listener {
       this.#warn(
         `${session.connected ? 'Lost the connection to' : 'Cannot reach'} ${this.#base} (${session.reason}); reconnecting in ${delay / 1000}s`,
       );
-      await this.#sleep(delay);
+      await sleep(delay, this.#signal);
     }
     await this.#forwarding;
   }
@@ -321,51 +262,10 @@ class Listener {
   async #drain(): Promise<void> {
     for (let event = this.#queue.shift(); event; event = this.#queue.shift()) {
       if (this.#signal.aborted) return;
-      await this.#deliver(event);
+      await forwardEvent(event, this.#receiver);
     }
   }
 
-  /** POSTs one event until the receiver answers 2xx, or maxAttempts attempts failed. */
-  async #deliver(event: StoredEvent): Promise<void> {
-    const log = this.#options.log;
-    for (let attempt = 1; ; attempt++) {
-      const headers = signPayload(event.id, event.body, [this.#secret], new Date());
-      let outcome: string;
-      try {
-        const response = await fetch(this.#options.forwardTo, {
-          method: 'POST',
-          body: event.body,
-          headers,
-          redirect: 'manual',
-          signal: AbortSignal.any([this.#signal, AbortSignal.timeout(RECEIVER_TIMEOUT_MS)]),
-        });
-        await response.arrayBuffer().catch(() => undefined);
-        if (response.status >= 200 && response.status < 300) {
-          log(`${event.type} ${event.id} → ${response.status}`);
-          return;
-        }
-        outcome = String(response.status);
-      } catch (error) {
-        if (this.#signal.aborted) return;
-        outcome = describe(error);
-      }
-      if (attempt >= this.#maxAttempts) {
-        this.#warn(
-          `DROPPED ${event.type} ${event.id} after ${attempt} attempt${attempt > 1 ? 's' : ''} (last: ${outcome}); ` +
-            `GET /v1/events/${event.id} still has it`,
-        );
-        return;
-      }
-      const delay = RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)] as number;
-      log(
-        `${event.type} ${event.id} → ${outcome} (attempt ${attempt} of ${this.#maxAttempts}; retrying in ${delay / 1000}s)`,
-      );
-      await this.#sleep(delay);
-      if (this.#signal.aborted) return;
-    }
-  }
-
-  /** A GET on the API with the key, as parsed JSON (exact numbers with `exact`); throws on non-2xx. */
   async #getJson(path: string, exact = false): Promise<unknown> {
     let response: Response;
     try {
@@ -390,18 +290,5 @@ class Listener {
         : new Error(problem);
     }
     return exact ? parseExact(text) : JSON.parse(text);
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const signal = this.#signal;
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done);
-    });
   }
 }

@@ -45,24 +45,28 @@ const WRITES_ALLOWED: Record<string, string> = {
 const MAX_LINES = 300;
 
 /**
- * Files still over MAX_LINES, each at most as long as it is now: a file here may shrink, never grow,
- * and leaves the list once it is split. The list only ever gets shorter.
+ * The allowlist: files over MAX_LINES, each with its length now and why it is allowed. A file here
+ * may shrink, never grow, and leaves the list once it is split; the list only ever gets shorter and
+ * is meant to end at no more than five files, each with a reason of its own.
  */
-const OVERSIZED: Record<string, number> = {
-  'src/cli.ts': 306,
-  'src/modules/clock/clock.change.ts': 308,
-  'src/modules/transfers/transfers.steps.ts': 321,
-  'src/http/form-body.ts': 325,
-  'src/modules/transactions/transactions.detail.ts': 333,
-  'src/web/dashboard/disputes.ts': 343,
-  'src/modules/fixtures/fixtures.document.ts': 348,
-  'src/kernel/calendar.ts': 353,
-  'src/db/client.ts': 357,
-  'src/modules/transfers/transfers.returns.ts': 362,
-  'src/kernel/calendar.test.ts': 373,
-  'src/listen.ts': 407,
-  'src/testing.ts': 417,
-  'src/db/pglite-proxy.ts': 529,
+const OVERSIZED: Record<string, { lines: number; reason: string }> = {
+  'src/modules/transfers/transfers.steps.ts': {
+    lines: 321,
+    reason: 'not split yet: the steps of a transfer, to part along the rails',
+  },
+  'src/web/dashboard/disputes.ts': {
+    lines: 343,
+    reason: 'not split yet: the dispute page, to part into its views and its forms',
+  },
+  'src/modules/transfers/transfers.returns.ts': {
+    lines: 362,
+    reason: 'not split yet: returns, dishonored returns and contested ones, to part by step',
+  },
+  'src/db/pglite-proxy.ts': {
+    lines: 529,
+    reason:
+      "a wire protocol: one client speaking to PGlite's worker thread (queueing, transactions, the blocking wait, errors and notifications rebuilt); its parts share one state and read best together",
+  },
 };
 
 describe('module boundaries', () => {
@@ -71,7 +75,7 @@ describe('module boundaries', () => {
     for (const path of filesUnder(SRC)) {
       const rel = relative(ROOT, path).replaceAll('\\', '/');
       const lines = readFileSync(path, 'utf8').split('\n').length - 1;
-      const limit = OVERSIZED[rel] ?? MAX_LINES;
+      const limit = OVERSIZED[rel]?.lines ?? MAX_LINES;
       if (lines > limit) offenders.push(`${rel}: ${lines} lines (at most ${limit})`);
     }
     expect(offenders).toEqual([]);

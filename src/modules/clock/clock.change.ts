@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
-import type { Db, Tx } from '../../db/client.ts';
+import type { Tx } from '../../db/client.ts';
 import { runTransaction } from '../../db/tx.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { Lanes } from '../../kernel/lanes.ts';
 import { inContextTx, type ServiceContext } from '../context.ts';
 import { JOB_BATCH, type RanJob, runDueJobs } from '../scheduler/scheduler.service.ts';
+import { hold, landed, renewWhileRunning, whileHolding } from './clock.hold.ts';
 import { type AdvanceClockInput, CLOCK_CEILING, MAX_ADVANCE_SECONDS } from './clock.schema.ts';
 import {
   type ClockState,
@@ -20,11 +20,10 @@ import {
   view,
 } from './clock.service.ts';
 import { nextSettlement } from './clock.settlement.ts';
-import { merchantClocks } from './clock.table.ts';
 
 /**
  * Changing a merchant's clock: an advance (which runs the work falling due on the way and holds
- * the work that runs after it), freezing, unfreezing and going back to real time.
+ * the work that runs after it: clock.hold.ts), freezing, unfreezing and going back to real time.
  */
 
 interface ClockPlan {
@@ -32,13 +31,6 @@ interface ClockPlan {
   /** Run the merchant's due work up to this instant before the change is saved. */
   runUntil: Date | null;
 }
-
-/**
- * How long an advance's hold on its window's work lasts without renewal (real time), and how often
- * it is renewed while the work runs: a crashed advance's hold lapses within a minute.
- */
-const HOLD_MS = 60_000;
-const HOLD_RENEW_MS = 20_000;
 
 /** How long a change waits between two looks at a clock that an advance on another instance holds. */
 const HELD_ELSEWHERE_POLL_MS = 25;
@@ -218,58 +210,6 @@ function standingAt(state: ClockState, at: Date, realNow: Date): ClockState {
 /** The after-advance hooks, once the window's work has committed. */
 async function runAfterAdvance(ctx: ServiceContext, until: Date): Promise<void> {
   for (const hook of afterAdvanceHooks) await hook(ctx, until);
-}
-
-/**
- * Marks the merchant's clock as held by the advance `holdId` for HOLD_MS of real time; `to`, while
- * its window's due work is still to run.
- */
-async function hold(tx: Tx, merchantId: string, holdId: string, to: Date | null): Promise<void> {
-  await tx
-    .update(merchantClocks)
-    .set({
-      advancingId: holdId,
-      advancingUntil: new Date(systemClock.now().getTime() + HOLD_MS),
-      advancingTo: to,
-    })
-    .where(eq(merchantClocks.merchantId, merchantId));
-}
-
-/** The advance's due work is done: its hold stays for the deliveries, which follow the commit. */
-async function landed(tx: Tx, merchantId: string): Promise<void> {
-  await tx
-    .update(merchantClocks)
-    .set({ advancingTo: null, advancingUntil: new Date(systemClock.now().getTime() + HOLD_MS) })
-    .where(eq(merchantClocks.merchantId, merchantId));
-}
-
-/** Renews the hold of the advance `holdId` every HOLD_RENEW_MS until the timer is cleared. */
-function renewWhileRunning(db: Db, merchantId: string, holdId: string): NodeJS.Timeout {
-  const mine = and(eq(merchantClocks.merchantId, merchantId), eq(merchantClocks.advancingId, holdId));
-  return setInterval(() => {
-    db.update(merchantClocks)
-      .set({ advancingUntil: new Date(systemClock.now().getTime() + HOLD_MS) })
-      .where(mine)
-      .catch(() => {}); // a missed renewal only shortens the hold
-  }, HOLD_RENEW_MS);
-}
-
-/**
- * Runs `work` while the advance `holdId` holds the merchant's clock, renewing the hold, then
- * releases it (unless a later advance has taken it over, which releases it itself).
- */
-async function whileHolding(db: Db, merchantId: string, holdId: string, work: () => Promise<void>) {
-  const mine = and(eq(merchantClocks.merchantId, merchantId), eq(merchantClocks.advancingId, holdId));
-  const renew = renewWhileRunning(db, merchantId, holdId);
-  try {
-    await work();
-  } finally {
-    clearInterval(renew);
-    await db
-      .update(merchantClocks)
-      .set({ advancingId: null, advancingUntil: null, advancingTo: null })
-      .where(mine);
-  }
 }
 
 export type AfterAdvanceHook = (ctx: ServiceContext, until: Date) => Promise<unknown>;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import fedHolidays from '../../reference/fed_holidays.json' with { type: 'json' };
+import fedHolidays from '../reference/fed_holidays.json' with { type: 'json' };
 import {
   type AchWindow,
   addBankingDays,
@@ -16,7 +16,7 @@ import {
   nyInstant,
   sameDayAchWindows,
   standardAchSettlement,
-} from './calendar.ts';
+} from '../src/kernel/calendar.ts';
 
 const iso = (d: Date): string => d.toISOString();
 const z = (s: string): Date => new Date(s);

@@ -1,0 +1,178 @@
+import { type Logger, type SQL, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import { Availability, isDatabaseUnavailable } from './availability.ts';
+import type { Database, Db } from './client.ts';
+
+/**
+ * Postgres through postgres.js (openDatabase's `driver: 'postgres'`, src/db/client.ts): the
+ * connection settings (docs/deploy.md), the availability gate in front of the client, and the
+ * migrations run under an advisory lock.
+ */
+
+/**
+ * The session limits of the server's connections (docs/deploy.md, "When the database is unreachable"). They are far above any
+ * legitimate statement or pause — the longest statements, a clock advance's batches and the
+ * retention's purges, take well under a second — and only end what is stuck: a statement running
+ * for 30 s, or a transaction left open and idle for 60 s (its locks held). Migrations run on a
+ * connection of their own without them. A DATABASE_URL parameter of the same name wins
+ * (`?statement_timeout=0` turns one off).
+ */
+export const SESSION_LIMITS = {
+  statement_timeout: 30_000,
+  idle_in_transaction_session_timeout: 60_000,
+} as const;
+
+/**
+ * Seconds a new connection may take (TCP, TLS, authentication) before postgres.js gives up with
+ * CONNECT_TIMEOUT: a database that does not answer (a host that is down, a network that drops
+ * packets) fails a request within about a second instead of 30 s. `?connect_timeout=N` in
+ * DATABASE_URL, or PGCONNECT_TIMEOUT, sets another (a database far away).
+ */
+export const CONNECT_TIMEOUT_SECONDS = 1;
+
+/**
+ * Seconds before a closed connection is opened again: postgres.js's own grows to 20 s after a run
+ * of failures, which kept the first requests after an outage waiting. The availability probe keeps
+ * the attempts few while the database is down (two a second), so a short wait (at most 250 ms) is
+ * enough.
+ */
+function reconnectDelay(retries: number): number {
+  return Math.min(0.05 * 2 ** retries, 0.25) * (0.5 + Math.random() / 2);
+}
+
+function driverOptions(url: string): postgres.Options<Record<string, postgres.PostgresType>> {
+  let parameters = new URLSearchParams();
+  try {
+    parameters = new URL(url).searchParams;
+  } catch {
+    // Not a URL postgres.js reads parameters from: the defaults apply.
+  }
+  const connectTimeoutSet = parameters.has('connect_timeout') || process.env.PGCONNECT_TIMEOUT !== undefined;
+  return {
+    onnotice: () => {},
+    backoff: reconnectDelay,
+    ...(connectTimeoutSet ? {} : { connect_timeout: CONNECT_TIMEOUT_SECONDS }),
+  };
+}
+
+/**
+ * The postgres.js client as Drizzle sees it, behind the availability gate: while the database is
+ * down a query or a transaction fails at once with DatabaseUnavailableError (nothing is queued
+ * behind connections that cannot open), and every failure of one is reported to `availability`.
+ */
+function gated(client: postgres.Sql, availability: Availability): postgres.Sql {
+  const watch = <T>(work: Promise<T>): Promise<T> =>
+    work.then(undefined, (error: unknown) => {
+      availability.report(error);
+      throw error;
+    });
+  const refused = () => {
+    try {
+      availability.check();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+  return new Proxy(client, {
+    get(target, property) {
+      if (property === 'unsafe') {
+        return (...args: Parameters<postgres.Sql['unsafe']>) => {
+          const error = refused();
+          // Drizzle either awaits the query or calls .values() and awaits that.
+          if (error) {
+            const failed = Promise.reject(error);
+            return Object.assign(failed, { values: () => failed });
+          }
+          const query = target.unsafe(...args);
+          // Lazy, as postgres.js's own query: it is sent when awaited, in the mode asked for.
+          return {
+            values: () => watch(query.values()),
+            // biome-ignore lint/suspicious/noThenProperty: a thenable query, as the driver's own
+            then: (resolve: never, reject: never) => watch(query).then(resolve, reject),
+          };
+        };
+      }
+      if (property === 'begin') {
+        return (...args: unknown[]) => {
+          const error = refused();
+          if (error) return Promise.reject(error);
+          return watch((target.begin as (...a: unknown[]) => Promise<unknown>)(...args));
+        };
+      }
+      return Reflect.get(target, property);
+    },
+  });
+}
+
+/**
+ * Takes the migration lock, trying again every half second while the database cannot be reached
+ * (a container started beside its database) until `waitMs` have passed.
+ */
+async function lockForMigrations(migrator: postgres.Sql, waitMs: number): Promise<void> {
+  const giveUpAt = Date.now() + waitMs;
+  for (;;) {
+    try {
+      await migrator`SELECT pg_advisory_lock(424242)`;
+      return;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() >= giveUpAt) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+/**
+ * Opens the Postgres database (migrated first, one instance at a time); answers it with the way
+ * its statements run prepared (queryRowsPrepared).
+ */
+export async function openPostgres(
+  url: string,
+  max: number,
+  folder: string,
+  waitMs: number,
+  logger?: Logger,
+): Promise<{ database: Database; runPrepared: (query: SQL) => Promise<unknown[]> }> {
+  const options = driverOptions(url);
+  const raw = postgres(url, { ...options, max, prepare: true, connection: { ...SESSION_LIMITS } });
+  const availability = new Availability(async () => {
+    await raw`SELECT 1`;
+  });
+  const client = gated(raw, availability);
+  const db = drizzlePostgres({ client, ...(logger ? { logger } : {}) }) as unknown as Db;
+  const dialect = new PgDialect();
+  const runPrepared = (query: SQL) => {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    return client.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<unknown[]>;
+  };
+  // Several instances may start together on one database: one migrates at a time, holding a
+  // session-level advisory lock on a dedicated single connection.
+  const migrator = postgres(url, { ...options, max: 1 });
+  try {
+    await lockForMigrations(migrator, waitMs);
+    await migratePostgres(drizzlePostgres({ client: migrator }), { migrationsFolder: folder });
+    await migrator`SELECT pg_advisory_unlock(424242)`;
+  } finally {
+    await migrator.end({ timeout: 5 });
+  }
+  const database: Database = {
+    db,
+    driver: 'postgres',
+    availability,
+    ping: async () => {
+      await db.execute(sql`SELECT 1`);
+    },
+    listen: async (channel, onPayload) => {
+      const { unlisten } = await raw.listen(channel, onPayload);
+      return unlisten;
+    },
+    close: () => {
+      availability.close();
+      return raw.end({ timeout: 5 });
+    },
+  };
+  return { database, runPrepared };
+}
