@@ -54,10 +54,6 @@ const OVERSIZED: Record<string, { lines: number; reason: string }> = {
     lines: 343,
     reason: 'not split yet: the dispute page, to part into its views and its forms',
   },
-  'src/modules/transfers/transfers.returns.ts': {
-    lines: 362,
-    reason: 'not split yet: returns, dishonored returns and contested ones, to part by step',
-  },
   'src/db/pglite-proxy.ts': {
     lines: 529,
     reason:
