@@ -2,12 +2,11 @@
  * The rules of ACH returns, dishonored returns and contested dishonored returns: which Nacha code an
  * RDFI may send back one of Sandbank's entries with, in which direction, and until when. Pure and
  * clock-free (every function takes the instants it works on); the codes, titles, categories and
- * time frames come from reference/ach_return_codes.json, the classification below is Sandbank's own
- * and is explained code by code in docs/bank-transfers.md ("Return rules").
+ * time frames come from reference/ach_return_codes.json, the classification is Sandbank's own
+ * (transfers.return-codes.ts) and is explained code by code in docs/bank-transfers.md ("Return rules").
  *
  * Other modules (inbound entries a merchant returns) call checkReturn the same way.
  */
-import returnCodes from '../../../reference/ach_return_codes.json' with { type: 'json' };
 import {
   addBankingDays,
   addCalendarDays,
@@ -16,127 +15,25 @@ import {
   nyInstant,
 } from '../../kernel/calendar.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import {
+  knownRule,
+  type ReturnDirection,
+  type ReturnRule,
+  returnRefusal,
+  type TimeFrame,
+} from './transfers.return-codes.ts';
 
-export type ReturnDirection = 'credit' | 'debit';
-/** Which forward entries a code can return. */
-export type Applies = 'debit' | 'credit' | 'both';
-
-/**
- * Why a code can never return an entry Sandbank originates (domestic PPD, CCD and WEB credits and
- * debits), or null when it can.
- */
-export type Refusal =
-  /** R61-R70: the ODFI's codes for dishonoring a return (use …/dishonor_return). */
-  | 'dishonor_code'
-  /** R71-R77: the RDFI's codes for contesting a dishonored return (use …/contest_dishonored_return). */
-  | 'contest_code'
-  /** R40-R47: automated enrollment entries (ENR) only. */
-  | 'enr_only'
-  /** R50-R53: re-presented check entries (RCK) only. */
-  | 'rck_only'
-  /** R80-R85: international (IAT) entries, returned by a gateway. */
-  | 'iat_only'
-  /** Codes of entry classes Sandbank does not originate (XCK, ARC/BOC/POP source documents, check truncation, CIE/MTE). */
-  | 'sec_not_originated';
-
-/** How long after the forward entry's settlement the return may arrive. */
-export type TimeFrame =
-  /** By the end (24:00 ET) of the 2nd banking day after the settlement date. */
-  | { kind: 'banking_days'; days: 2 }
-  /** By the end of the 60th calendar day after the settlement date. */
-  | { kind: 'calendar_days'; days: 60 }
-  /**
-   * The ACH Operator's and edit codes ("next file delivery time after processing"): Sandbank lets
-   * them arrive by the end of the 1st banking day after the settlement date (or any time before settlement).
-   */
-  | { kind: 'next_file'; days: 1 }
-  /** No deadline: returned at the ODFI's request or with its agreement (R06, R31). */
-  | { kind: 'none' };
-
-export interface ReturnRule {
-  code: string;
-  title: string;
-  /** The reference's category (rdfi_return, enr_federal_agency, rck_rdfi, …). */
-  category: string;
-  /** The reference's time frame in words. */
-  referenceTimeFrame: string | null;
-  unauthorized: boolean;
-  /** Null: an RDFI may return Sandbank's entries with it. */
-  refusal: Refusal | null;
-  applies: Applies;
-  timeFrame: TimeFrame;
-}
-
-/** The RDFI-return codes that apply to debits only (a credit cannot be short of funds, stopped, or unauthorized). */
-const DEBIT_ONLY = new Set(['R01', 'R05', 'R07', 'R08', 'R09', 'R10', 'R11', 'R29']);
-/** The RDFI-return codes that apply to credits only. */
-const CREDIT_ONLY = new Set(['R23']);
-/** RDFI-return codes of entry classes Sandbank never originates. */
-const SEC_NOT_ORIGINATED = new Set(['R21', 'R22', 'R30', 'R33', 'R35', 'R36', 'R37', 'R38', 'R39']);
-/** The ACH Operator's and edit codes whose reference time frame is the next file delivery. */
-const NEXT_FILE = new Set(['R13', 'R18', 'R19', 'R25', 'R26', 'R27', 'R28']);
-/** Returned at the ODFI's request (R06) or with its agreement (R31): no deadline. */
-const NO_DEADLINE = new Set(['R06', 'R31']);
-
-const CATEGORY_REFUSAL: Readonly<Record<string, Refusal>> = {
-  dishonored_return_odfi: 'dishonor_code',
-  contested_dishonored_return_rdfi: 'contest_code',
-  enr_federal_agency: 'enr_only',
-  rck_rdfi: 'rck_only',
-  iat_gateway: 'iat_only',
-};
-
-function ruleOf(row: (typeof returnCodes.codes)[number]): ReturnRule {
-  const refusal =
-    CATEGORY_REFUSAL[row.category] ?? (SEC_NOT_ORIGINATED.has(row.code) ? 'sec_not_originated' : null);
-  const applies: Applies = DEBIT_ONLY.has(row.code) ? 'debit' : CREDIT_ONLY.has(row.code) ? 'credit' : 'both';
-  const timeFrame: TimeFrame = NO_DEADLINE.has(row.code)
-    ? { kind: 'none' }
-    : NEXT_FILE.has(row.code)
-      ? { kind: 'next_file', days: 1 }
-      : row.time_frame?.startsWith('60 calendar days')
-        ? { kind: 'calendar_days', days: 60 }
-        : { kind: 'banking_days', days: 2 };
-  return {
-    code: row.code,
-    title: row.title,
-    category: row.category,
-    referenceTimeFrame: row.time_frame,
-    unauthorized: row.unauthorized_return,
-    refusal,
-    applies,
-    timeFrame,
-  };
-}
-
-/** Every code of the reference with Sandbank's rule, in the reference's order (R01 … R85). */
-export const RETURN_RULES: ReadonlyMap<string, ReturnRule> = new Map(
-  returnCodes.codes.map((row) => [row.code, ruleOf(row)]),
-);
-
-export function returnRule(code: string): ReturnRule | null {
-  return RETURN_RULES.get(code) ?? null;
-}
-
-/** The code's rule; 400 parameter_invalid for a code the reference does not list. */
-function knownRule(code: string): ReturnRule {
-  const rule = returnRule(code);
-  if (rule) return rule;
-  throw new SandbankError('parameter_invalid', {
-    param: 'code',
-    message: `${code.slice(0, 8)} is not a Nacha return code (R01-R85, as listed in the reference).`,
-  });
-}
-
-const REFUSAL_TEXT: Readonly<Record<Refusal, string>> = {
-  dishonor_code: "is an ODFI's code for dishonoring a return (use the dishonor_return step)",
-  contest_code:
-    "is an RDFI's code for contesting a dishonored return (use the contest_dishonored_return step)",
-  enr_only: 'returns automated enrollment (ENR) entries only',
-  rck_only: 'returns re-presented check (RCK) entries only',
-  iat_only: 'is a gateway code for international (IAT) entries only',
-  sec_not_originated: 'belongs to an entry class Sandbank does not originate (only PPD, CCD and WEB)',
-};
+/** The codes and their rules (transfers.return-codes.ts), under the names their users import. */
+export {
+  type Applies,
+  RETURN_RULES,
+  type Refusal,
+  type ReturnDirection,
+  type ReturnRule,
+  returnRefusal,
+  returnRule,
+  type TimeFrame,
+} from './transfers.return-codes.ts';
 
 /** The end (24:00 ET) of a New York date: the first instant of the next one. */
 const endOf = (date: LocalDate): Date => nyInstant(addCalendarDays(date, 1), '00:00');
@@ -156,14 +53,6 @@ export function returnDeadlineOf(rule: ReturnRule, settledAt: Date): Date | null
     case 'next_file':
       return endOf(addBankingDays(settled, rule.timeFrame.days));
   }
-}
-
-/** Why the code cannot be used, as a sentence fragment; null when it can. */
-export function returnRefusal(rule: ReturnRule, direction: ReturnDirection): string | null {
-  if (rule.refusal) return `${rule.code} ${REFUSAL_TEXT[rule.refusal]}.`;
-  if (rule.applies !== 'both' && rule.applies !== direction)
-    return `${rule.code} (${rule.title}) returns ${rule.applies}s only; this entry is a ${direction}.`;
-  return null;
 }
 
 export interface ReturnCheck {

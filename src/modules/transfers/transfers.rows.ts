@@ -3,6 +3,7 @@ import type { Executor, Tx } from '../../db/client.ts';
 import type { EventInput } from '../../db/outbox.ts';
 import { objectEvent } from '../../db/outbox.ts';
 import type { StatefulKind } from '../../db/step.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { Machine } from '../../kernel/state-machine.ts';
 import type { NocRecord } from '../bank-accounts/bank-accounts.corrections.ts';
@@ -15,6 +16,7 @@ import {
   type RtpTransferEvent,
   rtpMachineOf,
 } from './transfers.machine.ts';
+import { isInstantRail } from './transfers.rails.ts';
 import { railEntryResource, type TransferRow } from './transfers.resource.ts';
 import { transfers } from './transfers.table.ts';
 
@@ -72,6 +74,27 @@ export const achKindOf = (row: TransferRow): StatefulKind<TransferRow, EntryStat
 /** The entry's kind on RTP. */
 export const rtpKindOf = (row: TransferRow): StatefulKind<TransferRow, EntryState, RtpTransferEvent> =>
   KINDS[row.kind].rtp;
+
+type AchKind = StatefulKind<TransferRow, EntryState, AchTransferEvent>;
+
+/** The entry's ACH kind (409 on an RTP entry: `event` is a step of ACH entries only). */
+export function achKind(row: TransferRow, event: AchTransferEvent): AchKind {
+  if (isInstantRail(row.rail)) {
+    throw new SandbankError('invalid_state', {
+      message: `This ${row.rail === 'fednow' ? 'FedNow' : 'RTP'} ${row.kind} is ${row.state}; ${event} is a step of ACH ${row.kind}s only.`,
+    });
+  }
+  return achKindOf(row);
+}
+
+/** What every ledger posting of an entry's step shares. */
+export const common = (row: TransferRow, at: Date) => ({
+  merchantId: row.merchantId,
+  currency: row.currency as CurrencyCode,
+  amount: row.amount,
+  source: { type: row.kind, id: row.id },
+  at,
+});
 
 /**
  * A step requested through the API (simulate/… or cancel), in a transaction of its own, on the

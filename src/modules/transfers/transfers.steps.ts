@@ -1,25 +1,19 @@
 import type { Tx } from '../../db/client.ts';
-import { type StatefulKind, step } from '../../db/step.ts';
-import type { CurrencyCode } from '../../kernel/currency.ts';
+import { step } from '../../db/step.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import { canTransition, transition } from '../../kernel/state-machine.ts';
+import { transition } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
 import { postHold, voidHold } from '../ledger/ledger.holds.ts';
-import { post, postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts';
+import { postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts';
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
 import { afterAchSettled, afterCollectionDebit } from './transfers.hooks.ts';
-import type { AchTransferEvent, EntryKind, EntryState } from './transfers.machine.ts';
-import { isInstantRail, RTP_REJECT_REASONS } from './transfers.rails.ts';
+import type { EntryKind } from './transfers.machine.ts';
+import { RTP_REJECT_REASONS } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
+import { returnRule, scheduledReturnAt } from './transfers.returns.ts';
 import {
-  checkContest,
-  checkDishonor,
-  checkReturn,
-  returnRule,
-  scheduledReturnAt,
-} from './transfers.returns.ts';
-import {
-  achKindOf,
+  achKind,
+  common,
   rtpKindOf,
   TRANSFER_RETURN_JOB,
   TRANSFER_SETTLE_JOB,
@@ -30,34 +24,18 @@ import type {
   DishonorReturnInput,
   ReturnTransferInput,
 } from './transfers.schema.ts';
+import { contestDishonoredReturn, dishonorReturn, returnEntry } from './transfers.steps-returns.ts';
 
 /** What happened to a collection's debit, as collections.pay.ts names it (the hook is in transfers.hooks.ts). */
 export type { CollectionDebitStep } from './transfers.hooks.ts';
+/** The return steps (transfers.steps-returns.ts), for the rail's due work. */
+export { contestDishonoredReturn, dishonorReturn, returnEntry };
 
 // Steps. Each kind names its states its own way (transfers.machine.ts); the engine moves every
 // entry with the same events, so a payout is `in_transit` where a transfer is `submitted`.
 // A step is checked against the machine first (a wrong state is the entry's 409, not its hold's),
-// then the ledger moves, then step() takes it: the entry's event follows the ledger's.
-
-type AchKind = StatefulKind<TransferRow, EntryState, AchTransferEvent>;
-
-/** The entry's ACH kind (409 on an RTP entry: `event` is a step of ACH entries only). */
-function achKind(row: TransferRow, event: AchTransferEvent): AchKind {
-  if (isInstantRail(row.rail)) {
-    throw new SandbankError('invalid_state', {
-      message: `This ${row.rail === 'fednow' ? 'FedNow' : 'RTP'} ${row.kind} is ${row.state}; ${event} is a step of ACH ${row.kind}s only.`,
-    });
-  }
-  return achKindOf(row);
-}
-
-const common = (row: TransferRow, at: Date) => ({
-  merchantId: row.merchantId,
-  currency: row.currency as CurrencyCode,
-  amount: row.amount,
-  source: { type: row.kind, id: row.id },
-  at,
-});
+// then the ledger moves, then step() takes it: the entry's event follows the ledger's. The return
+// steps are in transfers.steps-returns.ts; an entry's kind and its postings' common part in transfers.rows.ts.
 
 /** pending → submitted: a credit's hold goes to the rail; a debit's funds arrive in `pending`. */
 export async function submit(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<TransferRow> {
@@ -101,160 +79,6 @@ export async function settle(tx: Tx, ctx: ServiceContext, row: TransferRow): Pro
     });
   }
   return moved;
-}
-
-/**
- * submitted | settled → returned (a payout: failed | returned), undoing the entry's ledger effect:
- * a credit's money comes back to `available`; a debit's leaves `pending` (not settled yet) or
- * `available` (settled, even below zero, as an ODFI's balance does when a debit it already paid
- * out bounces).
- */
-export async function returnEntry(
-  tx: Tx,
-  ctx: ServiceContext,
-  row: TransferRow,
-  code: string,
-  options: { untimely?: boolean } = {},
-): Promise<TransferRow> {
-  const kind = achKind(row, 'return');
-  const machine = kind.machine;
-  const wasSettled = canTransition(machine, row.state, 'return');
-  const event = wasSettled ? 'return' : 'return_unsettled';
-  if (!wasSettled && !canTransition(machine, row.state, event)) {
-    // A wrong state is 409 before a bad code's 400.
-    const from = [...machine.transitions.return_unsettled.from, ...machine.transitions.return.from];
-    throw new SandbankError('invalid_state', {
-      message: `This ${machine.object} is ${row.state}; return needs it to be ${from.join(' or ')}.`,
-    });
-  }
-  const now = ctx.clock.now();
-  // The code's category, direction and time frame (transfers.returns.ts): 400 / 422, nothing written.
-  const verdict = checkReturn({
-    code,
-    direction: row.direction as 'credit' | 'debit',
-    settledAt: wasSettled ? row.settledAt : null,
-    now,
-    untimely: options.untimely ?? false,
-  });
-  const reason = verdict.rule;
-  const from = row.direction === 'credit' ? 'available' : wasSettled ? 'available' : 'pending';
-  const sign = row.direction === 'credit' ? 1n : -1n;
-  await post(tx, {
-    ...common(row, now),
-    type: `${row.kind}_return`,
-    relatedId: row.holdId,
-    entries: [
-      { account: 'bank_rails', amount: -sign * row.amount },
-      { account: from, amount: sign * row.amount },
-    ],
-    ...(sign < 0n ? { allowNegative: [from] } : {}),
-  });
-  const moved = await step(tx, ctx, kind, row, event, {
-    returnedAt: now,
-    returnCode: reason.code,
-    returnReason: reason.title,
-    returnUntimely: verdict.untimely,
-    updatedAt: now,
-  });
-  await afterCollectionDebit(tx, ctx, moved, 'returned');
-  return moved;
-}
-
-/**
- * Moves the entry's money between `bank_rails` and `available` again: `effect` 'forward' re-applies
- * the entry (a credit's money leaves available, a debit's arrives), 'returned' undoes it (as a return
- * does). Available may go below zero, as an ODFI's balance does.
- */
-async function postReturnEffect(
-  tx: Tx,
-  row: TransferRow,
-  at: Date,
-  type: 'transfer_return' | 'payout_return' | 'transfer_return_dishonored' | 'payout_return_dishonored',
-  effect: 'forward' | 'returned',
-): Promise<void> {
-  // +1: the money comes to available (a returned credit, a forward debit).
-  const toAvailable = (row.direction === 'credit') === (effect === 'returned') ? 1n : -1n;
-  await post(tx, {
-    ...common(row, at),
-    type,
-    relatedId: row.holdId,
-    entries: [
-      { account: 'bank_rails', amount: -toAvailable * row.amount },
-      { account: 'available', amount: toAvailable * row.amount },
-    ],
-    ...(toAvailable < 0n ? { allowNegative: ['available'] } : {}),
-  });
-}
-
-/**
- * returned → return_dishonored: the ODFI refuses the return (R61-R70, within 5 banking days of the
- * return); the entry's effect is applied again, as if it had not come back. Only a return of a
- * settled entry can be dishonored, and not that of a collection's debit (409: the return failed
- * the collection, a final state).
- */
-export async function dishonorReturn(
-  tx: Tx,
-  ctx: ServiceContext,
-  row: TransferRow,
-  code: string,
-): Promise<TransferRow> {
-  const kind = achKind(row, 'dishonor_return');
-  transition(kind.machine, row.state, 'dishonor_return');
-  if (row.settledAt === null || row.returnedAt === null || row.returnCode === null) {
-    throw new SandbankError('invalid_state', {
-      message: `This ${kind.machine.object} came back before it settled; only the return of a settled entry can be dishonored.`,
-    });
-  }
-  if (row.collectionId !== null) {
-    // Its return failed the collection (final): the money cannot come back while it stays failed.
-    throw new SandbankError('invalid_state', {
-      message: `This debit paid collection ${row.reference}, which its return failed; the return of a collection's debit is not dishonored.`,
-    });
-  }
-  const now = ctx.clock.now();
-  const verdict = checkDishonor({
-    code,
-    returnCode: row.returnCode,
-    returnUntimely: row.returnUntimely,
-    direction: row.direction as 'credit' | 'debit',
-    returnedAt: row.returnedAt,
-    now,
-  });
-  await postReturnEffect(tx, row, now, `${row.kind}_return_dishonored` as const, 'forward');
-  return step(tx, ctx, kind, row, 'dishonor_return', {
-    dishonoredAt: now,
-    dishonorCode: verdict.code,
-    dishonorReason: verdict.title,
-    updatedAt: now,
-  });
-}
-
-/**
- * return_dishonored → return_contested: the RDFI contests the dishonor (R71-R77, within 2 banking
- * days of it); the entry is returned again in the ledger.
- */
-export async function contestDishonoredReturn(
-  tx: Tx,
-  ctx: ServiceContext,
-  row: TransferRow,
-  code: string,
-): Promise<TransferRow> {
-  const kind = achKind(row, 'contest_dishonored_return');
-  transition(kind.machine, row.state, 'contest_dishonored_return');
-  const now = ctx.clock.now();
-  const verdict = checkContest({
-    code,
-    dishonorCode: row.dishonorCode as string,
-    dishonoredAt: row.dishonoredAt as Date,
-    now,
-  });
-  await postReturnEffect(tx, row, now, `${row.kind}_return` as const, 'returned');
-  return step(tx, ctx, kind, row, 'contest_dishonored_return', {
-    contestedAt: now,
-    contestCode: verdict.code,
-    contestReason: verdict.title,
-    updatedAt: now,
-  });
 }
 
 /** pending → canceled (ACH before submission): a credit's hold is released. */

@@ -3,10 +3,8 @@ import { html } from 'hono/html';
 import { parseInput } from '../../kernel/validation.ts';
 import { getCardPayment } from '../../modules/card-payments/card-payments.read.ts';
 import type { ServiceContext } from '../../modules/context.ts';
-import { disputeMachine } from '../../modules/disputes/disputes.machine.ts';
 import type { DisputeRow } from '../../modules/disputes/disputes.resource.ts';
 import {
-  DISPUTE_REASONS,
   EVIDENCE_FIELDS,
   resolveDisputeSchema,
   simulateDisputeFieldCodes,
@@ -26,48 +24,20 @@ import { listBalanceTransactions } from '../../modules/ledger/ledger.queries.ts'
 import type { PostingRow } from '../../modules/ledger/ledger.rows.ts';
 import { listDeliveries } from '../../modules/webhooks/webhooks.log.ts';
 import { bankWhen } from '../bank-time.ts';
+import { actionsPart, DISPUTES, disputePath, evidenceForm, openForm } from './disputes-forms.ts';
 import { deliveryLog } from './events.ts';
-import { bodyOfForm, cursorOf, olderLink, selectOf, submitForm } from './form-submit.ts';
+import { bodyOfForm, cursorOf, olderLink, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
-import {
-  actionButton,
-  csrfField,
-  details,
-  type Flash,
-  formValue,
-  type Html,
-  jsonBlock,
-  money,
-  objectLink,
-  stateBadge,
-  takeFlash,
-} from './ui.ts';
+import { details, type Flash, type Html, jsonBlock, money, objectLink, stateBadge, takeFlash } from './ui.ts';
 
 /**
  * Disputes in the dashboard: the list, a dispute's page — its fields, the evidence form and the
  * buttons its state allows (submit, save a draft, accept, simulate the issuer's decision), its
  * state timeline, its ledger postings and its events with their webhook deliveries (live) — and
  * the form that simulates a cardholder disputing a captured card payment. Every form calls the
- * service its REST route calls, with the body REST takes.
+ * service its REST route calls, with the body REST takes. The forms are in disputes-forms.ts.
  */
-
-const DISPUTES = '/dashboard/disputes';
-const disputePath = (id: string) => `${DISPUTES}/${encodeURIComponent(id)}`;
-
-const EVIDENCE_LABELS: Record<(typeof EVIDENCE_FIELDS)[number], string> = {
-  product_description: 'Product description',
-  customer_name: 'Customer name',
-  customer_email_address: 'Customer email',
-  customer_communication: 'Customer communication',
-  shipping_tracking_number: 'Shipping tracking number',
-  refund_policy: 'Refund policy',
-  cancellation_rebuttal: 'Cancellation rebuttal',
-  duplicate_charge_explanation: 'Duplicate charge explanation',
-  uncategorized_text: 'Other evidence',
-};
-
-const OPEN_FOR_EVIDENCE: readonly string[] = ['needs_response', 'warning_needs_response'];
 
 function disputesTable(rows: DisputeRow[]): Html {
   if (rows.length === 0)
@@ -103,64 +73,6 @@ function summary(row: DisputeRow): Html {
     ['Opened (clock)', bankWhen(row.createdAt)],
     ['Updated (clock)', bankWhen(row.updatedAt)],
   ])}</section>`;
-}
-
-function evidenceForm(c: DashContext, row: DisputeRow, flash: Flash | null): Html {
-  if (!OPEN_FOR_EVIDENCE.includes(row.state)) return html``;
-  return html`<section class="card"><h2>Evidence</h2>
-<form method="post" action="${disputePath(row.id)}/evidence" data-testid="evidence-form">
-  ${csrfField(c)}
-  ${EVIDENCE_FIELDS.map(
-    (field) => html`<div><label for="${field}">${EVIDENCE_LABELS[field]}</label>
-  <textarea id="${field}" name="${field}" maxlength="5000" rows="2" data-testid="evidence-${field}">${formValue(flash, field, row.evidence[field] ?? '')}</textarea></div>`,
-  )}
-  <div class="actions">
-    <button type="submit" name="submit" value="true" data-testid="evidence-submit">Submit evidence</button>
-    <button type="submit" name="submit" value="false" class="secondary" data-testid="evidence-save">Save draft</button>
-  </div>
-</form>
-<p class="muted small">Submitting starts the issuer's two-day review (POST /v1/disputes/{id}). In this sandbox the text <code>winning_evidence</code> wins it and <code>losing_evidence</code> loses it; other evidence stays under review until you simulate the decision.</p>
-</section>`;
-}
-
-function actionsPart(c: DashContext, row: DisputeRow): Html {
-  if (disputeMachine.final.includes(row.state))
-    return html`<section class="card" data-testid="dispute-actions"><h2>Actions</h2><p class="muted" data-testid="no-actions">None: this dispute is ${row.state} (final).</p></section>`;
-  const inquiry = row.state.startsWith('warning_');
-  return html`<section class="card" data-testid="dispute-actions"><h2>Actions</h2><div class="actions">
-  ${
-    OPEN_FOR_EVIDENCE.includes(row.state)
-      ? actionButton(
-          c,
-          `${disputePath(row.id)}/close`,
-          inquiry ? 'Accept (close the inquiry)' : 'Accept (lose)',
-          {
-            className: 'danger',
-            testId: 'dispute-close',
-          },
-        )
-      : ''
-  }
-  ${actionButton(
-    c,
-    `${disputePath(row.id)}/resolve`,
-    inquiry ? 'Simulate: inquiry closed' : 'Simulate: won',
-    {
-      fields: { outcome: 'won' },
-      testId: 'dispute-resolve-won',
-    },
-  )}
-  ${actionButton(
-    c,
-    `${disputePath(row.id)}/resolve`,
-    inquiry ? 'Simulate: escalate to chargeback' : 'Simulate: lost',
-    {
-      className: 'danger',
-      fields: { outcome: 'lost' },
-      testId: 'dispute-resolve-lost',
-    },
-  )}
-</div></section>`;
 }
 
 function delta(minor: bigint, currency: string): string {
@@ -206,27 +118,6 @@ ${postingsPart(postings.data)}
   ${deliveryLog(deliveries)}
 </article>`,
   )}</section>`;
-}
-
-function openForm(c: DashContext, flash: Flash | null, paymentId: string, remaining: string): Html {
-  return html`<section class="card">
-<form method="post" action="${DISPUTES}" data-testid="open-dispute-form">
-  ${csrfField(c)}
-  <input type="hidden" name="card_payment" value="${paymentId}">
-  <div class="row">
-    ${selectOf(
-      flash,
-      { name: 'reason', label: 'Reason', fallback: 'fraudulent', testId: 'dispute-reason-select' },
-      DISPUTE_REASONS.map((reason) => [reason, reason.replaceAll('_', ' ')]),
-    )}
-    <div><label for="amount">Amount (USD)</label>
-    <input id="amount" name="amount" inputmode="decimal" placeholder="${remaining} (all)" value="${formValue(flash, 'amount')}" data-testid="dispute-amount-input"></div>
-    <div><label for="inquiry"><input type="checkbox" id="inquiry" name="inquiry" value="true" ${formValue(flash, 'inquiry') === 'true' ? 'checked' : ''} data-testid="dispute-inquiry"> An inquiry (nothing debited)</label></div>
-  </div>
-  <button type="submit" data-testid="open-dispute">Dispute the payment</button>
-</form>
-<p class="muted small">The cardholder disputes the payment (POST /v1/simulate/card_payments/{id}/dispute). A chargeback debits the amount and a 15.00 USD fee from the available balance at once; evidence is due in 7 days.</p>
-</section>`;
 }
 
 export function registerDisputePages(app: Hono<DashEnv>): void {
