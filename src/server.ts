@@ -49,6 +49,9 @@ function listen(app: ReturnType<typeof buildApp>, host: string, port: number) {
 /** In-flight API requests from which the API counts as saturated (webhooks.pump.ts). */
 const SATURATED_IN_FLIGHT = 16;
 
+/** How much longer than STARTUP_TIMEOUT_MS opening Postgres keeps trying (one more connection attempt). */
+const DEADLINE_MARGIN_MS = 2_000;
+
 /**
  * The background half of the scheduler: work that falls due in real time (by each merchant's
  * clock) runs within SCHEDULER_INTERVAL_MS; webhook deliveries also run as soon as the event that
@@ -119,7 +122,13 @@ export async function startServer(
   );
   const database = await openDatabase(
     config.database.driver === 'postgres'
-      ? { driver: 'postgres', url: config.database.url, waitForDatabaseMs: config.startupTimeoutMs }
+      ? {
+          driver: 'postgres',
+          url: config.database.url,
+          // A little past STARTUP_TIMEOUT_MS: a start that waits is ended by that deadline's clear
+          // error (start.ts), never by the last refused connection racing it on a busy machine.
+          waitForDatabaseMs: config.startupTimeoutMs + DEADLINE_MARGIN_MS,
+        }
       : { driver: 'pglite', ...(config.database.dataDir ? { dataDir: config.database.dataDir } : {}) },
   );
   let ready = true;

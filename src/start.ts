@@ -34,7 +34,7 @@ function banner(server: RunningServer, publicUrl: string, storage: string): stri
  * Start-up never waits silently: a line every few seconds while the database opens, and an error
  * naming it once STARTUP_TIMEOUT_MS has passed (an unreachable Postgres, a lock held elsewhere).
  */
-async function withDeadline<T>(starting: Promise<T>, timeoutMs: number, storage: string): Promise<T> {
+async function withDeadline<T>(start: () => Promise<T>, timeoutMs: number, storage: string): Promise<T> {
   const started = Date.now();
   const progress = setInterval(() => {
     const seconds = Math.round((Date.now() - started) / 1000);
@@ -53,7 +53,8 @@ async function withDeadline<T>(starting: Promise<T>, timeoutMs: number, storage:
     );
   });
   try {
-    return await Promise.race([starting, deadline]);
+    // Started once the deadline runs, so the deadline is always the first to end a start that waits.
+    return await Promise.race([start(), deadline]);
   } finally {
     clearInterval(progress);
     clearTimeout(timer);
@@ -69,7 +70,7 @@ export async function start(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const storage = storageLabel(config.database);
   const server = await withDeadline(
-    startServer(config, logger, (step) => process.stdout.write(`Sandbank: ${step}\n`)),
+    () => startServer(config, logger, (step) => process.stdout.write(`Sandbank: ${step}\n`)),
     config.startupTimeoutMs,
     storage,
   );
