@@ -25,7 +25,10 @@ export const renderContextOf = (ctx: GraphQLContext): RenderContext => ({ public
 
 /** The description a zod schema carries (on an optional wrapper, or on what it wraps). */
 export function descriptionOf(schema: z.ZodType): string | undefined {
-  const inner = schema instanceof z.ZodOptional || schema instanceof z.ZodNullable ? schema.unwrap() : schema;
+  const inner =
+    schema instanceof z.ZodOptional || schema instanceof z.ZodNullable || schema instanceof z.ZodDefault
+      ? schema.unwrap()
+      : schema;
   return schema.description ?? (inner as z.ZodType).description;
 }
 
@@ -124,7 +127,26 @@ function inputType(key: string, schema: z.ZodType): AnyRef {
   throw new Error(`The body field ${key} has no GraphQL input type: declare one with inputFor.`);
 }
 
-/** The GraphQL fields (arguments or input fields) of a zod object's fields, camelCase, with their descriptions. */
+/** A field taking an inline object or a saved one's id (`counterparty`): its inline object. */
+function inlineOrId(schema: z.ZodType): z.ZodObject | undefined {
+  const [id, inline] = schema instanceof z.ZodUnion ? schema.options : [];
+  return id instanceof z.ZodString && inline instanceof z.ZodObject ? inline : undefined;
+}
+
+/** GraphQL's argument for each saved id (`counterpartyId`), moved to its REST field (`counterparty`). */
+export function idArguments(shape: z.ZodRawShape): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(shape)
+      .filter(([, value]) => inlineOrId(value as z.ZodType))
+      .map(([key]) => [`${camelCase(key)}Id`, key]),
+  );
+}
+
+/**
+ * The GraphQL fields (arguments or input fields) of a zod object's fields, camelCase, with their
+ * descriptions. A field taking an inline object or a saved one's id is two, both optional: the
+ * object (`counterparty`) and the id (`counterpartyId`).
+ */
 export function inputFields(
   make: (options: Record<string, unknown>) => unknown,
   shape: z.ZodRawShape,
@@ -139,6 +161,12 @@ export function inputFields(
     const unwrapped = optional ? (schema.unwrap() as z.ZodType) : schema;
     const inner = unwrapped instanceof z.ZodNullable ? (unwrapped.unwrap() as z.ZodType) : unwrapped;
     const description = descriptionOf(schema);
+    const inline = inlineOrId(inner);
+    if (inline) {
+      fields[camelCase(key)] = make({ type: inputType(key, inline), required: false, description });
+      fields[`${camelCase(key)}Id`] = make({ type: 'String', required: false, description });
+      continue;
+    }
     fields[camelCase(key)] = make({
       type: types[key] ?? inputType(key, inner),
       required: !optional,

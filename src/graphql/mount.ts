@@ -5,7 +5,7 @@ import type { ServiceContext } from '../modules/context.ts';
 import type { OperationDecl } from '../modules/operation.ts';
 import { builder, type GraphQLContext } from './builder.ts';
 import { idempotentMutation, listQueryOf, nullIfNotFound, serviceContext, toConnection } from './context.ts';
-import { graphqlInput, inputFields, objectTypeNamed } from './derive.ts';
+import { graphqlInput, idArguments, inputFields, objectTypeNamed } from './derive.ts';
 import { IDEMPOTENCY_KEY } from './texts.ts';
 import { wireInput } from './wire-input.ts';
 
@@ -95,6 +95,7 @@ export function mountGraphqlOperations(operations: readonly OperationDecl[]): vo
     const body = op.body
       ? wireInput(name, op.body, op.codes, {
           ...(inputArg ? { inputArg: inputArg.name } : {}),
+          moves: idArguments((op.body as z.ZodObject).shape ?? {}),
           path: paramNames,
         })
       : null;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { SandbankError } from '../kernel/errors.ts';
 import { type FieldCodes, parseInput } from '../kernel/validation.ts';
 
 /**
@@ -46,7 +47,14 @@ function mapObject(record: Record<string, unknown>, moves: Record<string, string
       target[key] ??= {};
       target = target[key] as Record<string, unknown>;
     }
-    target[path.at(-1) as string] = mapValue(value, OPAQUE.has(name));
+    const key = path.at(-1) as string;
+    // Two arguments for one field (`counterparty` and `counterpartyId`): REST's one field holds one.
+    if (target[key] !== undefined)
+      throw new SandbankError('parameter_invalid', {
+        param: path.join('.'),
+        message: `Give ${path.join('.')} once: ${name} and another argument both set it.`,
+      });
+    target[key] = mapValue(value, OPAQUE.has(name));
   }
   return body;
 }

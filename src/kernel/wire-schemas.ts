@@ -44,8 +44,9 @@ export const labelFields = {
   reference: z
     .string()
     .regex(REFERENCE_PATTERN, 'a reference is 1-100 characters of A-Z a-z 0-9 . _ : -')
-    .optional(),
-  description: z.string().max(1000).optional(),
+    .optional()
+    .describe("The merchant's own reference: 1-100 characters of A-Z a-z 0-9 . _ : -."),
+  description: z.string().max(1000).optional().describe('A free-text description, up to 1000 characters.'),
   metadata: metadataSchema.optional(),
 };
 

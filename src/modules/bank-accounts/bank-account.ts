@@ -10,10 +10,13 @@ export function abaChecksumValid(routing: string): boolean {
 }
 
 export const bankAccountSchema = z.strictObject({
-  name: z.string().min(1).max(100).optional(),
-  routing_number: z.string(),
-  account_number: z.string(),
-  account_type: z.enum(['checking', 'savings']).default('checking'),
+  name: z.string().min(1).max(100).optional().describe("The account holder's name."),
+  routing_number: z.string().describe('The ABA routing number (9 digits, checksummed).'),
+  account_number: z.string().describe('The account number (4-17 digits).'),
+  account_type: z
+    .enum(['checking', 'savings'])
+    .default('checking')
+    .describe('checking (default) or savings.'),
 });
 
 export type BankAccountInput = z.input<typeof bankAccountSchema>;

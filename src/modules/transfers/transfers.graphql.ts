@@ -1,16 +1,10 @@
 import { builder } from '../../graphql/builder.ts';
-import { mutationsOf } from '../../graphql/context.ts';
-import { graphqlObject, inputFor } from '../../graphql/derive.ts';
+import { graphqlInput, graphqlObject, inputFor } from '../../graphql/derive.ts';
 import { type BankAccountType, BankAccountTypeEnum, describedEnum } from '../../graphql/enums.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
-import { CurrencyCodeEnum } from '../../graphql/scalars.ts';
-import { DESCRIPTION, IDEMPOTENCY_KEY, METADATA, REFERENCE } from '../../graphql/texts.ts';
 import { TransactionRef, TransactionStateEnum } from '../../graphql/transaction.ts';
-import { wireInput } from '../../graphql/wire-input.ts';
-import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
-import { createPayout, createTransfer } from './transfers.create.ts';
 import { transferOperations } from './transfers.operations.ts';
 import {
   ACH_RETURN_CODES,
@@ -19,13 +13,11 @@ import {
   type Rail,
   RTP_REJECT_REASONS,
 } from './transfers.rails.ts';
-import { getPayout, getTransfer, payoutsByIds, transfersByIds } from './transfers.read.ts';
+import { payoutsByIds, transfersByIds } from './transfers.read.ts';
 import { Payout, Transfer, type TransferRow } from './transfers.resource.ts';
 import {
   contestDishonoredReturnSchema,
-  createPayoutFieldCodes,
-  createPayoutSchema,
-  createTransferFieldCodes,
+  counterpartyAccount,
   createTransferSchema,
   dishonorReturnSchema,
   listPayoutsQuery,
@@ -148,108 +140,13 @@ inputFor(listTransfersQuery.rail.unwrap(), RailEnum);
 inputFor(listPayoutsQuery.method.unwrap(), RailEnum);
 inputFor(listTransfersQuery.state.unwrap(), TransactionStateEnum);
 inputFor(listPayoutsQuery.state.unwrap(), TransactionStateEnum);
+inputFor(createTransferSchema.shape.direction, DirectionEnum);
+inputFor(
+  counterpartyAccount,
+  graphqlInput(
+    'TransferCounterpartyInput',
+    "A US bank account: a transfer's counterparty or a payout's destination.",
+    counterpartyAccount,
+  ),
+);
 mountGraphqlOperations(transferOperations);
-
-const CounterpartyInput = builder.inputType('TransferCounterpartyInput', {
-  description: "A US bank account: a transfer's counterparty or a payout's destination.",
-  fields: (t) => ({
-    name: t.string({ required: true, description: "The account holder's name." }),
-    routingNumber: t.string({
-      required: true,
-      description: 'The ABA routing number (9 digits, checksummed).',
-    }),
-    accountNumber: t.string({ required: true, description: 'The account number (4-17 digits).' }),
-    accountType: t.field({ type: BankAccountTypeEnum, description: 'checking (default) or savings.' }),
-  }),
-});
-
-const createTransferBody = wireInput('createTransfer', createTransferSchema, createTransferFieldCodes, {
-  moves: { counterpartyId: 'counterparty' },
-});
-const createPayoutBody = wireInput('createPayout', createPayoutSchema, createPayoutFieldCodes, {
-  moves: { destinationId: 'destination' },
-});
-/**
- * An inline account and a saved counterparty's id are one REST field (`counterparty`,
- * `destination`): given both, the mutation is refused as REST would refuse two values, rather than
- * one of them silently winning. 400 parameter_invalid, nothing created.
- */
-function notBoth(inline: unknown, savedId: unknown, param: string, idArg: string): void {
-  if (inline !== null && inline !== undefined && savedId !== null && savedId !== undefined)
-    throw new SandbankError('parameter_invalid', {
-      param,
-      message: `Give ${param} (an inline account) or ${idArg} (a saved counterparty), not both.`,
-    });
-}
-
-const transferMutation = mutationsOf(getTransfer);
-const payoutMutation = mutationsOf(getPayout);
-
-builder.mutationFields((t) => ({
-  createTransfer: t.field({
-    type: TransferRef,
-    errors: { types: [SandbankError] },
-    description: 'POST /v1/transfers: a credit sends money (held from available at once), a debit pulls it.',
-    args: {
-      rail: t.arg({ type: RailEnum, required: true, description: 'The rail to send it on.' }),
-      direction: t.arg({
-        type: DirectionEnum,
-        required: true,
-        description: 'credit sends money; debit pulls it (ACH only).',
-      }),
-      amount: t.arg({ type: 'Decimal', required: true, description: 'How much, in major units.' }),
-      currency: t.arg({
-        type: CurrencyCodeEnum,
-        required: true,
-        description: 'USD (bank transfers are in USD; another code is currency_unsupported).',
-      }),
-      counterparty: t.arg({
-        type: CounterpartyInput,
-        description: 'The account at the other end (or counterpartyId).',
-      }),
-      counterpartyId: t.arg.string({ description: 'A saved counterparty (cpty_…) instead of counterparty.' }),
-      secCode: t.arg({ type: SecCodeEnum, description: 'ACH only: PPD, CCD (default) or WEB.' }),
-      reference: t.arg.string({ description: REFERENCE }),
-      description: t.arg.string({ description: DESCRIPTION }),
-      metadata: t.arg({ type: 'JSONObject', description: METADATA }),
-      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
-    },
-    resolve: (_root, args, ctx) => {
-      notBoth(args.counterparty, args.counterpartyId, 'counterparty', 'counterpartyId');
-      const body = createTransferBody.body(args);
-      return transferMutation(ctx, 'createTransfer', args.idempotencyKey, body, (svc) =>
-        createTransfer(svc, createTransferBody.parse(body)),
-      );
-    },
-  }),
-  createPayout: t.field({
-    type: PayoutRef,
-    errors: { types: [SandbankError] },
-    description: "POST /v1/payouts: available USD to the merchant's own bank account (held at once).",
-    args: {
-      amount: t.arg({ type: 'Decimal', required: true, description: 'How much, in major units.' }),
-      currency: t.arg({
-        type: CurrencyCodeEnum,
-        required: true,
-        description: 'USD (payouts are in USD; another code is currency_unsupported).',
-      }),
-      method: t.arg({ type: RailEnum, description: 'ach (default), same_day_ach, rtp or fednow.' }),
-      destination: t.arg({
-        type: CounterpartyInput,
-        description: "The merchant's own bank account (or destinationId).",
-      }),
-      destinationId: t.arg.string({ description: 'A saved counterparty (cpty_…) instead of destination.' }),
-      reference: t.arg.string({ description: REFERENCE }),
-      description: t.arg.string({ description: DESCRIPTION }),
-      metadata: t.arg({ type: 'JSONObject', description: METADATA }),
-      idempotencyKey: t.arg.string({ description: IDEMPOTENCY_KEY }),
-    },
-    resolve: (_root, args, ctx) => {
-      notBoth(args.destination, args.destinationId, 'destination', 'destinationId');
-      const body = createPayoutBody.body(args);
-      return payoutMutation(ctx, 'createPayout', args.idempotencyKey, body, (svc) =>
-        createPayout(svc, createPayoutBody.parse(body)),
-      );
-    },
-  }),
-}));

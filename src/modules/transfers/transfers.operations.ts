@@ -148,8 +148,7 @@ export const transferOperations = [
     errors: [...CREATE_ERRORS, 'rail_direction_unsupported'],
     output: Transfer,
     run: (ctx, { body }) => createTransfer(ctx, body),
-    // REST's counterparty is an inline account or a saved one's id; GraphQL has an argument for each.
-    graphql: false,
+    graphql: { reload: getTransfer },
   }),
   defineOperation({
     name: 'listTransfers',
@@ -186,8 +185,7 @@ export const transferOperations = [
     errors: CREATE_ERRORS,
     output: Payout,
     run: (ctx, { body }) => createPayout(ctx, body),
-    // REST's destination is an inline account or a saved one's id; GraphQL has an argument for each.
-    graphql: false,
+    graphql: { reload: getPayout },
   }),
   defineOperation({
     name: 'listPayouts',

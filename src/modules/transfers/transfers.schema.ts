@@ -7,13 +7,20 @@ import { statesOf } from './transfers.machine.ts';
 import { ACH_RETURN_CODES, RAILS } from './transfers.rails.ts';
 import { CONTEST_CODES, DISHONOR_CODES } from './transfers.returns.ts';
 
+/** A US bank account given inline: a transfer's counterparty or a payout's destination. */
+export const counterpartyAccount = bankAccountSchema.extend({
+  name: z.string().min(1).max(100).describe("The account holder's name."),
+});
+
 export const createTransferSchema = z.strictObject({
-  rail: z.enum(RAILS),
+  rail: z.enum(RAILS).describe('The rail to send it on.'),
   direction: z.enum(['credit', 'debit']).describe('credit sends money to the counterparty; debit pulls it.'),
   amount: wireAmount,
-  currency: currencyField(['USD'], 'bank transfers are in USD (ISO 4217 code, any case)'),
+  currency: currencyField(['USD'], 'bank transfers are in USD (ISO 4217 code, any case)').describe(
+    'USD (bank transfers are in USD; another code is currency_unsupported).',
+  ),
   counterparty: z
-    .union([counterpartyIdSchema, bankAccountSchema.extend({ name: z.string().min(1).max(100) })])
+    .union([counterpartyIdSchema, counterpartyAccount])
     .describe("The account at the other end: inline, or a saved counterparty's id (cpty_…)."),
   sec_code: z.enum(['PPD', 'CCD', 'WEB']).optional().describe('ACH only (default CCD).'),
   ...labelFields,
@@ -85,10 +92,10 @@ export const createPayoutSchema = z.strictObject({
   currency: currencyField(
     ['USD'],
     'payouts are in USD; pay out EUR, GBP or JPY with POST /v1/fx/settlements {currency, amount, destination}',
-  ),
+  ).describe('USD (payouts are in USD; another code is currency_unsupported).'),
   method: z.enum(RAILS).describe('The rail: ach (default), same_day_ach, rtp or fednow.').default('ach'),
   destination: z
-    .union([counterpartyIdSchema, bankAccountSchema.extend({ name: z.string().min(1).max(100) })])
+    .union([counterpartyIdSchema, counterpartyAccount])
     .describe("The merchant's own bank account: inline, or a saved counterparty's id (cpty_…)."),
   ...labelFields,
 });
