@@ -1,3 +1,4 @@
+import { type DescribedValues, declaredValueSets, describedValues } from '../kernel/described-values.ts';
 import type { CardBrand } from '../modules/cards/card-numbers.ts';
 import { builder } from './builder.ts';
 
@@ -17,27 +18,43 @@ export function enumOfValues(values: readonly string[], field: string): unknown 
   return found[0]?.ref;
 }
 
+const made = new Map<DescribedValues, unknown>();
+
 /**
- * An enum whose every value is described. `values` maps each value to its description; typed
- * against the module's own list (`Record<State, string>`), a value added there and not here, or
- * described here and gone there, fails the type check. The values are the REST wire values, so a
- * JSON variable that sent the string before the enum existed still parses.
+ * The enum type of a described set of values (src/kernel/described-values.ts), made once. The
+ * values are the REST wire values, so a JSON variable that sent the string before the enum existed
+ * still parses.
  */
-export function describedEnum<const V extends string>(
-  name: string,
-  description: string,
-  values: Record<V, string>,
-) {
-  const ref = builder.enumType(name, {
+export function enumOf<V extends string>(set: DescribedValues<V>) {
+  const found = made.get(set as DescribedValues);
+  if (found) return found as ReturnType<typeof makeEnum<V>>;
+  const ref = makeEnum(set);
+  made.set(set as DescribedValues, ref);
+  const key = Object.keys(set.values).sort().join('|');
+  byValues.set(key, [...(byValues.get(key) ?? []), { name: set.name, ref }]);
+  return ref;
+}
+
+function makeEnum<V extends string>({ name, description, values }: DescribedValues<V>) {
+  return builder.enumType(name, {
     description,
     values: Object.fromEntries(
       Object.entries<string>(values).map(([value, text]) => [value, { value, description: text }]),
     ) as Record<V, { value: V; description: string }>,
   });
-  const key = Object.keys(values).sort().join('|');
-  byValues.set(key, [...(byValues.get(key) ?? []), { name, ref }]);
-  return ref;
 }
+
+/** The enum types of every declared set not made yet (before the schema is built). */
+export function enumsOfDeclaredSets(): void {
+  for (const set of declaredValueSets()) enumOf(set);
+}
+
+/** A described enum that GraphQL alone has. */
+export const describedEnum = <const V extends string>(
+  name: string,
+  description: string,
+  values: Record<V, string>,
+) => enumOf(describedValues(name, description, values));
 
 export const CardBrandEnum = describedEnum('CardBrand', 'The card network.', {
   visa: 'Visa.',

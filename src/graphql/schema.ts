@@ -1,6 +1,7 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { MODULES } from '../modules/index.ts';
 import { builder } from './builder.ts';
+import { enumsOfDeclaredSets } from './enums.ts';
 import './scalars.ts';
 import './errors.ts';
 import './node.ts';
@@ -9,6 +10,7 @@ import './node.ts';
 // types on the one builder. This file is itself loaded on GraphQL's first use (lazy.ts), so start-up
 // and REST never load any of it.
 for (const module of MODULES) await module.graphql?.();
+enumsOfDeclaredSets();
 
 /** The whole schema: every module's *.graphql.ts registers its types on the one builder. */
 export const schema = builder.toSchema({ sortSchema: true });

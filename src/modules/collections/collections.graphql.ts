@@ -5,7 +5,7 @@ import { graphqlObject } from '../../graphql/derive.ts';
 import {
   BankAccountTypeEnum,
   CardBrandEnum,
-  describedEnum,
+  enumOf,
   ThreeDSecureOutcomeEnum,
   type ThreeDSecureStatus,
   ThreeDSecureStatusEnum,
@@ -25,14 +25,20 @@ import { CardPaymentRef } from '../card-payments/card-payments.graphql.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
 import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
 import type { CardBrand } from '../cards/card-numbers.ts';
-import { AchReturnCodeEnum, TransferRef } from '../transfers/transfers.graphql.ts';
+import { TransferRef } from '../transfers/transfers.graphql.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
+import { AchReturnCodeValues } from '../transfers/transfers.schema.ts';
 import type { AttemptState } from './collections.machine.ts';
 import { collectionOperations } from './collections.operations.ts';
 import { loadPayResult, type PayResult, payCollection } from './collections.pay.ts';
 import type { AttemptRow, CollectionRow } from './collections.resource.ts';
 import { Collection } from './collections.resource.ts';
-import { payCollectionFieldCodes, payCollectionSchema } from './collections.schema.ts';
+import {
+  PaymentAttemptStateValues,
+  PaymentMethodValues,
+  payCollectionFieldCodes,
+  payCollectionSchema,
+} from './collections.schema.ts';
 import {
   type CollectionDetail,
   collectionsByIds,
@@ -40,30 +46,18 @@ import {
   paymentAttemptsByIds,
 } from './collections.service.ts';
 
-const PaymentMethodEnum = describedEnum('PaymentMethod', 'How a payer pays a collection.', {
-  card: 'By card: a card payment.',
-  bank_account: "By bank account: an ACH debit of the payer's account.",
-} satisfies Record<AttemptRow['method'], string>);
-
-const PaymentAttemptStateEnum = describedEnum('PaymentAttemptState', 'Where a payment attempt stands.', {
-  requires_action: 'Waits for the payer to complete 3-D Secure.',
-  processing: 'A bank payment on its way.',
-  succeeded: 'The collection was paid by this attempt.',
-  failed: 'The attempt did not pay the collection.',
-} satisfies Record<AttemptState, string>);
-
 const PaymentAttemptRef = builder.objectRef<AttemptRow>('PaymentAttempt').implement({
   description:
     'One attempt to pay a collection, made before bank payments became ACH debits (card payments and transfers record payments now).',
   interfaces: [NodeRef],
   fields: (t) => ({
     method: t.field({
-      type: PaymentMethodEnum,
+      type: enumOf(PaymentMethodValues),
       description: 'How the payer paid.',
       resolve: (row) => row.method,
     }),
     state: t.field({
-      type: PaymentAttemptStateEnum,
+      type: enumOf(PaymentAttemptStateValues),
       description: 'Where it stands.',
       resolve: (row) => row.state as AttemptState,
     }),
@@ -117,7 +111,7 @@ const CollectionRef = graphqlObject<CollectionNode>(Collection, {
   isTypeOf: (value: unknown) => hasPrefix((value as { id: string }).id, 'collection'),
   // The Transaction interface answers state (as a TransactionState).
   omit: ['state'],
-  enums: { failure_code: AchReturnCodeEnum },
+  enums: { failure_code: enumOf(AchReturnCodeValues) },
   // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
   extra: (t: any) => ({
     paymentAttempts: t.field({

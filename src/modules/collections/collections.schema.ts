@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describedValues } from '../../kernel/described-values.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import {
   cardSchema,
@@ -8,6 +9,7 @@ import {
   wireAmount,
 } from '../../kernel/wire-schemas.ts';
 import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
+import type { AttemptState } from './collections.machine.ts';
 
 export const createCollectionSchema = z.strictObject({
   amount: wireAmount,
@@ -71,3 +73,19 @@ export const payCollectionFieldCodes: FieldCodes = { card: 'parameter_invalid' }
 
 /** A payment of a collection as parsed: payCollection's input. */
 export type PayCollectionInput = z.output<typeof payCollectionSchema>;
+
+export const PaymentMethodValues = describedValues('PaymentMethod', 'How a payer pays a collection.', {
+  card: 'By card: a card payment.',
+  bank_account: "By bank account: an ACH debit of the payer's account.",
+} satisfies Record<'card' | 'bank_account', string>);
+
+export const PaymentAttemptStateValues = describedValues(
+  'PaymentAttemptState',
+  'Where a payment attempt stands.',
+  {
+    requires_action: 'Waits for the payer to complete 3-D Secure.',
+    processing: 'A bank payment on its way.',
+    succeeded: 'The collection was paid by this attempt.',
+    failed: 'The attempt did not pay the collection.',
+  } satisfies Record<AttemptState, string>,
+);

@@ -1,15 +1,13 @@
 import { builder } from '../../graphql/builder.ts';
 import { serviceContext } from '../../graphql/context.ts';
 import { descriptionOf, graphqlObject, inputFor } from '../../graphql/derive.ts';
-import { describedEnum } from '../../graphql/enums.ts';
+import { enumOf } from '../../graphql/enums.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CurrencyCodeEnum } from '../../graphql/scalars.ts';
 import { TransactionRef, TransactionStateEnum } from '../../graphql/transaction.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { conversionsByIds } from './fx.conversions.ts';
-import { FAILURE_REASONS } from './fx.destinations.ts';
-import type { FxQuoteState } from './fx.machine.ts';
 import { fxOperations } from './fx.operations.ts';
 import { type FxRate, type FxRates, getRates } from './fx.pricing.ts';
 import { quotesByIds } from './fx.quotes.ts';
@@ -27,10 +25,11 @@ import {
 import {
   createConversionSchema,
   createSettlementSchema,
-  type FX_TARGETS,
+  FxDestinationTypeValues,
+  FxQuoteStateValues,
+  FxSettlementFailureCodeValues,
+  FxTargetCurrencyValues,
   failSettlementSchema,
-  LOCK_DURATIONS,
-  type LockDuration,
   quotesQuery,
   settlementsQuery,
   targetCurrency,
@@ -38,61 +37,6 @@ import {
 import { settlementsByIds } from './fx.settlements.ts';
 
 /** The FX objects (derived from their declarations), their enums, and the GraphQL-only rates query. */
-
-export const TargetEnum = describedEnum('FxTargetCurrency', 'The currencies USD converts into.', {
-  EUR: 'Euro.',
-  GBP: 'Pound sterling.',
-  JPY: 'Japanese yen.',
-} satisfies Record<(typeof FX_TARGETS)[number], string>);
-
-const lockDescription = (seconds: number) =>
-  seconds < 3_600
-    ? `${seconds / 60} minutes`
-    : seconds < 86_400
-      ? `${seconds / 3_600} hour`
-      : `${seconds / 86_400} day`;
-
-export const LockEnum = describedEnum(
-  'FxLockDuration',
-  'How long a quote keeps its rate.',
-  Object.fromEntries(
-    Object.entries(LOCK_DURATIONS).map(([lock, seconds]) => [
-      lock,
-      `${lockDescription(seconds)} of clock time${lock === 'five_minutes' ? ' (the default)' : ''}.`,
-    ]),
-  ) as Record<LockDuration, string>,
-);
-
-const QuoteStateEnum = describedEnum('FxQuoteState', 'Where an FX quote stands.', {
-  open: 'Usable, until expiresAt.',
-  used: 'A conversion or settlement used it (usedBy names which).',
-  expired: 'Its lock ran out unused.',
-} satisfies Record<FxQuoteState, string>);
-
-const FixedSideEnum = describedEnum('FxFixedSide', 'Which amount of a quote was asked for.', {
-  source: 'The USD to sell was given; the target amount was computed.',
-  target: 'The target amount to buy was given; the USD to sell was computed.',
-});
-
-const FundingEnum = describedEnum(
-  'FxSettlementFunding',
-  'Where the money of a settlement abroad comes from.',
-  {
-    conversion: 'USD converted at a quote (or at the current rate).',
-    balance: 'The EUR, GBP or JPY balance.',
-  },
-);
-
-const DestinationTypeEnum = describedEnum('FxDestinationType', 'The kind of account a settlement pays.', {
-  iban: 'An IBAN (EUR, GBP).',
-  jp_bank_account: 'A Japanese bank account: bank, branch and account number (JPY).',
-} satisfies Record<FxSettlementRow['destination']['type'], string>);
-
-export const FailureCodeEnum = describedEnum(
-  'FxSettlementFailureCode',
-  "The ISO 20022 reason a beneficiary's bank refuses a settlement with.",
-  FAILURE_REASONS,
-);
 
 const rateField = FxRateWire.shape;
 
@@ -105,7 +49,7 @@ const FxRateRef = builder.objectRef<FxRate>('FxRate').implement({
       resolve: () => 'USD' as const,
     }),
     targetCurrency: t.field({
-      type: TargetEnum,
+      type: enumOf(FxTargetCurrencyValues),
       description: descriptionOf(rateField.target_currency),
       resolve: (r) => r.targetCurrency,
     }),
@@ -137,7 +81,6 @@ const FxRatesRef = builder.objectRef<FxRates>('FxRates').implement({
 
 export const FxQuoteRef = graphqlObject<FxQuoteRow>(FxQuote, {
   interfaces: [NodeRef],
-  enums: { state: QuoteStateEnum, fixed_side: FixedSideEnum, lock_duration: LockEnum },
   names: { used_by: 'usedBy' },
 });
 
@@ -154,7 +97,11 @@ export const FxConversionRef = graphqlObject<FxConversionRow>(FxConversion, {
 const DestinationRef = builder.objectRef<FxSettlementRow['destination']>('FxDestination').implement({
   description: 'Where a settlement pays: an IBAN or a Japanese account, last 4 characters only.',
   fields: (t) => ({
-    type: t.field({ type: DestinationTypeEnum, description: 'The kind of account.', resolve: (d) => d.type }),
+    type: t.field({
+      type: enumOf(FxDestinationTypeValues),
+      description: 'The kind of account.',
+      resolve: (d) => d.type,
+    }),
     name: t.string({ description: "The beneficiary's name.", resolve: (d) => d.name }),
     country: t.string({
       nullable: true,
@@ -182,7 +129,6 @@ export const FxSettlementRef = graphqlObject<FxSettlementRow>(FxSettlement, {
   interfaces: [NodeRef, TransactionRef],
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'fxSettlement'),
   omit: [...TRANSACTION_FIELDS, 'amount'],
-  enums: { funding: FundingEnum, failure_code: FailureCodeEnum },
   names: { quote: 'quoteId' },
   // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
   extra: (t: any) => ({
@@ -210,12 +156,12 @@ const DestinationInput = builder.inputType('FxDestinationInput', {
 });
 
 // The arguments whose GraphQL type their REST schema alone does not say.
-inputFor(targetCurrency, TargetEnum);
+inputFor(targetCurrency, enumOf(FxTargetCurrencyValues));
 inputFor(createConversionSchema.shape.quote_id, 'ID');
 inputFor(createSettlementSchema.shape.quote_id.unwrap(), 'ID');
 inputFor(createSettlementSchema.shape.destination, DestinationInput);
-inputFor(failSettlementSchema.shape.code.unwrap(), FailureCodeEnum);
-inputFor(quotesQuery.shape.state.unwrap(), QuoteStateEnum);
+inputFor(failSettlementSchema.shape.code.unwrap(), enumOf(FxSettlementFailureCodeValues));
+inputFor(quotesQuery.shape.state.unwrap(), enumOf(FxQuoteStateValues));
 inputFor(settlementsQuery.shape.state.unwrap(), TransactionStateEnum);
 mountGraphqlOperations(fxOperations);
 

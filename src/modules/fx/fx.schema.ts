@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { describedValues } from '../../kernel/described-values.ts';
 import { listQuerySchema } from '../../kernel/pagination.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
 import { FAILURE_REASONS } from './fx.destinations.ts';
-import { fxSettlementMachine } from './fx.machine.ts';
+import { type FxQuoteState, fxSettlementMachine } from './fx.machine.ts';
 
 export const FX_TARGETS = ['EUR', 'GBP', 'JPY'] as const;
 export const LOCK_DURATIONS = { five_minutes: 300, hour: 3_600, day: 86_400 } as const;
@@ -198,3 +199,66 @@ export const failSettlementSchema = z.strictObject({
 
 /** POST /v1/simulate/fx_settlements/{id}/fail's body as parsed: simulateSettlementFail's input. */
 export type FailSettlementInput = z.output<typeof failSettlementSchema>;
+
+export const FxTargetCurrencyValues = describedValues(
+  'FxTargetCurrency',
+  'The currencies USD converts into.',
+  {
+    EUR: 'Euro.',
+    GBP: 'Pound sterling.',
+    JPY: 'Japanese yen.',
+  } satisfies Record<(typeof FX_TARGETS)[number], string>,
+);
+
+const lockDescription = (seconds: number) =>
+  seconds < 3_600
+    ? `${seconds / 60} minutes`
+    : seconds < 86_400
+      ? `${seconds / 3_600} hour`
+      : `${seconds / 86_400} day`;
+
+export const FxLockDurationValues = describedValues(
+  'FxLockDuration',
+  'How long a quote keeps its rate.',
+  Object.fromEntries(
+    Object.entries(LOCK_DURATIONS).map(([lock, seconds]) => [
+      lock,
+      `${lockDescription(seconds)} of clock time${lock === 'five_minutes' ? ' (the default)' : ''}.`,
+    ]),
+  ) as Record<LockDuration, string>,
+);
+
+export const FxQuoteStateValues = describedValues('FxQuoteState', 'Where an FX quote stands.', {
+  open: 'Usable, until expiresAt.',
+  used: 'A conversion or settlement used it (usedBy names which).',
+  expired: 'Its lock ran out unused.',
+} satisfies Record<FxQuoteState, string>);
+
+export const FxFixedSideValues = describedValues('FxFixedSide', 'Which amount of a quote was asked for.', {
+  source: 'The USD to sell was given; the target amount was computed.',
+  target: 'The target amount to buy was given; the USD to sell was computed.',
+});
+
+export const FxSettlementFundingValues = describedValues(
+  'FxSettlementFunding',
+  'Where the money of a settlement abroad comes from.',
+  {
+    conversion: 'USD converted at a quote (or at the current rate).',
+    balance: 'The EUR, GBP or JPY balance.',
+  },
+);
+
+export const FxDestinationTypeValues = describedValues(
+  'FxDestinationType',
+  'The kind of account a settlement pays.',
+  {
+    iban: 'An IBAN (EUR, GBP).',
+    jp_bank_account: 'A Japanese bank account: bank, branch and account number (JPY).',
+  } satisfies Record<'iban' | 'jp_bank_account', string>,
+);
+
+export const FxSettlementFailureCodeValues = describedValues(
+  'FxSettlementFailureCode',
+  "The ISO 20022 reason a beneficiary's bank refuses a settlement with.",
+  FAILURE_REASONS,
+);

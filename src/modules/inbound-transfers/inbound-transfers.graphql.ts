@@ -1,31 +1,21 @@
 import { builder } from '../../graphql/builder.ts';
 import { graphqlObject, inputFor } from '../../graphql/derive.ts';
-import { describedEnum } from '../../graphql/enums.ts';
+import { enumOf } from '../../graphql/enums.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
-import { RailEnum } from '../transfers/transfers.graphql.ts';
-import type { InboundState } from './inbound-transfers.machine.ts';
 import { inboundTransferOperations } from './inbound-transfers.operations.ts';
 import { InboundTransfer, type InboundTransferRow, OriginatorWire } from './inbound-transfers.resource.ts';
-import { createInboundTransferSchema, listInboundTransfersQuery } from './inbound-transfers.schema.ts';
+import {
+  createInboundTransferSchema,
+  InboundTransferDirectionValues,
+  InboundTransferStateValues,
+  listInboundTransfersQuery,
+} from './inbound-transfers.schema.ts';
 import { inboundTransfersByIds } from './inbound-transfers.service.ts';
 
-const InboundStateEnum = describedEnum('InboundTransferState', 'The state of an inbound transfer.', {
-  pending: 'ACH: sent by the originator, travelling in its FedACH window (a credit is in pending).',
-  settled: 'ACH: settled (a credit is available; a debit has taken the money).',
-  returned: 'ACH: sent back by the merchant with a Nacha return code.',
-  completed: 'RTP or FedNow: the credit arrived and is available (irrevocable).',
-} satisfies Record<InboundState, string>);
-
-const DirectionEnum = describedEnum(
-  'InboundTransferDirection',
-  'Which way an inbound transfer moves money.',
-  {
-    credit: 'The originator sends the merchant money.',
-    debit: "The originator pulls money from the merchant's account (ACH only).",
-  },
-);
+const InboundStateEnum = enumOf(InboundTransferStateValues);
+const DirectionEnum = enumOf(InboundTransferDirectionValues);
 
 const originator = OriginatorWire.shape;
 
@@ -47,7 +37,6 @@ export const InboundTransferRef = graphqlObject<InboundTransferRow>(InboundTrans
   isTypeOf: (value) => hasPrefix((value as { id: string }).id, 'inboundTransfer'),
   // GraphQL answers the SEC and return codes as plain strings.
   enums: {
-    rail: RailEnum,
     direction: DirectionEnum,
     state: InboundStateEnum,
     sec_code: 'String',

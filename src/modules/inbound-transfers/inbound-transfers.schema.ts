@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { describedValues } from '../../kernel/described-values.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
 import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
 import { ACH_RETURN_CODES, RAILS } from '../transfers/transfers.rails.ts';
-import { INBOUND_STATES } from './inbound-transfers.machine.ts';
+import { INBOUND_STATES, type InboundState } from './inbound-transfers.machine.ts';
 
 export const createInboundTransferSchema = z.strictObject({
   rail: z.enum(RAILS).describe('ach, same_day_ach, rtp or fednow (the instant rails carry credits only).'),
@@ -54,3 +55,23 @@ export const listInboundTransfersQuery = {
       `Only inbound transfers in this state (${INBOUND_STATES.join(', ')}); any other value matches none.`,
     ),
 };
+
+export const InboundTransferStateValues = describedValues(
+  'InboundTransferState',
+  'The state of an inbound transfer.',
+  {
+    pending: 'ACH: sent by the originator, travelling in its FedACH window (a credit is in pending).',
+    settled: 'ACH: settled (a credit is available; a debit has taken the money).',
+    returned: 'ACH: sent back by the merchant with a Nacha return code.',
+    completed: 'RTP or FedNow: the credit arrived and is available (irrevocable).',
+  } satisfies Record<InboundState, string>,
+);
+
+export const InboundTransferDirectionValues = describedValues(
+  'InboundTransferDirection',
+  'Which way an inbound transfer moves money.',
+  {
+    credit: 'The originator sends the merchant money.',
+    debit: "The originator pulls money from the merchant's account (ACH only).",
+  },
+);

@@ -1,10 +1,18 @@
 import { z } from 'zod';
+import { describedValues } from '../../kernel/described-values.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
 import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
 import { counterpartyIdSchema } from '../counterparties/counterparties.schema.ts';
 import { statesOf } from './transfers.machine.ts';
-import { ACH_RETURN_CODES, RAILS } from './transfers.rails.ts';
+import {
+  ACH_RETURN_CODES,
+  achReturnReason,
+  RAIL_LIMIT_MINOR,
+  RAILS,
+  type Rail,
+  RTP_REJECT_REASONS,
+} from './transfers.rails.ts';
 import { CONTEST_CODES, DISHONOR_CODES } from './transfers.returns.ts';
 
 /** A US bank account given inline: a transfer's counterparty or a payout's destination. */
@@ -114,3 +122,62 @@ export const listPayoutsQuery = {
     .optional()
     .describe(`Only payouts in this state (${statesOf('payout').join(', ')}); any other value matches none.`),
 };
+
+// The described values of transfers and payouts (GraphQL's enums).
+
+const dollars = (minor: bigint) => `$${(minor / 100n).toLocaleString('en-US')}`;
+
+export const TransferRailValues = describedValues(
+  'TransferRail',
+  'The rail a bank transfer, payout or inbound transfer travels on.',
+  {
+    ach: 'Standard ACH: settles the next banking day after the window it is submitted in.',
+    same_day_ach: `Same-Day ACH: settles the same banking day (up to ${dollars(RAIL_LIMIT_MINOR.same_day_ach)} an entry).`,
+    rtp: `RTP: instant and irrevocable, credits only, completed or rejected within seconds (up to ${dollars(RAIL_LIMIT_MINOR.rtp)}).`,
+    fednow: `FedNow: the Fed's instant rail, 24×7×365, credits only, completed or rejected within seconds (up to ${dollars(RAIL_LIMIT_MINOR.fednow)}).`,
+  } satisfies Record<Rail, string>,
+);
+
+export const TransferDirectionValues = describedValues(
+  'TransferDirection',
+  'Which way a transfer moves money.',
+  {
+    credit: 'Sends money to the counterparty (held from the available balance at once).',
+    debit: "Pulls money from the counterparty's account (ACH only).",
+  },
+);
+
+type SecCode = 'PPD' | 'CCD' | 'WEB';
+
+export const AchSecCodeValues = describedValues(
+  'AchSecCode',
+  'The ACH Standard Entry Class code of an entry.',
+  {
+    PPD: 'Prearranged Payment and Deposit: a consumer account, authorized in writing.',
+    CCD: 'Corporate Credit or Debit: a business account (the default).',
+    WEB: 'Internet-initiated: a consumer debit authorized online.',
+  } satisfies Record<SecCode, string>,
+);
+
+const returnCodeDescription = (code: string) => {
+  const reason = achReturnReason(code);
+  return reason ? `${reason.title}${reason.unauthorized ? ' (an unauthorized-debit return)' : ''}.` : code;
+};
+
+/** Nacha's return codes, each described by its title (reference/ach-return-codes). */
+export const AchReturnCodeValues = describedValues(
+  'AchReturnCode',
+  'A Nacha return code: why the receiving bank sent an ACH entry back.',
+  Object.fromEntries(ACH_RETURN_CODES.map((code) => [code, returnCodeDescription(code)])),
+);
+
+export const PayoutFailureCodeValues = describedValues(
+  'PayoutFailureCode',
+  'What ended a payout: a Nacha return code (ACH) or an ISO 20022 rejection reason (RTP, FedNow).',
+  {
+    ...Object.fromEntries(ACH_RETURN_CODES.map((code) => [code, returnCodeDescription(code)])),
+    ...Object.fromEntries(
+      Object.entries(RTP_REJECT_REASONS).map(([code, reason]) => [code, `${reason} (RTP and FedNow).`]),
+    ),
+  },
+);
