@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import { describedValues } from '../../kernel/described-values.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { wireAmount } from '../../kernel/wire-schemas.ts';
+import type { DisputeState } from './disputes.machine.ts';
+import type { OutcomeReason } from './disputes.resource.ts';
 
 /** Why the cardholder disputes (the card networks' categories, as Stripe names them). */
 export const DISPUTE_REASONS = [
@@ -91,3 +94,40 @@ export const resolveDisputeSchema = z.strictObject({
 
 /** POST /v1/simulate/disputes/{id}/resolve's body as parsed. */
 export type ResolveDisputeInput = z.output<typeof resolveDisputeSchema>;
+
+export const DisputeStateValues = describedValues('DisputeState', 'Where a dispute stands.', {
+  warning_needs_response: 'An inquiry: the issuer asks for information; nothing is debited.',
+  warning_under_review: 'An inquiry whose evidence the issuer is reviewing.',
+  warning_closed: 'An inquiry closed without a chargeback (final).',
+  needs_response: 'A chargeback: the amount and fee are debited; evidence is due by evidenceDueBy.',
+  under_review: 'A chargeback whose evidence the issuer is reviewing.',
+  won: 'Decided for the merchant: the amount and the fee came back. Final.',
+  lost: 'Decided for the cardholder: the debit stands. Final.',
+} satisfies Record<DisputeState, string>);
+
+export const DisputeReasonValues = describedValues('DisputeReason', 'Why the cardholder disputes.', {
+  fraudulent: 'The cardholder says they did not make the payment.',
+  product_not_received: 'The cardholder says the goods or service never arrived.',
+  duplicate: 'The cardholder says they were charged twice.',
+  subscription_canceled: 'The cardholder says the subscription was canceled before.',
+  product_unacceptable: 'The cardholder says the goods were defective or not as described.',
+  credit_not_processed: 'The cardholder says a promised refund never came.',
+  general: 'Any other reason (also an inquiry opened by a magic card).',
+  unrecognized: 'The cardholder does not recognize the payment.',
+} satisfies Record<DisputeReason, string>);
+
+export const DisputeOutcomeReasonValues = describedValues(
+  'DisputeOutcomeReason',
+  'How a closed dispute was decided.',
+  {
+    evidence: 'The review of the submitted evidence.',
+    accepted: 'The merchant closed (accepted) it.',
+    no_response: 'No evidence was submitted by the due date.',
+    simulated: 'simulateDisputeResolution (POST /v1/simulate/disputes/{id}/resolve).',
+  } satisfies Record<OutcomeReason, string>,
+);
+
+export const DisputeOutcomeValues = describedValues('DisputeOutcome', 'What the issuer decides.', {
+  won: 'For the merchant (an inquiry: closed).',
+  lost: 'For the cardholder (an inquiry: escalated to a chargeback).',
+});

@@ -1,7 +1,7 @@
 import { builder, type GraphQLContext } from '../../graphql/builder.ts';
 import { listQueryOf, mutationsOf, serviceContext, toConnection } from '../../graphql/context.ts';
 import { descriptionOf, graphqlObject, inputFor } from '../../graphql/derive.ts';
-import { describedEnum } from '../../graphql/enums.ts';
+import { enumOf } from '../../graphql/enums.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { MoneyRef } from '../../graphql/scalars.ts';
@@ -11,8 +11,7 @@ import { wireInput } from '../../graphql/wire-input.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { simulateAuthorization } from './issuing.authorize.ts';
-import { type DeclineReason, type LimitInterval, mccName } from './issuing.controls.ts';
-import type { VirtualCardState } from './issuing.machine.ts';
+import { type LimitInterval, mccName } from './issuing.controls.ts';
 import { issuingOperations } from './issuing.operations.ts';
 import {
   authorizationsByIds,
@@ -32,43 +31,7 @@ import {
 } from './issuing.resource.ts';
 import * as bodies from './issuing.schema.ts';
 
-const IntervalEnum = describedEnum(
-  'SpendingLimitInterval',
-  "The window a spending limit counts over: calendar windows in UTC, on the merchant's clock.",
-  {
-    per_authorization: 'Each authorization alone.',
-    daily: 'A calendar day, from 00:00 UTC.',
-    weekly: 'A calendar week, from Monday 00:00 UTC.',
-    monthly: 'A calendar month, from the 1st.',
-    yearly: 'A calendar year, from January 1st.',
-    all_time: 'Everything the card ever spent.',
-  } satisfies Record<LimitInterval, string>,
-);
-
-const CardStateEnum = describedEnum('VirtualCardState', 'Where a virtual card stands.', {
-  active: 'Authorizations are decided by its controls and the balance.',
-  frozen: 'Every authorization is declined (card_frozen) until it is unfrozen.',
-  canceled: 'Every authorization is declined (card_canceled), for good.',
-} satisfies Record<VirtualCardState, string>);
-
-const BrandEnum = describedEnum('VirtualCardBrand', 'The network a virtual card is issued on.', {
-  visa: 'Visa.',
-  mastercard: 'Mastercard.',
-} satisfies Record<'visa' | 'mastercard', string>);
-
-const DeclineReasonEnum = describedEnum(
-  'IssuingDeclineReason',
-  'Why an authorization on a virtual card was declined; when several apply, the first listed here wins.',
-  {
-    card_canceled: 'The card is canceled.',
-    card_frozen: 'The card is frozen.',
-    card_expired: 'The card is past its expiry month.',
-    mcc_blocked: "The merchant's category is among the card's blocked ones.",
-    mcc_not_allowed: "The card allows only some categories, and the merchant's is not one of them.",
-    spending_limit_exceeded: 'A spending limit would be exceeded (declineInterval names its window).',
-    insufficient_funds: 'The available USD balance cannot fund it.',
-  } satisfies Record<DeclineReason, string>,
-);
+const IntervalEnum = enumOf(bodies.SpendingLimitIntervalValues);
 
 type StoredControls = VirtualCardRow['spendingControls'];
 const limit = SpendingLimitWire.shape;
@@ -118,7 +81,6 @@ const IssuingAuthorizationRef = graphqlObject<IssuingAuthorizationRow>(IssuingAu
   // The Transaction interface answers state, amount, reference and createdAt; approved is REST's.
   omit: ['state', 'amount', 'reference', 'created_at', 'approved'],
   names: { virtual_card: 'virtualCardId', card_payment: 'cardPaymentId' },
-  enums: { decline_reason: DeclineReasonEnum, decline_interval: IntervalEnum },
   // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
   extra: (t: any) => ({
     merchantName: t.exposeString('merchantName', { description: descriptionOf(merchant.name) }),
@@ -134,7 +96,6 @@ const IssuingAuthorizationRef = graphqlObject<IssuingAuthorizationRow>(IssuingAu
 
 const VirtualCardRef = graphqlObject<VirtualCardRow>(VirtualCard, {
   interfaces: [NodeRef],
-  enums: { brand: BrandEnum, state: CardStateEnum },
   // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
   extra: (t: any) => ({
     spendingControls: t.field({

@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { describedValues } from '../../kernel/described-values.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { currencyField, metadataSchema, wireAmount } from '../../kernel/wire-schemas.ts';
+import type { DeclineReason, LimitInterval } from './issuing.controls.ts';
 import { LIMIT_INTERVALS } from './issuing.controls.ts';
+import type { VirtualCardState } from './issuing.machine.ts';
 
 const mccList = z.array(z.string().max(8)).max(200);
 
@@ -92,3 +95,45 @@ export const authorizationAmountFieldCodes: FieldCodes = { amount: 'amount_inval
 
 /** The body of capture, reverse and refund as parsed (it may be omitted: no amount, the default one). */
 export type AuthorizationAmountInput = z.output<typeof authorizationAmountSchema>;
+
+export const SpendingLimitIntervalValues = describedValues(
+  'SpendingLimitInterval',
+  "The window a spending limit counts over: calendar windows in UTC, on the merchant's clock.",
+  {
+    per_authorization: 'Each authorization alone.',
+    daily: 'A calendar day, from 00:00 UTC.',
+    weekly: 'A calendar week, from Monday 00:00 UTC.',
+    monthly: 'A calendar month, from the 1st.',
+    yearly: 'A calendar year, from January 1st.',
+    all_time: 'Everything the card ever spent.',
+  } satisfies Record<LimitInterval, string>,
+);
+
+export const VirtualCardStateValues = describedValues('VirtualCardState', 'Where a virtual card stands.', {
+  active: 'Authorizations are decided by its controls and the balance.',
+  frozen: 'Every authorization is declined (card_frozen) until it is unfrozen.',
+  canceled: 'Every authorization is declined (card_canceled), for good.',
+} satisfies Record<VirtualCardState, string>);
+
+export const VirtualCardBrandValues = describedValues(
+  'VirtualCardBrand',
+  'The network a virtual card is issued on.',
+  {
+    visa: 'Visa.',
+    mastercard: 'Mastercard.',
+  } satisfies Record<'visa' | 'mastercard', string>,
+);
+
+export const IssuingDeclineReasonValues = describedValues(
+  'IssuingDeclineReason',
+  'Why an authorization on a virtual card was declined; when several apply, the first listed here wins.',
+  {
+    card_canceled: 'The card is canceled.',
+    card_frozen: 'The card is frozen.',
+    card_expired: 'The card is past its expiry month.',
+    mcc_blocked: "The merchant's category is among the card's blocked ones.",
+    mcc_not_allowed: "The card allows only some categories, and the merchant's is not one of them.",
+    spending_limit_exceeded: 'A spending limit would be exceeded (declineInterval names its window).',
+    insufficient_funds: 'The available USD balance cannot fund it.',
+  } satisfies Record<DeclineReason, string>,
+);

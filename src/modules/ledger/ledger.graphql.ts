@@ -1,11 +1,10 @@
 import { builder } from '../../graphql/builder.ts';
 import { listQueryOf, serviceContext, toConnection } from '../../graphql/context.ts';
 import { descriptionOf, graphqlObject } from '../../graphql/derive.ts';
-import { describedEnum } from '../../graphql/enums.ts';
+import { enumOf } from '../../graphql/enums.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CurrencyCodeEnum, MoneyRef } from '../../graphql/scalars.ts';
-import type { PostingState } from './ledger.machine.ts';
 import { ledgerOperations } from './ledger.operations.ts';
 import {
   type Balance,
@@ -13,15 +12,9 @@ import {
   getBalances,
   listBalanceTransactions,
 } from './ledger.queries.ts';
-import {
-  BalanceTransaction,
-  BalanceWire,
-  POSTING_TYPES,
-  PostingSourceWire,
-  type PostingType,
-  type SourceType,
-} from './ledger.resource.ts';
+import { BalanceTransaction, BalanceWire, PostingSourceWire, type SourceType } from './ledger.resource.ts';
 import type { PostingRow } from './ledger.rows.ts';
+import { BalanceTransactionSourceTypeValues } from './ledger.schema.ts';
 
 /** The ledger's objects (a posting derived from its declaration), its enums and its GraphQL-shaped queries. */
 
@@ -53,46 +46,13 @@ const BalanceRef = builder.objectRef<Balance>('Balance').implement({
   }),
 });
 
-const PostingTypeEnum = describedEnum(
-  'BalanceTransactionType',
-  'What a ledger posting records.',
-  Object.fromEntries(
-    Object.entries(POSTING_TYPES).map(([type, meaning]) => [
-      type,
-      `${meaning.charAt(0).toUpperCase()}${meaning.slice(1)}.`,
-    ]),
-  ) as Record<PostingType, string>,
-);
-
-const PostingStateEnum = describedEnum('BalanceTransactionState', 'Where a ledger posting stands.', {
-  pending: 'A hold: reserved until it is posted to its destination or voided back to available.',
-  posted: 'Applied (a hold: sent to its destination).',
-  voided: 'A hold released back to available.',
-  reversed: 'Undone by a later reversal posting.',
-} satisfies Record<PostingState, string>);
-
-const SourceTypeEnum = describedEnum(
-  'BalanceTransactionSourceType',
-  'The kind of object a posting comes from.',
-  {
-    top_up: "A sandbox top-up (its id is the merchant's).",
-    card_payment: 'A card payment.',
-    refund: 'A card refund.',
-    transfer: 'A bank transfer.',
-    payout: 'A payout.',
-    inbound_transfer: 'An inbound transfer from an outside originator.',
-    issuing_authorization: 'An authorization on a virtual card.',
-    fx_conversion: 'An FX conversion.',
-    fx_settlement: 'A settlement abroad.',
-    dispute: 'A dispute of a card payment.',
-  } satisfies Record<SourceType, string>,
-);
+const SourceTypeEnum = enumOf(BalanceTransactionSourceTypeValues);
 
 const source = PostingSourceWire.shape;
 
 const BalanceTransactionRef = graphqlObject<PostingRow>(BalanceTransaction, {
   interfaces: [NodeRef],
-  enums: { type: PostingTypeEnum, state: PostingStateEnum, currency: CurrencyCodeEnum },
+  enums: { currency: CurrencyCodeEnum },
   names: { related: 'relatedId' },
   // REST's source {type, id} is two fields here.
   // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
