@@ -1,7 +1,7 @@
 import { builder, type GraphQLContext } from '../../graphql/builder.ts';
 import { serviceContext } from '../../graphql/context.ts';
 import { descriptionOf, graphqlObject, inputFor, registerObjectType } from '../../graphql/derive.ts';
-import { CardBrandEnum, describedEnum, ThreeDSecureStatusEnum } from '../../graphql/enums.ts';
+import { CardBrandEnum, ThreeDSecureStatusEnum } from '../../graphql/enums.ts';
 import { CardInput } from '../../graphql/inputs.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
@@ -11,7 +11,6 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { cardSchema } from '../../kernel/wire-schemas.ts';
 import type { CardBrand } from '../cards/card-numbers.ts';
-import type { RefundState } from './card-payments.machine.ts';
 import { cardPaymentOperations } from './card-payments.operations.ts';
 import { cardPaymentsByIds, getCardPayment, refundsByIds, tokensByIds } from './card-payments.read.ts';
 import {
@@ -20,7 +19,6 @@ import {
   challengePageUrl,
   EarlyFraudWarningWire,
   earlyFraudWarningActionable,
-  type REFUND_REASONS,
   Refund,
   type RefundRow,
   Token,
@@ -31,22 +29,9 @@ import type { CardPaymentDetail } from './card-payments.rows.ts';
 import { createTokenFieldCodes, createTokenSchema } from './card-payments.schema.ts';
 import { createToken } from './card-payments.tokens.ts';
 
-const RefundStateEnum = describedEnum('RefundState', 'Where a refund stands.', {
-  pending: 'Asked for; the card network has not answered yet.',
-  succeeded: 'The money went back to the card.',
-  failed: 'The refund did not go through (failureReason says why); nothing left the balance.',
-} satisfies Record<RefundState, string>);
-
-const RefundReasonEnum = describedEnum('RefundReason', 'Why the merchant refunds.', {
-  duplicate: 'The payment was taken twice.',
-  fraudulent: 'The payment was fraudulent.',
-  requested_by_customer: 'The customer asked for their money back.',
-} satisfies Record<(typeof REFUND_REASONS)[number], string>);
-
 const RefundRef = graphqlObject<RefundRow>(Refund, {
   interfaces: [NodeRef],
   names: { card_payment: 'cardPaymentId' },
-  enums: { state: RefundStateEnum, reason: RefundReasonEnum },
 });
 
 const warning = EarlyFraudWarningWire.shape;

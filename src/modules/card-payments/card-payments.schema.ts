@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describedValues } from '../../kernel/described-values.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import {
   cardSchema,
@@ -8,6 +9,8 @@ import {
   moneyFieldCodes,
   wireAmount,
 } from '../../kernel/wire-schemas.ts';
+import type { RefundState } from './card-payments.machine.ts';
+import type { REFUND_REASONS } from './card-payments.resource.ts';
 
 export const createTokenSchema = z.strictObject({ card: cardSchema });
 
@@ -69,3 +72,15 @@ export const amountFieldCodes: FieldCodes = { amount: 'amount_invalid' };
  * which has no special field codes): completeCardPayment3ds's and its collection's completeChallenge's input.
  */
 export type CompleteChallengeInput = z.output<typeof completeChallengeSchema>;
+
+export const RefundStateValues = describedValues('RefundState', 'Where a refund stands.', {
+  pending: 'Asked for; the card network has not answered yet.',
+  succeeded: 'The money went back to the card.',
+  failed: 'The refund did not go through (failureReason says why); nothing left the balance.',
+} satisfies Record<RefundState, string>);
+
+export const RefundReasonValues = describedValues('RefundReason', 'Why the merchant refunds.', {
+  duplicate: 'The payment was taken twice.',
+  fraudulent: 'The payment was fraudulent.',
+  requested_by_customer: 'The customer asked for their money back.',
+} satisfies Record<(typeof REFUND_REASONS)[number], string>);

@@ -1,18 +1,14 @@
 import { builder } from '../../graphql/builder.ts';
 import { registerObjectType } from '../../graphql/derive.ts';
-import { describedEnum } from '../../graphql/enums.ts';
+import { enumOf } from '../../graphql/enums.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { type DueWork, jobsByIds } from '../scheduler/scheduler.service.ts';
 import { clockOperations } from './clock.operations.ts';
-import type { ADVANCE_MARKS } from './clock.schema.ts';
+import { DueWorkStateValues } from './clock.schema.ts';
 import type { ClockView } from './clock.service.ts';
 
-const DueWorkStateEnum = describedEnum('DueWorkState', 'Where a piece of due work stands.', {
-  pending: 'Not run yet: it runs when the clock reaches dueAt.',
-  done: 'Ran.',
-  failed: 'Ran and failed (error says why); it is not run again.',
-} satisfies Record<DueWork['state'], string>);
+const DueWorkStateEnum = enumOf(DueWorkStateValues);
 
 const RanJobRef = builder.objectRef<DueWork>('DueWork').implement({
   description: 'A piece of work due at a clock time (an expiry, a release of funds, …).',
@@ -54,11 +50,6 @@ export const ClockRef = builder.objectRef<ClockView>('Clock').implement({
 });
 
 // The type of advanceClock's `next` (the derived argument finds it by its values).
-describedEnum('ClockMark', 'A moment advanceClock can go to by name (its `next` argument).', {
-  settlement:
-    'When every ACH entry now in flight has settled (standard and Same-Day, credits and debits, transfers and ' +
-    "payouts); with none in flight, the next Same-Day ACH window's settlement.",
-} satisfies Record<(typeof ADVANCE_MARKS)[number], string>);
 
 // The Clock type answers every clock operation.
 registerObjectType('Clock', ClockRef);

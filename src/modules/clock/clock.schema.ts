@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { describedValues } from '../../kernel/described-values.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
+import type { DueWork } from '../scheduler/scheduler.service.ts';
 
 /** Ten years: far enough for any test, small enough to keep dates sane. */
 export const MAX_ADVANCE_SECONDS = 10 * 366 * 24 * 3600;
@@ -55,3 +57,19 @@ export const advanceClockFieldCodes: FieldCodes = {
 
 /** POST /v1/clock/advance's body as parsed: advanceClock's input. */
 export type AdvanceClockInput = z.output<typeof advanceClockSchema>;
+
+export const DueWorkStateValues = describedValues('DueWorkState', 'Where a piece of due work stands.', {
+  pending: 'Not run yet: it runs when the clock reaches dueAt.',
+  done: 'Ran.',
+  failed: 'Ran and failed (error says why); it is not run again.',
+} satisfies Record<DueWork['state'], string>);
+
+export const ClockMarkValues = describedValues(
+  'ClockMark',
+  'A moment advanceClock can go to by name (its `next` argument).',
+  {
+    settlement:
+      'When every ACH entry now in flight has settled (standard and Same-Day, credits and debits, transfers and ' +
+      "payouts); with none in flight, the next Same-Day ACH window's settlement.",
+  } satisfies Record<(typeof ADVANCE_MARKS)[number], string>,
+);

@@ -1,34 +1,19 @@
 import { builder } from '../../graphql/builder.ts';
 import { descriptionOf, graphqlObject } from '../../graphql/derive.ts';
-import { type BankAccountType, BankAccountTypeEnum, describedEnum } from '../../graphql/enums.ts';
+import { type BankAccountType, BankAccountTypeEnum, enumOf } from '../../graphql/enums.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
-import {
-  CHANGE_CODES,
-  type CorrectedData,
-  CorrectedDataWire,
-  changeCodeTitle,
-  REFUSAL_CODES,
-} from '../bank-accounts/bank-accounts.corrections.ts';
+import { type CorrectedData, CorrectedDataWire } from '../bank-accounts/bank-accounts.corrections.ts';
 import { counterpartyOperations } from './counterparties.operations.ts';
 import { CORRECTIONS, Counterparty, CounterpartyCorrectionWire } from './counterparties.resource.ts';
+import { AchChangeCodeValues, AchRefusedNocCodeValues } from './counterparties.schema.ts';
 import type { CounterpartyCorrection, CounterpartyRow } from './counterparties.service.ts';
 import { counterpartiesByIds } from './counterparties.service.ts';
 
-const titleOf = (code: string) => `${changeCodeTitle(code) ?? code}.`;
+export const NocChangeCodeEnum = enumOf(AchChangeCodeValues);
 
-export const NocChangeCodeEnum = describedEnum(
-  'AchChangeCode',
-  'A Nacha change code: what a notification of change corrects (C01-C14; Sandbank sends C01-C07, C09 and C13).',
-  Object.fromEntries(CHANGE_CODES.map((code) => [code, titleOf(code)])),
-);
-
-export const NocRefusalCodeEnum = describedEnum(
-  'AchRefusedNocCode',
-  'A refused-NOC code (C61-C69): why the ODFI sent a notification of change back.',
-  Object.fromEntries(REFUSAL_CODES.map((code) => [code, titleOf(code)])),
-);
+export const NocRefusalCodeEnum = enumOf(AchRefusedNocCodeValues);
 
 const corrected = CorrectedDataWire.shape;
 type CorrectedText = 'routing_number' | 'transaction_code' | 'name' | 'individual_id' | 'addenda_information';

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { describedValues } from '../../kernel/described-values.ts';
 import { metadataSchema } from '../../kernel/wire-schemas.ts';
+import { CHANGE_CODES, changeCodeTitle, REFUSAL_CODES } from '../bank-accounts/bank-accounts.corrections.ts';
 
 export const createCounterpartySchema = z.strictObject({
   name: z.string().min(1).max(100).describe("The account holder's name."),
@@ -26,3 +28,17 @@ export const counterpartyIdSchema = z
   .string()
   .regex(/^cpty_[0-9A-Za-z]{1,60}$/, 'a saved counterparty id is cpty_…')
   .describe('The id of a saved counterparty (cpty_…), instead of an inline bank account.');
+
+const titleOf = (code: string) => `${changeCodeTitle(code) ?? code}.`;
+
+export const AchChangeCodeValues = describedValues(
+  'AchChangeCode',
+  'A Nacha change code: what a notification of change corrects (C01-C14; Sandbank sends C01-C07, C09 and C13).',
+  Object.fromEntries(CHANGE_CODES.map((code) => [code, titleOf(code)])),
+);
+
+export const AchRefusedNocCodeValues = describedValues(
+  'AchRefusedNocCode',
+  'A refused-NOC code (C61-C69): why the ODFI sent a notification of change back.',
+  Object.fromEntries(REFUSAL_CODES.map((code) => [code, titleOf(code)])),
+);

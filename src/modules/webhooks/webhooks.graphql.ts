@@ -1,7 +1,7 @@
 import { builder, type GraphQLContext } from '../../graphql/builder.ts';
 import { listQueryOf, serviceContext, toConnection } from '../../graphql/context.ts';
 import { graphqlObject, registerObjectType } from '../../graphql/derive.ts';
-import { describedEnum } from '../../graphql/enums.ts';
+import { enumOf } from '../../graphql/enums.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { wireInput } from '../../graphql/wire-input.ts';
@@ -11,7 +11,6 @@ import { listEventTypes } from './webhooks.event-types.ts';
 import {
   type AttemptRow,
   attemptsByIds,
-  type DeliveryRow,
   deliveriesByIds,
   listDeliveries,
   listEndpointDeliveries,
@@ -19,30 +18,15 @@ import {
 import { eventOperations, webhookOperations } from './webhooks.operations.ts';
 import { redeliverEvent } from './webhooks.redeliver.ts';
 import { type DeliveryNode, deliveryNode, WebhookDelivery, WebhookEndpoint } from './webhooks.resource.ts';
-import { redeliverSchema } from './webhooks.schema.ts';
-import { faultOfLabel, type WebhookChaosFault } from './webhooks.sending.ts';
+import { redeliverSchema, WebhookChaosFaultValues } from './webhooks.schema.ts';
+import { faultOfLabel } from './webhooks.sending.ts';
 import { type EndpointRow, endpointsByIds, sendTestEvent } from './webhooks.service.ts';
 
 type EndpointView = EndpointRow & { showSecret?: boolean };
 // biome-ignore lint/suspicious/noExplicitAny: connection arguments, read by listQueryOf.
 type Args = any;
 
-const DeliveryStateEnum = describedEnum('WebhookDeliveryState', 'Where a webhook delivery stands.', {
-  pending: 'Not delivered yet: its next attempt is due at nextAttemptAt.',
-  delivered: 'The endpoint answered 2xx.',
-  failed: 'Every retry failed, or its endpoint was deleted; redeliverEvent sends the event again.',
-} satisfies Record<DeliveryRow['state'], string>);
-
-const WebhookChaosFaultEnum = describedEnum(
-  'WebhookChaosFault',
-  "A kind of webhook chaos (the merchant's webhookFaults, docs/chaos.md) an attempt carried.",
-  {
-    duplicate: 'The event was sent a second time right after a 2xx, with the same webhook-id.',
-    delay: 'The delivery was held before it was sent (real time).',
-    reorder:
-      'The delivery was held back until a later event of its endpoint was sent (or at most its longest hold).',
-  } satisfies Record<WebhookChaosFault, string>,
-);
+const WebhookChaosFaultEnum = enumOf(WebhookChaosFaultValues);
 
 const WebhookAttemptRef = builder.objectRef<AttemptRow>('WebhookAttempt').implement({
   description: 'One HTTP attempt of a delivery: its clock time, the answer or the error, how long it took.',
@@ -83,7 +67,6 @@ const WebhookAttemptRef = builder.objectRef<AttemptRow>('WebhookAttempt').implem
 const WebhookDeliveryRef = graphqlObject<DeliveryNode>(WebhookDelivery, {
   interfaces: [NodeRef],
   names: { event: 'eventId', endpoint: 'endpointId' },
-  enums: { state: DeliveryStateEnum },
   // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
   extra: (t: any) => ({
     attempts: t.field({
