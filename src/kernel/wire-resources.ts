@@ -40,6 +40,11 @@ export const wireMetadata = z
  * An object kind: `id`, `object` (a constant naming the kind) and its own fields, registered in the
  * document as the component `name`.
  */
+/** An answer without an id (a clock, a reset, a table of rates): its `object` kind first, then its fields. */
+export function wireAnswer<const O extends string, S extends z.ZodRawShape>(object: O, shape: S) {
+  return z.object({ object: z.literal(object).meta({ description: 'The kind of object.' }), ...shape });
+}
+
 export function wireResource<const O extends string, S extends z.ZodRawShape>(
   name: string,
   object: O,

@@ -1,25 +1,22 @@
 import { z } from 'zod';
-import { timestamp, type Wire } from '../../kernel/wire-resources.ts';
+import { timestamp, type Wire, wireAnswer } from '../../kernel/wire-resources.ts';
 import type { ChaosSetting } from './chaos.service.ts';
 
-export const ChaosWire = z
-  .object({
-    object: z.literal('chaos').meta({ description: 'The kind of object.' }),
-    faults: z.union([z.string(), z.null()]).meta({
-      description:
-        'The faults injected into every keyed REST request and GraphQL query or mutation of the merchant without a Sandbank-Chaos header, in the chaos grammar (canonical form, e.g. "latency=200ms; error=0.3; status=503; seed=42"); null when none.',
-    }),
-    webhook_faults: z.union([z.string(), z.null()]).meta({
-      description:
-        'The faults injected into the webhook deliveries of the merchant, in the webhook chaos grammar (canonical form, e.g. "duplicate=0.1; delay=0.2; delay_for=5000ms; seed=42"): duplicates, delays and out-of-order deliveries; null when none.',
-    }),
-    updated_at: z.union([timestamp, z.null()]).meta({ description: 'When it was set; null when none is.' }),
-  })
-  .meta({
-    id: 'Chaos',
+export const ChaosWire = wireAnswer('chaos', {
+  faults: z.union([z.string(), z.null()]).meta({
     description:
-      "The merchant's chaos setting: faults (latency, errors, rate limits, timeouts) injected before API operations run, and faults (duplicates, delays, reordering) injected into webhook deliveries, to test a client's retries, timeouts and webhook handling. See docs/chaos.md.",
-  });
+      'The faults injected into every keyed REST request and GraphQL query or mutation of the merchant without a Sandbank-Chaos header, in the chaos grammar (canonical form, e.g. "latency=200ms; error=0.3; status=503; seed=42"); null when none.',
+  }),
+  webhook_faults: z.union([z.string(), z.null()]).meta({
+    description:
+      'The faults injected into the webhook deliveries of the merchant, in the webhook chaos grammar (canonical form, e.g. "duplicate=0.1; delay=0.2; delay_for=5000ms; seed=42"): duplicates, delays and out-of-order deliveries; null when none.',
+  }),
+  updated_at: z.union([timestamp, z.null()]).meta({ description: 'When it was set; null when none is.' }),
+}).meta({
+  id: 'Chaos',
+  description:
+    "The merchant's chaos setting: faults (latency, errors, rate limits, timeouts) injected before API operations run, and faults (duplicates, delays, reordering) injected into webhook deliveries, to test a client's retries, timeouts and webhook handling. See docs/chaos.md.",
+});
 
 export const SetChaosSchema = z
   .strictObject({

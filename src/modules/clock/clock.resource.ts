@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idOf, timestamp, type Wire } from '../../kernel/wire-resources.ts';
+import { idOf, timestamp, type Wire, wireAnswer } from '../../kernel/wire-resources.ts';
 import type { RanJob } from '../scheduler/scheduler.service.ts';
 import type { ClockView } from './clock.service.ts';
 
@@ -22,25 +22,22 @@ export const ClockJobWire = z
     description: 'A piece of due work a clock change ran (an expiry, a settlement, …).',
   });
 
-export const ClockWire = z
-  .object({
-    object: z.literal('clock').meta({ description: 'The kind of object.' }),
-    now: timestamp.meta({ description: "The merchant's clock time now." }),
-    frozen: z.boolean().meta({ description: 'Whether the clock is stopped (it stays at now).' }),
-    offset_ms: z
-      .number()
-      .int()
-      .meta({ description: 'Milliseconds ahead of real time (the offset a running clock keeps).' }),
-    ran: z.array(ClockJobWire).meta({
-      description:
-        'The due work this change ran, in due-time order (an advance runs everything due on the way); empty on a read.',
-    }),
-  })
-  .meta({
-    id: 'Clock',
+export const ClockWire = wireAnswer('clock', {
+  now: timestamp.meta({ description: "The merchant's clock time now." }),
+  frozen: z.boolean().meta({ description: 'Whether the clock is stopped (it stays at now).' }),
+  offset_ms: z
+    .number()
+    .int()
+    .meta({ description: 'Milliseconds ahead of real time (the offset a running clock keeps).' }),
+  ran: z.array(ClockJobWire).meta({
     description:
-      "The merchant's simulated clock: real time plus an offset, or frozen. Every banking time of the merchant (windows, settlements, expiries) follows it.",
-  });
+      'The due work this change ran, in due-time order (an advance runs everything due on the way); empty on a read.',
+  }),
+}).meta({
+  id: 'Clock',
+  description:
+    "The merchant's simulated clock: real time plus an offset, or frozen. Every banking time of the merchant (windows, settlements, expiries) follows it.",
+});
 
 function jobResource(job: RanJob): Wire<typeof ClockJobWire> {
   return {

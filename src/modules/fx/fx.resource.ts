@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { defineObject, field, type ObjectDecl, withWire } from '../../kernel/declare.ts';
-import { idOf, timestamp, type Wire } from '../../kernel/wire-resources.ts';
+import { idOf, timestamp, type Wire, wireAnswer } from '../../kernel/wire-resources.ts';
 import { FAILURE_REASONS } from './fx.destinations.ts';
 import { fxConversionStates, fxQuoteMachine, fxSettlementMachine } from './fx.machine.ts';
 import type { FxRates } from './fx.pricing.ts';
@@ -43,20 +43,17 @@ export const FxRateWire = z
   })
   .meta({ id: 'FxRate', description: 'The rates of one currency pair for the hour.' });
 
-export const FxRatesWire = z
-  .object({
-    object: z.literal('fx_rates').meta({ description: 'The kind of object.' }),
-    source_currency: usd,
-    at: timestamp.meta({ description: 'The instant asked about (the clock’s time unless `at` was given).' }),
-    as_of: timestamp.meta({ description: 'The start of the UTC hour whose rates these are.' }),
-    next_change_at: timestamp.meta({ description: 'When the rates change next (the next UTC hour).' }),
-    spread: z.string().meta({
-      pattern: '^[0-9]+(\\.[0-9]+)?$',
-      description: 'The spread taken off the mid rate, as a decimal fraction (0.005 is 0.5%).',
-    }),
-    rates: z.array(FxRateWire).meta({ description: 'One entry per target currency: EUR, GBP, JPY.' }),
-  })
-  .meta({ id: 'FxRates', description: 'The FX rates in force at an instant: they change every UTC hour.' });
+export const FxRatesWire = wireAnswer('fx_rates', {
+  source_currency: usd,
+  at: timestamp.meta({ description: 'The instant asked about (the clock’s time unless `at` was given).' }),
+  as_of: timestamp.meta({ description: 'The start of the UTC hour whose rates these are.' }),
+  next_change_at: timestamp.meta({ description: 'When the rates change next (the next UTC hour).' }),
+  spread: z.string().meta({
+    pattern: '^[0-9]+(\\.[0-9]+)?$',
+    description: 'The spread taken off the mid rate, as a decimal fraction (0.005 is 0.5%).',
+  }),
+  rates: z.array(FxRateWire).meta({ description: 'One entry per target currency: EUR, GBP, JPY.' }),
+}).meta({ id: 'FxRates', description: 'The FX rates in force at an instant: they change every UTC hour.' });
 
 /** What rendering an FX object needs beyond its row: nothing (its links carry no secret). */
 const NO_LINKS = { publicUrl: '' };

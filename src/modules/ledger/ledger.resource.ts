@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CURRENCY_CODES, type CurrencyCode } from '../../kernel/currency.ts';
 import { defineObject, field, type ObjectDecl, withWire } from '../../kernel/declare.ts';
 import { WireDecimal } from '../../kernel/wire-json.ts';
-import { type Wire, wireCurrency, wireDecimal } from '../../kernel/wire-resources.ts';
+import { type Wire, wireAnswer, wireCurrency, wireDecimal } from '../../kernel/wire-resources.ts';
 import { holdMachine, postingMachine } from './ledger.machine.ts';
 import type { Balance } from './ledger.queries.ts';
 import type { PostingRow } from './ledger.rows.ts';
@@ -53,27 +53,24 @@ export const SOURCE_TYPES = [
 ] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
-export const BalanceWire = z
-  .object({
-    object: z.literal('balance').meta({ description: 'The kind of object.' }),
-    currency: wireCurrency,
-    available: wireDecimal.meta({
-      type: 'number',
-      description:
-        'What can be spent now: paid out, transferred or converted. It may be negative: a returned ACH debit or a virtual card capture can take it below zero.',
-    } as z.GlobalMeta),
-    pending: wireDecimal.meta({
-      type: 'number',
-      description:
-        'Received but not yet available (a captured card payment before settlement, an ACH debit before it settles).',
-    } as z.GlobalMeta),
-    reserved: wireDecimal.meta({
-      type: 'number',
-      description:
-        'Held from available for operations under way: a transfer credit or payout before it leaves, a virtual card authorization before capture, a settlement abroad before it is paid.',
-    } as z.GlobalMeta),
-  })
-  .meta({ id: 'Balance', description: "The merchant's balances in one currency." });
+export const BalanceWire = wireAnswer('balance', {
+  currency: wireCurrency,
+  available: wireDecimal.meta({
+    type: 'number',
+    description:
+      'What can be spent now: paid out, transferred or converted. It may be negative: a returned ACH debit or a virtual card capture can take it below zero.',
+  } as z.GlobalMeta),
+  pending: wireDecimal.meta({
+    type: 'number',
+    description:
+      'Received but not yet available (a captured card payment before settlement, an ACH debit before it settles).',
+  } as z.GlobalMeta),
+  reserved: wireDecimal.meta({
+    type: 'number',
+    description:
+      'Held from available for operations under way: a transfer credit or payout before it leaves, a virtual card authorization before capture, a settlement abroad before it is paid.',
+  } as z.GlobalMeta),
+}).meta({ id: 'Balance', description: "The merchant's balances in one currency." });
 
 export const BalancesWire = z
   .object({

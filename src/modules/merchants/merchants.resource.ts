@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Wire, wireResource } from '../../kernel/wire-resources.ts';
+import { type Wire, wireAnswer, wireResource } from '../../kernel/wire-resources.ts';
 import type { KeyPair, MerchantWithKeys } from './merchants.service.ts';
 
 const secretKey = z.string().meta({
@@ -21,16 +21,13 @@ export const MerchantWithKeysWire = wireResource(
   },
 );
 
-export const ApiKeysWire = z
-  .object({
-    object: z.literal('api_keys').meta({ description: 'The kind of object.' }),
-    secret_key: secretKey,
-    public_key: publicKey,
-  })
-  .meta({
-    id: 'ApiKeys',
-    description: "A merchant's new key pair, answered once by a key roll (the previous keys are revoked).",
-  });
+export const ApiKeysWire = wireAnswer('api_keys', {
+  secret_key: secretKey,
+  public_key: publicKey,
+}).meta({
+  id: 'ApiKeys',
+  description: "A merchant's new key pair, answered once by a key roll (the previous keys are revoked).",
+});
 
 /** The sign-up's answer: the merchant and its keys. */
 export function merchantWithKeysResource(created: MerchantWithKeys): Wire<typeof MerchantWithKeysWire> {

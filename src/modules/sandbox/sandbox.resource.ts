@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idOf, type Wire } from '../../kernel/wire-resources.ts';
+import { idOf, type Wire, wireAnswer } from '../../kernel/wire-resources.ts';
 import { ClockWire, clockResource } from '../clock/clock.resource.ts';
 import { RESET_KINDS, type ResetKind, type ResetResult } from './sandbox.reset.ts';
 
@@ -40,18 +40,15 @@ export const ResetDeletedWire = z
   )
   .meta({ id: 'ResetDeleted', description: 'How many rows of each kind the reset deleted.' });
 
-export const ResetWire = z
-  .object({
-    object: z.literal('reset').meta({ description: 'The kind of object.' }),
-    merchant_id: idOf('merchant whose sandbox was reset'),
-    clock: ClockWire,
-    deleted: ResetDeletedWire,
-  })
-  .meta({
-    id: 'Reset',
-    description:
-      "A merchant's sandbox reset: every object deleted and the clock back to real time. The merchant, its API keys, its dashboard sessions and its webhook endpoints (with their secrets) are kept. No event is written.",
-  });
+export const ResetWire = wireAnswer('reset', {
+  merchant_id: idOf('merchant whose sandbox was reset'),
+  clock: ClockWire,
+  deleted: ResetDeletedWire,
+}).meta({
+  id: 'Reset',
+  description:
+    "A merchant's sandbox reset: every object deleted and the clock back to real time. The merchant, its API keys, its dashboard sessions and its webhook endpoints (with their secrets) are kept. No event is written.",
+});
 
 /** The API representation of a reset. */
 export function resetResource(result: ResetResult): Wire<typeof ResetWire> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idOf, timestamp, type Wire } from '../../kernel/wire-resources.ts';
+import { idOf, timestamp, type Wire, wireAnswer } from '../../kernel/wire-resources.ts';
 import type { EventRow } from '../events/events.service.ts';
 import type { Recipe } from '../recipe.ts';
 import { EventWire, eventResource } from '../webhooks/webhooks.payloads.ts';
@@ -44,24 +44,21 @@ const EmittedEventWire = z
     description: 'An event a trigger run emitted (GET /v1/events/{id} has it whole).',
   });
 
-export const TriggeredEventWire = z
-  .object({
-    object: z.literal('triggered_event').meta({ description: 'The kind of object.' }),
-    type: z.string().meta({ description: 'The event type asked for.' }),
-    object_id: z
-      .string()
-      .meta({ description: 'The id of the primary object: the one the triggered event is about.' }),
-    event: EventWire,
-    events: z.array(EmittedEventWire).meta({
-      description:
-        "Every event written for the merchant while the run went on (a concurrent request's too), oldest first; the triggered one among them.",
-    }),
-  })
-  .meta({
-    id: 'TriggeredEvent',
+export const TriggeredEventWire = wireAnswer('triggered_event', {
+  type: z.string().meta({ description: 'The event type asked for.' }),
+  object_id: z
+    .string()
+    .meta({ description: 'The id of the primary object: the one the triggered event is about.' }),
+  event: EventWire,
+  events: z.array(EmittedEventWire).meta({
     description:
-      'An event produced on demand: its recipe drove real objects through their own operations (the ledger and every related event are consistent).',
-  });
+      "Every event written for the merchant while the run went on (a concurrent request's too), oldest first; the triggered one among them.",
+  }),
+}).meta({
+  id: 'TriggeredEvent',
+  description:
+    'An event produced on demand: its recipe drove real objects through their own operations (the ledger and every related event are consistent).',
+});
 
 export function triggeredEventResource(result: TriggerResult): Wire<typeof TriggeredEventWire> {
   return {
@@ -77,17 +74,14 @@ function emittedResource(row: EventRow) {
   return { id: row.id, type: row.type, object_id: row.objectId, created_at: row.createdAt.toISOString() };
 }
 
-export const TriggerRecipeWire = z
-  .object({
-    object: z.literal('trigger_recipe').meta({ description: 'The kind of object.' }),
-    type: z.string().meta({ description: 'The event type the recipe produces.' }),
-    drives: z.string().meta({ description: 'What the recipe does, in words.' }),
-    accepts: z
-      .array(z.string())
-      .meta({ description: 'The override keys it accepts (`metadata.*`: any metadata.<key>).' }),
-    moves_clock: z.boolean().meta({ description: "Whether it advances the merchant's simulated clock." }),
-  })
-  .meta({ id: 'TriggerRecipe', description: 'How POST /v1/simulate/events produces one event type.' });
+export const TriggerRecipeWire = wireAnswer('trigger_recipe', {
+  type: z.string().meta({ description: 'The event type the recipe produces.' }),
+  drives: z.string().meta({ description: 'What the recipe does, in words.' }),
+  accepts: z
+    .array(z.string())
+    .meta({ description: 'The override keys it accepts (`metadata.*`: any metadata.<key>).' }),
+  moves_clock: z.boolean().meta({ description: "Whether it advances the merchant's simulated clock." }),
+}).meta({ id: 'TriggerRecipe', description: 'How POST /v1/simulate/events produces one event type.' });
 
 export function recipeResource(recipe: Recipe): Wire<typeof TriggerRecipeWire> {
   return {

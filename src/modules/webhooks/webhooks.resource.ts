@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineObject, field, type ObjectDecl, type RenderContext, withWire } from '../../kernel/declare.ts';
-import { timestamp, type Wire } from '../../kernel/wire-resources.ts';
+import { timestamp, type Wire, wireAnswer } from '../../kernel/wire-resources.ts';
 import { ALL_EVENTS, listEventTypes } from './webhooks.event-types.ts';
 import type { AttemptRow, DeliveryLog } from './webhooks.log.ts';
 import type { EventTypePayload } from './webhooks.payloads.ts';
@@ -142,24 +142,21 @@ export const WebhookDelivery = defineObject<DeliveryNode>()(
   },
 );
 
-export const EventTypeWire = z
-  .object({
-    object: z.literal('event_type').meta({ description: 'The kind of object.' }),
-    type: EventTypeNameWire,
-    schema: z
-      .object({
-        $ref: z.string().meta({
-          format: 'uri-reference',
-          description:
-            "The payload's JSON Schema in this server's OpenAPI document: its webhooks entry's request body schema.",
-        }),
-      })
-      .meta({
+export const EventTypeWire = wireAnswer('event_type', {
+  type: EventTypeNameWire,
+  schema: z
+    .object({
+      $ref: z.string().meta({
+        format: 'uri-reference',
         description:
-          "The payload's schema, as a JSON Schema reference into GET /v1/openapi.json (the entry of the document's webhooks section for this type).",
+          "The payload's JSON Schema in this server's OpenAPI document: its webhooks entry's request body schema.",
       }),
-  })
-  .meta({ id: 'EventType', description: 'An event type the sandbox sends, with its payload schema.' });
+    })
+    .meta({
+      description:
+        "The payload's schema, as a JSON Schema reference into GET /v1/openapi.json (the entry of the document's webhooks section for this type).",
+    }),
+}).meta({ id: 'EventType', description: 'An event type the sandbox sends, with its payload schema.' });
 
 function attemptResource(attempt: AttemptRow): Wire<typeof WebhookAttemptWire> {
   return {
