@@ -46,21 +46,10 @@ export const SandbankErrorRef = builder.objectType(SandbankError, {
   name: 'SandbankError',
   description: 'An expected failure: the same code, type and message as the REST error envelope.',
   fields: (t) => ({
-    code: t.field({
-      type: ErrorCodeEnum,
-      description: "The error's code, as REST's error.code.",
-      resolve: (error) => error.code,
-    }),
-    type: t.field({
-      type: ErrorTypeEnum,
-      description: "The code's family, as REST's error.type.",
-      resolve: (error) => error.type,
-    }),
+    code: t.expose('code', { type: ErrorCodeEnum, description: "The error's code, as REST's error.code." }),
+    type: t.expose('type', { type: ErrorTypeEnum, description: "The code's family, as REST's error.type." }),
     message: t.exposeString('message', { description: 'What went wrong, for a person.' }),
-    httpStatus: t.int({
-      description: 'The HTTP status REST answers this error with.',
-      resolve: (error) => error.status,
-    }),
+    httpStatus: t.exposeInt('status', { description: 'The HTTP status REST answers this error with.' }),
     param: t.string({
       nullable: true,
       description: 'The parameter at fault, named as REST names it (snake_case), when there is one.',

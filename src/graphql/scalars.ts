@@ -62,11 +62,7 @@ export const MoneyRef = builder.objectRef<MoneyValue>('Money').implement({
       description: "The amount in major units, with the currency's minor digits.",
       resolve: (money) => formatDecimal(money.amount, money.currency),
     }),
-    currency: t.field({
-      type: CurrencyCodeEnum,
-      description: 'The currency of the amount.',
-      resolve: (money) => money.currency,
-    }),
+    currency: t.expose('currency', { type: CurrencyCodeEnum, description: 'The currency of the amount.' }),
     minorUnits: t.string({
       description: 'The amount as an integer count of minor units (cents), as a string.',
       resolve: (money) => money.amount.toString(),

@@ -111,11 +111,7 @@ const TimelineEntryRef = builder.objectRef<TimelineEntry>('TimelineEntry').imple
     }),
     eventType: t.exposeString('eventType', { description: 'The event type, e.g. card_payment.captured.' }),
     eventId: t.exposeID('eventId', { description: "The event's id (event(id:) or node(id:) reads it)." }),
-    at: t.field({
-      type: 'DateTime',
-      description: 'When it happened, clock time.',
-      resolve: (entry) => entry.at,
-    }),
+    at: t.expose('at', { type: 'DateTime', description: 'When it happened, clock time.' }),
   }),
 });
 
@@ -148,11 +144,7 @@ export const TransactionRef = builder.interfaceRef<TransactionShape>('Transactio
       nullable: true,
       description: "The merchant's reference, as given on create.",
     }),
-    createdAt: t.field({
-      type: 'DateTime',
-      description: 'When it was created, clock time.',
-      resolve: (row) => row.createdAt,
-    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created, clock time.' }),
     timeline: t.field({
       type: [TimelineEntryRef],
       description: 'Every state change, oldest first, from the events (creation included).',

@@ -114,15 +114,10 @@ const RefundResultRef = builder
   .implement({
     description: 'A refund just asked for, and its card payment as it is now.',
     fields: (t) => ({
-      refund: t.field({
-        type: RefundRef,
-        description: 'The new refund.',
-        resolve: (result) => result.refund,
-      }),
-      cardPayment: t.field({
+      refund: t.expose('refund', { type: RefundRef, description: 'The new refund.' }),
+      cardPayment: t.expose('payment', {
         type: CardPaymentRef,
         description: 'The card payment, with the refund counted in amountRefunded.',
-        resolve: (result) => result.payment,
       }),
     }),
   });

@@ -18,11 +18,10 @@ const ChaosRef = builder.objectRef<ChaosSetting>('Chaos').implement({
       description:
         'The webhook delivery faults in the webhook chaos grammar, canonical form ("duplicate=0.1; delay=0.2; delay_for=5000ms; seed=42"); null when none.',
     }),
-    updatedAt: t.field({
+    updatedAt: t.expose('updatedAt', {
       type: 'DateTime',
       nullable: true,
       description: 'When it was set; null when none is.',
-      resolve: (setting) => setting.updatedAt,
     }),
   }),
 });

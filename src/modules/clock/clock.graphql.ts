@@ -16,12 +16,8 @@ const RanJobRef = builder.objectRef<DueWork>('DueWork').implement({
   fields: (t) => ({
     kind: t.exposeString('kind', { description: 'What the work does, e.g. collection.expire.' }),
     objectId: t.exposeString('objectId', { description: 'The id of the object it acts on.' }),
-    dueAt: t.field({
-      type: 'DateTime',
-      description: 'When it is due, clock time.',
-      resolve: (job) => job.dueAt,
-    }),
-    state: t.field({ type: DueWorkStateEnum, description: 'Where it stands.', resolve: (job) => job.state }),
+    dueAt: t.expose('dueAt', { type: 'DateTime', description: 'When it is due, clock time.' }),
+    state: t.expose('state', { type: DueWorkStateEnum, description: 'Where it stands.' }),
     error: t.exposeString('error', { nullable: true, description: 'Why it failed (state failed).' }),
   }),
 });
@@ -31,21 +27,13 @@ nodeKind('job', RanJobRef, jobsByIds);
 export const ClockRef = builder.objectRef<ClockView>('Clock').implement({
   description: "The merchant's simulated clock: real time plus an offset, or frozen.",
   fields: (t) => ({
-    now: t.field({
-      type: 'DateTime',
-      description: "The merchant's current time.",
-      resolve: (clock) => clock.now,
-    }),
+    now: t.expose('now', { type: 'DateTime', description: "The merchant's current time." }),
     frozen: t.exposeBoolean('frozen', { description: 'Whether the clock stands still (freezeClock).' }),
     offsetMs: t.float({
       description: 'Milliseconds ahead of real time (while running).',
       resolve: (clock) => clock.offsetMs,
     }),
-    ran: t.field({
-      type: [RanJobRef],
-      description: 'Work run by this change, in order.',
-      resolve: (clock) => clock.ran,
-    }),
+    ran: t.expose('ran', { type: [RanJobRef], description: 'Work run by this change, in order.' }),
   }),
 });
 

@@ -51,11 +51,7 @@ const PaymentAttemptRef = builder.objectRef<AttemptRow>('PaymentAttempt').implem
     'One attempt to pay a collection, made before bank payments became ACH debits (card payments and transfers record payments now).',
   interfaces: [NodeRef],
   fields: (t) => ({
-    method: t.field({
-      type: enumOf(PaymentMethodValues),
-      description: 'How the payer paid.',
-      resolve: (row) => row.method,
-    }),
+    method: t.expose('method', { type: enumOf(PaymentMethodValues), description: 'How the payer paid.' }),
     state: t.field({
       type: enumOf(PaymentAttemptStateValues),
       description: 'Where it stands.',
@@ -95,8 +91,8 @@ const PaymentAttemptRef = builder.objectRef<AttemptRow>('PaymentAttempt').implem
       nullable: true,
       description: 'The last 4 digits of the bank account (bank_account method).',
     }),
-    createdAt: t.field({ type: 'DateTime', description: CREATED_AT, resolve: (row) => row.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', description: UPDATED_AT, resolve: (row) => row.updatedAt }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: CREATED_AT }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: UPDATED_AT }),
   }),
 });
 
@@ -165,10 +161,9 @@ const PayResultRef = builder
   .implement({
     description: 'A headless payment of a collection and what it made.',
     fields: (t) => ({
-      collection: t.field({
+      collection: t.expose('collection', {
         type: CollectionRef,
         description: 'The collection as it is after the payment.',
-        resolve: (result) => result.collection,
       }),
       cardPayment: t.field({
         type: CardPaymentRef,
@@ -176,24 +171,21 @@ const PayResultRef = builder
         description: 'The card payment this payment made (card method).',
         resolve: (result) => (result.cardPayment ? { ...result.cardPayment, refunds: [] } : null),
       }),
-      transfer: t.field({
+      transfer: t.expose('debit', {
         type: TransferRef,
         nullable: true,
         description: "The ACH debit of the payer's account this payment made (bank account).",
-        resolve: (result) => result.debit,
       }),
-      paymentAttempt: t.field({
+      paymentAttempt: t.expose('attempt', {
         type: PaymentAttemptRef,
         nullable: true,
         description: 'Null: bank payments are ACH debits now (transfer); kept for older clients.',
         deprecationReason: 'Use transfer (bank account) or cardPayment.',
-        resolve: (result) => result.attempt,
       }),
-      threeDSecureUrl: t.string({
+      threeDSecureUrl: t.exposeString('nextActionUrl', {
         nullable: true,
         description:
           'Set when the card needs a 3-D Secure challenge: open it, or call completeCardPaymentThreeDSecure.',
-        resolve: (result) => result.nextActionUrl,
       }),
     }),
   });

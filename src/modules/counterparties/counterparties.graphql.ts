@@ -55,7 +55,7 @@ const describe = (key: keyof typeof correction) => descriptionOf(correction[key]
 const CorrectionRef = builder.objectRef<CounterpartyCorrection>('CounterpartyCorrection').implement({
   description: CounterpartyCorrectionWire.description ?? '',
   fields: (t) => ({
-    code: t.field({ type: NocChangeCodeEnum, description: describe('code'), resolve: (c) => c.code }),
+    code: t.expose('code', { type: NocChangeCodeEnum, description: describe('code') }),
     reason: t.exposeString('reason', { description: describe('reason') }),
     transfer: t.exposeString('transferId', { description: describe('transfer') }),
     correctedData: t.field({
@@ -74,11 +74,10 @@ const CorrectionRef = builder.objectRef<CounterpartyCorrection>('CounterpartyCor
       description: describe('refused_at'),
       resolve: (c) => (c.refusedAt ? new Date(c.refusedAt) : null),
     }),
-    refusalCode: t.field({
+    refusalCode: t.expose('refusalCode', {
       type: NocRefusalCodeEnum,
       nullable: true,
       description: describe('refusal_code'),
-      resolve: (c) => c.refusalCode,
     }),
   }),
 });

@@ -56,11 +56,7 @@ export const EventRef = builder.objectRef<EventRow>('Event').implement({
       description: 'The event type, `<object>.<state>`, e.g. collection.succeeded (eventTypes lists them).',
     }),
     objectId: t.exposeString('objectId', { description: 'The id of the object that changed.' }),
-    createdAt: t.field({
-      type: 'DateTime',
-      description: 'When it happened, clock time.',
-      resolve: (row) => row.createdAt,
-    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it happened, clock time.' }),
     data: t.field({
       type: 'JSONObject',
       description: '{object}: the object as the API renders it after the change.',

@@ -48,10 +48,9 @@ const FxRateRef = builder.objectRef<FxRate>('FxRate').implement({
       description: descriptionOf(rateField.source_currency),
       resolve: () => 'USD' as const,
     }),
-    targetCurrency: t.field({
+    targetCurrency: t.expose('targetCurrency', {
       type: enumOf(FxTargetCurrencyValues),
       description: descriptionOf(rateField.target_currency),
-      resolve: (r) => r.targetCurrency,
     }),
     midRate: t.string({ description: descriptionOf(rateField.mid_rate), resolve: (r) => formatRate(r.mid) }),
     rate: t.string({ description: descriptionOf(rateField.rate), resolve: (r) => formatRate(r.rate) }),
@@ -63,19 +62,14 @@ const ratesField = FxRatesWire.shape;
 const FxRatesRef = builder.objectRef<FxRates>('FxRates').implement({
   description: FxRatesWire.description ?? '',
   fields: (t) => ({
-    at: t.field({ type: 'DateTime', description: descriptionOf(ratesField.at), resolve: (r) => r.at }),
-    asOf: t.field({ type: 'DateTime', description: descriptionOf(ratesField.as_of), resolve: (r) => r.asOf }),
-    nextChangeAt: t.field({
+    at: t.expose('at', { type: 'DateTime', description: descriptionOf(ratesField.at) }),
+    asOf: t.expose('asOf', { type: 'DateTime', description: descriptionOf(ratesField.as_of) }),
+    nextChangeAt: t.expose('nextChangeAt', {
       type: 'DateTime',
       description: descriptionOf(ratesField.next_change_at),
-      resolve: (r) => r.nextChangeAt,
     }),
     spread: t.string({ description: descriptionOf(ratesField.spread), resolve: (r) => formatRate(r.spread) }),
-    rates: t.field({
-      type: [FxRateRef],
-      description: descriptionOf(ratesField.rates),
-      resolve: (r) => r.rates,
-    }),
+    rates: t.expose('rates', { type: [FxRateRef], description: descriptionOf(ratesField.rates) }),
   }),
 });
 
@@ -97,12 +91,8 @@ export const FxConversionRef = graphqlObject<FxConversionRow>(FxConversion, {
 const DestinationRef = builder.objectRef<FxSettlementRow['destination']>('FxDestination').implement({
   description: 'Where a settlement pays: an IBAN or a Japanese account, last 4 characters only.',
   fields: (t) => ({
-    type: t.field({
-      type: enumOf(FxDestinationTypeValues),
-      description: 'The kind of account.',
-      resolve: (d) => d.type,
-    }),
-    name: t.string({ description: "The beneficiary's name.", resolve: (d) => d.name }),
+    type: t.expose('type', { type: enumOf(FxDestinationTypeValues), description: 'The kind of account.' }),
+    name: t.exposeString('name', { description: "The beneficiary's name." }),
     country: t.string({
       nullable: true,
       description: "The account's country (ISO 3166-1 alpha-2): the IBAN's, or JP.",
@@ -118,10 +108,7 @@ const DestinationRef = builder.objectRef<FxSettlementRow['destination']>('FxDest
       description: 'The Japanese branch code (3 digits); null for an IBAN.',
       resolve: (d) => (d.type === 'jp_bank_account' ? d.branch_code : null),
     }),
-    last4: t.string({
-      description: 'The last 4 characters of the IBAN or account number.',
-      resolve: (d) => d.last4,
-    }),
+    last4: t.exposeString('last4', { description: 'The last 4 characters of the IBAN or account number.' }),
   }),
 });
 

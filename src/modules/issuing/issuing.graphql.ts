@@ -56,10 +56,9 @@ const SpendingLimitRef = builder.objectRef<StoredControls['limits'][number]>('Sp
 const SpendingControlsRef = builder.objectRef<StoredControls>('SpendingControls').implement({
   description: SpendingControlsWire.description ?? '',
   fields: (t) => ({
-    limits: t.field({
+    limits: t.expose('limits', {
       type: [SpendingLimitRef],
       description: descriptionOf(controls.limits) ?? '',
-      resolve: (row) => row.limits,
     }),
     allowedMccs: t.stringList({
       nullable: true,

@@ -23,11 +23,7 @@ const balance = BalanceWire.shape;
 const BalanceRef = builder.objectRef<Balance>('Balance').implement({
   description: BalanceWire.description ?? '',
   fields: (t) => ({
-    currency: t.field({
-      type: CurrencyCodeEnum,
-      description: descriptionOf(balance.currency),
-      resolve: (b) => b.currency,
-    }),
+    currency: t.expose('currency', { type: CurrencyCodeEnum, description: descriptionOf(balance.currency) }),
     available: t.field({
       type: MoneyRef,
       description: descriptionOf(balance.available),

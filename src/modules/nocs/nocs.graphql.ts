@@ -18,18 +18,10 @@ const describe = (key: keyof typeof noc) => descriptionOf(noc[key]) ?? '';
 const NotificationOfChangeRef = builder.objectRef<NocRecord>('NotificationOfChange').implement({
   description: NotificationOfChangeWire.description ?? '',
   fields: (t) => ({
-    code: t.field({ type: NocChangeCodeEnum, description: describe('code'), resolve: (r) => r.code }),
+    code: t.expose('code', { type: NocChangeCodeEnum, description: describe('code') }),
     reason: t.exposeString('reason', { description: describe('reason') }),
-    correctedData: t.field({
-      type: CorrectedDataRef,
-      description: 'What to correct.',
-      resolve: (r) => r.corrected_data,
-    }),
-    counterparty: t.string({
-      nullable: true,
-      description: describe('counterparty'),
-      resolve: (r) => r.counterparty,
-    }),
+    correctedData: t.expose('corrected_data', { type: CorrectedDataRef, description: 'What to correct.' }),
+    counterparty: t.exposeString('counterparty', { nullable: true, description: describe('counterparty') }),
     receivedAt: t.field({
       type: 'DateTime',
       description: describe('received_at'),
@@ -46,25 +38,22 @@ const NotificationOfChangeRef = builder.objectRef<NocRecord>('NotificationOfChan
       description: describe('refused_at'),
       resolve: (r) => (r.refused_at ? new Date(r.refused_at) : null),
     }),
-    refusalCode: t.field({
+    refusalCode: t.expose('refusal_code', {
       type: NocRefusalCodeEnum,
       nullable: true,
       description: describe('refusal_code'),
-      resolve: (r) => r.refusal_code,
     }),
-    refusalReason: t.string({
+    refusalReason: t.exposeString('refusal_reason', {
       nullable: true,
       description: describe('refusal_reason'),
-      resolve: (r) => r.refusal_reason,
     }),
   }),
 });
 
 builder.objectFields(TransferRef, (t) => ({
-  notificationsOfChange: t.field({
+  notificationsOfChange: t.expose('notificationsOfChange', {
     type: [NotificationOfChangeRef],
     description: 'The notifications of change the receiving bank sent about this ACH entry (at most one).',
-    resolve: (row) => row.notificationsOfChange,
   }),
 }));
 

@@ -24,15 +24,13 @@ const ResetRef = builder.objectRef<ResetResult>('MerchantReset').implement({
     "A merchant's sandbox reset (POST /v1/simulate/reset): every object deleted and the clock back to real time. The merchant, its API keys, its dashboard sessions and its webhook endpoints (with their secrets) are kept; no event is written.",
   fields: (t) => ({
     merchantId: t.exposeString('merchantId', { description: 'The merchant whose sandbox was reset.' }),
-    clock: t.field({
+    clock: t.expose('clock', {
       type: ClockRef,
       description: "The merchant's clock after the reset: real time, running.",
-      resolve: (result) => result.clock,
     }),
-    deleted: t.field({
+    deleted: t.expose('deleted', {
       type: DeletedRef,
       description: 'How many rows of each kind were deleted.',
-      resolve: (result) => result.deleted,
     }),
   }),
 });

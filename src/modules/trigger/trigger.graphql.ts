@@ -17,10 +17,9 @@ const TriggeredEventRef = builder.objectRef<TriggerResult>('TriggeredEvent').imp
       description: 'The id of the primary object: the one the triggered event is about.',
       resolve: (result) => result.event.objectId,
     }),
-    event: t.field({
+    event: t.expose('event', {
       type: EventRef,
       description: 'The triggered event (the last one of its type the run emitted).',
-      resolve: (result) => result.event,
     }),
     events: t.field({
       type: [EventRef],

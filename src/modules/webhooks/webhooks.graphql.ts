@@ -33,7 +33,7 @@ const WebhookAttemptRef = builder.objectRef<AttemptRow>('WebhookAttempt').implem
   interfaces: [NodeRef],
   fields: (t) => ({
     deliveryId: t.exposeString('deliveryId', { description: 'The id of the delivery it belongs to.' }),
-    attemptedAt: t.field({ type: 'DateTime', description: 'Clock time.', resolve: (row) => row.attemptedAt }),
+    attemptedAt: t.expose('attemptedAt', { type: 'DateTime', description: 'Clock time.' }),
     status: t.exposeInt('status', { nullable: true, description: 'HTTP status; null when no answer came.' }),
     durationMs: t.exposeInt('durationMs', { description: 'How long the request took, in milliseconds.' }),
     responseBody: t.exposeString('responseBody', {
@@ -44,11 +44,10 @@ const WebhookAttemptRef = builder.objectRef<AttemptRow>('WebhookAttempt').implem
       nullable: true,
       description: 'Why no answer came (connection refused, timeout…).',
     }),
-    nextRetryAt: t.field({
+    nextRetryAt: t.expose('nextRetryAt', {
       type: 'DateTime',
       nullable: true,
       description: 'Clock time of the retry this attempt scheduled.',
-      resolve: (row) => row.nextRetryAt,
     }),
     chaos: t.exposeString('chaos', {
       nullable: true,
