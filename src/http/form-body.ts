@@ -188,25 +188,77 @@ function fieldSchemas(at: Place, key: string): Schema[] {
   return found;
 }
 
-function coerce(value: unknown, schemas: readonly Schema[]): unknown {
+/**
+ * What a page's form adds to the reader (the dashboard's; REST's form bodies never use them):
+ * - `splitText`: where the schema takes a list of text, a text is its words, split on commas and
+ *   white space, each once (`allowed_mccs=5411, 5814`; a checkbox list and a free-text input of the
+ *   same `name[]` give one list);
+ * - `namedEntries`: where the schema takes a list of objects, entries may be named rather than
+ *   numbered, each name the value of the entry's field that allows it (`limits[daily][amount]=20`
+ *   is `{interval: "daily", amount: "20"}`), in the order that field declares its values.
+ */
+export interface PageRules {
+  splitText?: boolean;
+  namedEntries?: boolean;
+}
+
+/** Whether the place is a list of text (and takes no text itself). */
+function takesTextList(at: Place): boolean {
+  if (at.alternatives.some(takesText)) return false;
+  return elementSchemas(at, 0).length > 0 && placeOf(elementSchemas(at, 0)).alternatives.some(takesText);
+}
+
+function words(items: readonly unknown[]): unknown[] {
+  const split = items.flatMap((item) => (typeof item === 'string' ? item.split(/[\s,]+/) : [item]));
+  return [...new Set(split.filter((item) => item !== ''))];
+}
+
+/** Entries named by the value of one of their fields, as a list (undefined when a name fits none). */
+function namedEntries(tree: Tree, at: Place): unknown[] | undefined {
+  const element = placeOf(elementSchemas(at, 0));
+  const entries: [number, unknown][] = [];
+  for (const [name, value] of Object.entries(tree)) {
+    if (!isTree(value)) return undefined;
+    let found: [string, number] | undefined;
+    for (const def of element.alternatives)
+      for (const [field, schema] of Object.entries(def.type === 'object' ? (def.shape ?? {}) : {})) {
+        const order = placeOf([schema]).alternatives.flatMap(allowed).indexOf(name);
+        if (order >= 0 && !found) found = [field, order];
+      }
+    if (!found || Object.hasOwn(value, found[0])) return undefined;
+    const entry: Tree = { ...value };
+    define(entry, found[0], name);
+    entries.push([found[1], entry]);
+  }
+  return entries.sort((a, b) => a[0] - b[0]).map(([, entry]) => entry);
+}
+
+function coerce(value: unknown, schemas: readonly Schema[], rules: PageRules): unknown {
   const at = placeOf(schemas);
-  if (typeof value === 'string') return coerceText(value, at);
-  if (Array.isArray(value)) return value.map((item, index) => coerce(item, elementSchemas(at, index)));
+  const split = rules.splitText === true && takesTextList(at);
+  if (typeof value === 'string') return split ? coerce([value], schemas, rules) : coerceText(value, at);
+  if (Array.isArray(value))
+    return (split ? words(value) : value).map((item, index) =>
+      coerce(item, elementSchemas(at, index), rules),
+    );
   if (!isTree(value)) return value;
   const takesObject = at.alternatives.some((def) => def.type === 'object' || def.type === 'record');
   const takesList = at.alternatives.some((def) => def.type === 'array' || def.type === 'tuple');
-  const list = takesList && !takesObject ? indexedList(value) : undefined;
-  if (list) return coerce(list, schemas);
+  const list =
+    takesList && !takesObject
+      ? (indexedList(value) ?? (rules.namedEntries ? namedEntries(value, at) : undefined))
+      : undefined;
+  if (list) return coerce(list, schemas, rules);
   const out: Tree = {};
-  for (const key of Object.keys(value)) define(out, key, coerce(value[key], fieldSchemas(at, key)));
+  for (const key of Object.keys(value)) define(out, key, coerce(value[key], fieldSchemas(at, key), rules));
   return out;
 }
 
 /**
  * The form body as the equivalent JSON body: lists sent by index made lists, and text made a
  * boolean, a number or null where `schema` (the operation's body schema) wants one and no text.
- * Without a schema (a path no operation owns) the tree is left as it is.
+ * Without a schema (a path no operation owns) the tree is left as it is. `rules` are a page's.
  */
-export function coerceFormBody(schema: z.ZodType | undefined, tree: Tree): Tree {
-  return schema ? (coerce(tree, [schema]) as Tree) : tree;
+export function coerceFormBody(schema: z.ZodType | undefined, tree: Tree, rules: PageRules = {}): Tree {
+  return schema ? (coerce(tree, [schema], rules) as Tree) : tree;
 }

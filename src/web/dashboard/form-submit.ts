@@ -75,11 +75,15 @@ const METADATA_ROWS = [1, 2, 3, 4, 5] as const;
  * A row is skipped only when both halves are blank: a value without a key goes to the service,
  * which refuses it (nothing typed is dropped silently).
  */
-export function metadataFromForm(form: Record<string, string>): Record<string, string> | undefined {
+export function metadataFromForm(form: FormFields): Record<string, string> | undefined {
   const metadata: Record<string, string> = {};
+  const text = (name: string) => {
+    const value = form[name];
+    return typeof value === 'string' ? value : '';
+  };
   for (const n of METADATA_ROWS) {
-    const key = (form[`metadata_key_${n}`] ?? '').trim();
-    const value = form[`metadata_value_${n}`] ?? '';
+    const key = text(`metadata_key_${n}`).trim();
+    const value = text(`metadata_value_${n}`);
     if (key !== '' || value !== '') metadata[key] = value;
   }
   return Object.keys(metadata).length > 0 ? metadata : undefined;
@@ -88,22 +92,30 @@ export function metadataFromForm(form: Record<string, string>): Record<string, s
 /** The form's own fields, which are no field of any body. */
 const NOT_BODY = /^(_csrf|metadata_(key|value)_\d+)$/;
 
+/** A form's fields; a list (`name[]`: a checkbox list) holds every value sent. */
+export type FormFields = Record<string, string | readonly string[]>;
+
 /**
  * A form as the body of the operation it performs, read as REST reads a form body
  * (src/http/form-body.ts): bracket names nest (`card[number]`), text becomes a number or a boolean
  * where the schema wants one; then parsed with the operation's schema and codes, as REST parses it.
- * What a page's form adds: a blank field is left out (a form sends every input, typed or not), and
- * the metadata editor's rows are `metadata`.
+ * What a page's form adds: a blank field is left out (a form sends every input, typed or not), the
+ * metadata editor's rows are `metadata`, a text where the schema takes a list of text is its words
+ * (`allowed_mccs=5411, 5814`), and a list's entries may be named by a field's value
+ * (`limits[daily][amount]=20`) — coerceFormBody's PageRules.
  */
 export function bodyOfForm<S extends z.ZodType>(
   schema: S,
-  form: Record<string, string>,
+  form: FormFields,
   codes?: FieldCodes,
 ): z.output<S> {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(form))
-    if (value !== '' && !NOT_BODY.test(name)) params.append(name, value);
-  const body = coerceFormBody(schema, parseFormBody(params.toString()));
+  for (const [name, value] of Object.entries(form)) {
+    if (NOT_BODY.test(name)) continue;
+    for (const one of typeof value === 'string' ? [value] : value) if (one !== '') params.append(name, one);
+  }
+  const tree = parseFormBody(params.toString());
+  const body = coerceFormBody(schema, tree, { splitText: true, namedEntries: true });
   const metadata = metadataFromForm(form);
   return parseInput(schema, metadata ? { ...body, metadata } : body, codes);
 }
