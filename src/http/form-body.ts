@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { SandbankError } from '../kernel/errors.ts';
 import { define, isTree, type Tree } from './form-body-parse.ts';
 
 export { parseFormBody } from './form-body-parse.ts';
@@ -196,6 +197,8 @@ function fieldSchemas(at: Place, key: string): Schema[] {
  * - `namedEntries`: where the schema takes a list of objects, entries may be named rather than
  *   numbered, each name the value of the entry's field that allows it (`limits[daily][amount]=20`
  *   is `{interval: "daily", amount: "20"}`), in the order that field declares its values.
+ * With `splitText`, a text where the schema takes a record is its `key=value` words
+ * (`set=amount=12.50 return_code=R01`); a word without its key is a 400 parameter_invalid.
  */
 export interface PageRules {
   splitText?: boolean;
@@ -206,6 +209,21 @@ export interface PageRules {
 function takesTextList(at: Place): boolean {
   if (at.alternatives.some(takesText)) return false;
   return elementSchemas(at, 0).length > 0 && placeOf(elementSchemas(at, 0)).alternatives.some(takesText);
+}
+
+/** `key=value` words as a record. */
+function pairs(text: string, param: string): Tree {
+  const out: Tree = {};
+  for (const word of text.split(/[\s,]+/).filter(Boolean)) {
+    const at = word.indexOf('=');
+    if (at < 1)
+      throw new SandbankError('parameter_invalid', {
+        param,
+        message: `${param} is key=value words, as in amount=12.50 (got ${word.slice(0, 60)}).`,
+      });
+    define(out, word.slice(0, at), word.slice(at + 1));
+  }
+  return out;
 }
 
 function words(items: readonly unknown[]): unknown[] {
@@ -233,13 +251,22 @@ function namedEntries(tree: Tree, at: Place): unknown[] | undefined {
   return entries.sort((a, b) => a[0] - b[0]).map(([, entry]) => entry);
 }
 
-function coerce(value: unknown, schemas: readonly Schema[], rules: PageRules): unknown {
+function coerce(value: unknown, schemas: readonly Schema[], rules: PageRules, param = ''): unknown {
   const at = placeOf(schemas);
   const split = rules.splitText === true && takesTextList(at);
-  if (typeof value === 'string') return split ? coerce([value], schemas, rules) : coerceText(value, at);
+  if (typeof value === 'string') {
+    if (split) return coerce([value], schemas, rules, param);
+    if (
+      rules.splitText &&
+      !at.alternatives.some(takesText) &&
+      at.alternatives.some((d) => d.type === 'record')
+    )
+      return coerce(pairs(value, param), schemas, rules, param);
+    return coerceText(value, at);
+  }
   if (Array.isArray(value))
     return (split ? words(value) : value).map((item, index) =>
-      coerce(item, elementSchemas(at, index), rules),
+      coerce(item, elementSchemas(at, index), rules, `${param}.${index}`),
     );
   if (!isTree(value)) return value;
   const takesObject = at.alternatives.some((def) => def.type === 'object' || def.type === 'record');
@@ -248,9 +275,10 @@ function coerce(value: unknown, schemas: readonly Schema[], rules: PageRules): u
     takesList && !takesObject
       ? (indexedList(value) ?? (rules.namedEntries ? namedEntries(value, at) : undefined))
       : undefined;
-  if (list) return coerce(list, schemas, rules);
+  if (list) return coerce(list, schemas, rules, param);
   const out: Tree = {};
-  for (const key of Object.keys(value)) define(out, key, coerce(value[key], fieldSchemas(at, key), rules));
+  for (const key of Object.keys(value))
+    define(out, key, coerce(value[key], fieldSchemas(at, key), rules, param ? `${param}.${key}` : key));
   return out;
 }
 

@@ -1,6 +1,7 @@
 import { html } from 'hono/html';
 import type { z } from 'zod';
 import { coerceFormBody, parseFormBody } from '../../http/form-body.ts';
+import { define, isTree, type Tree } from '../../http/form-body-parse.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { type FieldCodes, parseInput } from '../../kernel/validation.ts';
 import type { DashContext } from './session.ts';
@@ -90,19 +91,42 @@ export function metadataFromForm(form: FormFields): Record<string, string> | und
 }
 
 /** The form's own fields, which are no field of any body. */
-const NOT_BODY = /^(_csrf|metadata_(key|value)_\d+)$/;
+const NOT_BODY = /^(_csrf|metadata_(key|value)_\d+|was_.+)$/;
 
 /** A form's fields; a list (`name[]`: a checkbox list) holds every value sent. */
 export type FormFields = Record<string, string | readonly string[]>;
+
+/** The null leaves of `blanks` (blank inputs whose field may be null) added to `body`. */
+function withNulls(body: Tree, blanks: unknown): Tree {
+  if (!isTree(blanks)) return body;
+  const out: Tree = { ...body };
+  for (const [key, value] of Object.entries(blanks)) {
+    const held = Object.hasOwn(out, key) ? out[key] : undefined;
+    if (value === null && held === undefined) define(out, key, null);
+    else if (isTree(value) && (held === undefined || isTree(held))) {
+      const inner = withNulls(isTree(held) ? held : {}, value);
+      if (Object.keys(inner).length > 0) define(out, key, inner);
+    }
+  }
+  return out;
+}
+
+const PAGE_RULES = { splitText: true, namedEntries: true };
 
 /**
  * A form as the body of the operation it performs, read as REST reads a form body
  * (src/http/form-body.ts): bracket names nest (`card[number]`), text becomes a number or a boolean
  * where the schema wants one; then parsed with the operation's schema and codes, as REST parses it.
- * What a page's form adds: a blank field is left out (a form sends every input, typed or not), the
- * metadata editor's rows are `metadata`, a text where the schema takes a list of text is its words
- * (`allowed_mccs=5411, 5814`), and a list's entries may be named by a field's value
- * (`limits[daily][amount]=20`) — coerceFormBody's PageRules.
+ * What a page's form adds:
+ * - a blank input is left out (a form sends every input, typed or not), or null where its field may
+ *   be null (how a form clears a field); a list (`name[]`) keeps its typed values, and is empty when
+ *   none was typed (a checkbox list with nothing ticked);
+ * - an input sent beside its former value (`was_enabled`, a hidden input holding what the page
+ *   showed) is left out when unchanged;
+ * - the metadata editor's rows are `metadata`;
+ * - coerceFormBody's PageRules: a text where the schema takes a list of text is its words
+ *   (`allowed_mccs=5411, 5814`), and a list's entries may be named by a field's value
+ *   (`limits[daily][amount]=20`).
  */
 export function bodyOfForm<S extends z.ZodType>(
   schema: S,
@@ -110,12 +134,17 @@ export function bodyOfForm<S extends z.ZodType>(
   codes?: FieldCodes,
 ): z.output<S> {
   const params = new URLSearchParams();
+  const blanks = new URLSearchParams();
   for (const [name, value] of Object.entries(form)) {
-    if (NOT_BODY.test(name)) continue;
-    for (const one of typeof value === 'string' ? [value] : value) if (one !== '') params.append(name, one);
+    if (NOT_BODY.test(name) || (Object.hasOwn(form, `was_${name}`) && form[`was_${name}`] === value))
+      continue;
+    if (typeof value === 'string') (value === '' ? blanks : params).append(name, value);
+    else
+      for (const one of value.some((v) => v !== '') ? value.filter((v) => v !== '') : [''])
+        params.append(name, one);
   }
-  const tree = parseFormBody(params.toString());
-  const body = coerceFormBody(schema, tree, { splitText: true, namedEntries: true });
+  const typed = coerceFormBody(schema, parseFormBody(params.toString()), PAGE_RULES);
+  const body = withNulls(typed, coerceFormBody(schema, parseFormBody(blanks.toString()), PAGE_RULES));
   const metadata = metadataFromForm(form);
   return parseInput(schema, metadata ? { ...body, metadata } : body, codes);
 }
