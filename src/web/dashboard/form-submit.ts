@@ -111,7 +111,7 @@ function withNulls(body: Tree, blanks: unknown): Tree {
   return out;
 }
 
-const PAGE_RULES = { splitText: true, namedEntries: true };
+const PAGE_RULES = { splitText: true, namedEntries: true, utcTimes: true };
 
 /**
  * A form as the body of the operation it performs, read as REST reads a form body
@@ -126,7 +126,7 @@ const PAGE_RULES = { splitText: true, namedEntries: true };
  * - the metadata editor's rows are `metadata`;
  * - coerceFormBody's PageRules: a text where the schema takes a list of text is its words
  *   (`allowed_mccs=5411, 5814`), and a list's entries may be named by a field's value
- *   (`limits[daily][amount]=20`).
+ *   (`limits[daily][amount]=20`), and a datetime-local's value is UTC (the pages show UTC).
  */
 export function bodyOfForm<S extends z.ZodType>(
   schema: S,
