@@ -133,6 +133,14 @@ export function bodyOfForm<S extends z.ZodType>(
   form: FormFields,
   codes?: FieldCodes,
 ): z.output<S> {
+  return parseInput(schema, formBody(schema, form), codes);
+}
+
+/**
+ * The JSON body a form stands for, read as bodyOfForm reads it but not yet parsed: for a service
+ * that parses its body itself (a transaction's actions, each with its own schema).
+ */
+export function formBody(schema: z.ZodType, form: FormFields): Tree {
   const params = new URLSearchParams();
   const blanks = new URLSearchParams();
   for (const [name, value] of Object.entries(form)) {
@@ -146,7 +154,7 @@ export function bodyOfForm<S extends z.ZodType>(
   const typed = coerceFormBody(schema, parseFormBody(params.toString()), PAGE_RULES);
   const body = withNulls(typed, coerceFormBody(schema, parseFormBody(blanks.toString()), PAGE_RULES));
   const metadata = metadataFromForm(form);
-  return parseInput(schema, metadata ? { ...body, metadata } : body, codes);
+  return metadata ? { ...body, metadata } : body;
 }
 
 /** The metadata rows of a form, refilled from the flash after an error. */
