@@ -8,8 +8,9 @@ import type { DashContext } from './session.ts';
 import { type Flash, formValue, type Html, setFlash } from './ui.ts';
 
 /**
- * What the virtual-card and FX pages' forms share: the post-redirect-get of a form (one
- * service layer: parse, call one service, redirect), metadata key/value rows, and the "older" link of a list.
+ * What the dashboard's forms share: the post-redirect-get of a form (parse, call one service,
+ * redirect), the reading of a form as its operation's body (bodyOfForm), metadata key/value rows,
+ * and the "older" link of a list.
  */
 
 /** Where a form's call sends the browser, what the next page says, and whether it refills the form. */
