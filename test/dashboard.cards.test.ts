@@ -22,14 +22,14 @@ function cardForm(fields: Record<string, string>): Record<string, string> {
   return {
     brand: 'visa',
     cardholder_name: 'Ada Lovelace',
-    limit_per_authorization: '',
-    limit_daily: '',
-    limit_weekly: '',
-    limit_monthly: '',
-    limit_yearly: '',
-    limit_all_time: '',
-    allowed_mccs: '',
-    blocked_mccs: '',
+    'spending_controls[limits][per_authorization][amount]': '',
+    'spending_controls[limits][daily][amount]': '',
+    'spending_controls[limits][weekly][amount]': '',
+    'spending_controls[limits][monthly][amount]': '',
+    'spending_controls[limits][yearly][amount]': '',
+    'spending_controls[limits][all_time][amount]': '',
+    'spending_controls[allowed_mccs]': '',
+    'spending_controls[blocked_mccs]': '',
     ...fields,
   };
 }
@@ -65,9 +65,9 @@ describe('issuing a card from the dashboard', () => {
     expect(form.html).toContain('data-testid="limit-all_time"');
     const id = await issue(browser, {
       brand: 'mastercard',
-      limit_daily: '20',
-      limit_per_authorization: '12.50',
-      blocked_mccs: '7995, 7801',
+      'spending_controls[limits][daily][amount]': '20',
+      'spending_controls[limits][per_authorization][amount]': '12.50',
+      'spending_controls[blocked_mccs]': '7995, 7801',
       metadata_key_1: 'team',
       metadata_value_1: 'ops',
     });
@@ -94,7 +94,7 @@ describe('issuing a card from the dashboard', () => {
 
   it('shows the number and CVC once, right after issuing, and nowhere after', async () => {
     const { m, browser } = await setup();
-    const id = await issue(browser, { limit_daily: '20' });
+    const id = await issue(browser, { 'spending_controls[limits][daily][amount]': '20' });
     const secret = (await get(m, `/v1/virtual_cards/${id}/details`)).body;
     const grouped = String(secret.number).replace(/(\d{4})(?=\d)/g, '$1 ');
     const first = await browser.get(`/dashboard/cards/${id}`);
@@ -115,7 +115,11 @@ describe('issuing a card from the dashboard', () => {
     const { m, browser } = await setup();
     const res = await browser.post(
       '/dashboard/cards',
-      cardForm({ cardholder_name: 'Grace', limit_weekly: '12.345', blocked_mccs: '7995' }),
+      cardForm({
+        cardholder_name: 'Grace',
+        'spending_controls[limits][weekly][amount]': '12.345',
+        'spending_controls[blocked_mccs]': '7995',
+      }),
     );
     expect(res.location).toBe('/dashboard/cards');
     const page = await browser.get('/dashboard/cards');
@@ -182,17 +186,20 @@ describe("a card's state and controls", () => {
 
   it('"edit limits" is prefilled, replaces the controls, and a blank amount removes a limit', async () => {
     const { m, browser } = await setup();
-    const id = await issue(browser, { limit_daily: '20', blocked_mccs: '7995' });
+    const id = await issue(browser, {
+      'spending_controls[limits][daily][amount]': '20',
+      'spending_controls[blocked_mccs]': '7995',
+    });
     let page = await browser.get(`/dashboard/cards/${id}`);
-    expect(page.html).toMatch(/name="limit_daily" [^>]*value="20.00"/);
-    expect(page.html).toMatch(/name="blocked_mccs" [^>]*value="7995"/);
+    expect(page.html).toMatch(/name="spending_controls\[limits\]\[daily\]\[amount\]" [^>]*value="20.00"/);
+    expect(page.html).toMatch(/name="spending_controls\[blocked_mccs\]" [^>]*value="7995"/);
 
     await browser.post(`/dashboard/cards/${id}/controls`, {
-      limit_daily: '',
-      limit_monthly: '300',
-      limit_per_authorization: '25',
-      allowed_mccs: '5814 5411',
-      blocked_mccs: '7995',
+      'spending_controls[limits][daily][amount]': '',
+      'spending_controls[limits][monthly][amount]': '300',
+      'spending_controls[limits][per_authorization][amount]': '25',
+      'spending_controls[allowed_mccs]': '5814 5411',
+      'spending_controls[blocked_mccs]': '7995',
     });
     const controls = (await get(m, `/v1/virtual_cards/${id}`)).body.spending_controls;
     expect(controls).toEqual({
@@ -205,14 +212,17 @@ describe("a card's state and controls", () => {
     });
     page = await browser.get(`/dashboard/cards/${id}`);
     expect(page.html).toContain('Spending controls saved.');
-    expect(page.html).toMatch(/name="limit_daily" [^>]*value=""/);
-    expect(page.html).toMatch(/name="limit_monthly" [^>]*value="300.00"/);
-    expect(page.html).toMatch(/name="allowed_mccs" [^>]*value="5814, 5411"/);
+    expect(page.html).toMatch(/name="spending_controls\[limits\]\[daily\]\[amount\]" [^>]*value=""/);
+    expect(page.html).toMatch(/name="spending_controls\[limits\]\[monthly\]\[amount\]" [^>]*value="300.00"/);
+    expect(page.html).toMatch(/name="spending_controls\[allowed_mccs\]" [^>]*value="5814, 5411"/);
 
-    await browser.post(`/dashboard/cards/${id}/controls`, { limit_daily: '-5', blocked_mccs: '99' });
+    await browser.post(`/dashboard/cards/${id}/controls`, {
+      'spending_controls[limits][daily][amount]': '-5',
+      'spending_controls[blocked_mccs]': '99',
+    });
     page = await browser.get(`/dashboard/cards/${id}`);
     expect(page.html).toContain('data-testid="flash-error"');
-    expect(page.html).toMatch(/name="limit_daily" [^>]*value="-5"/);
+    expect(page.html).toMatch(/name="spending_controls\[limits\]\[daily\]\[amount\]" [^>]*value="-5"/);
     expect((await get(m, `/v1/virtual_cards/${id}`)).body.spending_controls).toEqual(controls);
   });
 });
@@ -220,7 +230,10 @@ describe("a card's state and controls", () => {
 describe('simulated authorizations', () => {
   it('approve until the daily limit, then decline spending_limit_exceeded/daily with the reason shown', async () => {
     const { m, browser } = await setup();
-    const id = await issue(browser, { limit_daily: '20', blocked_mccs: '7995' });
+    const id = await issue(browser, {
+      'spending_controls[limits][daily][amount]': '20',
+      'spending_controls[blocked_mccs]': '7995',
+    });
     for (let i = 1; i <= 3; i++) {
       const page = await authorize(browser, id, '6.50');
       expect(page.html).toContain('data-testid="flash-notice"');

@@ -89,8 +89,8 @@ describe('disputes in the dashboard', () => {
     expect(list.html.match(/data-testid="dispute-row"/g)).toHaveLength(1);
 
     const submitted = await browser.post(`/dashboard/disputes/${disputeId}/evidence`, {
-      product_description: 'Blue shoes',
-      shipping_tracking_number: 'winning_evidence',
+      'evidence[product_description]': 'Blue shoes',
+      'evidence[shipping_tracking_number]': 'winning_evidence',
       submit: 'true',
     });
     expect(submitted.location).toBe(`/dashboard/disputes/${disputeId}`);

@@ -18,7 +18,12 @@ const app = dashboardTestApp();
 const { post, get, signedInAt } = clockedDashboard(app);
 
 const WEDNESDAY_1000 = '2031-12-03T15:00:00.000Z';
-const JP_ACCOUNT = { name: 'Yamada Taro', bank_code: '0001', branch_code: '123', account_number: '1234567' };
+const JP_ACCOUNT = {
+  'destination[name]': 'Yamada Taro',
+  'destination[bank_code]': '0001',
+  'destination[branch_code]': '123',
+  'destination[account_number]': '1234567',
+};
 
 const setup = () => signedInAt(WEDNESDAY_1000, '1000.00');
 const testIdText = (page: string, testId: string) => testIdTexts(page, testId)[0];
@@ -27,8 +32,7 @@ const testIdText = (page: string, testId: string) => testIdTexts(page, testId)[0
 async function quoteFromForm(browser: DashboardBrowser, fields: Record<string, string>): Promise<string> {
   const res = await browser.post('/dashboard/fx/quotes', {
     target_currency: 'JPY',
-    fixed: 'source',
-    amount: '200',
+    source_amount: '200',
     lock_duration: 'hour',
     ...fields,
   });
@@ -91,7 +95,7 @@ describe('rates', () => {
 describe('quotes', () => {
   it('a quote from the form has the numbers of the same quote made over REST', async () => {
     const { m, browser } = await setup();
-    const id = await quoteFromForm(browser, { target_currency: 'JPY', fixed: 'source', amount: '200' });
+    const id = await quoteFromForm(browser, { target_currency: 'JPY', source_amount: '200' });
     const mine = (await get(m, `/v1/fx/quotes/${id}`)).body;
     const rest = (
       await post(m, '/v1/fx/quotes', { target_currency: 'JPY', source_amount: 200, lock_duration: 'hour' })
@@ -124,7 +128,11 @@ describe('quotes', () => {
     expect(page.html).toContain('data-testid="quote-convert"');
 
     // A target amount: exactly that many euros.
-    const euros = await quoteFromForm(browser, { target_currency: 'EUR', fixed: 'target', amount: '50' });
+    const euros = await quoteFromForm(browser, {
+      target_currency: 'EUR',
+      source_amount: '',
+      target_amount: '50',
+    });
     expect((await get(m, `/v1/fx/quotes/${euros}`)).body).toMatchObject({
       target_amount: 50,
       fixed_side: 'target',
@@ -135,8 +143,8 @@ describe('quotes', () => {
     const { m, browser } = await setup();
     const res = await browser.post('/dashboard/fx/quotes', {
       target_currency: 'JPY',
-      fixed: 'target',
-      amount: '10.5',
+      source_amount: '',
+      target_amount: '10.5',
       lock_duration: 'day',
     });
     expect(res.location).toBe('/dashboard/fx');
@@ -197,7 +205,7 @@ describe('quotes', () => {
 describe('converting and settling', () => {
   it('Convert moves USD into the target balance at the quote, and the quote shows it was used', async () => {
     const { m, browser } = await setup();
-    const id = await quoteFromForm(browser, { target_currency: 'JPY', amount: '200' });
+    const id = await quoteFromForm(browser, { target_currency: 'JPY', source_amount: '200' });
     const quote = (await get(m, `/v1/fx/quotes/${id}`)).body;
     const res = await browser.post(`/dashboard/fx/quotes/${id}/convert`);
     const fxc = /^\/dashboard\/transactions\/(fxc_\w+)$/.exec(res.location ?? '')?.[1];
@@ -224,26 +232,24 @@ describe('converting and settling', () => {
 
   it('Settle abroad pays a Japanese account at the quote; a bad account goes back to the form', async () => {
     const { m, browser } = await setup();
-    const id = await quoteFromForm(browser, { target_currency: 'JPY', amount: '100' });
+    const id = await quoteFromForm(browser, { target_currency: 'JPY', source_amount: '100' });
     const quote = (await get(m, `/v1/fx/quotes/${id}`)).body;
     const page = await browser.get(`/dashboard/fx/quotes/${id}`);
-    expect(page.html).toContain('name="bank_code"');
-    expect(page.html).not.toContain('name="iban"');
+    expect(page.html).toContain('name="destination[bank_code]"');
+    expect(page.html).not.toContain('name="destination[iban]"');
 
     const bad = await browser.post(`/dashboard/fx/quotes/${id}/settle`, {
       ...JP_ACCOUNT,
-      branch_code: '12',
-      destination_currency: 'JPY',
+      'destination[branch_code]': '12',
     });
     expect(bad.location).toBe(`/dashboard/fx/quotes/${id}`);
     const again = await browser.get(`/dashboard/fx/quotes/${id}`);
     expect(again.html).toContain('branch code is exactly 3 digits');
-    expect(again.html).toMatch(/name="branch_code" [^>]*value="12"/);
+    expect(again.html).toMatch(/name="destination\[branch_code\]" [^>]*value="12"/);
     expect((await get(m, `/v1/fx/quotes/${id}`)).body.state).toBe('open');
 
     const res = await browser.post(`/dashboard/fx/quotes/${id}/settle`, {
       ...JP_ACCOUNT,
-      destination_currency: 'JPY',
       reference: 'inv-77',
     });
     const fxs = /^\/dashboard\/transactions\/(fxs_\w+)$/.exec(res.location ?? '')?.[1];
@@ -269,16 +275,20 @@ describe('converting and settling', () => {
 
   it('the payout form pays out of a foreign balance to an IBAN', async () => {
     const { m, browser } = await setup();
-    const id = await quoteFromForm(browser, { target_currency: 'EUR', fixed: 'target', amount: '80' });
+    const id = await quoteFromForm(browser, {
+      target_currency: 'EUR',
+      source_amount: '',
+      target_amount: '80',
+    });
     await browser.post(`/dashboard/fx/quotes/${id}/convert`);
     const res = await browser.post('/dashboard/fx/settlements', {
       currency: 'EUR',
       amount: '30.25',
-      name: 'Lieferant GmbH',
-      iban: 'DE89 3704 0044 0532 0130 00',
-      bank_code: '',
-      branch_code: '',
-      account_number: '',
+      'destination[name]': 'Lieferant GmbH',
+      'destination[iban]': 'DE89 3704 0044 0532 0130 00',
+      'destination[bank_code]': '',
+      'destination[branch_code]': '',
+      'destination[account_number]': '',
     });
     const fxs = /^\/dashboard\/transactions\/(fxs_\w+)$/.exec(res.location ?? '')?.[1];
     expect(fxs, res.location ?? '').toBeDefined();
@@ -300,9 +310,8 @@ describe('escaping', () => {
     const { m, browser } = await setup();
     const quote = (await post(m, '/v1/fx/quotes', { target_currency: 'EUR', source_amount: 20 })).body;
     await browser.post(`/dashboard/fx/quotes/${quote.id}/settle`, {
-      name: '<script>alert(1)</script><img src=x onerror=alert(2)>',
-      iban: 'DE89370400440532013000',
-      destination_currency: 'EUR',
+      'destination[name]': '<script>alert(1)</script><img src=x onerror=alert(2)>',
+      'destination[iban]': 'DE89370400440532013000',
     });
     const page = await browser.get('/dashboard/fx');
     expect(page.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;');

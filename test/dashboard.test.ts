@@ -18,7 +18,7 @@ describe('signing in', () => {
     const page = await browser.get('/dashboard/transactions');
     expect(page.status).toBe(303);
     expect(page.location).toBe('/dashboard/login?next=%2Fdashboard%2Ftransactions');
-    const post = await browser.post('/dashboard/clock', { op: 'hour' });
+    const post = await browser.post('/dashboard/clock', { seconds: '3600' });
     expect(post.status).toBe(303);
     expect(post.location).toBe('/dashboard/login');
   });
@@ -91,7 +91,7 @@ describe('signing in', () => {
   it('a form over 64 KiB is a page of its own, with the dashboard headers', async () => {
     const m = await app().merchant();
     const browser = await signedIn(app, m);
-    const res = await browser.post('/dashboard/clock', { op: 'hour', padding: 'x'.repeat(70_000) });
+    const res = await browser.post('/dashboard/clock', { seconds: '3600', padding: 'x'.repeat(70_000) });
     expect(res.status).toBe(413);
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(res.html).toContain('64 KiB');
@@ -119,12 +119,12 @@ describe('forms and headers', () => {
   it('every POST needs the CSRF token of its session', async () => {
     const m = await app().merchant();
     const browser = await signedIn(app, m);
-    const missing = await browser.post('/dashboard/clock', { op: 'hour', _csrf: '' });
+    const missing = await browser.post('/dashboard/clock', { seconds: '3600', _csrf: '' });
     expect(missing.status).toBe(403);
-    const wrong = await browser.post('/dashboard/clock', { op: 'hour', _csrf: 'x'.repeat(43) });
+    const wrong = await browser.post('/dashboard/clock', { seconds: '3600', _csrf: 'x'.repeat(43) });
     expect(wrong.status).toBe(403);
     const before = await app().rest('GET', '/v1/clock', { key: m.secretKey });
-    const ok = await browser.post('/dashboard/clock', { op: 'hour', back: '/dashboard' });
+    const ok = await browser.post('/dashboard/clock', { seconds: '3600', back: '/dashboard' });
     expect(ok.status).toBe(303);
     const after = await app().rest('GET', '/v1/clock', { key: m.secretKey });
     const moved = Date.parse(String(after.body.now)) - Date.parse(String(before.body.now));
@@ -151,13 +151,13 @@ describe('forms and headers', () => {
       key: m.secretKey,
       body: { amount: 5, currency: 'USD', expires_in: 1800 },
     });
-    await browser.post('/dashboard/clock', { op: 'to', to: '2031-12-02T15:00', back: '/dashboard' });
+    await browser.post('/dashboard/clock', { to: '2031-12-02T15:00', back: '/dashboard' });
     const page = await browser.get('/dashboard');
     expect(page.html).toContain('data-testid="clock-moved"');
     expect(page.html).toContain('collection.expire');
     expect(page.html).toContain(String(col.body.id));
     expect(page.html).toContain('2031-12-02 15:00:00Z');
-    await browser.post('/dashboard/clock', { op: 'next_settlement', back: '/dashboard' });
+    await browser.post('/dashboard/clock', { next: 'settlement', back: '/dashboard' });
     // Nothing in flight, Tuesday 10:00 ET → the next Same-Day settlement, 13:00 ET (18:00Z).
     expect((await app().rest('GET', '/v1/clock', { key: m.secretKey })).body.now).toBe(
       '2031-12-02T18:00:00.000Z',
@@ -248,7 +248,7 @@ describe('forms and headers', () => {
     expect(checkout.html).toContain(
       'settles <time datetime="2031-12-04T13:30:00.000Z" title="2031-12-04T13:30:00.000Z">2031-12-04 08:30 ET · 13:30 UTC</time>',
     );
-    await browser.post('/dashboard/clock', { op: 'next_settlement', back: '/dashboard' });
+    await browser.post('/dashboard/clock', { next: 'settlement', back: '/dashboard' });
     expect((await app().rest<Json>('GET', '/v1/clock', { key: m.secretKey })).body.now).toBe(
       '2031-12-04T13:30:00.000Z',
     );

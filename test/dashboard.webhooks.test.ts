@@ -92,14 +92,14 @@ describe('webhook endpoints from the dashboard', () => {
       'fx_settlement.paid',
       'webhook.test',
     ])
-      expect(list.html).toContain(`name="events" value="${type}"`);
+      expect(list.html).toContain(`name="enabled_events[]" value="${type}"`);
 
     const refused = await postForm(browser, '/dashboard/webhooks', [
       ['url', receiver.url],
       ['description', 'orders <img src=x onerror=alert(1)>'],
-      ['events', 'collection.created'],
-      ['events', 'webhook.test'],
-      ['extra_events', 'payout.paid, custom.thing'],
+      ['enabled_events[]', 'collection.created'],
+      ['enabled_events[]', 'webhook.test'],
+      ['enabled_events[]', 'payout.paid, custom.thing'],
     ]);
     // Only event types the sandbox sends (or "*") may be named: the form comes back saying so.
     expect(refused.status).toBe(303);
@@ -108,9 +108,9 @@ describe('webhook endpoints from the dashboard', () => {
     const created = await postForm(browser, '/dashboard/webhooks', [
       ['url', receiver.url],
       ['description', 'orders <img src=x onerror=alert(1)>'],
-      ['events', 'collection.created'],
-      ['events', 'webhook.test'],
-      ['extra_events', 'payout.paid'],
+      ['enabled_events[]', 'collection.created'],
+      ['enabled_events[]', 'webhook.test'],
+      ['enabled_events[]', 'payout.paid'],
     ]);
     expect(created.status).toBe(303);
     const id = /^\/dashboard\/webhooks\/(we_\w+)$/.exec(created.location ?? '')?.[1] ?? '';
@@ -166,8 +166,10 @@ describe('webhook endpoints from the dashboard', () => {
     const edited = await postForm(browser, path, [
       ['url', `${receiver.url}?v=2`],
       ['description', ''],
-      ['events', 'collection.succeeded'],
-      ['events', 'transfer.returned'],
+      ['was_enabled', 'true'],
+      ['enabled', 'false'],
+      ['enabled_events[]', 'collection.succeeded'],
+      ['enabled_events[]', 'transfer.returned'],
     ]);
     expect(edited.location).toBe(path);
     expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
@@ -186,7 +188,7 @@ describe('webhook endpoints from the dashboard', () => {
     await postForm(browser, path, [
       ['url', receiver.url],
       ['enabled', 'true'],
-      ['events', '*'],
+      ['enabled_events[]', '*'],
     ]);
     expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
       enabled: true,
@@ -197,7 +199,7 @@ describe('webhook endpoints from the dashboard', () => {
     const bad = await postForm(browser, path, [
       ['url', 'ftp://nope.example'],
       ['enabled', 'true'],
-      ['events', 'refund.failed'],
+      ['enabled_events[]', 'refund.failed'],
     ]);
     expect(bad.location).toBe(path);
     const refilled = await browser.get(path);
@@ -206,7 +208,10 @@ describe('webhook endpoints from the dashboard', () => {
     expect(refilled.html).toContain('value="refund.failed" checked');
     expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body.url).toBe(receiver.url);
 
-    const none = await postForm(browser, path, [['url', receiver.url]]);
+    const none = await postForm(browser, path, [
+      ['url', receiver.url],
+      ['enabled_events[]', ''],
+    ]);
     expect(none.location).toBe(path);
     expect((await browser.get(path)).html).toContain('data-testid="flash-error"');
 
@@ -242,7 +247,7 @@ describe('webhook endpoints from the dashboard', () => {
       ['url', receiver.url],
       ['description', 'renamed'],
       ['was_enabled', 'false'],
-      ['events', '*'],
+      ['enabled_events[]', '*'],
     ]);
     expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
       description: 'renamed',
@@ -253,7 +258,7 @@ describe('webhook endpoints from the dashboard', () => {
       ['url', receiver.url],
       ['was_enabled', 'false'],
       ['enabled', 'true'],
-      ['events', '*'],
+      ['enabled_events[]', '*'],
     ]);
     expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
       enabled: true,
@@ -428,7 +433,7 @@ describe('the delivery log', () => {
       await postForm(browser, `/dashboard/webhooks/${ep.id}${action}`, [
         ['url', 'http://127.0.0.1:9/stolen'],
         ['enabled', 'true'],
-        ['events', '*'],
+        ['enabled_events[]', '*'],
       ]);
     const after = await get(owner, `/v1/webhook_endpoints/${ep.id}`);
     expect(after.body).toMatchObject({ url: receiver.url, description: 'mine', enabled: true });

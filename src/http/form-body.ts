@@ -1,5 +1,17 @@
 import type { z } from 'zod';
+import { SandbankError } from '../kernel/errors.ts';
 import { define, isTree, type Tree } from './form-body-parse.ts';
+import {
+  allowed,
+  elementSchemas,
+  fieldSchemas,
+  type Place,
+  placeOf,
+  type Schema,
+  takesBoolean,
+  takesNumber,
+  takesText,
+} from './form-body-schema.ts';
 
 export { parseFormBody } from './form-body-parse.ts';
 
@@ -28,114 +40,7 @@ const MEDIA_TYPE = 'application/x-www-form-urlencoded';
 export function isFormMediaType(mediaType: string | undefined): boolean {
   return mediaType === MEDIA_TYPE;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Coercion, led by the operation's schema.
-
-type Schema = z.core.$ZodType;
-interface Def {
-  type: string;
-  innerType?: Schema;
-  in?: Schema;
-  getter?: () => Schema;
-  options?: readonly Schema[];
-  left?: Schema;
-  right?: Schema;
-  shape?: Record<string, Schema>;
-  catchall?: Schema;
-  valueType?: Schema;
-  element?: Schema;
-  items?: readonly Schema[];
-  rest?: Schema | null;
-  values?: readonly unknown[];
-  entries?: Record<string, unknown>;
-}
-
-const defOf = (schema: Schema): Def => schema._zod.def as unknown as Def;
-
-/** What a value at one place may be, as the schema says it: each alternative, wrappers removed. */
-interface Place {
-  alternatives: Def[];
-  nullable: boolean;
-}
-
-function collect(schema: Schema, into: Place, depth = 0): void {
-  if (depth > 32) return;
-  const def = defOf(schema);
-  switch (def.type) {
-    case 'nullable':
-      into.nullable = true;
-      if (def.innerType) collect(def.innerType, into, depth + 1);
-      return;
-    case 'optional':
-    case 'default':
-    case 'prefault':
-    case 'nonoptional':
-    case 'readonly':
-    case 'catch':
-      if (def.innerType) collect(def.innerType, into, depth + 1);
-      return;
-    case 'pipe':
-      if (def.in) collect(def.in, into, depth + 1);
-      return;
-    case 'lazy':
-      if (def.getter) collect(def.getter(), into, depth + 1);
-      return;
-    case 'union':
-      for (const option of def.options ?? []) collect(option, into, depth + 1);
-      return;
-    case 'intersection':
-      if (def.left) collect(def.left, into, depth + 1);
-      if (def.right) collect(def.right, into, depth + 1);
-      return;
-    case 'null':
-      into.nullable = true;
-      return;
-    default:
-      into.alternatives.push(def);
-  }
-}
-
-function placeOf(schemas: readonly Schema[]): Place {
-  const into: Place = { alternatives: [], nullable: false };
-  for (const schema of schemas) collect(schema, into);
-  return into;
-}
-
-/** The values a literal or an enum allows. */
-function allowed(def: Def): unknown[] {
-  if (def.type === 'literal') return [...(def.values ?? [])];
-  if (def.type === 'enum') return Object.values(def.entries ?? {});
-  return [];
-}
-
-/** Whether the text may stand as it is: some alternative takes text (or anything). */
-function takesText(def: Def): boolean {
-  switch (def.type) {
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-    case 'date':
-    case 'object':
-    case 'record':
-    case 'array':
-    case 'tuple':
-    case 'never':
-    case 'undefined':
-    case 'void':
-      return false;
-    case 'literal':
-    case 'enum':
-      return allowed(def).some((value) => typeof value === 'string');
-    default:
-      return true;
-  }
-}
-
-const takesBoolean = (def: Def) =>
-  def.type === 'boolean' || allowed(def).some((value) => typeof value === 'boolean');
-const takesNumber = (def: Def) =>
-  def.type === 'number' || allowed(def).some((value) => typeof value === 'number');
+// Coercion, led by the operation's schema (its places: form-body-schema.ts).
 
 /** A number's literal that a double writes back identically (the JSON reader's rule for a number). */
 function exactNumber(text: string): number | undefined {
@@ -164,49 +69,115 @@ function indexedList(tree: Tree): unknown[] | undefined {
   return list;
 }
 
-function elementSchemas(at: Place, index: number): Schema[] {
-  const found: Schema[] = [];
-  for (const def of at.alternatives) {
-    if (def.type === 'array' && def.element) found.push(def.element);
-    if (def.type === 'tuple') {
-      const item = def.items?.[index] ?? def.rest;
-      if (item) found.push(item);
-    }
-  }
-  return found;
+/**
+ * What a page's form adds to the reader (the dashboard's; REST's form bodies never use them):
+ * - `splitText`: where the schema takes a list of text, a text is its words, split on commas and
+ *   white space, each once (`allowed_mccs=5411, 5814`; a checkbox list and a free-text input of the
+ *   same `name[]` give one list);
+ * - `namedEntries`: where the schema takes a list of objects, entries may be named rather than
+ *   numbered, each name the value of the entry's field that allows it (`limits[daily][amount]=20`
+ *   is `{interval: "daily", amount: "20"}`), in the order that field declares its values.
+ * With `splitText`, a text where the schema takes a record is its `key=value` words
+ * (`set=amount=12.50 return_code=R01`); a word without its key is a 400 parameter_invalid.
+ * - `utcTimes`: a date and time without an offset (as a datetime-local input sends it,
+ *   `2031-12-03T15:00`), where the schema takes a date-time, is UTC (`2031-12-03T15:00:00Z`).
+ */
+export interface PageRules {
+  splitText?: boolean;
+  namedEntries?: boolean;
+  utcTimes?: boolean;
 }
 
-function fieldSchemas(at: Place, key: string): Schema[] {
-  const found: Schema[] = [];
-  for (const def of at.alternatives) {
-    if (def.type === 'object') {
-      const field = def.shape && Object.hasOwn(def.shape, key) ? def.shape[key] : def.catchall;
-      if (field && defOf(field).type !== 'never') found.push(field);
-    }
-    if (def.type === 'record' && def.valueType) found.push(def.valueType);
-  }
-  return found;
+const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
+/** A local date and time as UTC, where the place takes a date-time (else the text as it is). */
+function utcTime(text: string, at: Place): string {
+  if (!LOCAL_TIME.test(text) || !at.alternatives.some((def) => def.format === 'datetime')) return text;
+  return `${text.length === 16 ? `${text}:00` : text}Z`;
 }
 
-function coerce(value: unknown, schemas: readonly Schema[]): unknown {
+/** Whether the place is a list of text (and takes no text itself). */
+function takesTextList(at: Place): boolean {
+  if (at.alternatives.some(takesText)) return false;
+  return elementSchemas(at, 0).length > 0 && placeOf(elementSchemas(at, 0)).alternatives.some(takesText);
+}
+
+/** `key=value` words as a record. */
+function pairs(text: string, param: string): Tree {
+  const out: Tree = {};
+  for (const word of text.split(/[\s,]+/).filter(Boolean)) {
+    const at = word.indexOf('=');
+    if (at < 1)
+      throw new SandbankError('parameter_invalid', {
+        param,
+        message: `${param} is key=value words, as in amount=12.50 (got ${word.slice(0, 60)}).`,
+      });
+    define(out, word.slice(0, at), word.slice(at + 1));
+  }
+  return out;
+}
+
+function words(items: readonly unknown[]): unknown[] {
+  const split = items.flatMap((item) => (typeof item === 'string' ? item.split(/[\s,]+/) : [item]));
+  return [...new Set(split.filter((item) => item !== ''))];
+}
+
+/** Entries named by the value of one of their fields, as a list (undefined when a name fits none). */
+function namedEntries(tree: Tree, at: Place): unknown[] | undefined {
+  const element = placeOf(elementSchemas(at, 0));
+  const entries: [number, unknown][] = [];
+  for (const [name, value] of Object.entries(tree)) {
+    if (!isTree(value)) return undefined;
+    let found: [string, number] | undefined;
+    for (const def of element.alternatives)
+      for (const [field, schema] of Object.entries(def.type === 'object' ? (def.shape ?? {}) : {})) {
+        const order = placeOf([schema]).alternatives.flatMap(allowed).indexOf(name);
+        if (order >= 0 && !found) found = [field, order];
+      }
+    if (!found || Object.hasOwn(value, found[0])) return undefined;
+    const entry: Tree = { ...value };
+    define(entry, found[0], name);
+    entries.push([found[1], entry]);
+  }
+  return entries.sort((a, b) => a[0] - b[0]).map(([, entry]) => entry);
+}
+
+function coerce(value: unknown, schemas: readonly Schema[], rules: PageRules, param = ''): unknown {
   const at = placeOf(schemas);
-  if (typeof value === 'string') return coerceText(value, at);
-  if (Array.isArray(value)) return value.map((item, index) => coerce(item, elementSchemas(at, index)));
+  const split = rules.splitText === true && takesTextList(at);
+  if (typeof value === 'string') {
+    if (split) return coerce([value], schemas, rules, param);
+    if (
+      rules.splitText &&
+      !at.alternatives.some(takesText) &&
+      at.alternatives.some((d) => d.type === 'record')
+    )
+      return coerce(pairs(value, param), schemas, rules, param);
+    return coerceText(rules.utcTimes ? utcTime(value, at) : value, at);
+  }
+  if (Array.isArray(value))
+    return (split ? words(value) : value).map((item, index) =>
+      coerce(item, elementSchemas(at, index), rules, `${param}.${index}`),
+    );
   if (!isTree(value)) return value;
   const takesObject = at.alternatives.some((def) => def.type === 'object' || def.type === 'record');
   const takesList = at.alternatives.some((def) => def.type === 'array' || def.type === 'tuple');
-  const list = takesList && !takesObject ? indexedList(value) : undefined;
-  if (list) return coerce(list, schemas);
+  const list =
+    takesList && !takesObject
+      ? (indexedList(value) ?? (rules.namedEntries ? namedEntries(value, at) : undefined))
+      : undefined;
+  if (list) return coerce(list, schemas, rules, param);
   const out: Tree = {};
-  for (const key of Object.keys(value)) define(out, key, coerce(value[key], fieldSchemas(at, key)));
+  for (const key of Object.keys(value))
+    define(out, key, coerce(value[key], fieldSchemas(at, key), rules, param ? `${param}.${key}` : key));
   return out;
 }
 
 /**
  * The form body as the equivalent JSON body: lists sent by index made lists, and text made a
  * boolean, a number or null where `schema` (the operation's body schema) wants one and no text.
- * Without a schema (a path no operation owns) the tree is left as it is.
+ * Without a schema (a path no operation owns) the tree is left as it is. `rules` are a page's.
  */
-export function coerceFormBody(schema: z.ZodType | undefined, tree: Tree): Tree {
-  return schema ? (coerce(tree, [schema]) as Tree) : tree;
+export function coerceFormBody(schema: z.ZodType | undefined, tree: Tree, rules: PageRules = {}): Tree {
+  return schema ? (coerce(tree, [schema], rules) as Tree) : tree;
 }

@@ -1,21 +1,23 @@
 import { html } from 'hono/html';
 import mccReference from '../../../reference/mcc.json' with { type: 'json' };
 import { formatDecimal } from '../../kernel/money.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import { LIMIT_INTERVALS, type LimitInterval } from '../../modules/issuing/issuing.controls.ts';
 import type { VirtualCardRow } from '../../modules/issuing/issuing.resource.ts';
-import {
-  updateVirtualCardFieldCodes,
-  updateVirtualCardSchema,
-} from '../../modules/issuing/issuing.schema.ts';
-import { metadataEditor, metadataFromForm, selectOf } from './form-submit.ts';
+import { metadataEditor, selectOf } from './form-submit.ts';
 import type { DashContext } from './session.ts';
 import { csrfField, type Flash, formValue, type Html } from './ui.ts';
 
 /**
  * The virtual-card pages' forms: issue a card (with its limits editor), edit its limits, and
- * simulate an authorization; with how each form is read into the body REST takes.
+ * simulate an authorization. Their inputs carry the body's names, read by bodyOfForm: a limit's
+ * amount is `spending_controls[limits][<interval>][amount]` (an entry named by its interval; a
+ * blank amount is no limit), the MCC lists are one text each (`spending_controls[allowed_mccs]`).
  */
+
+/** The names of the limits editor's inputs. */
+const limitName = (interval: LimitInterval) => `spending_controls[limits][${interval}][amount]`;
+const ALLOWED = 'spending_controls[allowed_mccs]';
+const BLOCKED = 'spending_controls[blocked_mccs]';
 
 /** A card's spending controls as its row holds them. */
 export type StoredControls = VirtualCardRow['spendingControls'];
@@ -31,41 +33,6 @@ const INTERVAL_LABELS: Record<LimitInterval, string> = {
   yearly: 'Yearly',
   all_time: 'All time',
 };
-
-// ---------------------------------------------------------------------------------------------
-// Forms → the bodies REST takes
-
-const codesOf = (text: string | undefined) => (text ?? '').split(/[\s,]+/).filter((code) => code !== '');
-
-/** spending_controls of the limits editor: blank amounts are no limit, blank MCC lists are left out. */
-export function controlsFromForm(form: Record<string, string>): Record<string, unknown> {
-  const limits = LIMIT_INTERVALS.flatMap((interval) => {
-    const amount = (form[`limit_${interval}`] ?? '').trim();
-    return amount ? [{ amount, interval }] : [];
-  });
-  const allowed = codesOf(form.allowed_mccs);
-  const blocked = codesOf(form.blocked_mccs);
-  return {
-    limits,
-    ...(allowed.length > 0 ? { allowed_mccs: allowed } : {}),
-    ...(blocked.length > 0 ? { blocked_mccs: blocked } : {}),
-  };
-}
-
-export function createBody(form: Record<string, string>): Record<string, unknown> {
-  const metadata = metadataFromForm(form);
-  return {
-    brand: form.brand,
-    cardholder_name: form.cardholder_name,
-    spending_controls: controlsFromForm(form),
-    ...(metadata ? { metadata } : {}),
-  };
-}
-
-/** A card update's body, parsed as POST /v1/virtual_cards/{id} parses it. */
-export function updateBody(body: Record<string, unknown>) {
-  return parseInput(updateVirtualCardSchema, body, updateVirtualCardFieldCodes);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Rendering the forms
@@ -89,14 +56,14 @@ function controlsEditor(flash: Flash | null, controls: StoredControls | null): H
   <div class="row">${LIMIT_INTERVALS.map(
     (interval) => html`<div>
     <label for="limit_${interval}">${INTERVAL_LABELS[interval]}</label>
-    <input id="limit_${interval}" name="limit_${interval}" inputmode="decimal" placeholder="no limit" value="${formValue(flash, `limit_${interval}`, current[interval] ?? '')}" data-testid="limit-${interval}">
+    <input id="limit_${interval}" name="${limitName(interval)}" inputmode="decimal" placeholder="no limit" value="${formValue(flash, limitName(interval), current[interval] ?? '')}" data-testid="limit-${interval}">
   </div>`,
   )}</div>
   <div class="row">
     <div><label for="allowed_mccs">Allowed MCCs <span class="muted small">only these; blank = all</span></label>
-    <input id="allowed_mccs" name="allowed_mccs" placeholder="e.g. 5411, 5814" value="${formValue(flash, 'allowed_mccs', controls?.allowed_mccs?.join(', ') ?? '')}" data-testid="allowed-mccs"></div>
+    <input id="allowed_mccs" name="${ALLOWED}" placeholder="e.g. 5411, 5814" value="${formValue(flash, ALLOWED, controls?.allowed_mccs?.join(', ') ?? '')}" data-testid="allowed-mccs"></div>
     <div><label for="blocked_mccs">Blocked MCCs</label>
-    <input id="blocked_mccs" name="blocked_mccs" placeholder="e.g. 7995" value="${formValue(flash, 'blocked_mccs', controls?.blocked_mccs.join(', ') ?? '')}" data-testid="blocked-mccs"></div>
+    <input id="blocked_mccs" name="${BLOCKED}" placeholder="e.g. 7995" value="${formValue(flash, BLOCKED, controls?.blocked_mccs.join(', ') ?? '')}" data-testid="blocked-mccs"></div>
   </div>
 </div>`;
 }

@@ -1,6 +1,5 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import { parseInput } from '../../kernel/validation.ts';
 import { simulateAuthorization } from '../../modules/issuing/issuing.authorize.ts';
 import { createVirtualCard, updateVirtualCard } from '../../modules/issuing/issuing.cards.ts';
 import { getVirtualCard, listVirtualCards } from '../../modules/issuing/issuing.read.ts';
@@ -8,18 +7,11 @@ import {
   authorizationFieldCodes,
   createVirtualCardSchema,
   simulateAuthorizationSchema,
+  updateVirtualCardFieldCodes,
+  updateVirtualCardSchema,
   virtualCardFieldCodes,
 } from '../../modules/issuing/issuing.schema.ts';
-import {
-  CARDS,
-  cardPath,
-  controlsFromForm,
-  createBody,
-  createForm,
-  editLimitsForm,
-  simulateForm,
-  updateBody,
-} from './card-forms.ts';
+import { CARDS, cardPath, createForm, editLimitsForm, simulateForm } from './card-forms.ts';
 import {
   authorizationOutcome,
   authorizations,
@@ -66,7 +58,7 @@ export function registerCardPages(app: Hono<DashEnv>): void {
     const form = await formOf(c);
     const svc = await dashboardContext(c);
     return submitForm(c, form, CARDS, async () => {
-      const input = parseInput(createVirtualCardSchema, createBody(form), virtualCardFieldCodes);
+      const input = bodyOfForm(createVirtualCardSchema, form, virtualCardFieldCodes);
       const card = await createVirtualCard(svc, input);
       return {
         to: cardPath(card.id),
@@ -110,7 +102,8 @@ ${editLimitsForm(c, flash, card)}
     const svc = await dashboardContext(c);
     const back = cardPath(c.req.param('id'));
     return submitForm(c, form, back, async () => {
-      const card = await updateVirtualCard(svc, c.req.param('id'), updateBody({ state: form.state }));
+      const input = bodyOfForm(updateVirtualCardSchema, form, updateVirtualCardFieldCodes);
+      const card = await updateVirtualCard(svc, c.req.param('id'), input);
       return { to: back, notice: `The card is ${card.state}.` };
     });
   });
@@ -120,11 +113,12 @@ ${editLimitsForm(c, flash, card)}
     const svc = await dashboardContext(c);
     const back = cardPath(c.req.param('id'));
     return submitForm(c, form, back, async () => {
-      await updateVirtualCard(
-        svc,
-        c.req.param('id'),
-        updateBody({ spending_controls: controlsFromForm(form) }),
-      );
+      const input = bodyOfForm(updateVirtualCardSchema, form, updateVirtualCardFieldCodes);
+      // The editor replaces the controls as a whole: every input left blank is no controls.
+      await updateVirtualCard(svc, c.req.param('id'), {
+        ...input,
+        spending_controls: input.spending_controls ?? {},
+      });
       return { to: back, notice: 'Spending controls saved.' };
     });
   });

@@ -1,45 +1,25 @@
 import type { Hono } from 'hono';
 import { SandbankError } from '../../kernel/errors.ts';
-import { parseInput } from '../../kernel/validation.ts';
 import { advanceClock, freezeClock, resetClock, unfreezeClock } from '../../modules/clock/clock.change.ts';
 import { advanceClockFieldCodes, advanceClockSchema } from '../../modules/clock/clock.schema.ts';
 import type { ClockView } from '../../modules/clock/clock.service.ts';
 import type { ServiceContext } from '../../modules/context.ts';
+import { bodyOfForm } from './form-submit.ts';
 import { type DashEnv, dashboardContext, dashboardPath, formOf } from './session.ts';
 import { setFlash } from './ui.ts';
-
-/** An advance by the body POST /v1/clock/advance takes, parsed as it parses it. */
-function advance(
-  svc: ServiceContext,
-  body: { seconds: number } | { to: string } | { next: 'settlement' },
-): Promise<ClockView> {
-  return advanceClock(svc, parseInput(advanceClockSchema, body, advanceClockFieldCodes));
-}
 
 /**
  * The clock panel's buttons (every page has it): advance by an hour or a day, to the next settlement
  * (when every ACH entry in flight, standard or Same-Day, credit or debit, has settled), or to a
- * chosen UTC time; freeze, unfreeze, reset. Each runs the
- * merchant's due work on the way (the same advanceClock as POST /v1/clock/advance) and the next
- * page lists what ran.
+ * chosen UTC time; freeze, unfreeze, reset. An advance's form is the body of POST /v1/clock/advance
+ * (`seconds`, `next=settlement`, or `to` from a datetime-local input, read as UTC), read by
+ * bodyOfForm and run by the same advanceClock, which runs the merchant's due work on the way (the
+ * next page lists what ran); the other buttons are an `op`.
  */
-async function move(svc: ServiceContext, op: string, to: string | undefined): Promise<ClockView> {
-  switch (op) {
-    case 'hour':
-      return advance(svc, { seconds: 3600 });
-    case 'day':
-      return advance(svc, { seconds: 86_400 });
-    case 'next_settlement':
-      return advance(svc, { next: 'settlement' });
-    case 'to': {
-      // datetime-local sends "2031-12-03T15:00" or with seconds: read as UTC, as the panel shows.
-      if (!to || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(to))
-        throw new SandbankError('parameter_invalid', {
-          param: 'to',
-          message: 'Choose a date and time (UTC).',
-        });
-      return advance(svc, { to: `${to.length === 16 ? `${to}:00` : to}Z` });
-    }
+async function move(svc: ServiceContext, form: Record<string, string>): Promise<ClockView | null> {
+  switch (form.op) {
+    case undefined:
+      return null;
     case 'freeze':
       return freezeClock(svc);
     case 'unfreeze':
@@ -51,20 +31,23 @@ async function move(svc: ServiceContext, op: string, to: string | undefined): Pr
   }
 }
 
+async function advance(svc: ServiceContext, form: Record<string, string>): Promise<ClockView> {
+  const { back: _back, ...body } = form;
+  return advanceClock(svc, bodyOfForm(advanceClockSchema, body, advanceClockFieldCodes));
+}
+
 export function registerClockActions(app: Hono<DashEnv>): void {
   app.post('/clock', async (c) => {
     const form = await formOf(c);
     const back = dashboardPath(form.back);
     const svc = await dashboardContext(c);
     try {
-      const view = await move(svc, form.op ?? '', form.to);
-      const advanced = ['hour', 'day', 'next_settlement', 'to'].includes(form.op ?? '');
-      setFlash(
-        c,
-        advanced
-          ? { ran: view.ran }
-          : { notice: `The clock is ${view.frozen ? 'frozen' : 'running'} at ${view.now.toISOString()}.` },
-      );
+      const changed = await move(svc, form);
+      if (changed)
+        setFlash(c, {
+          notice: `The clock is ${changed.frozen ? 'frozen' : 'running'} at ${changed.now.toISOString()}.`,
+        });
+      else setFlash(c, { ran: (await advance(svc, form)).ran });
     } catch (error) {
       if (!(error instanceof SandbankError)) throw error;
       setFlash(c, { error: error.message });

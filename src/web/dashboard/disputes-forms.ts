@@ -9,7 +9,9 @@ import { actionButton, csrfField, type Flash, formValue, type Html } from './ui.
 /**
  * The dispute page's forms (disputes.ts has its views and routes): the evidence form, the buttons a
  * dispute's state allows (accept, simulate the issuer's decision) and the form that simulates a
- * cardholder disputing a captured card payment. Each posts to a route of disputes.ts.
+ * cardholder disputing a captured card payment. Each posts to a route of disputes.ts, which reads
+ * it with bodyOfForm: the inputs carry the body's names (`evidence[product_description]`, `submit`
+ * from the button pressed; `reason`, `amount`, `inquiry`).
  */
 
 export const DISPUTES = '/dashboard/disputes';
@@ -36,7 +38,7 @@ export function evidenceForm(c: DashContext, row: DisputeRow, flash: Flash | nul
   ${csrfField(c)}
   ${EVIDENCE_FIELDS.map(
     (field) => html`<div><label for="${field}">${EVIDENCE_LABELS[field]}</label>
-  <textarea id="${field}" name="${field}" maxlength="5000" rows="2" data-testid="evidence-${field}">${formValue(flash, field, row.evidence[field] ?? '')}</textarea></div>`,
+  <textarea id="${field}" name="evidence[${field}]" maxlength="5000" rows="2" data-testid="evidence-${field}">${formValue(flash, `evidence[${field}]`, row.evidence[field] ?? '')}</textarea></div>`,
   )}
   <div class="actions">
     <button type="submit" name="submit" value="true" data-testid="evidence-submit">Submit evidence</button>

@@ -1,11 +1,9 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import { parseInput } from '../../kernel/validation.ts';
 import { getCardPayment } from '../../modules/card-payments/card-payments.read.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import type { DisputeRow } from '../../modules/disputes/disputes.resource.ts';
 import {
-  EVIDENCE_FIELDS,
   resolveDisputeSchema,
   simulateDisputeFieldCodes,
   simulateDisputeSchema,
@@ -161,16 +159,9 @@ export function registerDisputePages(app: Hono<DashEnv>): void {
     const paymentId = form.card_payment ?? '';
     const back = `${DISPUTES}/new?card_payment=${encodeURIComponent(paymentId)}`;
     return submitForm(c, form, back, async () => {
-      const amount = (form.amount ?? '').trim();
-      const input = parseInput(
-        simulateDisputeSchema,
-        {
-          ...(form.reason ? { reason: form.reason } : {}),
-          ...(amount ? { amount } : {}),
-          inquiry: form.inquiry === 'true',
-        },
-        simulateDisputeFieldCodes,
-      );
+      // The payment is the path's in REST (POST /v1/simulate/card_payments/{id}/dispute).
+      const { card_payment: _payment, ...body } = form;
+      const input = bodyOfForm(simulateDisputeSchema, body, simulateDisputeFieldCodes);
       const dispute = await simulateDispute(svc, paymentId, input);
       return {
         to: disputePath(dispute.id),
@@ -199,10 +190,7 @@ ${await detailPart(c, svc, row, flash)}
     const svc = await dashboardContext(c);
     const back = disputePath(c.req.param('id'));
     return submitForm(c, form, back, async () => {
-      const evidence = Object.fromEntries(
-        EVIDENCE_FIELDS.flatMap((field) => (form[field]?.trim() ? [[field, form[field]]] : [])),
-      );
-      const input = parseInput(updateDisputeSchema, { evidence, submit: form.submit !== 'false' });
+      const input = bodyOfForm(updateDisputeSchema, form);
       const row = await updateDispute(svc, c.req.param('id'), input);
       return {
         to: back,

@@ -13,6 +13,7 @@ import { redeliverEventNow } from '../../modules/webhooks/webhooks.redeliver.ts'
 import { redeliverSchema } from '../../modules/webhooks/webhooks.schema.ts';
 import { listEndpoints } from '../../modules/webhooks/webhooks.service.ts';
 import { attemptList, redeliveryOutcome } from './deliveries.ts';
+import { bodyOfForm } from './form-submit.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, dashboardPath, formOf } from './session.ts';
 import { csrfField, type Html, objectLink, setFlash, stateBadge, when } from './ui.ts';
@@ -201,7 +202,8 @@ async function redeliver(c: DashContext): Promise<Response> {
   const back = dashboardPath(form.back, `/dashboard/events/${encodeURIComponent(id)}`);
   try {
     const svc = await dashboardContext(c);
-    const input = parseInput(redeliverSchema, form.endpoint_id ? { endpoint_id: form.endpoint_id } : {});
+    const { back: _back, ...body } = form; // where to go after: the page's, not the body's
+    const input = bodyOfForm(redeliverSchema, body);
     const logs = await redeliverEventNow(svc, id, input);
     setFlash(c, redeliveryOutcome(id, logs, form.endpoint_id || undefined));
   } catch (error) {

@@ -1,14 +1,16 @@
 import { html } from 'hono/html';
 import type { z } from 'zod';
 import { coerceFormBody, parseFormBody } from '../../http/form-body.ts';
+import { define, isTree, type Tree } from '../../http/form-body-parse.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { type FieldCodes, parseInput } from '../../kernel/validation.ts';
 import type { DashContext } from './session.ts';
 import { type Flash, formValue, type Html, setFlash } from './ui.ts';
 
 /**
- * What the virtual-card and FX pages' forms share: the post-redirect-get of a form (one
- * service layer: parse, call one service, redirect), metadata key/value rows, and the "older" link of a list.
+ * What the dashboard's forms share: the post-redirect-get of a form (parse, call one service,
+ * redirect), the reading of a form as its operation's body (bodyOfForm), metadata key/value rows,
+ * and the "older" link of a list.
  */
 
 /** Where a form's call sends the browser, what the next page says, and whether it refills the form. */
@@ -75,37 +77,85 @@ const METADATA_ROWS = [1, 2, 3, 4, 5] as const;
  * A row is skipped only when both halves are blank: a value without a key goes to the service,
  * which refuses it (nothing typed is dropped silently).
  */
-export function metadataFromForm(form: Record<string, string>): Record<string, string> | undefined {
+export function metadataFromForm(form: FormFields): Record<string, string> | undefined {
   const metadata: Record<string, string> = {};
+  const text = (name: string) => {
+    const value = form[name];
+    return typeof value === 'string' ? value : '';
+  };
   for (const n of METADATA_ROWS) {
-    const key = (form[`metadata_key_${n}`] ?? '').trim();
-    const value = form[`metadata_value_${n}`] ?? '';
+    const key = text(`metadata_key_${n}`).trim();
+    const value = text(`metadata_value_${n}`);
     if (key !== '' || value !== '') metadata[key] = value;
   }
   return Object.keys(metadata).length > 0 ? metadata : undefined;
 }
 
 /** The form's own fields, which are no field of any body. */
-const NOT_BODY = /^(_csrf|metadata_(key|value)_\d+)$/;
+const NOT_BODY = /^(_csrf|metadata_(key|value)_\d+|was_.+)$/;
+
+/** A form's fields; a list (`name[]`: a checkbox list) holds every value sent. */
+export type FormFields = Record<string, string | readonly string[]>;
+
+/** The null leaves of `blanks` (blank inputs whose field may be null) added to `body`. */
+function withNulls(body: Tree, blanks: unknown): Tree {
+  if (!isTree(blanks)) return body;
+  const out: Tree = { ...body };
+  for (const [key, value] of Object.entries(blanks)) {
+    const held = Object.hasOwn(out, key) ? out[key] : undefined;
+    if (value === null && held === undefined) define(out, key, null);
+    else if (isTree(value) && (held === undefined || isTree(held))) {
+      const inner = withNulls(isTree(held) ? held : {}, value);
+      if (Object.keys(inner).length > 0) define(out, key, inner);
+    }
+  }
+  return out;
+}
+
+const PAGE_RULES = { splitText: true, namedEntries: true, utcTimes: true };
 
 /**
  * A form as the body of the operation it performs, read as REST reads a form body
  * (src/http/form-body.ts): bracket names nest (`card[number]`), text becomes a number or a boolean
  * where the schema wants one; then parsed with the operation's schema and codes, as REST parses it.
- * What a page's form adds: a blank field is left out (a form sends every input, typed or not), and
- * the metadata editor's rows are `metadata`.
+ * What a page's form adds:
+ * - a blank input is left out (a form sends every input, typed or not), or null where its field may
+ *   be null (how a form clears a field); a list (`name[]`) keeps its typed values, and is empty when
+ *   none was typed (a checkbox list with nothing ticked);
+ * - an input sent beside its former value (`was_enabled`, a hidden input holding what the page
+ *   showed) is left out when unchanged;
+ * - the metadata editor's rows are `metadata`;
+ * - coerceFormBody's PageRules: a text where the schema takes a list of text is its words
+ *   (`allowed_mccs=5411, 5814`), and a list's entries may be named by a field's value
+ *   (`limits[daily][amount]=20`), and a datetime-local's value is UTC (the pages show UTC).
  */
 export function bodyOfForm<S extends z.ZodType>(
   schema: S,
-  form: Record<string, string>,
+  form: FormFields,
   codes?: FieldCodes,
 ): z.output<S> {
+  return parseInput(schema, formBody(schema, form), codes);
+}
+
+/**
+ * The JSON body a form stands for, read as bodyOfForm reads it but not yet parsed: for a service
+ * that parses its body itself (a transaction's actions, each with its own schema).
+ */
+export function formBody(schema: z.ZodType, form: FormFields): Tree {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(form))
-    if (value !== '' && !NOT_BODY.test(name)) params.append(name, value);
-  const body = coerceFormBody(schema, parseFormBody(params.toString()));
+  const blanks = new URLSearchParams();
+  for (const [name, value] of Object.entries(form)) {
+    if (NOT_BODY.test(name) || (Object.hasOwn(form, `was_${name}`) && form[`was_${name}`] === value))
+      continue;
+    if (typeof value === 'string') (value === '' ? blanks : params).append(name, value);
+    else
+      for (const one of value.some((v) => v !== '') ? value.filter((v) => v !== '') : [''])
+        params.append(name, one);
+  }
+  const typed = coerceFormBody(schema, parseFormBody(params.toString()), PAGE_RULES);
+  const body = withNulls(typed, coerceFormBody(schema, parseFormBody(blanks.toString()), PAGE_RULES));
   const metadata = metadataFromForm(form);
-  return parseInput(schema, metadata ? { ...body, metadata } : body, codes);
+  return metadata ? { ...body, metadata } : body;
 }
 
 /** The metadata rows of a form, refilled from the flash after an error. */

@@ -6,48 +6,15 @@ import { csrfField, type Flash, formValue, type Html } from './ui.ts';
 
 /**
  * The FX pages' forms: a quote (which side is fixed, the lock), a payout out of a EUR/GBP/JPY
- * balance, and a destination's fields with links to fill them; with how each form is read into
- * the body REST takes.
+ * balance, and a destination's fields with links to fill them. Their inputs carry the bodies'
+ * names, read by bodyOfForm: the quote's two amounts (`source_amount`, `target_amount`: the one
+ * typed is the side fixed), a destination's fields `destination[iban]`, `destination[bank_code]`…
+ * (a fill link's keys stay short: dashboard.js fills an input by its id).
  */
 
 /** The FX pages' paths: the FX page and a quote's page. */
 export const FX = '/dashboard/fx';
 export const quotePath = (id: string) => `${FX}/quotes/${encodeURIComponent(id)}`;
-
-// ---------------------------------------------------------------------------------------------
-// Forms → the bodies REST takes
-
-export function quoteBody(form: Record<string, string>): Record<string, unknown> {
-  const amount = (form.amount ?? '').trim();
-  const side = form.fixed === 'target' ? 'target_amount' : 'source_amount';
-  return {
-    target_currency: form.target_currency,
-    ...(amount ? { [side]: amount } : {}),
-    lock_duration: form.lock_duration,
-  };
-}
-
-/** A destination of the currency: {name, iban} for EUR/GBP, a Japanese account for JPY. */
-export function destinationOf(
-  form: Record<string, string>,
-  currency: string | undefined,
-): Record<string, string> {
-  const name = form.name ?? '';
-  if (currency === 'JPY') {
-    return {
-      name,
-      bank_code: (form.bank_code ?? '').trim(),
-      branch_code: (form.branch_code ?? '').trim(),
-      account_number: (form.account_number ?? '').trim(),
-    };
-  }
-  return { name, iban: form.iban ?? '' };
-}
-
-export const referenceOf = (form: Record<string, string>) => {
-  const reference = (form.reference ?? '').trim();
-  return reference ? { reference } : {};
-};
 
 // ---------------------------------------------------------------------------------------------
 // Forms
@@ -61,16 +28,10 @@ export function quoteForm(c: DashContext, flash: Flash | null): Html {
     ${csrfField(c)}
     <div class="row">
       ${selectOf(flash, { name: 'target_currency', label: 'Buy', fallback: 'EUR', testId: 'quote-target' }, CURRENCY_OPTIONS)}
-      ${selectOf(
-        flash,
-        { name: 'fixed', label: 'The amount is', fallback: 'source', testId: 'quote-fixed' },
-        [
-          ['source', 'USD to sell'],
-          ['target', 'the currency to buy'],
-        ],
-      )}
-      <div><label for="quote_amount">Amount</label>
-      <input id="quote_amount" name="amount" inputmode="decimal" required value="${formValue(flash, 'amount', '100.00')}" data-testid="quote-amount"></div>
+      <div><label for="quote_amount">USD to sell</label>
+      <input id="quote_amount" name="source_amount" inputmode="decimal" value="${formValue(flash, 'source_amount', '100.00')}" data-testid="quote-amount"></div>
+      <div><label for="quote_target_amount">or the amount to buy</label>
+      <input id="quote_target_amount" name="target_amount" inputmode="decimal" value="${formValue(flash, 'target_amount')}" data-testid="quote-target-amount"></div>
       ${selectOf(
         flash,
         { name: 'lock_duration', label: 'Lock the rate for', fallback: 'five_minutes', testId: 'quote-lock' },
@@ -110,9 +71,11 @@ export function destinationPicker(formId: string, currency: FxTargetCurrency | n
   )}</p>`;
 }
 
+/** A destination's field: named `destination[<name>]` (the reference is the body's own field). */
 function field(flash: Flash | null, name: string, label: string, extra: { placeholder?: string } = {}): Html {
+  const input = name === 'reference' ? name : `destination[${name}]`;
   return html`<div><label for="${name}">${label}</label>
-  <input id="${name}" name="${name}" placeholder="${extra.placeholder ?? ''}" value="${formValue(flash, name)}" data-testid="destination-${name}"></div>`;
+  <input id="${name}" name="${input}" placeholder="${extra.placeholder ?? ''}" value="${formValue(flash, input)}" data-testid="destination-${name}"></div>`;
 }
 
 /** The destination's fields: an IBAN for EUR/GBP, bank/branch/account for JPY (both when unknown). */

@@ -206,7 +206,6 @@ export function quoteActions(c: DashContext, flash: Flash | null, quote: FxQuote
   <h2>Settle abroad</h2>
   <form method="post" action="${quotePath(quote.id)}/settle" id="settle-form" data-testid="settle-form">
     ${csrfField(c)}
-    <input type="hidden" name="destination_currency" value="${currency}">
     ${destinationFields(flash, currency)}
     ${destinationPicker('settle-form', currency)}
     <button type="submit" data-testid="quote-settle">Settle ${money(quote.targetAmount, currency)} abroad</button>

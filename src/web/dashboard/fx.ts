@@ -1,6 +1,5 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import { parseInput } from '../../kernel/validation.ts';
 import { getClock } from '../../modules/clock/clock.service.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { createConversion, listConversions } from '../../modules/fx/fx.conversions.ts';
@@ -17,8 +16,8 @@ import {
 } from '../../modules/fx/fx.schema.ts';
 import { createSettlement, listSettlements } from '../../modules/fx/fx.settlements.ts';
 import { bankTime } from '../bank-time.ts';
-import { submitForm } from './form-submit.ts';
-import { destinationOf, FX, payoutForm, quoteBody, quoteForm, quotePath, referenceOf } from './fx-forms.ts';
+import { bodyOfForm, submitForm } from './form-submit.ts';
+import { FX, payoutForm, quoteForm, quotePath } from './fx-forms.ts';
 import {
   CHART_HOURS,
   conversionsTable,
@@ -106,7 +105,7 @@ export function registerFxPages(app: Hono<DashEnv>): void {
     const form = await formOf(c);
     const svc = await dashboardContext(c);
     return submitForm(c, form, FX, async () => {
-      const quote = await createQuote(svc, parseInput(createQuoteSchema, quoteBody(form), quoteFieldCodes));
+      const quote = await createQuote(svc, bodyOfForm(createQuoteSchema, form, quoteFieldCodes));
       return {
         to: quotePath(quote.id),
         notice: `Quote ${quote.id}: rate ${quote.rate} until ${quote.expiresAt.toISOString()}.`,
@@ -119,7 +118,7 @@ export function registerFxPages(app: Hono<DashEnv>): void {
     const svc = await dashboardContext(c);
     const id = c.req.param('id');
     return submitForm(c, form, quotePath(id), async () => {
-      const input = parseInput(createConversionSchema, { quote_id: id }, conversionFieldCodes);
+      const input = bodyOfForm(createConversionSchema, { ...form, quote_id: id }, conversionFieldCodes);
       const row = await createConversion(svc, input);
       return {
         to: transactionPath(row.id),
@@ -132,30 +131,20 @@ export function registerFxPages(app: Hono<DashEnv>): void {
     const form = await formOf(c);
     const svc = await dashboardContext(c);
     const id = c.req.param('id');
-    const body = {
-      quote_id: id,
-      destination: destinationOf(form, form.destination_currency),
-      ...referenceOf(form),
-    };
-    return submitForm(c, form, quotePath(id), () => settle(svc, body));
+    // The quote is the page's, as the body names it.
+    return submitForm(c, form, quotePath(id), () => settle(svc, { ...form, quote_id: id }));
   });
 
   app.post('/fx/settlements', async (c) => {
     const form = await formOf(c);
     const svc = await dashboardContext(c);
-    const body = {
-      currency: form.currency,
-      amount: (form.amount ?? '').trim(),
-      destination: destinationOf(form, form.currency),
-      ...referenceOf(form),
-    };
-    return submitForm(c, form, FX, () => settle(svc, body));
+    return submitForm(c, form, FX, () => settle(svc, form));
   });
 }
 
-/** A settlement of the form's body, parsed as POST /v1/fx/settlements parses it. */
-async function settle(svc: ServiceContext, body: Record<string, unknown>) {
-  const row = await createSettlement(svc, parseInput(createSettlementSchema, body, settlementFieldCodes));
+/** A settlement of the form, read as POST /v1/fx/settlements reads its body. */
+async function settle(svc: ServiceContext, form: Record<string, string>) {
+  const row = await createSettlement(svc, bodyOfForm(createSettlementSchema, form, settlementFieldCodes));
   return {
     to: transactionPath(row.id),
     notice: `Settlement ${row.id}: ${money(row.amount, row.currency)} to ${destinationText(row)}, to be paid ${bankTime(row.expectedPaidAt)}.`,

@@ -44,8 +44,11 @@ async function clockPanel(c: DashContext, svc: ServiceContext): Promise<Html> {
   const settlement = await nextSettlement(svc, clock.now);
   const settlesAt = bankTime(settlement.at);
   const back = c.req.path;
-  const op = (name: string, label: string, title: string) =>
-    html`<button type="submit" name="op" value="${name}" class="secondary small" title="${title}" data-testid="clock-${name}">${label}</button>`;
+  // An advance's button is its body's field (seconds, next); "Go" sends the time of its own form
+  // (advance to), so a time typed and left does not ride along with +1 hour; the rest are ops.
+  const button = (field: string, value: string, testId: string, label: string, title: string) =>
+    html`<button type="submit" name="${field}" value="${value}" class="secondary small" title="${title}" data-testid="clock-${testId}">${label}</button>`;
+  const op = (name: string, label: string, title: string) => button('op', name, name, label, title);
   return html`<section class="clock" aria-label="Simulated clock" data-testid="clock-panel">
   <div class="clock-now">
     <span class="muted">Clock</span>
@@ -53,12 +56,18 @@ async function clockPanel(c: DashContext, svc: ServiceContext): Promise<Html> {
     <span class="muted" data-testid="clock-now-et">${bankTimeParts(clock.now).et}</span>
     ${clock.frozen ? html`<span class="badge state-frozen">frozen</span>` : html`<span class="badge state-active">running</span>`}
   </div>
+  <form method="post" action="/dashboard/clock" id="clock-to-form" hidden>
+    ${csrfField(c)}
+    <input type="hidden" name="back" value="${back}">
+  </form>
   <form method="post" action="/dashboard/clock" class="clock-ops">
     ${csrfField(c)}
     <input type="hidden" name="back" value="${back}">
-    ${op('hour', '+1 hour', 'Advance one hour, running what falls due')}
-    ${op('day', '+1 day', 'Advance one day, running what falls due')}
-    ${op(
+    ${button('seconds', '3600', 'hour', '+1 hour', 'Advance one hour, running what falls due')}
+    ${button('seconds', '86400', 'day', '+1 day', 'Advance one day, running what falls due')}
+    ${button(
+      'next',
+      'settlement',
       'next_settlement',
       'Next settlement',
       settlement.entries > 0
@@ -66,8 +75,8 @@ async function clockPanel(c: DashContext, svc: ServiceContext): Promise<Html> {
         : `No ACH entry is in flight: advance to the next Same-Day ACH settlement, ${settlesAt}`,
     )}
     <span class="clock-to">
-      <input type="datetime-local" name="to" step="1" aria-label="Advance to (UTC)" data-testid="clock-to-input">
-      ${op('to', 'Go', 'Advance to this UTC time')}
+      <input type="datetime-local" name="to" form="clock-to-form" step="1" required aria-label="Advance to (UTC)" data-testid="clock-to-input">
+      <button type="submit" form="clock-to-form" class="secondary small" title="Advance to this UTC time" data-testid="clock-to">Go</button>
     </span>
     ${clock.frozen ? op('unfreeze', 'Unfreeze', 'Let the clock run again') : op('freeze', 'Freeze', 'Stop the clock')}
     ${op('reset', 'Reset', 'Back to real time, unfrozen')}

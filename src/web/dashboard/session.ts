@@ -102,6 +102,17 @@ export async function formOf(c: DashContext): Promise<Record<string, string>> {
   return form;
 }
 
+/** A form's fields with its lists: every value of a `name[]` (a checkbox list), in order. */
+export async function formFieldsOf(c: DashContext): Promise<Record<string, string | string[]>> {
+  const body = await c.req.parseBody();
+  const form: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (typeof value === 'string') form[name] = value;
+    else if (Array.isArray(value)) form[name] = value.filter((one): one is string => typeof one === 'string');
+  }
+  return form;
+}
+
 /** A path inside the dashboard to go back to, or the home page (never another site). */
 export function dashboardPath(value: string | undefined, fallback = '/dashboard'): string {
   return value &&

@@ -1,7 +1,12 @@
 import { html } from 'hono/html';
+import { z } from 'zod';
 import { SandbankError } from '../../kernel/errors.ts';
+import { captureSchema, refundSchema } from '../../modules/card-payments/card-payments.schema.ts';
 import { objectKindOf } from '../../modules/events/events.kinds.ts';
+import { failSettlementSchema } from '../../modules/fx/fx.schema.ts';
+import { authorizationAmountSchema } from '../../modules/issuing/issuing.schema.ts';
 import type { PostingRow } from '../../modules/ledger/ledger.rows.ts';
+import { refuseNocSchema, simulateNocSchema } from '../../modules/nocs/nocs.schema.ts';
 import {
   type ActionBody,
   getTransactionView,
@@ -9,8 +14,14 @@ import {
   type TransactionAction,
   type TransactionView,
 } from '../../modules/transactions/transactions.detail.ts';
+import {
+  contestDishonoredReturnSchema,
+  dishonorReturnSchema,
+  returnTransferSchema,
+} from '../../modules/transfers/transfers.schema.ts';
 import { bankWhen } from '../bank-time.ts';
 import { deliveryLog, redeliverForm } from './events.ts';
+import { formBody } from './form-submit.ts';
 import { shell } from './layout.ts';
 import { type DashContext, dashboardContext, formOf } from './session.ts';
 import { capitalized, KIND_NAMES, summaryRows } from './transaction-fields.ts';
@@ -175,23 +186,30 @@ ${detailPart(c, view, flash)}
   );
 }
 
-/** The REST body of an action: the fields its form has (amount, code), when filled in. */
-function actionBody(form: Record<string, string>): ActionBody {
-  const body: ActionBody = {};
-  for (const name of ['amount', 'code']) {
-    const value = form[name]?.trim();
-    if (value) body[name] = value;
-  }
-  if (form.untimely === 'true') body.untimely = true;
-  return body;
-}
+/**
+ * The bodies the actions take (their REST operations' schemas). An action's form is read by them as
+ * REST reads a form body (`untimely=true` a boolean, a blank amount left out); the transactions
+ * module then parses it with the one schema of the action and the transaction's kind.
+ */
+const ACTION_BODIES = z.union([
+  captureSchema,
+  refundSchema,
+  authorizationAmountSchema,
+  returnTransferSchema,
+  dishonorReturnSchema,
+  contestDishonoredReturnSchema,
+  simulateNocSchema,
+  refuseNocSchema,
+  failSettlementSchema,
+]);
 
 export async function runAction(c: DashContext): Promise<Response> {
   const form = await formOf(c);
   const id = c.req.param('id') ?? '';
   const action = c.req.param('action') ?? '';
   try {
-    const after = await performTransactionAction(await dashboardContext(c), id, action, actionBody(form));
+    const body = formBody(ACTION_BODIES, form) as ActionBody;
+    const after = await performTransactionAction(await dashboardContext(c), id, action, body);
     const label = ACTION_UI[action as TransactionAction]?.label ?? action;
     setFlash(c, { notice: `${label}: this ${KIND_NAMES[after.kind]} is now ${after.row.state}.` });
   } catch (error) {

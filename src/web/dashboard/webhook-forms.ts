@@ -1,14 +1,19 @@
 import { html } from 'hono/html';
-import { SandbankError } from '../../kernel/errors.ts';
 import { listRecipes } from '../../modules/trigger/trigger.service.ts';
 import { ALL_EVENTS, eventTypeGroups } from '../../modules/webhooks/webhooks.event-types.ts';
 import type { EndpointRow } from '../../modules/webhooks/webhooks.service.ts';
+import type { FormFields } from './form-submit.ts';
 import type { DashContext } from './session.ts';
 import { csrfField, type Flash, formValue, type Html } from './ui.ts';
 
 /**
  * The webhook pages' forms: create and edit an endpoint (url, description, the events picker,
- * enabled) and trigger an event, with how each form is read into the body of its operation.
+ * enabled) and trigger an event. Their inputs carry the bodies' names, read by bodyOfForm: the
+ * picker's checkboxes and its free-text field are all `enabled_events[]` (the free text's words
+ * join the ticked boxes; nothing chosen is an empty list, which the schema refuses); the enabled
+ * box has a hidden `enabled=false` before it and its former value beside it (`was_enabled`), so it
+ * is sent only when changed (saving a disabled endpoint keeps why it was disabled); a blank
+ * description clears it; the trigger's overrides are `key=value` words (`set`).
  */
 
 /** The webhook pages' paths: the list, an endpoint's page, its delivery log fragment. */
@@ -20,44 +25,20 @@ export const fragmentPath = (id: string) =>
 // ---------------------------------------------------------------------------------------------
 // Reading the forms
 
-/** The event types a form chose: its checkboxes and the free-text field (comma or space separated). */
-export async function chosenEvents(c: DashContext, form: Record<string, string>): Promise<string[]> {
-  const checked = (await c.req.parseBody({ all: true })).events;
-  const boxes = (Array.isArray(checked) ? checked : [checked]).filter(
-    (value): value is string => typeof value === 'string',
-  );
-  const typed = (form.extra_events ?? '').split(/[\s,]+/).filter(Boolean);
-  return [...new Set([...boxes, ...typed])];
-}
-
-/** The form as the flash keeps it for a refill: the chosen events space-separated, the token left out. */
-export function refill(form: Record<string, string>, events: string[]): Record<string, string> {
-  const { _csrf: _token, ...rest } = form;
-  return { ...rest, events: events.join(' ') };
-}
-
-/** The REST body of POST /v1/webhook_endpoints from the create form. */
-export function createBody(form: Record<string, string>, events: string[]) {
-  return {
-    url: (form.url ?? '').trim(),
-    enabled_events: events,
-    ...(form.description ? { description: form.description } : {}),
-  };
-}
+/** The name of the events picker's inputs: its checkboxes and its free-text field, one list. */
+export const EVENTS = 'enabled_events[]';
 
 /**
- * The REST body of POST /v1/webhook_endpoints/{id} from the edit form: a blank description clears
- * it; `enabled` only when the box changed (saving a disabled endpoint keeps why it was disabled).
+ * The form as the flash keeps it for a refill: the chosen events (ticked or typed) space-separated
+ * as `events`, the token left out.
  */
-export function updateBody(form: Record<string, string>, events: string[]) {
-  const enabled = form.enabled === 'true';
-  const changed = form.was_enabled === undefined || (form.was_enabled === 'true') !== enabled;
-  return {
-    url: (form.url ?? '').trim(),
-    enabled_events: events,
-    description: form.description ? form.description : null,
-    ...(changed ? { enabled } : {}),
-  };
+export function refill(form: FormFields): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(form))
+    if (typeof value === 'string' && name !== '_csrf') kept[name] = value;
+  const chosen = form[EVENTS] ?? [];
+  const words = (typeof chosen === 'string' ? [chosen] : chosen).flatMap((text) => text.split(/[\s,]+/));
+  return { ...kept, events: [...new Set(words.filter(Boolean))].join(' ') };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -68,7 +49,7 @@ function eventPicker(selected: string[]): Html {
   const known = new Set(eventTypeGroups().flatMap((group) => group.types));
   const others = selected.filter((type) => type !== ALL_EVENTS && !known.has(type));
   const box = (type: string, label: string) =>
-    html`<label><input type="checkbox" name="events" value="${type}" ${selected.includes(type) ? html`checked` : ''} data-testid="event-${type === ALL_EVENTS ? 'all' : type}"> ${label}</label>`;
+    html`<label><input type="checkbox" name="${EVENTS}" value="${type}" ${selected.includes(type) ? html`checked` : ''} data-testid="event-${type === ALL_EVENTS ? 'all' : type}"> ${label}</label>`;
   return html`<fieldset data-testid="event-types">
   <legend>Events</legend>
   ${box(ALL_EVENTS, '* — every event, including types added later')}
@@ -79,7 +60,7 @@ function eventPicker(selected: string[]): Html {
       )}</div></div>`,
   )}</div>
   <label for="f-extra_events">Other types <span class="muted small">comma-separated, e.g. collection.succeeded</span></label>
-  <input id="f-extra_events" name="extra_events" value="${others.join(', ')}" autocomplete="off" data-testid="field-extra_events">
+  <input id="f-extra_events" name="${EVENTS}" value="${others.join(', ')}" autocomplete="off" data-testid="field-extra_events">
 </fieldset>`;
 }
 
@@ -111,6 +92,7 @@ export function editForm(c: DashContext, flash: Flash | null, endpoint: Endpoint
   ${csrfField(c)}
   ${urlAndDescription(flash, endpoint)}
   <input type="hidden" name="was_enabled" value="${String(endpoint.enabled)}">
+  <input type="hidden" name="enabled" value="false">
   <label><input type="checkbox" name="enabled" value="true" ${enabled ? html`checked` : ''} data-testid="field-enabled"> Enabled (a disabled endpoint receives nothing)</label>
   ${eventPicker(selectedEvents(flash, endpoint.enabledEvents))}
   <button type="submit" data-testid="endpoint-save">Save</button>
@@ -130,19 +112,4 @@ export function triggerForm(c: DashContext, flash: Flash | null): Html {
   <div><label for="f-trigger-set">Overrides</label><input id="f-trigger-set" name="set" maxlength="2000" placeholder="amount=12.50 return_code=R01 metadata.order=A-1" value="${formValue(flash, 'set', '')}" data-testid="trigger-set"></div>
   <button type="submit" data-testid="trigger-submit">Trigger</button>
 </form>`;
-}
-
-/** `key=value` words (space or comma separated) as overrides; a word without `=` is refused. */
-export function overridesOf(text: string): Record<string, string> {
-  const set: Record<string, string> = {};
-  for (const word of text.split(/[\s,]+/).filter(Boolean)) {
-    const at = word.indexOf('=');
-    if (at < 1)
-      throw new SandbankError('parameter_invalid', {
-        param: 'set',
-        message: `Overrides are key=value words (got ${word.slice(0, 60)}).`,
-      });
-    set[word.slice(0, at)] = word.slice(at + 1);
-  }
-  return set;
 }

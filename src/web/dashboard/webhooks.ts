@@ -1,6 +1,5 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import { parseInput } from '../../kernel/validation.ts';
 import type { ServiceContext } from '../../modules/context.ts';
 import { TriggerEventSchema } from '../../modules/trigger/trigger.resource.ts';
 import { triggerEvent } from '../../modules/trigger/trigger.service.ts';
@@ -22,22 +21,18 @@ import {
   updateEndpoint,
 } from '../../modules/webhooks/webhooks.service.ts';
 import { redeliveryOutcome } from './deliveries.ts';
-import { cursorOf, submitForm } from './form-submit.ts';
+import { bodyOfForm, cursorOf, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
-import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
+import { type DashContext, type DashEnv, dashboardContext, formFieldsOf, formOf } from './session.ts';
 import { type Flash, type Html, takeFlash } from './ui.ts';
 import {
-  chosenEvents,
-  createBody,
   createForm,
   editForm,
   endpointPath,
   fragmentPath,
   LIST,
-  overridesOf,
   refill,
   triggerForm,
-  updateBody,
 } from './webhook-forms.ts';
 import { deliveryLog, endpointCard, endpointTable } from './webhook-views.ts';
 
@@ -131,24 +126,19 @@ ${endpointCard(c, endpoint)}
 // Actions
 
 async function create(c: DashContext): Promise<Response> {
-  const form = await formOf(c);
-  const events = await chosenEvents(c, form);
-  return revealingSecret(c, LIST, refill(form, events), async (svc) => ({
-    row: await createEndpoint(
-      svc,
-      parseInput(createEndpointSchema, createBody(form, events), endpointFieldCodes),
-    ),
+  const form = await formFieldsOf(c);
+  return revealingSecret(c, LIST, refill(form), async (svc) => ({
+    row: await createEndpoint(svc, bodyOfForm(createEndpointSchema, form, endpointFieldCodes)),
     notice: 'Endpoint added.',
   }));
 }
 
 async function update(c: DashContext): Promise<Response> {
   const id = c.req.param('id') ?? '';
-  const form = await formOf(c);
-  const events = await chosenEvents(c, form);
-  return submitForm(c, refill(form, events), endpointPath(id), async () => {
+  const form = await formFieldsOf(c);
+  return submitForm(c, refill(form), endpointPath(id), async () => {
     const svc = await dashboardContext(c);
-    const input = parseInput(updateEndpointSchema, updateBody(form, events), endpointFieldCodes);
+    const input = bodyOfForm(updateEndpointSchema, form, endpointFieldCodes);
     const row = await updateEndpoint(svc, id, input);
     return { to: endpointPath(row.id), notice: 'Endpoint saved.' };
   });
@@ -158,7 +148,7 @@ async function trigger(c: DashContext): Promise<Response> {
   const form = await formOf(c);
   const { _csrf: _token, ...kept } = form;
   return submitForm(c, kept, LIST, async () => {
-    const input = parseInput(TriggerEventSchema, { type: form.type ?? '', set: overridesOf(form.set ?? '') });
+    const input = bodyOfForm(TriggerEventSchema, form);
     const result = await triggerEvent(await dashboardContext(c), input);
     return {
       to: LIST,
@@ -198,7 +188,9 @@ async function redeliver(c: DashContext): Promise<Response> {
   return submitForm(c, {}, endpointPath(id), async () => {
     const eventId = form.event_id ?? '';
     const svc = await dashboardContext(c);
-    const logs = await redeliverEventNow(svc, eventId, parseInput(redeliverSchema, { endpoint_id: id }));
+    // The endpoint is the page's: the body names it as POST /v1/events/{id}/redeliver's does.
+    const input = bodyOfForm(redeliverSchema, { endpoint_id: id });
+    const logs = await redeliverEventNow(svc, eventId, input);
     return { to: endpointPath(id), ...redeliveryOutcome(eventId, logs, id) };
   });
 }
