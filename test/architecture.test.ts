@@ -16,9 +16,13 @@ import { describe, expect, it } from 'vitest';
  *   http      src/http/**: what the HTTP adapters share (body limit, static files and assets, page
  *             security headers, client address, the unstorable-text check); neither an adapter
  *             nor the domain
- *   rest      src/rest/** and every *.routes.ts under src/modules (or *.routes-<part>.ts)
- *   graphql   src/graphql/** and every *.graphql.ts under src/modules (or *.graphql-<part>.ts,
- *             as a file split off one is named: <module>.graphql-<part>.ts)
+ *   rest      src/rest/** (the kit a module's routes are written with), src/api/rest/** (the REST
+ *             app, its middleware and the OpenAPI document, above the modules) and every *.routes.ts
+ *             under src/modules (or *.routes-<part>.ts)
+ *   graphql   src/graphql/** (the kit a module's GraphQL is written with), src/api/graphql/** (the
+ *             GraphQL server: schema, Yoga, WebSocket, plugins, above the modules) and every
+ *             *.graphql.ts under src/modules (or *.graphql-<part>.ts, as a file split off one is
+ *             named: <module>.graphql-<part>.ts)
  *   web       src/web/** (hosted pages, dashboard, docs)
  *   manifest  src/modules/index.ts (the list of modules), src/modules/module.ts (defineModule) and
  *             each module's manifest, src/modules/<module>/index.ts: the wiring of one module,
@@ -32,8 +36,10 @@ import { describe, expect, it } from 'vitest';
  *     wiring's types (AppDeps);
  *   - src/http imports no adapter, no database file and none of the wiring;
  *   - a manifest is imported only by the wiring, the list, and the registries derived from the
- *     list (src/rest, src/graphql, the files directly under src/modules): never by a module's own
- *     files, so the list imports the manifests and nothing imports back;
+ *     list (src/api, the files directly under src/modules): never by a module's own files, so the
+ *     list imports the manifests and nothing imports back;
+ *   - the kits (src/rest, src/graphql) import nothing of src/api: the servers sit above the modules,
+ *     the kits below them;
  *   - no file in src/db imports from src/modules (src/db names no module: the events' fan-out is
  *     registered from outside, and its tables are the infrastructure's);
  *   - every file under src/ falls in one of the layers above (a new folder is placed here first);
@@ -86,8 +92,8 @@ function layerOf(path: string): Layer {
   if (inSrc.startsWith('kernel/')) return 'kernel';
   if (inSrc.startsWith('db/') || named(path, 'table')) return 'database';
   if (inSrc.startsWith('http/')) return 'http';
-  if (inSrc.startsWith('rest/') || (inModules && named(path, 'routes'))) return 'rest';
-  if (inSrc.startsWith('graphql/') || (inModules && named(path, 'graphql'))) return 'graphql';
+  if (/^(api\/)?rest\//.test(inSrc) || (inModules && named(path, 'routes'))) return 'rest';
+  if (/^(api\/)?graphql\//.test(inSrc) || (inModules && named(path, 'graphql'))) return 'graphql';
   if (inSrc.startsWith('web/')) return 'web';
   if (isManifest(inSrc)) return 'manifest';
   if (inModules) return 'service';
@@ -133,10 +139,12 @@ function refusal(from: Layer, to: Layer): string | null {
 function pathRefusal(file: string, target: string): string | null {
   if (file.startsWith('src/db/') && target.startsWith('src/modules/'))
     return 'no file in src/db imports from src/modules (a module registers what it brings from outside)';
+  if (/^src\/(rest|graphql)\//.test(file) && target.startsWith('src/api/'))
+    return 'a kit (src/rest, src/graphql) imports nothing of src/api (the servers import the kits)';
   const from = layerOf(file);
   if (layerOf(target) !== 'manifest' || from === 'manifest' || from === 'entry') return null;
   // The registries derived from the list: REST mounting, GraphQL loading, retention and the like.
-  if (/^src\/(rest|graphql)\//.test(file) || /^src\/modules\/[^/]+\.ts$/.test(file)) return null;
+  if (/^src\/api\/(rest|graphql)\//.test(file) || /^src\/modules\/[^/]+\.ts$/.test(file)) return null;
   return `${NAMES[from]} imports no manifest (only the wiring, the list and the registries derived from it do)`;
 }
 
@@ -306,7 +314,7 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
     const examples: [file: string, text: string][] = [
       ['src/kernel/a.ts', `import { x } from '../modules/m/m.service.ts';`],
       ['src/kernel/b.ts', `export { y } from '../db/client.ts';`],
-      ['src/kernel/c.ts', `const r = await import('../rest/app.ts');`],
+      ['src/kernel/c.ts', `const r = await import('../api/rest/app.ts');`],
       ['src/kernel/d.ts', `import type { G } from '../graphql/builder.ts';`],
       ['src/kernel/e.ts', `import '../web/layout.ts';`],
       ['src/modules/m/m.service.ts', `import { route } from './m.routes.ts';`],
@@ -325,8 +333,8 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
       ['src/modules/m/m.graphql.ts', `import { page } from '../../web/files.ts';`],
       ['src/web/x.ts', `import { db } from '../db/client.ts';`],
       ['src/web/y.ts', `import { r } from '../modules/n/n.routes.ts';`],
-      ['src/web/z.ts', `const g = () => import('../graphql/schema.ts');`],
-      ['src/http/x.ts', `import { r } from '../rest/app.ts';`],
+      ['src/web/z.ts', `const g = () => import('../api/graphql/schema.ts');`],
+      ['src/http/x.ts', `import { r } from '../api/rest/app.ts';`],
       ['src/http/y.ts', `import { t } from '../modules/m/m.table.ts';`],
       ['src/modules/m/m.service.ts', `import { f } from '../../http/files.ts';`],
       ['src/modules/m/m.service.ts', `import type { AppDeps } from '../../deps.ts';`],
@@ -340,6 +348,10 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
       ['src/web/x.ts', `import { MODULES } from '../modules/index.ts';`],
       ['src/modules/m/index.ts', `import { deps } from '../../deps.ts';`],
       ['src/http/z.ts', `import { c } from '../config.ts';`],
+      ['src/graphql/z.ts', `import { schema } from '../api/graphql/schema.ts';`],
+      ['src/rest/z.ts', `import { buildRestApp } from '../api/rest/app.ts';`],
+      ['src/graphql/w.ts', `import { MODULES } from '../modules/index.ts';`],
+      ['src/rest/w.ts', `import { MODULES } from '../modules/index.ts';`],
     ];
     for (const [file, text] of examples) {
       const { violations } = violationsOf(new Map([[file, text]]));
@@ -368,14 +380,16 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
         `import { f } from '../http/files.ts'; import { q } from '../modules/m/m.queries.ts';`,
       ],
       ['src/web/x.ts', `import { h } from '../http/security.ts'; import { k } from '../kernel/money.ts';`],
-      ['src/server.ts', `import { db } from './db/client.ts'; import { a } from './rest/app.ts';`],
+      ['src/server.ts', `import { db } from './db/client.ts'; import { a } from './api/rest/app.ts';`],
       [
         'src/modules/m/index.ts',
         `import { r } from './m.routes.ts'; import { t } from './m.table.ts'; const g = () => import('./m.graphql.ts');`,
       ],
       ['src/modules/index.ts', `import m from './m/index.ts'; import { f } from '../db/outbox.ts';`],
-      ['src/rest/app.ts', `import { MODULES } from '../modules/index.ts';`],
-      ['src/graphql/schema.ts', `import { MODULES } from '../modules/index.ts';`],
+      ['src/api/rest/app.ts', `import { MODULES } from '../../modules/index.ts';`],
+      ['src/api/graphql/schema.ts', `import { MODULES } from '../../modules/index.ts';`],
+      ['src/api/graphql/yoga.ts', `import { builder } from '../../graphql/builder.ts';`],
+      ['src/api/rest/app.ts', `import { mountOperations } from '../../rest/mount.ts';`],
       ['src/modules/retention.ts', `import { MODULES } from './index.ts';`],
       ['src/app.ts', `import { registerModules } from './modules/index.ts';`],
     ];

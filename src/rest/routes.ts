@@ -111,7 +111,7 @@ export interface OperationConfig extends Omit<RouteConfig, 'responses'> {
   ownTransactions?: boolean;
   /**
    * Expensive work (a clock advance, a fixture, a trigger recipe, a reset): a merchant runs only a
-   * few at once, the others wait in its lane (rest/middleware/lanes.ts), so that they queue behind
+   * few at once, the others wait in its lane (api/rest/middleware/lanes.ts), so that they queue behind
    * each other instead of in front of every other merchant's requests.
    */
   heavy?: boolean;
