@@ -5,8 +5,7 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
-import type { Principal } from '../modules/merchants/authentication.ts';
-import type { Credential } from '../modules/merchants/credential-watch.ts';
+import type { Credential, Principal } from '../modules/context.ts';
 import { generatedDescriptionsPlugin } from './descriptions.ts';
 import { storableTextPlugin } from './storable-text.ts';
 

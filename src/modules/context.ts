@@ -1,4 +1,5 @@
 import type { Db, Executor, Tx } from '../db/client.ts';
+import type { scheduledJobs } from '../db/scheduled-jobs.table.ts';
 import { inTransaction } from '../db/tx.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { DEFAULT_FX_RATES, DEFAULT_SPREAD, type FxConfig } from './fx/fx.rates.ts';
@@ -17,6 +18,25 @@ export interface MerchantRef {
   id: string;
   name: string;
 }
+
+/** The kinds of API key (merchants/keys.ts makes them): a secret key, or a publishable one. */
+export type KeyKind = 'secret' | 'public';
+
+/** Who a request acts for: the merchant its key (or dashboard session) belongs to, and the key's kind. */
+export interface Principal {
+  merchant: MerchantRef;
+  keyKind: KeyKind;
+}
+
+/**
+ * What a live connection or stream authenticated with, kept so it can be checked again: the
+ * Authorization header it carried, or the dashboard session whose cookie it rode. `epoch` is the
+ * watch's epoch read before the credential was checked (see CredentialWatch.epoch,
+ * merchants/credential-watch.ts).
+ */
+export type Credential =
+  | { kind: 'key'; merchantId: string; authorization: string; epoch: number }
+  | { kind: 'session'; merchantId: string; token: string; expiresAt: Date; epoch: number };
 
 /**
  * What the services are configured with, the same for every merchant of a process: config.ts reads
@@ -77,3 +97,12 @@ export function dbOf({ db, tx }: ContextDb): Executor {
 export function inContextTx<T>({ db, tx }: ContextDb, work: (tx: Tx) => Promise<T>): Promise<T> {
   return inTransaction(db, tx, work);
 }
+
+/** A row of due work (the scheduler's table). */
+export type JobRow = typeof scheduledJobs.$inferSelect;
+
+/**
+ * What one kind of due work does (a manifest's `jobs`, run by the scheduler, scheduler.service.ts):
+ * a job runs inside its own savepoint with the clock standing at the job's due time.
+ */
+export type JobHandler = (ctx: ServiceContext & { tx: Tx }, job: JobRow) => Promise<void>;
