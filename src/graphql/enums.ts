@@ -1,4 +1,3 @@
-import type { CardBrand } from '../modules/cards/card-numbers.ts';
 import { builder } from './builder.ts';
 
 /** The enum types by their set of values (a declared field's values name its enum). */
@@ -38,12 +37,6 @@ export function describedEnum<const V extends string>(
   byValues.set(key, [...(byValues.get(key) ?? []), { name, ref }]);
   return ref;
 }
-
-export const CardBrandEnum = describedEnum('CardBrand', 'The card network.', {
-  visa: 'Visa.',
-  mastercard: 'Mastercard.',
-  amex: 'American Express.',
-} satisfies Record<CardBrand, string>);
 
 export const ThreeDSecureOutcomeEnum = describedEnum(
   'ThreeDSecureOutcome',

@@ -1,7 +1,7 @@
 import { builder, type GraphQLContext } from '../../graphql/builder.ts';
 import { serviceContext } from '../../graphql/context.ts';
 import { descriptionOf, graphqlObject, inputFor, registerObjectType } from '../../graphql/derive.ts';
-import { CardBrandEnum, describedEnum, ThreeDSecureStatusEnum } from '../../graphql/enums.ts';
+import { describedEnum, ThreeDSecureStatusEnum } from '../../graphql/enums.ts';
 import { CardInput } from '../../graphql/inputs.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
@@ -11,6 +11,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { cardSchema } from '../../kernel/wire-schemas.ts';
 import type { CardBrand } from '../cards/card-numbers.ts';
+import { CardBrandEnum } from './card-payments.graphql-enums.ts';
 import type { RefundState } from './card-payments.machine.ts';
 import { cardPaymentOperations } from './card-payments.operations.ts';
 import { cardPaymentsByIds, getCardPayment, refundsByIds, tokensByIds } from './card-payments.read.ts';

@@ -4,7 +4,6 @@ import { idempotentMutation, serviceContext } from '../../graphql/context.ts';
 import { graphqlObject } from '../../graphql/derive.ts';
 import {
   BankAccountTypeEnum,
-  CardBrandEnum,
   describedEnum,
   ThreeDSecureOutcomeEnum,
   type ThreeDSecureStatus,
@@ -22,6 +21,7 @@ import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { CardPaymentRef } from '../card-payments/card-payments.graphql.ts';
+import { CardBrandEnum } from '../card-payments/card-payments.graphql-enums.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
 import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
 import type { CardBrand } from '../cards/card-numbers.ts';
