@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Database } from './db/client.ts';
 import type { Clock } from './kernel/clock.ts';
+import type { WebhookTransport } from './kernel/webhook-transport.ts';
 import type { ProcessContext, ServiceConfig } from './modules/context.ts';
 import type { EventBus } from './modules/events/events.bus.ts';
 import type { CredentialWatch } from './modules/merchants/credential-watch.ts';
 import type { SignupLimiter } from './modules/merchants/signups.ts';
-import type { WebhookTransport } from './modules/webhooks/webhooks.transport.ts';
 
 /** What the adapters (REST, GraphQL, pages) are built from; server.ts (or a test) provides it. */
 export interface AppDeps {

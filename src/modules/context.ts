@@ -3,7 +3,7 @@ import type { scheduledJobs } from '../db/scheduled-jobs.table.ts';
 import { inTransaction } from '../db/tx.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { DEFAULT_FX_RATES, DEFAULT_SPREAD, type FxConfig } from '../kernel/fx-rates.ts';
-import type { WebhookTransport } from './webhooks/webhooks.transport.ts';
+import type { WebhookTransport } from '../kernel/webhook-transport.ts';
 
 /** Whether an error says the database could not be reached: the adapters answer it 503. */
 export { isDatabaseUnavailable } from '../db/availability.ts';
