@@ -106,3 +106,22 @@ export type JobRow = typeof scheduledJobs.$inferSelect;
  * a job runs inside its own savepoint with the clock standing at the job's due time.
  */
 export type JobHandler = (ctx: ServiceContext & { tx: Tx }, job: JobRow) => Promise<void>;
+
+/**
+ * What the adapters (REST, GraphQL, pages) are built from: the database, the public URL, the
+ * configuration, the process's live services. The wiring declares its members (src/deps.ts merges
+ * them into this interface, with the types of the modules that provide them), so that the
+ * adapters' kits name it from here: nothing below the wiring imports the wiring.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: its members are declared by src/deps.ts (declaration merging).
+export interface AppDeps {}
+
+/** The part of every service context an adapter builds from the dependencies (its merchant's clock aside). */
+export function processContextOf(deps: AppDeps): ProcessContext {
+  return {
+    db: deps.database.db,
+    publicUrl: deps.publicUrl,
+    config: deps.serviceConfig,
+    webhookTransport: deps.webhookTransport,
+  };
+}

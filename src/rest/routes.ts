@@ -1,10 +1,9 @@
 import { createRoute, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { processContextOf } from '../deps.ts';
 import { ERROR_REGISTRY, type ErrorCode } from '../kernel/errors.ts';
 import { type FieldCodes, issueToError } from '../kernel/validation.ts';
-import type { ServiceContext } from '../modules/context.ts';
+import { processContextOf, type ServiceContext } from '../modules/context.ts';
 import type { RestEnv } from './types.ts';
 
 /** The service context of an authenticated REST request. */

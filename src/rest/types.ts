@@ -1,6 +1,5 @@
-import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../kernel/clock.ts';
-import type { Principal, Tx } from '../modules/context.ts';
+import type { AppDeps, Principal, Tx } from '../modules/context.ts';
 
 export interface RestEnv {
   Variables: {
