@@ -45,10 +45,13 @@ import { describe, expect, it } from 'vitest';
  *   - every file under src/ falls in one of the layers above (a new folder is placed here first);
  *   - no import cycle among module folders: the imports between src/modules/<a> and <b> point one
  *     way (a module reacts to a higher one through a hook it exposes, registered in
- *     src/modules/reactions.ts, or the function moves to the module it belongs to).
+ *     src/modules/reactions.ts, or the function moves to the module it belongs to);
+ *   - nor through the kits (src/rest, src/graphql) or the files the modules share (the files
+ *     directly under src/modules, src/deps.ts): none of them imports a module that imports it.
  *
  * `import type` counts like any import: an adapter that needs a database type (a transaction `Tx`)
- * takes it from the service context, src/modules/context.ts, which re-exports what adapters may name.
+ * takes it from the service context, src/modules/context.ts, which re-exports what adapters may name
+ * (and declares AppDeps, whose members the wiring, src/deps.ts, fills in).
  * The layers and these rules are described in docs/architecture.md.
  */
 
@@ -214,6 +217,21 @@ function moduleOf(path: string): string | null {
 }
 
 /**
+ * What a path stands for in the wider cycle check: its module folder, a kit (`rest`, `graphql`:
+ * src/rest and src/graphql, which the modules' adapters are written with), or one of the files the
+ * modules share (`modules/context.ts`, `modules/operation.ts`, … and `deps.ts`); null for the rest
+ * (the kernel and src/db lie below, src/api, src/web and the other entry files above).
+ */
+function sharedNodeOf(path: string): string | null {
+  const module = moduleOf(path);
+  if (module) return module;
+  const kit = /^src\/(rest|graphql)\//.exec(path)?.[1];
+  if (kit) return kit;
+  if (/^src\/modules\/[^/]+\.ts$/.test(path) || path === 'src/deps.ts') return path.slice('src/'.length);
+  return null;
+}
+
+/**
  * Modules that may stand in an import cycle of module folders, each with why it cannot be broken
  * yet. Empty: every module folder's imports point one way.
  */
@@ -225,11 +243,11 @@ const CYCLE_ALLOWLIST: ReadonlyMap<string, string> = new Map();
  * importing a file of another). The files directly under src/modules (context, jobs, reactions,
  * retention, recipe) are the modules' shared context and wiring, in no module.
  */
-function moduleCycles(imports: readonly Import[]): string[][] {
+function moduleCycles(imports: readonly Import[], nodeOf = moduleOf): string[][] {
   const edges = new Map<string, Map<string, string[]>>();
   for (const found of imports) {
-    const from = moduleOf(found.file);
-    const to = found.target === null ? null : moduleOf(found.target);
+    const from = nodeOf(found.file);
+    const to = found.target === null ? null : nodeOf(found.target);
     if (!from || !to || from === to) continue;
     const out = edges.get(from) ?? new Map<string, string[]>();
     out.set(to, [...(out.get(to) ?? []), where(found)]);
@@ -405,6 +423,25 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
       ([members]) => !members!.split(' ↔ ').every((module) => CYCLE_ALLOWLIST.has(module)),
     );
     expect(cycles).toEqual([]);
+  });
+
+  it('no import cycle through the kits or the files the modules share', () => {
+    // A kit or a shared file imports no module that imports it back (directly or through others):
+    // what a kit or src/modules/context.ts must name of a module is typed where it lies (Principal,
+    // AppDeps) or added by the module itself (the Transaction interface's event fields).
+    const files = new Map(sourceFiles('src').map((file) => [file, readFileSync(join(root, file), 'utf8')]));
+    const { imports } = violationsOf(files);
+    expect(moduleCycles(imports, sharedNodeOf)).toEqual([]);
+  });
+
+  it('the wider cycle check finds a cycle through a kit', () => {
+    const imports = [
+      ['src/modules/a/a.graphql.ts', `import { builder } from '../../graphql/builder.ts';`],
+      ['src/graphql/builder.ts', `import type { P } from '../modules/a/a.service.ts';`],
+      ['src/modules/b/b.service.ts', `import { x } from '../context.ts';`],
+    ].flatMap(([file, text]) => importsOf(file!, text!));
+    expect(moduleCycles(imports).map(([members]) => members)).toEqual([]);
+    expect(moduleCycles(imports, sharedNodeOf).map(([members]) => members)).toEqual(['a ↔ graphql']);
   });
 
   it('the cycle check finds a cycle of module folders, and only one', () => {
