@@ -6,8 +6,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { printedSchema } from '../src/graphql/schema.ts';
-import { printedOpenApi } from '../src/rest/openapi-print.ts';
+import { printedSchema } from '../src/api/graphql/schema.ts';
+import { printedOpenApi } from '../src/api/rest/openapi-print.ts';
 
 const SCHEMA_FILE = fileURLToPath(new URL('../schema.graphql', import.meta.url));
 const OPENAPI_FILE = fileURLToPath(new URL('../openapi.json', import.meta.url));

@@ -2,11 +2,12 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { routePath } from 'hono/route';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { GraphQLChaosRecord } from './api/graphql/chaos.ts';
+import { buildGraphiQLAssets, GRAPHIQL_CSP } from './api/graphql/graphiql.ts';
+import { graphqlLanes } from './api/graphql/lanes.ts';
+import { type LazyYoga, lazyYoga, printedSchemaOnce } from './api/graphql/lazy.ts';
+import { buildRestApp } from './api/rest/app.ts';
 import type { AppDeps } from './deps.ts';
-import type { GraphQLChaosRecord } from './graphql/chaos.ts';
-import { buildGraphiQLAssets, GRAPHIQL_CSP } from './graphql/graphiql.ts';
-import { graphqlLanes } from './graphql/lanes.ts';
-import { type LazyYoga, lazyYoga, printedSchemaOnce } from './graphql/lazy.ts';
 import { MAX_BODY_BYTES } from './http/body-limit.ts';
 import { pageSecurityHeaders } from './http/security.ts';
 import { refuseUnstorableInput, refuseUnstorablePath } from './http/storable-text.ts';
@@ -18,7 +19,6 @@ import { bindFixtureDispatcher, FIXTURE_STEP } from './modules/fixtures/fixtures
 import { registerModules } from './modules/index.ts';
 import { registerReactions } from './modules/reactions.ts';
 import type { Metrics } from './observability.ts';
-import { buildRestApp } from './rest/app.ts';
 import { retryAfterOf, sendError, toSandbankError } from './rest/render.ts';
 import type { RestEnv } from './rest/types.ts';
 import { buildChallengePages } from './web/challenge.ts';
@@ -188,7 +188,7 @@ export function buildApp({
       (await yoga()).fetch(c.req.raw, { deps, requestId: c.get('requestId'), chaos }),
     );
     if (chaos.injected.length === 0) return response;
-    // Chaos faulted or slowed the operation (graphql/chaos.ts): said in headers, counted in /metrics.
+    // Chaos faulted or slowed the operation (api/graphql/chaos.ts): said in headers, counted in /metrics.
     c.set('chaosFaults', chaos.faults);
     const headers = new Headers(response.headers);
     headers.set(CHAOS_INJECTED_HEADER, chaos.injected.join('; '));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_DELIVERY_LIMITS, type DeliveryLimits } from './kernel/webhook-transport.ts';
 import { DEFAULT_SERVICE_CONFIG, type ServiceConfig } from './modules/context.ts';
 import {
   DEFAULT_FX_RATES,
@@ -6,7 +7,6 @@ import {
   parseFxRatesConfig,
   parseSpreadConfig,
 } from './modules/fx/fx.rates.ts';
-import { DEFAULT_DELIVERY_LIMITS, type DeliveryLimits } from './modules/webhooks/webhooks.transport.ts';
 import { chooseDatabase, type DatabaseChoice, DEFAULT_DATA_DIR, MEMORY_SETTINGS } from './storage.ts';
 
 /** A whole number from `min` to `max`, `fallback` when unset. */

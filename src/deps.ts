@@ -1,41 +1,37 @@
 import type { Logger } from 'pino';
 import type { Database } from './db/client.ts';
 import type { Clock } from './kernel/clock.ts';
-import type { ProcessContext, ServiceConfig } from './modules/context.ts';
+import type { WebhookTransport } from './kernel/webhook-transport.ts';
+import type { ServiceConfig } from './modules/context.ts';
 import type { EventBus } from './modules/events/events.bus.ts';
 import type { CredentialWatch } from './modules/merchants/credential-watch.ts';
 import type { SignupLimiter } from './modules/merchants/signups.ts';
-import type { WebhookTransport } from './modules/webhooks/webhooks.transport.ts';
 
-/** What the adapters (REST, GraphQL, pages) are built from; server.ts (or a test) provides it. */
-export interface AppDeps {
-  database: Database;
-  publicUrl: string;
-  /** What the services are configured with (every service context carries it). */
-  serviceConfig: ServiceConfig;
-  /** How webhook deliveries are sent (every service context carries it). */
-  webhookTransport: WebhookTransport;
-  rateLimitPerSecond: number;
-  /** The merchant's simulated clock, loaded once per request. */
-  clockFor: (merchantId: string) => Promise<Clock>;
-  logger: Logger;
-  /** Live events for GraphQL subscriptions; server.ts provides it (in-process test apps may not). */
-  eventBus?: EventBus;
-  /**
-   * Ends live connections and subscriptions when the credential that opened them stops
-   * authenticating (a key roll, a sign-out); server.ts provides it with the event bus.
-   */
-  credentialWatch?: CredentialWatch;
-  /** The cap on keyless sign-ups per client address (none when absent). */
-  signups?: SignupLimiter;
+// AppDeps: what the adapters (REST, GraphQL, pages) are built from; server.ts (or a test) provides
+// it. The interface is src/modules/context.ts's, so that the adapters' kits name it without
+// importing the wiring; its members are declared here, with the modules' types they carry.
+declare module './modules/context.ts' {
+  interface AppDeps {
+    database: Database;
+    publicUrl: string;
+    /** What the services are configured with (every service context carries it). */
+    serviceConfig: ServiceConfig;
+    /** How webhook deliveries are sent (every service context carries it). */
+    webhookTransport: WebhookTransport;
+    rateLimitPerSecond: number;
+    /** The merchant's simulated clock, loaded once per request. */
+    clockFor: (merchantId: string) => Promise<Clock>;
+    logger: Logger;
+    /** Live events for GraphQL subscriptions; server.ts provides it (in-process test apps may not). */
+    eventBus?: EventBus;
+    /**
+     * Ends live connections and subscriptions when the credential that opened them stops
+     * authenticating (a key roll, a sign-out); server.ts provides it with the event bus.
+     */
+    credentialWatch?: CredentialWatch;
+    /** The cap on keyless sign-ups per client address (none when absent). */
+    signups?: SignupLimiter;
+  }
 }
 
-/** The part of every service context an adapter builds from the dependencies (its merchant's clock aside). */
-export function processContextOf(deps: AppDeps): ProcessContext {
-  return {
-    db: deps.database.db,
-    publicUrl: deps.publicUrl,
-    config: deps.serviceConfig,
-    webhookTransport: deps.webhookTransport,
-  };
-}
+export { type AppDeps, processContextOf } from './modules/context.ts';

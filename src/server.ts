@@ -2,14 +2,15 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
+import { lazyYoga } from './api/graphql/lazy.ts';
+import { attachGraphQLWebSocket } from './api/graphql/ws.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Availability, isDatabaseUnavailable } from './db/availability.ts';
 import { type Database, openDatabase } from './db/client.ts';
 import { processContextOf } from './deps.ts';
-import { lazyYoga } from './graphql/lazy.ts';
-import { attachGraphQLWebSocket } from './graphql/ws.ts';
 import { systemClock } from './kernel/clock.ts';
+import { WebhookTransport } from './kernel/webhook-transport.ts';
 import { startMaintenance } from './maintenance.ts';
 import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
 import type { ProcessContext } from './modules/context.ts';
@@ -19,7 +20,6 @@ import { CredentialWatch } from './modules/merchants/credential-watch.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/default-merchant.ts';
 import { SignupLimiter } from './modules/merchants/signups.ts';
 import { DeliveryPump } from './modules/webhooks/webhooks.pump.ts';
-import { WebhookTransport } from './modules/webhooks/webhooks.transport.ts';
 import { createMetrics, type Metrics, trackLiveSubscriptions } from './observability.ts';
 
 export interface RunningServer {

@@ -16,9 +16,13 @@ import { describe, expect, it } from 'vitest';
  *   http      src/http/**: what the HTTP adapters share (body limit, static files and assets, page
  *             security headers, client address, the unstorable-text check); neither an adapter
  *             nor the domain
- *   rest      src/rest/** and every *.routes.ts under src/modules (or *.routes-<part>.ts)
- *   graphql   src/graphql/** and every *.graphql.ts under src/modules (or *.graphql-<part>.ts,
- *             as a file split off one is named: <module>.graphql-<part>.ts)
+ *   rest      src/rest/** (the kit a module's routes are written with), src/api/rest/** (the REST
+ *             app, its middleware and the OpenAPI document, above the modules) and every *.routes.ts
+ *             under src/modules (or *.routes-<part>.ts)
+ *   graphql   src/graphql/** (the kit a module's GraphQL is written with), src/api/graphql/** (the
+ *             GraphQL server: schema, Yoga, WebSocket, plugins, above the modules) and every
+ *             *.graphql.ts under src/modules (or *.graphql-<part>.ts, as a file split off one is
+ *             named: <module>.graphql-<part>.ts)
  *   web       src/web/** (hosted pages, dashboard, docs)
  *   manifest  src/modules/index.ts (the list of modules), src/modules/module.ts (defineModule) and
  *             each module's manifest, src/modules/<module>/index.ts: the wiring of one module,
@@ -32,17 +36,22 @@ import { describe, expect, it } from 'vitest';
  *     wiring's types (AppDeps);
  *   - src/http imports no adapter, no database file and none of the wiring;
  *   - a manifest is imported only by the wiring, the list, and the registries derived from the
- *     list (src/rest, src/graphql, the files directly under src/modules): never by a module's own
- *     files, so the list imports the manifests and nothing imports back;
+ *     list (src/api, the files directly under src/modules): never by a module's own files, so the
+ *     list imports the manifests and nothing imports back;
+ *   - the kits (src/rest, src/graphql) import nothing of src/api: the servers sit above the modules,
+ *     the kits below them;
  *   - no file in src/db imports from src/modules (src/db names no module: the events' fan-out is
  *     registered from outside, and its tables are the infrastructure's);
  *   - every file under src/ falls in one of the layers above (a new folder is placed here first);
  *   - no import cycle among module folders: the imports between src/modules/<a> and <b> point one
  *     way (a module reacts to a higher one through a hook it exposes, registered in
- *     src/modules/reactions.ts, or the function moves to the module it belongs to).
+ *     src/modules/reactions.ts, or the function moves to the module it belongs to);
+ *   - nor through the kits (src/rest, src/graphql) or the files the modules share (the files
+ *     directly under src/modules, src/deps.ts): none of them imports a module that imports it.
  *
  * `import type` counts like any import: an adapter that needs a database type (a transaction `Tx`)
- * takes it from the service context, src/modules/context.ts, which re-exports what adapters may name.
+ * takes it from the service context, src/modules/context.ts, which re-exports what adapters may name
+ * (and declares AppDeps, whose members the wiring, src/deps.ts, fills in).
  * The layers and these rules are described in docs/architecture.md.
  */
 
@@ -86,8 +95,8 @@ function layerOf(path: string): Layer {
   if (inSrc.startsWith('kernel/')) return 'kernel';
   if (inSrc.startsWith('db/') || named(path, 'table')) return 'database';
   if (inSrc.startsWith('http/')) return 'http';
-  if (inSrc.startsWith('rest/') || (inModules && named(path, 'routes'))) return 'rest';
-  if (inSrc.startsWith('graphql/') || (inModules && named(path, 'graphql'))) return 'graphql';
+  if (/^(api\/)?rest\//.test(inSrc) || (inModules && named(path, 'routes'))) return 'rest';
+  if (/^(api\/)?graphql\//.test(inSrc) || (inModules && named(path, 'graphql'))) return 'graphql';
   if (inSrc.startsWith('web/')) return 'web';
   if (isManifest(inSrc)) return 'manifest';
   if (inModules) return 'service';
@@ -133,10 +142,12 @@ function refusal(from: Layer, to: Layer): string | null {
 function pathRefusal(file: string, target: string): string | null {
   if (file.startsWith('src/db/') && target.startsWith('src/modules/'))
     return 'no file in src/db imports from src/modules (a module registers what it brings from outside)';
+  if (/^src\/(rest|graphql)\//.test(file) && target.startsWith('src/api/'))
+    return 'a kit (src/rest, src/graphql) imports nothing of src/api (the servers import the kits)';
   const from = layerOf(file);
   if (layerOf(target) !== 'manifest' || from === 'manifest' || from === 'entry') return null;
   // The registries derived from the list: REST mounting, GraphQL loading, retention and the like.
-  if (/^src\/(rest|graphql)\//.test(file) || /^src\/modules\/[^/]+\.ts$/.test(file)) return null;
+  if (/^src\/api\/(rest|graphql)\//.test(file) || /^src\/modules\/[^/]+\.ts$/.test(file)) return null;
   return `${NAMES[from]} imports no manifest (only the wiring, the list and the registries derived from it do)`;
 }
 
@@ -206,6 +217,21 @@ function moduleOf(path: string): string | null {
 }
 
 /**
+ * What a path stands for in the wider cycle check: its module folder, a kit (`rest`, `graphql`:
+ * src/rest and src/graphql, which the modules' adapters are written with), or one of the files the
+ * modules share (`modules/context.ts`, `modules/operation.ts`, … and `deps.ts`); null for the rest
+ * (the kernel and src/db lie below, src/api, src/web and the other entry files above).
+ */
+function sharedNodeOf(path: string): string | null {
+  const module = moduleOf(path);
+  if (module) return module;
+  const kit = /^src\/(rest|graphql)\//.exec(path)?.[1];
+  if (kit) return kit;
+  if (/^src\/modules\/[^/]+\.ts$/.test(path) || path === 'src/deps.ts') return path.slice('src/'.length);
+  return null;
+}
+
+/**
  * Modules that may stand in an import cycle of module folders, each with why it cannot be broken
  * yet. Empty: every module folder's imports point one way.
  */
@@ -217,11 +243,11 @@ const CYCLE_ALLOWLIST: ReadonlyMap<string, string> = new Map();
  * importing a file of another). The files directly under src/modules (context, jobs, reactions,
  * retention, recipe) are the modules' shared context and wiring, in no module.
  */
-function moduleCycles(imports: readonly Import[]): string[][] {
+function moduleCycles(imports: readonly Import[], nodeOf = moduleOf): string[][] {
   const edges = new Map<string, Map<string, string[]>>();
   for (const found of imports) {
-    const from = moduleOf(found.file);
-    const to = found.target === null ? null : moduleOf(found.target);
+    const from = nodeOf(found.file);
+    const to = found.target === null ? null : nodeOf(found.target);
     if (!from || !to || from === to) continue;
     const out = edges.get(from) ?? new Map<string, string[]>();
     out.set(to, [...(out.get(to) ?? []), where(found)]);
@@ -306,7 +332,7 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
     const examples: [file: string, text: string][] = [
       ['src/kernel/a.ts', `import { x } from '../modules/m/m.service.ts';`],
       ['src/kernel/b.ts', `export { y } from '../db/client.ts';`],
-      ['src/kernel/c.ts', `const r = await import('../rest/app.ts');`],
+      ['src/kernel/c.ts', `const r = await import('../api/rest/app.ts');`],
       ['src/kernel/d.ts', `import type { G } from '../graphql/builder.ts';`],
       ['src/kernel/e.ts', `import '../web/layout.ts';`],
       ['src/modules/m/m.service.ts', `import { route } from './m.routes.ts';`],
@@ -325,8 +351,8 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
       ['src/modules/m/m.graphql.ts', `import { page } from '../../web/files.ts';`],
       ['src/web/x.ts', `import { db } from '../db/client.ts';`],
       ['src/web/y.ts', `import { r } from '../modules/n/n.routes.ts';`],
-      ['src/web/z.ts', `const g = () => import('../graphql/schema.ts');`],
-      ['src/http/x.ts', `import { r } from '../rest/app.ts';`],
+      ['src/web/z.ts', `const g = () => import('../api/graphql/schema.ts');`],
+      ['src/http/x.ts', `import { r } from '../api/rest/app.ts';`],
       ['src/http/y.ts', `import { t } from '../modules/m/m.table.ts';`],
       ['src/modules/m/m.service.ts', `import { f } from '../../http/files.ts';`],
       ['src/modules/m/m.service.ts', `import type { AppDeps } from '../../deps.ts';`],
@@ -340,6 +366,10 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
       ['src/web/x.ts', `import { MODULES } from '../modules/index.ts';`],
       ['src/modules/m/index.ts', `import { deps } from '../../deps.ts';`],
       ['src/http/z.ts', `import { c } from '../config.ts';`],
+      ['src/graphql/z.ts', `import { schema } from '../api/graphql/schema.ts';`],
+      ['src/rest/z.ts', `import { buildRestApp } from '../api/rest/app.ts';`],
+      ['src/graphql/w.ts', `import { MODULES } from '../modules/index.ts';`],
+      ['src/rest/w.ts', `import { MODULES } from '../modules/index.ts';`],
     ];
     for (const [file, text] of examples) {
       const { violations } = violationsOf(new Map([[file, text]]));
@@ -368,14 +398,16 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
         `import { f } from '../http/files.ts'; import { q } from '../modules/m/m.queries.ts';`,
       ],
       ['src/web/x.ts', `import { h } from '../http/security.ts'; import { k } from '../kernel/money.ts';`],
-      ['src/server.ts', `import { db } from './db/client.ts'; import { a } from './rest/app.ts';`],
+      ['src/server.ts', `import { db } from './db/client.ts'; import { a } from './api/rest/app.ts';`],
       [
         'src/modules/m/index.ts',
         `import { r } from './m.routes.ts'; import { t } from './m.table.ts'; const g = () => import('./m.graphql.ts');`,
       ],
       ['src/modules/index.ts', `import m from './m/index.ts'; import { f } from '../db/outbox.ts';`],
-      ['src/rest/app.ts', `import { MODULES } from '../modules/index.ts';`],
-      ['src/graphql/schema.ts', `import { MODULES } from '../modules/index.ts';`],
+      ['src/api/rest/app.ts', `import { MODULES } from '../../modules/index.ts';`],
+      ['src/api/graphql/schema.ts', `import { MODULES } from '../../modules/index.ts';`],
+      ['src/api/graphql/yoga.ts', `import { builder } from '../../graphql/builder.ts';`],
+      ['src/api/rest/app.ts', `import { mountOperations } from '../../rest/mount.ts';`],
       ['src/modules/retention.ts', `import { MODULES } from './index.ts';`],
       ['src/app.ts', `import { registerModules } from './modules/index.ts';`],
     ];
@@ -391,6 +423,25 @@ describe('architecture (docs/house-rules.md, dependencies point inward)', () => 
       ([members]) => !members!.split(' ↔ ').every((module) => CYCLE_ALLOWLIST.has(module)),
     );
     expect(cycles).toEqual([]);
+  });
+
+  it('no import cycle through the kits or the files the modules share', () => {
+    // A kit or a shared file imports no module that imports it back (directly or through others):
+    // what a kit or src/modules/context.ts must name of a module is typed where it lies (Principal,
+    // AppDeps) or added by the module itself (the Transaction interface's event fields).
+    const files = new Map(sourceFiles('src').map((file) => [file, readFileSync(join(root, file), 'utf8')]));
+    const { imports } = violationsOf(files);
+    expect(moduleCycles(imports, sharedNodeOf)).toEqual([]);
+  });
+
+  it('the wider cycle check finds a cycle through a kit', () => {
+    const imports = [
+      ['src/modules/a/a.graphql.ts', `import { builder } from '../../graphql/builder.ts';`],
+      ['src/graphql/builder.ts', `import type { P } from '../modules/a/a.service.ts';`],
+      ['src/modules/b/b.service.ts', `import { x } from '../context.ts';`],
+    ].flatMap(([file, text]) => importsOf(file!, text!));
+    expect(moduleCycles(imports).map(([members]) => members)).toEqual([]);
+    expect(moduleCycles(imports, sharedNodeOf).map(([members]) => members)).toEqual(['a ↔ graphql']);
   });
 
   it('the cycle check finds a cycle of module folders, and only one', () => {

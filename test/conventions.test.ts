@@ -1,6 +1,6 @@
 import { GraphQLEnumType, getNamedType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { schema } from '../src/graphql/schema.ts';
+import { schema } from '../src/api/graphql/schema.ts';
 import { ERROR_CODES, ERROR_REGISTRY, type ErrorCode } from '../src/kernel/errors.ts';
 import { cardPayments } from '../src/modules/card-payments/card-payments.table.ts';
 import { collections } from '../src/modules/collections/collections.table.ts';

@@ -1,8 +1,8 @@
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIST_ITEMS, MAX_QUERY_COST, operationCost } from '../src/graphql/cost.ts';
+import { LIST_ITEMS, MAX_QUERY_COST, operationCost } from '../src/api/graphql/cost.ts';
+import { schema } from '../src/api/graphql/schema.ts';
 import { MAX_NODE_IDS } from '../src/graphql/node.ts';
-import { schema } from '../src/graphql/schema.ts';
 import { createTestApp, openTestDatabase, StatementLog, type TestApp, type TestMerchant } from './harness.ts';
 
 /**

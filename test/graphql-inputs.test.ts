@@ -14,7 +14,7 @@ import {
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { schema } from '../src/graphql/schema.ts';
+import { schema } from '../src/api/graphql/schema.ts';
 import { snakeCase, wireInputs } from '../src/graphql/wire-input.ts';
 
 type Def = { type: string; [key: string]: unknown };

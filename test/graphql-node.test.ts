@@ -1,7 +1,7 @@
 import { type GraphQLInterfaceType, GraphQLObjectType, getNamedType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schema } from '../src/api/graphql/schema.ts';
 import { MAX_NODE_IDS, nodeTypesByPrefix } from '../src/graphql/node.ts';
-import { schema } from '../src/graphql/schema.ts';
 import { newId } from '../src/kernel/ids.ts';
 import { paymentAttempts } from '../src/modules/collections/collections.table.ts';
 import {

@@ -1,7 +1,7 @@
 import graphqlESLint from '@graphql-eslint/eslint-plugin';
 import { Linter } from 'eslint';
 import { describe, expect, it } from 'vitest';
-import { printedSchema } from '../src/graphql/schema.ts';
+import { printedSchema } from '../src/api/graphql/schema.ts';
 
 /**
  * graphql-eslint's schema rules run over the SDL the code builds (the one schema.graphql must

@@ -8,11 +8,11 @@ import { buildApp } from '../src/app.ts';
 import { type Database, openDatabase, queryRows } from '../src/db/client.ts';
 import type { AppDeps } from '../src/deps.ts';
 import { type Clock, systemClock } from '../src/kernel/clock.ts';
+import { WebhookTransport } from '../src/kernel/webhook-transport.ts';
 import { clockFor } from '../src/modules/clock/clock.service.ts';
 import { DEFAULT_SERVICE_CONFIG } from '../src/modules/context.ts';
 import { createMerchant } from '../src/modules/merchants/merchants.service.ts';
 import { SignupLimiter } from '../src/modules/merchants/signups.ts';
-import { WebhookTransport } from '../src/modules/webhooks/webhooks.transport.ts';
 import { createLogger, type Metrics } from '../src/observability.ts';
 import { assertConforms, conformance } from './conformance.ts';
 

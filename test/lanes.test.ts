@@ -4,9 +4,9 @@
  * and past the queue's bound the answer is 429 with Retry-After. Another merchant never waits in it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GRAPHQL_PER_CREDENTIAL, GRAPHQL_WAITING_PER_CREDENTIAL } from '../src/graphql/lanes.ts';
+import { GRAPHQL_PER_CREDENTIAL, GRAPHQL_WAITING_PER_CREDENTIAL } from '../src/api/graphql/lanes.ts';
+import { HEAVY_PER_MERCHANT, HEAVY_WAITING_PER_MERCHANT } from '../src/api/rest/middleware/lanes.ts';
 import { LaneFull, Lanes } from '../src/kernel/lanes.ts';
-import { HEAVY_PER_MERCHANT, HEAVY_WAITING_PER_MERCHANT } from '../src/rest/middleware/lanes.ts';
 import { createTestApp, type TestApp } from './harness.ts';
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { printedOpenApi } from '../src/rest/openapi-print.ts';
+import { printedOpenApi } from '../src/api/rest/openapi-print.ts';
 
 /** openapi.json is the committed REST contract; it must be exactly what the code builds. */
 const OPENAPI_FILE = fileURLToPath(new URL('../openapi.json', import.meta.url));

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildSchema, printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { printedSchema } from '../src/graphql/schema.ts';
+import { printedSchema } from '../src/api/graphql/schema.ts';
 
 /** schema.graphql is the committed SDL; it must be exactly what the code builds (no silent drift). */
 const SCHEMA_FILE = fileURLToPath(new URL('../schema.graphql', import.meta.url));

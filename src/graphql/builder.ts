@@ -2,11 +2,9 @@ import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { SandbankError } from '../kernel/errors.ts';
-import type { Principal } from '../modules/merchants/authentication.ts';
-import type { Credential } from '../modules/merchants/credential-watch.ts';
+import type { AppDeps, Credential, Principal } from '../modules/context.ts';
 import { generatedDescriptionsPlugin } from './descriptions.ts';
 import { storableTextPlugin } from './storable-text.ts';
 

@@ -1,8 +1,7 @@
-import { processContextOf } from '../deps.ts';
 import { SandbankError } from '../kernel/errors.ts';
 import { DEFAULT_PAGE_LIMIT, type ListQuery, listQuerySchema, type Page } from '../kernel/pagination.ts';
 import { parseInput } from '../kernel/validation.ts';
-import type { ServiceContext, Tx } from '../modules/context.ts';
+import { processContextOf, type ServiceContext, type Tx } from '../modules/context.ts';
 import {
   fingerprintOf,
   parseIdempotencyKey,

@@ -1,5 +1,4 @@
 import { type DescribedValues, declaredValueSets, describedValues } from '../kernel/described-values.ts';
-import type { CardBrand } from '../modules/cards/card-numbers.ts';
 import { builder } from './builder.ts';
 
 /** The enum types by their set of values (a declared field's values name its enum). */
@@ -55,12 +54,6 @@ export const describedEnum = <const V extends string>(
   description: string,
   values: Record<V, string>,
 ) => enumOf(describedValues(name, description, values));
-
-export const CardBrandEnum = describedEnum('CardBrand', 'The card network.', {
-  visa: 'Visa.',
-  mastercard: 'Mastercard.',
-  amex: 'American Express.',
-} satisfies Record<CardBrand, string>);
 
 export const ThreeDSecureOutcomeEnum = describedEnum(
   'ThreeDSecureOutcome',

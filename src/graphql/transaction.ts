@@ -1,14 +1,5 @@
 import type { CurrencyCode } from '../kernel/currency.ts';
-import { cardPaymentMachine } from '../modules/card-payments/card-payments.machine.ts';
-import { collectionMachine } from '../modules/collections/collections.machine.ts';
-import { objectKindOf } from '../modules/events/events.kinds.ts';
-import { type TimelineEntry, timelineOf } from '../modules/events/events.service.ts';
-import { fxConversionStates, fxSettlementMachine } from '../modules/fx/fx.machine.ts';
-import { issuingAuthorizationMachine } from '../modules/issuing/issuing.machine.ts';
-import { TRANSACTION_KINDS, type TransactionKind } from '../modules/transactions/transactions.service.ts';
-import { type EntryState, statesOf } from '../modules/transfers/transfers.machine.ts';
 import { builder } from './builder.ts';
-import { serviceContext } from './context.ts';
 import { describedEnum } from './enums.ts';
 import { NodeRef } from './node.ts';
 import { MoneyRef } from './scalars.ts';
@@ -23,6 +14,22 @@ export interface TransactionShape {
   createdAt: Date;
 }
 
+/**
+ * The kinds the transactions list spans, in its order. The transactions module owns them
+ * (TRANSACTION_KINDS, transactions.service.ts); its GraphQL (transactions.graphql-interface.ts)
+ * checks this list against it when the schema is built, so the kit names no module.
+ */
+export const TRANSACTION_KIND_NAMES = [
+  'collection',
+  'card_payment',
+  'transfer',
+  'payout',
+  'issuing_authorization',
+  'fx_conversion',
+  'fx_settlement',
+] as const;
+export type TransactionKindName = (typeof TRANSACTION_KIND_NAMES)[number];
+
 export const TransactionKindEnum = describedEnum(
   'TransactionKind',
   'The kinds of transaction the transactions list spans.',
@@ -34,27 +41,53 @@ export const TransactionKindEnum = describedEnum(
     issuing_authorization: 'An authorization on a virtual card (IssuingAuthorization).',
     fx_conversion: 'USD converted into another currency (FxConversion).',
     fx_settlement: 'A payment abroad (FxSettlement).',
-  } satisfies Record<TransactionKind, string>,
+  } satisfies Record<TransactionKindName, string>,
 );
 
-/** Each kind's states, from its state machine (a conversion is completed at once). */
-const STATES_BY_KIND = {
-  collection: collectionMachine.states,
-  card_payment: cardPaymentMachine.states,
-  transfer: statesOf('transfer'),
-  payout: statesOf('payout'),
-  issuing_authorization: issuingAuthorizationMachine.states,
-  fx_conversion: fxConversionStates,
-  fx_settlement: fxSettlementMachine.states,
-} as const satisfies Record<TransactionKind, readonly string[]>;
+/**
+ * Each kind's states, as its state machine has them (a conversion is completed at once). The
+ * machines live in their modules; transactions.graphql-interface.ts checks these lists against
+ * them when the schema is built, and fails it when one differs.
+ */
+export const TRANSACTION_STATES_BY_KIND = {
+  collection: ['pending', 'processing', 'succeeded', 'failed', 'expired', 'canceled'],
+  card_payment: [
+    'requires_action',
+    'authorized',
+    'captured',
+    'partially_refunded',
+    'refunded',
+    'declined',
+    'voided',
+    'expired',
+  ],
+  transfer: [
+    'pending',
+    'submitted',
+    'settled',
+    'returned',
+    'canceled',
+    'return_dishonored',
+    'return_contested',
+    'completed',
+    'rejected',
+  ],
+  payout: [
+    'pending',
+    'in_transit',
+    'paid',
+    'failed',
+    'returned',
+    'canceled',
+    'return_dishonored',
+    'return_contested',
+  ],
+  issuing_authorization: ['approved', 'declined', 'captured', 'reversed', 'expired'],
+  fx_conversion: ['completed'],
+  fx_settlement: ['pending', 'converted', 'paid', 'failed'],
+} as const satisfies Record<TransactionKindName, readonly string[]>;
 
-type TransactionStateName =
-  | (typeof collectionMachine.states)[number]
-  | (typeof cardPaymentMachine.states)[number]
-  | EntryState
-  | (typeof issuingAuthorizationMachine.states)[number]
-  | (typeof fxConversionStates)[number]
-  | (typeof fxSettlementMachine.states)[number];
+type TransactionStateName = (typeof TRANSACTION_STATES_BY_KIND)[TransactionKindName][number];
 
 /** What each state means; the kinds that use it are appended from the machines. */
 const STATE_MEANINGS: Record<TransactionStateName, string> = {
@@ -88,8 +121,8 @@ const STATE_MEANINGS: Record<TransactionStateName, string> = {
 };
 
 function stateDescription(state: TransactionStateName): string {
-  const kinds = TRANSACTION_KINDS.filter((kind) =>
-    (STATES_BY_KIND[kind] as readonly string[]).includes(state),
+  const kinds = TRANSACTION_KIND_NAMES.filter((kind) =>
+    (TRANSACTION_STATES_BY_KIND[kind] as readonly string[]).includes(state),
   );
   return `${STATE_MEANINGS[state]}. Kinds: ${kinds.join(', ')}.`;
 }
@@ -102,34 +135,17 @@ export const TransactionStateEnum = describedEnum(
   ) as Record<TransactionStateName, string>,
 );
 
-const TimelineEntryRef = builder.objectRef<TimelineEntry>('TimelineEntry').implement({
-  description: 'One state change of a transaction: the event that recorded it, at clock time.',
-  fields: (t) => ({
-    state: t.exposeString('state', {
-      description:
-        "The last segment of the event's type: the state the object arrived in (created for a creation that is not a state).",
-    }),
-    eventType: t.exposeString('eventType', { description: 'The event type, e.g. card_payment.captured.' }),
-    eventId: t.exposeID('eventId', { description: "The event's id (event(id:) or node(id:) reads it)." }),
-    at: t.expose('at', { type: 'DateTime', description: 'When it happened, clock time.' }),
-  }),
-});
-
 /**
  * What every money-moving object has in common, so one list (the `transactions`
  * connection, a dashboard) can show them all. `state` is one enum across kinds: each kind uses
- * some of its values (its type's description lists them).
+ * some of its values (its type's description lists them). Its `kind` and `timeline` read the
+ * events, so the transactions module adds them (transactions.graphql-interface.ts).
  */
 export const TransactionRef = builder.interfaceRef<TransactionShape>('Transaction').implement({
   description:
     'A money-moving object of any kind (collection, card payment, transfer, payout, issuing authorization, FX conversion or settlement), as the transactions list shows them.',
   interfaces: [NodeRef],
   fields: (t) => ({
-    kind: t.field({
-      type: TransactionKindEnum,
-      description: 'Which kind of transaction this is (its type, as a value).',
-      resolve: (row) => objectKindOf(row.id) as TransactionKind,
-    }),
     state: t.field({
       type: TransactionStateEnum,
       description: "Where it stands: one of its kind's states (the type's description lists them).",
@@ -145,13 +161,5 @@ export const TransactionRef = builder.interfaceRef<TransactionShape>('Transactio
       description: "The merchant's reference, as given on create.",
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created, clock time.' }),
-    timeline: t.field({
-      type: [TimelineEntryRef],
-      description: 'Every state change, oldest first, from the events (creation included).',
-      resolve: (row, _args, ctx) => {
-        const svc = serviceContext(ctx);
-        return timelineOf(svc.tx ?? svc.db, svc.merchant.id, row.id);
-      },
-    }),
   }),
 });

@@ -6,7 +6,7 @@ import { isStorableText, unstorableTextError, unstorableTextPath } from '../kern
  * The HTTP side of the boundary check for text no column can store (kernel/text.ts). Each request
  * is checked before it is routed: a path segment (an id) with such text is a 404, as an unknown id
  * is; a query parameter or a form field with it is a 400 naming the parameter. JSON bodies are
- * checked where they are parsed (rest/middleware/json-body.ts), GraphQL arguments by the schema (graphql/).
+ * checked where they are parsed (api/rest/middleware/json-body.ts), GraphQL arguments by the schema (graphql/).
  */
 
 /** Decodes a path segment as the router does: escapes that are not UTF-8 stay as they were. */

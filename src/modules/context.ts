@@ -1,8 +1,9 @@
 import type { Db, Executor, Tx } from '../db/client.ts';
+import type { scheduledJobs } from '../db/scheduled-jobs.table.ts';
 import { inTransaction } from '../db/tx.ts';
 import type { Clock } from '../kernel/clock.ts';
-import { DEFAULT_FX_RATES, DEFAULT_SPREAD, type FxConfig } from './fx/fx.rates.ts';
-import type { WebhookTransport } from './webhooks/webhooks.transport.ts';
+import { DEFAULT_FX_RATES, DEFAULT_SPREAD, type FxConfig } from '../kernel/fx-rates.ts';
+import type { WebhookTransport } from '../kernel/webhook-transport.ts';
 
 /** Whether an error says the database could not be reached: the adapters answer it 503. */
 export { isDatabaseUnavailable } from '../db/availability.ts';
@@ -17,6 +18,25 @@ export interface MerchantRef {
   id: string;
   name: string;
 }
+
+/** The kinds of API key (merchants/keys.ts makes them): a secret key, or a publishable one. */
+export type KeyKind = 'secret' | 'public';
+
+/** Who a request acts for: the merchant its key (or dashboard session) belongs to, and the key's kind. */
+export interface Principal {
+  merchant: MerchantRef;
+  keyKind: KeyKind;
+}
+
+/**
+ * What a live connection or stream authenticated with, kept so it can be checked again: the
+ * Authorization header it carried, or the dashboard session whose cookie it rode. `epoch` is the
+ * watch's epoch read before the credential was checked (see CredentialWatch.epoch,
+ * merchants/credential-watch.ts).
+ */
+export type Credential =
+  | { kind: 'key'; merchantId: string; authorization: string; epoch: number }
+  | { kind: 'session'; merchantId: string; token: string; expiresAt: Date; epoch: number };
 
 /**
  * What the services are configured with, the same for every merchant of a process: config.ts reads
@@ -76,4 +96,32 @@ export function dbOf({ db, tx }: ContextDb): Executor {
  */
 export function inContextTx<T>({ db, tx }: ContextDb, work: (tx: Tx) => Promise<T>): Promise<T> {
   return inTransaction(db, tx, work);
+}
+
+/** A row of due work (the scheduler's table). */
+export type JobRow = typeof scheduledJobs.$inferSelect;
+
+/**
+ * What one kind of due work does (a manifest's `jobs`, run by the scheduler, scheduler.service.ts):
+ * a job runs inside its own savepoint with the clock standing at the job's due time.
+ */
+export type JobHandler = (ctx: ServiceContext & { tx: Tx }, job: JobRow) => Promise<void>;
+
+/**
+ * What the adapters (REST, GraphQL, pages) are built from: the database, the public URL, the
+ * configuration, the process's live services. The wiring declares its members (src/deps.ts merges
+ * them into this interface, with the types of the modules that provide them), so that the
+ * adapters' kits name it from here: nothing below the wiring imports the wiring.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: its members are declared by src/deps.ts (declaration merging).
+export interface AppDeps {}
+
+/** The part of every service context an adapter builds from the dependencies (its merchant's clock aside). */
+export function processContextOf(deps: AppDeps): ProcessContext {
+  return {
+    db: deps.database.db,
+    publicUrl: deps.publicUrl,
+    config: deps.serviceConfig,
+    webhookTransport: deps.webhookTransport,
+  };
 }

@@ -4,8 +4,8 @@ import type { Db } from '../db/client.ts';
 import type { EventFanOut } from '../db/outbox.ts';
 import type { IdKind } from '../kernel/ids.ts';
 import type { RestEnv } from '../rest/types.ts';
+import type { JobHandler } from './context.ts';
 import type { OperationDecl } from './operation.ts';
-import type { JobHandler } from './scheduler/scheduler.service.ts';
 
 /**
  * A module's manifest (`src/modules/<module>/index.ts`): what the module brings to each registry,

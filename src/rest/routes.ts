@@ -1,10 +1,9 @@
 import { createRoute, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { processContextOf } from '../deps.ts';
 import { ERROR_REGISTRY, type ErrorCode } from '../kernel/errors.ts';
 import { type FieldCodes, issueToError } from '../kernel/validation.ts';
-import type { ServiceContext } from '../modules/context.ts';
+import { processContextOf, type ServiceContext } from '../modules/context.ts';
 import type { RestEnv } from './types.ts';
 
 /** The service context of an authenticated REST request. */
@@ -111,7 +110,7 @@ export interface OperationConfig extends Omit<RouteConfig, 'responses'> {
   ownTransactions?: boolean;
   /**
    * Expensive work (a clock advance, a fixture, a trigger recipe, a reset): a merchant runs only a
-   * few at once, the others wait in its lane (rest/middleware/lanes.ts), so that they queue behind
+   * few at once, the others wait in its lane (api/rest/middleware/lanes.ts), so that they queue behind
    * each other instead of in front of every other merchant's requests.
    */
   heavy?: boolean;

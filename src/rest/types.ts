@@ -1,7 +1,5 @@
-import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../kernel/clock.ts';
-import type { Tx } from '../modules/context.ts';
-import type { Principal } from '../modules/merchants/authentication.ts';
+import type { AppDeps, Principal, Tx } from '../modules/context.ts';
 
 export interface RestEnv {
   Variables: {

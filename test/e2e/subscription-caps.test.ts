@@ -1,7 +1,7 @@
 import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { MAX_OPERATIONS_PER_CONNECTION } from '../../src/graphql/ws.ts';
+import { MAX_OPERATIONS_PER_CONNECTION } from '../../src/api/graphql/ws.ts';
 import { MAX_SUBSCRIPTIONS_PER_MERCHANT } from '../../src/modules/events/events.bus.ts';
 import { call, type ServerProcess, startServerProcess } from '../server-process.ts';
 import { type SseSubscription, subscribeOverSse } from './sse.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { schema } from '../../src/graphql/schema.ts';
+import { schema } from '../../src/api/graphql/schema.ts';
 import { ERROR_REGISTRY } from '../../src/kernel/errors.ts';
 import {
   createTestApp,

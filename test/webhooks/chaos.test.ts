@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { WebhookTransport } from '../../src/kernel/webhook-transport.ts';
 import { seededDraws } from '../../src/modules/chaos/chaos.grammar.ts';
 import { parseWebhookChaos, planWebhookChaos } from '../../src/modules/chaos/chaos.webhook-grammar.ts';
 import { attemptAll } from '../../src/modules/webhooks/webhooks.attempt.ts';
 import { lease, unleased } from '../../src/modules/webhooks/webhooks.lease.ts';
-import { WebhookTransport } from '../../src/modules/webhooks/webhooks.transport.ts';
 import { createMetrics } from '../../src/observability.ts';
 import { signedIn } from '../fixtures/dashboard.ts';
 import { createTestApp, type TestApp, type TestMerchant } from '../harness.ts';

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type DeliveryLimits, WebhookTransport } from '../../src/kernel/webhook-transport.ts';
 import { DeliveryPump } from '../../src/modules/webhooks/webhooks.pump.ts';
-import { type DeliveryLimits, WebhookTransport } from '../../src/modules/webhooks/webhooks.transport.ts';
 import { createTestApp, openIsolatedTestDatabase, type TestApp, type TestMerchant } from '../harness.ts';
 import { BlackHole, eventually, Receiver } from './receiver.ts';
 

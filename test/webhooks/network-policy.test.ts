@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { blockedRange, WebhookTransport } from '../../src/modules/webhooks/webhooks.transport.ts';
+import { blockedRange, WebhookTransport } from '../../src/kernel/webhook-transport.ts';
 import { createTestApp, type TestApp, type TestMerchant } from '../harness.ts';
 import { Receiver } from './receiver.ts';
 

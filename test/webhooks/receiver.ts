@@ -1,8 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
-import { buildRestApp } from '../../src/rest/app.ts';
-import { buildDocument } from '../../src/rest/openapi.ts';
+import { buildRestApp } from '../../src/api/rest/app.ts';
+import { buildDocument } from '../../src/api/rest/openapi.ts';
 import { type Conformance, conformance } from '../conformance.ts';
 import { PUBLIC_URL } from '../harness.ts';
 

@@ -1,7 +1,7 @@
 import { builder, type GraphQLContext } from '../../graphql/builder.ts';
 import { serviceContext } from '../../graphql/context.ts';
 import { descriptionOf, graphqlObject, inputFor, registerObjectType } from '../../graphql/derive.ts';
-import { CardBrandEnum, ThreeDSecureStatusEnum } from '../../graphql/enums.ts';
+import { enumOf, ThreeDSecureStatusEnum } from '../../graphql/enums.ts';
 import { CardInput } from '../../graphql/inputs.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
@@ -11,6 +11,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { cardSchema } from '../../kernel/wire-schemas.ts';
 import type { CardBrand } from '../cards/card-numbers.ts';
+import { CardBrandValues } from '../cards/card-numbers.ts';
 import { cardPaymentOperations } from './card-payments.operations.ts';
 import { cardPaymentsByIds, getCardPayment, refundsByIds, tokensByIds } from './card-payments.read.ts';
 import {
@@ -61,7 +62,7 @@ export const CardPaymentRef = graphqlObject<CardPaymentDetail>(CardPayment, {
   // The Transaction interface answers state (as a TransactionState).
   omit: ['state'],
   names: { dispute: 'disputeId', collection: 'collectionId' },
-  enums: { brand: CardBrandEnum, three_d_secure: ThreeDSecureStatusEnum },
+  enums: { three_d_secure: ThreeDSecureStatusEnum },
   // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
   extra: (t: any) => ({
     threeDSecureUrl: t.string({
@@ -95,7 +96,7 @@ const TokenRef = graphqlObject<TokenRow>(Token, {
   // biome-ignore lint/suspicious/noExplicitAny: derived types take Pothos's field builder untyped.
   extra: (t: any) => ({
     brand: t.field({
-      type: CardBrandEnum,
+      type: enumOf(CardBrandValues),
       description: descriptionOf(card.shape.brand),
       resolve: (row: TokenRow) => row.brand as CardBrand,
     }),

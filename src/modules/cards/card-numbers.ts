@@ -3,8 +3,15 @@
  * IIN, and the Luhn check.
  */
 import cardBrands from '../../../reference/card_brands.json' with { type: 'json' };
+import { describedValues } from '../../kernel/described-values.ts';
 
 export type CardBrand = 'visa' | 'mastercard' | 'amex';
+
+export const CardBrandValues = describedValues('CardBrand', 'The card network.', {
+  visa: 'Visa.',
+  mastercard: 'Mastercard.',
+  amex: 'American Express.',
+} satisfies Record<CardBrand, string>);
 
 export interface BrandSpec {
   brand: CardBrand;

@@ -4,7 +4,6 @@ import { idempotentMutation, serviceContext } from '../../graphql/context.ts';
 import { graphqlObject } from '../../graphql/derive.ts';
 import {
   BankAccountTypeEnum,
-  CardBrandEnum,
   enumOf,
   ThreeDSecureOutcomeEnum,
   type ThreeDSecureStatus,
@@ -24,7 +23,7 @@ import { hasPrefix } from '../../kernel/ids.ts';
 import { CardPaymentRef } from '../card-payments/card-payments.graphql.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
 import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
-import type { CardBrand } from '../cards/card-numbers.ts';
+import { type CardBrand, CardBrandValues } from '../cards/card-numbers.ts';
 import { TransferRef } from '../transfers/transfers.graphql.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
 import { AchReturnCodeValues } from '../transfers/transfers.schema.ts';
@@ -63,7 +62,7 @@ const PaymentAttemptRef = builder.objectRef<AttemptRow>('PaymentAttempt').implem
       resolve: (row) => ({ amount: row.amount, currency: row.currency as CurrencyCode }),
     }),
     cardBrand: t.field({
-      type: CardBrandEnum,
+      type: enumOf(CardBrandValues),
       nullable: true,
       description: 'The card network (card method).',
       resolve: (row) => row.cardBrand as CardBrand | null,

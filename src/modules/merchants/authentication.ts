@@ -2,14 +2,12 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { TtlCache } from '../../kernel/ttl-cache.ts';
-import type { MerchantRef } from '../context.ts';
-import { hashKey, type KeyKind, keyKindOf } from './keys.ts';
+import type { Principal } from '../context.ts';
+import { hashKey, keyKindOf } from './keys.ts';
 import { apiKeys, merchants } from './merchants.table.ts';
 
-export interface Principal {
-  merchant: MerchantRef;
-  keyKind: KeyKind;
-}
+/** Who a request acts for: the type lives with the service context, so the adapters' kits name it from there. */
+export type { Principal };
 
 /**
  * Found keys are cached in-process for two seconds (unknown keys are never cached): rolling or

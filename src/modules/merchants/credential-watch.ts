@@ -2,17 +2,12 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/client.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
+import type { Credential } from '../context.ts';
 import { authenticate, forgetCachedKeys, requireSecretKey } from './authentication.ts';
 import { CREDENTIALS_CHANNEL } from './credentials.ts';
 
-/**
- * What a live connection or stream authenticated with, kept so it can be checked again: the
- * Authorization header it carried, or the dashboard session whose cookie it rode. `epoch` is the
- * watch's epoch read before the credential was checked (see CredentialWatch.epoch).
- */
-export type Credential =
-  | { kind: 'key'; merchantId: string; authorization: string; epoch: number }
-  | { kind: 'session'; merchantId: string; token: string; expiresAt: Date; epoch: number };
+/** What a live connection or stream authenticated with (its type lives with the service context). */
+export type { Credential };
 
 interface Watcher {
   credential: Credential;

@@ -1,6 +1,8 @@
 import { createHash, randomInt } from 'node:crypto';
 
-export type KeyKind = 'secret' | 'public';
+import type { KeyKind } from '../context.ts';
+
+export type { KeyKind };
 
 export const KEY_PREFIX: Record<KeyKind, string> = { secret: 'sk_test_', public: 'pk_test_' };
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

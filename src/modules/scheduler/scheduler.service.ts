@@ -6,12 +6,17 @@ import { scheduledJobs } from '../../db/scheduled-jobs.table.ts';
 import { isTransactionConflict } from '../../db/tx.ts';
 import { type Clock, FixedClock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/ids.ts';
-import { type MerchantRef, type ProcessContext, processContext, type ServiceContext } from '../context.ts';
+import {
+  type JobHandler,
+  type JobRow,
+  type MerchantRef,
+  type ProcessContext,
+  processContext,
+  type ServiceContext,
+} from '../context.ts';
 
-export type JobRow = typeof scheduledJobs.$inferSelect;
-
-/** A job runs inside its own savepoint with the clock standing at the job's due time. */
-export type JobHandler = (ctx: ServiceContext & { tx: Tx }, job: JobRow) => Promise<void>;
+/** A row of due work, and what a kind of it does: their types live with the service context. */
+export type { JobHandler, JobRow };
 
 const handlers = new Map<string, JobHandler>();
 

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client.ts';
 import { addSeconds, systemClock } from '../../kernel/clock.ts';
+import { DEFAULT_DELIVERY_LIMITS, type WebhookTransport } from '../../kernel/webhook-transport.ts';
 import { toWireJson } from '../../kernel/wire-json.ts';
 import type { Claimed } from './webhooks.lease.ts';
 import { eventResource } from './webhooks.payloads.ts';
@@ -13,7 +14,6 @@ import {
   type Sent,
 } from './webhooks.sending.ts';
 import { signPayload } from './webhooks.signing.ts';
-import { DEFAULT_DELIVERY_LIMITS, type WebhookTransport } from './webhooks.transport.ts';
 
 export { DISABLE_AFTER_FAILING_MS } from './webhooks.record.ts';
 

@@ -2,11 +2,11 @@ import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import { merchantNowExpression } from '../../db/per-merchant.ts';
 import { systemClock } from '../../kernel/clock.ts';
+import type { DeliverySlots } from '../../kernel/delivery-slots.ts';
+import type { WebhookTransport } from '../../kernel/webhook-transport.ts';
 import { attemptAll } from './webhooks.attempt.ts';
 import { type Claimed, lease, unleased } from './webhooks.lease.ts';
 import type { DeliveryResult } from './webhooks.record.ts';
-import type { DeliverySlots } from './webhooks.slots.ts';
-import type { WebhookTransport } from './webhooks.transport.ts';
 
 /** Due deliveries looked at per lease (by due time) when choosing which fit under the caps. */
 const LEASE_WINDOW = 1000;

@@ -18,7 +18,7 @@ import { eventTypeGroups } from './webhooks.event-types.ts';
  * `{id, object: "event", type, created_at, data: {object}}`, `data.object` being the object as its
  * render function produced it at the change. Each kind's events are one component (`<Kind>Event`,
  * its `type` one of the kind's event types); the REST answers name the union of them (`Event`) and
- * the OpenAPI document's `webhooks` section one entry per type (src/rest/openapi.ts).
+ * the OpenAPI document's `webhooks` section one entry per type (src/api/rest/openapi.ts).
  */
 
 /** The object of a `webhook.test` event: the endpoint it was sent to (webhooks.service.ts). */

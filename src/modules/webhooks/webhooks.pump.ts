@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../../db/availability.ts';
 import type { Db } from '../../db/client.ts';
+import { WebhookTransport } from '../../kernel/webhook-transport.ts';
 import { attemptOne, holdBack, type Planned, planAttempts } from './webhooks.attempt.ts';
 import { leaseDue } from './webhooks.delivery.ts';
 import type { Claimed } from './webhooks.lease.ts';
 import { AttemptRecorder } from './webhooks.record.ts';
 import { type DeliverySender, deliverySender } from './webhooks.sending.ts';
-import { WebhookTransport } from './webhooks.transport.ts';
 
 export interface PumpOptions {
   /** Deliveries leased by one statement at most (fewer when fewer slots are free). */

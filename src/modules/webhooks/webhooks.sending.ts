@@ -7,9 +7,9 @@
  * decorator.
  */
 import type { Db } from '../../db/client.ts';
+import type { WebhookTransport } from '../../kernel/webhook-transport.ts';
 import type { Claimed } from './webhooks.lease.ts';
 import type { SignedRequest } from './webhooks.signing.ts';
-import type { WebhookTransport } from './webhooks.transport.ts';
 
 const RESPONSE_BODY_CAP = 2048;
 

@@ -2,11 +2,11 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { parse } from 'lossless-json';
 import type { z } from 'zod';
-import { MAX_BODY_BYTES } from '../../http/body-limit.ts';
-import { coerceFormBody, isFormMediaType, parseFormBody } from '../../http/form-body.ts';
-import { SandbankError } from '../../kernel/errors.ts';
-import { assertStorableText } from '../../kernel/text.ts';
-import type { RestEnv } from '../types.ts';
+import { MAX_BODY_BYTES } from '../../../http/body-limit.ts';
+import { coerceFormBody, isFormMediaType, parseFormBody } from '../../../http/form-body.ts';
+import { SandbankError } from '../../../kernel/errors.ts';
+import { assertStorableText } from '../../../kernel/text.ts';
+import type { RestEnv } from '../../../rest/types.ts';
 
 async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Promise<string> {
   const reader = stream.getReader();

@@ -1,8 +1,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { fixtureStepPrincipal } from '../modules/fixtures/fixtures.service.ts';
-import { MODULES } from '../modules/index.ts';
+import { fixtureStepPrincipal } from '../../modules/fixtures/fixtures.service.ts';
+import { MODULES } from '../../modules/index.ts';
+import { mountOperations } from '../../rest/mount.ts';
+import { validationHook } from '../../rest/routes.ts';
+import type { RestEnv } from '../../rest/types.ts';
 import { bodySchemaLookup } from './form-body.ts';
 import { requireKey } from './middleware/auth.ts';
 import { chaos } from './middleware/chaos.ts';
@@ -10,10 +13,7 @@ import { idempotency } from './middleware/idempotency.ts';
 import { requestBody } from './middleware/json-body.ts';
 import { heavyLanes } from './middleware/lanes.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
-import { mountOperations } from './mount.ts';
 import { buildDocument, registerSharedComponents } from './openapi.ts';
-import { validationHook } from './routes.ts';
-import type { RestEnv } from './types.ts';
 
 /** Routes that answer without an API key: the OpenAPI document and the sandbox sign-up. */
 const PUBLIC_ROUTES = new Set(['GET /v1/openapi.json', 'POST /v1/merchants']);

@@ -1,9 +1,9 @@
 import type { GraphiQLOptions } from 'graphql-yoga';
 import { Hono } from 'hono';
 import { html } from 'hono/html';
-import { type Asset, CSS, fileAsset, JAVASCRIPT, serveAssets } from '../http/assets.ts';
-import { webFile } from '../http/files.ts';
-import { pageCsp, pageSecurityHeaders } from '../http/security.ts';
+import { type Asset, CSS, fileAsset, JAVASCRIPT, serveAssets } from '../../http/assets.ts';
+import { webFile } from '../../http/files.ts';
+import { pageCsp, pageSecurityHeaders } from '../../http/security.ts';
 
 /**
  * GraphiQL's CSP: the pages' own, but its Monaco editor writes style attributes and style elements

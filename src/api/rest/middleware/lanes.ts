@@ -1,8 +1,8 @@
 import { createMiddleware } from 'hono/factory';
-import { SandbankError } from '../../kernel/errors.ts';
-import { LaneFull, Lanes } from '../../kernel/lanes.ts';
-import { isHeavy } from '../routes.ts';
-import type { RestEnv } from '../types.ts';
+import { SandbankError } from '../../../kernel/errors.ts';
+import { LaneFull, Lanes } from '../../../kernel/lanes.ts';
+import { isHeavy } from '../../../rest/routes.ts';
+import type { RestEnv } from '../../../rest/types.ts';
 
 /** Heavy operations of one merchant that run at once; the others wait their turn. */
 export const HEAVY_PER_MERCHANT = 2;

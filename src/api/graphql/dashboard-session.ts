@@ -1,10 +1,14 @@
 import type { GraphiQLOptions } from 'graphql-yoga';
-import type { AppDeps } from '../deps.ts';
-import { systemClock } from '../kernel/clock.ts';
-import { SandbankError } from '../kernel/errors.ts';
-import { secretsEqual } from '../kernel/secrets.ts';
-import { type DashboardSession, sessionFor, sessionTokenOf } from '../modules/dashboard/dashboard.service.ts';
-import type { Principal } from '../modules/merchants/authentication.ts';
+import type { AppDeps } from '../../deps.ts';
+import { systemClock } from '../../kernel/clock.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { secretsEqual } from '../../kernel/secrets.ts';
+import {
+  type DashboardSession,
+  sessionFor,
+  sessionTokenOf,
+} from '../../modules/dashboard/dashboard.service.ts';
+import type { Principal } from '../../modules/merchants/authentication.ts';
 
 /**
  * GraphiQL opened from a signed-in dashboard runs as the dashboard's merchant, without a key in the

@@ -1,12 +1,12 @@
 import { createMiddleware } from 'hono/factory';
-import { SandbankError } from '../../kernel/errors.ts';
+import { SandbankError } from '../../../kernel/errors.ts';
 import {
   fingerprintOf,
   parseIdempotencyKey,
   runIdempotent,
-} from '../../modules/idempotency/idempotency.service.ts';
-import { isUnreplayed, runsOwnTransactions } from '../routes.ts';
-import type { RestEnv } from '../types.ts';
+} from '../../../modules/idempotency/idempotency.service.ts';
+import { isUnreplayed, runsOwnTransactions } from '../../../rest/routes.ts';
+import type { RestEnv } from '../../../rest/types.ts';
 
 /**
  * The text a body's fingerprint is taken over, the same for every way of writing one request: keys

@@ -1,10 +1,10 @@
 import { GraphQLError, getOperationAST, Kind, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
-import { CHAOS_HEADER, type ChaosFault, parseChaos } from '../modules/chaos/chaos.grammar.ts';
-import { injectChaos } from '../modules/chaos/chaos.inject.ts';
-import { merchantChaos } from '../modules/chaos/chaos.service.ts';
-import type { GraphQLContext } from './builder.ts';
+import type { GraphQLContext } from '../../graphql/builder.ts';
+import { ERROR_REGISTRY, SandbankError } from '../../kernel/errors.ts';
+import { CHAOS_HEADER, type ChaosFault, parseChaos } from '../../modules/chaos/chaos.grammar.ts';
+import { injectChaos } from '../../modules/chaos/chaos.inject.ts';
+import { merchantChaos } from '../../modules/chaos/chaos.service.ts';
 
 /**
  * What chaos did to one POST /graphql request, filled by the plugin and read by the HTTP handler

@@ -1,7 +1,7 @@
 import { createMiddleware } from 'hono/factory';
-import { fixtureStepPrincipal } from '../../modules/fixtures/fixtures.service.ts';
-import { authenticate, requireSecretKey } from '../../modules/merchants/authentication.ts';
-import type { RestEnv } from '../types.ts';
+import { fixtureStepPrincipal } from '../../../modules/fixtures/fixtures.service.ts';
+import { authenticate, requireSecretKey } from '../../../modules/merchants/authentication.ts';
+import type { RestEnv } from '../../../rest/types.ts';
 
 /**
  * Authenticates the Bearer key; every /v1 operation but tokenization needs the secret key. A

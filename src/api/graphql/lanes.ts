@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
-import { LaneFull, Lanes } from '../kernel/lanes.ts';
+import { ERROR_REGISTRY, SandbankError } from '../../kernel/errors.ts';
+import { LaneFull, Lanes } from '../../kernel/lanes.ts';
 
 /** GraphQL requests of one credential that run at once; the others wait their turn. */
 export const GRAPHQL_PER_CREDENTIAL = 2;

@@ -1,9 +1,9 @@
 import { createMiddleware } from 'hono/factory';
-import { CHAOS_HEADER, CHAOS_INJECTED_HEADER, parseChaos } from '../../modules/chaos/chaos.grammar.ts';
-import { injectChaos } from '../../modules/chaos/chaos.inject.ts';
-import { merchantChaos } from '../../modules/chaos/chaos.service.ts';
-import { CHAOS_FREE_PATHS } from '../routes.ts';
-import type { RestEnv } from '../types.ts';
+import { CHAOS_HEADER, CHAOS_INJECTED_HEADER, parseChaos } from '../../../modules/chaos/chaos.grammar.ts';
+import { injectChaos } from '../../../modules/chaos/chaos.inject.ts';
+import { merchantChaos } from '../../../modules/chaos/chaos.service.ts';
+import { CHAOS_FREE_PATHS } from '../../../rest/routes.ts';
+import type { RestEnv } from '../../../rest/types.ts';
 
 /**
  * Injects the faults of the request's Sandbank-Chaos header, or else of its merchant's chaos

@@ -1,16 +1,16 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { ERROR_CODES } from '../kernel/errors.ts';
-import { FixtureFailureWire } from '../modules/fixtures/fixtures.resource.ts';
+import { ERROR_CODES } from '../../kernel/errors.ts';
+import { FixtureFailureWire } from '../../modules/fixtures/fixtures.resource.ts';
 import {
   ATTEMPT_TIMEOUT_MS,
   DISABLE_AFTER_FAILING_MS,
   RETRY_SCHEDULE_SECONDS,
-} from '../modules/webhooks/webhooks.attempt.ts';
-import { eventTypePayloads } from '../modules/webhooks/webhooks.payloads.ts';
-import { PREVIOUS_SECRET_SECONDS } from '../modules/webhooks/webhooks.service.ts';
-import { CHAOS_FREE_PATHS, IDEMPOTENT_EXTENSION } from './routes.ts';
-import type { RestEnv } from './types.ts';
+} from '../../modules/webhooks/webhooks.attempt.ts';
+import { eventTypePayloads } from '../../modules/webhooks/webhooks.payloads.ts';
+import { PREVIOUS_SECRET_SECONDS } from '../../modules/webhooks/webhooks.service.ts';
+import { CHAOS_FREE_PATHS, IDEMPOTENT_EXTENSION } from '../../rest/routes.ts';
+import type { RestEnv } from '../../rest/types.ts';
 
 /**
  * The parts of the OpenAPI document no single operation owns: the error envelope, the headers,

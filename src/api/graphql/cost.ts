@@ -24,9 +24,9 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { ERROR_REGISTRY, SandbankError } from '../kernel/errors.ts';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../kernel/pagination.ts';
-import { MAX_NODE_IDS } from './node.ts';
+import { MAX_NODE_IDS } from '../../graphql/node.ts';
+import { ERROR_REGISTRY, SandbankError } from '../../kernel/errors.ts';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../kernel/pagination.ts';
 
 /**
  * What an operation will read, counted before any resolver runs, once its variables are known

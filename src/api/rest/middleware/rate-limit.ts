@@ -1,7 +1,7 @@
 import { createMiddleware } from 'hono/factory';
 import { TokenBucket } from 'limiter';
-import { SandbankError } from '../../kernel/errors.ts';
-import type { RestEnv } from '../types.ts';
+import { SandbankError } from '../../../kernel/errors.ts';
+import type { RestEnv } from '../../../rest/types.ts';
 
 const MAX_BUCKETS = 10_000;
 

@@ -1,10 +1,10 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
-import { MODULES } from '../modules/index.ts';
-import { builder } from './builder.ts';
-import { enumsOfDeclaredSets } from './enums.ts';
-import './scalars.ts';
-import './errors.ts';
-import './node.ts';
+import { builder } from '../../graphql/builder.ts';
+import { MODULES } from '../../modules/index.ts';
+import '../../graphql/scalars.ts';
+import '../../graphql/errors.ts';
+import '../../graphql/node.ts';
+import { enumsOfDeclaredSets } from '../../graphql/enums.ts';
 
 // Every module's GraphQL file(s), loaded by its manifest, in the modules' order: each registers its
 // types on the one builder. This file is itself loaded on GraphQL's first use (lazy.ts), so start-up

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
-import { DeliverySlots, type SlotLimits } from './webhooks.slots.ts';
+import { DeliverySlots, type SlotLimits } from './delivery-slots.ts';
 
 /**
  * How webhook deliveries reach receivers. Local receivers (`http://localhost:3000/hook`) are the
@@ -98,7 +98,7 @@ export interface WebhookRequest {
 
 /**
  * How long an attempt may take and how many may be in flight at once (the slots'
- * limits, webhooks.slots.ts). Attempts are bounded per endpoint and per merchant so that one
+ * limits, delivery-slots.ts). Attempts are bounded per endpoint and per merchant so that one
  * merchant's slow receivers never hold every slot.
  */
 export interface DeliveryLimits extends SlotLimits {
