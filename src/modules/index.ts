@@ -18,6 +18,7 @@ import ledger from './ledger/index.ts';
 import merchants from './merchants/index.ts';
 import type { ModuleManifest } from './module.ts';
 import nocs from './nocs/index.ts';
+import { registerManifests } from './registry.ts';
 import sandbox from './sandbox/index.ts';
 import scheduler from './scheduler/index.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
@@ -61,9 +62,12 @@ export const MODULES: readonly ModuleManifest[] = [
 
 /**
  * What the modules register at start-up (the app, and the CLI before it writes): each job kind's
- * handler and the events' fan-out. Idempotent: registering again replaces the same entries.
+ * handler, the events' fan-out, and the manifests themselves for the registries derived on first use
+ * (event types, trigger recipes, reset kinds: src/modules/registry.ts). Idempotent: registering
+ * again replaces the same entries.
  */
 export function registerModules(): void {
+  registerManifests(MODULES);
   const fanOuts = MODULES.flatMap((module) => (module.eventFanOut ? [module] : []));
   if (fanOuts.length > 1)
     throw new Error(`events fan out from one module only: ${fanOuts.map((m) => m.name).join(', ')}`);

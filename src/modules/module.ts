@@ -5,6 +5,8 @@ import type { EventFanOut } from '../db/outbox.ts';
 import type { IdKind } from '../kernel/ids.ts';
 import type { RestEnv } from '../rest/types.ts';
 import type { OperationDecl } from './operation.ts';
+import type { Recipe } from './recipe.ts';
+import type { EventSource, ResetKindDecl } from './registry.ts';
 import type { JobHandler } from './scheduler/scheduler.service.ts';
 
 /**
@@ -48,6 +50,12 @@ export interface ModuleManifest {
   retention?: readonly RetentionRule[];
   /** What every event fans out to in the statement that writes it (one module at most: webhooks). */
   eventFanOut?: EventFanOut;
+  /** The kinds of object whose events it emits, each with its machines and payload schema (webhooks). */
+  events?: readonly EventSource[];
+  /** Its trigger recipes (`<module>.recipes.ts`), one per event type (POST /v1/simulate/events). */
+  recipes?: readonly Recipe[];
+  /** What of a merchant's rows a sandbox reset deletes, kind by kind (POST /v1/simulate/reset). */
+  reset?: readonly ResetKindDecl[];
 }
 
 /** A module's manifest, checked against ModuleManifest and kept as written. */

@@ -1,6 +1,7 @@
 import { defineModule } from '../module.ts';
 import { EXPIRE_AUTHORIZATION_JOB, expireAuthorizationJob } from './card-payments.capture.ts';
 import { cardPaymentOperations } from './card-payments.operations.ts';
+import { cardPaymentRecipes } from './card-payments.recipes.ts';
 import { SETTLE_REFUND_JOB, settleRefundJob } from './card-payments.refund.ts';
 import { cardPayments, cardRefunds, cardTokens } from './card-payments.table.ts';
 import { blankExpiredTokens, expireTokenJob, TOKEN_EXPIRY_JOB } from './card-payments.tokens.ts';
@@ -18,4 +19,5 @@ export default defineModule({
     [TOKEN_EXPIRY_JOB]: expireTokenJob,
   },
   retention: [{ name: 'token secrets', purge: blankExpiredTokens }],
+  recipes: cardPaymentRecipes,
 });

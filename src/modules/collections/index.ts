@@ -1,5 +1,6 @@
 import { defineModule } from '../module.ts';
 import { collectionOperations } from './collections.operations.ts';
+import { collectionRecipes } from './collections.recipes.ts';
 import { COLLECTION_EXPIRY_JOB, expireCollectionJob } from './collections.service.ts';
 import { collections, paymentAttempts } from './collections.table.ts';
 
@@ -11,4 +12,5 @@ export default defineModule({
   operations: collectionOperations,
   graphql: () => import('./collections.graphql.ts'),
   jobs: { [COLLECTION_EXPIRY_JOB]: expireCollectionJob },
+  recipes: collectionRecipes,
 });

@@ -1,6 +1,7 @@
 import { MAGIC_DISPUTE_JOB } from '../card-payments/card-payments.disputes.ts';
 import { defineModule } from '../module.ts';
 import { disputeOperations } from './disputes.operations.ts';
+import { disputeRecipes } from './disputes.recipes.ts';
 import {
   DISPUTE_DUE_JOB,
   DISPUTE_REVIEW_JOB,
@@ -23,4 +24,5 @@ export default defineModule({
     [DISPUTE_DUE_JOB]: disputeDueJob,
     [DISPUTE_REVIEW_JOB]: disputeReviewJob,
   },
+  recipes: disputeRecipes,
 });

@@ -1,6 +1,7 @@
 import { defineModule } from '../module.ts';
 import { fxOperations } from './fx.operations.ts';
 import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx.quotes.ts';
+import { fxRecipes, settlementRecipes } from './fx.recipes.ts';
 import { paySettlementJob } from './fx.settle.ts';
 import { PAY_FX_SETTLEMENT_JOB } from './fx.settlements.ts';
 import { fxConversions, fxQuotes, fxSettlements } from './fx.table.ts';
@@ -16,4 +17,5 @@ export default defineModule({
     [EXPIRE_FX_QUOTE_JOB]: expireQuoteJob,
     [PAY_FX_SETTLEMENT_JOB]: paySettlementJob,
   },
+  recipes: [...fxRecipes, ...settlementRecipes],
 });

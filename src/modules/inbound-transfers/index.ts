@@ -1,5 +1,6 @@
 import { defineModule } from '../module.ts';
 import { inboundTransferOperations } from './inbound-transfers.operations.ts';
+import { inboundRecipes } from './inbound-transfers.recipes.ts';
 import { INBOUND_SETTLE_JOB, settleInboundJob } from './inbound-transfers.service.ts';
 import { inboundTransfers } from './inbound-transfers.table.ts';
 
@@ -11,4 +12,5 @@ export default defineModule({
   operations: inboundTransferOperations,
   graphql: () => import('./inbound-transfers.graphql.ts'),
   jobs: { [INBOUND_SETTLE_JOB]: settleInboundJob },
+  recipes: inboundRecipes,
 });

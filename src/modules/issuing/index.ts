@@ -1,6 +1,7 @@
 import { defineModule } from '../module.ts';
 import { EXPIRE_ISSUING_AUTHORIZATION_JOB } from './issuing.authorize.ts';
 import { issuingOperations } from './issuing.operations.ts';
+import { authorizationRecipes, virtualCardRecipes } from './issuing.recipes.ts';
 import { expireIssuingAuthorizationJob } from './issuing.settle.ts';
 import { issuingAuthorizations, virtualCards } from './issuing.table.ts';
 
@@ -12,4 +13,5 @@ export default defineModule({
   operations: issuingOperations,
   graphql: () => import('./issuing.graphql.ts'),
   jobs: { [EXPIRE_ISSUING_AUTHORIZATION_JOB]: expireIssuingAuthorizationJob },
+  recipes: [...virtualCardRecipes, ...authorizationRecipes],
 });

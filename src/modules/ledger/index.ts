@@ -1,6 +1,7 @@
 import { defineModule } from '../module.ts';
 import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger.funds.ts';
 import { ledgerOperations } from './ledger.operations.ts';
+import { ledgerRecipes } from './ledger.recipes.ts';
 import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts';
 
 /** The ledger: accounts, postings, entries; holds, reversals, funds release; balances. */
@@ -11,4 +12,5 @@ export default defineModule({
   operations: ledgerOperations,
   graphql: () => import('./ledger.graphql.ts'),
   jobs: { [FUNDS_AVAILABLE_JOB]: releasePendingFunds },
+  recipes: ledgerRecipes,
 });

@@ -1,6 +1,9 @@
 import { defineModule } from '../module.ts';
 import { answerRtpJob, returnTransferJob, settleTransferJob, submitTransferJob } from './transfers.jobs.ts';
 import { transferOperations } from './transfers.operations.ts';
+import { heldCreditRecipes, transferRecipes } from './transfers.recipes.ts';
+import { payoutRecipes } from './transfers.recipes-payouts.ts';
+import { returnDisputeRecipes } from './transfers.recipes-returns.ts';
 import {
   TRANSFER_RETURN_JOB,
   TRANSFER_RTP_JOB,
@@ -22,4 +25,5 @@ export default defineModule({
     [TRANSFER_RETURN_JOB]: returnTransferJob,
     [TRANSFER_RTP_JOB]: answerRtpJob,
   },
+  recipes: [...transferRecipes, ...payoutRecipes, ...returnDisputeRecipes, ...heldCreditRecipes],
 });

@@ -1,6 +1,7 @@
 import { defineModule } from '../module.ts';
 import { webhookDeliveriesCte } from './webhooks.fan-out.ts';
 import { eventOperations, webhookOperations } from './webhooks.operations.ts';
+import { webhookRecipes } from './webhooks.recipes.ts';
 import { purgeEndedDeliveries, purgeOldAttempts } from './webhooks.retention.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
 
@@ -16,4 +17,5 @@ export default defineModule({
     { name: 'ended webhook deliveries', purge: purgeEndedDeliveries },
   ],
   eventFanOut: webhookDeliveriesCte,
+  recipes: webhookRecipes,
 });
