@@ -1,5 +1,5 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
-import { MODULES } from '../modules/index.ts';
+import { MODULES, registerModules } from '../modules/index.ts';
 import { builder } from './builder.ts';
 import './scalars.ts';
 import './errors.ts';
@@ -7,7 +7,9 @@ import './node.ts';
 
 // Every module's GraphQL file(s), loaded by its manifest, in the modules' order: each registers its
 // types on the one builder. This file is itself loaded on GraphQL's first use (lazy.ts), so start-up
-// and REST never load any of it.
+// and REST never load any of it. The registries some types are derived from (event types, reset
+// kinds) are filled first: the schema may be built without an app (npm run schema:print).
+registerModules();
 for (const module of MODULES) await module.graphql?.();
 
 /** The whole schema: every module's *.graphql.ts registers its types on the one builder. */

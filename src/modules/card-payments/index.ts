@@ -20,4 +20,9 @@ export default defineModule({
   },
   retention: [{ name: 'token secrets', purge: blankExpiredTokens }],
   recipes: cardPaymentRecipes,
+  reset: [
+    { kind: 'card_payments', table: 'card_payments', order: 30, lock: true, description: 'Card payments.' },
+    { kind: 'refunds', table: 'card_refunds', order: 40, description: 'Refunds of card payments.' },
+    { kind: 'tokens', table: 'card_tokens', order: 60, lock: true, description: 'Card tokens.' },
+  ],
 });

@@ -13,4 +13,19 @@ export default defineModule({
   graphql: () => import('./collections.graphql.ts'),
   jobs: { [COLLECTION_EXPIRY_JOB]: expireCollectionJob },
   recipes: collectionRecipes,
+  reset: [
+    {
+      kind: 'collections',
+      table: 'collections',
+      order: 10,
+      lock: true,
+      description: 'Collections (checkouts).',
+    },
+    {
+      kind: 'payment_attempts',
+      table: 'payment_attempts',
+      order: 20,
+      description: "Attempts to pay a collection's checkout.",
+    },
+  ],
 });

@@ -9,4 +9,13 @@ export default defineModule({
   ids: ['counterparty'],
   operations: counterpartyOperations,
   graphql: () => import('./counterparties.graphql.ts'),
+  reset: [
+    {
+      kind: 'counterparties',
+      table: 'counterparties',
+      order: 100,
+      lock: true,
+      description: 'Saved counterparties (bank accounts) and the corrections they received.',
+    },
+  ],
 });

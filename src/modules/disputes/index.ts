@@ -25,4 +25,5 @@ export default defineModule({
     [DISPUTE_REVIEW_JOB]: disputeReviewJob,
   },
   recipes: disputeRecipes,
+  reset: [{ kind: 'disputes', table: 'disputes', order: 50, description: 'Disputes of card payments.' }],
 });

@@ -18,4 +18,21 @@ export default defineModule({
     [PAY_FX_SETTLEMENT_JOB]: paySettlementJob,
   },
   recipes: [...fxRecipes, ...settlementRecipes],
+  reset: [
+    { kind: 'fx_quotes', table: 'fx_quotes', order: 130, lock: true, description: 'FX quotes.' },
+    {
+      kind: 'fx_conversions',
+      table: 'fx_conversions',
+      order: 140,
+      lock: true,
+      description: 'FX conversions.',
+    },
+    {
+      kind: 'fx_settlements',
+      table: 'fx_settlements',
+      order: 150,
+      lock: true,
+      description: 'FX settlements abroad.',
+    },
+  ],
 });

@@ -13,4 +13,13 @@ export default defineModule({
   graphql: () => import('./inbound-transfers.graphql.ts'),
   jobs: { [INBOUND_SETTLE_JOB]: settleInboundJob },
   recipes: inboundRecipes,
+  reset: [
+    {
+      kind: 'inbound_transfers',
+      table: 'inbound_transfers',
+      order: 90,
+      lock: true,
+      description: 'Inbound transfers from outside originators.',
+    },
+  ],
 });

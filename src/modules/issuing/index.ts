@@ -14,4 +14,14 @@ export default defineModule({
   graphql: () => import('./issuing.graphql.ts'),
   jobs: { [EXPIRE_ISSUING_AUTHORIZATION_JOB]: expireIssuingAuthorizationJob },
   recipes: [...virtualCardRecipes, ...authorizationRecipes],
+  reset: [
+    { kind: 'virtual_cards', table: 'virtual_cards', order: 110, lock: true, description: 'Virtual cards.' },
+    {
+      kind: 'issuing_authorizations',
+      table: 'issuing_authorizations',
+      order: 120,
+      lock: true,
+      description: 'Authorizations on virtual cards.',
+    },
+  ],
 });

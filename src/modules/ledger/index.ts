@@ -13,4 +13,14 @@ export default defineModule({
   graphql: () => import('./ledger.graphql.ts'),
   jobs: { [FUNDS_AVAILABLE_JOB]: releasePendingFunds },
   recipes: ledgerRecipes,
+  reset: [
+    {
+      kind: 'ledger_accounts',
+      table: 'ledger_accounts',
+      order: 160,
+      description: 'Ledger accounts (the balances start again from nothing).',
+    },
+    { kind: 'ledger_postings', table: 'ledger_postings', order: 170, description: 'Ledger postings.' },
+    { kind: 'ledger_entries', table: 'ledger_entries', order: 180, description: 'Ledger entries.' },
+  ],
 });

@@ -26,4 +26,15 @@ export default defineModule({
     [TRANSFER_RTP_JOB]: answerRtpJob,
   },
   recipes: [...transferRecipes, ...payoutRecipes, ...returnDisputeRecipes, ...heldCreditRecipes],
+  reset: [
+    {
+      kind: 'transfers',
+      table: 'transfers',
+      where: "kind = 'transfer'",
+      order: 70,
+      lock: true,
+      description: 'Bank transfers.',
+    },
+    { kind: 'payouts', table: 'transfers', where: "kind = 'payout'", order: 80, description: 'Payouts.' },
+  ],
 });

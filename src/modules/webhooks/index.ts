@@ -18,4 +18,19 @@ export default defineModule({
   ],
   eventFanOut: webhookDeliveriesCte,
   recipes: webhookRecipes,
+  reset: [
+    {
+      kind: 'webhook_deliveries',
+      table: 'webhook_deliveries',
+      order: 200,
+      lock: true,
+      description: 'Webhook deliveries (pending ones are never sent).',
+    },
+    {
+      kind: 'webhook_attempts',
+      table: 'webhook_attempts',
+      order: 210,
+      description: 'Logged webhook delivery attempts.',
+    },
+  ],
 });
