@@ -46,8 +46,13 @@ export interface ResetKindDecl {
 let registered: readonly ModuleManifest[] | null = null;
 let generation = 0;
 
-/** Registers the list of modules (registerModules); registering again replaces it. */
+/**
+ * Registers the list of modules (registerModules); registering another list replaces it, and what
+ * was derived from the previous one is built again on its next use (the same list again changes
+ * nothing: a schema derived once keeps its identity).
+ */
 export function registerManifests(modules: readonly ModuleManifest[]): void {
+  if (registered === modules) return;
   registered = modules;
   generation++;
 }

@@ -1,8 +1,10 @@
 import { defineModule } from '../module.ts';
 import { EXPIRE_AUTHORIZATION_JOB, expireAuthorizationJob } from './card-payments.capture.ts';
+import { cardPaymentMachine, refundMachine } from './card-payments.machine.ts';
 import { cardPaymentOperations } from './card-payments.operations.ts';
 import { cardPaymentRecipes } from './card-payments.recipes.ts';
 import { SETTLE_REFUND_JOB, settleRefundJob } from './card-payments.refund.ts';
+import { CardPaymentWire, RefundWire } from './card-payments.resource.ts';
 import { cardPayments, cardRefunds, cardTokens } from './card-payments.table.ts';
 import { blankExpiredTokens, expireTokenJob, TOKEN_EXPIRY_JOB } from './card-payments.tokens.ts';
 
@@ -24,5 +26,16 @@ export default defineModule({
     { kind: 'card_payments', table: 'card_payments', order: 30, lock: true, description: 'Card payments.' },
     { kind: 'refunds', table: 'card_refunds', order: 40, description: 'Refunds of card payments.' },
     { kind: 'tokens', table: 'card_tokens', order: 60, lock: true, description: 'Card tokens.' },
+  ],
+  events: [
+    {
+      object: 'card_payment',
+      machines: [cardPaymentMachine],
+      createdEvent: false,
+      also: ['early_fraud_warning'],
+      wire: CardPaymentWire,
+      order: 20,
+    },
+    { object: 'refund', machines: [refundMachine], createdEvent: false, wire: RefundWire, order: 30 },
   ],
 });

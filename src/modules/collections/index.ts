@@ -1,6 +1,8 @@
 import { defineModule } from '../module.ts';
+import { collectionMachine } from './collections.machine.ts';
 import { collectionOperations } from './collections.operations.ts';
 import { collectionRecipes } from './collections.recipes.ts';
+import { CollectionWire } from './collections.resource.ts';
 import { COLLECTION_EXPIRY_JOB, expireCollectionJob } from './collections.service.ts';
 import { collections, paymentAttempts } from './collections.table.ts';
 
@@ -26,6 +28,15 @@ export default defineModule({
       table: 'payment_attempts',
       order: 20,
       description: "Attempts to pay a collection's checkout.",
+    },
+  ],
+  events: [
+    {
+      object: 'collection',
+      machines: [collectionMachine],
+      createdEvent: true,
+      wire: CollectionWire,
+      order: 10,
     },
   ],
 });

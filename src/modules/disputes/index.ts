@@ -1,7 +1,9 @@
 import { MAGIC_DISPUTE_JOB } from '../card-payments/card-payments.disputes.ts';
 import { defineModule } from '../module.ts';
+import { disputeMachine } from './disputes.machine.ts';
 import { disputeOperations } from './disputes.operations.ts';
 import { disputeRecipes } from './disputes.recipes.ts';
+import { DisputeWire } from './disputes.resource.ts';
 import {
   DISPUTE_DUE_JOB,
   DISPUTE_REVIEW_JOB,
@@ -26,4 +28,7 @@ export default defineModule({
   },
   recipes: disputeRecipes,
   reset: [{ kind: 'disputes', table: 'disputes', order: 50, description: 'Disputes of card payments.' }],
+  events: [
+    { object: 'dispute', machines: [disputeMachine], createdEvent: false, wire: DisputeWire, order: 40 },
+  ],
 });

@@ -1,7 +1,9 @@
 import { defineModule } from '../module.ts';
+import { fxQuoteMachine, fxSettlementMachine } from './fx.machine.ts';
 import { fxOperations } from './fx.operations.ts';
 import { EXPIRE_FX_QUOTE_JOB, expireQuoteJob } from './fx.quotes.ts';
 import { fxRecipes, settlementRecipes } from './fx.recipes.ts';
+import { FxConversionWire, FxQuoteWire, FxSettlementWire } from './fx.resource.ts';
 import { paySettlementJob } from './fx.settle.ts';
 import { PAY_FX_SETTLEMENT_JOB } from './fx.settlements.ts';
 import { fxConversions, fxQuotes, fxSettlements } from './fx.table.ts';
@@ -33,6 +35,24 @@ export default defineModule({
       order: 150,
       lock: true,
       description: 'FX settlements abroad.',
+    },
+  ],
+  events: [
+    { object: 'fx_quote', machines: [fxQuoteMachine], createdEvent: true, wire: FxQuoteWire, order: 110 },
+    {
+      object: 'fx_conversion',
+      machines: [],
+      createdEvent: false,
+      also: ['completed'],
+      wire: FxConversionWire,
+      order: 120,
+    },
+    {
+      object: 'fx_settlement',
+      machines: [fxSettlementMachine],
+      createdEvent: true,
+      wire: FxSettlementWire,
+      order: 130,
     },
   ],
 });

@@ -1,6 +1,8 @@
 import { defineModule } from '../module.ts';
+import { achInboundMachine, instantInboundMachine } from './inbound-transfers.machine.ts';
 import { inboundTransferOperations } from './inbound-transfers.operations.ts';
 import { inboundRecipes } from './inbound-transfers.recipes.ts';
+import { InboundTransferWire } from './inbound-transfers.resource.ts';
 import { INBOUND_SETTLE_JOB, settleInboundJob } from './inbound-transfers.service.ts';
 import { inboundTransfers } from './inbound-transfers.table.ts';
 
@@ -20,6 +22,15 @@ export default defineModule({
       order: 90,
       lock: true,
       description: 'Inbound transfers from outside originators.',
+    },
+  ],
+  events: [
+    {
+      object: 'inbound_transfer',
+      machines: [achInboundMachine, instantInboundMachine],
+      createdEvent: true,
+      wire: InboundTransferWire,
+      order: 70,
     },
   ],
 });

@@ -1,7 +1,9 @@
 import { defineModule } from '../module.ts';
 import { EXPIRE_ISSUING_AUTHORIZATION_JOB } from './issuing.authorize.ts';
+import { issuingAuthorizationMachine, virtualCardMachine } from './issuing.machine.ts';
 import { issuingOperations } from './issuing.operations.ts';
 import { authorizationRecipes, virtualCardRecipes } from './issuing.recipes.ts';
+import { IssuingAuthorizationWire, VirtualCardWire } from './issuing.resource.ts';
 import { expireIssuingAuthorizationJob } from './issuing.settle.ts';
 import { issuingAuthorizations, virtualCards } from './issuing.table.ts';
 
@@ -22,6 +24,24 @@ export default defineModule({
       order: 120,
       lock: true,
       description: 'Authorizations on virtual cards.',
+    },
+  ],
+  events: [
+    {
+      object: 'virtual_card',
+      machines: [virtualCardMachine],
+      createdEvent: true,
+      also: ['updated'],
+      wire: VirtualCardWire,
+      order: 90,
+    },
+    {
+      object: 'issuing_authorization',
+      machines: [issuingAuthorizationMachine],
+      createdEvent: false,
+      also: ['refunded'],
+      wire: IssuingAuthorizationWire,
+      order: 100,
     },
   ],
 });

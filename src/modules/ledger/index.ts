@@ -1,7 +1,9 @@
 import { defineModule } from '../module.ts';
 import { FUNDS_AVAILABLE_JOB, releasePendingFunds } from './ledger.funds.ts';
+import { holdMachine, postingMachine } from './ledger.machine.ts';
 import { ledgerOperations } from './ledger.operations.ts';
 import { ledgerRecipes } from './ledger.recipes.ts';
+import { BalanceTransactionWire } from './ledger.resource.ts';
 import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts';
 
 /** The ledger: accounts, postings, entries; holds, reversals, funds release; balances. */
@@ -22,5 +24,14 @@ export default defineModule({
     },
     { kind: 'ledger_postings', table: 'ledger_postings', order: 170, description: 'Ledger postings.' },
     { kind: 'ledger_entries', table: 'ledger_entries', order: 180, description: 'Ledger entries.' },
+  ],
+  events: [
+    {
+      object: 'balance_transaction',
+      machines: [holdMachine, postingMachine],
+      createdEvent: true,
+      wire: BalanceTransactionWire,
+      order: 80,
+    },
   ],
 });

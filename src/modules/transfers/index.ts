@@ -1,9 +1,16 @@
 import { defineModule } from '../module.ts';
 import { answerRtpJob, returnTransferJob, settleTransferJob, submitTransferJob } from './transfers.jobs.ts';
+import {
+  achPayoutMachine,
+  achTransferMachine,
+  rtpPayoutMachine,
+  rtpTransferMachine,
+} from './transfers.machine.ts';
 import { transferOperations } from './transfers.operations.ts';
 import { heldCreditRecipes, transferRecipes } from './transfers.recipes.ts';
 import { payoutRecipes } from './transfers.recipes-payouts.ts';
 import { returnDisputeRecipes } from './transfers.recipes-returns.ts';
+import { PayoutWire, TransferWire } from './transfers.resource.ts';
 import {
   TRANSFER_RETURN_JOB,
   TRANSFER_RTP_JOB,
@@ -36,5 +43,23 @@ export default defineModule({
       description: 'Bank transfers.',
     },
     { kind: 'payouts', table: 'transfers', where: "kind = 'payout'", order: 80, description: 'Payouts.' },
+  ],
+  events: [
+    {
+      object: 'transfer',
+      machines: [achTransferMachine, rtpTransferMachine],
+      createdEvent: true,
+      // Told by the nocs module: a correction received, or refused.
+      also: ['notification_of_change', 'notification_of_change_refused'],
+      wire: TransferWire,
+      order: 50,
+    },
+    {
+      object: 'payout',
+      machines: [achPayoutMachine, rtpPayoutMachine],
+      createdEvent: true,
+      wire: PayoutWire,
+      order: 60,
+    },
   ],
 });

@@ -1,6 +1,7 @@
 import { defineModule } from '../module.ts';
 import { webhookDeliveriesCte } from './webhooks.fan-out.ts';
 import { eventOperations, webhookOperations } from './webhooks.operations.ts';
+import { WebhookTestObjectWire } from './webhooks.payloads.ts';
 import { webhookRecipes } from './webhooks.recipes.ts';
 import { purgeEndedDeliveries, purgeOldAttempts } from './webhooks.retention.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
@@ -31,6 +32,16 @@ export default defineModule({
       table: 'webhook_attempts',
       order: 210,
       description: 'Logged webhook delivery attempts.',
+    },
+  ],
+  events: [
+    {
+      object: 'webhook',
+      machines: [],
+      createdEvent: false,
+      also: ['test'],
+      wire: WebhookTestObjectWire,
+      order: 140,
     },
   ],
 });
