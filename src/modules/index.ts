@@ -1,4 +1,5 @@
 import { registerEventFanOut } from '../db/outbox.ts';
+import { registerIdPrefixes } from '../kernel/ids.ts';
 import bankAccounts from './bank-accounts/index.ts';
 import cardPayments from './card-payments/index.ts';
 import cards from './cards/index.ts';
@@ -62,12 +63,13 @@ export const MODULES: readonly ModuleManifest[] = [
 
 /**
  * What the modules register at start-up (the app, and the CLI before it writes): each job kind's
- * handler, the events' fan-out, and the manifests themselves for the registries derived on first use
+ * handler, the events' fan-out, its id prefixes, and the manifests themselves for the registries derived on first use
  * (event types, trigger recipes, reset kinds: src/modules/registry.ts). Idempotent: registering
  * again replaces the same entries.
  */
 export function registerModules(): void {
   registerManifests(MODULES);
+  for (const module of MODULES) if (module.ids) registerIdPrefixes(module.ids);
   const fanOuts = MODULES.flatMap((module) => (module.eventFanOut ? [module] : []));
   if (fanOuts.length > 1)
     throw new Error(`events fan out from one module only: ${fanOuts.map((m) => m.name).join(', ')}`);

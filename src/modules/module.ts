@@ -2,7 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.ts';
 import type { EventFanOut } from '../db/outbox.ts';
-import type { IdKind } from '../kernel/ids.ts';
+import type { IdPrefixClaims } from '../kernel/ids.ts';
 import type { RestEnv } from '../rest/types.ts';
 import type { OperationDecl } from './operation.ts';
 import type { Recipe } from './recipe.ts';
@@ -30,8 +30,11 @@ export interface ModuleManifest {
   name: string;
   /** Its tables (`<module>.table.ts`); drizzle-kit finds them by glob, the tests by this list. */
   tables?: readonly PgTable[];
-  /** The id kinds (src/kernel/ids.ts) of the objects it makes, each claimed by one module. */
-  ids?: readonly IdKind[];
+  /**
+   * The id kinds of the objects it makes, with their prefixes (`{ merchant: 'mch' }`), each claimed
+   * by one module; the manifest also adds them to IdPrefixes (src/kernel/ids.ts) for the types.
+   */
+  ids?: IdPrefixClaims;
   /** Its declared operations (`<module>.operations.ts`): REST routes and OpenAPI are mounted from them. */
   operations?: readonly OperationDecl[];
   /**

@@ -8,11 +8,18 @@ import { CardPaymentWire, RefundWire } from './card-payments.resource.ts';
 import { cardPayments, cardRefunds, cardTokens } from './card-payments.table.ts';
 import { blankExpiredTokens, expireTokenJob, TOKEN_EXPIRY_JOB } from './card-payments.tokens.ts';
 
+/** The prefixes of its ids (typed: src/kernel/ids.ts). */
+const ids = { cardPayment: 'cp', refund: 're', token: 'tok' } as const;
+type CardPaymentsIds = typeof ids;
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes extends CardPaymentsIds {}
+}
+
 /** Card payments: tokens, payments (authorize, capture, 3-D Secure), refunds. */
 export default defineModule({
   name: 'card-payments',
   tables: [cardTokens, cardPayments, cardRefunds],
-  ids: ['cardPayment', 'refund', 'token'],
+  ids,
   operations: cardPaymentOperations,
   graphql: () => import('./card-payments.graphql.ts'),
   jobs: {

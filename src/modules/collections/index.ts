@@ -6,11 +6,18 @@ import { CollectionWire } from './collections.resource.ts';
 import { COLLECTION_EXPIRY_JOB, expireCollectionJob } from './collections.service.ts';
 import { collections, paymentAttempts } from './collections.table.ts';
 
+/** The prefixes of its ids (typed: src/kernel/ids.ts). */
+const ids = { collection: 'col', paymentAttempt: 'pay' } as const;
+type CollectionsIds = typeof ids;
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes extends CollectionsIds {}
+}
+
 /** Collections: a checkout to pay, by card or bank, and its attempts. */
 export default defineModule({
   name: 'collections',
   tables: [collections, paymentAttempts],
-  ids: ['collection', 'paymentAttempt'],
+  ids,
   operations: collectionOperations,
   graphql: () => import('./collections.graphql.ts'),
   jobs: { [COLLECTION_EXPIRY_JOB]: expireCollectionJob },

@@ -13,11 +13,18 @@ import {
 } from './disputes.service.ts';
 import { disputes } from './disputes.table.ts';
 
+/** The prefixes of its ids (typed: src/kernel/ids.ts). */
+const ids = { dispute: 'dp' } as const;
+type DisputesIds = typeof ids;
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes extends DisputesIds {}
+}
+
 /** Disputes of card payments: evidence, the issuer's review, the outcome. */
 export default defineModule({
   name: 'disputes',
   tables: [disputes],
-  ids: ['dispute'],
+  ids,
   operations: disputeOperations,
   graphql: () => import('./disputes.graphql.ts'),
   jobs: {

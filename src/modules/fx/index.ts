@@ -8,11 +8,18 @@ import { paySettlementJob } from './fx.settle.ts';
 import { PAY_FX_SETTLEMENT_JOB } from './fx.settlements.ts';
 import { fxConversions, fxQuotes, fxSettlements } from './fx.table.ts';
 
+/** The prefixes of its ids (typed: src/kernel/ids.ts). */
+const ids = { fxQuote: 'fxq', fxConversion: 'fxc', fxSettlement: 'fxs' } as const;
+type FxIds = typeof ids;
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes extends FxIds {}
+}
+
 /** FX: rates on the clock, quotes, conversions, settlements abroad. */
 export default defineModule({
   name: 'fx',
   tables: [fxQuotes, fxConversions, fxSettlements],
-  ids: ['fxQuote', 'fxConversion', 'fxSettlement'],
+  ids,
   operations: fxOperations,
   graphql: () => import('./fx.graphql.ts'),
   jobs: {

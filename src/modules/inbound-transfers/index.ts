@@ -6,11 +6,18 @@ import { InboundTransferWire } from './inbound-transfers.resource.ts';
 import { INBOUND_SETTLE_JOB, settleInboundJob } from './inbound-transfers.service.ts';
 import { inboundTransfers } from './inbound-transfers.table.ts';
 
+/** The prefixes of its ids (typed: src/kernel/ids.ts). */
+const ids = { inboundTransfer: 'itr' } as const;
+type InboundTransfersIds = typeof ids;
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes extends InboundTransfersIds {}
+}
+
 /** Money from outside originators: ACH credits and debits, RTP and FedNow credits. */
 export default defineModule({
   name: 'inbound-transfers',
   tables: [inboundTransfers],
-  ids: ['inboundTransfer'],
+  ids,
   operations: inboundTransferOperations,
   graphql: () => import('./inbound-transfers.graphql.ts'),
   jobs: { [INBOUND_SETTLE_JOB]: settleInboundJob },

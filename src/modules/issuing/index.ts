@@ -7,11 +7,18 @@ import { IssuingAuthorizationWire, VirtualCardWire } from './issuing.resource.ts
 import { expireIssuingAuthorizationJob } from './issuing.settle.ts';
 import { issuingAuthorizations, virtualCards } from './issuing.table.ts';
 
+/** The prefixes of its ids (typed: src/kernel/ids.ts). */
+const ids = { virtualCard: 'vc', issuingAuthorization: 'iauth' } as const;
+type IssuingIds = typeof ids;
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes extends IssuingIds {}
+}
+
 /** Virtual cards, their spending controls and authorizations, the closed loop with card payments. */
 export default defineModule({
   name: 'issuing',
   tables: [virtualCards, issuingAuthorizations],
-  ids: ['virtualCard', 'issuingAuthorization'],
+  ids,
   operations: issuingOperations,
   graphql: () => import('./issuing.graphql.ts'),
   jobs: { [EXPIRE_ISSUING_AUTHORIZATION_JOB]: expireIssuingAuthorizationJob },

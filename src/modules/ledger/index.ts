@@ -6,11 +6,18 @@ import { ledgerRecipes } from './ledger.recipes.ts';
 import { BalanceTransactionWire } from './ledger.resource.ts';
 import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts';
 
+/** The prefixes of its ids (typed: src/kernel/ids.ts). */
+const ids = { posting: 'btx', ledgerEntry: 'le', ledgerAccount: 'la' } as const;
+type LedgerIds = typeof ids;
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes extends LedgerIds {}
+}
+
 /** The ledger: accounts, postings, entries; holds, reversals, funds release; balances. */
 export default defineModule({
   name: 'ledger',
   tables: [ledgerAccounts, ledgerPostings, ledgerEntries],
-  ids: ['posting', 'ledgerEntry', 'ledgerAccount'],
+  ids,
   operations: ledgerOperations,
   graphql: () => import('./ledger.graphql.ts'),
   jobs: { [FUNDS_AVAILABLE_JOB]: releasePendingFunds },

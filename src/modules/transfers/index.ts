@@ -19,11 +19,18 @@ import {
 } from './transfers.rows.ts';
 import { transfers } from './transfers.table.ts';
 
+/** The prefixes of its ids (typed: src/kernel/ids.ts). */
+const ids = { transfer: 'tr', payout: 'po' } as const;
+type TransfersIds = typeof ids;
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes extends TransfersIds {}
+}
+
 /** Transfers and payouts on the rails (FedACH, RTP, FedNow), and a checkout's ACH debit. */
 export default defineModule({
   name: 'transfers',
   tables: [transfers],
-  ids: ['transfer', 'payout'],
+  ids,
   operations: transferOperations,
   graphql: () => import('./transfers.graphql.ts'),
   jobs: {

@@ -6,11 +6,18 @@ import { webhookRecipes } from './webhooks.recipes.ts';
 import { purgeEndedDeliveries, purgeOldAttempts } from './webhooks.retention.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
 
+/** The prefixes of its ids (typed: src/kernel/ids.ts). */
+const ids = { webhookEndpoint: 'we', webhookDelivery: 'wd', webhookAttempt: 'wa' } as const;
+type WebhooksIds = typeof ids;
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes extends WebhooksIds {}
+}
+
 /** Webhooks: endpoints, deliveries and their attempts, signing, the delivery worker. */
 export default defineModule({
   name: 'webhooks',
   tables: [webhookEndpoints, webhookDeliveries, webhookAttempts],
-  ids: ['webhookEndpoint', 'webhookDelivery', 'webhookAttempt'],
+  ids,
   operations: [...eventOperations, ...webhookOperations],
   graphql: () => import('./webhooks.graphql.ts'),
   retention: [
