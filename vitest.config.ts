@@ -37,6 +37,7 @@ export default defineConfig({
       ...(runBrowserTests ? [] : ['test/**/*.browser.test.ts']),
     ],
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/register-modules.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -90,6 +90,8 @@ async function run(argv: string[]): Promise<number> {
       : { driver: 'pglite', ...(config.database.dataDir ? { dataDir: config.database.dataDir } : {}) },
   );
   try {
+    // The modules' registries (id prefixes among them) before anything is written.
+    (await import('./modules/index.ts')).registerModules();
     if (command === 'merchants create') {
       if (!values.name) throw new Error('merchants create needs --name NAME');
       const created = await createMerchant(database.db, systemClock, { name: values.name });

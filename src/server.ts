@@ -16,6 +16,7 @@ import { clockFor, runDueWork } from './modules/clock/clock.service.ts';
 import type { ProcessContext } from './modules/context.ts';
 import { createSignInLink } from './modules/dashboard/dashboard.service.ts';
 import { EventBus } from './modules/events/events.bus.ts';
+import { registerModules } from './modules/index.ts';
 import { CredentialWatch } from './modules/merchants/credential-watch.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/default-merchant.ts';
 import { SignupLimiter } from './modules/merchants/signups.ts';
@@ -114,6 +115,9 @@ export async function startServer(
   logger: Logger,
   progress: StartProgress = () => {},
 ): Promise<RunningServer> {
+  // The modules' registries (id prefixes, job handlers, …) before anything writes: the default
+  // merchant is made before the app is built.
+  registerModules();
   const opening = Date.now();
   progress(
     config.database.driver === 'postgres'

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECIPES } from '../src/modules/trigger/trigger.recipes.ts';
+import { recipes } from '../src/modules/trigger/trigger.recipes.ts';
 import { listEventTypes } from '../src/modules/webhooks/webhooks.event-types.ts';
 import { signedIn } from './fixtures/dashboard.ts';
 import { expectLedgerBalanced } from './fixtures/ledger.ts';
@@ -68,7 +68,7 @@ async function balances(m: TestMerchant): Promise<unknown> {
 function recipesTable(): string {
   const cell = (text: string) => text.replaceAll('|', '\\|');
   const rows = listEventTypes().map((type) => {
-    const recipe = RECIPES.get(type);
+    const recipe = recipes().get(type);
     if (!recipe) return `| \`${type}\` | (no recipe) | | |`;
     const keys = recipe.accepts.map((key) => `\`${key}\``).join(', ') || 'none';
     return `| \`${type}\` | ${cell(recipe.drives)} | ${keys} | ${recipe.movesClock ? 'yes' : 'no'} |`;
@@ -109,7 +109,7 @@ describe('every event type has a recipe', () => {
   });
 
   it('listEventTypes() and the recipes are the same set', () => {
-    expect([...RECIPES.keys()].sort()).toEqual([...listEventTypes()].sort());
+    expect([...recipes().keys()].sort()).toEqual([...listEventTypes()].sort());
   });
 
   it('GET /v1/simulate/events/recipes lists one per type, in the order of GET /v1/event_types', async () => {

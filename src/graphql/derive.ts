@@ -23,13 +23,17 @@ const inputTypes = new WeakMap<z.ZodType, AnyRef>([[wireAmount, 'Decimal']]);
 
 export const renderContextOf = (ctx: GraphQLContext): RenderContext => ({ publicUrl: ctx.deps.publicUrl });
 
-/** The description a zod schema carries (on an optional wrapper, or on what it wraps). */
+/**
+ * The description a zod schema carries (on an optional wrapper, or on what it wraps; through a lazy
+ * schema, one derived from the registered modules, to what it stands for).
+ */
 export function descriptionOf(schema: z.ZodType): string | undefined {
-  const inner =
+  const wrapped =
     schema instanceof z.ZodOptional || schema instanceof z.ZodNullable || schema instanceof z.ZodDefault
       ? schema.unwrap()
       : schema;
-  return schema.description ?? (inner as z.ZodType).description;
+  const inner = wrapped instanceof z.ZodLazy ? wrapped.unwrap() : wrapped;
+  return schema.description ?? (wrapped as z.ZodType).description ?? (inner as z.ZodType).description;
 }
 
 export interface ObjectOptions<Row> {

@@ -1,5 +1,5 @@
 import { SandbankError } from '../kernel/errors.ts';
-import { ID_PREFIXES, type IdKind } from '../kernel/ids.ts';
+import { type IdKind, idPrefix } from '../kernel/ids.ts';
 import type { ServiceContext } from '../modules/context.ts';
 import { builder } from './builder.ts';
 import { serviceContext } from './context.ts';
@@ -58,7 +58,7 @@ export function nodeKind<T extends NodeShape>(
   type: { name: string; $inferType: T },
   load: (svc: ServiceContext, ids: string[]) => Promise<T[]>,
 ): void {
-  const prefix = ID_PREFIXES[kind];
+  const prefix = idPrefix(kind);
   if (kinds.has(prefix)) throw new Error(`node kind ${prefix}_ is registered twice`);
   kinds.set(prefix, { typeName: type.name, load });
 }

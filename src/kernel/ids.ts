@@ -1,37 +1,56 @@
 import { encodeTime } from 'ulid';
 import { randomBytesPooled } from './random.ts';
 
-/** Prefixes of every object id. */
-export const ID_PREFIXES = {
-  merchant: 'mch',
-  apiKey: 'key',
-  collection: 'col',
-  paymentAttempt: 'pay',
-  cardPayment: 'cp',
-  refund: 're',
-  dispute: 'dp',
-  token: 'tok',
-  transfer: 'tr',
-  payout: 'po',
-  inboundTransfer: 'itr',
-  counterparty: 'cpty',
-  virtualCard: 'vc',
-  issuingAuthorization: 'iauth',
-  fxQuote: 'fxq',
-  fxConversion: 'fxc',
-  fxSettlement: 'fxs',
-  event: 'evt',
-  webhookEndpoint: 'we',
-  webhookDelivery: 'wd',
-  webhookAttempt: 'wa',
-  request: 'req',
-  job: 'job',
-  posting: 'btx',
-  ledgerEntry: 'le',
-  ledgerAccount: 'la',
-} as const;
+/**
+ * The prefix of every kind of id. The infrastructure's kinds are listed here; each module declares
+ * the prefixes of its own kinds in its manifest (`ids`) and adds them to this interface (a
+ * `declare module` beside the manifest), so that an unknown kind is still a type error. The
+ * prefixes themselves reach newId when the modules are registered at start-up (registerIdPrefixes).
+ */
+export interface IdPrefixes {
+  event: 'evt';
+  job: 'job';
+  request: 'req';
+}
 
-export type IdKind = keyof typeof ID_PREFIXES;
+export type IdKind = keyof IdPrefixes;
+
+/** Some id kinds with their prefixes, as a module declares them. */
+export type IdPrefixClaims = { readonly [K in IdKind]?: IdPrefixes[K] };
+
+/** The infrastructure's kinds: events and jobs (src/db), request ids (the wiring). */
+export const INFRASTRUCTURE_ID_PREFIXES = {
+  event: 'evt',
+  job: 'job',
+  request: 'req',
+} as const satisfies IdPrefixClaims;
+
+const prefixes = new Map<string, string>(Object.entries(INFRASTRUCTURE_ID_PREFIXES));
+
+/**
+ * Registers id kinds' prefixes (a module's `ids`, at start-up). A kind registered again keeps its
+ * prefix; two kinds never share one.
+ */
+export function registerIdPrefixes(claims: IdPrefixClaims): void {
+  for (const [kind, prefix] of Object.entries(claims)) {
+    if (prefix === undefined || prefixes.get(kind) === prefix) continue;
+    const taken = [...prefixes].find(([other, mine]) => other === kind || mine === prefix);
+    if (taken) throw new Error(`id kind ${kind} (${prefix}_) clashes with ${taken[0]} (${taken[1]}_)`);
+    prefixes.set(kind, prefix);
+  }
+}
+
+/** Every registered id kind's prefix, by kind. */
+export function idPrefixes(): ReadonlyMap<string, string> {
+  return prefixes;
+}
+
+/** The prefix of an id kind (`col` for a collection). */
+export function idPrefix(kind: IdKind): string {
+  const prefix = prefixes.get(kind);
+  if (prefix === undefined) throw new Error(`id kind ${kind} has no prefix: are the modules registered?`);
+  return prefix;
+}
 
 /** A random number of `bits` bits (a multiple of 8), from the pooled CSPRNG. */
 function randomBits(bits: number): bigint {
@@ -80,9 +99,9 @@ function nextUlid(): string {
 
 /** An opaque, prefixed, time-sortable id: `col_01JD3…` (ULID, increasing, never counted up by one). */
 export function newId(kind: IdKind): string {
-  return `${ID_PREFIXES[kind]}_${nextUlid()}`;
+  return `${idPrefix(kind)}_${nextUlid()}`;
 }
 
 export function hasPrefix(id: string, kind: IdKind): boolean {
-  return id.startsWith(`${ID_PREFIXES[kind]}_`);
+  return id.startsWith(`${idPrefix(kind)}_`);
 }

@@ -1,4 +1,5 @@
 import { registerEventFanOut } from '../db/outbox.ts';
+import { registerIdPrefixes } from '../kernel/ids.ts';
 import bankAccounts from './bank-accounts/index.ts';
 import cardPayments from './card-payments/index.ts';
 import cards from './cards/index.ts';
@@ -18,6 +19,7 @@ import ledger from './ledger/index.ts';
 import merchants from './merchants/index.ts';
 import type { ModuleManifest } from './module.ts';
 import nocs from './nocs/index.ts';
+import { registerManifests } from './registry.ts';
 import sandbox from './sandbox/index.ts';
 import scheduler from './scheduler/index.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
@@ -61,9 +63,13 @@ export const MODULES: readonly ModuleManifest[] = [
 
 /**
  * What the modules register at start-up (the app, and the CLI before it writes): each job kind's
- * handler and the events' fan-out. Idempotent: registering again replaces the same entries.
+ * handler, the events' fan-out, its id prefixes, and the manifests themselves for the registries derived on first use
+ * (event types, trigger recipes, reset kinds: src/modules/registry.ts). Idempotent: registering
+ * again replaces the same entries.
  */
 export function registerModules(): void {
+  registerManifests(MODULES);
+  for (const module of MODULES) if (module.ids) registerIdPrefixes(module.ids);
   const fanOuts = MODULES.flatMap((module) => (module.eventFanOut ? [module] : []));
   if (fanOuts.length > 1)
     throw new Error(`events fan out from one module only: ${fanOuts.map((m) => m.name).join(', ')}`);

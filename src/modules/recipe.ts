@@ -1,9 +1,9 @@
 /**
  * What a trigger recipe is (docs/trigger.md): the interface each module's recipes implement
  * (`<module>.recipes.ts`, beside the objects they drive), the driver a run hands them, and the
- * helpers they share. The trigger module runs them and lists them in one array
- * (trigger/trigger.recipes.ts); this file imports no module, so a module's recipes depend on
- * nothing of the trigger module.
+ * helpers they share. Each module lists its recipes in its manifest (`recipes`) and the trigger
+ * module runs them (trigger/trigger.recipes.ts maps them by type); this file imports no module,
+ * so a module's recipes depend on nothing of the trigger module.
  */
 import { SandbankError } from '../kernel/errors.ts';
 import { parseAmount } from '../kernel/money.ts';

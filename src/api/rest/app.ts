@@ -2,7 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { fixtureStepPrincipal } from '../../modules/fixtures/fixtures.service.ts';
-import { MODULES } from '../../modules/index.ts';
+import { MODULES, registerModules } from '../../modules/index.ts';
 import { mountOperations } from '../../rest/mount.ts';
 import { validationHook } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
@@ -22,6 +22,9 @@ const PUBLIC_KEY_ROUTES = new Set(['POST /v1/tokens']);
 
 /** The /v1 REST API: conventions applied once, then every module's routes. */
 export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
+  // The registries some schemas are derived from (event types, reset kinds), filled first: the
+  // document may be built without an app (npm run schema:print).
+  registerModules();
   // Every operation's validation failures are the registry's errors, including operations that
   // register no hook of their own.
   const api = new OpenAPIHono<RestEnv>({ defaultHook: validationHook() });

@@ -7,4 +7,5 @@ import { defineModule } from '../module.ts';
 export default defineModule({
   name: 'events',
   graphql: () => import('./events.graphql.ts'),
+  reset: [{ kind: 'events', table: 'events', order: 190, description: 'Events.' }],
 });

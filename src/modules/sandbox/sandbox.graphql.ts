@@ -3,8 +3,7 @@ import { registerObjectType } from '../../graphql/derive.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { ClockRef } from '../clock/clock.graphql.ts';
 import { sandboxOperations } from './sandbox.operations.ts';
-import { RESET_KINDS, type ResetKind, type ResetResult } from './sandbox.reset.ts';
-import { DELETED_DESCRIPTIONS } from './sandbox.resource.ts';
+import { type ResetKind, type ResetResult, resetKinds } from './sandbox.reset.ts';
 
 const camel = (kind: string) => kind.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
 
@@ -12,9 +11,9 @@ const DeletedRef = builder.objectRef<Record<ResetKind, number>>('MerchantResetDe
   description: 'How many rows of each kind a sandbox reset deleted.',
   fields: (t) =>
     Object.fromEntries(
-      RESET_KINDS.map(([kind]) => [
+      resetKinds().map(({ kind, description }) => [
         camel(kind),
-        t.int({ description: DELETED_DESCRIPTIONS[kind], resolve: (counts) => counts[kind] }),
+        t.int({ description, resolve: (counts) => counts[kind] ?? 0 }),
       ]),
     ),
 });

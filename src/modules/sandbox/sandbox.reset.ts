@@ -7,6 +7,7 @@ import { oneClockChange } from '../clock/clock.change.ts';
 import { type ClockView, forget, lockClock, REAL_TIME, saveClock, view } from '../clock/clock.service.ts';
 import { merchantClocks } from '../clock/clock.table.ts';
 import type { ServiceContext } from '../context.ts';
+import { derived, type ResetKindDecl } from '../registry.ts';
 import { webhookEndpoints } from '../webhooks/webhooks.table.ts';
 
 /**
@@ -18,40 +19,26 @@ import { webhookEndpoints } from '../webhooks/webhooks.table.ts';
  */
 
 /**
- * What a reset deletes, in the answer's order: the kind's name and the merchant's rows of it. A
- * new table holding a merchant's objects gets a line here (test/sandbox-reset.test.ts fails on a
- * table it does not know).
+ * What a reset deletes, in the answer's order: each module's manifest declares the kinds of its
+ * rows (`reset`), placed by their `order`. A new table holding a merchant's objects gets a kind in
+ * its module's manifest (test/sandbox-reset.test.ts fails on a table it does not know).
  */
-export const RESET_KINDS = [
-  ['collections', 'collections'],
-  ['payment_attempts', 'payment_attempts'],
-  ['card_payments', 'card_payments'],
-  ['refunds', 'card_refunds'],
-  ['disputes', 'disputes'],
-  ['tokens', 'card_tokens'],
-  ['transfers', 'transfers', "kind = 'transfer'"],
-  ['payouts', 'transfers', "kind = 'payout'"],
-  ['inbound_transfers', 'inbound_transfers'],
-  ['counterparties', 'counterparties'],
-  ['virtual_cards', 'virtual_cards'],
-  ['issuing_authorizations', 'issuing_authorizations'],
-  ['fx_quotes', 'fx_quotes'],
-  ['fx_conversions', 'fx_conversions'],
-  ['fx_settlements', 'fx_settlements'],
-  ['ledger_accounts', 'ledger_accounts'],
-  ['ledger_postings', 'ledger_postings'],
-  ['ledger_entries', 'ledger_entries'],
-  ['events', 'events'],
-  ['webhook_deliveries', 'webhook_deliveries'],
-  ['webhook_attempts', 'webhook_attempts'],
-  ['scheduled_jobs', 'scheduled_jobs'],
-  ['idempotency_keys', 'idempotency_keys'],
-] as const satisfies readonly (readonly [string, string, string?])[];
+export const resetKinds: () => readonly ResetKindDecl[] = derived((modules) => {
+  const kinds = modules.flatMap((module) => module.reset ?? []).sort((a, b) => a.order - b.order);
+  const names = new Set(kinds.map((kind) => kind.kind));
+  const orders = new Set(kinds.map((kind) => kind.order));
+  if (names.size !== kinds.length || orders.size !== kinds.length)
+    throw new Error("two reset kinds share a name or an order (the manifests' `reset`)");
+  return kinds;
+});
 
-export type ResetKind = (typeof RESET_KINDS)[number][0];
+/** The name of a reset kind (`card_payments`). */
+export type ResetKind = string;
 
 /** The tables a reset deletes from (every table holding a merchant's rows but those it keeps). */
-export const RESET_TABLES: readonly string[] = [...new Set(RESET_KINDS.map(([, table]) => table))];
+export function resetTables(): readonly string[] {
+  return [...new Set(resetKinds().map((kind) => kind.table))];
+}
 
 /** The tables a reset keeps: the merchant, its keys and sign-ins, its endpoints, its clock's row, its chaos setting. */
 export const KEPT_TABLES = [
@@ -67,24 +54,14 @@ export const KEPT_TABLES = [
 /**
  * The rows a concurrent request could attach new rows to (a refund to its payment, an attempt to its
  * collection, a posting to the ledger, an attempt's log line to its delivery), locked before anything
- * is deleted: objects first and the ledger last, in account-id order (docs/concurrency.md). A request
- * that got there first finishes before the deletion reads anything, so its rows are deleted with
- * the rest; one that comes after finds its object gone (404) or starts a new ledger.
+ * is deleted: objects first (the kinds marked `lock`, in the answer's order) and the ledger last, in
+ * account-id order (docs/concurrency.md). A request that got there first finishes before the
+ * deletion reads anything, so its rows are deleted with the rest; one that comes after finds its
+ * object gone (404) or starts a new ledger.
  */
-const LOCKED_FIRST = [
-  'collections',
-  'card_payments',
-  'card_tokens',
-  'transfers',
-  'inbound_transfers',
-  'counterparties',
-  'virtual_cards',
-  'issuing_authorizations',
-  'fx_quotes',
-  'fx_conversions',
-  'fx_settlements',
-  'webhook_deliveries',
-] as const;
+function lockedFirst(): string[] {
+  return [...new Set(resetKinds().flatMap((kind) => (kind.lock ? [kind.table] : [])))];
+}
 
 export interface ResetResult {
   merchantId: string;
@@ -93,7 +70,7 @@ export interface ResetResult {
 }
 
 async function wipe(tx: Tx, merchantId: string): Promise<Record<ResetKind, number>> {
-  for (const table of LOCKED_FIRST)
+  for (const table of lockedFirst())
     await tx.execute(sql`SELECT 1 FROM ${sql.raw(table)} WHERE merchant_id = ${merchantId} FOR UPDATE`);
   await tx.execute(
     sql`SELECT 1 FROM ledger_accounts WHERE merchant_id = ${merchantId} ORDER BY id FOR UPDATE`,
@@ -101,23 +78,20 @@ async function wipe(tx: Tx, merchantId: string): Promise<Record<ResetKind, numbe
   // One statement, one snapshot: every kind is deleted as of the same instant, and the foreign keys
   // (refunds to payments, attempts to collections, entries to postings and accounts) are checked
   // once all of it is gone.
-  const ctes = RESET_KINDS.map((entry) => {
-    const [kind, table] = entry;
-    const also = entry[2] ? sql.raw(` AND ${entry[2]}`) : sql``;
+  const kinds = resetKinds();
+  const ctes = kinds.map(({ kind, table, where }) => {
+    const also = where ? sql.raw(` AND ${where}`) : sql``;
     return sql`${sql.raw(`d_${kind}`)} AS (DELETE FROM ${sql.raw(table)} WHERE merchant_id = ${merchantId}${also} RETURNING 1)`;
   });
-  const counts = RESET_KINDS.map(
-    ([kind]) => sql`(SELECT count(*) FROM ${sql.raw(`d_${kind}`)})::int AS ${sql.raw(`"${kind}"`)}`,
+  const counts = kinds.map(
+    ({ kind }) => sql`(SELECT count(*) FROM ${sql.raw(`d_${kind}`)})::int AS ${sql.raw(`"${kind}"`)}`,
   );
   const [row] = await queryRows<Record<ResetKind, number | string>>(
     tx,
     sql`WITH ${sql.join(ctes, sql`, `)} SELECT ${sql.join(counts, sql`, `)}`,
   );
   if (!row) throw new Error('the reset statement answered no row');
-  return Object.fromEntries(RESET_KINDS.map(([kind]) => [kind, Number(row[kind])])) as Record<
-    ResetKind,
-    number
-  >;
+  return Object.fromEntries(kinds.map(({ kind }) => [kind, Number(row[kind])])) as Record<ResetKind, number>;
 }
 
 /**

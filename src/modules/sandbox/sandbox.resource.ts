@@ -1,44 +1,24 @@
 import { z } from 'zod';
 import { idOf, type Wire, wireAnswer } from '../../kernel/wire-resources.ts';
 import { ClockWire, clockResource } from '../clock/clock.resource.ts';
-import { RESET_KINDS, type ResetKind, type ResetResult } from './sandbox.reset.ts';
+import { derived } from '../registry.ts';
+import { type ResetKind, type ResetResult, resetKinds } from './sandbox.reset.ts';
 
-export const DELETED_DESCRIPTIONS: Record<ResetKind, string> = {
-  collections: 'Collections (checkouts).',
-  payment_attempts: "Attempts to pay a collection's checkout.",
-  card_payments: 'Card payments.',
-  refunds: 'Refunds of card payments.',
-  disputes: 'Disputes of card payments.',
-  tokens: 'Card tokens.',
-  transfers: 'Bank transfers.',
-  payouts: 'Payouts.',
-  inbound_transfers: 'Inbound transfers from outside originators.',
-  virtual_cards: 'Virtual cards.',
-  issuing_authorizations: 'Authorizations on virtual cards.',
-  fx_quotes: 'FX quotes.',
-  fx_conversions: 'FX conversions.',
-  fx_settlements: 'FX settlements abroad.',
-  ledger_accounts: 'Ledger accounts (the balances start again from nothing).',
-  ledger_postings: 'Ledger postings.',
-  ledger_entries: 'Ledger entries.',
-  counterparties: 'Saved counterparties (bank accounts) and the corrections they received.',
-  events: 'Events.',
-  webhook_deliveries: 'Webhook deliveries (pending ones are never sent).',
-  webhook_attempts: 'Logged webhook delivery attempts.',
-  scheduled_jobs: 'Scheduled clock work (expiries, settlements, …), done or pending.',
-  idempotency_keys: 'Stored Idempotency-Key answers (the same keys can be sent again).',
-};
+/** The counts of a reset, one per kind its modules declare (built on first use). */
+const resetDeletedWire = derived(() =>
+  z
+    .object(
+      Object.fromEntries(
+        resetKinds().map(({ kind, description }) => [
+          kind,
+          z.number().int().nonnegative().meta({ description }),
+        ]),
+      ) as Record<ResetKind, z.ZodNumber>,
+    )
+    .meta({ id: 'ResetDeleted', description: 'How many rows of each kind the reset deleted.' }),
+);
 
-export const ResetDeletedWire = z
-  .object(
-    Object.fromEntries(
-      RESET_KINDS.map(([kind]) => [
-        kind,
-        z.number().int().nonnegative().meta({ description: DELETED_DESCRIPTIONS[kind] }),
-      ]),
-    ) as Record<ResetKind, z.ZodNumber>,
-  )
-  .meta({ id: 'ResetDeleted', description: 'How many rows of each kind the reset deleted.' });
+export const ResetDeletedWire = z.lazy(resetDeletedWire);
 
 export const ResetWire = wireAnswer('reset', {
   merchant_id: idOf('merchant whose sandbox was reset'),

@@ -5,4 +5,12 @@ import { purgeFinishedJobs } from './scheduler.service.ts';
 export default defineModule({
   name: 'scheduler',
   retention: [{ name: 'finished jobs', purge: purgeFinishedJobs }],
+  reset: [
+    {
+      kind: 'scheduled_jobs',
+      table: 'scheduled_jobs',
+      order: 220,
+      description: 'Scheduled clock work (expiries, settlements, …), done or pending.',
+    },
+  ],
 });

@@ -1,6 +1,16 @@
 import { defineModule } from '../module.ts';
 import { answerRtpJob, returnTransferJob, settleTransferJob, submitTransferJob } from './transfers.jobs.ts';
+import {
+  achPayoutMachine,
+  achTransferMachine,
+  rtpPayoutMachine,
+  rtpTransferMachine,
+} from './transfers.machine.ts';
 import { transferOperations } from './transfers.operations.ts';
+import { heldCreditRecipes, transferRecipes } from './transfers.recipes.ts';
+import { payoutRecipes } from './transfers.recipes-payouts.ts';
+import { returnDisputeRecipes } from './transfers.recipes-returns.ts';
+import { PayoutWire, TransferWire } from './transfers.resource.ts';
 import {
   TRANSFER_RETURN_JOB,
   TRANSFER_RTP_JOB,
@@ -9,11 +19,18 @@ import {
 } from './transfers.rows.ts';
 import { transfers } from './transfers.table.ts';
 
+/** The prefixes of its ids (typed: src/kernel/ids.ts). */
+const ids = { transfer: 'tr', payout: 'po' } as const;
+type TransfersIds = typeof ids;
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes extends TransfersIds {}
+}
+
 /** Transfers and payouts on the rails (FedACH, RTP, FedNow), and a checkout's ACH debit. */
 export default defineModule({
   name: 'transfers',
   tables: [transfers],
-  ids: ['transfer', 'payout'],
+  ids,
   operations: transferOperations,
   graphql: () => import('./transfers.graphql.ts'),
   jobs: {
@@ -22,4 +39,34 @@ export default defineModule({
     [TRANSFER_RETURN_JOB]: returnTransferJob,
     [TRANSFER_RTP_JOB]: answerRtpJob,
   },
+  recipes: [...transferRecipes, ...payoutRecipes, ...returnDisputeRecipes, ...heldCreditRecipes],
+  reset: [
+    {
+      kind: 'transfers',
+      table: 'transfers',
+      where: "kind = 'transfer'",
+      order: 70,
+      lock: true,
+      description: 'Bank transfers.',
+    },
+    { kind: 'payouts', table: 'transfers', where: "kind = 'payout'", order: 80, description: 'Payouts.' },
+  ],
+  events: [
+    {
+      object: 'transfer',
+      machines: [achTransferMachine, rtpTransferMachine],
+      createdEvent: true,
+      // Told by the nocs module: a correction received, or refused.
+      also: ['notification_of_change', 'notification_of_change_refused'],
+      wire: TransferWire,
+      order: 50,
+    },
+    {
+      object: 'payout',
+      machines: [achPayoutMachine, rtpPayoutMachine],
+      createdEvent: true,
+      wire: PayoutWire,
+      order: 60,
+    },
+  ],
 });

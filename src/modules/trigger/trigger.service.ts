@@ -7,7 +7,7 @@ import { type EventRow, eventColumns } from '../events/events.service.ts';
 import type { Overrides, Recipe } from '../recipe.ts';
 import { listEventTypes } from '../webhooks/webhooks.event-types.ts';
 import { Driver } from './trigger.driver.ts';
-import { RECIPES } from './trigger.recipes.ts';
+import { recipes } from './trigger.recipes.ts';
 
 /**
  * Triggering an event on demand: the recipe of its type drives real objects through their own
@@ -34,7 +34,7 @@ export interface TriggerResult {
 
 /** The recipe of an event type, or 400 naming the types there are. */
 export function recipeOf(type: string): Recipe {
-  const recipe = RECIPES.get(type);
+  const recipe = recipes().get(type);
   if (!recipe)
     throw new SandbankError('parameter_invalid', {
       param: 'type',
@@ -103,7 +103,7 @@ export async function triggerEvent(ctx: ServiceContext, input: TriggerInput): Pr
 /** Every recipe, in the order of GET /v1/event_types. */
 export function listRecipes(): Recipe[] {
   return listEventTypes().flatMap((type) => {
-    const recipe = RECIPES.get(type);
+    const recipe = recipes().get(type);
     return recipe ? [recipe] : [];
   });
 }

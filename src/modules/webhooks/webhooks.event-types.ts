@@ -1,67 +1,22 @@
 import type { Machine } from '../../kernel/state-machine.ts';
-import { cardPaymentMachine, refundMachine } from '../card-payments/card-payments.machine.ts';
-import { collectionMachine } from '../collections/collections.machine.ts';
-import { disputeMachine } from '../disputes/disputes.machine.ts';
-import { fxQuoteMachine, fxSettlementMachine } from '../fx/fx.machine.ts';
-import { achInboundMachine, instantInboundMachine } from '../inbound-transfers/inbound-transfers.machine.ts';
-import { issuingAuthorizationMachine, virtualCardMachine } from '../issuing/issuing.machine.ts';
-import { holdMachine, postingMachine } from '../ledger/ledger.machine.ts';
-import {
-  achPayoutMachine,
-  achTransferMachine,
-  rtpPayoutMachine,
-  rtpTransferMachine,
-} from '../transfers/transfers.machine.ts';
+import { derived, type EventSource } from '../registry.ts';
 
 /**
  * The event types the code can emit, `<object>.<state>`, derived from the objects' state machines
- * (so a state added to a machine shows up here): every state of the object's machines, except that
- * an object announcing its creation as `<object>.created` is never announced in an initial state
- * no transition leads back to (a collection is `created`, not `pending`). `also` names the changes
- * that are not states (an authorization is `refunded` while it stays `captured`).
+ * (so a state added to a machine shows up here). Each module's manifest declares the kinds of object
+ * whose events it emits (`events`, what one declares: EventSource in modules/registry.ts), placed
+ * in the published list by their `order`.
  */
-interface EventSource {
-  object: string;
-  machines: readonly Machine<string, string>[];
-  createdEvent: boolean;
-  also?: readonly string[];
-}
 
-const SOURCES: readonly EventSource[] = [
-  { object: 'collection', machines: [collectionMachine], createdEvent: true },
-  {
-    object: 'card_payment',
-    machines: [cardPaymentMachine],
-    createdEvent: false,
-    also: ['early_fraud_warning'],
-  },
-  { object: 'refund', machines: [refundMachine], createdEvent: false },
-  { object: 'dispute', machines: [disputeMachine], createdEvent: false },
-  {
-    object: 'transfer',
-    machines: [achTransferMachine, rtpTransferMachine],
-    createdEvent: true,
-    also: ['notification_of_change', 'notification_of_change_refused'],
-  },
-  { object: 'payout', machines: [achPayoutMachine, rtpPayoutMachine], createdEvent: true },
-  {
-    object: 'inbound_transfer',
-    machines: [achInboundMachine, instantInboundMachine],
-    createdEvent: true,
-  },
-  { object: 'balance_transaction', machines: [holdMachine, postingMachine], createdEvent: true },
-  { object: 'virtual_card', machines: [virtualCardMachine], createdEvent: true, also: ['updated'] },
-  {
-    object: 'issuing_authorization',
-    machines: [issuingAuthorizationMachine],
-    createdEvent: false,
-    also: ['refunded'],
-  },
-  { object: 'fx_quote', machines: [fxQuoteMachine], createdEvent: true },
-  { object: 'fx_conversion', machines: [], createdEvent: false, also: ['completed'] },
-  { object: 'fx_settlement', machines: [fxSettlementMachine], createdEvent: true },
-  { object: 'webhook', machines: [], createdEvent: false, also: ['test'] },
-];
+/** Every declared kind of object with events, in the published order. */
+export const eventSources: () => readonly EventSource[] = derived((modules) => {
+  const sources = modules.flatMap((module) => module.events ?? []).sort((a, b) => a.order - b.order);
+  const objects = new Set(sources.map((source) => source.object));
+  const orders = new Set(sources.map((source) => source.order));
+  if (objects.size !== sources.length || orders.size !== sources.length)
+    throw new Error("two kinds of events share an object or an order (the manifests' `events`)");
+  return sources;
+});
 
 /** The wildcard an endpoint subscribes with to receive every type. */
 export const ALL_EVENTS = '*';
@@ -88,12 +43,16 @@ function typesOf(source: EventSource): string[] {
   return [...new Set(states)].map((state) => `${source.object}.${state}`);
 }
 
+const groups = derived(() =>
+  eventSources().map((source) => ({ object: source.object, types: typesOf(source) })),
+);
+
 /** Every event type the code can emit, grouped by object (for pickers: the dashboard's checkboxes). */
 export function eventTypeGroups(): EventTypeGroup[] {
-  return SOURCES.map((source) => ({ object: source.object, types: typesOf(source) }));
+  return groups().map((group) => ({ object: group.object, types: [...group.types] }));
 }
 
 /** Every event type the code can emit (GET /v1/event_types, GraphQL eventTypes). */
 export function listEventTypes(): string[] {
-  return eventTypeGroups().flatMap((group) => group.types);
+  return groups().flatMap((group) => group.types);
 }

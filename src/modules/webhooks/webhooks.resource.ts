@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineObject, field, type ObjectDecl, type RenderContext, withWire } from '../../kernel/declare.ts';
 import { timestamp, type Wire, wireAnswer } from '../../kernel/wire-resources.ts';
+import { derived } from '../registry.ts';
 import { ALL_EVENTS, listEventTypes } from './webhooks.event-types.ts';
 import type { AttemptRow, DeliveryLog } from './webhooks.log.ts';
 import type { EventTypePayload } from './webhooks.payloads.ts';
@@ -12,9 +13,13 @@ type EndpointRow = typeof webhookEndpoints.$inferSelect;
 const nullableText = (description: string) => z.string().nullable().meta({ description });
 const nullableTimestamp = (description: string) => timestamp.nullable().meta({ description });
 /** An event type the sandbox sends (the list of GET /v1/event_types), one component for every use. */
-export const EventTypeNameWire = z
-  .enum(listEventTypes() as [string, ...string[]])
-  .meta({ id: 'EventTypeName', description: 'An event type the sandbox sends (GET /v1/event_types).' });
+export const EventTypeNameWire = z.lazy(
+  derived(() =>
+    z
+      .enum(listEventTypes() as [string, ...string[]])
+      .meta({ id: 'EventTypeName', description: 'An event type the sandbox sends (GET /v1/event_types).' }),
+  ),
+);
 
 const endpointFields = {
   url: field.url<EndpointRow>('Where events are POSTed (http or https).', (row) => row.url),

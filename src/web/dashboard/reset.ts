@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { RESET_KINDS, resetMerchant } from '../../modules/sandbox/sandbox.reset.ts';
+import { resetKinds, resetMerchant } from '../../modules/sandbox/sandbox.reset.ts';
 import { type DashEnv, dashboardContext, formOf } from './session.ts';
 import { setFlash } from './ui.ts';
 
@@ -20,8 +20,9 @@ export function registerResetAction(app: Hono<DashEnv>): void {
     }
     const result = await resetMerchant(await dashboardContext(c));
     // Objects, not the rows behind them: the ledger's and the attempt log's lines are left out.
-    const objects = RESET_KINDS.filter(([kind]) => !kind.startsWith('ledger_') && kind !== 'webhook_attempts')
-      .map(([kind]) => result.deleted[kind])
+    const objects = resetKinds()
+      .filter(({ kind }) => !kind.startsWith('ledger_') && kind !== 'webhook_attempts')
+      .map(({ kind }) => result.deleted[kind] ?? 0)
       .reduce((sum, n) => sum + n, 0);
     setFlash(c, {
       notice: `Sandbox reset: ${objects} objects deleted and the balances emptied; the clock is back to real time. Keys and webhook endpoints are kept.`,
