@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineObject, field, withWire } from '../../kernel/declare.ts';
+import { describedValues } from '../../kernel/described-values.ts';
 import { type Wire, wireDecimal } from '../../kernel/wire-resources.ts';
 import { disputeMachine } from './disputes.machine.ts';
 import { DISPUTE_REASONS } from './disputes.schema.ts';
@@ -50,3 +51,14 @@ export const DisputeWire = Dispute.wire;
 export function disputeResource(row: DisputeRow): Wire<typeof DisputeWire> {
   return Dispute.render(row, { publicUrl: '' });
 }
+
+export const DisputeOutcomeReasonValues = describedValues(
+  'DisputeOutcomeReason',
+  'How a closed dispute was decided.',
+  {
+    evidence: 'The review of the submitted evidence.',
+    accepted: 'The merchant closed (accepted) it.',
+    no_response: 'No evidence was submitted by the due date.',
+    simulated: 'simulateDisputeResolution (POST /v1/simulate/disputes/{id}/resolve).',
+  } satisfies Record<OutcomeReason, string>,
+);

@@ -3,7 +3,6 @@ import { describedValues } from '../../kernel/described-values.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { wireAmount } from '../../kernel/wire-schemas.ts';
 import type { DisputeState } from './disputes.machine.ts';
-import type { OutcomeReason } from './disputes.resource.ts';
 
 /** Why the cardholder disputes (the card networks' categories, as Stripe names them). */
 export const DISPUTE_REASONS = [
@@ -115,17 +114,6 @@ export const DisputeReasonValues = describedValues('DisputeReason', 'Why the car
   general: 'Any other reason (also an inquiry opened by a magic card).',
   unrecognized: 'The cardholder does not recognize the payment.',
 } satisfies Record<DisputeReason, string>);
-
-export const DisputeOutcomeReasonValues = describedValues(
-  'DisputeOutcomeReason',
-  'How a closed dispute was decided.',
-  {
-    evidence: 'The review of the submitted evidence.',
-    accepted: 'The merchant closed (accepted) it.',
-    no_response: 'No evidence was submitted by the due date.',
-    simulated: 'simulateDisputeResolution (POST /v1/simulate/disputes/{id}/resolve).',
-  } satisfies Record<OutcomeReason, string>,
-);
 
 export const DisputeOutcomeValues = describedValues('DisputeOutcome', 'What the issuer decides.', {
   won: 'For the merchant (an inquiry: closed).',

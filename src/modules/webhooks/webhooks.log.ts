@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { events } from '../../db/events.table.ts';
 import { merchantRowsByIds, storableIds } from '../../db/pages.ts';
+import { describedValues } from '../../kernel/described-values.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { dbOf, type ServiceContext } from '../context.ts';
 import { getEvent } from '../events/events.service.ts';
@@ -105,3 +106,13 @@ export async function deliveriesByIds(ctx: ServiceContext, ids: string[]): Promi
 export function attemptsByIds(ctx: ServiceContext, ids: string[]): Promise<AttemptRow[]> {
   return merchantRowsByIds<AttemptRow>(ctx, webhookAttempts, ids);
 }
+
+export const WebhookDeliveryStateValues = describedValues(
+  'WebhookDeliveryState',
+  'Where a webhook delivery stands.',
+  {
+    pending: 'Not delivered yet: its next attempt is due at nextAttemptAt.',
+    delivered: 'The endpoint answered 2xx.',
+    failed: 'Every retry failed, or its endpoint was deleted; redeliverEvent sends the event again.',
+  } satisfies Record<DeliveryRow['state'], string>,
+);

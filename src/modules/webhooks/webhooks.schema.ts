@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { describedValues } from '../../kernel/described-values.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { ALL_EVENTS, listEventTypes } from './webhooks.event-types.ts';
-import type { DeliveryRow } from './webhooks.log.ts';
 import type { WebhookChaosFault } from './webhooks.sending.ts';
 
 const eventType = z
@@ -56,16 +55,6 @@ export const redeliverSchema = z.strictObject({ endpoint_id: z.string().min(1).m
 
 /** POST /v1/events/{id}/redeliver's body as parsed: redeliverEvent's input. */
 export type RedeliverInput = z.output<typeof redeliverSchema>;
-
-export const WebhookDeliveryStateValues = describedValues(
-  'WebhookDeliveryState',
-  'Where a webhook delivery stands.',
-  {
-    pending: 'Not delivered yet: its next attempt is due at nextAttemptAt.',
-    delivered: 'The endpoint answered 2xx.',
-    failed: 'Every retry failed, or its endpoint was deleted; redeliverEvent sends the event again.',
-  } satisfies Record<DeliveryRow['state'], string>,
-);
 
 export const WebhookChaosFaultValues = describedValues(
   'WebhookChaosFault',
