@@ -5,7 +5,7 @@ import { enumOf } from '../../graphql/enums.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CurrencyCodeEnum } from '../../graphql/scalars.ts';
-import { TransactionRef, TransactionStateEnum } from '../../graphql/transaction.ts';
+import { TransactionRef } from '../../graphql/transaction.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { conversionsByIds } from './fx.conversions.ts';
 import { fxOperations } from './fx.operations.ts';
@@ -31,7 +31,6 @@ import {
   FxTargetCurrencyValues,
   failSettlementSchema,
   quotesQuery,
-  settlementsQuery,
   targetCurrency,
 } from './fx.schema.ts';
 import { settlementsByIds } from './fx.settlements.ts';
@@ -149,7 +148,6 @@ inputFor(createSettlementSchema.shape.quote_id.unwrap(), 'ID');
 inputFor(createSettlementSchema.shape.destination, DestinationInput);
 inputFor(failSettlementSchema.shape.code.unwrap(), enumOf(FxSettlementFailureCodeValues));
 inputFor(quotesQuery.shape.state.unwrap(), enumOf(FxQuoteStateValues));
-inputFor(settlementsQuery.shape.state.unwrap(), TransactionStateEnum);
 mountGraphqlOperations(fxOperations);
 
 builder.queryFields((t) => ({

@@ -1,54 +1,14 @@
 import { builder } from '../../graphql/builder.ts';
 import { serviceContext } from '../../graphql/context.ts';
-import {
-  TRANSACTION_KIND_NAMES,
-  TRANSACTION_STATES_BY_KIND,
-  TransactionKindEnum,
-  TransactionRef,
-} from '../../graphql/transaction.ts';
-import { cardPaymentMachine } from '../card-payments/card-payments.machine.ts';
-import { collectionMachine } from '../collections/collections.machine.ts';
+import { enumOf } from '../../graphql/enums.ts';
+import { NodeRef } from '../../graphql/node.ts';
+import { MoneyRef } from '../../graphql/scalars.ts';
+import { TransactionRef } from '../../graphql/transaction.ts';
+import type { CurrencyCode } from '../../kernel/currency.ts';
 import { objectKindOf } from '../events/events.kinds.ts';
 import { type TimelineEntry, timelineOf } from '../events/events.service.ts';
-import { fxConversionStates, fxSettlementMachine } from '../fx/fx.machine.ts';
-import { issuingAuthorizationMachine } from '../issuing/issuing.machine.ts';
-import { statesOf } from '../transfers/transfers.machine.ts';
-import { TRANSACTION_KINDS, type TransactionKind } from './transactions.service.ts';
-
-/** Each kind's states, from its state machine (a conversion is completed at once). */
-const STATES_BY_KIND = {
-  collection: collectionMachine.states,
-  card_payment: cardPaymentMachine.states,
-  transfer: statesOf('transfer'),
-  payout: statesOf('payout'),
-  issuing_authorization: issuingAuthorizationMachine.states,
-  fx_conversion: fxConversionStates,
-  fx_settlement: fxSettlementMachine.states,
-} as const satisfies Record<TransactionKind, readonly string[]>;
-
-/**
- * The GraphQL kit names no module, so it lists the kinds and each kind's states itself (the
- * Transaction interface and its enums, src/graphql/transaction.ts): they must be the ones the
- * transactions module and the machines have. A kind or a state added to one and not the other
- * fails the schema's build, with what differs.
- */
-function checkKitLists(): void {
-  const same = (a: readonly string[], b: readonly string[]) =>
-    a.length === b.length && a.every((item, index) => item === b[index]);
-  if (!same(TRANSACTION_KINDS, TRANSACTION_KIND_NAMES))
-    throw new Error(
-      `The transaction kinds (${TRANSACTION_KINDS.join(', ')}) differ from src/graphql/transaction.ts's (${TRANSACTION_KIND_NAMES.join(', ')}).`,
-    );
-  for (const kind of TRANSACTION_KINDS) {
-    const machine = [...STATES_BY_KIND[kind]].sort();
-    const kit = [...TRANSACTION_STATES_BY_KIND[kind]].sort();
-    if (!same(machine, kit))
-      throw new Error(
-        `The states of ${kind} (${machine.join(', ')}) differ from src/graphql/transaction.ts's (${kit.join(', ')}).`,
-      );
-  }
-}
-checkKitLists();
+import type { TransactionKind } from './transactions.service.ts';
+import { TransactionKindValues, TransactionStateValues } from './transactions.states.ts';
 
 const TimelineEntryRef = builder.objectRef<TimelineEntry>('TimelineEntry').implement({
   description: 'One state change of a transaction: the event that recorded it, at clock time.',
@@ -63,19 +23,44 @@ const TimelineEntryRef = builder.objectRef<TimelineEntry>('TimelineEntry').imple
   }),
 });
 
-// The Transaction interface's fields that read the events (the rest are the kit's).
-builder.interfaceFields(TransactionRef, (t) => ({
-  kind: t.field({
-    type: TransactionKindEnum,
-    description: 'Which kind of transaction this is (its type, as a value).',
-    resolve: (row) => objectKindOf(row.id) as TransactionKind,
+/**
+ * What every money-moving object has in common, so one list (the `transactions` connection, a
+ * dashboard) can show them all. `state` is one enum across kinds: each kind uses some of its values
+ * (its type's description lists them); `kind` and `timeline` read the events.
+ */
+TransactionRef.implement({
+  description:
+    'A money-moving object of any kind (collection, card payment, transfer, payout, issuing authorization, FX conversion or settlement), as the transactions list shows them.',
+  interfaces: [NodeRef],
+  fields: (t) => ({
+    state: t.field({
+      type: enumOf(TransactionStateValues),
+      description: "Where it stands: one of its kind's states (the type's description lists them).",
+      resolve: (row) => row.state as never,
+    }),
+    amount: t.field({
+      type: MoneyRef,
+      description: 'How much it moves, in its currency.',
+      resolve: (row) => ({ amount: row.amount, currency: row.currency as CurrencyCode }),
+    }),
+    reference: t.exposeString('reference', {
+      nullable: true,
+      description: "The merchant's reference, as given on create.",
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created, clock time.' }),
+
+    kind: t.field({
+      type: enumOf(TransactionKindValues),
+      description: 'Which kind of transaction this is (its type, as a value).',
+      resolve: (row) => objectKindOf(row.id) as TransactionKind,
+    }),
+    timeline: t.field({
+      type: [TimelineEntryRef],
+      description: 'Every state change, oldest first, from the events (creation included).',
+      resolve: (row, _args, ctx) => {
+        const svc = serviceContext(ctx);
+        return timelineOf(svc.tx ?? svc.db, svc.merchant.id, row.id);
+      },
+    }),
   }),
-  timeline: t.field({
-    type: [TimelineEntryRef],
-    description: 'Every state change, oldest first, from the events (creation included).',
-    resolve: (row, _args, ctx) => {
-      const svc = serviceContext(ctx);
-      return timelineOf(svc.tx ?? svc.db, svc.merchant.id, row.id);
-    },
-  }),
-}));
+});

@@ -3,7 +3,7 @@ import { graphqlInput, graphqlObject, inputFor } from '../../graphql/derive.ts';
 import { type BankAccountType, BankAccountTypeEnum, enumOf } from '../../graphql/enums.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
-import { TransactionRef, TransactionStateEnum } from '../../graphql/transaction.ts';
+import { TransactionRef } from '../../graphql/transaction.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { transferOperations } from './transfers.operations.ts';
 import { payoutsByIds, transfersByIds } from './transfers.read.ts';
@@ -90,8 +90,6 @@ inputFor(dishonorReturnSchema.shape.code, AchReturnCodeEnum);
 inputFor(contestDishonoredReturnSchema.shape.code, AchReturnCodeEnum);
 inputFor(listTransfersQuery.rail.unwrap(), RailEnum);
 inputFor(listPayoutsQuery.method.unwrap(), RailEnum);
-inputFor(listTransfersQuery.state.unwrap(), TransactionStateEnum);
-inputFor(listPayoutsQuery.state.unwrap(), TransactionStateEnum);
 inputFor(createTransferSchema.shape.direction, DirectionEnum);
 inputFor(
   counterpartyAccount,
