@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import { describedValues } from '../../kernel/described-values.ts';
 import { metadataSchema } from '../../kernel/wire-schemas.ts';
+import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
 import { CHANGE_CODES, changeCodeTitle, REFUSAL_CODES } from '../bank-accounts/bank-accounts.corrections.ts';
 
-export const createCounterpartySchema = z.strictObject({
+export const createCounterpartySchema = bankAccountSchema.extend({
   name: z.string().min(1).max(100).describe("The account holder's name."),
-  routing_number: z.string().describe('The ABA routing number (9 digits, checksummed).'),
-  account_number: z.string().describe('The account number (4-17 digits).'),
-  account_type: z
-    .enum(['checking', 'savings'])
-    .default('checking')
-    .describe('checking (default) or savings.'),
   individual_id: z
     .string()
     .regex(/^[A-Za-z0-9 -]{1,15}$/, 'an individual id is 1-15 letters, digits, spaces or hyphens')
