@@ -21,7 +21,7 @@ import {
 } from '../issuing/issuing.settle.ts';
 import { refuseNocSchema, simulateNocSchema } from '../nocs/nocs.schema.ts';
 import { nocSteps } from '../nocs/nocs.service.ts';
-import { achMachineOf, statesOf } from '../transfers/transfers.machine.ts';
+import { achMachineOf } from '../transfers/transfers.machine.ts';
 import { isInstantRail } from '../transfers/transfers.rails.ts';
 import {
   contestDishonoredReturnSchema,
@@ -176,24 +176,6 @@ function machineOf(tx: TypedTransaction): Machine<string, string> | null {
     case 'fx_conversion':
       return null;
   }
-}
-
-/** Every state a transaction of some kind can be in (a conversion is completed at once). */
-export function transactionStates(): string[] {
-  const machines = [
-    collectionMachine,
-    cardPaymentMachine,
-    issuingAuthorizationMachine,
-    fxSettlementMachine,
-  ] as Machine<string, string>[];
-  return [
-    ...new Set([
-      ...machines.flatMap((machine) => machine.states),
-      ...statesOf('transfer'),
-      ...statesOf('payout'),
-      'completed',
-    ]),
-  ].sort();
 }
 
 /**

@@ -20,8 +20,8 @@ export {
   performTransactionAction,
   TRANSACTION_ACTIONS,
   type TransactionAction,
-  transactionStates,
 } from './transactions.actions.ts';
+export { transactionStates } from './transactions.states.ts';
 
 /**
  * One transaction with everything a person debugging it wants on one page (the dashboard's detail

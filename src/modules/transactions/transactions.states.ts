@@ -24,6 +24,11 @@ const STATES_BY_KIND = {
 
 type TransactionState = (typeof STATES_BY_KIND)[TransactionKind][number];
 
+/** Every state a transaction of some kind can be in, sorted (the dashboard's state filter offers them). */
+export function transactionStates(): string[] {
+  return [...new Set(Object.values(STATES_BY_KIND).flat())].sort();
+}
+
 export const TransactionKindValues = describedValues(
   'TransactionKind',
   'The kinds of transaction the transactions list spans.',
