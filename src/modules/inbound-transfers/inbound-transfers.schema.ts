@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { describedValues } from '../../kernel/described-values.ts';
 import type { FieldCodes } from '../../kernel/validation.ts';
 import { currencyField, labelFields, moneyFieldCodes, wireAmount } from '../../kernel/wire-schemas.ts';
-import { bankAccountSchema } from '../bank-accounts/bank-account.ts';
 import { ACH_RETURN_CODES, RAILS } from '../transfers/transfers.rails.ts';
+import { counterpartyAccount } from '../transfers/transfers.schema.ts';
 import { INBOUND_STATES, type InboundState } from './inbound-transfers.machine.ts';
 
 export const createInboundTransferSchema = z.strictObject({
@@ -15,9 +15,9 @@ export const createInboundTransferSchema = z.strictObject({
   currency: currencyField(['USD'], 'bank transfers are in USD (ISO 4217 code, any case)').describe(
     'USD (bank transfers are in USD; another code is currency_unsupported).',
   ),
-  originator: bankAccountSchema
-    .extend({ name: z.string().min(1).max(100) })
-    .describe("The outside account the entry comes from (only its account number's last 4 digits are kept)."),
+  originator: counterpartyAccount.describe(
+    "The outside account the entry comes from (only its account number's last 4 digits are kept).",
+  ),
   sec_code: z.enum(['PPD', 'CCD', 'WEB']).optional().describe('ACH only (default CCD).'),
   reference: labelFields.reference.describe(
     "The merchant's own reference: 1-100 characters of A-Z a-z 0-9 . _ : -.",
