@@ -1,8 +1,9 @@
-import { defineConfig } from 'drizzle-kit';
-
-export default defineConfig({
+/**
+ * drizzle-kit's configuration (`npm run db:generate`; drizzle-kit is installed on demand in tools/).
+ * Every table file: the infrastructure's (src/db: events, scheduled jobs) and each module's.
+ */
+export default {
   dialect: 'postgresql',
-  // Every table file: the infrastructure's (src/db: events, scheduled jobs) and each module's.
   schema: ['./src/db/*.table.ts', './src/modules/*/*.table.ts'],
   out: './migrations',
-});
+};

@@ -1,19 +1,49 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Browser tests drive Debian's Chromium and never download a browser. On a machine without it
- * (a newcomer's laptop with only Node and npm) they are left out with a notice; in CI (CI=true) or
- * with SANDBANK_REQUIRE_BROWSER=1 they always run, and fail with instructions if it is missing.
+ * The test tiers, each a vitest project runnable alone (`npx vitest run --project <name>`); the
+ * npm scripts pick them (docs/internals/testing.md):
+ *
+ * - unit: pure logic (kernel, state machines, money, calendar, schemas), no database: seconds.
+ * - api: the in-process server on one database (PGlite, or TEST_DATABASE_URL's Postgres).
+ * - browser: Debian's Chromium driving the pages.
+ * - processes: the server, the CLI and the packed package as separate processes.
+ * - outside: third-party validators, clients and runners, installed on demand in test/outside.
+ * - container: the image and the scaled-out stack on podman.
+ *
+ * The browser and container tiers need a tool npm cannot install (Chromium, podman). Where it is
+ * missing the tier has no files (a notice says why); in CI (CI=true), or with SANDBANK_REQUIRE_BROWSER=1 /
+ * SANDBANK_REQUIRE_CONTAINERS=1, they always run and fail with instructions.
  */
-const browserRequired = process.env.CI === 'true' || process.env.SANDBANK_REQUIRE_BROWSER === '1';
+const ci = process.env.CI === 'true';
+const browserRequired = ci || process.env.SANDBANK_REQUIRE_BROWSER === '1';
 const runBrowserTests = browserRequired || existsSync('/usr/bin/chromium');
-if (!runBrowserTests) {
+const containersRequired = ci || process.env.SANDBANK_REQUIRE_CONTAINERS === '1';
+const runContainerTests =
+  containersRequired || spawnSync('sh', ['-c', 'command -v podman'], { stdio: 'ignore' }).status === 0;
+
+const named = (name: string) =>
+  process.argv.some(
+    (arg, i) => arg === `--project=${name}` || (arg === '--project' && process.argv[i + 1] === name),
+  );
+if (!runBrowserTests && named('browser'))
   console.warn(
     'Browser tests left out: /usr/bin/chromium is missing (apt-get install -y chromium to run them; CI always does).',
   );
-}
+if (!runContainerTests && named('container'))
+  console.warn(
+    'Container tests left out: podman is missing (apt-get install -y podman runc debootstrap podman-compose; CI always runs them).',
+  );
+
+/** The database-backed tiers share one migrated PGlite snapshot (and a reset Postgres) per run. */
+const withDatabase = {
+  globalSetup: ['test/support/global-setup.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
 
 export default defineConfig({
   resolve: {
@@ -29,19 +59,57 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
-    exclude: [
-      ...configDefaults.exclude,
-      // Built and run on podman by `npm run test:container` (vitest.container.config.ts).
-      'test/container/**',
-      ...(runBrowserTests ? [] : ['test/**/*.browser.test.ts']),
-    ],
-    globalSetup: ['test/global-setup.ts'],
-    setupFiles: ['test/register-modules.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    exclude: [...configDefaults.exclude],
+    // A tier left out for a missing tool has no files; the others still run.
+    passWithNoTests: true,
+    setupFiles: ['test/support/register-modules.ts'],
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'] },
+      },
+      { extends: true, test: { name: 'api', include: ['test/api/**/*.test.ts'], ...withDatabase } },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: runBrowserTests ? ['test/browser/**/*.test.ts'] : [],
+          ...withDatabase,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'processes',
+          include: ['test/processes/**/*.test.ts', 'examples/**/*.test.ts'],
+          ...withDatabase,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'outside',
+          include: ['test/outside/**/*.test.ts'],
+          globalSetup: ['test/outside/global-setup.ts', ...withDatabase.globalSetup],
+          testTimeout: withDatabase.testTimeout,
+          hookTimeout: withDatabase.hookTimeout,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'container',
+          include: runContainerTests ? ['test/container/**/*.test.ts'] : [],
+          globalSetup: ['test/container/global-setup.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          // One file at a time: they share the machine's cores with the containers they start.
+          fileParallelism: false,
+        },
+      },
+    ],
   },
 });

@@ -12,8 +12,11 @@
  *   tar: a fresh data folder is a copy of it and --memory loads the tar, so starting never runs
  *   initdb or the migrations (a migration added since the build is applied on open as before).
  *
- * With --if-possible (the `prepare` hook) a production install without the build tools skips the
- * build with a notice instead of failing.
+ * With --if-possible (the `prepare` hook) an install without esbuild skips the build with a notice
+ * instead of failing; with --if-stale (the `prepare` hook too) a dist/ newer than everything it is
+ * built from is kept as it is, so that `npm pack` right after an install does not build it again.
+ * Without typescript (a production install: `npm ci --omit=dev`) the server and the CLI are built
+ * and only dist/testing.d.ts, the types of `sandbank/testing`, is left out.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const ifPossible = process.argv.includes('--if-possible');
+const ifStale = process.argv.includes('--if-stale');
 
 /**
  * Entry points, each its own file in dist/ (the names the launchers and the worker look for):
@@ -111,7 +115,15 @@ async function bundle() {
  * in it (no import of the server's own types), so its declarations are emitted from that one file.
  */
 async function declarations() {
-  const ts = (await import('typescript')).default;
+  let ts;
+  try {
+    ts = (await import('typescript')).default;
+  } catch {
+    process.stdout.write(
+      'sandbank: dist/testing.d.ts left out (typescript is not installed: a production install).\n',
+    );
+    return;
+  }
   const source = readFileSync(join(root, 'src', 'testing.ts'), 'utf8');
   const emitted = ts.transpileDeclaration(source, {
     fileName: 'testing.ts',
@@ -177,7 +189,17 @@ async function main() {
       process.stdout.write('sandbank: build skipped (esbuild is not installed: a production install).\n');
       return;
     }
-    throw new Error('esbuild is missing: run npm install (with dev dependencies) first.');
+    throw new Error('esbuild is missing: run npm install first.');
+  }
+  if (ifStale) {
+    const { buildAge } = await import('./ensure-build.mjs');
+    const { built, sources } = buildAge();
+    if (built >= sources) {
+      process.stdout.write(
+        'sandbank: dist/ is up to date (built after its sources changed); not built again.\n',
+      );
+      return;
+    }
   }
   const started = Date.now();
   await bundle();

@@ -1,8 +1,8 @@
 /**
  * Writes the two contracts the code builds, at the repository root (`npm run schema:print`): the
  * GraphQL SDL to schema.graphql and the REST API's OpenAPI document to openapi.json (object keys
- * sorted, so the file changes only when the contract does). test/schema.test.ts and
- * test/openapi-snapshot.test.ts fail when a committed file differs from what the code builds.
+ * sorted, so the file changes only when the contract does). test/unit/schema.test.ts and
+ * test/unit/openapi-snapshot.test.ts fail when a committed file differs from what the code builds.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -28,7 +28,7 @@ export function generatedTypeDescription(name: string): string | null {
 /**
  * Describes what the relay and errors plugins generate without a description of their own (see
  * generatedTypeDescription, and a success type's `data` field), so that every type and field of
- * the schema carries one (test/graphql-schema-lint.test.ts). A description given explicitly wins.
+ * the schema carries one (test/outside/graphql-schema-lint.test.ts). A description given explicitly wins.
  */
 export class GeneratedDescriptionsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override onTypeConfig(typeConfig: PothosTypeConfig): PothosTypeConfig {

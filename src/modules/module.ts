@@ -15,7 +15,7 @@ import type { Recipe } from './recipe.ts';
  * in one place. The list of modules (src/modules/index.ts) imports every manifest, and every
  * registry is derived from that list: REST mounting, GraphQL loading, job handlers, retention, the
  * events' fan-out. A manifest imports its module's files; no file of a module imports a manifest
- * or the list (test/architecture.test.ts). Ordinary typed data: no codegen, no decorators.
+ * or the list (test/unit/architecture.test.ts). Ordinary typed data: no codegen, no decorators.
  */
 
 /** A batched purge of what is not kept forever (src/modules/retention.ts runs them). */

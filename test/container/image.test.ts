@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../server-process.ts';
+import { freePort } from '../processes/server-process.ts';
 import { podman, podmanEnv, ROOT } from './podman.ts';
 
 /**

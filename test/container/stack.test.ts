@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { openDatabase } from '../../src/db/client.ts';
 import { verifyLedger } from '../../src/modules/ledger/ledger.queries.ts';
-import { freePort } from '../server-process.ts';
+import { freePort } from '../processes/server-process.ts';
 import { podman, podmanEnv, ROOT } from './podman.ts';
 
 /**

@@ -21,7 +21,7 @@ import { webhookEndpoints } from '../webhooks/webhooks.table.ts';
 /**
  * What a reset deletes, in the answer's order: each module's manifest declares the kinds of its
  * rows (`reset`), placed by their `order`. A new table holding a merchant's objects gets a kind in
- * its module's manifest (test/sandbox-reset.test.ts fails on a table it does not know).
+ * its module's manifest (test/api/sandbox/sandbox-reset.test.ts fails on a table it does not know).
  */
 export const resetKinds: () => readonly ResetKindDecl[] = derived((modules) => {
   const kinds = modules.flatMap((module) => module.reset ?? []).sort((a, b) => a.order - b.order);

@@ -1,0 +1,215 @@
+/**
+ * Every code of reference/ach_noc_codes.json through the real REST endpoints, on the merchant's
+ * simulated clock: whether Sandbank's RDFI sends it (C01-C07, C09, C13) or refuses it (C08, C14:
+ * IAT only; C10-C12: not for PPD/CCD/WEB; C61-C69: refusal codes, sent by the ODFI), on a credit
+ * and on a debit, at the last allowed instant of its time frame (accepted) and one second after
+ * (422 time_frame_passed naming that instant). Refused-NOC codes (C61-C69) the same way, through
+ * POST /v1/transfers/{id}/notification_of_change/refuse, with the NOC each one applies to.
+ *
+ * The instants: 2031-12-02 is a Tuesday (EST, UTC−5). An entry settled Tuesday 09:00 ET may get its
+ * NOC until Thursday 2031-12-04 23:59:59 ET (2 banking days) = 2031-12-05T04:59:59Z; an NOC
+ * received Tuesday may be refused until 2031-12-17 23:59:59 ET (15 calendar days) = 2031-12-18T04:59:59Z.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import nocCodes from '../../../reference/ach_noc_codes.json' with { type: 'json' };
+import { clockedMerchants, type Json } from '../../support/clocked-merchant.ts';
+import { createTestApp, type TestApp, type TestMerchant } from '../../support/harness.ts';
+import { expectLedgerBalanced } from '../../support/ledger.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const { post, get, merchantAt, advanceTo, eventTypes } = clockedMerchants(() => t);
+
+const TUESDAY_0900 = '2031-12-02T14:00:00.000Z';
+const NOC_LAST = '2031-12-05T04:59:59.000Z';
+const NOC_LATE = '2031-12-05T05:00:00.000Z';
+const REFUSE_LAST = '2031-12-18T04:59:59.000Z';
+const REFUSE_LATE = '2031-12-18T05:00:00.000Z';
+const DIRECTIONS = ['credit', 'debit'] as const;
+type Direction = (typeof DIRECTIONS)[number];
+
+/**
+ * What each change code does, written out here (not read from the code under test): the corrected
+ * fields of a code Sandbank sends, or why it is refused. A code of the reference missing here fails.
+ */
+const CHANGE: Record<string, { corrects: string[] } | { refused: RegExp }> = {
+  C01: { corrects: ['account_number'] },
+  C02: { corrects: ['routing_number'] },
+  C03: { corrects: ['account_number', 'routing_number'] },
+  C04: { corrects: ['name'] },
+  C05: { corrects: ['account_type', 'transaction_code'] },
+  C06: { corrects: ['account_number', 'account_type', 'transaction_code'] },
+  C07: { corrects: ['account_number', 'account_type', 'routing_number', 'transaction_code'] },
+  C08: { refused: /IAT/ },
+  C09: { corrects: ['individual_id'] },
+  C10: { refused: /not in the current Nacha change-code list/ },
+  C11: { refused: /not in the current Nacha change-code list/ },
+  C12: { refused: /not in the current Nacha change-code list/ },
+  C13: { corrects: ['addenda_information'] },
+  C14: { refused: /IAT/ },
+};
+
+/** The NOC each refused-NOC code is tried on, and (C64, C67-C69) one it does not apply to. */
+const REFUSAL: Record<string, { on: string; notOn?: string }> = {
+  C61: { on: 'C01' },
+  C62: { on: 'C02' },
+  C63: { on: 'C04' },
+  C64: { on: 'C09', notOn: 'C01' },
+  C65: { on: 'C13' },
+  C66: { on: 'C05' },
+  C67: { on: 'C02', notOn: 'C01' },
+  C68: { on: 'C06', notOn: 'C02' },
+  C69: { on: 'C07', notOn: 'C04' },
+};
+
+const expectLedgerBalancedOf = (m: TestMerchant) => expectLedgerBalanced(t.database.db, m.id);
+
+/** A Same-Day ACH entry settled now (Tuesday 09:00 ET) through the simulate steps: its id. */
+async function settledEntry(m: TestMerchant, direction: Direction): Promise<string> {
+  const created = await post(m, '/v1/transfers', {
+    rail: 'same_day_ach',
+    direction,
+    amount: '10.00',
+    currency: 'USD',
+    counterparty: {
+      name: 'Acme Supplies',
+      routing_number: '021000021',
+      account_number: '000123456789',
+      account_type: 'checking',
+    },
+    description: 'Invoice 42',
+  });
+  expect(created.status).toBe(200);
+  const id = String(created.body.id);
+  expect((await post(m, `/v1/simulate/transfers/${id}/submit`)).status).toBe(200);
+  const settled = await post(m, `/v1/simulate/transfers/${id}/settle`);
+  expect(settled.body).toMatchObject({ state: 'settled', settled_at: TUESDAY_0900 });
+  await expectLedgerBalancedOf(m);
+  return id;
+}
+
+const notify = (m: TestMerchant, id: string, code: string) =>
+  post(m, `/v1/simulate/transfers/${id}/notification_of_change`, { code });
+const refuse = (m: TestMerchant, id: string, code: string) =>
+  post(m, `/v1/transfers/${id}/notification_of_change/refuse`, { code });
+
+it('the table covers every code of the reference, and only those', () => {
+  const codes = nocCodes.map((row) => row.code);
+  expect(Object.keys({ ...CHANGE, ...REFUSAL }).sort()).toEqual([...codes].sort());
+  for (const row of nocCodes) expect(row.code in REFUSAL).toBe(row.refused_noc);
+});
+
+describe.each(nocCodes.filter((row) => !row.refused_noc).map((row) => [row.code, row.title] as const))(
+  'change code %s (%s)',
+  (code) => {
+    const expected = CHANGE[code] ?? { refused: /never/ };
+    it.each(DIRECTIONS)('on a %s entry', async (direction) => {
+      const m = await merchantAt(TUESDAY_0900);
+      const onTime = await settledEntry(m, direction);
+      const late = await settledEntry(m, direction);
+      await advanceTo(m, NOC_LAST);
+      const res = await notify(m, onTime, code);
+      if ('refused' in expected) {
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ error: { code: 'parameter_invalid', param: 'code' } });
+        expect(JSON.stringify(res.body)).toMatch(expected.refused);
+        expect((await get(m, `/v1/transfers/${onTime}`)).body.notifications_of_change).toEqual([]);
+        expect(await eventTypes(m, onTime)).not.toContain('transfer.notification_of_change');
+        return;
+      }
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const [noc] = res.body.notifications_of_change as Json[];
+      expect(noc).toMatchObject({
+        code,
+        received_at: NOC_LAST,
+        refuse_by: '2031-12-20T04:59:59.000Z',
+        counterparty: null,
+        refused_at: null,
+      });
+      const corrected = noc?.corrected_data as Json;
+      expect(Object.keys(corrected).sort()).toEqual(expected.corrects);
+      if ('transaction_code' in corrected) {
+        // A checking entry corrected to savings: 32 (credit) or 37 (debit).
+        expect(corrected).toMatchObject({
+          account_type: 'savings',
+          transaction_code: direction === 'credit' ? '32' : '37',
+        });
+      }
+      if ('routing_number' in corrected) expect(corrected.routing_number).not.toBe('021000021');
+      expect(res.body.state).toBe('settled');
+      expect((await eventTypes(m, onTime)).at(-1)).toBe('transfer.notification_of_change');
+
+      await advanceTo(m, NOC_LATE);
+      const refused = await notify(m, late, code);
+      expect(refused.status).toBe(422);
+      expect(refused.body).toMatchObject({ error: { code: 'time_frame_passed', deadline: NOC_LATE } });
+      expect(JSON.stringify(refused.body)).toContain(NOC_LAST);
+      expect((await get(m, `/v1/transfers/${late}`)).body.notifications_of_change).toEqual([]);
+      await expectLedgerBalancedOf(m);
+    });
+  },
+);
+
+describe.each(nocCodes.filter((row) => row.refused_noc).map((row) => [row.code, row.title] as const))(
+  'refused-NOC code %s (%s)',
+  (code) => {
+    const rule = REFUSAL[code] ?? { on: 'C01' };
+    it('is not a change code: the simulated RDFI does not send it', async () => {
+      const m = await merchantAt(TUESDAY_0900);
+      const id = await settledEntry(m, 'credit');
+      const res = await notify(m, id, code);
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(res.body)).toContain('refused-NOC code');
+    });
+
+    it.each(DIRECTIONS)(`refuses a ${rule.on} NOC on a %s entry until its refuse_by`, async (direction) => {
+      const m = await merchantAt(TUESDAY_0900);
+      const onTime = await settledEntry(m, direction);
+      const late = await settledEntry(m, direction);
+      for (const id of [onTime, late]) expect((await notify(m, id, rule.on)).status).toBe(200);
+      await advanceTo(m, REFUSE_LAST);
+      const res = await refuse(m, onTime, code);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect((res.body.notifications_of_change as Json[])[0]).toMatchObject({
+        code: rule.on,
+        refused_at: REFUSE_LAST,
+        refusal_code: code,
+      });
+      expect((await eventTypes(m, onTime)).at(-1)).toBe('transfer.notification_of_change_refused');
+      const again = await refuse(m, onTime, code);
+      expect(again.status).toBe(409);
+      expect(again.body).toMatchObject({ error: { code: 'invalid_state' } });
+
+      await advanceTo(m, REFUSE_LATE);
+      const tooLate = await refuse(m, late, code);
+      expect(tooLate.status).toBe(422);
+      expect(tooLate.body).toMatchObject({ error: { code: 'time_frame_passed', deadline: REFUSE_LATE } });
+      expect(JSON.stringify(tooLate.body)).toContain(REFUSE_LAST);
+      expect((await get(m, `/v1/transfers/${late}`)).body.notifications_of_change).toMatchObject([
+        { refused_at: null },
+      ]);
+      await expectLedgerBalancedOf(m);
+    });
+
+    if (rule.notOn) {
+      const notOn = rule.notOn;
+      it(`does not apply to a ${notOn} NOC (it corrects another field)`, async () => {
+        const m = await merchantAt(TUESDAY_0900);
+        const id = await settledEntry(m, 'debit');
+        expect((await notify(m, id, notOn)).status).toBe(200);
+        const res = await refuse(m, id, code);
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ error: { code: 'parameter_invalid', param: 'code' } });
+        expect((await get(m, `/v1/transfers/${id}`)).body.notifications_of_change).toMatchObject([
+          { refused_at: null },
+        ]);
+      });
+    }
+  },
+);

@@ -1,0 +1,61 @@
+/**
+ * The receiver's return rules of inbound ACH entries (checkInboundReturn), instant by instant:
+ * December 2031 is EST (UTC−5); settlement on Tuesday 2031-12-09 08:30 ET.
+ */
+import { describe, expect, it } from 'vitest';
+import { SandbankError } from '../../src/kernel/errors.ts';
+import { checkInboundReturn } from '../../src/modules/inbound-transfers/inbound-transfers.returns.ts';
+
+const SETTLED = new Date('2031-12-09T13:30:00.000Z');
+const debit = (secCode: string) => ({ direction: 'debit' as const, secCode, settledAt: SETTLED });
+const credit = { direction: 'credit' as const, secCode: 'CCD', settledAt: SETTLED };
+
+function refusal(run: () => unknown): { code: string; message: string } {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof SandbankError) return { code: error.code, message: error.message };
+    throw error;
+  }
+  throw new Error('accepted');
+}
+
+describe('checkInboundReturn', () => {
+  it('2-banking-day codes: accepted to the last millisecond of Thursday ET, refused from Friday 00:00 ET', () => {
+    expect(checkInboundReturn(debit('PPD'), 'R01', new Date('2031-12-12T04:59:59.999Z')).code).toBe('R01');
+    const late = refusal(() => checkInboundReturn(debit('PPD'), 'R01', new Date('2031-12-12T05:00:00.000Z')));
+    expect(late.code).toBe('return_deadline_passed');
+    expect(late.message).toContain('2031-12-12T05:00:00.000Z');
+  });
+
+  it('60-calendar-day codes: R10 on the 60th day, refused the day after', () => {
+    // 60 calendar days after 2031-12-09 is 2032-02-07; its end (EST) is 2032-02-08T05:00Z.
+    expect(checkInboundReturn(debit('WEB'), 'R10', new Date('2032-02-08T04:59:00.000Z')).code).toBe('R10');
+    expect(
+      refusal(() => checkInboundReturn(debit('WEB'), 'R10', new Date('2032-02-08T05:00:00.000Z'))).code,
+    ).toBe('return_deadline_passed');
+    expect(checkInboundReturn(debit('CCD'), 'R05', new Date('2032-01-20T12:00:00.000Z')).code).toBe('R05');
+  });
+
+  it('by direction, SEC code and who may use the code', () => {
+    const now = new Date('2031-12-10T15:00:00.000Z');
+    expect(checkInboundReturn(credit, 'R23', now).code).toBe('R23');
+    expect(checkInboundReturn(credit, 'R02', now).code).toBe('R02');
+    expect(checkInboundReturn(debit('CCD'), 'R29', now).code).toBe('R29');
+    for (const [entry, code, why] of [
+      [credit, 'R01', 'returns debits only'],
+      [debit('PPD'), 'R23', 'returns credits only'],
+      [debit('CCD'), 'R10', 'consumer accounts'],
+      [debit('PPD'), 'R29', 'corporate (CCD)'],
+      [debit('PPD'), 'R06', 'is not a code a receiving bank'],
+      [debit('PPD'), 'R13', 'is not a code a receiving bank'],
+      [debit('PPD'), 'R33', 'entry class Sandbank does not originate'],
+      [debit('PPD'), 'R68', "ODFI's code for dishonoring"],
+      [debit('PPD'), 'R00', 'is not a Nacha return code'],
+    ] as const) {
+      const refused = refusal(() => checkInboundReturn(entry, code, now));
+      expect(refused.code, code).toBe(code === 'R00' ? 'parameter_invalid' : 'return_code_not_allowed');
+      expect(refused.message, code).toContain(why);
+    }
+  });
+});
