@@ -3,11 +3,22 @@ import { createLogger } from './observability.ts';
 import { type RunningServer, startServer } from './server.ts';
 import { storageLabel } from './storage.ts';
 
-function banner(server: RunningServer, publicUrl: string, storage: string): string {
+/**
+ * The banner printed once the server listens. It shows the default merchant's test keys in full on
+ * every start, the first and any restart alike: they are sandbox keys, kept whole in the database
+ * (docs/secret-keys.md), and the same output already carries a dashboard sign-in link that reveals
+ * them. Only a secret key made before keys were kept whole cannot be shown: its last 4 characters
+ * then, and how to get a new one.
+ */
+export function banner(
+  server: Pick<RunningServer, 'defaultMerchant' | 'dashboardSignInUrl'>,
+  publicUrl: string,
+  storage: string,
+): string {
   const m = server.defaultMerchant;
   const secret =
     m.secretKey ??
-    `sk_test_…${m.secretKeyLast4} (the dashboard link below reveals it on its API keys page; or pin one with SANDBANK_SECRET_KEY)`;
+    `sk_test_…${m.secretKeyLast4} (stored only as a hash, from before keys were kept whole: roll the keys on the dashboard's API keys page, signing in with the link above, or pin one with SANDBANK_SECRET_KEY)`;
   const publicKey = m.publicKey ?? `pk_test_…${m.publicKeyLast4}`;
   return [
     '',

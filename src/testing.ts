@@ -215,7 +215,11 @@ export async function startSandbank(options: StartSandbankOptions = {}): Promise
   const signUp = (name: string) => call<SignedUp>(base, null, 'POST', '/merchants', { name });
   const merchant = running.defaultMerchant;
   let own: { id: string; name: string; secretKey: string; publicKey: string };
-  if (merchant.secretKey && merchant.publicKey) {
+  // The default merchant when its keys were made or pinned by this start (keys read back from an
+  // existing database belong to whoever made them: a merchant of this run's own instead).
+  const knownNow =
+    merchant.created || (env.SANDBANK_SECRET_KEY !== undefined && env.SANDBANK_PUBLIC_KEY !== undefined);
+  if (knownNow && merchant.secretKey && merchant.publicKey) {
     own = {
       id: merchant.merchant.id,
       name: merchant.merchant.name,

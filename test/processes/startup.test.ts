@@ -39,14 +39,17 @@ async function getCollection(url: string, key: string, reference: string) {
 }
 
 describe('npm start on the embedded database', () => {
-  it('prints the keys on first start, the printed key works on POST /v1/collect, and after a restart the dashboard reveals it', async () => {
+  it('prints the keys on first start, the printed key works on POST /v1/collect, and after a restart the banner prints the same keys and the dashboard reveals it', async () => {
     const dir = dataDir();
     let key = '';
+    let publicKey = '';
     const server = await startServerProcess({ env: { SANDBANK_DATA_DIR: dir } });
     try {
       key = /Secret key (sk_test_\w+)/.exec(server.output())?.[1] ?? '';
       expect(key).toMatch(/^sk_test_/);
-      expect(server.output()).toMatch(/Public key pk_test_\w+/);
+      publicKey = /Public key (pk_test_\w+)/.exec(server.output())?.[1] ?? '';
+      expect(publicKey).toMatch(/^pk_test_/);
+      expect(server.output()).toMatch(/ — created now/);
       expect(server.output()).toContain('/checkout/');
       // Before the banner, a line per step of the start, in order, so a slow start shows where it is.
       const steps = [
@@ -70,7 +73,17 @@ describe('npm start on the embedded database', () => {
     }
     const again = await startServerProcess({ env: { SANDBANK_DATA_DIR: dir } });
     try {
-      expect(again.output()).toMatch(/Secret key sk_test_…\w{4} \(the dashboard link below reveals it/);
+      // The restart's banner shows the keys as the first one did, in full (never a masked key).
+      const banner = again.output().slice(again.output().indexOf('  Sandbank — payment'));
+      expect(banner).toContain(`Secret key ${key}\n`);
+      expect(banner).toContain(`Public key ${publicKey}\n`);
+      expect(banner).toContain(`-H "Authorization: Bearer ${key}"`);
+      expect(banner).not.toMatch(/[sp]k_test_…/);
+      expect(banner).not.toMatch(/ created now/);
+      // What the banner says is above or below is there: the dashboard link's merchant is below it.
+      expect(banner.indexOf('Dashboard ')).toBeLessThan(banner.indexOf('Merchant '));
+      expect(banner).toMatch(/one-time sign-in link for the merchant below/);
+      expect(banner).not.toMatch(/link below/);
       // After the restart the dashboard, signed in by the banner's one-time link, reveals that key.
       const link = /Dashboard {2}(http\S+)/.exec(again.output())?.[1] ?? '';
       const signIn = await fetch(link, { redirect: 'manual' });

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import { type Db, type Executor, isUniqueViolation } from '../../db/client.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { MerchantRef } from '../context.ts';
@@ -9,7 +9,11 @@ import { apiKeys, merchants } from './merchants.table.ts';
 
 export interface DefaultMerchant {
   merchant: MerchantRef;
-  /** Keys known in full at this start: newly created or pinned by the environment. */
+  /**
+   * The active keys in full: newly created, pinned by the environment, or read back from the
+   * database (keys are kept whole, docs/secret-keys.md). Null only for a secret key made before
+   * that, of which just the hash and last 4 characters were stored.
+   */
   secretKey: string | null;
   publicKey: string | null;
   secretKeyLast4: string;
@@ -69,17 +73,26 @@ export async function ensureDefaultMerchant(
       if (key !== undefined) await pinKey(tx, merchant.id, kind, key, clock.now());
     }
   });
+  // Newest first: with several active keys (pinned by different processes), the latest one made.
   const active = await db
-    .select({ kind: apiKeys.kind, last4: apiKeys.last4 })
+    .select({
+      kind: apiKeys.kind,
+      last4: apiKeys.last4,
+      secretKey: apiKeys.secretKey,
+      publicKey: apiKeys.publicKey,
+    })
     .from(apiKeys)
-    .where(and(eq(apiKeys.merchantId, merchant.id), isNull(apiKeys.revokedAt)));
-  const last4 = (kind: KeyKind) => active.find((row) => row.kind === kind)?.last4 ?? '????';
+    .where(and(eq(apiKeys.merchantId, merchant.id), isNull(apiKeys.revokedAt)))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  const newest = (kind: KeyKind) => active.find((row) => row.kind === kind);
+  const secretKey = pinned.secretKey ?? newest('secret')?.secretKey ?? null;
+  const publicKey = pinned.publicKey ?? newest('public')?.publicKey ?? null;
   return {
     merchant,
-    secretKey: pinned.secretKey ?? null,
-    publicKey: pinned.publicKey ?? null,
-    secretKeyLast4: last4('secret'),
-    publicKeyLast4: last4('public'),
+    secretKey,
+    publicKey,
+    secretKeyLast4: secretKey?.slice(-4) ?? newest('secret')?.last4 ?? '????',
+    publicKeyLast4: publicKey?.slice(-4) ?? newest('public')?.last4 ?? '????',
     created: false,
   };
 }
