@@ -3,7 +3,7 @@ import { type CliValues, runFixturesApply, runReset, runTrigger } from './cli-re
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { systemClock } from './kernel/clock.ts';
-import { DEFAULT_MAX_ATTEMPTS, listen } from './listen.ts';
+import { DEFAULT_MAX_ATTEMPTS, defaultCursorFile, listen } from './listen.ts';
 import { createMerchant, getDefaultMerchant, rollKeys } from './modules/merchants/merchants.service.ts';
 
 const USAGE = `Usage:
@@ -40,10 +40,20 @@ Options of listen:
   --max-attempts N      attempts per event while the receiver is down or answers non-2xx, waiting
                         1s, 2s, 4s, 8s, 16s then 30s between them (default ${DEFAULT_MAX_ATTEMPTS}: about 2.5 minutes);
                         after the last one the event is reported as DROPPED and the next one is sent
+  --since evt_...|TIME  first forward the events after this event id, or those whose created_at is
+                        at or after this ISO 8601 time (2026-11-28T15:00:00Z, or a date), in id
+                        order; then go live. The saved cursor is not read (it is saved from there on)
+  --cursor-file PATH    where the cursor is saved (default: ${defaultCursorFile()})
+  --no-resume           start live, ignoring the saved cursor (the cursor is saved from there on)
   -h, --help            this help
 
 listen reconnects (1s doubling to 30s) when the server connection drops and then catches up from
 GET /v1/events, so every event emitted meanwhile is forwarded, in id order, once.
+
+listen saves a cursor as it forwards: each event delivered (or DROPPED) is recorded in the cursor
+file, per server URL, key and forward URL (the key itself is not written). Started again with the
+same three, it first forwards the events it missed while it was not running, saying how many, then
+goes live: nothing it delivered is sent again. The first run starts live.
 
 merchants create and keys roll use the same storage as the server (DATABASE_URL, or PGlite in
 SANDBANK_DATA_DIR, default .sandbank/); listen, reset and trigger talk to the running server instead.
@@ -67,6 +77,9 @@ async function run(argv: string[]): Promise<number> {
       key: { type: 'string' },
       secret: { type: 'string' },
       'max-attempts': { type: 'string' },
+      since: { type: 'string' },
+      'cursor-file': { type: 'string' },
+      'no-resume': { type: 'boolean' },
       json: { type: 'boolean' },
       set: { type: 'string', multiple: true },
       list: { type: 'boolean' },
@@ -121,6 +134,11 @@ async function runListen(values: CliValues): Promise<number> {
       'listen needs --forward-to URL and --key sk_test_... (or SANDBANK_SECRET_KEY); see --help',
     );
   }
+  if (values['cursor-file'] === '') throw new Error('--cursor-file needs a path.');
+  if (values.since !== undefined && values['no-resume'])
+    throw new Error(
+      '--since and --no-resume contradict each other: --since alone already ignores the saved cursor.',
+    );
   const maxAttempts = values['max-attempts'];
   if (maxAttempts !== undefined && !/^\d+$/.test(String(maxAttempts)))
     throw new Error('--max-attempts must be a whole number from 1 to 1000.');
@@ -140,6 +158,9 @@ async function runListen(values: CliValues): Promise<number> {
         : null,
     ...(typeof values.secret === 'string' ? { secret: values.secret } : {}),
     ...(maxAttempts !== undefined ? { maxAttempts: Number(maxAttempts) } : {}),
+    ...(typeof values.since === 'string' ? { since: values.since } : {}),
+    cursorFile: typeof values['cursor-file'] === 'string' ? values['cursor-file'] : defaultCursorFile(),
+    resume: values['no-resume'] !== true,
     log: (line) => process.stdout.write(`${line}\n`),
     warn: (line) => process.stderr.write(`${line}\n`),
     signal: stop.signal,

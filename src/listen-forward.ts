@@ -43,8 +43,11 @@ export function describe(error: unknown): string {
   return close?.message ?? String(error);
 }
 
+/** How forwarding one event ended: answered 2xx, given up after maxAttempts, or stopped first. */
+export type ForwardOutcome = 'delivered' | 'dropped' | 'stopped';
+
 /** POSTs one event until the receiver answers 2xx, or maxAttempts attempts failed. */
-export async function forwardEvent(event: StoredEvent, receiver: Receiver): Promise<void> {
+export async function forwardEvent(event: StoredEvent, receiver: Receiver): Promise<ForwardOutcome> {
   const log = receiver.log;
   for (let attempt = 1; ; attempt++) {
     const headers = signPayload(event.id, event.body, [receiver.secret], new Date());
@@ -60,11 +63,11 @@ export async function forwardEvent(event: StoredEvent, receiver: Receiver): Prom
       await response.arrayBuffer().catch(() => undefined);
       if (response.status >= 200 && response.status < 300) {
         log(`${event.type} ${event.id} → ${response.status}`);
-        return;
+        return 'delivered';
       }
       outcome = String(response.status);
     } catch (error) {
-      if (receiver.signal.aborted) return;
+      if (receiver.signal.aborted) return 'stopped';
       outcome = describe(error);
     }
     if (attempt >= receiver.maxAttempts) {
@@ -72,14 +75,14 @@ export async function forwardEvent(event: StoredEvent, receiver: Receiver): Prom
         `DROPPED ${event.type} ${event.id} after ${attempt} attempt${attempt > 1 ? 's' : ''} (last: ${outcome}); ` +
           `GET /v1/events/${event.id} still has it`,
       );
-      return;
+      return 'dropped';
     }
     const delay = RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)] as number;
     log(
       `${event.type} ${event.id} → ${outcome} (attempt ${attempt} of ${receiver.maxAttempts}; retrying in ${delay / 1000}s)`,
     );
     await sleep(delay, receiver.signal);
-    if (receiver.signal.aborted) return;
+    if (receiver.signal.aborted) return 'stopped';
   }
 }
 

@@ -13,6 +13,15 @@ export interface ListenOptions {
   secret?: string;
   /** Attempts per event before it is dropped (default DEFAULT_MAX_ATTEMPTS; 1 = never retry). */
   maxAttempts?: number;
+  /**
+   * Forward the events after this point first: an event id (those after it), or an ISO 8601 time
+   * (those whose created_at is at or after it). Overrides the saved cursor for this run.
+   */
+  since?: string;
+  /** The file the cursor is saved in (listen-cursor.ts); null: none is read or saved. */
+  cursorFile?: string | null;
+  /** Resume from the saved cursor (default true); false starts live-only (and saves from there). */
+  resume?: boolean;
   log: (line: string) => void;
   /** Where the loud lines go (a dropped event, a lost connection); default `log`. */
   warn?: (line: string) => void;
@@ -61,4 +70,23 @@ export function resolveEventTypes(requested: string[] | null, known: string[]): 
         `Known types (GET /v1/event_types): ${known.join(', ')}. A prefix such as "collection.*" or "*" also works.`,
     );
   return [...types];
+}
+
+/** What --since names: an event id, or a time (ms) that events' created_at is compared with. */
+export type SincePoint = { id: string } | { time: number };
+
+const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+
+/** Reads --since: an event id (evt_…) or an ISO 8601 time (a date, or a date-time with its zone). */
+export function parseSince(since: string): SincePoint {
+  const value = since.trim();
+  if (EVENT_ID.test(value)) return { id: value };
+  const time = ISO_TIME.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(time))
+    throw new ListenError(
+      `--since must be an event id (evt_ and 26 characters, as GET /v1/events shows) or an ISO 8601 time ` +
+        `with its zone, such as 2026-11-28T15:00:00Z or 2026-11-28 (got "${value.slice(0, 60)}").`,
+    );
+  return { time };
 }

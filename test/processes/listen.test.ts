@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseExact, stringify as stringifyExact } from 'lossless-json';
@@ -16,6 +16,8 @@ const KEY = `sk_test_listen${randomBytes(12).toString('hex')}`;
 /** This run's collection references start with it: other files' events on the same merchant are ignored. */
 const RUN = `listen-${randomBytes(4).toString('hex')}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'sandbank-listen-'));
+/** The listeners' state directory (their default cursor file is under it): never the user's own. */
+const stateDir = mkdtempSync(join(tmpdir(), 'sandbank-listen-state-'));
 let port: number;
 let server: ServerProcess;
 const listeners = new Set<Listener>();
@@ -39,6 +41,7 @@ afterEach(async () => {
 afterAll(async () => {
   await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(stateDir, { recursive: true, force: true });
 });
 
 interface Listener {
@@ -55,7 +58,11 @@ function spawnListener(args: string[], api = server.url): Listener {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(ROOT, 'src', 'cli.ts'), 'listen', '--api', api, ...args],
-    { cwd: ROOT, env: { ...process.env, SANDBANK_SECRET_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: ROOT,
+      env: { ...process.env, SANDBANK_SECRET_KEY: KEY, XDG_STATE_HOME: stateDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   let output = '';
   const waiters = new Set<() => void>();
@@ -263,6 +270,9 @@ describe('sandbank listen --forward-to', () => {
       '--events',
       '--secret',
       '--max-attempts',
+      '--since',
+      '--cursor-file',
+      '--no-resume',
       '--help',
     ])
       expect(help.output()).toContain(option);
@@ -359,5 +369,160 @@ describe('sandbank listen --forward-to', () => {
     );
     expect(ours(receiver.received)).toEqual(refs.map((ref) => `collection.created ${ref}`));
     await receiver.stop();
+  });
+  it('resumes after a restart from the cursor it saved: the missed events in order, nothing delivered twice', async () => {
+    const receiver = await new Receiver().start();
+    const cursorFile = join(stateDir, 'resume', 'cursors.json');
+    const args = [
+      '--forward-to',
+      receiver.url,
+      '--events',
+      'collection.created',
+      '--cursor-file',
+      cursorFile,
+    ];
+    const first = (await startListener(args)).listener;
+    expect(first.output()).not.toMatch(/Catching up/);
+    const refs = [await collect(), await collect()];
+    await until(() => ours(receiver.received).length === 2, 'two deliveries', first);
+    // Stopped once the listener has seen the second answer (not merely once the receiver got it).
+    const lastId = parse(receiver.received.at(-1) as Received).id;
+    await first.waitFor(new RegExp(`collection\\.created ${lastId} → 200`));
+    await first.stop();
+    const saved = readFileSync(cursorFile, 'utf8');
+    expect(saved).not.toContain(KEY);
+    expect(saved).toContain(`"last_delivered": "${lastId}"`);
+    // While no listener runs: three more.
+    refs.push(await collect(), await collect(), await collect());
+    const second = (await startListener(args)).listener;
+    const line = await second.waitFor(
+      /Catching up: (\d+) events? after (evt_\S+), the cursor saved in (.+)$/m,
+    );
+    // On a shared database other files' collections count too: at least this run's three.
+    expect(Number(line[1])).toBeGreaterThanOrEqual(3);
+    expect(line[2]).toBe(lastId);
+    expect(line[3]).toBe(cursorFile);
+    await until(() => ours(receiver.received).length === 5, 'the missed three', second);
+    // Then live.
+    refs.push(await collect());
+    await until(() => ours(receiver.received).length === 6, 'a live delivery after catching up', second);
+    expect(ours(receiver.received)).toEqual(refs.map((ref) => `collection.created ${ref}`));
+    const ids = receiver.received.map((r) => parse(r).id);
+    expect(new Set(ids).size).toBe(ids.length);
+    await second.stop();
+
+    // --no-resume starts live: what happened meanwhile is not forwarded (it would come first).
+    const skipped = await collect();
+    const third = (await startListener([...args, '--no-resume'])).listener;
+    expect(third.output()).not.toMatch(/Catching up/);
+    const live = await collect();
+    await until(
+      () => ours(receiver.received).includes(`collection.created ${live}`),
+      'the live event',
+      third,
+    );
+    expect(ours(receiver.received)).not.toContain(`collection.created ${skipped}`);
+    expect(ours(receiver.received).slice(6)).toEqual([`collection.created ${live}`]);
+    await receiver.stop();
+  });
+
+  it('--since an event id or a time forwards the events after it first, in order, then goes live', async () => {
+    const warmup = await new Receiver().start();
+    const cursorFile = join(stateDir, 'since.json');
+    // Events to start from: recorded while the warm-up listener forwards them (their ids and created_at).
+    const before = (
+      await startListener([
+        '--forward-to',
+        warmup.url,
+        '--events',
+        'collection.created',
+        '--cursor-file',
+        cursorFile,
+      ])
+    ).listener;
+    const refs = [await collect(), await collect(), await collect(), await collect()];
+    await until(() => ours(warmup.received).length === 4, 'four deliveries', before);
+    await before.stop();
+    const events = warmup.received.map(parse) as (Forwarded & { created_at: string })[];
+    const byRef = (ref: string) =>
+      events.find((e) => e.data.object.reference === ref) as Forwarded & {
+        created_at: string;
+      };
+    await warmup.stop();
+
+    // After an id: the events after the second, not the second itself.
+    const receiver = await new Receiver().start();
+    const second = byRef(refs[1] as string);
+    const sinceId = (
+      await startListener([
+        '--forward-to',
+        receiver.url,
+        '--events',
+        'collection.created',
+        '--cursor-file',
+        cursorFile,
+        '--since',
+        second.id,
+      ])
+    ).listener;
+    await sinceId.waitFor(new RegExp(`Catching up: \\d+ events? after ${second.id}$`, 'm'));
+    await until(() => ours(receiver.received).length === 2, 'the two after the id', sinceId);
+    const next = await collect();
+    await until(() => ours(receiver.received).length === 3, 'a live delivery', sinceId);
+    expect(ours(receiver.received)).toEqual(
+      [refs[2], refs[3], next].map((ref) => `collection.created ${ref}`),
+    );
+    await sinceId.stop();
+
+    // From a time: the events whose created_at is at or after it (the third's on).
+    const other = await new Receiver().start();
+    const third = byRef(refs[2] as string);
+    const sinceTime = (
+      await startListener([
+        '--forward-to',
+        other.url,
+        '--events',
+        'collection.created',
+        '--cursor-file',
+        cursorFile,
+        '--since',
+        third.created_at,
+      ])
+    ).listener;
+    await sinceTime.waitFor(
+      new RegExp(
+        `Catching up: \\d+ events? after ${third.created_at.replace(/\./g, '\\.')} \\(created_at\\)`,
+      ),
+    );
+    await until(() => ours(other.received).length === 3, 'the three from the time', sinceTime);
+    expect(ours(other.received)).toEqual([refs[2], refs[3], next].map((ref) => `collection.created ${ref}`));
+    await receiver.stop();
+    await other.stop();
+  });
+
+  it('refuses a --since that is neither an event id nor a time, an unknown event id and a damaged cursor file', async () => {
+    const words = spawnListener(['--forward-to', 'http://127.0.0.1:9/x', '--since', 'yesterday']);
+    expect(await words.exited).toBe(1);
+    expect(words.output()).toMatch(/--since must be an event id .* or an ISO 8601 time with its zone/);
+    const local = spawnListener(['--forward-to', 'http://127.0.0.1:9/x', '--since', '2026-11-28T10:00']);
+    expect(await local.exited).toBe(1);
+    expect(local.output()).toMatch(/--since must be an event id/);
+    const missing = `evt_${'0'.repeat(10)}${'A'.repeat(16)}`;
+    const unknown = spawnListener(['--forward-to', 'http://127.0.0.1:9/x', '--since', missing]);
+    expect(await unknown.exited).toBe(1);
+    expect(unknown.output()).toMatch(
+      new RegExp(`--since ${missing}: GET /v1/events/${missing} answered 404`),
+    );
+    const both = spawnListener(['--forward-to', 'http://127.0.0.1:9/x', '--since', missing, '--no-resume']);
+    expect(await both.exited).toBe(1);
+    expect(both.output()).toMatch(/--since and --no-resume contradict each other/);
+    const damaged = join(stateDir, 'damaged.json');
+    writeFileSync(damaged, 'not json');
+    const broken = spawnListener(['--forward-to', 'http://127.0.0.1:9/x', '--cursor-file', damaged]);
+    expect(await broken.exited).toBe(1);
+    expect(broken.output()).toMatch(/damaged\.json is not a listen cursor file: remove it/);
+    expect(readFileSync(damaged, 'utf8')).toBe('not json');
+    for (const refused of [words, local, unknown, both, broken])
+      expect(refused.output()).not.toMatch(/^\s+at /m);
   });
 });
