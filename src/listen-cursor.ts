@@ -2,7 +2,25 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ListenError } from './listen-options.ts';
+import { decodeTime, encodeTime } from 'ulid';
+import { describe } from './listen-forward.ts';
+import { ListenError, type ListenOptions, parseSince } from './listen-options.ts';
+
+/** How far (by id time) catch-up reads below the newest event it has read: a transaction may commit after a later one. */
+export const OVERLAP_MS = 30_000;
+
+/** The smallest id an event made at `ms` (server wall time, the ULID's time part) can have. */
+export function idFloorAt(ms: number): string {
+  return `evt_${encodeTime(Math.max(0, ms), 10)}`;
+}
+
+export function timeOfId(id: string): number | null {
+  try {
+    return decodeTime(id.slice(id.indexOf('_') + 1));
+  } catch {
+    return null;
+  }
+}
 
 /**
  * `sandbank listen`'s saved cursor: where a listener got to in the merchant's event record, kept in
@@ -87,4 +105,129 @@ export function saveCursor(file: string, id: string, entry: CursorEntry): void {
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
   renameSync(temporary, file);
+}
+
+/** What a listener prints before it forwards the events it missed. */
+export function catchUpLine(count: number, label: string): string {
+  return count > 0
+    ? `Catching up: ${count} event${count === 1 ? '' : 's'} after ${label}`
+    : `Catching up: nothing missed after ${label}`;
+}
+
+/**
+ * Where a listener starts and what it saves as it goes: the floor (ids at or below it are not
+ * forwarded), the ids above it already handled, what to call the point when catching up (null:
+ * live only), and for --since TIME the time events up to the newest at start are compared with.
+ */
+export interface StartingPoint {
+  after: string;
+  handled: string[];
+  label: string | null;
+  sinceTime: { time: number; upTo: string } | null;
+}
+
+/** One listener's entry in the cursor file (none kept when `file` is null). */
+export class SavedCursor {
+  readonly #file: string | null;
+  readonly #id: string;
+  readonly #api: string;
+  readonly #key: string;
+  readonly #forwardTo: string;
+  readonly #warn: (line: string) => void;
+  #entry: CursorEntry | null = null;
+  #failed = false;
+
+  constructor(
+    file: string | null,
+    api: string,
+    listener: Pick<ListenOptions, 'key' | 'forwardTo'>,
+    warn: (line: string) => void,
+  ) {
+    this.#file = file;
+    this.#id = cursorId(api, listener.key, listener.forwardTo);
+    this.#api = api;
+    this.#key = listener.key;
+    this.#forwardTo = listener.forwardTo;
+    this.#warn = warn;
+  }
+
+  /**
+   * After --since when given (`checkEvent` confirms an id names an event of the key's); else after
+   * the saved entry unless `resume` is false; else at `newestId`, saved as where this run began.
+   */
+  async start(
+    options: Pick<ListenOptions, 'since' | 'resume'>,
+    newestId: string,
+    checkEvent: (id: string) => Promise<unknown>,
+  ): Promise<StartingPoint> {
+    const saved =
+      this.#file && options.resume !== false && options.since === undefined
+        ? readCursor(this.#file, this.#id)
+        : null;
+    const entry = (after: string): CursorEntry => ({
+      api: this.#api,
+      forward_to: this.#forwardTo,
+      key_last4: this.#key.slice(-4),
+      after,
+      handled: [],
+      last_delivered: null,
+      updated_at: new Date().toISOString(),
+    });
+    const none = { handled: [], sinceTime: null };
+    if (options.since !== undefined) {
+      const since = parseSince(options.since);
+      if ('id' in since) {
+        await checkEvent(since.id).catch((error: unknown) => {
+          if (error instanceof ListenError) throw error;
+          throw new ListenError(`--since ${since.id}: ${describe(error)}`);
+        });
+        this.#entry = entry(since.id);
+        this.#save();
+        return { ...none, after: since.id, label: since.id };
+      }
+      this.#entry = entry('');
+      const label = `${new Date(since.time).toISOString()} (created_at)`;
+      return { ...none, after: '', label, sinceTime: { time: since.time, upTo: newestId } };
+    }
+    if (saved) {
+      this.#entry = { ...saved, handled: [...saved.handled] };
+      const point = saved.last_delivered ?? (saved.after || 'the start of the record');
+      const label = `${point}, the cursor saved in ${this.#file}`;
+      return { ...none, after: saved.after, handled: [...saved.handled], label };
+    }
+    this.#entry = entry(newestId);
+    this.#save();
+    return { ...none, after: newestId, label: null };
+  }
+
+  /** Records an event as handled (delivered, or dropped): the floor follows the newest handled, OVERLAP_MS behind. */
+  handled(id: string, delivered: boolean): void {
+    const cursor = this.#entry;
+    if (!cursor) return;
+    const handled = new Set(cursor.handled);
+    handled.add(id);
+    if (delivered && (!cursor.last_delivered || id > cursor.last_delivered)) cursor.last_delivered = id;
+    const newestTime = timeOfId([...handled].sort().at(-1) ?? id);
+    if (newestTime !== null) {
+      const floor = idFloorAt(newestTime - OVERLAP_MS);
+      if (floor > cursor.after) cursor.after = floor;
+    }
+    cursor.handled = [...handled].filter((h) => h > cursor.after).sort();
+    cursor.updated_at = new Date().toISOString();
+    this.#save();
+  }
+
+  #save(): void {
+    if (!this.#file || !this.#entry) return;
+    try {
+      saveCursor(this.#file, this.#id, this.#entry);
+      this.#failed = false;
+    } catch (error) {
+      if (!this.#failed)
+        this.#warn(
+          `Cannot save the cursor in ${this.#file} (${describe(error)}): a restart may forward events again or miss some`,
+        );
+      this.#failed = true;
+    }
+  }
 }

@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'graphql-ws';
 import { parse as parseExact, stringify as stringifyExact } from 'lossless-json';
-import { decodeTime, encodeTime } from 'ulid';
 import WebSocket from 'ws';
-import { type CursorEntry, cursorId, readCursor, saveCursor } from './listen-cursor.ts';
+import { catchUpLine, idFloorAt, OVERLAP_MS, SavedCursor, timeOfId } from './listen-cursor.ts';
 import { describe, forwardEvent, type Receiver, type StoredEvent, sleep } from './listen-forward.ts';
 import {
   checkSecret,
   DEFAULT_MAX_ATTEMPTS,
   ListenError,
   type ListenOptions,
-  parseSince,
   resolveEventTypes,
 } from './listen-options.ts';
 
@@ -25,8 +23,6 @@ export {
 
 /** Waits between attempts to reach the server again: 1 s doubling to 30 s. */
 const RECONNECT_DELAYS_MS = [1000, 2000, 4000, 8000, 16000, 30000];
-/** How far (by id time) catch-up reads below the newest event it has read: a transaction may commit after a later one. */
-const OVERLAP_MS = 30_000;
 /** While connected, GET /v1/events is read this often too (live delivery is at most once). */
 const RECONCILE_MS = 15_000;
 
@@ -46,29 +42,12 @@ const SUBSCRIPTION = `subscription ($types: [String!]) {
  * Events are forwarded one at a time in id order, each once; a receiver that is down or answers
  * non-2xx is retried with backoff up to maxAttempts, then the event is reported as dropped
  * (listen-forward.ts). The options and their checks are listen-options.ts's.
- *
- * Where it starts: after `since` when given (an event id, or a time compared with created_at);
- * else after the cursor a previous run saved for the same server, key and forward URL
- * (listen-cursor.ts), unless `resume` is false; else at the newest event (live only). The events
- * before going live are forwarded first, in id order, and each event handled (delivered, or
- * dropped) moves the saved cursor, so a restart forwards what it missed and nothing it delivered.
+ * Where it starts (--since, the cursor a previous run saved, or live) is listen-cursor.ts's; the
+ * events missed are forwarded first, in id order, then it goes live.
  */
 export async function listen(options: ListenOptions): Promise<void> {
   const listener = new Listener(options);
   await listener.run();
-}
-
-/** The smallest id an event made at `ms` (server wall time, the ULID's time part) can have. */
-function idFloorAt(ms: number): string {
-  return `evt_${encodeTime(Math.max(0, ms), 10)}`;
-}
-
-function timeOfId(id: string): number | null {
-  try {
-    return decodeTime(id.slice(id.indexOf('_') + 1));
-  } catch {
-    return null;
-  }
 }
 
 class Listener {
@@ -94,11 +73,8 @@ class Listener {
   #catchUpFailed = false;
   /** --since TIME: events up to `upTo` (the newest at start) made before `time` are not forwarded. */
   #sinceTime: { time: number; upTo: string } | null = null;
-  /** The saved cursor (null: none kept), its file and its entry's name. */
-  #cursor: CursorEntry | null = null;
-  #cursorFile: string | null = null;
-  #cursorId = '';
-  #cursorFailed = false;
+  /** Where this listener got to, saved for the next run (listen-cursor.ts). */
+  readonly #cursor: SavedCursor;
 
   constructor(options: ListenOptions) {
     this.#options = options;
@@ -111,6 +87,7 @@ class Listener {
     this.#base = options.api.replace(/\/+$/, '');
     this.#warn = options.warn ?? options.log;
     this.#signal = options.signal ?? new AbortController().signal;
+    this.#cursor = new SavedCursor(options.cursorFile ?? null, this.#base, options, this.#warn);
     this.#receiver = {
       url: options.forwardTo,
       secret: this.#secret,
@@ -131,17 +108,12 @@ class Listener {
     );
     const newest = (await this.#getJson('/v1/events?limit=1')) as { data: { id: string }[] };
     const newestId = newest.data[0]?.id ?? '';
-    const from = await this.#startingPoint(newestId);
+    const from = await this.#cursor.start(this.#options, newestId, (id) => this.#getJson(`/v1/events/${id}`));
+    this.#sinceTime = from.sinceTime;
     this.#baseline = from.after;
     for (const id of from.handled) this.#seen.add(id);
     if (from.label) {
-      await this.#catchUpOnce((count) =>
-        log(
-          count > 0
-            ? `Catching up: ${count} event${count === 1 ? '' : 's'} after ${from.label}`
-            : `Catching up: nothing missed after ${from.label}`,
-        ),
-      );
+      await this.#catchUpOnce((count) => log(catchUpLine(count, from.label as string)));
       // The missed events first, in order; the live stream and its catch-ups then go on after them.
       await this.#forwarding;
       if (this.#signal.aborted) return;
@@ -163,91 +135,6 @@ class Listener {
       await sleep(delay, this.#signal);
     }
     await this.#forwarding;
-  }
-
-  /**
-   * Where forwarding starts: the floor (ids at or below it are not forwarded), the ids above it
-   * already handled, and what to call the point when catching up (null: live only).
-   */
-  async #startingPoint(
-    newestId: string,
-  ): Promise<{ after: string; handled: string[]; label: string | null }> {
-    const options = this.#options;
-    if (options.cursorFile) {
-      this.#cursorFile = options.cursorFile;
-      this.#cursorId = cursorId(this.#base, options.key, options.forwardTo);
-    }
-    const saved =
-      this.#cursorFile && options.resume !== false && options.since === undefined
-        ? readCursor(this.#cursorFile, this.#cursorId)
-        : null;
-    const entry = (after: string, handled: string[] = []): CursorEntry => ({
-      api: this.#base,
-      forward_to: options.forwardTo,
-      key_last4: options.key.slice(-4),
-      after,
-      handled,
-      last_delivered: saved?.last_delivered ?? null,
-      updated_at: new Date().toISOString(),
-    });
-    if (options.since !== undefined) {
-      const since = parseSince(options.since);
-      if ('id' in since) {
-        await this.#getJson(`/v1/events/${since.id}`).catch((error: unknown) => {
-          if (error instanceof ListenError) throw error;
-          throw new ListenError(`--since ${since.id}: ${describe(error)}`);
-        });
-        this.#cursor = entry(since.id);
-        this.#saveCursor();
-        return { after: since.id, handled: [], label: since.id };
-      }
-      this.#sinceTime = { time: since.time, upTo: newestId };
-      this.#cursor = entry('');
-      return { after: '', handled: [], label: `${new Date(since.time).toISOString()} (created_at)` };
-    }
-    if (saved) {
-      this.#cursor = { ...saved, handled: [...saved.handled] };
-      const point = saved.last_delivered ?? (saved.after || 'the start of the record');
-      return {
-        after: saved.after,
-        handled: saved.handled,
-        label: `${point}, the cursor saved in ${this.#cursorFile}`,
-      };
-    }
-    this.#cursor = entry(newestId);
-    this.#saveCursor();
-    return { after: newestId, handled: [], label: null };
-  }
-
-  /** Records an event as handled: the saved floor follows the newest handled, OVERLAP_MS behind. */
-  #handled(id: string, delivered: boolean): void {
-    const cursor = this.#cursor;
-    if (!cursor) return;
-    const handled = new Set(cursor.handled);
-    handled.add(id);
-    if (delivered && (!cursor.last_delivered || id > cursor.last_delivered)) cursor.last_delivered = id;
-    const newestTime = timeOfId([...handled].sort().at(-1) ?? id);
-    if (newestTime !== null) {
-      const floor = idFloorAt(newestTime - OVERLAP_MS);
-      if (floor > cursor.after) cursor.after = floor;
-    }
-    cursor.handled = [...handled].filter((h) => h > cursor.after).sort();
-    cursor.updated_at = new Date().toISOString();
-    this.#saveCursor();
-  }
-
-  #saveCursor(): void {
-    if (!this.#cursorFile || !this.#cursor) return;
-    try {
-      saveCursor(this.#cursorFile, this.#cursorId, this.#cursor);
-      this.#cursorFailed = false;
-    } catch (error) {
-      if (!this.#cursorFailed)
-        this.#warn(
-          `Cannot save the cursor in ${this.#cursorFile} (${describe(error)}): a restart may forward events again or miss some`,
-        );
-      this.#cursorFailed = true;
-    }
   }
 
   /** One graphql-ws connection: resolves when it ends (rejects when it must not be retried). */
@@ -356,10 +243,8 @@ class Listener {
         if (newest === null || id > newest) newest = id;
         if (id <= floor) break pages;
         if (this.#seen.has(id) || (this.#types && !this.#types.includes(type))) continue;
-        if (this.#sinceTime && id <= this.#sinceTime.upTo) {
-          const created = Date.parse(String(event.created_at));
-          if (!(created >= this.#sinceTime.time)) continue;
-        }
+        const since = this.#sinceTime;
+        if (since && id <= since.upTo && !(Date.parse(String(event.created_at)) >= since.time)) continue;
         found.push({ id, type, body: stringifyExact(event) as string });
       }
       if (!page.has_more || !page.next_cursor) break;
@@ -383,7 +268,7 @@ class Listener {
     for (let event = this.#queue.shift(); event; event = this.#queue.shift()) {
       if (this.#signal.aborted) return;
       const outcome = await forwardEvent(event, this.#receiver);
-      if (outcome !== 'stopped') this.#handled(event.id, outcome === 'delivered');
+      if (outcome !== 'stopped') this.#cursor.handled(event.id, outcome === 'delivered');
     }
   }
 
