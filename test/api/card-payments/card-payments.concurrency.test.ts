@@ -180,9 +180,9 @@ describe('the group commit of payments captured at once', () => {
   it('once the accounts exist, a batch is one statement: rows, events, postings and jobs all written', async () => {
     const m = await t.merchant();
     // The first payment creates the merchant's ledger accounts (the transactional path).
-    expect((await t.post(m, '/v1/card_payments', { amount: '1.00', currency: 'USD', card: visa })).status).toBe(
-      200,
-    );
+    expect(
+      (await t.post(m, '/v1/card_payments', { amount: '1.00', currency: 'USD', card: visa })).status,
+    ).toBe(200);
     const before = { ...groupCommitStats(t.database.db) };
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>

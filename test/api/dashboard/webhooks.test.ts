@@ -35,7 +35,6 @@ type Json = Record<string, unknown>;
 type Attempt = { status: number | null; response_body: string | null; error: string | null };
 type Delivery = Json & { attempts: Attempt[] };
 
-
 async function frozenMerchant(): Promise<{ m: TestMerchant; browser: DashboardBrowser }> {
   const m = await t.merchant();
   await t.post(m, '/v1/clock/freeze');

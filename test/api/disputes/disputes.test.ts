@@ -29,7 +29,6 @@ beforeEach(() => {
   receiver.received.length = 0;
 });
 
-
 async function ok(res: Promise<{ status: number; body: Json; text: string }>): Promise<Json> {
   const answer = await res;
   expect(answer.status, answer.text).toBe(200);
@@ -379,7 +378,9 @@ describe('the simulate step and the dispute operations', () => {
     const { m, secret } = await merchant();
     const payment = await pay(m, '5555555555554444', 50);
     const before = await balances(m);
-    const inquiry = await ok(t.post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, { inquiry: true }));
+    const inquiry = await ok(
+      t.post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, { inquiry: true }),
+    );
     expect(inquiry).toMatchObject({ state: 'warning_needs_response', fee: 0, reason: 'general' });
     expect(await balances(m)).toEqual(before);
     await advance(m, 7 * DAY);
@@ -566,7 +567,9 @@ describe('the simulate step and the dispute operations', () => {
     const before = await balances(m);
     const dispute = await ok(t.post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, {}));
     await expectLedgerBalancedOf(m);
-    await ok(t.post(m, `/v1/disputes/${dispute.id}`, { evidence: { uncategorized_text: 'winning_evidence' } }));
+    await ok(
+      t.post(m, `/v1/disputes/${dispute.id}`, { evidence: { uncategorized_text: 'winning_evidence' } }),
+    );
     await expectLedgerBalancedOf(m);
     const results = await Promise.all(
       [1, 2, 3].map(() => t.post(m, `/v1/simulate/disputes/${dispute.id}/resolve`, { outcome: 'won' })),

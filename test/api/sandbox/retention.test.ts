@@ -239,7 +239,12 @@ describe('retention passes', () => {
 
   it('the server’s maintenance runner makes passes on its interval until stopped', async () => {
     const m = await frozenMerchant();
-    const res = await t.post(m, '/v1/collect', { amount: 1, currency: 'USD' }, { 'idempotency-key': 'runner' });
+    const res = await t.post(
+      m,
+      '/v1/collect',
+      { amount: 1, currency: 'USD' },
+      { 'idempotency-key': 'runner' },
+    );
     expect(res.status).toBe(200);
     await t.advance(m, 86_400);
     const runner = startMaintenance(t.database, 20, pino({ level: 'silent' }));

@@ -145,7 +145,12 @@ describe('the simulated clock', () => {
     const m = await t.merchant();
     const start = Date.parse(String((await t.post(m, '/v1/clock/freeze')).body.now));
     for (let i = 1; i <= 6; i++) {
-      await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: `x${i}`, expires_in: 1800 * i });
+      await t.post(m, '/v1/collect', {
+        amount: 1,
+        currency: 'USD',
+        reference: `x${i}`,
+        expires_in: 1800 * i,
+      });
     }
     const [one, two] = await Promise.all([
       t.post(m, '/v1/clock/advance', { seconds: 3 * 3600 }),

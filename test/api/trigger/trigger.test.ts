@@ -24,7 +24,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-
 const expectLedgerBalancedOf = (m: TestMerchant) => expectLedgerBalanced(t.database.db, m.id);
 
 /** Rows the merchant owns, by the lists of the API (objects a refused trigger must not create). */

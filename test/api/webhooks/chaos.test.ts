@@ -32,7 +32,6 @@ beforeEach(() => {
   receiver.status = 200;
 });
 
-type Json = Record<string, unknown>;
 interface Attempt {
   status: number | null;
   chaos: string | null;
@@ -45,7 +44,6 @@ interface Delivery {
   held_until: string | null;
   attempts: Attempt[];
 }
-
 
 async function setup(webhookFaults: string): Promise<{ m: TestMerchant; endpointId: string }> {
   const m = await t.merchant();

@@ -148,7 +148,9 @@ describe('deliveries', () => {
     const ep = await endpoint(m, { enabled_events: ['collection.created'] });
     receiver.status = 500;
     await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'flaky' });
-    const eventId = String(((await t.get(m, '/v1/events?type=collection.created')).body.data as Json[])[0]?.id);
+    const eventId = String(
+      ((await t.get(m, '/v1/events?type=collection.created')).body.data as Json[])[0]?.id,
+    );
     await t.advance(m, 1);
     expect(receiver.received).toHaveLength(1);
     await t.advance(m, 4); // 5 s after the first attempt: the first retry is not due before 5 s (+ up to 10% jitter)
