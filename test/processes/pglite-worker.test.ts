@@ -417,7 +417,7 @@ describe('a process whose PGlite thread dies', () => {
   it('exits with code 1 and says why, instead of hanging', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'test', 'fixtures', 'pglite-worker-dies.ts')],
+      ['--import', 'tsx', join(ROOT, 'test', 'processes', 'pglite-worker-dies.ts')],
       {
         cwd: ROOT,
         env: { ...process.env, PGLITE_WORKER: '1' },
