@@ -10,7 +10,6 @@ import { testIdTexts } from '../../support/dashboard-clocked.ts';
 import type { TestMerchant } from '../../support/harness.ts';
 import { expectLedgerBalanced } from '../../support/ledger.ts';
 
-
 const app = dashboardTestApp();
 
 const expectLedgerBalancedOf = (m: TestMerchant) => expectLedgerBalanced(app().database.db, m.id);
