@@ -5,7 +5,7 @@
  * printed. A command that cannot run here (it installs, starts a server on port 4242, runs the
  * suite itself…) must be listed in NOT_RUN_HERE with the test or CI step that runs it; any other
  * command the README gains is executed, and fails this file if it does not do what it shows.
- * docs/readme-tests.md describes the format.
+ * docs/internals/readme-tests.md describes the format.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
