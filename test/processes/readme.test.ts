@@ -40,7 +40,7 @@ const EXECUTED = [
 ];
 
 /**
- * Commands of the README that this file does not run, each with what runs it instead. The keys are
+ * Commands of the README and the guides that this file does not run, each with what runs it instead. The keys are
  * the commands as written (continuation lines joined, spaces collapsed, trailing comment dropped).
  */
 const NOT_RUN_HERE: Record<string, string> = {
@@ -48,6 +48,10 @@ const NOT_RUN_HERE: Record<string, string> = {
     '.ci/run installs with npm ci; test/processes/startup.test.ts starts the server as npm start does',
   'npm test': '.ci/run runs npm test, on PGlite and on Postgres',
   'npm pack': 'test/outside/testing-api.test.ts packs the package',
+  'NODE_OPTIONS=--experimental-vm-modules npx jest':
+    'test/outside/testing-api.test.ts runs the Jest example in an empty project with NODE_OPTIONS=--experimental-vm-modules npx jest',
+  'npx sandbank':
+    'test/browser/packed-checkout.test.ts starts the packed package with npx sandbank (--memory); test/processes/startup.test.ts keeps the data of a server across restarts, which bin/sandbank.js starts as npm start does',
   'npx sandbank --memory --port 4300':
     'test/browser/packed-checkout.test.ts starts the packed package with npx sandbank --memory --port N and pays a checkout on it',
   'npm install --save-dev /path/to/sandbank-0.1.0.tgz':
