@@ -405,6 +405,24 @@ describe('README.md and docs/guide, executed', () => {
     expect(joined).toContain('"pending":125.00');
     expect(joined).toMatch(/"state":"succeeded"/); // the webhook's collection is no longer paid
 
+    // A guide drifts the same way: its walkthrough's answers are checked as the README's are.
+    const guide = 'docs/guide/card-payments.md';
+    const [driftedGuide] = parseReadme(
+      readFileSync(join(ROOT, guide), 'utf8').replace(
+        '"object":"card_payment","state":"captured","amount":100.00,',
+        '"object":"card_payment","state":"authorized","amount":100.00,',
+      ),
+      guide,
+    ).filter((section) => section.title === 'Walkthrough');
+    if (!driftedGuide) throw new Error(`${guide} has no walkthrough`);
+    const guideProblems = problems(
+      (await runSection(driftedGuide, await envFor('drift: guide'))).results,
+      guide,
+    );
+    expect(guideProblems.join('\n')).toMatch(
+      /docs\/guide\/card-payments\.md line \d+: [\s\S]*"state":"authorized"/,
+    );
+
     // A command the list does not name is run, and fails when it cannot: here one that would need
     // a script this package does not have.
     const [unlisted] = parseReadme('## Unlisted\n```sh\nnpm run no-such-script\n```\n');
