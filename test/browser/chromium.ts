@@ -32,7 +32,7 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Where the browser tests save their screenshots (git-ignored; README.md and docs/dashboard.md show copies from docs/screenshots/). */
+/** Where the browser tests save their screenshots (git-ignored; docs/guide/dashboard.md shows copies from docs/guide/screenshots/). */
 export const SCREENSHOT_DIR = join(ROOT, 'test-results', 'screenshots');
 
 export async function screenshot(page: Page, name: string): Promise<string> {

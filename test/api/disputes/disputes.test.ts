@@ -3,7 +3,7 @@
  * magic cards (a dispute or an early fraud warning a day after capture, on the simulated clock),
  * the simulate step, evidence and the review (won, lost), no response, inquiries, closing, the
  * simulated resolution, and the refusals (4xx, nothing changes). The ledger sums to zero after
- * every step; the merchant's available balance moves by the amounts docs/disputes.md names.
+ * every step; the merchant's available balance moves by the amounts docs/guide/disputes.md names.
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

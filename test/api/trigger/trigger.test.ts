@@ -57,7 +57,7 @@ async function balances(m: TestMerchant): Promise<unknown> {
   return res.body;
 }
 
-/** The recipes as the table of docs/trigger.md. */
+/** The recipes as the table of docs/guide/trigger.md. */
 function recipesTable(): string {
   const cell = (text: string) => text.replaceAll('|', '\\|');
   const rows = listEventTypes().map((type) => {
@@ -74,11 +74,11 @@ function recipesTable(): string {
 }
 
 describe('every event type has a recipe', () => {
-  it('docs/trigger.md lists every recipe as the code has it', () => {
-    const path = join(import.meta.dirname, '..', '..', '..', 'docs', 'trigger.md');
+  it('docs/guide/trigger.md lists every recipe as the code has it', () => {
+    const path = join(import.meta.dirname, '..', '..', '..', 'docs', 'guide', 'trigger.md');
     const doc = readFileSync(path, 'utf8');
     const section = /<!-- recipes:start -->\n([\s\S]*)<!-- recipes:end -->/;
-    // Compared cell by cell: the formatter pads the columns (npx biome format docs/trigger.md).
+    // Compared cell by cell: the formatter pads the columns (npx biome format docs/guide/trigger.md).
     const cells = (table: string) =>
       table
         .trim()
@@ -97,7 +97,7 @@ describe('every event type has a recipe', () => {
       );
     expect(
       cells(section.exec(doc)?.[1] ?? ''),
-      'docs/trigger.md drifted: run this test with SANDBANK_WRITE_DOCS=1',
+      'docs/guide/trigger.md drifted: run this test with SANDBANK_WRITE_DOCS=1',
     ).toEqual(cells(recipesTable()));
   });
 

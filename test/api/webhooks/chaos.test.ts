@@ -11,7 +11,7 @@ import { createTestApp, type TestApp, type TestMerchant } from '../../support/ha
 import { Receiver } from '../../support/receiver.ts';
 
 /**
- * Webhook chaos (docs/chaos.md): the merchant's webhook_faults send events twice, hold them, or
+ * Webhook chaos (docs/guide/chaos.md): the merchant's webhook_faults send events twice, hold them, or
  * hold them back behind later ones; each fault is marked on its attempt (REST, GraphQL, dashboard)
  * and counted in /metrics, and nothing is ever dropped.
  */
