@@ -21,33 +21,37 @@ afterAll(() => sandbank?.close());
 
 function send(agent: Agent, method: string, path: string, body?: string) {
   const url = new URL(path, sandbank.url);
-  return new Promise<{ status: number; headers: Record<string, unknown>; local: string }>((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method,
-        agent,
-        headers: {
-          authorization: `Bearer ${sandbank.secretKey}`,
-          ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+  return new Promise<{ status: number; headers: Record<string, unknown>; local: string }>(
+    (resolve, reject) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method,
+          agent,
+          headers: {
+            authorization: `Bearer ${sandbank.secretKey}`,
+            ...(body
+              ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+              : {}),
+          },
         },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            local: `${req.socket?.localAddress}:${req.socket?.localPort}`,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              local: `${req.socket?.localAddress}:${req.socket?.localPort}`,
+            }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    },
+  );
 }
 
 describe('keep-alive connections', () => {
