@@ -14,9 +14,11 @@ const taken = new Set(
   readdirSync(join(ROOT, 'test', 'browser'))
     .filter((file) => file.endsWith('.test.ts'))
     .flatMap((file) =>
-      [...readFileSync(join(ROOT, 'test', 'browser', file), 'utf8').matchAll(/screenshot\(\w+, '([\w-]+)'\)/g)].map(
-        (match) => match[1],
-      ),
+      [
+        ...readFileSync(join(ROOT, 'test', 'browser', file), 'utf8').matchAll(
+          /screenshot\(\w+, '([\w-]+)'\)/g,
+        ),
+      ].map((match) => match[1]),
     ),
 );
 
