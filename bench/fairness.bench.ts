@@ -23,7 +23,7 @@
  * its longest request ≤ 1 s; each of its webhooks within 2 s of the create's answer. A missed
  * target prints FAIL and does not change the exit code, which reports only a run that could not
  * complete. BENCH_FAIRNESS_PHASES (e.g. "graphql,clock") runs some abuses only; BENCH_WRITE=0
- * leaves docs/benchmarks.md alone.
+ * leaves docs/internals/benchmarks.md alone.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, createServer as createHttpServer, type Server } from 'node:http';

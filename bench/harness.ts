@@ -348,11 +348,11 @@ export function loadAverage(): string {
 }
 
 /**
- * Replaces what lies between `marker` and `endMarker` in docs/benchmarks.md with `section` (which
+ * Replaces what lies between `marker` and `endMarker` in docs/internals/benchmarks.md with `section` (which
  * starts with `marker`), leaves the rest of the file as it is, and formats it as `npm run lint` wants.
  */
 export function writeBenchmarksSection(marker: string, endMarker: string, section: string): string {
-  const doc = join(REPO_ROOT, 'docs/benchmarks.md');
+  const doc = join(REPO_ROOT, 'docs/internals/benchmarks.md');
   const current = readFileSync(doc, 'utf8');
   const from = current.indexOf(marker);
   const to = current.indexOf(endMarker);

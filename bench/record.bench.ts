@@ -15,7 +15,7 @@
  * For each: start-up (spawn → first 2xx create; first output line), idle RSS, then load from wrk in
  * its own process (50 connections, then 1), RSS after the load, and for Sandbank the mixed workload
  * (bench/mixed-load.ts, its own process). Every round runs every target, in turn; the table shows
- * medians over rounds. The run ends by writing docs/benchmarks.md (BENCH_WRITE=0 to skip).
+ * medians over rounds. The run ends by writing docs/internals/benchmarks.md (BENCH_WRITE=0 to skip).
  *
  * BENCH_ROUNDS (default 2), BENCH_DURATION (seconds per load run, default 10), BENCH_STARTS (starts
  * per start-up case per round, default 3).

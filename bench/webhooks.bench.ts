@@ -385,7 +385,7 @@ async function main(): Promise<number> {
     const results: Result[] = [];
     for (const store of stores) results.push(await benchStore(store, receiver, backlog, seconds));
     report(results, seconds);
-    return 0; // targets are reported, not enforced: the machine's speed varies (see docs/benchmarks.md)
+    return 0; // targets are reported, not enforced: the machine's speed varies (see docs/internals/benchmarks.md)
   } finally {
     await receiver.stop();
   }

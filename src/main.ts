@@ -15,7 +15,7 @@ function fail(error: unknown): never {
 // V8 grows its old generation to a multiple of the live heap after each full collection, and does
 // not give it back when a burst of requests ends. A server whose live heap is a few tens of MB
 // then idles at twice its resident size after one load test. Growing by a fifth instead keeps the
-// resident size after load near idle, at no measured cost in throughput (docs/performance.md).
+// resident size after load near idle, at no measured cost in throughput (docs/internals/performance.md).
 // A heap-growing setting given to node explicitly wins.
 const nodeFlags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
 if (!/heap[-_]growing[-_]percent/.test(nodeFlags)) setFlagsFromString('--heap-growing-percent=20');

@@ -33,7 +33,7 @@ export interface Metrics {
   registry: Registry;
   requests: Counter<'method' | 'route' | 'status'>;
   duration: Histogram<'method' | 'route'>;
-  /** Faults injected by chaos (docs/chaos.md), by kind and the status answered. */
+  /** Faults injected by chaos (docs/guide/chaos.md), by kind and the status answered. */
   chaos: Counter<'fault' | 'status'>;
   /** HTTP requests being handled right now (read synchronously by the webhook pump). */
   inFlight: { value: number };

@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { lazyYoga } from './api/graphql/lazy.ts';
 import { attachGraphQLWebSocket } from './api/graphql/ws.ts';
@@ -9,6 +8,7 @@ import type { Config } from './config.ts';
 import { type Availability, isDatabaseUnavailable } from './db/availability.ts';
 import { type Database, openDatabase } from './db/client.ts';
 import { processContextOf } from './deps.ts';
+import { serveOn } from './http/node-server.ts';
 import { systemClock } from './kernel/clock.ts';
 import { WebhookTransport } from './kernel/webhook-transport.ts';
 import { startMaintenance } from './maintenance.ts';
@@ -35,8 +35,8 @@ export interface RunningServer {
 }
 
 function listen(app: ReturnType<typeof buildApp>, host: string, port: number) {
-  return new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(server));
+  return new Promise<Server>((resolve, reject) => {
+    const server = serveOn(app.fetch, host, port, () => resolve(server));
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'EADDRINUSE'

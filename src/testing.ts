@@ -10,7 +10,7 @@
  *
  * PGlite in memory by default (the build's pre-migrated snapshot: no migrations run), on a free
  * loopback port. Everything the helpers do goes through the public REST API with the merchant's
- * own key, as the code under test would. docs/testing.md describes it.
+ * own key, as the code under test would. docs/guide/testing.md describes it.
  *
  * The public types below are self-contained (no import of the server's own types), so that the
  * declaration file the build emits for this entry stands alone; the webhook receiver and the REST
@@ -42,7 +42,7 @@ export interface StartSandbankOptions {
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /**
    * Any other server setting by its environment variable name (FX_RATES, SANDBANK_MERCHANT_MCC,
-   * RATE_LIMIT_PER_SECOND, …: docs/configuration.md). The process's own environment is not read.
+   * RATE_LIMIT_PER_SECOND, …: docs/reference/configuration.md). The process's own environment is not read.
    */
   env?: Record<string, string>;
 }

@@ -6,11 +6,15 @@ import { startSandbank } from 'sandbank/testing';
 let sandbank;
 let webhooks;
 
-before(async () => {
-  sandbank = await startSandbank();
-  webhooks = await sandbank.webhookReceiver({ events: ['collection.created', 'collection.expired'] });
-});
-after(() => sandbank.close());
+// node:test waits for a hook without limit; a start-up that hangs should fail the run instead.
+before(
+  async () => {
+    sandbank = await startSandbank();
+    webhooks = await sandbank.webhookReceiver({ events: ['collection.created', 'collection.expired'] });
+  },
+  { timeout: 60_000 },
+);
+after(() => sandbank?.close(), { timeout: 60_000 });
 
 async function collect(amount) {
   const response = await fetch(`${sandbank.url}/v1/collect`, {

@@ -1,6 +1,6 @@
 /**
  * Whether the database can be reached, and what the server does while it cannot
- * (docs/deploy.md, "When the database is unreachable"): every request that needs it answers at once with
+ * (docs/guide/deploy.md, "When the database is unreachable"): every request that needs it answers at once with
  * 503 database_unavailable and Retry-After instead of waiting on a dead connection, background work
  * skips its turns, and a probe finds out when the database is back.
  */

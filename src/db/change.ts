@@ -6,7 +6,7 @@ import { type RowUpdate, rowUpdates } from './row-update.ts';
 import { scheduledJobs } from './scheduled-jobs.table.ts';
 
 /**
- * What one operation writes (docs/architecture.md, "The write path"): the rows it creates, its
+ * What one operation writes (docs/internals/architecture.md, "The write path"): the rows it creates, its
  * events, the work it schedules, its effects (ledger postings, updates of rows it read), and work
  * that must run in the transaction that writes it — built with change(), written by commit()
  * (commit.ts), step by step by applyChange() or by the group commit's statement (group-commit.ts).
@@ -22,7 +22,7 @@ export interface EffectKind<T> {
   statement(items: readonly T[]): { checks: SQL; ready: SQL; writes: (ok: SQL) => SQL };
   /**
    * Takes, before any item of a batch is written step by step in one transaction, every lock the
-   * items will need (and makes the rows they will lock), in one global order (docs/concurrency.md),
+   * items will need (and makes the rows they will lock), in one global order (docs/internals/concurrency.md),
    * so two such batches cannot deadlock whatever order their items come in.
    */
   lockAll(tx: Tx, items: readonly T[]): Promise<void>;

@@ -8,7 +8,7 @@ export { applyChange, Change, change, type EffectKind, type NewRow, type Transac
 export { type GroupCommitStats, groupCommitStats } from './group-commit.ts';
 
 /**
- * The one write path (docs/architecture.md, "The write path"). An operation describes its change —
+ * The one write path (docs/internals/architecture.md, "The write path"). An operation describes its change —
  * the rows it creates, its events, the work it schedules, its ledger postings, the rows it read and
  * updates, the work its reactions do in its transaction — and hands it to commit(), which decides
  * how to write it:
@@ -62,7 +62,7 @@ function isStale(error: unknown): boolean {
 const FOREIGN_KEY_VIOLATION = '23503';
 
 /**
- * One operation that reads rows, decides and writes (docs/architecture.md, "Row updates"), written
+ * One operation that reads rows, decides and writes (docs/internals/architecture.md, "Row updates"), written
  * one way whatever happens: `write` builds the operation's change from the rows `read` returns and
  * commits it to the target it is given, answering what the caller gets.
  * - Without a caller's transaction, the rows are first read without a lock and the change is

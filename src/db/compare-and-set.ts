@@ -8,7 +8,7 @@ interface StatefulTable {
 }
 
 /**
- * The compare-and-set half of a transition (house rule: state machines are data, docs/house-rules.md):
+ * The compare-and-set half of a transition (house rule: state machines are data, docs/internals/house-rules.md):
  * `UPDATE t SET state = to, … WHERE id = $id AND state = $from RETURNING *`.
  * Returns the updated row, or null when another writer moved the object first.
  */

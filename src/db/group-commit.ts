@@ -11,7 +11,7 @@ import { scheduledJobs } from './scheduled-jobs.table.ts';
 import { runTransaction, withRetries } from './tx.ts';
 
 /**
- * The database's group commit (docs/architecture.md, "The write path"): the changes that arrive
+ * The database's group commit (docs/internals/architecture.md, "The write path"): the changes that arrive
  * together, outside any caller's transaction, are written by one statement (one round trip, one
  * transaction), and each caller's promise settles only after that statement has committed. A batch
  * the statement cannot write (an account missing, a balance too low, a unique key taken) is

@@ -6,7 +6,7 @@ import { events } from './events.table.ts';
 import { insertRecords } from './json-records.ts';
 
 /*
- * The outbox (docs/house-rules.md): every change writes its events in the same statement or
+ * The outbox (docs/internals/house-rules.md): every change writes its events in the same statement or
  * transaction as the change itself, with what they fan out to and their announcement.
  */
 
@@ -60,7 +60,7 @@ function announcement(e: string): SQL {
 }
 
 /**
- * Writes one `evt_` row in the caller's transaction (house rule: the outbox, docs/house-rules.md),
+ * Writes one `evt_` row in the caller's transaction (house rule: the outbox, docs/internals/house-rules.md),
  * with what it fans out to and its announcement. `data` is the object as the API renders it
  * after the change; exact decimals survive because jsonb keeps numbers as numeric.
  */

@@ -1,6 +1,6 @@
 /**
  * PGlite in a worker thread, seen from the main thread as a PGlite client (see
- * docs/pglite-worker.md): the drizzle-orm/pglite driver, the migrator and the raw uses (maintenance,
+ * docs/internals/pglite-worker.md): the drizzle-orm/pglite driver, the migrator and the raw uses (maintenance,
  * tests) call query, exec, transaction, listen and dumpDataDir on it as on a PGlite instance.
  *
  * - One statement at a time reaches the worker, in order. A transaction holds the client: until it
@@ -151,7 +151,7 @@ function unsupported(options: QueryOptions | undefined): void {
  * How long the main thread may block per turn of its event loop waiting for the worker's answers
  * (see #waitBriefly): for the statements of transactions, which hold the database between their
  * statements, and separately for statements outside transactions. Measured on 2 cores
- * (docs/pglite-worker.md): 10 ms for transactions keeps the slowest /healthz during a large clock
+ * (docs/internals/pglite-worker.md): 10 ms for transactions keeps the slowest /healthz during a large clock
  * advance in the tens of milliseconds with more collections per second than PGlite on the main
  * thread; outside transactions waiting only costs (the main thread blocked while the next requests
  * queue), so a statement there is picked up only if its answer is already in.

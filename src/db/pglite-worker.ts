@@ -1,5 +1,5 @@
 /**
- * The thread that owns PGlite (see docs/pglite-worker.md). PGlite runs Postgres as WebAssembly on
+ * The thread that owns PGlite (see docs/internals/pglite-worker.md). PGlite runs Postgres as WebAssembly on
  * the thread that calls it: here, so that a long query blocks this thread and not the HTTP one.
  *
  * It runs the requests of the main thread's PgliteWorkerClient (pglite-proxy.ts) one at a time, in

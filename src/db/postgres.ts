@@ -8,12 +8,12 @@ import type { Database, Db } from './client.ts';
 
 /**
  * Postgres through postgres.js (openDatabase's `driver: 'postgres'`, src/db/client.ts): the
- * connection settings (docs/deploy.md), the availability gate in front of the client, and the
+ * connection settings (docs/guide/deploy.md), the availability gate in front of the client, and the
  * migrations run under an advisory lock.
  */
 
 /**
- * The session limits of the server's connections (docs/deploy.md, "When the database is unreachable"). They are far above any
+ * The session limits of the server's connections (docs/guide/deploy.md, "When the database is unreachable"). They are far above any
  * legitimate statement or pause — the longest statements, a clock advance's batches and the
  * retention's purges, take well under a second — and only end what is stuck: a statement running
  * for 30 s, or a transaction left open and idle for 60 s (its locks held). Migrations run on a

@@ -183,7 +183,7 @@ async function applyUpdate(tx: Tx, item: RowUpdate): Promise<void> {
   if (found.length === 0) throw new StaleRow(tableName(item.table), item.id);
 }
 
-/** Row updates as an effect of a change (docs/architecture.md, "The write path"). */
+/** Row updates as an effect of a change (docs/internals/architecture.md, "The write path"). */
 export const rowUpdates: EffectKind<RowUpdate> = {
   statement: updatesStatement,
   lockAll: async (tx, items) => {

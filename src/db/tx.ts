@@ -13,7 +13,7 @@ export const TRANSACTION_ATTEMPTS = 3;
 
 /**
  * The races Postgres settled by aborting a transaction of this process, and what became of them.
- * The lock order (docs/concurrency.md) is there so that these stay at zero: the retry is a last
+ * The lock order (docs/internals/concurrency.md) is there so that these stay at zero: the retry is a last
  * line of defence, and a count above zero points at a path that breaks the order. Read by tests.
  */
 export const transactionConflicts: Record<Conflict | 'retried' | 'gaveUp', number> = {

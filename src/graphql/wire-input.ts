@@ -4,7 +4,7 @@ import { type FieldCodes, parseInput } from '../kernel/validation.ts';
 
 /**
  * GraphQL arguments as the body of the same REST operation, so that one zod schema — the REST
- * body's — reads both (docs/architecture.md, "Input is parsed once"). The mapping is generic:
+ * body's — reads both (docs/internals/architecture.md, "Input is parsed once"). The mapping is generic:
  * camelCase names become snake_case, null and undefined are left out (GraphQL's "not given"),
  * nested input objects and lists of them are mapped the same way, and JSON values (`metadata`) are
  * kept as they are. Where a GraphQL argument sits elsewhere in the body, `moves` says where, as a

@@ -32,7 +32,7 @@ export { parseFormBody } from './form-body-parse.ts';
  *   a malformed key (`a[b`) or escapes that are not UTF-8 are a 400 parameter_invalid.
  *
  * The pairs become a tree of text in form-body-parse.ts; the coercion below, led by the operation's
- * schema, makes it the JSON body. docs/architecture.md ("Form bodies") gives the reasons.
+ * schema, makes it the JSON body. docs/internals/architecture.md ("Form bodies") gives the reasons.
  */
 
 const MEDIA_TYPE = 'application/x-www-form-urlencoded';

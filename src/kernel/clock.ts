@@ -1,5 +1,5 @@
 /**
- * Services read business time from a Clock, never from Date.now() (house rule: the merchant's clock, docs/house-rules.md).
+ * Services read business time from a Clock, never from Date.now() (house rule: the merchant's clock, docs/internals/house-rules.md).
  * The per-merchant simulated clock (offset + freeze) implements the same interface.
  */
 export interface Clock {

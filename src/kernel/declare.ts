@@ -4,7 +4,7 @@ import { WireDecimal } from './wire-json.ts';
 import { idOf, timestamp, wireCurrency, wireDecimal, wireMetadata, wireResource } from './wire-resources.ts';
 
 /**
- * One declaration per object (docs/architecture.md, "Declarations"): its fields once, each with its
+ * One declaration per object (docs/internals/architecture.md, "Declarations"): its fields once, each with its
  * one description. The REST resource (its OpenAPI component, and the webhook payload of its events)
  * and the GraphQL object type are both derived from it. Plain typed data: no code generation.
  */

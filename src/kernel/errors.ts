@@ -1,5 +1,5 @@
 /**
- * The one error registry shared by REST and GraphQL (house rule: one error registry, docs/house-rules.md).
+ * The one error registry shared by REST and GraphQL (house rule: one error registry, docs/internals/house-rules.md).
  * Every expected failure is a SandbankError carrying a registered code.
  */
 export type ErrorType =

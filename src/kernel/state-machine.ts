@@ -1,7 +1,7 @@
 import { SandbankError } from './errors.ts';
 
 /**
- * States and transitions as data (house rule: state machines are data, docs/house-rules.md). A machine maps each event to the states it
+ * States and transitions as data (house rule: state machines are data, docs/internals/house-rules.md). A machine maps each event to the states it
  * may start from and the state it leads to; transition() checks one step and names the object,
  * its state and the states that would allow the operation when the step is not allowed.
  */

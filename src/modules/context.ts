@@ -10,7 +10,7 @@ export { isDatabaseUnavailable } from '../db/availability.ts';
 
 /**
  * The database handles a service context carries. Adapters that pass them along (a caller-owned
- * transaction) name them from here, never from src/db (docs/house-rules.md, dependencies point inward).
+ * transaction) name them from here, never from src/db (docs/internals/house-rules.md, dependencies point inward).
  */
 export type { Db, Tx };
 

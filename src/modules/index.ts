@@ -29,7 +29,7 @@ import trigger from './trigger/index.ts';
 import webhooks from './webhooks/index.ts';
 
 /**
- * Every module, once: each registry is derived from this list (docs/architecture.md, "Adding a
+ * Every module, once: each registry is derived from this list (docs/internals/architecture.md, "Adding a
  * module"). The order is REST's mounting order (a literal path before a parameter that would match
  * it), GraphQL's loading order and retention's purge order. The reactions of one module to another
  * stay a hand-written list (reactions.ts): each is a sentence, not a registry.

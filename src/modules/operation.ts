@@ -5,7 +5,7 @@ import type { FieldCodes } from '../kernel/validation.ts';
 import type { ServiceContext } from './context.ts';
 
 /**
- * One declaration per operation (docs/architecture.md, "Declarations"), beside the service it
+ * One declaration per operation (docs/internals/architecture.md, "Declarations"), beside the service it
  * calls: its REST route, its input, its output object, its errors and its GraphQL field, once. The
  * REST route (with its OpenAPI entry, src/rest/mount.ts) and the GraphQL field
  * (src/graphql/mount.ts) are mounted from it. Plain typed data: no code generation.

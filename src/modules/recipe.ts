@@ -1,5 +1,5 @@
 /**
- * What a trigger recipe is (docs/trigger.md): the interface each module's recipes implement
+ * What a trigger recipe is (docs/guide/trigger.md): the interface each module's recipes implement
  * (`<module>.recipes.ts`, beside the objects they drive), the driver a run hands them, and the
  * helpers they share. Each module lists its recipes in its manifest (`recipes`) and the trigger
  * module runs them (trigger/trigger.recipes.ts maps them by type); this file imports no module,
@@ -30,7 +30,7 @@ export interface RecipeDriver {
  */
 export interface Recipe {
   type: string;
-  /** What the recipe drives, in words (docs/trigger.md and GET /v1/simulate/events/recipes). */
+  /** What the recipe drives, in words (docs/guide/trigger.md and GET /v1/simulate/events/recipes). */
   drives: string;
   /** The override keys it accepts; `metadata.*` stands for any `metadata.<key>`. */
   accepts: readonly string[];

@@ -7,7 +7,7 @@ import type { RetentionRule } from './module.ts';
  * What is not kept forever, and the module function that deletes (or blanks) up to `limit` rows
  * of it in one short statement: every module's `retention` (its manifest), in the modules' order.
  * Business data expires on each merchant's simulated clock, sign-ins on the real clock; the periods
- * are documented in docs/operations.md (Retention).
+ * are documented in docs/reference/operations.md (Retention).
  */
 export const RETENTION_RULES: readonly RetentionRule[] = MODULES.flatMap((module) => module.retention ?? []);
 

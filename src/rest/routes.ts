@@ -156,7 +156,7 @@ export function errorCodesOf(config: OperationConfig): ErrorCode[] {
     for (const code of list) codes.add(code);
   };
   if (!config.keyless) add(KEYED);
-  // Chaos (docs/chaos.md) faults every keyed operation but the one that sets it.
+  // Chaos (docs/guide/chaos.md) faults every keyed operation but the one that sets it.
   if (!config.keyless && !CHAOS_FREE_PATHS.has(config.path)) codes.add('chaos_injected');
   if (!config.keyless && !config.publicKey) codes.add('secret_key_required');
   if (config.method === 'post') add(WITH_BODY);

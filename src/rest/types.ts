@@ -12,7 +12,7 @@ export interface RestEnv {
     body: Record<string, unknown>;
     /** The transaction an idempotent request runs in. */
     tx: Tx | undefined;
-    /** The chaos faults injected into this request (docs/chaos.md), for /metrics. */
+    /** The chaos faults injected into this request (docs/guide/chaos.md), for /metrics. */
     chaosFaults: readonly ('latency' | 'error' | 'rate_limit' | 'timeout')[] | undefined;
   };
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { ROOT, type ServerProcess, startServerProcess } from '../processes/server-process.ts';
@@ -32,13 +32,20 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Where the browser tests save their screenshots (git-ignored; README.md and docs/dashboard.md show copies from docs/screenshots/). */
+/** Where the browser tests save their screenshots (git-ignored). */
 export const SCREENSHOT_DIR = join(ROOT, 'test-results', 'screenshots');
+/**
+ * The screenshots the README and the guides show: copies of the browser tests' own, refreshed by
+ * `SANDBANK_UPDATE_SCREENSHOTS=1 npm run test:browser` (only the names already published there).
+ */
+export const PUBLISHED_SCREENSHOT_DIR = join(ROOT, 'docs', 'guide', 'screenshots');
 
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
+  const published = join(PUBLISHED_SCREENSHOT_DIR, `${name}.png`);
+  if (process.env.SANDBANK_UPDATE_SCREENSHOTS === '1' && existsSync(published)) copyFileSync(path, published);
   return path;
 }
 

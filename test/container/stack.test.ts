@@ -15,7 +15,7 @@ import { podman, podmanEnv, ROOT } from './podman.ts';
  * webhook receiver container: test/container/compose.test.yaml). Creates and payments go through
  * the load balancer while one instance is killed and started again; then everything acknowledged
  * must be there, delivered and balanced. Last, the throughput through the load balancer with 3, 2
- * and 1 instances (docs/benchmarks.md).
+ * and 1 instances (docs/internals/benchmarks.md).
  */
 const missing = process.env.SANDBANK_CONTAINERS_MISSING;
 const LOAD_SECONDS = Number(process.env.STACK_LOAD_SECONDS ?? 20);

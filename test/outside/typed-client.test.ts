@@ -1,10 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { serve } from '@hono/node-server';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveOn } from '../../src/http/node-server.ts';
 import { ROOT } from '../processes/server-process.ts';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 
@@ -16,13 +17,13 @@ import { createTestApp, type TestApp } from '../support/harness.ts';
 
 const EXAMPLE = join(ROOT, 'examples', 'typed-client');
 let t: TestApp;
-let server: ReturnType<typeof serve>;
+let server: Server;
 let baseUrl: string;
 
 beforeAll(async () => {
   t = await createTestApp();
-  server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  server = await new Promise<Server>((resolve) => {
+    const s = serveOn(t.app.fetch, '127.0.0.1', 0, () => resolve(s));
   });
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });

@@ -8,7 +8,7 @@ import { call, freePort, type ServerProcess, startServerProcess } from './server
 /**
  * While the database cannot be reached, every request that needs it answers 503
  * database_unavailable with Retry-After — REST, GraphQL and /readyz — instead of a 500 or a hang,
- * and service resumes by itself when the database is back (docs/deploy.md, "When the database is unreachable").
+ * and service resumes by itself when the database is back (docs/guide/deploy.md, "When the database is unreachable").
  *
  * On Postgres a real server process talks to the shared cluster through a TCP proxy run here, which
  * the test cuts (connections refused) or turns into a black hole (connections accepted, never

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.ts';
 import { ROOT } from './server-process.ts';
 
 /**
- * deploy/compose.yaml is safe as it is started without settings (docs/deploy.md): published on
+ * deploy/compose.yaml is safe as it is started without settings (docs/guide/deploy.md): published on
  * loopback only, no well-known password or key, webhooks kept off private networks. The file is
  * read as compose reads it: YAML, then `${VAR}`, `${VAR:-default}` and `${VAR:?message}` filled
  * from the environment. (The stack itself runs under podman in test/container/.)

@@ -7,10 +7,10 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { messages } from '@electric-sql/pglite';
-import { serve } from '@hono/node-server';
 import { eq, sql } from 'drizzle-orm';
 import { bigint, jsonb, numeric, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import {
 } from '../../src/db/client.ts';
 import { type PgliteClient, PgliteWorkerClient } from '../../src/db/pglite-proxy.ts';
 import { isTransactionConflict, runTransaction } from '../../src/db/tx.ts';
+import { serveOn } from '../../src/http/node-server.ts';
 import { createTestApp } from '../support/harness.ts';
 import { ROOT } from './server-process.ts';
 
@@ -366,14 +367,15 @@ describe('PGlite in a worker thread', () => {
 describe('the event loop while the worker is busy', () => {
   let database: Database;
   const failures: Error[] = [];
-  let server: ReturnType<typeof serve>;
+  let server: Server;
   let base: string;
 
   beforeAll(async () => {
     database = await openPglite(true, (error) => failures.push(error));
     const t = await createTestApp({ database });
-    server = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 });
-    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    await new Promise<void>((resolve) => {
+      server = serveOn(t.app.fetch, '127.0.0.1', 0, resolve);
+    });
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
 
@@ -417,7 +419,7 @@ describe('a process whose PGlite thread dies', () => {
   it('exits with code 1 and says why, instead of hanging', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'test', 'fixtures', 'pglite-worker-dies.ts')],
+      ['--import', 'tsx', join(ROOT, 'test', 'processes', 'pglite-worker-dies.ts')],
       {
         cwd: ROOT,
         env: { ...process.env, PGLITE_WORKER: '1' },

@@ -1,17 +1,17 @@
 /**
- * The README, executed. Every command of every ```sh block runs with bash against a real server
- * started for this file (startSandbank: PGlite in memory, or TEST_DATABASE_URL's Postgres), and
- * every answer the README shows as a comment after a command is checked against what the command
- * printed. A command that cannot run here (it installs, starts a server on port 4242, runs the
- * suite itself…) must be listed in NOT_RUN_HERE with the test or CI step that runs it; any other
- * command the README gains is executed, and fails this file if it does not do what it shows.
- * docs/readme-tests.md describes the format.
+ * The README and the users' guides (docs/guide/*.md), executed. Every command of every ```sh block
+ * runs with bash against a real server started for this file (startSandbank: PGlite in memory, or
+ * TEST_DATABASE_URL's Postgres), and every answer a document shows as a comment after a command is
+ * checked against what the command printed. A command that cannot run here (it installs, starts a
+ * server on port 4242, runs the suite itself…) must be listed in NOT_RUN_HERE with the test or CI
+ * step that runs it; any other command a document gains is executed, and fails this file if it
+ * does not do what it shows. docs/internals/readme-tests.md describes the format.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbank, startSandbank } from '../../src/testing.ts';
@@ -19,8 +19,28 @@ import { type Sandbank, startSandbank } from '../../src/testing.ts';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
+/** Every Markdown file under a folder of the clone, as paths relative to the clone, sorted. */
+function markdownUnder(folder: string): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return walk(path);
+      return name.endsWith('.md') ? [relative(ROOT, path)] : [];
+    });
+  return walk(join(ROOT, folder)).sort();
+}
+
+/** The documents whose sh blocks this file executes: the README, then every users' guide. */
+const EXECUTED = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs', 'guide'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/guide/${name}`),
+];
+
 /**
- * Commands of the README that this file does not run, each with what runs it instead. The keys are
+ * Commands of the README and the guides that this file does not run, each with what runs it instead. The keys are
  * the commands as written (continuation lines joined, spaces collapsed, trailing comment dropped).
  */
 const NOT_RUN_HERE: Record<string, string> = {
@@ -28,6 +48,10 @@ const NOT_RUN_HERE: Record<string, string> = {
     '.ci/run installs with npm ci; test/processes/startup.test.ts starts the server as npm start does',
   'npm test': '.ci/run runs npm test, on PGlite and on Postgres',
   'npm pack': 'test/outside/testing-api.test.ts packs the package',
+  'NODE_OPTIONS=--experimental-vm-modules npx jest':
+    'test/outside/testing-api.test.ts runs the Jest example in an empty project with NODE_OPTIONS=--experimental-vm-modules npx jest',
+  'npx sandbank':
+    'test/browser/packed-checkout.test.ts starts the packed package with npx sandbank (--memory); test/processes/startup.test.ts keeps the data of a server across restarts, which bin/sandbank.js starts as npm start does',
   'npx sandbank --memory --port 4300':
     'test/browser/packed-checkout.test.ts starts the packed package with npx sandbank --memory --port N and pays a checkout on it',
   'npm install --save-dev /path/to/sandbank-0.1.0.tgz':
@@ -64,6 +88,8 @@ interface Step {
 }
 
 interface Section {
+  /** The document, relative to the clone (README.md, docs/guide/…). */
+  file: string;
   title: string;
   line: number;
   steps: Step[];
@@ -87,8 +113,8 @@ function scan(line: string, state: { quote: '' | "'" | '"' }): number {
 
 const EXPECTATION_START = /^(\{|\[|→)/;
 
-/** Splits the README into its sections (## and ### headings) and their sh commands. */
-function parseReadme(text: string): Section[] {
+/** Splits a document into its sections (## and ### headings) and their sh commands. */
+function parseReadme(text: string, file = 'README.md'): Section[] {
   const lines = text.split('\n');
   const sections: Section[] = [];
   let section: Section | null = null;
@@ -99,7 +125,7 @@ function parseReadme(text: string): Section[] {
   let current: Expectation | null = null;
   const finish = (lineNo: number) => {
     if (!pending) return;
-    if (!section) throw new Error(`README line ${lineNo}: a sh block before any section heading`);
+    if (!section) throw new Error(`${file} line ${lineNo}: a sh block before any section heading`);
     const command = pending.lines.join('\n');
     const key = pending.lines
       .map((l) => l.replace(/\\$/, ''))
@@ -120,13 +146,13 @@ function parseReadme(text: string): Section[] {
       }
       const heading = /^(##|###) (.+)$/.exec(raw);
       if (heading && !fence) {
-        section = { title: heading[2] ?? '', line: lineNo, steps: [] };
+        section = { file, title: heading[2] ?? '', line: lineNo, steps: [] };
         sections.push(section);
       }
       return;
     }
     if (raw.trim() === '```') {
-      if (pending) throw new Error(`README line ${pending.line}: a command not finished at the block's end`);
+      if (pending) throw new Error(`${file} line ${pending.line}: a command not finished at the block's end`);
       inSh = false;
       last = null;
       current = null;
@@ -179,7 +205,7 @@ function parseReadme(text: string): Section[] {
       }
     }
   });
-  if (inSh) throw new Error('README: a sh block is not closed');
+  if (inSh) throw new Error(`${file}: a sh block is not closed`);
   return sections.filter((s) => s.steps.length > 0);
 }
 
@@ -295,11 +321,11 @@ async function runSection(
   }
 }
 
-/** Everything wrong with a section's run, one line each (empty: the README holds). */
-function problems(results: StepResult[]): string[] {
+/** Everything wrong with a section's run, one line each (empty: the document holds). */
+function problems(results: StepResult[], file = 'README.md'): string[] {
   const found: string[] = [];
   for (const { step, output, code } of results) {
-    const where = `README line ${step.line}: ${step.key.slice(0, 100)}`;
+    const where = `${file} line ${step.line}: ${step.key.slice(0, 100)}`;
     if (code === null) {
       found.push(`${where}\n  not run (an earlier command failed)`);
       continue;
@@ -319,9 +345,13 @@ function problems(results: StepResult[]): string[] {
   return found;
 }
 
-const sections = parseReadme(README);
+const documents = EXECUTED.map((file) => ({
+  file,
+  sections: parseReadme(readFileSync(join(ROOT, file), 'utf8'), file),
+}));
+const sections = documents.flatMap((document) => document.sections);
 
-describe('README.md, executed', () => {
+describe('README.md and docs/guide, executed', () => {
   let sandbank: Sandbank;
   beforeAll(async () => {
     for (const tool of ['bash', 'curl', 'jq']) {
@@ -339,20 +369,25 @@ describe('README.md, executed', () => {
   afterAll(() => sandbank?.close());
 
   const envFor = async (title: string) => {
-    const merchant = await sandbank.newMerchant(`README: ${title}`);
+    const merchant = await sandbank.newMerchant(`Docs: ${title}`.slice(0, 100));
     return { BASE: sandbank.url, SK: merchant.secretKey, PK: merchant.publicKey };
   };
 
-  for (const section of sections) {
-    it(`${section.title} (README line ${section.line})`, async () => {
-      expect(SECTIONS_NOT_EXECUTED).not.toContain(section.title);
-      const { results } = await runSection(section, await envFor(section.title));
-      expect(problems(results)).toEqual([]);
+  for (const document of documents)
+    describe(document.file, () => {
+      for (const section of document.sections) {
+        it(`${section.title} (${document.file} line ${section.line})`, async () => {
+          expect(SECTIONS_NOT_EXECUTED).not.toContain(`${document.file}: ${section.title}`);
+          const { results } = await runSection(section, await envFor(`${document.file}: ${section.title}`));
+          expect(problems(results, document.file)).toEqual([]);
+        });
+      }
     });
-  }
 
   it('fails when the README drifts from what the server answers', async () => {
-    const tour = sections.find((section) => section.title === 'A five-minute tour');
+    const tour = sections.find(
+      (section) => section.file === 'README.md' && section.title === 'A five-minute tour',
+    );
     if (!tour) throw new Error('the README has no five-minute tour');
     // A wrong state in an answer, a renamed field, a wrong amount, and a command that now does
     // something else (a declining card where the README pays): each must be caught.
@@ -370,6 +405,24 @@ describe('README.md, executed', () => {
     expect(joined).toContain('"pending":125.00');
     expect(joined).toMatch(/"state":"succeeded"/); // the webhook's collection is no longer paid
 
+    // A guide drifts the same way: its walkthrough's answers are checked as the README's are.
+    const guide = 'docs/guide/card-payments.md';
+    const [driftedGuide] = parseReadme(
+      readFileSync(join(ROOT, guide), 'utf8').replace(
+        '"object":"card_payment","state":"captured","amount":100.00,',
+        '"object":"card_payment","state":"authorized","amount":100.00,',
+      ),
+      guide,
+    ).filter((section) => section.title === 'Walkthrough');
+    if (!driftedGuide) throw new Error(`${guide} has no walkthrough`);
+    const guideProblems = problems(
+      (await runSection(driftedGuide, await envFor('drift: guide'))).results,
+      guide,
+    );
+    expect(guideProblems.join('\n')).toMatch(
+      /docs\/guide\/card-payments\.md line \d+: [\s\S]*"state":"authorized"/,
+    );
+
     // A command the list does not name is run, and fails when it cannot: here one that would need
     // a script this package does not have.
     const [unlisted] = parseReadme('## Unlisted\n```sh\nnpm run no-such-script\n```\n');
@@ -380,25 +433,30 @@ describe('README.md, executed', () => {
 });
 
 describe('the README checker', () => {
-  it('reads every sh command of the README and knows each one it does not run', () => {
+  it('reads every sh command of the README and the guides and knows each one it does not run', () => {
     const keys = sections.flatMap((section) => section.steps.map((step) => step.key));
     expect(keys.length).toBeGreaterThan(40);
+    // The README has a tour, and the guides have commands of their own to run.
+    expect(sections.filter((section) => section.file === 'README.md').length).toBeGreaterThan(0);
+    expect(sections.filter((section) => section.file.startsWith('docs/guide/')).length).toBeGreaterThan(5);
     // Every command listed as run elsewhere is still in the README (no stale entries).
     expect(Object.keys(NOT_RUN_HERE).filter((key) => !keys.includes(key))).toEqual([]);
     // A command run elsewhere shows no answer here (nothing would check it).
     for (const section of sections)
       for (const step of section.steps)
-        if (step.key in NOT_RUN_HERE) expect(step.expectations, `README line ${step.line}`).toEqual([]);
+        if (step.key in NOT_RUN_HERE)
+          expect(step.expectations, `${section.file} line ${step.line}`).toEqual([]);
     // Every answer shown has something to check.
     for (const section of sections)
       for (const step of section.steps)
         for (const expectation of step.expectations)
-          expect(mismatches(expectation.text, '').length, `README line ${expectation.line}`).toBeGreaterThan(
-            0,
-          );
+          expect(
+            mismatches(expectation.text, '').length,
+            `${section.file} line ${expectation.line}`,
+          ).toBeGreaterThan(0);
     // A command the list does not name is executed: the README cannot gain an unchecked command.
     const run = sections.flatMap((section) => section.steps).filter((step) => !(step.key in NOT_RUN_HERE));
-    expect(run.length).toBe(keys.length - Object.keys(NOT_RUN_HERE).length);
+    expect(run.length).toBe(keys.filter((key) => !(key in NOT_RUN_HERE)).length);
     expect(SECTIONS_NOT_EXECUTED).toEqual([]);
   });
 
@@ -445,26 +503,66 @@ describe('the README checker', () => {
     expect(section?.steps[1]?.expectations.map((e) => e.text)).toEqual(['→ hi']);
   });
 
-  it('links only to files that exist and headings that exist', () => {
-    const slugs = new Set(
-      [...README.matchAll(/^#{1,4} (.+)$/gm)].map((m) =>
-        (m[1] ?? '')
-          .toLowerCase()
-          .replace(/[^\p{L}\p{N} _-]/gu, '')
-          .replace(/ /g, '-'),
-      ),
+  it("fails loudly when the README's webhook receiver finds its port taken", async () => {
+    const receiver = sections
+      .filter((section) => section.file === 'README.md')
+      .flatMap((section) => section.steps)
+      .find((step) => step.key.startsWith('node -e') && step.key.includes('listen(3000)'));
+    if (!receiver) throw new Error('the README has no webhook receiver on port 3000');
+    // Another app on the port: the receiver must say so and exit non-zero, not wait in the background.
+    const other = createServer();
+    const port = await new Promise<number>((done) =>
+      other.listen(0, () => {
+        const address = other.address();
+        done(typeof address === 'object' && address ? address.port : 0);
+      }),
     );
-    const broken: string[] = [];
-    for (const match of README.matchAll(/\]\(([^)\s]+)\)/g)) {
-      const target = match[1] ?? '';
-      if (/^[a-z]+:/.test(target)) continue;
-      if (target.startsWith('#')) {
-        if (!slugs.has(target.slice(1))) broken.push(target);
-        continue;
-      }
-      const path = target.split('#')[0] ?? '';
-      if (!existsSync(join(ROOT, path))) broken.push(target);
+    try {
+      const command = receiver.command.replace(/\s*&\s*$/, '').replace(/listen\(3000\)/g, `listen(${port})`);
+      const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((done, fail) => {
+        const child = spawn('bash', ['-c', command], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        const timer = setTimeout(() => child.kill(), 10_000);
+        child.on('error', fail);
+        child.on('close', (exit) => {
+          clearTimeout(timer);
+          done({ code: exit, stderr });
+        });
+      });
+      expect(code).not.toBe(0);
+      expect(code).not.toBeNull(); // it exited by itself, not by the timeout
+      expect(stderr).toMatch(new RegExp(`receiver: listen EADDRINUSE.*${port}`));
+    } finally {
+      await new Promise((done) => other.close(done));
     }
+  });
+
+  it('links only to files that exist and headings that exist, in the README and all of docs/', () => {
+    const slug = (heading: string) =>
+      heading
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-');
+    // Code blocks hold no links and no headings (a `# comment` in a sh block is not one).
+    const prose = (file: string) => readFileSync(join(ROOT, file), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+    const headings = (file: string) =>
+      new Set([...prose(file).matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1] ?? '')));
+    const files = ['README.md', ...markdownUnder('docs')];
+    expect(files).toContain('docs/README.md');
+    const broken: string[] = [];
+    for (const file of files)
+      for (const match of prose(file).matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = match[1] ?? '';
+        if (/^[a-z]+:/.test(target)) continue;
+        const [path = '', anchor] = target.split('#');
+        const resolved = path ? relative(ROOT, resolve(ROOT, dirname(file), path)) : file;
+        if (!existsSync(join(ROOT, resolved))) broken.push(`${file}: ${target} (no such file)`);
+        else if (anchor && resolved.endsWith('.md') && !headings(resolved).has(anchor))
+          broken.push(`${file}: ${target} (no such heading)`);
+      }
     expect(broken).toEqual([]);
   });
 });

@@ -192,6 +192,19 @@ export interface TestApp {
     data: T;
     errors?: { message: string; extensions?: Record<string, unknown> }[];
   }>;
+  /**
+   * The calls most tests make, as the merchant: `POST path` with a JSON body (none when absent),
+   * `GET path`, `DELETE path`, and moving the merchant's clock by `seconds`.
+   */
+  post<T = Record<string, unknown>>(
+    m: TestMerchant,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<TestResponse<T>>;
+  get<T = Record<string, unknown>>(m: TestMerchant, path: string): Promise<TestResponse<T>>;
+  delete<T = Record<string, unknown>>(m: TestMerchant, path: string): Promise<TestResponse<T>>;
+  advance(m: TestMerchant, seconds: number): Promise<TestResponse>;
   merchant(name?: string): Promise<TestMerchant>;
   /** Rows of a table belonging to a merchant (tables with merchant_id). */
   countRows(table: PgTable & { merchantId: unknown }, merchantId: string): Promise<number>;
@@ -253,10 +266,20 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     return answer;
   }
 
+  const post = <T>(m: TestMerchant, path: string, body?: unknown, headers?: Record<string, string>) =>
+    rest<T>('POST', path, {
+      key: m.secretKey,
+      ...(body === undefined ? {} : { body }),
+      ...(headers ? { headers } : {}),
+    });
   return {
     database,
     app,
     rest,
+    post,
+    get: (m, path) => rest('GET', path, { key: m.secretKey }),
+    delete: (m, path) => rest('DELETE', path, { key: m.secretKey }),
+    advance: (m, seconds) => post(m, '/v1/clock/advance', { seconds }),
     async gql(query, variables = {}, opts = {}) {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
       if (opts.key) headers.authorization = `Bearer ${opts.key}`;

@@ -5,7 +5,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * docs/house-rules.md, "dependencies point inward", checked on every import of every .ts file under
+ * docs/internals/house-rules.md, "dependencies point inward", checked on every import of every .ts file under
  * src/ (static `import … from`, `export … from`, `import x = require(…)` and `import('…')` with a
  * literal path; relative paths resolved, packages ignored). The layers are path patterns, so a file
  * split in two or a new module falls into its layer by where it lives and how it is named:
@@ -52,7 +52,7 @@ import { describe, expect, it } from 'vitest';
  * `import type` counts like any import: an adapter that needs a database type (a transaction `Tx`)
  * takes it from the service context, src/modules/context.ts, which re-exports what adapters may name
  * (and declares AppDeps, whose members the wiring, src/deps.ts, fills in).
- * The layers and these rules are described in docs/architecture.md.
+ * The layers and these rules are described in docs/internals/architecture.md.
  */
 
 type Layer =
@@ -302,7 +302,7 @@ function sourceFiles(dir: string): string[] {
 const where = (found: Import) => `${found.file}:${found.line} imports '${found.specifier}'`;
 const describeViolation = (v: Violation) => `${where(v)}: ${v.rule}`;
 
-describe('architecture (docs/house-rules.md, dependencies point inward)', () => {
+describe('architecture (docs/internals/house-rules.md, dependencies point inward)', () => {
   it('no file under src/ imports across the layers', () => {
     const files = new Map(sourceFiles('src').map((file) => [file, readFileSync(join(root, file), 'utf8')]));
     const { imports, violations } = violationsOf(files);

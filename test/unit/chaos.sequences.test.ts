@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SeedSequences } from '../../src/modules/chaos/chaos.sequences.ts';
 
 /**
- * The positions of seeded chaos sequences (docs/chaos.md, Seeds): bounded per merchant and in all,
+ * The positions of seeded chaos sequences (docs/guide/chaos.md, Seeds): bounded per merchant and in all,
  * and no merchant's seeds ever cost a merchant within its share its place.
  */
 

@@ -41,7 +41,7 @@ const spreads = fc.bigInt({ min: 0n, max: RATE_SCALE / 50n });
 /** Sources up to what one quote may sell: 10,000,000.00 USD. */
 const sources = fc.bigInt({ min: 1n, max: 1_000_000_000n });
 
-/** What every quote promises about its locked rate (docs/fx.md). */
+/** What every quote promises about its locked rate (docs/guide/fx.md). */
 function expectLockedRateHolds(
   q: ReturnType<typeof quoteAmounts>,
   mid: bigint,

@@ -42,7 +42,7 @@ function graphqlError(error: SandbankError): GraphQLError {
 type ChaosContext = GraphQLContext & { request?: Request; chaos?: GraphQLChaosRecord };
 
 /**
- * Chaos on GraphQL (docs/chaos.md): the Sandbank-Chaos header, or else the merchant's setting,
+ * Chaos on GraphQL (docs/guide/chaos.md): the Sandbank-Chaos header, or else the merchant's setting,
  * faults a keyed HTTP query or mutation before it executes, exactly as a REST request: latency, then
  * at most one of a 5xx, a 429 or a timeout answered as `errors[0].extensions.code =
  * "chaos_injected"` with that HTTP status. A faulted mutation never runs (nothing is written, its

@@ -30,7 +30,7 @@ import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../kernel/pagination.ts';
 
 /**
  * What an operation will read, counted before any resolver runs, once its variables are known
- * (docs/graphql.md, "Query cost"):
+ * (docs/reference/graphql.md, "Query cost"):
  *
  *   - every object a field answers counts 1; a scalar or an enum counts nothing (it comes with its
  *     object), and so do `__typename` and introspection;

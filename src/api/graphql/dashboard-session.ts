@@ -12,7 +12,7 @@ import type { Principal } from '../../modules/merchants/authentication.ts';
 
 /**
  * GraphiQL opened from a signed-in dashboard runs as the dashboard's merchant, without a key in the
- * page (docs/graphiql-session.md). A request of /graphql without an Authorization header is the
+ * page (docs/guide/graphiql-session.md). A request of /graphql without an Authorization header is the
  * session's when all three hold:
  *
  * - it carries the dashboard's session cookie (HttpOnly, SameSite=Lax: another site's page cannot

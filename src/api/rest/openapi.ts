@@ -103,7 +103,7 @@ export function registerSharedComponents(api: OpenAPIHono<RestEnv>): void {
     'Retry-After': { description: 'Seconds to wait before retrying.', type: 'integer' },
     'Sandbank-Chaos-Injected': {
       description:
-        'The faults chaos injected into this request (docs/chaos.md), e.g. "latency=200ms; error=503"; absent when none.',
+        'The faults chaos injected into this request (docs/guide/chaos.md), e.g. "latency=200ms; error=503"; absent when none.',
       type: 'string',
     },
   };
@@ -127,7 +127,7 @@ export function registerSharedComponents(api: OpenAPIHono<RestEnv>): void {
     in: 'header',
     required: false,
     description:
-      'Faults to inject before the operation runs, to test retries and timeouts (docs/chaos.md): e.g. "latency=200ms; error=0.3; status=503; seed=42", or "none" to opt out of the merchant\'s chaos setting. Malformed: 400 parameter_invalid.',
+      'Faults to inject before the operation runs, to test retries and timeouts (docs/guide/chaos.md): e.g. "latency=200ms; error=0.3; status=503; seed=42", or "none" to opt out of the merchant\'s chaos setting. Malformed: 400 parameter_invalid.',
     schema: { type: 'string', minLength: 1, maxLength: 500 },
   });
 }

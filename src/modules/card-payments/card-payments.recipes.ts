@@ -1,4 +1,4 @@
-/** The trigger recipes of card payments and their refunds (docs/trigger.md). */
+/** The trigger recipes of card payments and their refunds (docs/guide/trigger.md). */
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { magicBehavior, TEST_CARDS, testCardExpiry } from '../cards/magic-cards.ts';

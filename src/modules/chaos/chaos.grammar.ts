@@ -2,7 +2,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 
 /**
  * The chaos grammar, shared by the `Sandbank-Chaos` request header and the merchant's stored setting
- * (docs/chaos.md): directives `name=value` separated by `;`, names case-insensitive, each at most once.
+ * (docs/guide/chaos.md): directives `name=value` separated by `;`, names case-insensitive, each at most once.
  *
  *   latency=200ms | latency=1.5s | latency=100ms-2s   delay before the operation (≤ 30 s)
  *   error=0.3            probability of an error answer; status=500|502|503|504 (default 503)
@@ -80,7 +80,7 @@ export function parseDirectives<S extends object>(
   const fail: Fail = (message) => {
     throw new SandbankError('parameter_invalid', {
       param,
-      message: `${param}: ${message} See docs/chaos.md.`,
+      message: `${param}: ${message} See docs/guide/chaos.md.`,
     });
   };
   if (text.length > MAX_LENGTH) fail(`at most ${MAX_LENGTH} characters.`);

@@ -6,7 +6,7 @@ import type { ChaosSetting } from './chaos.service.ts';
 
 const ChaosRef = builder.objectRef<ChaosSetting>('Chaos').implement({
   description:
-    "The merchant's chaos setting (GET /v1/simulate/chaos): faults injected into its keyed REST requests and GraphQL queries and mutations before they run, to test a client's retries and timeouts, and into its webhook deliveries (duplicates, delays, reordering). See docs/chaos.md.",
+    "The merchant's chaos setting (GET /v1/simulate/chaos): faults injected into its keyed REST requests and GraphQL queries and mutations before they run, to test a client's retries and timeouts, and into its webhook deliveries (duplicates, delays, reordering). See docs/guide/chaos.md.",
   fields: (t) => ({
     faults: t.exposeString('faults', {
       nullable: true,

@@ -15,7 +15,7 @@ export const ChaosWire = wireAnswer('chaos', {
 }).meta({
   id: 'Chaos',
   description:
-    "The merchant's chaos setting: faults (latency, errors, rate limits, timeouts) injected before API operations run, and faults (duplicates, delays, reordering) injected into webhook deliveries, to test a client's retries, timeouts and webhook handling. See docs/chaos.md.",
+    "The merchant's chaos setting: faults (latency, errors, rate limits, timeouts) injected before API operations run, and faults (duplicates, delays, reordering) injected into webhook deliveries, to test a client's retries, timeouts and webhook handling. See docs/guide/chaos.md.",
 });
 
 export const SetChaosSchema = z

@@ -1,6 +1,6 @@
 /**
  * The positions of seeded chaos sequences, in memory, kept per merchant so that no merchant can make
- * another lose its place (docs/chaos.md, Seeds):
+ * another lose its place (docs/guide/chaos.md, Seeds):
  * - a merchant keeps at most `perMerchant` sequences; a new one beyond that forgets the merchant's
  *   least recently used one (its own, never another merchant's);
  * - all merchants together keep at most `total`; beyond that, an entry is forgotten from a merchant

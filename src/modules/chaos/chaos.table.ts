@@ -3,7 +3,7 @@ import { updatedAt } from '../../db/columns.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 
 /**
- * A merchant's chaos setting (docs/chaos.md): the faults injected into every keyed API request of
+ * A merchant's chaos setting (docs/guide/chaos.md): the faults injected into every keyed API request of
  * the merchant that carries no Sandbank-Chaos header, in the chaos grammar's canonical text ("none"
  * when only webhook faults are set), and the faults injected into its webhook deliveries. No row:
  * no chaos.

@@ -4,7 +4,7 @@ import { type DirectiveGrammar, duration, parseDirectives, parseSeed, probabilit
 export { faultOfLabel, WEBHOOK_CHAOS_FAULTS, type WebhookChaosFault } from '../webhooks/webhooks.sending.ts';
 
 /**
- * The webhook chaos grammar (docs/chaos.md), the merchant setting's `webhook_faults`: directives
+ * The webhook chaos grammar (docs/guide/chaos.md), the merchant setting's `webhook_faults`: directives
  * `name=value` separated by `;`, names case-insensitive, each at most once.
  *
  *   duplicate=0.1        probability that a delivered event is sent a second time (same webhook-id)

@@ -1,5 +1,5 @@
 /**
- * Webhook chaos as a decorator of the delivery sender (docs/chaos.md), registered at start-up
+ * Webhook chaos as a decorator of the delivery sender (docs/guide/chaos.md), registered at start-up
  * (modules/reactions.ts): for a merchant with webhook chaos on, it draws each first attempt's plan
  * (held back for a delay or a reorder, sent twice), carries out a released hold's plan, and counts
  * the faults of the recorded attempts into /metrics. The delivery code only calls the sender.

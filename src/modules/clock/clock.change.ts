@@ -117,7 +117,7 @@ async function advanceTarget(ctx: ServiceContext, input: AdvanceClockInput, now:
  * merchant's work that falls due on the way, in due-time order, before answering.
  *
  * The work runs in batches (JOB_BATCH), each in a transaction of its own, so that other merchants'
- * requests run between them (docs/ledger-and-clock.md, "While a clock advances"). Meanwhile the
+ * requests run between them (docs/guide/ledger-and-clock.md, "While a clock advances"). Meanwhile the
  * merchant's clock reads the due time of the work done last: it moves through the window as the
  * work does, and never shows a time that work due before it has not reached.
  */

@@ -1,4 +1,4 @@
-/** The trigger recipes of collections (docs/trigger.md): a checkout created, paid, expired or canceled. */
+/** The trigger recipes of collections (docs/guide/trigger.md): a checkout created, paid, expired or canceled. */
 import { SandbankError } from '../../kernel/errors.ts';
 import {
   checked,

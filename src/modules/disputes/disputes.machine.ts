@@ -1,7 +1,7 @@
 import { defineMachine } from '../../kernel/state-machine.ts';
 
 /**
- * A dispute of a captured card payment (docs/disputes.md). A chargeback: needs_response →
+ * A dispute of a captured card payment (docs/guide/disputes.md). A chargeback: needs_response →
  * under_review (evidence submitted) → won | lost; closing it, or letting its evidence due date
  * pass, loses it. An inquiry (a `warning_*` dispute, nothing debited): warning_needs_response →
  * warning_under_review → warning_closed, or escalated to a chargeback (needs_response).

@@ -1,4 +1,4 @@
-/** The trigger recipes of FX (docs/trigger.md): quotes, conversions and settlements abroad. */
+/** The trigger recipes of FX (docs/guide/trigger.md): quotes, conversions and settlements abroad. */
 import { SandbankError } from '../../kernel/errors.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import { topUp } from '../ledger/ledger.recipes.ts';

@@ -1,4 +1,4 @@
-/** The trigger recipes of issuing (docs/trigger.md): virtual cards through their states, and purchases on them. */
+/** The trigger recipes of issuing (docs/guide/trigger.md): virtual cards through their states, and purchases on them. */
 import { parseAmount } from '../../kernel/money.ts';
 import { topUp } from '../ledger/ledger.recipes.ts';
 import {

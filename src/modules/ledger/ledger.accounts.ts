@@ -29,7 +29,7 @@ export const heldLedgers = new WeakMap<Tx, Map<string, HeldAccounts>>();
 /**
  * Locks every ledger account of these merchants — all currencies, all kinds — that the transaction
  * does not hold yet, in one statement, in account-id order. This is the lock order of
- * docs/concurrency.md: a transaction takes a merchant's ledger whole, the first time it touches
+ * docs/internals/concurrency.md: a transaction takes a merchant's ledger whole, the first time it touches
  * it, and a transaction that moves money for several merchants takes all of theirs at once. Row
  * locks acquired in one global order cannot form a cycle, so no two postings deadlock; and since
  * anyone touching a merchant's ledger first waits here, a posting that creates a missing account
@@ -132,7 +132,7 @@ export function isMerchantAccount(kind: AccountKind): kind is MerchantAccount {
  * Locks the ledgers of every merchant a transaction is about to move money for, together, before
  * it touches any of them: a closed-loop card payment posts on the acquirer's and the issuer's
  * ledgers, and two such payments with the roles swapped would otherwise take the two ledgers in
- * opposite orders and deadlock. Call it before the transaction's first posting (docs/concurrency.md).
+ * opposite orders and deadlock. Call it before the transaction's first posting (docs/internals/concurrency.md).
  */
 export async function lockLedgers(tx: Tx, merchantIds: readonly string[]): Promise<void> {
   await lockMerchantLedgers(tx, merchantIds);

@@ -19,7 +19,7 @@ import { ledgerAccounts, ledgerEntries, ledgerPostings } from './ledger.table.ts
 /**
  * The only writer of money. Applies balanced entries to their accounts with
  * `UPDATE … SET balance = balance + $amount`, on accounts the transaction holds locked (the
- * merchant's whole ledger, in the global lock order of docs/concurrency.md), so concurrent postings
+ * merchant's whole ledger, in the global lock order of docs/internals/concurrency.md), so concurrent postings
  * cannot deadlock and no update is lost. A debit of a merchant account is guarded against overdraft
  * (`balance + $amount >= 0`, on the balance read under the lock): of two debits racing for the same
  * funds, the second sees the first's result and fails cleanly with insufficient_balance.
@@ -70,7 +70,7 @@ export const ledgerPostingsEffect: EffectKind<PreparedPosting> = {
 
 /**
  * Before a batch's postings are written one by one in a transaction: every merchant's ledger
- * locked at once (the lock order of docs/concurrency.md), then the accounts missing for each
+ * locked at once (the lock order of docs/internals/concurrency.md), then the accounts missing for each
  * (merchant, currency) created in one sorted order. Two such batches that name the same new
  * merchants in opposite orders would otherwise each create one merchant's accounts and wait on the
  * other's uncommitted rows.

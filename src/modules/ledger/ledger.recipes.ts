@@ -1,4 +1,4 @@
-/** The trigger recipes of the ledger's balance transactions that a top-up makes (docs/trigger.md). */
+/** The trigger recipes of the ledger's balance transactions that a top-up makes (docs/guide/trigger.md). */
 import { inTransaction } from '../../db/tx.ts';
 import { checked, type Overrides, type Recipe, type RecipeDriver, recipe } from '../recipe.ts';
 import { reversePosting } from './ledger.reverse.ts';

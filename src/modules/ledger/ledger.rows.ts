@@ -76,7 +76,7 @@ export function postingValues(input: PostingInput, id: string): typeof ledgerPos
 
 /**
  * Balance transactions are objects with states too (pending → posted | voided; posted → reversed):
- * their creation and every state change is an event, in the posting's transaction (house rule: the outbox, docs/house-rules.md).
+ * their creation and every state change is an event, in the posting's transaction (house rule: the outbox, docs/internals/house-rules.md).
  */
 export function postingEvent(posting: PostingRow, change: string): EventInput {
   return objectEvent(posting, `balance_transaction.${change}`, balanceTransactionResource(posting));

@@ -46,7 +46,7 @@ interface Target {
  * statement can write (`ready`), and the CTEs that write when a condition holds (`writes`).
  *
  * It locks the whole ledger of every merchant involved — every account, all currencies, in
- * account-id order: the lock order of docs/concurrency.md, the same lock lockMerchantLedgers
+ * account-id order: the lock order of docs/internals/concurrency.md, the same lock lockMerchantLedgers
  * takes — and reads the balances it locked. Per account it applies the postings' net change once;
  * a guarded debit is checked where it happens, against the running balance as the entries apply in
  * order (`low`), as the step-by-step path checks each one. It is ready when every account the

@@ -87,7 +87,7 @@ export async function activeKeys(db: Db, merchantId: string): Promise<ActiveKey[
 
 /**
  * Creates a merchant with a fresh (or pinned) key pair: looked up by their hashes, and kept whole
- * for the dashboard's Reveal (see docs/secret-keys.md).
+ * for the dashboard's Reveal (see docs/internals/secret-keys.md).
  */
 export async function createMerchant(
   db: Db,

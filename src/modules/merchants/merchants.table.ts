@@ -16,7 +16,7 @@ export const merchants = pgTable(
 
 /**
  * API keys, looked up by the SHA-256 hash of the full key. Sandbox keys are kept whole too (see
- * docs/secret-keys.md), so the dashboard can show its signed-in owner the key in use; a row made
+ * docs/internals/secret-keys.md), so the dashboard can show its signed-in owner the key in use; a row made
  * before that has only its hash and last 4 characters.
  */
 export const apiKeys = pgTable(

@@ -5,7 +5,7 @@
  * NOC's receipt), and which refused-NOC codes (C61-C69) the merchant may answer an NOC with.
  * Pure and clock-free, like transfers.rails.ts. The codes come from reference/ach_noc_codes.json
  * (bank-accounts.corrections.ts reads them);
- * the time frames from reference/ach_noc_rules.json. docs/notifications-of-change.md tells the rules.
+ * the time frames from reference/ach_noc_rules.json. docs/guide/notifications-of-change.md tells the rules.
  */
 import nocRules from '../../../reference/ach_noc_rules.json' with { type: 'json' };
 import { addBankingDays, addCalendarDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';

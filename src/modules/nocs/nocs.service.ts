@@ -1,7 +1,7 @@
 /**
  * Notifications of change, the entry points: the two steps on a transfer (each in a transaction of
  * its own, on the transfer's row locked), and the magic account's NOC, scheduled at settlement and
- * received when due. The rules are in nocs.rules.ts; docs/notifications-of-change.md tells them.
+ * received when due. The rules are in nocs.rules.ts; docs/guide/notifications-of-change.md tells them.
  */
 import type { Tx } from '../../db/client.ts';
 import { SandbankError } from '../../kernel/errors.ts';

@@ -55,7 +55,7 @@ export const KEPT_TABLES = [
  * The rows a concurrent request could attach new rows to (a refund to its payment, an attempt to its
  * collection, a posting to the ledger, an attempt's log line to its delivery), locked before anything
  * is deleted: objects first (the kinds marked `lock`, in the answer's order) and the ledger last, in
- * account-id order (docs/concurrency.md). A request that got there first finishes before the
+ * account-id order (docs/internals/concurrency.md). A request that got there first finishes before the
  * deletion reads anything, so its rows are deleted with the rest; one that comes after finds its
  * object gone (404) or starts a new ledger.
  */

@@ -1,4 +1,4 @@
-/** The trigger recipes of payouts (docs/trigger.md): an ACH payout funded by a top-up, through its steps. */
+/** The trigger recipes of payouts (docs/guide/trigger.md): an ACH payout funded by a top-up, through its steps. */
 import { topUp } from '../ledger/ledger.recipes.ts';
 import { checked, GOOD_ACCOUNT, labels, type Recipe, type RecipeDriver, ROUTING, recipe } from '../recipe.ts';
 import { createPayout } from './transfers.create.ts';

@@ -1,5 +1,5 @@
 /**
- * The trigger recipes of transfers (docs/trigger.md): an ACH transfer through its steps, an RTP
+ * The trigger recipes of transfers (docs/guide/trigger.md): an ACH transfer through its steps, an RTP
  * credit completed or rejected, and the balance transactions a credit's hold makes; and what the
  * recipes of other modules share about bank entries (their rail limit, a return code's check).
  */

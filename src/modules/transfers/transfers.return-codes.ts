@@ -3,7 +3,7 @@
  * with Sandbank's rule (its refusal, the direction it applies to, its time frame), and why a code
  * cannot return an entry. The checks that use them (deadlines, dishonors, contests) are in
  * transfers.returns.ts, which re-exports these names; the classification is explained code by code
- * in docs/bank-transfers.md ("Return rules").
+ * in docs/guide/bank-transfers.md ("Return rules").
  */
 import returnCodes from '../../../reference/ach_return_codes.json' with { type: 'json' };
 import { SandbankError } from '../../kernel/errors.ts';

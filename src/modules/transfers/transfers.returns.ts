@@ -3,7 +3,7 @@
  * RDFI may send back one of Sandbank's entries with, in which direction, and until when. Pure and
  * clock-free (every function takes the instants it works on); the codes, titles, categories and
  * time frames come from reference/ach_return_codes.json, the classification is Sandbank's own
- * (transfers.return-codes.ts) and is explained code by code in docs/bank-transfers.md ("Return rules").
+ * (transfers.return-codes.ts) and is explained code by code in docs/guide/bank-transfers.md ("Return rules").
  *
  * Other modules (inbound entries a merchant returns) call checkReturn the same way.
  */

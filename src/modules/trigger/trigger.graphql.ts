@@ -10,7 +10,7 @@ import type { TriggerResult } from './trigger.service.ts';
 
 const TriggeredEventRef = builder.objectRef<TriggerResult>('TriggeredEvent').implement({
   description:
-    "An event produced on demand (POST /v1/simulate/events): its recipe drove real objects through their own operations, so the ledger, the objects' timelines and every related event are consistent. See docs/trigger.md.",
+    "An event produced on demand (POST /v1/simulate/events): its recipe drove real objects through their own operations, so the ledger, the objects' timelines and every related event are consistent. See docs/guide/trigger.md.",
   fields: (t) => ({
     type: t.exposeString('type', { description: 'The event type asked for.' }),
     objectId: t.string({

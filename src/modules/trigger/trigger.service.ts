@@ -11,7 +11,7 @@ import { recipes } from './trigger.recipes.ts';
 
 /**
  * Triggering an event on demand: the recipe of its type drives real objects through their own
- * operations (docs/trigger.md), and the answer names the event it produced among all the run emitted.
+ * operations (docs/guide/trigger.md), and the answer names the event it produced among all the run emitted.
  */
 
 type OverrideValue = string | number | boolean;

@@ -126,7 +126,7 @@ const laterSent = (alias: string) =>
 
 /**
  * Whether a delivery may be taken now: nobody holds its lease (a lease outlives a crashed worker by
- * at most LEASE_MS) and webhook chaos does not hold it back (docs/chaos.md): a delay until its
+ * at most LEASE_MS) and webhook chaos does not hold it back (docs/guide/chaos.md): a delay until its
  * time, a reorder until a later event of its endpoint has been sent or its longest hold is over.
  */
 export const unleased = (realNow: Date) => {

@@ -16,7 +16,7 @@ export interface PumpOptions {
   /**
    * Whether the API is saturated right now. While it is, delivery uses at most a quarter of its
    * slots (at least one): requests keep priority, deliveries lag and catch up when the load passes.
-   * Never true in normal use; see docs/benchmarks.md.
+   * Never true in normal use; see docs/internals/benchmarks.md.
    */
   apiSaturated?: () => boolean;
   /**

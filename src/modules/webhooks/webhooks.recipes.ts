@@ -1,4 +1,4 @@
-/** The trigger recipe of webhook.test (docs/trigger.md). */
+/** The trigger recipe of webhook.test (docs/guide/trigger.md). */
 import { SandbankError } from '../../kernel/errors.ts';
 import { type Recipe, type RecipeDriver, recipe } from '../recipe.ts';
 import { listEndpoints, sendTestEvent } from './webhooks.service.ts';

@@ -96,7 +96,7 @@ export const WebhookAttemptWire = z
     error: nullableText('Why no answer came (connection refused, timeout, address refused).'),
     next_retry_at: nullableTimestamp('When the next attempt is due after this one; null when none follows.'),
     chaos: nullableText(
-      'The webhook chaos this attempt carried (docs/chaos.md): "duplicate" (the event sent a second time, same webhook-id), "delayed 5000ms" (held that long before it was sent), "reordered" (held back until a later event of the endpoint was sent) or "held back 5000ms (no later event passed it)"; null when none.',
+      'The webhook chaos this attempt carried (docs/guide/chaos.md): "duplicate" (the event sent a second time, same webhook-id), "delayed 5000ms" (held that long before it was sent), "reordered" (held back until a later event of the endpoint was sent) or "held back 5000ms (no later event passed it)"; null when none.',
     ),
     chaos_fault: z.enum(WEBHOOK_CHAOS_FAULTS).nullable().meta({
       description: 'The kind of webhook chaos of this attempt (duplicate, delay, reorder); null when none.',

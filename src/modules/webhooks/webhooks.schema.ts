@@ -58,7 +58,7 @@ export type RedeliverInput = z.output<typeof redeliverSchema>;
 
 export const WebhookChaosFaultValues = describedValues(
   'WebhookChaosFault',
-  "A kind of webhook chaos (the merchant's webhookFaults, docs/chaos.md) an attempt carried.",
+  "A kind of webhook chaos (the merchant's webhookFaults, docs/guide/chaos.md) an attempt carried.",
   {
     duplicate: 'The event was sent a second time right after a 2xx, with the same webhook-id.',
     delay: 'The delivery was held before it was sent (real time).',

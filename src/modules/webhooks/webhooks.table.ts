@@ -43,7 +43,7 @@ export const webhookDeliveries = pgTable(
     leaseUntil: at('lease_until'),
     lastStatus: integer('last_status'),
     /**
-     * Webhook chaos drawn for the current series and not yet attempted (docs/chaos.md): the hold
+     * Webhook chaos drawn for the current series and not yet attempted (docs/guide/chaos.md): the hold
      * ("delay=200ms" or "reorder") and "; duplicate" when the delivered event is to be sent twice.
      */
     chaos: text('chaos'),

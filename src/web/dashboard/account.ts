@@ -28,7 +28,7 @@ import { csrfField, setFlash, takeFlash, when } from './ui.ts';
 
 /**
  * Signing in and out, signing up, and the API keys page. Secret keys are kept whole in the database
- * (beside the hash they are looked up by; see docs/secret-keys.md), so any signed-in session of the
+ * (beside the hash they are looked up by; see docs/internals/secret-keys.md), so any signed-in session of the
  * merchant can reveal the key in use, on every instance and after a restart. A key made before they
  * were kept has only its hash: the page says so and offers rolling.
  */

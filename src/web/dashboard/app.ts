@@ -29,7 +29,7 @@ import { registerWebhookPages } from './webhooks.ts';
 
 /**
  * The merchant dashboard at /dashboard: server-rendered pages over the same service
- * functions as REST and GraphQL (house rule: one service layer, docs/house-rules.md), a session cookie, CSRF tokens on every form,
+ * functions as REST and GraphQL (house rule: one service layer, docs/internals/house-rules.md), a session cookie, CSRF tokens on every form,
  * a Content-Security-Policy without inline script or style, and live updates over graphql-ws.
  */
 

@@ -7,7 +7,7 @@ import { type DashContext, type DashEnv, dashboardContext, formOf } from './sess
 import { csrfField, setFlash } from './ui.ts';
 
 /**
- * The keys page's "Chaos" form: the merchant's chaos setting (docs/chaos.md), the same as
+ * The keys page's "Chaos" form: the merchant's chaos setting (docs/guide/chaos.md), the same as
  * POST /v1/simulate/chaos: API request faults and webhook delivery faults; an empty field clears
  * its half.
  */

@@ -37,7 +37,7 @@ export function fixturesCard(c: DashContext, flash: Flash | null) {
   return html`<section class="card" id="fixtures">
   <h2>Apply a fixture</h2>
   <p>Runs one of the fixtures Sandbank ships through the API as this merchant: the same operations, ledger,
-  events and webhooks as requests of its own (see docs/fixtures.md). Existing objects are kept.</p>
+  events and webhooks as requests of its own (see docs/guide/fixtures.md). Existing objects are kept.</p>
   <form method="post" action="/dashboard/fixtures">${csrfField(c)}
     <label>Fixture <select name="name" data-testid="fixture-name">${shippedFixtures().map(
       (fixture) =>

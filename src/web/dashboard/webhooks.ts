@@ -92,7 +92,7 @@ async function listPage(c: DashContext): Promise<Response> {
 </section>
 <section class="card">
   <h2>Trigger an event</h2>
-  <p class="muted">Produces an event of the chosen type by driving real objects through their own operations (a collection paid, a transfer returned…), so the ledger and every related event stay consistent. Some types advance this merchant's clock. See docs/trigger.md.</p>
+  <p class="muted">Produces an event of the chosen type by driving real objects through their own operations (a collection paid, a transfer returned…), so the ledger and every related event stay consistent. Some types advance this merchant's clock. See docs/guide/trigger.md.</p>
   ${triggerForm(c, flash)}
 </section>`,
   );

@@ -37,13 +37,11 @@ type Json = Record<string, unknown>;
 /** A payment captured at once, written as the API writes it: one change through commit(). */
 const writeCaptured = (ctx: ServiceContext, row: CardPaymentRow) =>
   commit(ctx, newPaymentChange(ctx, row) as Change);
-const post = (m: TestMerchant, path: string, body?: unknown) =>
-  t.rest<Json>('POST', path, { key: m.secretKey, ...(body === undefined ? {} : { body }) });
 
 const visa = { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' };
 
 async function authorization(m: TestMerchant, amount = '100.00'): Promise<string> {
-  const res = await post(m, '/v1/card_payments', { amount, currency: 'USD', card: visa, capture: false });
+  const res = await t.post(m, '/v1/card_payments', { amount, currency: 'USD', card: visa, capture: false });
   expect(res.body.state).toBe('authorized');
   return String(res.body.id);
 }
@@ -77,7 +75,7 @@ describe('racing operations on one card payment', () => {
     const m = await t.merchant();
     const id = await authorization(m);
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => post(m, `/v1/card_payments/${id}/capture`)),
+      Array.from({ length: 20 }, () => t.post(m, `/v1/card_payments/${id}/capture`)),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, ...Array(19).fill(409)]);
@@ -92,7 +90,7 @@ describe('racing operations on one card payment', () => {
     const m = await t.merchant();
     const id = await authorization(m);
     const calls = Array.from({ length: 20 }, (_, i) =>
-      post(m, `/v1/card_payments/${id}/${i % 2 ? 'void' : 'capture'}`).then((r) => ({
+      t.post(m, `/v1/card_payments/${id}/${i % 2 ? 'void' : 'capture'}`).then((r) => ({
         op: i % 2 ? 'void' : 'capture',
         status: r.status,
       })),
@@ -108,10 +106,10 @@ describe('racing operations on one card payment', () => {
 
   it('20 concurrent refunds of 10.00 on 100.00 captured: exactly 10 succeed, never over-refunded', async () => {
     const m = await t.merchant();
-    const paid = await post(m, '/v1/card_payments', { amount: '100.00', currency: 'USD', card: visa });
+    const paid = await t.post(m, '/v1/card_payments', { amount: '100.00', currency: 'USD', card: visa });
     const id = String(paid.body.id);
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => post(m, `/v1/card_payments/${id}/refunds`, { amount: '10.00' })),
+      Array.from({ length: 20 }, () => t.post(m, `/v1/card_payments/${id}/refunds`, { amount: '10.00' })),
     );
     const ok = results.filter((r) => r.status === 200);
     expect(ok).toHaveLength(10);
@@ -132,7 +130,7 @@ describe('racing operations on one card payment', () => {
     const b = await t.merchant();
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        post(i % 2 ? a : b, '/v1/card_payments', { amount: `${i + 1}.00`, currency: 'USD', card: visa }),
+        t.post(i % 2 ? a : b, '/v1/card_payments', { amount: `${i + 1}.00`, currency: 'USD', card: visa }),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(40).fill(200));
@@ -182,13 +180,13 @@ describe('the group commit of payments captured at once', () => {
   it('once the accounts exist, a batch is one statement: rows, events, postings and jobs all written', async () => {
     const m = await t.merchant();
     // The first payment creates the merchant's ledger accounts (the transactional path).
-    expect((await post(m, '/v1/card_payments', { amount: '1.00', currency: 'USD', card: visa })).status).toBe(
-      200,
-    );
+    expect(
+      (await t.post(m, '/v1/card_payments', { amount: '1.00', currency: 'USD', card: visa })).status,
+    ).toBe(200);
     const before = { ...groupCommitStats(t.database.db) };
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        post(m, '/v1/card_payments', { amount: `${i + 1}.25`, currency: 'USD', card: visa }),
+        t.post(m, '/v1/card_payments', { amount: `${i + 1}.25`, currency: 'USD', card: visa }),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(30).fill(200));
@@ -225,7 +223,7 @@ describe('the group commit of payments captured at once', () => {
 
   it('a batch that fails is retried one payment at a time: only the bad payment fails', async () => {
     const m = await t.merchant();
-    const first = await post(m, '/v1/card_payments', { amount: '5.00', currency: 'USD', card: visa });
+    const first = await t.post(m, '/v1/card_payments', { amount: '5.00', currency: 'USD', card: visa });
     expect(first.status).toBe(200);
     const [stored] = await t.database.db
       .select()
@@ -264,7 +262,7 @@ describe('the group commit of payments captured at once', () => {
     expect((await verifyLedger(t.database.db, m.id)).mismatches).toEqual([]);
   });
   it("two batches creating the same merchants' first accounts in opposite orders do not deadlock", async () => {
-    const template = await post(await t.merchant(), '/v1/card_payments', {
+    const template = await t.post(await t.merchant(), '/v1/card_payments', {
       amount: '1.00',
       currency: 'USD',
       card: visa,

@@ -19,9 +19,6 @@ afterAll(async () => {
 });
 
 type Json = Record<string, unknown>;
-const post = (m: TestMerchant, path: string, body?: unknown) =>
-  t.rest<Json>('POST', path, { key: m.secretKey, ...(body === undefined ? {} : { body }) });
-const get = (m: TestMerchant, path: string) => t.rest<Json>('GET', path, { key: m.secretKey });
 
 const card = (number: string, extra: Json = {}) => ({
   number,
@@ -32,7 +29,7 @@ const card = (number: string, extra: Json = {}) => ({
 });
 
 const pay = (m: TestMerchant, number: string, body: Json = {}) =>
-  post(m, '/v1/card_payments', { amount: '100.00', currency: 'USD', card: card(number), ...body });
+  t.post(m, '/v1/card_payments', { amount: '100.00', currency: 'USD', card: card(number), ...body });
 
 async function balances(m: TestMerchant) {
   const res = await t.rest<{ data: Json[] }>('GET', '/v1/balances', { key: m.secretKey });
@@ -62,7 +59,7 @@ describe('magic cards over REST', () => {
         payment_id: expect.stringMatching(/^cp_/),
       });
       const id = String((res.body.error as Json).payment_id);
-      const stored = await get(m, `/v1/card_payments/${id}`);
+      const stored = await t.get(m, `/v1/card_payments/${id}`);
       expect(stored.body).toMatchObject({
         state: 'declined',
         decline_code: declineCode,
@@ -102,7 +99,7 @@ describe('magic cards over REST', () => {
       ['378282246310005', { cvc: '123' }, 'invalid_cvc'],
       ['4242424242424242', { exp_month: 13 }, 'invalid_expiry'],
     ] as const) {
-      const res = await post(m, '/v1/card_payments', {
+      const res = await t.post(m, '/v1/card_payments', {
         amount: 1,
         currency: 'USD',
         card: card(number, extra),
@@ -111,7 +108,7 @@ describe('magic cards over REST', () => {
       expect((res.body.error as Json).code).toBe(code);
     }
     // A past expiry is the network's decline (402 expired_card), with a declined payment.
-    const expired = await post(m, '/v1/card_payments', {
+    const expired = await t.post(m, '/v1/card_payments', {
       amount: 1,
       currency: 'USD',
       card: card('4242424242424242', { exp_year: 2020 }),
@@ -128,7 +125,7 @@ describe('magic cards over REST', () => {
       { amount: 1, currency: 'EUR', card: card('4242424242424242') },
       { amount: 1, currency: 'USD', card: card('4242424242424242'), capture: 'yes' },
     ]) {
-      const res = await post(m, '/v1/card_payments', body);
+      const res = await t.post(m, '/v1/card_payments', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
   });
@@ -144,16 +141,16 @@ describe('3-D Secure', () => {
     const m = await t.merchant();
     const created = await pay(m, number);
     const id = String(created.body.id);
-    const done = await post(m, `/v1/simulate/card_payments/${id}/complete_3ds`, { outcome });
+    const done = await t.post(m, `/v1/simulate/card_payments/${id}/complete_3ds`, { outcome });
     expect(done.status).toBe(status);
-    const stored = await get(m, `/v1/card_payments/${id}`);
+    const stored = await t.get(m, `/v1/card_payments/${id}`);
     expect(stored.body).toMatchObject({
       state,
       decline_code: declineCode,
       three_d_secure: outcome === 'succeed' ? 'succeeded' : 'failed',
       next_action: null,
     });
-    const again = await post(m, `/v1/simulate/card_payments/${id}/complete_3ds`, { outcome });
+    const again = await t.post(m, `/v1/simulate/card_payments/${id}/complete_3ds`, { outcome });
     expect(again.status).toBe(409);
   });
 });
@@ -177,10 +174,10 @@ describe('the 3-D Secure page of next_action.url', () => {
     expect(answered.headers.get('location')).toBe(path);
     const outcome = await (await t.app.request(path)).text();
     expect(outcome).toContain('data-state="authorized"');
-    expect((await get(m, `/v1/card_payments/${created.body.id}`)).body.three_d_secure).toBe('succeeded');
+    expect((await t.get(m, `/v1/card_payments/${created.body.id}`)).body.three_d_secure).toBe('succeeded');
     // Answering again changes nothing; a payment id that is not one is a 404 page.
     await t.app.request(path, { method: 'POST', body: new URLSearchParams({ outcome: 'fail' }) });
-    expect((await get(m, `/v1/card_payments/${created.body.id}`)).body.state).toBe('authorized');
+    expect((await t.get(m, `/v1/card_payments/${created.body.id}`)).body.state).toBe('authorized');
     expect((await t.app.request('/3ds/cp_nope')).status).toBe(404);
   });
 
@@ -203,24 +200,24 @@ describe('capture, void, refunds', () => {
     expect(auth.body).toMatchObject({ state: 'authorized', amount: 100, amount_captured: 0 });
     expect(await balances(m)).toEqual({ available: 0, pending: 0 });
     const id = String(auth.body.id);
-    const over = await post(m, `/v1/card_payments/${id}/capture`, { amount: '100.01' });
+    const over = await t.post(m, `/v1/card_payments/${id}/capture`, { amount: '100.01' });
     expect(over.status).toBe(400);
     expect(over.body.error).toMatchObject({ code: 'amount_invalid', param: 'amount' });
-    const captured = await post(m, `/v1/card_payments/${id}/capture`, { amount: '60.00' });
+    const captured = await t.post(m, `/v1/card_payments/${id}/capture`, { amount: '60.00' });
     expect(captured.body).toMatchObject({ state: 'captured', amount_captured: 60 });
     expect(await balances(m)).toEqual({ available: 0, pending: 60 });
-    const r1 = await post(m, `/v1/card_payments/${id}/refunds`, { amount: 25 });
+    const r1 = await t.post(m, `/v1/card_payments/${id}/refunds`, { amount: 25 });
     expect(r1.body).toMatchObject({ object: 'refund', state: 'succeeded', amount: 25 });
     expect(r1.body.card_payment).toMatchObject({ state: 'partially_refunded', amount_refunded: 25 });
     // The refund leaves available (here below zero: the payment's funds are still pending).
     expect(await balances(m)).toEqual({ available: -25, pending: 60 });
-    const tooMuch = await post(m, `/v1/card_payments/${id}/refunds`, { amount: '35.01' });
+    const tooMuch = await t.post(m, `/v1/card_payments/${id}/refunds`, { amount: '35.01' });
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.body.error).toMatchObject({ code: 'amount_invalid' });
-    const rest = await post(m, `/v1/card_payments/${id}/refunds`, {});
+    const rest = await t.post(m, `/v1/card_payments/${id}/refunds`, {});
     expect(rest.body).toMatchObject({ amount: 35, state: 'succeeded' });
     expect(rest.body.card_payment).toMatchObject({ state: 'refunded', amount_refunded: 60 });
-    const after = await post(m, `/v1/card_payments/${id}/refunds`, { amount: 1 });
+    const after = await t.post(m, `/v1/card_payments/${id}/refunds`, { amount: 1 });
     expect(after.status).toBe(409);
     expect(await eventTypes(m, id)).toEqual([
       'card_payment.authorized',
@@ -229,45 +226,45 @@ describe('capture, void, refunds', () => {
       'card_payment.refunded',
     ]);
     // Two banking days later the captured 60 is available: 60 - 60 refunded = 0.
-    await post(m, '/v1/clock/advance', { seconds: 5 * 86_400 });
+    await t.post(m, '/v1/clock/advance', { seconds: 5 * 86_400 });
     expect(await balances(m)).toEqual({ available: 0, pending: 0 });
   });
 
   it('voids an authorization; an untouched one expires 7 days later', async () => {
     const m = await t.merchant();
-    await post(m, '/v1/clock/freeze');
+    await t.post(m, '/v1/clock/freeze');
     const voided = await pay(m, '5555555555554444', { capture: false });
-    const v = await post(m, `/v1/card_payments/${voided.body.id}/void`);
+    const v = await t.post(m, `/v1/card_payments/${voided.body.id}/void`);
     expect(v.body).toMatchObject({ state: 'voided' });
     const kept = await pay(m, '5555555555554444', { capture: false });
     const id = String(kept.body.id);
     expect(
       Date.parse(String(kept.body.authorization_expires_at)) - Date.parse(String(kept.body.created_at)),
     ).toBe(7 * 86_400_000);
-    await post(m, '/v1/clock/advance', { seconds: 7 * 86_400 - 1 });
-    expect((await get(m, `/v1/card_payments/${id}`)).body.state).toBe('authorized');
-    await post(m, '/v1/clock/advance', { seconds: 1 });
-    expect((await get(m, `/v1/card_payments/${id}`)).body.state).toBe('expired');
+    await t.post(m, '/v1/clock/advance', { seconds: 7 * 86_400 - 1 });
+    expect((await t.get(m, `/v1/card_payments/${id}`)).body.state).toBe('authorized');
+    await t.post(m, '/v1/clock/advance', { seconds: 1 });
+    expect((await t.get(m, `/v1/card_payments/${id}`)).body.state).toBe('expired');
     expect(await eventTypes(m, id)).toEqual(['card_payment.authorized', 'card_payment.expired']);
-    expect((await post(m, `/v1/card_payments/${id}/capture`)).status).toBe(409);
+    expect((await t.post(m, `/v1/card_payments/${id}/capture`)).status).toBe(409);
     expect(await balances(m)).toEqual({ available: 0, pending: 0 });
   });
 
   it('refund magic cards: …7726 stays pending a banking day, …5126 fails and moves nothing', async () => {
     const m = await t.merchant();
-    await post(m, '/v1/clock/freeze');
+    await t.post(m, '/v1/clock/freeze');
     const slow = await pay(m, '4000000000007726');
-    const pending = await post(m, `/v1/card_payments/${slow.body.id}/refunds`, { amount: 10 });
+    const pending = await t.post(m, `/v1/card_payments/${slow.body.id}/refunds`, { amount: 10 });
     expect(pending.body).toMatchObject({ state: 'pending', amount: 10 });
     expect(pending.body.card_payment).toMatchObject({ amount_refunded: 10, state: 'partially_refunded' });
-    await post(m, '/v1/clock/advance', { seconds: 4 * 86_400 });
-    const settled = await get(m, `/v1/card_payments/${slow.body.id}`);
+    await t.post(m, '/v1/clock/advance', { seconds: 4 * 86_400 });
+    const settled = await t.get(m, `/v1/card_payments/${slow.body.id}`);
     expect((settled.body.refunds as Json[])[0]).toMatchObject({ state: 'succeeded' });
     expect(await eventTypes(m, String(pending.body.id))).toEqual(['refund.pending', 'refund.succeeded']);
 
     const failing = await pay(m, '4000000000005126');
     const before = await balances(m);
-    const failed = await post(m, `/v1/card_payments/${failing.body.id}/refunds`, {});
+    const failed = await t.post(m, `/v1/card_payments/${failing.body.id}/refunds`, {});
     expect(failed.status).toBe(200);
     expect(failed.body).toMatchObject({ state: 'failed', failure_reason: expect.any(String) });
     expect(failed.body.card_payment).toMatchObject({ state: 'captured', amount_refunded: 0 });
@@ -281,15 +278,15 @@ const OPERATIONS: Record<
   string,
   { allowed: string[]; call: (m: TestMerchant, id: string) => Promise<{ status: number; body: Json }> }
 > = {
-  capture: { allowed: ['authorized'], call: (m, id) => post(m, `/v1/card_payments/${id}/capture`) },
-  void: { allowed: ['authorized'], call: (m, id) => post(m, `/v1/card_payments/${id}/void`) },
+  capture: { allowed: ['authorized'], call: (m, id) => t.post(m, `/v1/card_payments/${id}/capture`) },
+  void: { allowed: ['authorized'], call: (m, id) => t.post(m, `/v1/card_payments/${id}/void`) },
   refund: {
     allowed: ['captured', 'partially_refunded'],
-    call: (m, id) => post(m, `/v1/card_payments/${id}/refunds`, { amount: 1 }),
+    call: (m, id) => t.post(m, `/v1/card_payments/${id}/refunds`, { amount: 1 }),
   },
   complete_3ds: {
     allowed: ['requires_action'],
-    call: (m, id) => post(m, `/v1/simulate/card_payments/${id}/complete_3ds`, { outcome: 'succeed' }),
+    call: (m, id) => t.post(m, `/v1/simulate/card_payments/${id}/complete_3ds`, { outcome: 'succeed' }),
   },
 };
 
@@ -305,24 +302,24 @@ async function paymentIn(m: TestMerchant, state: string): Promise<string> {
       return String((await pay(m, '4242424242424242')).body.id);
     case 'partially_refunded': {
       const id = String((await pay(m, '4242424242424242')).body.id);
-      await post(m, `/v1/card_payments/${id}/refunds`, { amount: 10 });
+      await t.post(m, `/v1/card_payments/${id}/refunds`, { amount: 10 });
       return id;
     }
     case 'refunded': {
       const id = String((await pay(m, '4242424242424242')).body.id);
-      await post(m, `/v1/card_payments/${id}/refunds`, {});
+      await t.post(m, `/v1/card_payments/${id}/refunds`, {});
       return id;
     }
     case 'declined':
       return String(((await pay(m, '4000000000000002')).body.error as Json).payment_id);
     case 'voided': {
       const id = await manual();
-      await post(m, `/v1/card_payments/${id}/void`);
+      await t.post(m, `/v1/card_payments/${id}/void`);
       return id;
     }
     case 'expired': {
       const id = await manual();
-      await post(m, '/v1/clock/advance', { seconds: 7 * 86_400 });
+      await t.post(m, '/v1/clock/advance', { seconds: 7 * 86_400 });
       return id;
     }
     default:
@@ -346,7 +343,7 @@ describe('every (state × operation) pair', () => {
   it.each(pairs)('%s × %s', async (state, op) => {
     const m = await t.merchant();
     const id = await paymentIn(m, state);
-    expect((await get(m, `/v1/card_payments/${id}`)).body.state).toBe(state);
+    expect((await t.get(m, `/v1/card_payments/${id}`)).body.state).toBe(state);
     const operation = OPERATIONS[op]!;
     const res = await operation.call(m, id);
     if (operation.allowed.includes(state)) {
@@ -355,7 +352,7 @@ describe('every (state × operation) pair', () => {
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'invalid_state' });
       expect(String((res.body.error as Json).message)).toContain(`is ${state}`);
-      expect((await get(m, `/v1/card_payments/${id}`)).body.state).toBe(state);
+      expect((await t.get(m, `/v1/card_payments/${id}`)).body.state).toBe(state);
     }
   });
 });
@@ -386,19 +383,19 @@ describe('idempotency', () => {
 describe('edge cases', () => {
   it('an id with a NUL byte is a 404, over the API and on the 3-D Secure page', async () => {
     const m = await t.merchant();
-    expect((await get(m, '/v1/card_payments/cp_a%00b')).status).toBe(404);
-    expect((await post(m, '/v1/card_payments/cp_a%00b/capture')).status).toBe(404);
+    expect((await t.get(m, '/v1/card_payments/cp_a%00b')).status).toBe(404);
+    expect((await t.post(m, '/v1/card_payments/cp_a%00b/capture')).status).toBe(404);
     expect((await t.app.request('/3ds/cp_a%00b')).status).toBe(404);
   });
 
   it('an authorization past its expiry cannot be captured even if its expiry job never ran', async () => {
     const m = await t.merchant();
-    await post(m, '/v1/clock/freeze');
+    await t.post(m, '/v1/clock/freeze');
     const auth = await pay(m, '4242424242424242', { capture: false });
     await t.database.db.delete(scheduledJobs).where(eq(scheduledJobs.objectId, String(auth.body.id)));
-    await post(m, '/v1/clock/advance', { seconds: 8 * 86_400 });
-    expect((await get(m, `/v1/card_payments/${auth.body.id}`)).body.state).toBe('authorized');
-    const late = await post(m, `/v1/card_payments/${auth.body.id}/capture`);
+    await t.post(m, '/v1/clock/advance', { seconds: 8 * 86_400 });
+    expect((await t.get(m, `/v1/card_payments/${auth.body.id}`)).body.state).toBe('authorized');
+    const late = await t.post(m, `/v1/card_payments/${auth.body.id}/capture`);
     expect(late.status).toBe(409);
     expect(String((late.body.error as Json).message)).toContain('expired');
     expect(await balances(m)).toEqual({ available: 0, pending: 0 });
@@ -410,7 +407,7 @@ describe('edge cases', () => {
       key: m.publicKey,
       body: { card: card('4242424242424242') },
     });
-    await post(m, '/v1/card_payments', { amount: 1, currency: 'USD', token: token.body.id });
+    await t.post(m, '/v1/card_payments', { amount: 1, currency: 'USD', token: token.body.id });
     const [row] = await t.database.db
       .select()
       .from(cardTokens)
@@ -422,7 +419,7 @@ describe('edge cases', () => {
 describe('tokens', () => {
   it('the public key tokenizes; a token pays once within 15 minutes of clock time', async () => {
     const m = await t.merchant();
-    await post(m, '/v1/clock/freeze');
+    await t.post(m, '/v1/clock/freeze');
     const tokenize = () =>
       t.rest<Json>('POST', '/v1/tokens', { key: m.publicKey, body: { card: card('4242424242424242') } });
     const token = await tokenize();
@@ -439,18 +436,18 @@ describe('tokens', () => {
       body: { amount: 1, currency: 'USD', token: token.body.id },
     });
     expect(denied.status).toBe(403);
-    const paid = await post(m, '/v1/card_payments', { amount: 5, currency: 'USD', token: token.body.id });
+    const paid = await t.post(m, '/v1/card_payments', { amount: 5, currency: 'USD', token: token.body.id });
     expect(paid.body).toMatchObject({ state: 'captured', brand: 'visa', last4: '4242' });
-    const reused = await post(m, '/v1/card_payments', { amount: 5, currency: 'USD', token: token.body.id });
+    const reused = await t.post(m, '/v1/card_payments', { amount: 5, currency: 'USD', token: token.body.id });
     expect(reused.status).toBe(400);
     expect(reused.body.error).toMatchObject({ code: 'token_already_used', param: 'token' });
     const late = await tokenize();
-    await post(m, '/v1/clock/advance', { seconds: 15 * 60 });
-    const expired = await post(m, '/v1/card_payments', { amount: 5, currency: 'USD', token: late.body.id });
+    await t.post(m, '/v1/clock/advance', { seconds: 15 * 60 });
+    const expired = await t.post(m, '/v1/card_payments', { amount: 5, currency: 'USD', token: late.body.id });
     expect(expired.body.error).toMatchObject({ code: 'token_expired' });
     // Another merchant's token does not exist for this one.
     const other = await t.merchant();
-    const foreign = await post(other, '/v1/card_payments', {
+    const foreign = await t.post(other, '/v1/card_payments', {
       amount: 5,
       currency: 'USD',
       token: late.body.id,
@@ -461,7 +458,7 @@ describe('tokens', () => {
       key: m.publicKey,
       body: { card: card('4000000000009995') },
     });
-    const declined = await post(m, '/v1/card_payments', {
+    const declined = await t.post(m, '/v1/card_payments', {
       amount: 5,
       currency: 'USD',
       token: declining.body.id,

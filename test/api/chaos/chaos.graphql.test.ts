@@ -4,7 +4,7 @@ import { createMetrics } from '../../../src/observability.ts';
 import { createTestApp, type TestApp, type TestMerchant } from '../../support/harness.ts';
 
 /**
- * Chaos on GraphQL (docs/chaos.md): the Sandbank-Chaos header and the merchant's setting fault
+ * Chaos on GraphQL (docs/guide/chaos.md): the Sandbank-Chaos header and the merchant's setting fault
  * keyed HTTP queries and mutations before they execute, answered in GraphQL's shape with the HTTP
  * status and the Sandbank-Chaos-Injected header, and counted in /metrics.
  */

@@ -8,7 +8,7 @@ import { createTestApp, type TestApp, type TestMerchant } from '../../support/ha
 import { listenOnLoopback } from '../fuzz/http-client.ts';
 
 /**
- * Chaos (docs/chaos.md): faults asked for by the Sandbank-Chaos header or the merchant's setting,
+ * Chaos (docs/guide/chaos.md): faults asked for by the Sandbank-Chaos header or the merchant's setting,
  * injected before the operation runs, visible in the answer and counted in /metrics.
  */
 

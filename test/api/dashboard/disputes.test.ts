@@ -10,17 +10,12 @@ import { testIdTexts } from '../../support/dashboard-clocked.ts';
 import type { TestMerchant } from '../../support/harness.ts';
 import { expectLedgerBalanced } from '../../support/ledger.ts';
 
-type Json = Record<string, unknown>;
-
 const app = dashboardTestApp();
-const post = (m: TestMerchant, path: string, body: unknown = {}) =>
-  app().rest<Json>('POST', path, { key: m.secretKey, body });
-const get = (m: TestMerchant, path: string) => app().rest<Json>('GET', path, { key: m.secretKey });
 
 const expectLedgerBalancedOf = (m: TestMerchant) => expectLedgerBalanced(app().database.db, m.id);
 
 async function payment(m: TestMerchant, number = '4242424242424242'): Promise<string> {
-  const res = await post(m, '/v1/card_payments', {
+  const res = await app().post(m, '/v1/card_payments', {
     amount: 70,
     currency: 'USD',
     card: { number, exp_month: 12, exp_year: 2099, cvc: '123' },
@@ -32,7 +27,7 @@ async function payment(m: TestMerchant, number = '4242424242424242'): Promise<st
 describe('disputes in the dashboard', () => {
   it('opens a dispute from a card payment, submits evidence, and the review wins it', async () => {
     const m = await app().merchant('Dashboard disputes');
-    expect((await post(m, '/v1/clock/freeze')).status).toBe(200);
+    expect((await app().post(m, '/v1/clock/freeze')).status).toBe(200);
     const browser = await signedIn(app, m);
     const id = await payment(m);
 
@@ -56,7 +51,7 @@ describe('disputes in the dashboard', () => {
     expect(tooMuch.location).toBe(`/dashboard/disputes/new?card_payment=${id}`);
     const refused = await browser.get(tooMuch.location ?? '');
     expect(testIdTexts(refused.html, 'flash-error')[0]).toContain('70.00');
-    expect((await get(m, '/v1/disputes')).body.data).toEqual([]);
+    expect((await app().get(m, '/v1/disputes')).body.data).toEqual([]);
 
     const opened = await browser.post('/dashboard/disputes', {
       card_payment: id,
@@ -83,7 +78,7 @@ describe('disputes in the dashboard', () => {
     expect(disputed.html).not.toContain('data-testid="action-refund"');
     const refund = await browser.post(`/dashboard/transactions/${id}/actions/refund`, { amount: '5' });
     expect(refund.location).toBe(`/dashboard/transactions/${id}`);
-    expect((await get(m, `/v1/card_payments/${id}`)).body).toMatchObject({ amount_refunded: 0 });
+    expect((await app().get(m, `/v1/card_payments/${id}`)).body).toMatchObject({ amount_refunded: 0 });
     // The list.
     const list = await browser.get('/dashboard/disputes');
     expect(list.html.match(/data-testid="dispute-row"/g)).toHaveLength(1);
@@ -96,15 +91,15 @@ describe('disputes in the dashboard', () => {
     expect(submitted.location).toBe(`/dashboard/disputes/${disputeId}`);
     const review = await browser.get(submitted.location ?? '');
     expect(review.html).not.toContain('data-testid="evidence-form"');
-    expect((await get(m, `/v1/disputes/${disputeId}`)).body).toMatchObject({
+    expect((await app().get(m, `/v1/disputes/${disputeId}`)).body).toMatchObject({
       state: 'under_review',
       evidence: { product_description: 'Blue shoes', shipping_tracking_number: 'winning_evidence' },
     });
-    expect((await post(m, '/v1/clock/advance', { seconds: 2 * 86_400 })).status).toBe(200);
+    expect((await app().post(m, '/v1/clock/advance', { seconds: 2 * 86_400 })).status).toBe(200);
     const won = await browser.get(`/dashboard/disputes/${disputeId}`);
     expect(won.html).toContain('data-testid="no-actions"');
     expect(won.html.match(/data-testid="timeline-entry"/g)).toHaveLength(3);
-    expect((await get(m, `/v1/disputes/${disputeId}`)).body).toMatchObject({ state: 'won' });
+    expect((await app().get(m, `/v1/disputes/${disputeId}`)).body).toMatchObject({ state: 'won' });
     await expectLedgerBalancedOf(m);
   });
 
@@ -113,36 +108,36 @@ describe('disputes in the dashboard', () => {
     const browser = await signedIn(app, m);
     const first = await payment(m);
     const second = await payment(m);
-    const a = await post(m, `/v1/simulate/card_payments/${first}/dispute`, { inquiry: true });
-    const b = await post(m, `/v1/simulate/card_payments/${second}/dispute`, {});
+    const a = await app().post(m, `/v1/simulate/card_payments/${first}/dispute`, { inquiry: true });
+    const b = await app().post(m, `/v1/simulate/card_payments/${second}/dispute`, {});
     const inquiryPage = await browser.get(`/dashboard/disputes/${a.body.id}`);
     expect(inquiryPage.html).toContain('Accept (close the inquiry)');
     expect(inquiryPage.html).toContain('data-testid="no-postings"');
     await browser.post(`/dashboard/disputes/${a.body.id}/close`);
-    expect((await get(m, `/v1/disputes/${a.body.id}`)).body).toMatchObject({ state: 'warning_closed' });
+    expect((await app().get(m, `/v1/disputes/${a.body.id}`)).body).toMatchObject({ state: 'warning_closed' });
 
     await browser.post(`/dashboard/disputes/${b.body.id}/resolve`, { outcome: 'lost' });
-    expect((await get(m, `/v1/disputes/${b.body.id}`)).body).toMatchObject({
+    expect((await app().get(m, `/v1/disputes/${b.body.id}`)).body).toMatchObject({
       state: 'lost',
       outcome_reason: 'simulated',
     });
     const again = await browser.post(`/dashboard/disputes/${b.body.id}/resolve`, { outcome: 'won' });
     const refused = await browser.get(again.location ?? '');
     expect(testIdTexts(refused.html, 'flash-error')).toHaveLength(1);
-    expect((await get(m, `/v1/disputes/${b.body.id}`)).body).toMatchObject({ state: 'lost' });
+    expect((await app().get(m, `/v1/disputes/${b.body.id}`)).body).toMatchObject({ state: 'lost' });
     expect((await browser.get('/dashboard/disputes/dp_nothing')).status).toBe(404);
     await expectLedgerBalancedOf(m);
   });
 
   it('shows the early fraud warning on the card payment page', async () => {
     const m = await app().merchant('Dashboard warning');
-    expect((await post(m, '/v1/clock/freeze')).status).toBe(200);
+    expect((await app().post(m, '/v1/clock/freeze')).status).toBe(200);
     const browser = await signedIn(app, m);
     const id = await payment(m, '4000000000005423');
     expect((await browser.get(`/dashboard/transactions/${id}`)).html).not.toContain(
       'data-testid="early-fraud-warning"',
     );
-    expect((await post(m, '/v1/clock/advance', { seconds: 86_400 })).status).toBe(200);
+    expect((await app().post(m, '/v1/clock/advance', { seconds: 86_400 })).status).toBe(200);
     const page = await browser.get(`/dashboard/transactions/${id}`);
     expect(page.html).toContain('data-testid="early-fraud-warning"');
     expect(page.html).toContain('card_payment.early_fraud_warning');

@@ -35,14 +35,9 @@ type Json = Record<string, unknown>;
 type Attempt = { status: number | null; response_body: string | null; error: string | null };
 type Delivery = Json & { attempts: Attempt[] };
 
-const post = (m: TestMerchant, path: string, body: unknown = {}) =>
-  t.rest<Json>('POST', path, { key: m.secretKey, body });
-const get = <T = Json>(m: TestMerchant, path: string) => t.rest<T>('GET', path, { key: m.secretKey });
-const advance = (m: TestMerchant, seconds: number) => post(m, '/v1/clock/advance', { seconds });
-
 async function frozenMerchant(): Promise<{ m: TestMerchant; browser: DashboardBrowser }> {
   const m = await t.merchant();
-  await post(m, '/v1/clock/freeze');
+  await t.post(m, '/v1/clock/freeze');
   return { m, browser: await signedIn(app, m) };
 }
 
@@ -67,7 +62,7 @@ async function postForm(
 }
 
 async function createEndpoint(m: TestMerchant, body: Json = {}) {
-  const res = await post(m, '/v1/webhook_endpoints', { url: receiver.url, ...body });
+  const res = await t.post(m, '/v1/webhook_endpoints', { url: receiver.url, ...body });
   expect(res.status).toBe(200);
   return res.body as Json & { id: string; secret: string };
 }
@@ -115,7 +110,7 @@ describe('webhook endpoints from the dashboard', () => {
     expect(created.status).toBe(303);
     const id = /^\/dashboard\/webhooks\/(we_\w+)$/.exec(created.location ?? '')?.[1] ?? '';
     expect(id).not.toBe('');
-    const api = await get(m, `/v1/webhook_endpoints/${id}`);
+    const api = await t.get(m, `/v1/webhook_endpoints/${id}`);
     expect(api.body).toMatchObject({
       url: receiver.url,
       enabled: true,
@@ -140,7 +135,7 @@ describe('webhook endpoints from the dashboard', () => {
 
     const tested = await browser.post(`/dashboard/webhooks/${id}/test`);
     expect(tested.location).toBe(`/dashboard/webhooks/${id}`);
-    await advance(m, 1);
+    await t.advance(m, 1);
     expect(receiver.received).toHaveLength(1);
     const [delivery] = receiver.received;
     const payload = new Webhook(secret ?? '').verify(
@@ -172,7 +167,7 @@ describe('webhook endpoints from the dashboard', () => {
       ['enabled_events[]', 'transfer.returned'],
     ]);
     expect(edited.location).toBe(path);
-    expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
+    expect((await t.get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
       url: `${receiver.url}?v=2`,
       description: null,
       enabled_events: ['collection.succeeded', 'transfer.returned'],
@@ -190,7 +185,7 @@ describe('webhook endpoints from the dashboard', () => {
       ['enabled', 'true'],
       ['enabled_events[]', '*'],
     ]);
-    expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
+    expect((await t.get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
       enabled: true,
       enabled_events: ['*'],
       disabled_reason: null,
@@ -206,7 +201,7 @@ describe('webhook endpoints from the dashboard', () => {
     expect(refilled.html).toContain('data-testid="flash-error"');
     expect(refilled.html).toContain('value="ftp://nope.example"');
     expect(refilled.html).toContain('value="refund.failed" checked');
-    expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body.url).toBe(receiver.url);
+    expect((await t.get(m, `/v1/webhook_endpoints/${ep.id}`)).body.url).toBe(receiver.url);
 
     const none = await postForm(browser, path, [
       ['url', receiver.url],
@@ -220,8 +215,8 @@ describe('webhook endpoints from the dashboard', () => {
     const newSecret = secretShown((await browser.get(path)).html);
     expect(newSecret).toMatch(/^whsec_/);
     expect(newSecret).not.toBe(ep.secret);
-    await post(m, `/v1/webhook_endpoints/${ep.id}/test`);
-    await advance(m, 1);
+    await t.post(m, `/v1/webhook_endpoints/${ep.id}/test`);
+    await t.advance(m, 1);
     const [delivery] = receiver.received;
     const headers = headerMap(delivery?.headers ?? {});
     expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
@@ -230,7 +225,7 @@ describe('webhook endpoints from the dashboard', () => {
 
     const deleted = await browser.post(`${path}/delete`);
     expect(deleted.location).toBe('/dashboard/webhooks');
-    expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).status).toBe(404);
+    expect((await t.get(m, `/v1/webhook_endpoints/${ep.id}`)).status).toBe(404);
     expect((await browser.get('/dashboard/webhooks')).html).toContain('data-testid="no-endpoints"');
   });
   it('saving an endpoint the receiver disabled keeps the reason; ticking enabled turns it back on', async () => {
@@ -238,8 +233,8 @@ describe('webhook endpoints from the dashboard', () => {
     const ep = await createEndpoint(m);
     const path = `/dashboard/webhooks/${ep.id}`;
     receiver.status = 410;
-    await post(m, `/v1/webhook_endpoints/${ep.id}/test`);
-    await advance(m, 1);
+    await t.post(m, `/v1/webhook_endpoints/${ep.id}/test`);
+    await t.advance(m, 1);
     const page = await browser.get(path);
     expect(page.html).toContain('data-testid="disabled-reason">the receiver answered 410 Gone<');
     expect(page.html).toContain('name="was_enabled" value="false"');
@@ -249,7 +244,7 @@ describe('webhook endpoints from the dashboard', () => {
       ['was_enabled', 'false'],
       ['enabled_events[]', '*'],
     ]);
-    expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
+    expect((await t.get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
       description: 'renamed',
       enabled: false,
       disabled_reason: 'the receiver answered 410 Gone',
@@ -260,7 +255,7 @@ describe('webhook endpoints from the dashboard', () => {
       ['enabled', 'true'],
       ['enabled_events[]', '*'],
     ]);
-    expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
+    expect((await t.get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
       enabled: true,
       disabled_reason: null,
       failing_since: null,
@@ -275,14 +270,14 @@ describe('the delivery log', () => {
     const path = `/dashboard/webhooks/${ep.id}`;
     receiver.status = 500;
     receiver.body = '<script>alert(1)</script> down for maintenance';
-    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'hook-log' });
+    await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'hook-log' });
     // Due now, not attempted yet: the log asks to be fetched again until the attempt is made
     // (attempts are not events, so no live event announces them).
     const due = await browser.get(path);
     expect(deliveryStates(due.html)).toEqual(['pending']);
     expect(due.html).toContain('data-live-poll-ms="2000"');
-    await advance(m, 1);
-    await advance(m, 10); // the first retry, 5 s (+ up to 10%) after the first attempt
+    await t.advance(m, 1);
+    await t.advance(m, 10); // the first retry, 5 s (+ up to 10%) after the first attempt
     expect(receiver.received).toHaveLength(2);
 
     const failing = await browser.get(path);
@@ -326,7 +321,7 @@ describe('the delivery log', () => {
     expect(recovered.html).not.toContain('failing since');
     expect(recovered.html).not.toContain('data-live-poll-ms');
 
-    const rest = await get<{ data: Delivery[]; has_more: boolean }>(
+    const rest = await t.get<{ data: Delivery[]; has_more: boolean }>(
       m,
       `/v1/webhook_endpoints/${ep.id}/deliveries`,
     );
@@ -371,8 +366,8 @@ describe('the delivery log', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const ep = await createEndpoint(m, { url: `http://127.0.0.1:${port}/hooks` });
-    await post(m, `/v1/webhook_endpoints/${ep.id}/test`);
-    await advance(m, 1);
+    await t.post(m, `/v1/webhook_endpoints/${ep.id}/test`);
+    await t.advance(m, 1);
     const page = await browser.get(`/dashboard/webhooks/${ep.id}`);
     expect(attemptStatuses(page.html)).toEqual(['connection refused']);
     expect(page.html).toContain('ECONNREFUSED');
@@ -382,22 +377,22 @@ describe('the delivery log', () => {
   it('lists deliveries newest first with pagination over REST, and redelivers over GraphQL', async () => {
     const { m } = await frozenMerchant();
     const ep = await createEndpoint(m);
-    const first = await post(m, `/v1/webhook_endpoints/${ep.id}/test`);
-    const second = await post(m, `/v1/webhook_endpoints/${ep.id}/test`);
-    await advance(m, 1);
-    const page1 = await get<{ data: Delivery[]; has_more: boolean; next_cursor: string }>(
+    const first = await t.post(m, `/v1/webhook_endpoints/${ep.id}/test`);
+    const second = await t.post(m, `/v1/webhook_endpoints/${ep.id}/test`);
+    await t.advance(m, 1);
+    const page1 = await t.get<{ data: Delivery[]; has_more: boolean; next_cursor: string }>(
       m,
       `/v1/webhook_endpoints/${ep.id}/deliveries?limit=1`,
     );
     expect(page1.body.data.map((d) => d.event)).toEqual([second.body.id]);
     expect(page1.body.has_more).toBe(true);
-    const page2 = await get<{ data: Delivery[]; has_more: boolean }>(
+    const page2 = await t.get<{ data: Delivery[]; has_more: boolean }>(
       m,
       `/v1/webhook_endpoints/${ep.id}/deliveries?limit=1&starting_after=${page1.body.next_cursor}`,
     );
     expect(page2.body.data.map((d) => d.event)).toEqual([first.body.id]);
     expect(page2.body.has_more).toBe(false);
-    expect((await get(m, `/v1/webhook_endpoints/${ep.id}/deliveries?limit=0`)).status).toBe(400);
+    expect((await t.get(m, `/v1/webhook_endpoints/${ep.id}/deliveries?limit=0`)).status).toBe(400);
 
     const redelivered = await t.gql<{ redeliverEvent: { data: Json[] } }>(
       `mutation($id: ID!, $endpoint: ID) { redeliverEvent(id: $id, endpointId: $endpoint) {
@@ -408,7 +403,7 @@ describe('the delivery log', () => {
     expect(redelivered.data.redeliverEvent.data).toEqual([
       { endpointId: ep.id, state: 'pending', attemptCount: 0, eventType: 'webhook.test' },
     ]);
-    await advance(m, 1);
+    await t.advance(m, 1);
     expect(receiver.received).toHaveLength(3);
     const event = await t.gql<{ event: { deliveries: { state: string; attempts: Json[] }[] } }>(
       'query($id: ID!) { event(id: $id) { deliveries { state attempts { status } } } }',
@@ -435,10 +430,10 @@ describe('the delivery log', () => {
         ['enabled', 'true'],
         ['enabled_events[]', '*'],
       ]);
-    const after = await get(owner, `/v1/webhook_endpoints/${ep.id}`);
+    const after = await t.get(owner, `/v1/webhook_endpoints/${ep.id}`);
     expect(after.body).toMatchObject({ url: receiver.url, description: 'mine', enabled: true });
-    expect((await get(owner, `/v1/webhook_endpoints/${ep.id}/deliveries`)).body.data).toEqual([]);
-    expect((await get(other, `/v1/webhook_endpoints/${ep.id}/deliveries`)).status).toBe(404);
+    expect((await t.get(owner, `/v1/webhook_endpoints/${ep.id}/deliveries`)).body.data).toEqual([]);
+    expect((await t.get(other, `/v1/webhook_endpoints/${ep.id}/deliveries`)).status).toBe(404);
     expect((await browser.get('/dashboard/webhooks')).html).toContain('data-testid="no-endpoints"');
   });
 });
@@ -481,24 +476,24 @@ describe('event types', () => {
     expect(eventTypeGroups().map((group) => group.object)).toContain('fx_settlement');
 
     const m = await t.merchant();
-    const rest = await get<{ data: { type: string }[] }>(m, '/v1/event_types');
+    const rest = await t.get<{ data: { type: string }[] }>(m, '/v1/event_types');
     expect(rest.body.data.map((entry) => entry.type)).toEqual(types);
     const gql = await t.gql<{ eventTypes: string[] }>('{ eventTypes }', {}, { key: m.secretKey });
     expect(gql.data.eventTypes).toEqual(types);
 
-    await post(m, '/v1/collect', { amount: '3.00', currency: 'USD', reference: 'typed' });
-    await post(m, '/v1/simulate/collections/typed/pay', {
+    await t.post(m, '/v1/collect', { amount: '3.00', currency: 'USD', reference: 'typed' });
+    await t.post(m, '/v1/simulate/collections/typed/pay', {
       method: 'card',
       card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' },
     });
-    const card = await post(m, '/v1/virtual_cards', { brand: 'visa', cardholder_name: 'Ada Lovelace' });
-    await post(m, `/v1/virtual_cards/${card.body.id}`, { state: 'frozen' });
-    await post(m, `/v1/virtual_cards/${card.body.id}`, { state: 'active' });
-    await post(m, `/v1/simulate/virtual_cards/${card.body.id}/authorizations`, {
+    const card = await t.post(m, '/v1/virtual_cards', { brand: 'visa', cardholder_name: 'Ada Lovelace' });
+    await t.post(m, `/v1/virtual_cards/${card.body.id}`, { state: 'frozen' });
+    await t.post(m, `/v1/virtual_cards/${card.body.id}`, { state: 'active' });
+    await t.post(m, `/v1/simulate/virtual_cards/${card.body.id}/authorizations`, {
       amount: '500.00',
       merchant: { name: 'Shop', mcc: '5814' },
     });
-    const emitted = await get<{ data: { type: string }[] }>(m, '/v1/events?limit=100');
+    const emitted = await t.get<{ data: { type: string }[] }>(m, '/v1/events?limit=100');
     const emittedTypes = [...new Set(emitted.body.data.map((event) => event.type))];
     expect(emittedTypes.length).toBeGreaterThanOrEqual(8);
     for (const type of emittedTypes) expect(types, type).toContain(type);

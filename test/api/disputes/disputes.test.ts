@@ -3,7 +3,7 @@
  * magic cards (a dispute or an early fraud warning a day after capture, on the simulated clock),
  * the simulate step, evidence and the review (won, lost), no response, inquiries, closing, the
  * simulated resolution, and the refusals (4xx, nothing changes). The ledger sums to zero after
- * every step; the merchant's available balance moves by the amounts docs/disputes.md names.
+ * every step; the merchant's available balance moves by the amounts docs/guide/disputes.md names.
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -29,10 +29,6 @@ beforeEach(() => {
   receiver.received.length = 0;
 });
 
-const post = (m: TestMerchant, path: string, body: unknown = {}) =>
-  t.rest<Json>('POST', path, { key: m.secretKey, body });
-const get = (m: TestMerchant, path: string) => t.rest<Json>('GET', path, { key: m.secretKey });
-
 async function ok(res: Promise<{ status: number; body: Json; text: string }>): Promise<Json> {
   const answer = await res;
   expect(answer.status, answer.text).toBe(200);
@@ -43,7 +39,7 @@ const expectLedgerBalancedOf = (m: TestMerchant) => expectLedgerBalanced(t.datab
 
 /** Moves the merchant's clock (running what falls due and delivering webhooks), then checks the ledger. */
 async function advance(m: TestMerchant, seconds: number): Promise<void> {
-  await ok(post(m, '/v1/clock/advance', { seconds }));
+  await ok(t.post(m, '/v1/clock/advance', { seconds }));
   await expectLedgerBalancedOf(m);
 }
 
@@ -52,7 +48,7 @@ async function advance(m: TestMerchant, seconds: number): Promise<void> {
  * becomes available as the clock moves, a dispute's postings move available alone.
  */
 async function balances(m: TestMerchant): Promise<{ available: number }> {
-  const body = await ok(get(m, '/v1/balances'));
+  const body = await ok(t.get(m, '/v1/balances'));
   const usd = (body.data as Json[]).find((b) => b.currency === 'USD') as Json;
   const cents = (value: unknown) => Math.round(Number(value) * 100);
   return { available: cents(usd.available) + cents(usd.pending) };
@@ -61,14 +57,14 @@ async function balances(m: TestMerchant): Promise<{ available: number }> {
 /** A merchant with a frozen clock and a webhook endpoint for every event; its secret. */
 async function merchant(): Promise<{ m: TestMerchant; secret: string }> {
   const m = await t.merchant('Disputes');
-  await ok(post(m, '/v1/clock/freeze'));
-  const endpoint = await ok(post(m, '/v1/webhook_endpoints', { url: receiver.url }));
+  await ok(t.post(m, '/v1/clock/freeze'));
+  const endpoint = await ok(t.post(m, '/v1/webhook_endpoints', { url: receiver.url }));
   return { m, secret: String(endpoint.secret) };
 }
 
 async function pay(m: TestMerchant, number: string, amount = 100, capture = true): Promise<Json> {
   const body = await ok(
-    post(m, '/v1/card_payments', {
+    t.post(m, '/v1/card_payments', {
       amount,
       currency: 'USD',
       capture,
@@ -111,9 +107,9 @@ async function gqlDispute(m: TestMerchant, id: string): Promise<Json> {
 /** Everything a refused request must leave as it was. */
 async function snapshot(m: TestMerchant): Promise<unknown> {
   const [disputes, events, payments, bal] = await Promise.all([
-    ok(get(m, '/v1/disputes?limit=100')),
-    ok(get(m, '/v1/events?limit=100')),
-    ok(get(m, '/v1/card_payments?limit=100')),
+    ok(t.get(m, '/v1/disputes?limit=100')),
+    ok(t.get(m, '/v1/events?limit=100')),
+    ok(t.get(m, '/v1/card_payments?limit=100')),
     balances(m),
   ]);
   return { disputes: disputes.data, events: events.data, payments: payments.data, bal };
@@ -127,13 +123,13 @@ describe('magic cards', () => {
     const before = await balances(m);
 
     await advance(m, DAY - 1);
-    expect((await ok(get(m, `/v1/card_payments/${payment.id}`))).dispute).toBeNull();
+    expect((await ok(t.get(m, `/v1/card_payments/${payment.id}`))).dispute).toBeNull();
     await advance(m, 1);
-    const paid = await ok(get(m, `/v1/card_payments/${payment.id}`));
+    const paid = await ok(t.get(m, `/v1/card_payments/${payment.id}`));
     const disputeId = String(paid.dispute);
     expect(disputeId).toMatch(/^dp_/);
     expect(paid.state).toBe('captured');
-    const dispute = await ok(get(m, `/v1/disputes/${disputeId}`));
+    const dispute = await ok(t.get(m, `/v1/disputes/${disputeId}`));
     expect(dispute).toMatchObject({
       object: 'dispute',
       card_payment: payment.id,
@@ -182,9 +178,9 @@ describe('magic cards', () => {
     });
     await expectLedgerBalancedOf(m);
     await advance(m, 2 * DAY - 1);
-    expect((await ok(get(m, `/v1/disputes/${disputeId}`))).state).toBe('under_review');
+    expect((await ok(t.get(m, `/v1/disputes/${disputeId}`))).state).toBe('under_review');
     await advance(m, 1);
-    expect(await ok(get(m, `/v1/disputes/${disputeId}`))).toMatchObject({
+    expect(await ok(t.get(m, `/v1/disputes/${disputeId}`))).toMatchObject({
       state: 'won',
       outcome_reason: 'evidence',
       review_ends_at: null,
@@ -196,7 +192,7 @@ describe('magic cards', () => {
     expect(types).toEqual(['dispute.needs_response', 'dispute.under_review', 'dispute.won']);
 
     // The postings: the amount and the fee out, the amount back.
-    const postings = await ok(get(m, '/v1/balance_transactions?limit=100'));
+    const postings = await ok(t.get(m, '/v1/balance_transactions?limit=100'));
     const ofDispute = (postings.data as Json[]).filter((p) => (p.source as Json).id === disputeId);
     expect(ofDispute.map((p) => [p.type, p.available]).sort()).toEqual([
       ['dispute', -100],
@@ -211,8 +207,8 @@ describe('magic cards', () => {
     const payment = await pay(m, '4000000000002685', 40);
     const before = await balances(m);
     await advance(m, DAY);
-    const disputeId = String((await ok(get(m, `/v1/card_payments/${payment.id}`))).dispute);
-    expect(await ok(get(m, `/v1/disputes/${disputeId}`))).toMatchObject({
+    const disputeId = String((await ok(t.get(m, `/v1/card_payments/${payment.id}`))).dispute);
+    expect(await ok(t.get(m, `/v1/disputes/${disputeId}`))).toMatchObject({
       state: 'needs_response',
       reason: 'product_not_received',
       amount: 40,
@@ -221,11 +217,11 @@ describe('magic cards', () => {
     expect(afterDebit.available).toBe(before.available - 5_500);
     expect(
       await ok(
-        post(m, `/v1/disputes/${disputeId}`, { evidence: { shipping_tracking_number: 'losing_evidence' } }),
+        t.post(m, `/v1/disputes/${disputeId}`, { evidence: { shipping_tracking_number: 'losing_evidence' } }),
       ),
     ).toMatchObject({ state: 'under_review' });
     await advance(m, 2 * DAY);
-    expect(await ok(get(m, `/v1/disputes/${disputeId}`))).toMatchObject({
+    expect(await ok(t.get(m, `/v1/disputes/${disputeId}`))).toMatchObject({
       state: 'lost',
       outcome_reason: 'evidence',
     });
@@ -238,8 +234,8 @@ describe('magic cards', () => {
     const payment = await pay(m, '4000000000001976', 60);
     const before = await balances(m);
     await advance(m, DAY);
-    const disputeId = String((await ok(get(m, `/v1/card_payments/${payment.id}`))).dispute);
-    expect(await ok(get(m, `/v1/disputes/${disputeId}`))).toMatchObject({
+    const disputeId = String((await ok(t.get(m, `/v1/card_payments/${payment.id}`))).dispute);
+    expect(await ok(t.get(m, `/v1/disputes/${disputeId}`))).toMatchObject({
       state: 'warning_needs_response',
       inquiry: true,
       reason: 'general',
@@ -247,11 +243,11 @@ describe('magic cards', () => {
     });
     expect(await balances(m)).toEqual(before);
     await ok(
-      post(m, `/v1/disputes/${disputeId}`, { evidence: { customer_communication: 'winning_evidence' } }),
+      t.post(m, `/v1/disputes/${disputeId}`, { evidence: { customer_communication: 'winning_evidence' } }),
     );
     expect((await gqlDispute(m, disputeId)).state).toBe('warning_under_review');
     await advance(m, 2 * DAY);
-    expect(await ok(get(m, `/v1/disputes/${disputeId}`))).toMatchObject({
+    expect(await ok(t.get(m, `/v1/disputes/${disputeId}`))).toMatchObject({
       state: 'warning_closed',
       outcome_reason: 'evidence',
     });
@@ -270,13 +266,13 @@ describe('magic cards', () => {
     const { m, secret } = await merchant();
     const payment = await pay(m, '4000000000005423', 20);
     await advance(m, DAY);
-    const warned = await ok(get(m, `/v1/card_payments/${payment.id}`));
+    const warned = await ok(t.get(m, `/v1/card_payments/${payment.id}`));
     expect(warned).toMatchObject({
       state: 'captured',
       dispute: null,
       early_fraud_warning: { fraud_type: 'unauthorized_use_of_card', actionable: true },
     });
-    expect((await ok(get(m, `/v1/disputes?card_payment=${payment.id}`))).data).toEqual([]);
+    expect((await ok(t.get(m, `/v1/disputes?card_payment=${payment.id}`))).data).toEqual([]);
     expect(deliveredOf(secret, 'card_payment.early_fraud_warning', String(payment.id))).toMatchObject({
       early_fraud_warning: { actionable: true },
     });
@@ -289,31 +285,31 @@ describe('magic cards', () => {
       earlyFraudWarning: { fraudType: 'unauthorized_use_of_card', actionable: true },
     });
     // Refunding it in full heads off a dispute: the warning is no longer actionable.
-    await ok(post(m, `/v1/card_payments/${payment.id}/refunds`, {}));
-    expect((await ok(get(m, `/v1/card_payments/${payment.id}`))).early_fraud_warning).toMatchObject({
+    await ok(t.post(m, `/v1/card_payments/${payment.id}/refunds`, {}));
+    expect((await ok(t.get(m, `/v1/card_payments/${payment.id}`))).early_fraud_warning).toMatchObject({
       actionable: false,
     });
     await advance(m, 30 * DAY);
-    expect((await ok(get(m, '/v1/disputes'))).data).toEqual([]);
+    expect((await ok(t.get(m, '/v1/disputes'))).data).toEqual([]);
   });
 
   it('a magic dispute card refunded in full before the day is not disputed', async () => {
     const { m } = await merchant();
     const payment = await pay(m, '4000000000000259', 10);
-    await ok(post(m, `/v1/card_payments/${payment.id}/refunds`, {}));
+    await ok(t.post(m, `/v1/card_payments/${payment.id}/refunds`, {}));
     await advance(m, 2 * DAY);
-    expect((await ok(get(m, `/v1/card_payments/${payment.id}`))).dispute).toBeNull();
-    expect((await ok(get(m, '/v1/disputes'))).data).toEqual([]);
+    expect((await ok(t.get(m, `/v1/card_payments/${payment.id}`))).dispute).toBeNull();
+    expect((await ok(t.get(m, '/v1/disputes'))).data).toEqual([]);
   });
 
   it('an authorization of a magic card is disputed a day after its capture, not its authorization', async () => {
     const { m } = await merchant();
     const payment = await pay(m, '4000000000002685', 30, false);
     await advance(m, 2 * DAY);
-    expect((await ok(get(m, '/v1/disputes'))).data).toEqual([]);
-    await ok(post(m, `/v1/card_payments/${payment.id}/capture`, {}));
+    expect((await ok(t.get(m, '/v1/disputes'))).data).toEqual([]);
+    await ok(t.post(m, `/v1/card_payments/${payment.id}/capture`, {}));
     await advance(m, DAY);
-    expect((await ok(get(m, '/v1/disputes'))).data).toMatchObject([
+    expect((await ok(t.get(m, '/v1/disputes'))).data).toMatchObject([
       { card_payment: payment.id, state: 'needs_response', amount: 30 },
     ]);
   });
@@ -323,36 +319,36 @@ describe('the simulate step and the dispute operations', () => {
   it('disputes part of a partially refunded payment; refunds are then refused; closing loses it', async () => {
     const { m, secret } = await merchant();
     const payment = await pay(m, '4242424242424242', 100);
-    await ok(post(m, `/v1/card_payments/${payment.id}/refunds`, { amount: 30 }));
+    await ok(t.post(m, `/v1/card_payments/${payment.id}/refunds`, { amount: 30 }));
     const before = await balances(m);
 
-    const tooMuch = await post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, { amount: 70.01 });
+    const tooMuch = await t.post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, { amount: 70.01 });
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.body).toMatchObject({ error: { code: 'amount_invalid', param: 'amount' } });
 
     const dispute = await ok(
-      post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, { reason: 'duplicate', amount: '25.50' }),
+      t.post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, { reason: 'duplicate', amount: '25.50' }),
     );
     expect(dispute).toMatchObject({ state: 'needs_response', reason: 'duplicate', amount: 25.5, fee: 15 });
     await expectLedgerBalancedOf(m);
     expect((await balances(m)).available).toBe(before.available - 4_050);
-    expect((await ok(get(m, `/v1/card_payments/${payment.id}`))).dispute).toBe(dispute.id);
+    expect((await ok(t.get(m, `/v1/card_payments/${payment.id}`))).dispute).toBe(dispute.id);
 
     const state = await snapshot(m);
-    const again = await post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, {});
+    const again = await t.post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, {});
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ error: { code: 'invalid_state' } });
-    const refund = await post(m, `/v1/card_payments/${payment.id}/refunds`, { amount: 1 });
+    const refund = await t.post(m, `/v1/card_payments/${payment.id}/refunds`, { amount: 1 });
     expect(refund.status).toBe(409);
     expect(refund.body).toMatchObject({ error: { code: 'invalid_state' } });
     expect(await snapshot(m)).toEqual(state);
 
     // A draft keeps the state; submitting nothing is refused.
     const draft = await ok(
-      post(m, `/v1/disputes/${dispute.id}`, { evidence: { customer_name: 'Ada' }, submit: false }),
+      t.post(m, `/v1/disputes/${dispute.id}`, { evidence: { customer_name: 'Ada' }, submit: false }),
     );
     expect(draft).toMatchObject({ state: 'needs_response', evidence: { customer_name: 'Ada' } });
-    const closed = await ok(post(m, `/v1/disputes/${dispute.id}/close`));
+    const closed = await ok(t.post(m, `/v1/disputes/${dispute.id}/close`));
     expect(closed).toMatchObject({
       state: 'lost',
       outcome_reason: 'accepted',
@@ -367,7 +363,7 @@ describe('the simulate step and the dispute operations', () => {
       [`/v1/disputes/${dispute.id}`, { evidence: { uncategorized_text: 'late' } }],
       [`/v1/simulate/disputes/${dispute.id}/resolve`, { outcome: 'won' }],
     ] as const) {
-      const res = await post(m, path, body);
+      const res = await t.post(m, path, body);
       expect(res.status, path).toBe(409);
       expect(res.body).toMatchObject({ error: { code: 'invalid_state' } });
     }
@@ -382,17 +378,19 @@ describe('the simulate step and the dispute operations', () => {
     const { m, secret } = await merchant();
     const payment = await pay(m, '5555555555554444', 50);
     const before = await balances(m);
-    const inquiry = await ok(post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, { inquiry: true }));
+    const inquiry = await ok(
+      t.post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, { inquiry: true }),
+    );
     expect(inquiry).toMatchObject({ state: 'warning_needs_response', fee: 0, reason: 'general' });
     expect(await balances(m)).toEqual(before);
     await advance(m, 7 * DAY);
-    const escalated = await ok(get(m, `/v1/disputes/${inquiry.id}`));
+    const escalated = await ok(t.get(m, `/v1/disputes/${inquiry.id}`));
     expect(escalated).toMatchObject({ state: 'needs_response', inquiry: true, fee: 15 });
     expect((await balances(m)).available).toBe(before.available - 6_500);
     await advance(m, 7 * DAY - 1);
-    expect((await ok(get(m, `/v1/disputes/${inquiry.id}`))).state).toBe('needs_response');
+    expect((await ok(t.get(m, `/v1/disputes/${inquiry.id}`))).state).toBe('needs_response');
     await advance(m, 1);
-    expect(await ok(get(m, `/v1/disputes/${inquiry.id}`))).toMatchObject({
+    expect(await ok(t.get(m, `/v1/disputes/${inquiry.id}`))).toMatchObject({
       state: 'lost',
       outcome_reason: 'no_response',
     });
@@ -421,9 +419,9 @@ describe('the simulate step and the dispute operations', () => {
       reason: 'product_unacceptable',
     });
     await expectLedgerBalancedOf(m);
-    await ok(post(m, `/v1/disputes/${id}`, { evidence: { product_description: 'As described' } }));
+    await ok(t.post(m, `/v1/disputes/${id}`, { evidence: { product_description: 'As described' } }));
     await advance(m, 30 * DAY);
-    expect((await ok(get(m, `/v1/disputes/${id}`))).state).toBe('under_review');
+    expect((await ok(t.get(m, `/v1/disputes/${id}`))).state).toBe('under_review');
     const resolved = await t.gql<{ resolveDispute: { data: Json } }>(
       `mutation ($id: ID!) { resolveDispute(id: $id, outcome: won) {
         ... on MutationResolveDisputeSuccess { data { state outcomeReason } } } }`,
@@ -447,15 +445,15 @@ describe('the simulate step and the dispute operations', () => {
     const first = await pay(m, '4242424242424242', 10);
     const second = await pay(m, '4242424242424242', 10);
     const before = await balances(m);
-    const a = await ok(post(m, `/v1/simulate/card_payments/${first.id}/dispute`, { inquiry: true }));
-    expect(await ok(post(m, `/v1/simulate/disputes/${a.id}/resolve`, { outcome: 'lost' }))).toMatchObject({
+    const a = await ok(t.post(m, `/v1/simulate/card_payments/${first.id}/dispute`, { inquiry: true }));
+    expect(await ok(t.post(m, `/v1/simulate/disputes/${a.id}/resolve`, { outcome: 'lost' }))).toMatchObject({
       state: 'needs_response',
       fee: 15,
     });
     await expectLedgerBalancedOf(m);
     expect((await balances(m)).available).toBe(before.available - 2_500);
-    const b = await ok(post(m, `/v1/simulate/card_payments/${second.id}/dispute`, { inquiry: true }));
-    expect(await ok(post(m, `/v1/disputes/${b.id}/close`))).toMatchObject({
+    const b = await ok(t.post(m, `/v1/simulate/card_payments/${second.id}/dispute`, { inquiry: true }));
+    expect(await ok(t.post(m, `/v1/disputes/${b.id}/close`))).toMatchObject({
       state: 'warning_closed',
       outcome_reason: 'accepted',
     });
@@ -467,11 +465,11 @@ describe('the simulate step and the dispute operations', () => {
     const { m } = await merchant();
     const authorized = await pay(m, '4242424242424242', 10, false);
     const voided = await pay(m, '4242424242424242', 10, false);
-    await ok(post(m, `/v1/card_payments/${voided.id}/void`));
+    await ok(t.post(m, `/v1/card_payments/${voided.id}/void`));
     const refunded = await pay(m, '4242424242424242', 10);
-    await ok(post(m, `/v1/card_payments/${refunded.id}/refunds`, {}));
+    await ok(t.post(m, `/v1/card_payments/${refunded.id}/refunds`, {}));
     const captured = await pay(m, '4242424242424242', 10);
-    const declined = await post(m, '/v1/card_payments', {
+    const declined = await t.post(m, '/v1/card_payments', {
       amount: 10,
       currency: 'USD',
       card: { number: '4000000000000002', exp_month: 12, exp_year: 2099, cvc: '123' },
@@ -495,7 +493,7 @@ describe('the simulate step and the dispute operations', () => {
       [`/v1/simulate/card_payments/${declinedId}/dispute`, {}, 409, 'invalid_state'],
     ];
     for (const [path, body, status, code] of cases) {
-      const res = await post(m, path, body);
+      const res = await t.post(m, path, body);
       expect(res.status, `${path} ${JSON.stringify(body)}: ${res.text}`).toBe(status);
       expect(res.body).toMatchObject({ status: 'error', error: { code } });
     }
@@ -503,7 +501,7 @@ describe('the simulate step and the dispute operations', () => {
     await expectLedgerBalancedOf(m);
 
     // On an open dispute: submitting no evidence, a bad outcome, an over-long text.
-    const dispute = await ok(post(m, `/v1/simulate/card_payments/${captured.id}/dispute`, {}));
+    const dispute = await ok(t.post(m, `/v1/simulate/card_payments/${captured.id}/dispute`, {}));
     const open = await snapshot(m);
     for (const [path, body, status, code] of [
       [`/v1/disputes/${dispute.id}`, {}, 400, 'parameter_missing'],
@@ -517,16 +515,16 @@ describe('the simulate step and the dispute operations', () => {
       [`/v1/disputes/${dispute.id}`, { evidence: { shoe_size: '9' } }, 400, 'parameter_unknown'],
       [`/v1/simulate/disputes/${dispute.id}/resolve`, { outcome: 'maybe' }, 400, 'parameter_invalid'],
     ] as const) {
-      const res = await post(m, path, body);
+      const res = await t.post(m, path, body);
       expect(res.status, `${path} ${JSON.stringify(body).slice(0, 80)}: ${res.text}`).toBe(status);
       expect(res.body).toMatchObject({ status: 'error', error: { code } });
     }
     expect(await snapshot(m)).toEqual(open);
     // Another merchant sees none of it.
     const other = await t.merchant('Other');
-    expect((await get(other, `/v1/disputes/${dispute.id}`)).status).toBe(404);
-    expect((await post(other, `/v1/disputes/${dispute.id}/close`)).status).toBe(404);
-    expect((await ok(get(other, '/v1/disputes'))).data).toEqual([]);
+    expect((await t.get(other, `/v1/disputes/${dispute.id}`)).status).toBe(404);
+    expect((await t.post(other, `/v1/disputes/${dispute.id}/close`)).status).toBe(404);
+    expect((await ok(t.get(other, '/v1/disputes'))).data).toEqual([]);
   });
 
   it('a full refund racing a dispute: exactly one of them goes through, the ledger balanced', async () => {
@@ -534,11 +532,11 @@ describe('the simulate step and the dispute operations', () => {
     for (let round = 0; round < 6; round++) {
       const payment = await pay(m, '4242424242424242', 10);
       const [refund, dispute] = await Promise.all([
-        post(m, `/v1/card_payments/${payment.id}/refunds`, {}),
-        post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, {}),
+        t.post(m, `/v1/card_payments/${payment.id}/refunds`, {}),
+        t.post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, {}),
       ]);
       expect([refund.status, dispute.status].sort(), `${refund.text} ${dispute.text}`).toEqual([200, 409]);
-      const after = await ok(get(m, `/v1/card_payments/${payment.id}`));
+      const after = await ok(t.get(m, `/v1/card_payments/${payment.id}`));
       expect(after.state === 'refunded').toBe(refund.status === 200);
       expect(after.dispute === null).toBe(dispute.status !== 200);
       await expectLedgerBalancedOf(m);
@@ -559,7 +557,7 @@ describe('the simulate step and the dispute operations', () => {
     expect(first.status).toBe(200);
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(first.body.id);
-    expect((await ok(get(m, '/v1/disputes'))).data).toHaveLength(1);
+    expect((await ok(t.get(m, '/v1/disputes'))).data).toHaveLength(1);
     await expectLedgerBalancedOf(m);
   });
 
@@ -567,22 +565,24 @@ describe('the simulate step and the dispute operations', () => {
     const { m } = await merchant();
     const payment = await pay(m, '4242424242424242', 40);
     const before = await balances(m);
-    const dispute = await ok(post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, {}));
+    const dispute = await ok(t.post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, {}));
     await expectLedgerBalancedOf(m);
-    await ok(post(m, `/v1/disputes/${dispute.id}`, { evidence: { uncategorized_text: 'winning_evidence' } }));
+    await ok(
+      t.post(m, `/v1/disputes/${dispute.id}`, { evidence: { uncategorized_text: 'winning_evidence' } }),
+    );
     await expectLedgerBalancedOf(m);
     const results = await Promise.all(
-      [1, 2, 3].map(() => post(m, `/v1/simulate/disputes/${dispute.id}/resolve`, { outcome: 'won' })),
+      [1, 2, 3].map(() => t.post(m, `/v1/simulate/disputes/${dispute.id}/resolve`, { outcome: 'won' })),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
     await expectLedgerBalancedOf(m);
     // The review's end passes: its job finds the dispute decided and leaves it.
     await advance(m, 3 * DAY);
-    expect(await ok(get(m, `/v1/disputes/${dispute.id}`))).toMatchObject({
+    expect(await ok(t.get(m, `/v1/disputes/${dispute.id}`))).toMatchObject({
       state: 'won',
       outcome_reason: 'simulated',
     });
-    const postings = (await ok(get(m, `/v1/balance_transactions?source_id=${dispute.id}&limit=100`)))
+    const postings = (await ok(t.get(m, `/v1/balance_transactions?source_id=${dispute.id}&limit=100`)))
       .data as Json[];
     expect(postings.map((p) => p.type).sort()).toEqual(
       ['dispute', 'dispute_fee', 'dispute_fee_returned', 'dispute_won'].sort(),
@@ -594,7 +594,7 @@ describe('the simulate step and the dispute operations', () => {
       [`/v1/disputes/${dispute.id}`, { evidence: { uncategorized_text: 'more' } }],
       [`/v1/simulate/disputes/${dispute.id}/resolve`, { outcome: 'lost' }],
     ] as const) {
-      const res = await post(m, path, body);
+      const res = await t.post(m, path, body);
       expect(res.status, path).toBe(409);
       expect((res.body.error as Json).code, path).toBe('invalid_state');
     }
@@ -605,10 +605,10 @@ describe('the simulate step and the dispute operations', () => {
     const { m } = await merchant();
     const payment = await pay(m, '4242424242424242', 10);
     const results = await Promise.all(
-      [1, 2, 3].map(() => post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, {})),
+      [1, 2, 3].map(() => t.post(m, `/v1/simulate/card_payments/${payment.id}/dispute`, {})),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
-    expect((await ok(get(m, '/v1/disputes'))).data).toHaveLength(1);
+    expect((await ok(t.get(m, '/v1/disputes'))).data).toHaveLength(1);
     await expectLedgerBalancedOf(m);
   });
 });

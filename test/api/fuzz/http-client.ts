@@ -1,7 +1,7 @@
-import { Agent, request } from 'node:http';
+import { Agent, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import type { buildApp } from '../../../src/app.ts';
+import { serveOn } from '../../../src/http/node-server.ts';
 
 export interface RawRequest {
   method: string;
@@ -23,8 +23,9 @@ export interface RawResponse {
  * Content-Type added, no body encoding): what a third-party client or a fuzzer puts on the wire.
  */
 export async function listenOnLoopback(app: ReturnType<typeof buildApp>) {
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  // With the server's own connection settings (src/http/node-server.ts).
+  const server = await new Promise<Server>((resolve) => {
+    const s = serveOn(app.fetch, '127.0.0.1', 0, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });

@@ -12,7 +12,7 @@ import {
 } from '../../support/harness.ts';
 
 /**
- * The cost of a GraphQL operation counts what it will read (docs/graphql.md, "Query cost"): the ids
+ * The cost of a GraphQL operation counts what it will read (docs/reference/graphql.md, "Query cost"): the ids
  * of nodes(ids:), from the literal list or the variable's value, `first` on connections, multiplied
  * through nested selections. An operation over the limit is refused before any resolver runs, with
  * the cost and the limit named in its message and its extensions.

@@ -549,7 +549,7 @@ const ERROR_TYPES = [
   'api_error',
 ];
 
-describe('error registry (house rule: one error registry, docs/house-rules.md)', () => {
+describe('error registry (house rule: one error registry, docs/internals/house-rules.md)', () => {
   it('gives every code an HTTP status in 400-599 and an allowed type', () => {
     expect(ERROR_CODES.length).toBeGreaterThan(20);
     for (const code of ERROR_CODES) {

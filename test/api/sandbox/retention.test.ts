@@ -44,13 +44,10 @@ afterAll(async () => {
 });
 
 type Json = Record<string, unknown>;
-const post = (m: TestMerchant, path: string, body: unknown = {}, headers: Record<string, string> = {}) =>
-  t.rest<Json>('POST', path, { key: m.secretKey, body, headers });
-const advance = (m: TestMerchant, seconds: number) => post(m, '/v1/clock/advance', { seconds });
 
 async function frozenMerchant(): Promise<TestMerchant> {
   const m = await t.merchant();
-  expect((await post(m, '/v1/clock/freeze')).status).toBe(200);
+  expect((await t.post(m, '/v1/clock/freeze')).status).toBe(200);
   return m;
 }
 
@@ -69,12 +66,12 @@ describe('card secrets', () => {
         .where(eq(cardTokens.id, String(token.body.id)));
       return found;
     };
-    await advance(m, 14 * 60);
+    await t.advance(m, 14 * 60);
     expect(await row()).toMatchObject({ number: '4242424242424242', cvc: '123' });
-    await advance(m, 60);
+    await t.advance(m, 60);
     expect(await row()).toMatchObject({ number: '', cvc: '', last4: '4242', usedAt: null });
     // Expired, it cannot pay.
-    const paid = await post(m, '/v1/card_payments', { amount: 1, currency: 'USD', token: token.body.id });
+    const paid = await t.post(m, '/v1/card_payments', { amount: 1, currency: 'USD', token: token.body.id });
     expect(paid.body).toMatchObject({ error: { code: 'token_expired' } });
   });
 
@@ -99,7 +96,7 @@ describe('card secrets', () => {
     await purgeExpired(t.database.db, realIn(16));
     expect(await row()).toMatchObject({ number: '', cvc: '', last4: '4242', usedAt: null });
     // By the merchant's clock it has not expired, yet with its secrets gone it cannot pay.
-    const paid = await post(m, '/v1/card_payments', { amount: 1, currency: 'USD', token: token.body.id });
+    const paid = await t.post(m, '/v1/card_payments', { amount: 1, currency: 'USD', token: token.body.id });
     expect(paid.status).toBe(400);
     expect(paid.body).toMatchObject({ error: { code: 'token_expired', param: 'token' } });
   });
@@ -143,7 +140,7 @@ describe('card secrets', () => {
       cardholder_name: 'Ada Lovelace',
       spending_controls: { limits: [{ amount: 25.5, interval: 'daily' }] },
     };
-    const created = await post(m, '/v1/virtual_cards', body, keyed);
+    const created = await t.post(m, '/v1/virtual_cards', body, keyed);
     expect(created.status).toBe(200);
     const number = String(created.body.number);
     const cvc = String(created.body.cvc);
@@ -156,7 +153,7 @@ describe('card secrets', () => {
     expect(stored?.body).toContain(String(created.body.id));
     expect(stored?.body).not.toContain(number);
     expect(stored?.body).not.toContain(`"cvc":"${cvc}"`);
-    const replayed = await post(m, '/v1/virtual_cards', body, keyed);
+    const replayed = await t.post(m, '/v1/virtual_cards', body, keyed);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     // The same answer, byte for byte (amounts keep their two decimals), number and CVC included.
     expect(replayed.text).toBe(created.text);
@@ -170,13 +167,13 @@ describe('retention passes', () => {
       const m = await frozenMerchant();
       const other = await t.merchant(); // real time: nothing of its is old enough
       for (const merchant of [m, other]) {
-        const ep = await post(merchant, '/v1/webhook_endpoints', {
+        const ep = await t.post(merchant, '/v1/webhook_endpoints', {
           url: receiver.url,
           enabled_events: ['*'],
         });
         expect(ep.status).toBe(200);
         const keyed = { 'idempotency-key': `order-${merchant.id}` };
-        const res = await post(
+        const res = await t.post(
           merchant,
           '/v1/collect',
           { amount: 1, currency: 'USD', expires_in: 1800 },
@@ -184,8 +181,8 @@ describe('retention passes', () => {
         );
         expect(res.status).toBe(200);
       }
-      await advance(m, 3600); // the expiry job runs; its events and the creation's are delivered
-      await post(other, '/v1/clock/advance', { seconds: 3600 });
+      await t.advance(m, 3600); // the expiry job runs; its events and the creation's are delivered
+      await t.post(other, '/v1/clock/advance', { seconds: 3600 });
       const counts = async (merchant: TestMerchant) => ({
         keys: await t.countRows(idempotencyKeys, merchant.id),
         finishedJobs: (
@@ -205,13 +202,13 @@ describe('retention passes', () => {
       const otherBefore = await counts(other);
 
       const pass = () => purgeExpired(t.database.db, new Date());
-      await advance(m, 22 * 3600); // 23 h after the keyed request
+      await t.advance(m, 22 * 3600); // 23 h after the keyed request
       await pass();
       expect(await counts(m)).toEqual(fresh);
-      await advance(m, 3600 + 1); // past 24 h: the key has expired
+      await t.advance(m, 3600 + 1); // past 24 h: the key has expired
       await pass();
       expect(await counts(m)).toEqual({ ...fresh, keys: 0 });
-      await advance(m, 30 * 86_400); // 30 days after the job ran and the attempts were made
+      await t.advance(m, 30 * 86_400); // 30 days after the job ran and the attempts were made
       await pass();
       expect(await counts(m)).toEqual({ keys: 0, finishedJobs: 0, attempts: 0, deliveries: 0 });
       expect(await counts(other)).toEqual(otherBefore);
@@ -223,7 +220,7 @@ describe('retention passes', () => {
   it('purges in bounded statements: a pass stops after maxBatches, the next one finishes', async () => {
     const m = await frozenMerchant();
     for (let i = 0; i < 25; i++) {
-      const res = await post(
+      const res = await t.post(
         m,
         '/v1/collect',
         { amount: 1, currency: 'USD' },
@@ -231,7 +228,7 @@ describe('retention passes', () => {
       );
       expect(res.status).toBe(200);
     }
-    await advance(m, 86_400);
+    await t.advance(m, 86_400);
     const first = await purgeExpired(t.database.db, new Date(), { batch: 10, maxBatches: 2 });
     expect(first['idempotency keys']).toBe(20);
     expect(await t.countRows(idempotencyKeys, m.id)).toBe(5);
@@ -242,9 +239,14 @@ describe('retention passes', () => {
 
   it('the server’s maintenance runner makes passes on its interval until stopped', async () => {
     const m = await frozenMerchant();
-    const res = await post(m, '/v1/collect', { amount: 1, currency: 'USD' }, { 'idempotency-key': 'runner' });
+    const res = await t.post(
+      m,
+      '/v1/collect',
+      { amount: 1, currency: 'USD' },
+      { 'idempotency-key': 'runner' },
+    );
     expect(res.status).toBe(200);
-    await advance(m, 86_400);
+    await t.advance(m, 86_400);
     const runner = startMaintenance(t.database, 20, pino({ level: 'silent' }));
     try {
       const deadline = Date.now() + 10_000;
@@ -282,7 +284,7 @@ describe('retention passes', () => {
       )[0];
     await purgeExpired(t.database.db, new Date());
     expect(await row()).toMatchObject({ number: '4242424242424242', cvc: '123' });
-    await advance(m, 15 * 60);
+    await t.advance(m, 15 * 60);
     await purgeExpired(t.database.db, new Date());
     expect(await row()).toMatchObject({ number: '', cvc: '' });
   });

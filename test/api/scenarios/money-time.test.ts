@@ -22,9 +22,6 @@ afterAll(async () => {
 });
 
 type Json = Record<string, unknown>;
-const post = (m: TestMerchant, path: string, body: unknown = {}) =>
-  t.rest<Json>('POST', path, { key: m.secretKey, body });
-const get = (m: TestMerchant, path: string) => t.rest<Json>('GET', path, { key: m.secretKey });
 
 async function usd(m: TestMerchant) {
   const res = await t.rest<{ data: Json[] }>('GET', '/v1/balances', { key: m.secretKey });
@@ -33,7 +30,7 @@ async function usd(m: TestMerchant) {
 }
 
 async function clockNow(m: TestMerchant): Promise<Date> {
-  return new Date(String((await get(m, '/v1/clock')).body.now));
+  return new Date(String((await t.get(m, '/v1/clock')).body.now));
 }
 
 /** The Wednesday before the first Thanksgiving that is at least ten days ahead of real time, 12:00 ET. */
@@ -53,31 +50,31 @@ function thanksgivingEveNoon(): Date {
 describe('the simulated clock', () => {
   it('starts at real time, freezes, advances exactly, unfreezes and resets', async () => {
     const m = await t.merchant();
-    const start = await get(m, '/v1/clock');
+    const start = await t.get(m, '/v1/clock');
     expect(start.body).toMatchObject({ status: 'success', object: 'clock', frozen: false, offset_ms: 0 });
     expect(Math.abs(Date.parse(String(start.body.now)) - Date.now())).toBeLessThan(5000);
 
-    const frozen = await post(m, '/v1/clock/freeze');
+    const frozen = await t.post(m, '/v1/clock/freeze');
     expect(frozen.body.frozen).toBe(true);
     const at = String(frozen.body.now);
-    expect((await get(m, '/v1/clock')).body.now).toBe(at);
+    expect((await t.get(m, '/v1/clock')).body.now).toBe(at);
 
-    const advanced = await post(m, '/v1/clock/advance', { seconds: 3600 });
+    const advanced = await t.post(m, '/v1/clock/advance', { seconds: 3600 });
     expect(advanced.status).toBe(200);
     expect(advanced.body.now).toBe(new Date(Date.parse(at) + 3_600_000).toISOString());
     const to = new Date(Date.parse(at) + 86_400_000).toISOString();
-    expect((await post(m, '/v1/clock/advance', { to })).body.now).toBe(to);
+    expect((await t.post(m, '/v1/clock/advance', { to })).body.now).toBe(to);
 
-    const running = await post(m, '/v1/clock/unfreeze');
+    const running = await t.post(m, '/v1/clock/unfreeze');
     expect(running.body.frozen).toBe(false);
     expect(Number(running.body.offset_ms)).toBeGreaterThan(86_000_000);
-    const reset = await post(m, '/v1/clock/reset');
+    const reset = await t.post(m, '/v1/clock/reset');
     expect(reset.body).toMatchObject({ frozen: false, offset_ms: 0 });
   });
 
   it('only moves forward and validates its input', async () => {
     const m = await t.merchant();
-    const back = await post(m, '/v1/clock/advance', { to: new Date(Date.now() - 60_000).toISOString() });
+    const back = await t.post(m, '/v1/clock/advance', { to: new Date(Date.now() - 60_000).toISOString() });
     expect(back.status).toBe(400);
     expect(back.body).toMatchObject({ error: { code: 'clock_backwards', param: 'to' } });
     for (const body of [
@@ -87,23 +84,23 @@ describe('the simulated clock', () => {
       { seconds: 1.5 },
       { to: 'tomorrow' },
     ]) {
-      const res = await post(m, '/v1/clock/advance', body);
+      const res = await t.post(m, '/v1/clock/advance', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((res.body.error as Json).code).toBe('parameter_invalid');
     }
-    expect((await get(m, '/v1/clock')).body.offset_ms).toBe(0);
+    expect((await t.get(m, '/v1/clock')).body.offset_ms).toBe(0);
   });
 
   it('expires an unpaid collection when the clock passes expires_at, once', async () => {
     const m = await t.merchant();
-    await post(m, '/v1/clock/freeze');
-    await post(m, '/v1/collect', { amount: 10, currency: 'USD', reference: 'soon', expires_in: 1800 });
-    const early = await post(m, '/v1/clock/advance', { seconds: 1799 });
+    await t.post(m, '/v1/clock/freeze');
+    await t.post(m, '/v1/collect', { amount: 10, currency: 'USD', reference: 'soon', expires_in: 1800 });
+    const early = await t.post(m, '/v1/clock/advance', { seconds: 1799 });
     expect(early.body.ran).toEqual([]);
-    expect((await get(m, '/v1/collections/soon')).body.state).toBe('pending');
-    const passed = await post(m, '/v1/clock/advance', { seconds: 1 });
+    expect((await t.get(m, '/v1/collections/soon')).body.state).toBe('pending');
+    const passed = await t.post(m, '/v1/clock/advance', { seconds: 1 });
     expect(passed.body.ran).toEqual([expect.objectContaining({ kind: 'collection.expire', state: 'done' })]);
-    const collection = await get(m, '/v1/collections/soon');
+    const collection = await t.get(m, '/v1/collections/soon');
     expect(collection.body.state).toBe('expired');
     const expiredEvents = await t.database.db
       .select()
@@ -111,48 +108,53 @@ describe('the simulated clock', () => {
       .where(and(eq(events.merchantId, m.id), eq(events.type, 'collection.expired')));
     expect(expiredEvents).toHaveLength(1);
     expect(expiredEvents[0]?.createdAt.toISOString()).toBe(collection.body.expires_at);
-    expect((await post(m, '/v1/clock/advance', { seconds: 86_400 })).body.ran).toEqual([]);
+    expect((await t.post(m, '/v1/clock/advance', { seconds: 86_400 })).body.ran).toEqual([]);
   });
 
   it('runs due work in due-time order, exactly once, including work scheduled inside the window', async () => {
     const m = await t.merchant();
-    await post(m, '/v1/clock/freeze');
+    await t.post(m, '/v1/clock/freeze');
     for (const [reference, seconds] of [
       ['c', 5400],
       ['a', 1800],
       ['b', 3600],
     ] as const) {
-      await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference, expires_in: seconds });
+      await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference, expires_in: seconds });
     }
     // A card payment schedules its funds release inside the same long advance.
-    await post(m, '/v1/collect', { amount: 7, currency: 'USD', reference: 'paid' });
-    await post(m, '/v1/simulate/collections/paid/pay', {
+    await t.post(m, '/v1/collect', { amount: 7, currency: 'USD', reference: 'paid' });
+    await t.post(m, '/v1/simulate/collections/paid/pay', {
       method: 'card',
       card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' },
     });
-    const ran = (await post(m, '/v1/clock/advance', { seconds: 10 * 86_400 })).body.ran as Json[];
+    const ran = (await t.post(m, '/v1/clock/advance', { seconds: 10 * 86_400 })).body.ran as Json[];
     const dueTimes = ran.map((job) => String(job.due_at));
     expect(dueTimes).toEqual([...dueTimes].sort());
     // Four expiry jobs: the paid collection's runs too and leaves it succeeded.
     expect(ran.filter((job) => job.kind === 'collection.expire')).toHaveLength(4);
     for (const reference of ['a', 'b', 'c'])
-      expect((await get(m, `/v1/collections/${reference}`)).body.state).toBe('expired');
-    expect((await get(m, '/v1/collections/paid')).body.state).toBe('succeeded');
+      expect((await t.get(m, `/v1/collections/${reference}`)).body.state).toBe('expired');
+    expect((await t.get(m, '/v1/collections/paid')).body.state).toBe('succeeded');
     expect(ran.filter((job) => job.kind === 'ledger.funds_available')).toHaveLength(1);
     expect(ran.every((job) => job.state === 'done')).toBe(true);
-    expect((await post(m, '/v1/clock/advance', { seconds: 10 * 86_400 })).body.ran).toEqual([]);
+    expect((await t.post(m, '/v1/clock/advance', { seconds: 10 * 86_400 })).body.ran).toEqual([]);
     expect(await usd(m)).toMatchObject({ available: 7, pending: 0 });
   });
 
   it('two concurrent advances of one clock add up and never run work twice', async () => {
     const m = await t.merchant();
-    const start = Date.parse(String((await post(m, '/v1/clock/freeze')).body.now));
+    const start = Date.parse(String((await t.post(m, '/v1/clock/freeze')).body.now));
     for (let i = 1; i <= 6; i++) {
-      await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: `x${i}`, expires_in: 1800 * i });
+      await t.post(m, '/v1/collect', {
+        amount: 1,
+        currency: 'USD',
+        reference: `x${i}`,
+        expires_in: 1800 * i,
+      });
     }
     const [one, two] = await Promise.all([
-      post(m, '/v1/clock/advance', { seconds: 3 * 3600 }),
-      post(m, '/v1/clock/advance', { seconds: 3 * 3600 }),
+      t.post(m, '/v1/clock/advance', { seconds: 3 * 3600 }),
+      t.post(m, '/v1/clock/advance', { seconds: 3 * 3600 }),
     ]);
     expect([one.status, two.status]).toEqual([200, 200]);
     const ids = [...(one.body.ran as Json[]), ...(two.body.ran as Json[])].map((job) => job.id);
@@ -164,11 +166,11 @@ describe('the simulated clock', () => {
   it("advancing one merchant's clock never moves another's objects", async () => {
     const a = await t.merchant('A');
     const b = await t.merchant('B');
-    await post(b, '/v1/collect', { amount: 1, currency: 'USD', reference: 'mine', expires_in: 1800 });
-    const ran = await post(a, '/v1/clock/advance', { seconds: 7 * 86_400 });
+    await t.post(b, '/v1/collect', { amount: 1, currency: 'USD', reference: 'mine', expires_in: 1800 });
+    const ran = await t.post(a, '/v1/clock/advance', { seconds: 7 * 86_400 });
     expect(ran.body.ran).toEqual([]);
-    expect((await get(b, '/v1/collections/mine')).body.state).toBe('pending');
-    expect((await get(b, '/v1/clock')).body.offset_ms).toBe(0);
+    expect((await t.get(b, '/v1/collections/mine')).body.state).toBe('pending');
+    expect((await t.get(b, '/v1/clock')).body.offset_ms).toBe(0);
   });
 
   it('the background runner does work that fell due in real time', async () => {
@@ -204,10 +206,10 @@ describe('card money moves from pending to available two banking days later', ()
   it('across Thanksgiving and a weekend, by the banking calendar', async () => {
     const m = await t.merchant();
     const eve = thanksgivingEveNoon();
-    await post(m, '/v1/clock/freeze');
-    expect((await post(m, '/v1/clock/advance', { to: eve.toISOString() })).status).toBe(200);
-    await post(m, '/v1/collect', { amount: '125.50', currency: 'USD', reference: 'turkey' });
-    const paid = await post(m, '/v1/simulate/collections/turkey/pay', {
+    await t.post(m, '/v1/clock/freeze');
+    expect((await t.post(m, '/v1/clock/advance', { to: eve.toISOString() })).status).toBe(200);
+    await t.post(m, '/v1/collect', { amount: '125.50', currency: 'USD', reference: 'turkey' });
+    const paid = await t.post(m, '/v1/simulate/collections/turkey/pay', {
       method: 'card',
       card: { number: '5555555555554444', exp_month: 12, exp_year: 2099, cvc: '123' },
     });
@@ -221,11 +223,11 @@ describe('card money moves from pending to available two banking days later', ()
     const releases = (res: { body: Json }) =>
       (res.body.ran as Json[]).filter((job) => job.kind === 'ledger.funds_available');
     expect(
-      releases(await post(m, '/v1/clock/advance', { to: nyInstant(friday, '23:00').toISOString() })),
+      releases(await t.post(m, '/v1/clock/advance', { to: nyInstant(friday, '23:00').toISOString() })),
     ).toEqual([]);
-    expect(releases(await post(m, '/v1/clock/advance', { to: justBefore }))).toEqual([]);
+    expect(releases(await t.post(m, '/v1/clock/advance', { to: justBefore }))).toEqual([]);
     expect(await usd(m)).toMatchObject({ available: 0, pending: 125.5 });
-    const released = await post(m, '/v1/clock/advance', { seconds: 1 });
+    const released = await t.post(m, '/v1/clock/advance', { seconds: 1 });
     expect(released.body.ran).toEqual([
       expect.objectContaining({ kind: 'ledger.funds_available', due_at: releaseAt.toISOString() }),
     ]);
@@ -252,7 +254,7 @@ describe('balances and top-ups', () => {
       pending: 0,
       reserved: 0,
     });
-    const top = await post(m, '/v1/simulate/balance/top_up', { amount: '100.50', currency: 'USD' });
+    const top = await t.post(m, '/v1/simulate/balance/top_up', { amount: '100.50', currency: 'USD' });
     expect(top.status).toBe(200);
     expect(top.body).toMatchObject({
       object: 'balance_transaction',
@@ -260,7 +262,7 @@ describe('balances and top-ups', () => {
       available: 100.5,
       state: 'posted',
     });
-    await post(m, '/v1/simulate/balance/top_up', { amount: 5000, currency: 'JPY' });
+    await t.post(m, '/v1/simulate/balance/top_up', { amount: 5000, currency: 'JPY' });
     const balances = await t.rest<{ data: Json[] }>('GET', '/v1/balances', { key: m.secretKey });
     expect(balances.body.data.map((b) => b.currency)).toEqual(['USD', 'JPY']);
     expect(balances.text).toContain('"available":100.50');
@@ -276,7 +278,7 @@ describe('balances and top-ups', () => {
       [{ amount: 1, currency: 'CHF' }, 'currency_unsupported'],
       [{ amount: 1, currency: 'USD', extra: 1 }, 'parameter_unknown'],
     ] as const) {
-      const res = await post(m, '/v1/simulate/balance/top_up', body);
+      const res = await t.post(m, '/v1/simulate/balance/top_up', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((res.body.error as Json).code).toBe(code);
     }
@@ -336,9 +338,9 @@ describe('balances and top-ups', () => {
 describe('advancing the clock with an Idempotency-Key', () => {
   it('answers (no self-deadlock on the keyed transaction) and replays', async () => {
     const m = await t.merchant();
-    await post(m, '/v1/clock/freeze');
-    await post(m, '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/unused' });
-    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'keyed-advance' });
+    await t.post(m, '/v1/clock/freeze');
+    await t.post(m, '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/unused' });
+    await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'keyed-advance' });
     const send = () =>
       t.rest<Json>('POST', '/v1/clock/advance', {
         key: m.secretKey,

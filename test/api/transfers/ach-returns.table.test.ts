@@ -5,7 +5,7 @@
  * instant of their time frame and refused one second later with 422 return_deadline_passed naming
  * the deadline, unless `untimely: true` lets the return arrive marked untimely.
  *
- * The expectations are written out by hand from docs/bank-transfers.md's "Return rules", not read
+ * The expectations are written out by hand from docs/guide/bank-transfers.md's "Return rules", not read
  * from the code: every entry settles Tuesday 2031-12-02 09:00 EST (14:00Z), so the last instants are
  * the end of Thursday 12-04 (2 banking days), of Wednesday 12-03 (the operator and edit codes' 1
  * banking day) and of Saturday 2032-01-31 (60 calendar days); R06 and R31 have no deadline.

@@ -24,13 +24,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-function post(m: TestMerchant, path: string, body: unknown) {
-  return t.rest<Json>('POST', path, { key: m.secretKey, body });
-}
-function get(m: TestMerchant, path: string) {
-  return t.rest<Json>('GET', path, { key: m.secretKey });
-}
-
 const expectLedgerBalancedOf = (m: TestMerchant) => expectLedgerBalanced(t.database.db, m.id);
 
 /** Rows the merchant owns, by the lists of the API (objects a refused trigger must not create). */
@@ -50,7 +43,7 @@ async function objectCounts(m: TestMerchant): Promise<Record<string, number>> {
     '/v1/balance_transactions',
     '/v1/events',
   ]) {
-    const res = await get(m, `${path}?limit=100`);
+    const res = await t.get(m, `${path}?limit=100`);
     expect(res.status, res.text).toBe(200);
     counts[path] = (res.body.data as unknown[]).length;
   }
@@ -59,12 +52,12 @@ async function objectCounts(m: TestMerchant): Promise<Record<string, number>> {
 
 /** The merchant's balances, as GET /v1/balances answers them. */
 async function balances(m: TestMerchant): Promise<unknown> {
-  const res = await get(m, '/v1/balances');
+  const res = await t.get(m, '/v1/balances');
   expect(res.status, res.text).toBe(200);
   return res.body;
 }
 
-/** The recipes as the table of docs/trigger.md. */
+/** The recipes as the table of docs/guide/trigger.md. */
 function recipesTable(): string {
   const cell = (text: string) => text.replaceAll('|', '\\|');
   const rows = listEventTypes().map((type) => {
@@ -81,11 +74,11 @@ function recipesTable(): string {
 }
 
 describe('every event type has a recipe', () => {
-  it('docs/trigger.md lists every recipe as the code has it', () => {
-    const path = join(import.meta.dirname, '..', '..', '..', 'docs', 'trigger.md');
+  it('docs/guide/trigger.md lists every recipe as the code has it', () => {
+    const path = join(import.meta.dirname, '..', '..', '..', 'docs', 'guide', 'trigger.md');
     const doc = readFileSync(path, 'utf8');
     const section = /<!-- recipes:start -->\n([\s\S]*)<!-- recipes:end -->/;
-    // Compared cell by cell: the formatter pads the columns (npx biome format docs/trigger.md).
+    // Compared cell by cell: the formatter pads the columns (npx biome format docs/guide/trigger.md).
     const cells = (table: string) =>
       table
         .trim()
@@ -104,7 +97,7 @@ describe('every event type has a recipe', () => {
       );
     expect(
       cells(section.exec(doc)?.[1] ?? ''),
-      'docs/trigger.md drifted: run this test with SANDBANK_WRITE_DOCS=1',
+      'docs/guide/trigger.md drifted: run this test with SANDBANK_WRITE_DOCS=1',
     ).toEqual(cells(recipesTable()));
   });
 
@@ -114,7 +107,7 @@ describe('every event type has a recipe', () => {
 
   it('GET /v1/simulate/events/recipes lists one per type, in the order of GET /v1/event_types', async () => {
     const m = await t.merchant();
-    const res = await get(m, '/v1/simulate/events/recipes');
+    const res = await t.get(m, '/v1/simulate/events/recipes');
     expect(res.status, res.text).toBe(200);
     const data = res.body.data as Json[];
     expect(data.map((r) => r.type)).toEqual(listEventTypes());
@@ -129,8 +122,8 @@ describe.each(listEventTypes())('%s', (type) => {
   it('is triggered on a fresh merchant: listed in GET /v1/events about its object, the ledger balanced', async () => {
     const m = await t.merchant(`Trigger ${type}`);
     if (type === 'webhook.test')
-      expect((await post(m, '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hook' })).status).toBe(200);
-    const res = await post(m, '/v1/simulate/events', { type });
+      expect((await t.post(m, '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hook' })).status).toBe(200);
+    const res = await t.post(m, '/v1/simulate/events', { type });
     expect(res.status, `${res.text}\n${errors.text()}`).toBe(200);
     const body = res.body as {
       type: string;
@@ -142,11 +135,11 @@ describe.each(listEventTypes())('%s', (type) => {
     expect(body.event.type).toBe(type);
     expect(body.event.data.object.id).toBe(body.object_id);
     expect(body.events.map((e) => e.id)).toContain(body.event.id);
-    const listed = await get(m, `/v1/events?type=${type}&limit=100`);
+    const listed = await t.get(m, `/v1/events?type=${type}&limit=100`);
     const found = (listed.body.data as Json[]).find((e) => e.id === body.event.id);
     expect(found, listed.text).toMatchObject({ type, data: { object: { id: body.object_id } } });
     // Every event of the run is the merchant's, in GET /v1/events.
-    const all = await get(m, '/v1/events?limit=100');
+    const all = await t.get(m, '/v1/events?limit=100');
     expect((all.body.data as Json[]).map((e) => e.id)).toEqual(
       expect.arrayContaining(body.events.map((e) => e.id)),
     );
@@ -157,19 +150,19 @@ describe.each(listEventTypes())('%s', (type) => {
 describe('overrides', () => {
   it('apply to the objects: amount and return code on a returned transfer, metadata on a collection', async () => {
     const m = await t.merchant();
-    const res = await post(m, '/v1/simulate/events', {
+    const res = await t.post(m, '/v1/simulate/events', {
       type: 'transfer.returned',
       set: { amount: '12.50', return_code: 'R02', 'metadata.order': 'A-1' },
     });
     expect(res.status, res.text).toBe(200);
-    const transfer = await get(m, `/v1/transfers/${res.body.object_id}`);
+    const transfer = await t.get(m, `/v1/transfers/${res.body.object_id}`);
     expect(transfer.body).toMatchObject({
       amount: 12.5,
       state: 'returned',
       return_code: 'R02',
       metadata: { order: 'A-1' },
     });
-    const collection = await post(m, '/v1/simulate/events', {
+    const collection = await t.post(m, '/v1/simulate/events', {
       type: 'collection.succeeded',
       set: { amount: 7, reference: 'order-77' },
     });
@@ -184,7 +177,7 @@ describe('overrides', () => {
   it('a key the recipe does not accept is refused with 400, naming it and the accepted keys; nothing is created', async () => {
     const m = await t.merchant();
     const before = await objectCounts(m);
-    const res = await post(m, '/v1/simulate/events', {
+    const res = await t.post(m, '/v1/simulate/events', {
       type: 'collection.created',
       set: { amount: '5', return_code: 'R01' },
     });
@@ -243,7 +236,7 @@ describe('overrides', () => {
       ['balance_transaction.created', { currency: 'JPY', amount: '1.5' }, 'amount_invalid', 'set.amount'],
     ];
     for (const [type, set, code, param] of cases) {
-      const res = await post(m, '/v1/simulate/events', { type, set });
+      const res = await t.post(m, '/v1/simulate/events', { type, set });
       expect(res.status, `${type} ${res.text}`).toBe(400);
       expect(res.body.error, type).toMatchObject({ code, param });
     }
@@ -270,7 +263,7 @@ describe('overrides', () => {
     async (type, set, param) => {
       const m = await t.merchant();
       const before = { counts: await objectCounts(m), balances: await balances(m) };
-      const res = await post(m, '/v1/simulate/events', { type, set });
+      const res = await t.post(m, '/v1/simulate/events', { type, set });
       expect(res.status, res.text).toBe(400);
       expect(res.body.error, res.text).toMatchObject({ code: 'amount_invalid', param });
       expect({ counts: await objectCounts(m), balances: await balances(m) }).toEqual(before);
@@ -279,7 +272,7 @@ describe('overrides', () => {
 
   it('card_payment.partially_refunded just above the refunded 1.00 goes through', async () => {
     const m = await t.merchant();
-    const res = await post(m, '/v1/simulate/events', {
+    const res = await t.post(m, '/v1/simulate/events', {
       type: 'card_payment.partially_refunded',
       set: { amount: '1.01' },
     });
@@ -291,7 +284,7 @@ describe('overrides', () => {
     const m = await t.merchant();
     const before = await objectCounts(m);
     for (const key of ['constructor', 'toString', 'hasOwnProperty']) {
-      const res = await post(m, '/v1/simulate/events', { type: 'collection.created', set: { [key]: 'x' } });
+      const res = await t.post(m, '/v1/simulate/events', { type: 'collection.created', set: { [key]: 'x' } });
       expect(res.status, res.text).toBe(400);
       expect(res.body.error, key).toMatchObject({ code: 'override_not_applicable', param: `set.${key}` });
     }
@@ -317,29 +310,29 @@ describe('overrides', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'idempotency_key_invalid' });
-    expect((await get(m, '/v1/collections')).body.data).toEqual([]);
+    expect((await t.get(m, '/v1/collections')).body.data).toEqual([]);
   });
 
   it('an unknown type is 400 parameter_invalid', async () => {
     const m = await t.merchant();
-    const res = await post(m, '/v1/simulate/events', { type: 'collection.exploded' });
+    const res = await t.post(m, '/v1/simulate/events', { type: 'collection.exploded' });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'parameter_invalid', param: 'type' });
   });
 
   it('webhook.test on a merchant without an endpoint is 400 naming set.endpoint', async () => {
     const m = await t.merchant();
-    const res = await post(m, '/v1/simulate/events', { type: 'webhook.test' });
+    const res = await t.post(m, '/v1/simulate/events', { type: 'webhook.test' });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'parameter_missing', param: 'set.endpoint' });
   });
 
   it('a recipe that moves time advances the merchant clock, as documented', async () => {
     const m = await t.merchant();
-    const before = Date.parse((await get(m, '/v1/clock')).body.now as string);
-    const res = await post(m, '/v1/simulate/events', { type: 'card_payment.expired' });
+    const before = Date.parse((await t.get(m, '/v1/clock')).body.now as string);
+    const res = await t.post(m, '/v1/simulate/events', { type: 'card_payment.expired' });
     expect(res.status, res.text).toBe(200);
-    const after = Date.parse((await get(m, '/v1/clock')).body.now as string);
+    const after = Date.parse((await t.get(m, '/v1/clock')).body.now as string);
     expect(after - before).toBeGreaterThanOrEqual(7 * 86_400_000);
   });
 });
@@ -349,7 +342,7 @@ describe('concurrent runs', () => {
     const m = await t.merchant();
     const runs = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        post(m, '/v1/simulate/events', { type: 'collection.created', set: { 'metadata.run': String(i) } }),
+        t.post(m, '/v1/simulate/events', { type: 'collection.created', set: { 'metadata.run': String(i) } }),
       ),
     );
     const ids = new Set<string>();
@@ -362,7 +355,7 @@ describe('concurrent runs', () => {
     });
     expect(ids.size).toBe(12);
     for (const [i, res] of runs.entries()) {
-      const collection = await get(m, `/v1/collections/${res.body.object_id}`);
+      const collection = await t.get(m, `/v1/collections/${res.body.object_id}`);
       expect(collection.body, collection.text).toMatchObject({ metadata: { run: String(i) } });
     }
   });
@@ -376,7 +369,7 @@ describe('concurrent runs', () => {
     ];
     const runs = await Promise.all(
       [...types, ...types].map((type, i) =>
-        post(m, '/v1/simulate/events', { type, set: { amount: `${i + 1}.00` } }),
+        t.post(m, '/v1/simulate/events', { type, set: { amount: `${i + 1}.00` } }),
       ),
     );
     for (const [i, res] of runs.entries()) {
@@ -394,17 +387,17 @@ describe('webhooks', () => {
     const receiver = await new Receiver().start();
     try {
       const m = await t.merchant();
-      const endpoint = await post(m, '/v1/webhook_endpoints', {
+      const endpoint = await t.post(m, '/v1/webhook_endpoints', {
         url: receiver.url,
         enabled_events: ['payout.paid'],
       });
       expect(endpoint.status, endpoint.text).toBe(200);
-      const res = await post(m, '/v1/simulate/events', { type: 'payout.paid' });
+      const res = await t.post(m, '/v1/simulate/events', { type: 'payout.paid' });
       expect(res.status, res.text).toBe(200);
       const eventId = (res.body.event as Json).id as string;
       // Deliveries are sent by advancing the clock (which runs due work and the delivery pump).
       for (let i = 0; i < 20 && !receiver.received.some((r) => r.body.includes(eventId)); i++)
-        await post(m, '/v1/clock/advance', { seconds: 1 });
+        await t.post(m, '/v1/clock/advance', { seconds: 1 });
       const delivered = receiver.received.find((r) => r.body.includes(eventId));
       expect(delivered, JSON.stringify(receiver.received.map((r) => r.body))).toBeDefined();
       expect(JSON.parse(delivered!.body)).toMatchObject({ id: eventId, type: 'payout.paid' });
@@ -444,7 +437,7 @@ describe('GraphQL triggerEvent', () => {
     expect(payload.data.events.map((e) => e.type)).toEqual(
       expect.arrayContaining(['payout.created', 'payout.in_transit', 'payout.failed']),
     );
-    const payout = await get(m, `/v1/payouts/${payload.data.objectId}`);
+    const payout = await t.get(m, `/v1/payouts/${payload.data.objectId}`);
     expect(payout.body).toMatchObject({ amount: 40.1, state: 'failed', failure_code: 'R02' });
   });
 
@@ -474,7 +467,7 @@ describe('GraphQL triggerEvent', () => {
       { key: m.secretKey },
     );
     expect(invalid.data.triggerEvent).toMatchObject({ code: 'parameter_invalid', param: 'set.brand' });
-    expect((await get(m, '/v1/virtual_cards')).body.data).toEqual([]);
+    expect((await t.get(m, '/v1/virtual_cards')).body.data).toEqual([]);
     const recipes = await t.gql<{ triggerRecipes: { type: string; accepts: string[] }[] }>(
       '{ triggerRecipes { type accepts movesClock drives } }',
       {},
@@ -502,7 +495,7 @@ describe('dashboard', () => {
     const notice = /data-testid="flash-notice"[^>]*>([^<]*)</.exec(after.html)?.[1] ?? '';
     const [, eventId, refundId] = /Triggered refund\.succeeded (evt_\w+) on (re_\w+)/.exec(notice) ?? [];
     expect(eventId, after.html).toBeDefined();
-    const event = await get(m, `/v1/events/${eventId}`);
+    const event = await t.get(m, `/v1/events/${eventId}`);
     expect(event.body).toMatchObject({
       type: 'refund.succeeded',
       data: { object: { id: refundId, amount: 33.3 } },
@@ -529,7 +522,7 @@ describe('dashboard', () => {
       type: 'collection.created',
     });
     expect(forged.status).toBe(403);
-    expect((await get(m, '/v1/collections')).body.data).toEqual([]);
-    expect((await get(m, '/v1/events')).body.data).toEqual([]);
+    expect((await t.get(m, '/v1/collections')).body.data).toEqual([]);
+    expect((await t.get(m, '/v1/events')).body.data).toEqual([]);
   });
 });

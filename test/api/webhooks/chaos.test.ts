@@ -11,7 +11,7 @@ import { createTestApp, type TestApp, type TestMerchant } from '../../support/ha
 import { Receiver } from '../../support/receiver.ts';
 
 /**
- * Webhook chaos (docs/chaos.md): the merchant's webhook_faults send events twice, hold them, or
+ * Webhook chaos (docs/guide/chaos.md): the merchant's webhook_faults send events twice, hold them, or
  * hold them back behind later ones; each fault is marked on its attempt (REST, GraphQL, dashboard)
  * and counted in /metrics, and nothing is ever dropped.
  */
@@ -32,7 +32,6 @@ beforeEach(() => {
   receiver.status = 200;
 });
 
-type Json = Record<string, unknown>;
 interface Attempt {
   status: number | null;
   chaos: string | null;
@@ -46,22 +45,19 @@ interface Delivery {
   attempts: Attempt[];
 }
 
-const post = (m: TestMerchant, path: string, body: unknown = {}) =>
-  t.rest<Json>('POST', path, { key: m.secretKey, body });
-
 async function setup(webhookFaults: string): Promise<{ m: TestMerchant; endpointId: string }> {
   const m = await t.merchant();
-  await post(m, '/v1/clock/freeze');
-  const endpoint = await post(m, '/v1/webhook_endpoints', { url: receiver.url });
+  await t.post(m, '/v1/clock/freeze');
+  const endpoint = await t.post(m, '/v1/webhook_endpoints', { url: receiver.url });
   expect(endpoint.status).toBe(200);
-  const set = await post(m, '/v1/simulate/chaos', { webhook_faults: webhookFaults });
+  const set = await t.post(m, '/v1/simulate/chaos', { webhook_faults: webhookFaults });
   expect(set.status, JSON.stringify(set.body)).toBe(200);
   return { m, endpointId: endpoint.body.id as string };
 }
 
 /** A webhook.test event for the endpoint: one delivery, queued now. */
 async function testEvent(m: TestMerchant, endpointId: string): Promise<string> {
-  const res = await post(m, `/v1/webhook_endpoints/${endpointId}/test`);
+  const res = await t.post(m, `/v1/webhook_endpoints/${endpointId}/test`);
   expect(res.status).toBe(200);
   return res.body.id as string;
 }
@@ -102,7 +98,7 @@ describe('webhook chaos', () => {
     const { m, endpointId } = await setup('duplicate=1');
     const before = await count('fault="webhook_duplicate",status="200"');
     const eventId = await testEvent(m, endpointId);
-    await post(m, '/v1/clock/advance', { seconds: 1 });
+    await t.post(m, '/v1/clock/advance', { seconds: 1 });
     expect(webhookIds()).toEqual([eventId, eventId]);
     expect(receiver.received[0]?.body).toBe(receiver.received[1]?.body);
     const delivery = await deliveryOf(m, eventId);
@@ -127,7 +123,7 @@ describe('webhook chaos', () => {
     receiver.received.length = 0;
     receiver.status = 500;
     const failing = await testEvent(m, endpointId);
-    await post(m, '/v1/clock/advance', { seconds: 1 });
+    await t.post(m, '/v1/clock/advance', { seconds: 1 });
     expect(webhookIds()).toEqual([failing]);
   });
 
@@ -137,7 +133,7 @@ describe('webhook chaos', () => {
     const eventId = await testEvent(m, endpointId);
     const started = performance.now();
     // The advance delivers the window's deliveries, waiting for the held one.
-    await post(m, '/v1/clock/advance', { seconds: 1 });
+    await t.post(m, '/v1/clock/advance', { seconds: 1 });
     expect(performance.now() - started).toBeGreaterThanOrEqual(240);
     expect(webhookIds()).toEqual([eventId]);
     const delivery = await deliveryOf(m, eventId);
@@ -188,7 +184,7 @@ describe('webhook chaos', () => {
     const first = await testEvent(m, endpointId);
     const second = await testEvent(m, endpointId);
     const started = performance.now();
-    await post(m, '/v1/clock/advance', { seconds: 1 });
+    await t.post(m, '/v1/clock/advance', { seconds: 1 });
     // Released by the later event's delivery, not by its 10 s bound.
     expect(performance.now() - started).toBeLessThan(9_000);
     expect(webhookIds()).toEqual([second, first]);
@@ -202,7 +198,7 @@ describe('webhook chaos', () => {
   it('a reorder with no later event is held at most reorder_max, then sent: never dropped', async () => {
     const { m, endpointId } = await setup('reorder=1; reorder_max=150ms');
     const eventId = await testEvent(m, endpointId);
-    await post(m, '/v1/clock/advance', { seconds: 1 });
+    await t.post(m, '/v1/clock/advance', { seconds: 1 });
     expect(webhookIds()).toEqual([eventId]);
     expect((await deliveryOf(m, eventId)).attempts.map((a) => a.chaos)).toEqual([
       'held back 150ms (no later event passed it)',
@@ -214,7 +210,7 @@ describe('webhook chaos', () => {
     const run = async (m: TestMerchant, endpointId: string) => {
       const events: string[] = [];
       for (let i = 0; i < 6; i++) events.push(await testEvent(m, endpointId));
-      await post(m, '/v1/clock/advance', { seconds: 1 });
+      await t.post(m, '/v1/clock/advance', { seconds: 1 });
       const labels: (string | null)[][] = [];
       for (const id of events) labels.push((await deliveryOf(m, id)).attempts.map((a) => a.chaos));
       return labels;
@@ -230,14 +226,14 @@ describe('webhook chaos', () => {
 describe('the webhook chaos setting', () => {
   it('is set, read and cleared apart from the API faults, in canonical form; bad input is a 400 that changes nothing', async () => {
     const m = await t.merchant();
-    const set = await post(m, '/v1/simulate/chaos', { webhook_faults: ' DUPLICATE=.1; delay=0.2;seed=3 ' });
+    const set = await t.post(m, '/v1/simulate/chaos', { webhook_faults: ' DUPLICATE=.1; delay=0.2;seed=3 ' });
     expect(set.body).toMatchObject({
       object: 'chaos',
       faults: null,
       webhook_faults: 'duplicate=0.1; delay=0.2; delay_for=5000ms; seed=3',
     });
     // Setting the API faults keeps the webhook faults.
-    const both = await post(m, '/v1/simulate/chaos', { faults: 'error=0.1' });
+    const both = await t.post(m, '/v1/simulate/chaos', { faults: 'error=0.1' });
     expect(both.body).toMatchObject({
       faults: 'error=0.1; status=503',
       webhook_faults: 'duplicate=0.1; delay=0.2; delay_for=5000ms; seed=3',
@@ -249,11 +245,11 @@ describe('the webhook chaos setting', () => {
       [{ webhook_faults: 'drop=1' }, 'webhook_faults'],
       [{ faults: 'error=1', webhook_faults: 'delay_for=40s; delay=1' }, 'webhook_faults'],
     ] as const) {
-      const res = await post(m, '/v1/simulate/chaos', body);
+      const res = await t.post(m, '/v1/simulate/chaos', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error, JSON.stringify(body)).toMatchObject({ code: 'parameter_invalid', param });
     }
-    const empty = await post(m, '/v1/simulate/chaos', {});
+    const empty = await t.post(m, '/v1/simulate/chaos', {});
     expect(empty.status).toBe(400);
     expect((await t.rest('GET', '/v1/simulate/chaos', { key: m.secretKey })).body).toMatchObject({
       faults: 'error=0.1; status=503',
@@ -269,14 +265,14 @@ describe('the webhook chaos setting', () => {
       faults: 'error=0.1; status=503',
       webhookFaults: 'reorder=0.3; reorder_max=5000ms',
     });
-    const cleared = await post(m, '/v1/simulate/chaos', { faults: null, webhook_faults: 'none' });
+    const cleared = await t.post(m, '/v1/simulate/chaos', { faults: null, webhook_faults: 'none' });
     expect(cleared.body).toMatchObject({ faults: null, webhook_faults: null, updated_at: null });
   });
 
   it('is set from the keys page, and the deliveries page marks the chaos of each attempt', async () => {
     const m = await t.merchant();
-    await post(m, '/v1/clock/freeze');
-    const endpoint = await post(m, '/v1/webhook_endpoints', { url: receiver.url });
+    await t.post(m, '/v1/clock/freeze');
+    const endpoint = await t.post(m, '/v1/webhook_endpoints', { url: receiver.url });
     const browser = await signedIn(() => t, m);
     const saved = await browser.post('/dashboard/chaos', { faults: '', webhook_faults: 'duplicate=1' });
     expect(saved.status).toBe(303);
@@ -284,7 +280,7 @@ describe('the webhook chaos setting', () => {
     expect(keys.html).toContain('data-testid="chaos-webhook-faults"');
     expect(keys.html).toContain('Webhook deliveries: <code>duplicate=1</code>');
     await testEvent(m, endpoint.body.id as string);
-    await post(m, '/v1/clock/advance', { seconds: 1 });
+    await t.post(m, '/v1/clock/advance', { seconds: 1 });
     const page = await browser.get(`/dashboard/webhooks/${endpoint.body.id}`);
     expect(page.status).toBe(200);
     expect(page.html).toMatch(/data-testid="attempt-chaos"[^>]*>chaos: duplicate</);

@@ -28,20 +28,16 @@ beforeEach(() => {
 });
 
 type Json = Record<string, unknown>;
-const post = (m: TestMerchant, path: string, body: unknown = {}) =>
-  t.rest<Json>('POST', path, { key: m.secretKey, body });
-const get = (m: TestMerchant, path: string) => t.rest<Json>('GET', path, { key: m.secretKey });
-const advance = (m: TestMerchant, seconds: number) => post(m, '/v1/clock/advance', { seconds });
 
 async function endpoint(m: TestMerchant, body: Json = {}) {
-  const res = await post(m, '/v1/webhook_endpoints', { url: receiver.url, ...body });
+  const res = await t.post(m, '/v1/webhook_endpoints', { url: receiver.url, ...body });
   expect(res.status).toBe(200);
   return res.body as Json & { id: string; secret: string };
 }
 
 async function frozenMerchant(): Promise<TestMerchant> {
   const m = await t.merchant();
-  await post(m, '/v1/clock/freeze');
+  await t.post(m, '/v1/clock/freeze');
   return m;
 }
 
@@ -61,11 +57,11 @@ describe('webhook endpoints', () => {
       enabled: true,
       enabled_events: ['collection.succeeded'],
     });
-    const fetched = await get(m, `/v1/webhook_endpoints/${created.id}`);
+    const fetched = await t.get(m, `/v1/webhook_endpoints/${created.id}`);
     expect(fetched.body.secret).toBeUndefined();
     const listed = await t.rest<{ data: Json[] }>('GET', '/v1/webhook_endpoints', { key: m.secretKey });
     expect(listed.body.data.map((e) => e.id)).toEqual([created.id]);
-    const updated = await post(m, `/v1/webhook_endpoints/${created.id}`, {
+    const updated = await t.post(m, `/v1/webhook_endpoints/${created.id}`, {
       enabled_events: ['*'],
       enabled: false,
     });
@@ -76,16 +72,16 @@ describe('webhook endpoints', () => {
     });
     const deleted = await t.rest<Json>('DELETE', `/v1/webhook_endpoints/${created.id}`, { key: m.secretKey });
     expect(deleted.body).toMatchObject({ id: created.id, deleted: true });
-    expect((await get(m, `/v1/webhook_endpoints/${created.id}`)).status).toBe(404);
+    expect((await t.get(m, `/v1/webhook_endpoints/${created.id}`)).status).toBe(404);
     const other = await t.merchant();
     const fresh = await endpoint(m);
-    expect((await get(other, `/v1/webhook_endpoints/${fresh.id}`)).status).toBe(404);
+    expect((await t.get(other, `/v1/webhook_endpoints/${fresh.id}`)).status).toBe(404);
     for (const [body, code] of [
       [{ url: 'ftp://x' }, 'url_invalid'],
       [{ url: receiver.url, enabled_events: ['Bad Type'] }, 'parameter_invalid'],
       [{ url: receiver.url, colour: 'red' }, 'parameter_unknown'],
     ] as const) {
-      const res = await post(m, '/v1/webhook_endpoints', body);
+      const res = await t.post(m, '/v1/webhook_endpoints', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((res.body.error as Json).code).toBe(code);
     }
@@ -97,9 +93,9 @@ describe('deliveries', () => {
     const m = await frozenMerchant();
     const all = await endpoint(m);
     const onlySucceeded = await endpoint(m, { enabled_events: ['collection.succeeded'] });
-    await post(m, '/v1/collect', { amount: '10.50', currency: 'USD', reference: 'hooked' });
-    await post(m, '/v1/simulate/collections/hooked/pay', card('4242424242424242'));
-    await advance(m, 1);
+    await t.post(m, '/v1/collect', { amount: '10.50', currency: 'USD', reference: 'hooked' });
+    await t.post(m, '/v1/simulate/collections/hooked/pay', card('4242424242424242'));
+    await t.advance(m, 1);
     const byEndpoint = (secret: string) =>
       receiver.received.filter((r) => {
         try {
@@ -143,7 +139,7 @@ describe('deliveries', () => {
       ),
     ).toThrow();
     // Delivered once: another advance sends nothing new.
-    await advance(m, 3600);
+    await t.advance(m, 3600);
     expect(receiver.received).toHaveLength(6);
   });
 
@@ -151,13 +147,15 @@ describe('deliveries', () => {
     const m = await frozenMerchant();
     const ep = await endpoint(m, { enabled_events: ['collection.created'] });
     receiver.status = 500;
-    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'flaky' });
-    const eventId = String(((await get(m, '/v1/events?type=collection.created')).body.data as Json[])[0]?.id);
-    await advance(m, 1);
+    await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'flaky' });
+    const eventId = String(
+      ((await t.get(m, '/v1/events?type=collection.created')).body.data as Json[])[0]?.id,
+    );
+    await t.advance(m, 1);
     expect(receiver.received).toHaveLength(1);
-    await advance(m, 4); // 5 s after the first attempt: the first retry is not due before 5 s (+ up to 10% jitter)
+    await t.advance(m, 4); // 5 s after the first attempt: the first retry is not due before 5 s (+ up to 10% jitter)
     expect(receiver.received.length).toBeLessThanOrEqual(2);
-    await advance(m, 2 * 86_400);
+    await t.advance(m, 2 * 86_400);
     expect(receiver.received).toHaveLength(8); // the first attempt and 7 retries
     const log = await t.rest<{ data: (Json & { attempts: Json[] })[] }>(
       'GET',
@@ -185,7 +183,7 @@ describe('deliveries', () => {
     // The body is optional (every field of it is): none at all redelivers to every subscribed endpoint.
     const redelivered = await t.rest<Json>('POST', `/v1/events/${eventId}/redeliver`, { key: m.secretKey });
     expect(redelivered.status).toBe(200);
-    await advance(m, 1);
+    await t.advance(m, 1);
     expect(receiver.received).toHaveLength(9);
     const after = await t.rest<{ data: Json[] }>('GET', `/v1/events/${eventId}/deliveries`, {
       key: m.secretKey,
@@ -197,8 +195,8 @@ describe('deliveries', () => {
     const m = await frozenMerchant();
     await endpoint(m, { enabled_events: ['collection.created'] });
     receiver.body = 'ok\u0000done';
-    const col = await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'nul' });
-    await advance(m, 1);
+    const col = await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'nul' });
+    await t.advance(m, 1);
     const events = await t.rest<{ data: Json[] }>('GET', `/v1/events?object_id=${col.body.id}`, {
       key: m.secretKey,
     });
@@ -209,7 +207,7 @@ describe('deliveries', () => {
     );
     expect(log.body.data[0]).toMatchObject({ state: 'delivered' });
     expect(log.body.data[0]?.attempts[0]?.response_body).toBe('ok\uFFFDdone');
-    await advance(m, 3600);
+    await t.advance(m, 3600);
     expect(receiver.received).toHaveLength(1);
   });
 
@@ -218,8 +216,8 @@ describe('deliveries', () => {
     const ep = await endpoint(m, { enabled_events: ['collection.created'] });
     receiver.status = 302;
     receiver.headers = { location: 'http://127.0.0.1:9/elsewhere' };
-    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'moved' });
-    await advance(m, 1);
+    await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'moved' });
+    await t.advance(m, 1);
     expect(receiver.received).toHaveLength(1);
     const [delivery] = await t.database.db
       .select()
@@ -228,13 +226,13 @@ describe('deliveries', () => {
     expect(delivery).toMatchObject({ state: 'pending', lastStatus: 302, attempts: 1 });
     receiver.status = 410;
     receiver.headers = {};
-    await advance(m, 10);
-    expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
+    await t.advance(m, 10);
+    expect((await t.get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
       enabled: false,
       disabled_reason: 'the receiver answered 410 Gone',
     });
-    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'after-gone' });
-    await advance(m, 3600);
+    await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'after-gone' });
+    await t.advance(m, 3600);
     expect(receiver.received).toHaveLength(2);
   });
 
@@ -243,10 +241,10 @@ describe('deliveries', () => {
     const ep = await endpoint(m, { enabled_events: ['collection.created'] });
     receiver.status = 503;
     for (let day = 0; day < 3; day++) {
-      await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: `down-${day}` });
-      await advance(m, 2 * 86_400 + 60);
+      await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: `down-${day}` });
+      await t.advance(m, 2 * 86_400 + 60);
     }
-    expect((await get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
+    expect((await t.get(m, `/v1/webhook_endpoints/${ep.id}`)).body).toMatchObject({
       enabled: false,
       disabled_reason: 'deliveries failed for 5 days',
     });
@@ -255,19 +253,19 @@ describe('deliveries', () => {
   it('rotating the secret signs with both for 24 hours of clock time, then with the new one only', async () => {
     const m = await frozenMerchant();
     const ep = await endpoint(m, { enabled_events: ['webhook.test', 'collection.created'] });
-    const rotated = await post(m, `/v1/webhook_endpoints/${ep.id}/rotate_secret`);
+    const rotated = await t.post(m, `/v1/webhook_endpoints/${ep.id}/rotate_secret`);
     const newSecret = String(rotated.body.secret);
     expect(newSecret).not.toBe(ep.secret);
-    const tested = await post(m, `/v1/webhook_endpoints/${ep.id}/test`);
+    const tested = await t.post(m, `/v1/webhook_endpoints/${ep.id}/test`);
     expect(tested.body).toMatchObject({ type: 'webhook.test' });
-    await advance(m, 1);
+    await t.advance(m, 1);
     const first = receiver.received[0];
     expect(headerMap(first?.headers ?? {})['webhook-signature']?.split(' ')).toHaveLength(2);
     for (const secret of [ep.secret, newSecret])
       new Webhook(secret).verify(first?.body ?? '', headerMap(first?.headers ?? {}));
-    await advance(m, 24 * 3600);
-    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'after-rotation' });
-    await advance(m, 1);
+    await t.advance(m, 24 * 3600);
+    await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'after-rotation' });
+    await t.advance(m, 1);
     const second = receiver.received[1];
     expect(headerMap(second?.headers ?? {})['webhook-signature']?.split(' ')).toHaveLength(1);
     new Webhook(newSecret).verify(second?.body ?? '', headerMap(second?.headers ?? {}));
@@ -279,10 +277,10 @@ describe('deliveries', () => {
   it('nothing is delivered for a request that failed and wrote nothing', async () => {
     const m = await frozenMerchant();
     await endpoint(m);
-    await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'once' });
-    const duplicate = await post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'once' });
+    await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'once' });
+    const duplicate = await t.post(m, '/v1/collect', { amount: 1, currency: 'USD', reference: 'once' });
     expect(duplicate.status).toBe(409);
-    await advance(m, 1);
+    await t.advance(m, 1);
     expect(receiver.types()).toEqual(['collection.created']);
   });
 });
@@ -290,8 +288,8 @@ describe('deliveries', () => {
 describe('events API', () => {
   it('lists events newest first, filters by type and object, and gets one', async () => {
     const m = await t.merchant();
-    const col = await post(m, '/v1/collect', { amount: '2.25', currency: 'USD', reference: 'ev' });
-    await post(m, '/v1/simulate/collections/ev/pay', card('4242424242424242'));
+    const col = await t.post(m, '/v1/collect', { amount: '2.25', currency: 'USD', reference: 'ev' });
+    await t.post(m, '/v1/simulate/collections/ev/pay', card('4242424242424242'));
     const all = await t.rest<{ data: Json[] }>('GET', '/v1/events', { key: m.secretKey });
     expect(all.body.data.map((e) => e.type)).toEqual([
       'collection.succeeded',
@@ -311,7 +309,7 @@ describe('events API', () => {
       key: m.secretKey,
     });
     expect(byObject.body.data.map((e) => e.type)).toEqual(['collection.succeeded', 'collection.created']);
-    const one = await get(m, `/v1/events/${all.body.data[4]?.id}`);
+    const one = await t.get(m, `/v1/events/${all.body.data[4]?.id}`);
     expect(one.body).toMatchObject({
       object: 'event',
       type: 'collection.created',
@@ -319,7 +317,7 @@ describe('events API', () => {
     });
     expect(one.text).toContain('"amount": 2.25');
     const other = await t.merchant();
-    expect((await get(other, `/v1/events/${all.body.data[0]?.id}`)).status).toBe(404);
+    expect((await t.get(other, `/v1/events/${all.body.data[0]?.id}`)).status).toBe(404);
   });
 });
 
@@ -346,11 +344,11 @@ describe('event types', () => {
     // The pointer is the schema a delivery of that type is checked with: a real webhook.test event
     // (the answer of /test, the body a receiver gets) passes its own type's and no other's.
     const ep = await endpoint(m, { enabled_events: ['webhook.test'] });
-    const { status: _status, ...event } = (await post(m, `/v1/webhook_endpoints/${ep.id}/test`)).body;
+    const { status: _status, ...event } = (await t.post(m, `/v1/webhook_endpoints/${ep.id}/test`)).body;
     expect(schemaOf('webhook.test')(event)).toBe(true);
     expect(schemaOf('card_payment.authorized')(event)).toBe(false);
     expect(schemaOf('webhook.test')({ ...event, type: 'collection.created' })).toBe(false);
-    await advance(m, 1);
+    await t.advance(m, 1);
     expect(receiver.received.map((r) => JSON.parse(r.body))).toEqual([event]);
     for (const { type } of listed.body.data) expect(typeof schemaOf(type), type).toBe('function');
   });
@@ -420,8 +418,8 @@ describe('webhook endpoints over GraphQL', () => {
 describe('events over GraphQL', () => {
   it('lists the merchant events as a connection with filters and gets one', async () => {
     const m = await t.merchant();
-    const col = await post(m, '/v1/collect', { amount: 4, currency: 'USD', reference: 'gql-ev' });
-    await post(m, '/v1/simulate/collections/gql-ev/pay', card('4242424242424242'));
+    const col = await t.post(m, '/v1/collect', { amount: 4, currency: 'USD', reference: 'gql-ev' });
+    await t.post(m, '/v1/simulate/collections/gql-ev/pay', card('4242424242424242'));
     const res = await t.gql<{ events: { edges: { node: Json }[] }; byObject: { edges: { node: Json }[] } }>(
       `query($id: String!) {
         events(first: 10) { edges { node { type objectId } } }

@@ -7,7 +7,7 @@ import type { RestEnv } from '../../../rest/types.ts';
 
 /**
  * Injects the faults of the request's Sandbank-Chaos header, or else of its merchant's chaos
- * setting (docs/chaos.md), before the operation runs: a faulted request reaches no handler and no
+ * setting (docs/guide/chaos.md), before the operation runs: a faulted request reaches no handler and no
  * idempotency record, so its retry runs as if it were the first. Runs after authentication and the
  * rate limit; keyless routes and the chaos setting itself never get here or are passed over.
  */
