@@ -5,10 +5,10 @@ import { storageLabel } from './storage.ts';
 
 /**
  * The banner printed once the server listens. It shows the default merchant's test keys in full on
- * every start, the first and any restart alike: they are sandbox keys, kept whole in the database
- * (docs/secret-keys.md), and the same output already carries a dashboard sign-in link that reveals
- * them. Only a secret key made before keys were kept whole cannot be shown: its last 4 characters
- * then, and how to get a new one.
+ * every start, the first and any restart alike (docs/decisions/sandbox-keys-in-banners.md): they
+ * are sandbox keys, kept whole in the database (docs/internals/secret-keys.md), and the same output
+ * already carries a dashboard sign-in link that reveals them. Only a secret key made before keys
+ * were kept whole cannot be shown: its last 4 characters then, and how to get a new one.
  */
 export function banner(
   server: Pick<RunningServer, 'defaultMerchant' | 'dashboardSignInUrl'>,

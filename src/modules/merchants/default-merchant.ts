@@ -11,7 +11,7 @@ export interface DefaultMerchant {
   merchant: MerchantRef;
   /**
    * The active keys in full: newly created, pinned by the environment, or read back from the
-   * database (keys are kept whole, docs/secret-keys.md). Null only for a secret key made before
+   * database (keys are kept whole, docs/internals/secret-keys.md). Null only for a secret key made before
    * that, of which just the hash and last 4 characters were stored.
    */
   secretKey: string | null;
