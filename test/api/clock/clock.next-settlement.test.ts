@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forget, saveClock } from '../../../src/modules/clock/clock.service.ts';
 import { createTestApp, type TestApp, type TestMerchant } from '../../support/harness.ts';
 
 /**
@@ -132,12 +133,19 @@ describe('advance to the next settlement over GraphQL', () => {
 });
 
 describe('the clock ceiling', () => {
-  it('moves ten years at a time up to 9000-01-01 and no further: a 400 naming the ceiling, never a 500', async () => {
+  it('moves up to 9000-01-01 (the last steps ten years at a time) and no further: a 400 naming the ceiling, never a 500', async () => {
     const m = await t.merchant();
     const post = (path: string, body?: unknown) => t.rest<Json>('POST', path, { key: m.secretKey, body });
     expect((await post('/v1/clock/freeze')).status).toBe(200);
+    // Seven centuries of ten-year advances (about 700 requests, long on a busy machine) are not
+    // what is under test: the frozen clock is set to 8975 directly, then moves in ten-year steps.
+    await t.database.db.transaction((tx) =>
+      saveClock(tx, m.id, { offsetMs: 0, frozenAt: new Date('8975-06-01T00:00:00Z') }, new Date()),
+    );
+    forget(t.database.db, m.id);
+    expect((await t.get(m, '/v1/clock')).body.now).toBe('8975-06-01T00:00:00.000Z');
     let refused: { status: number; body: Json } | undefined;
-    for (let step = 0; step < 800 && !refused; step++) {
+    for (let step = 0; step < 10 && !refused; step++) {
       const moved = await post('/v1/clock/advance', { seconds: 10 * 365 * 24 * 3600 });
       if (moved.status !== 200) refused = moved;
     }
