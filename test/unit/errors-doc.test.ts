@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, ERROR_REGISTRY } from '../../src/kernel/errors.ts';
+import { tableCells } from '../support/markdown.ts';
 
 const PATH = join(import.meta.dirname, '..', '..', 'docs', 'reference', 'errors.md');
 const SECTION = /<!-- errors:start -->\n([\s\S]*)<!-- errors:end -->/;
@@ -32,18 +33,7 @@ function errorsTable(): string {
   );
 }
 
-/** A Markdown table as its cells, so the formatter's padding does not count. */
-const cells = (table: string) =>
-  table
-    .trim()
-    .split('\n')
-    .filter((line) => !/^\|[\s|-]+\|$/.test(line))
-    .map((line) =>
-      line
-        .split(/(?<!\\)\|/)
-        .slice(1, -1)
-        .map((cell) => cell.trim()),
-    );
+const cells = tableCells;
 
 describe('docs/reference/errors.md', () => {
   it('lists every error code as the registry has it', () => {

@@ -11,6 +11,7 @@ import { listEventTypes } from '../../../src/modules/webhooks/webhooks.event-typ
 import { signedIn } from '../../support/dashboard.ts';
 import { createTestApp, debugLogCapture, type TestApp, type TestMerchant } from '../../support/harness.ts';
 import { expectLedgerBalanced } from '../../support/ledger.ts';
+import { tableCells } from '../../support/markdown.ts';
 import { Receiver } from '../../support/receiver.ts';
 
 type Json = Record<string, unknown>;
@@ -79,17 +80,7 @@ describe('every event type has a recipe', () => {
     const doc = readFileSync(path, 'utf8');
     const section = /<!-- recipes:start -->\n([\s\S]*)<!-- recipes:end -->/;
     // Compared cell by cell: the formatter pads the columns (npx biome format docs/guide/trigger.md).
-    const cells = (table: string) =>
-      table
-        .trim()
-        .split('\n')
-        .filter((line) => !/^\|[\s|-]+\|$/.test(line))
-        .map((line) =>
-          line
-            .split(/(?<!\\)\|/)
-            .slice(1, -1)
-            .map((cell) => cell.trim()),
-        );
+    const cells = tableCells;
     if (process.env.SANDBANK_WRITE_DOCS === '1')
       writeFileSync(
         path,
