@@ -7,7 +7,14 @@ import {
   parseFxRatesConfig,
   parseSpreadConfig,
 } from './modules/fx/fx.rates.ts';
-import { chooseDatabase, type DatabaseChoice, DEFAULT_DATA_DIR, MEMORY_SETTINGS } from './storage.ts';
+import {
+  chooseDatabase,
+  type DatabaseChoice,
+  DEFAULT_DATA_DIR,
+  DURABILITY_SETTINGS,
+  type Durability,
+  MEMORY_SETTINGS,
+} from './storage.ts';
 
 /** A whole number from `min` to `max`, `fallback` when unset. */
 const whole = (min: number, max: number, fallback: number) =>
@@ -20,6 +27,7 @@ const envSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   SANDBANK_DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   SANDBANK_MEMORY: z.enum(MEMORY_SETTINGS).optional(),
+  SANDBANK_DURABILITY: z.enum(DURABILITY_SETTINGS).default('full'),
   SANDBANK_SECRET_KEY: z.string().min(1).optional(),
   SANDBANK_PUBLIC_KEY: z.string().min(1).optional(),
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(0),
@@ -51,6 +59,8 @@ export interface Config {
   /** Base of every URL the server hands out (checkout links). */
   publicUrl: string;
   database: DatabaseChoice;
+  /** Whether an answer waits for its commit to reach the disk (full) or not (relaxed: tests). */
+  durability: Durability;
   pinnedKeys: { secretKey?: string; publicKey?: string };
   rateLimitPerSecond: number;
   /** Keyless sign-ups per client address and minute (0: no cap). */
@@ -138,6 +148,7 @@ export function loadConfig(
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://${hostForUrl}:${port}`).replace(/\/+$/, ''),
     database: chooseDatabase(present, argv),
+    durability: e.SANDBANK_DURABILITY,
     pinnedKeys: {
       ...(e.SANDBANK_SECRET_KEY ? { secretKey: e.SANDBANK_SECRET_KEY } : {}),
       ...(e.SANDBANK_PUBLIC_KEY ? { publicKey: e.SANDBANK_PUBLIC_KEY } : {}),

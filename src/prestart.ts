@@ -7,15 +7,17 @@
  */
 import { pgliteWorkerByDefault, prestartPglite } from './db/pglite-start.ts';
 import { migrationsInUse } from './db/snapshot.ts';
-import { type DatabaseChoice, MEMORY_SETTINGS } from './storage.ts';
+import { chooseDurability, type DatabaseChoice, DURABILITY_SETTINGS, MEMORY_SETTINGS } from './storage.ts';
 
 export function prestart(database: DatabaseChoice, env: NodeJS.ProcessEnv): void {
   if (database.driver !== 'pglite' || !pgliteWorkerByDefault(env)) return;
   // A value loadConfig will refuse: no head start (it would leave a data folder behind).
   const memory = env.SANDBANK_MEMORY;
   if (memory !== undefined && !(MEMORY_SETTINGS as readonly string[]).includes(memory)) return;
+  const durability = env.SANDBANK_DURABILITY;
+  if (durability !== undefined && !(DURABILITY_SETTINGS as readonly string[]).includes(durability)) return;
   try {
-    prestartPglite(database.dataDir, migrationsInUse());
+    prestartPglite(database.dataDir, migrationsInUse(), chooseDurability(env) === 'relaxed');
   } catch {
     // no head start
   }

@@ -124,16 +124,22 @@ export async function startServer(
       ? 'connecting to PostgreSQL and applying migrations…'
       : 'opening the PGlite database and applying migrations…',
   );
+  const relaxedDurability = config.durability === 'relaxed';
   const database = await openDatabase(
     config.database.driver === 'postgres'
       ? {
           driver: 'postgres',
           url: config.database.url,
+          relaxedDurability,
           // A little past STARTUP_TIMEOUT_MS: a start that waits is ended by that deadline's clear
           // error (start.ts), never by the last refused connection racing it on a busy machine.
           waitForDatabaseMs: config.startupTimeoutMs + DEADLINE_MARGIN_MS,
         }
-      : { driver: 'pglite', ...(config.database.dataDir ? { dataDir: config.database.dataDir } : {}) },
+      : {
+          driver: 'pglite',
+          relaxedDurability,
+          ...(config.database.dataDir ? { dataDir: config.database.dataDir } : {}),
+        },
   );
   let ready = true;
   // An outage is two lines: when the database becomes unreachable, and when it answers again.

@@ -1,7 +1,7 @@
 import { loadConfig } from './config.ts';
 import { createLogger } from './observability.ts';
 import { type RunningServer, startServer } from './server.ts';
-import { storageLabel } from './storage.ts';
+import { durabilityLabel, storageLabel } from './storage.ts';
 
 /**
  * The banner printed once the server listens. It shows the default merchant's test keys in full on
@@ -14,6 +14,7 @@ export function banner(
   server: Pick<RunningServer, 'defaultMerchant' | 'dashboardSignInUrl'>,
   publicUrl: string,
   storage: string,
+  durability = durabilityLabel('full'),
 ): string {
   const m = server.defaultMerchant;
   const secret =
@@ -30,6 +31,7 @@ export function banner(
     `  GraphQL    ${publicUrl}/graphql`,
     `  Checkout   ${publicUrl}/checkout/{collection id}?secret=…  (a collection's checkout_url)`,
     `  Storage    ${storage}`,
+    `  Durability ${durability}`,
     '',
     `  Merchant   ${m.merchant.name} (${m.merchant.id})${m.created ? ' — created now' : ''}`,
     `  Secret key ${secret}`,
@@ -85,7 +87,7 @@ export async function start(): Promise<void> {
     config.startupTimeoutMs,
     storage,
   );
-  process.stdout.write(`${banner(server, config.publicUrl, storage)}\n`);
+  process.stdout.write(`${banner(server, config.publicUrl, storage, durabilityLabel(config.durability))}\n`);
   let signals = 0;
   const shutdown = (signal: string) => {
     signals += 1;

@@ -22,6 +22,25 @@ export function chooseDatabase(
   return { driver: 'pglite', dataDir: memory ? undefined : env.SANDBANK_DATA_DIR || DEFAULT_DATA_DIR };
 }
 
+/** The values SANDBANK_DURABILITY may take (any other is a configuration error). */
+export const DURABILITY_SETTINGS = ['full', 'relaxed'] as const;
+export type Durability = (typeof DURABILITY_SETTINGS)[number];
+
+/**
+ * SANDBANK_DURABILITY: `full` (the default) answers a write once its commit is on disk; `relaxed`
+ * answers once it is committed in the database's memory, and a crash may lose the last moments'
+ * writes (docs/reference/configuration.md). The testing API starts with `relaxed`.
+ */
+export function chooseDurability(env: Readonly<Record<string, string | undefined>>): Durability {
+  return env.SANDBANK_DURABILITY === 'relaxed' ? 'relaxed' : 'full';
+}
+
+export function durabilityLabel(durability: Durability): string {
+  return durability === 'relaxed'
+    ? "relaxed (SANDBANK_DURABILITY: a crash may lose the last moments' writes; for test suites)"
+    : 'full (every answer waits for its commit to reach the disk)';
+}
+
 export function storageLabel(choice: DatabaseChoice): string {
   if (choice.driver === 'postgres') return 'PostgreSQL (DATABASE_URL)';
   return choice.dataDir

@@ -184,6 +184,9 @@ export async function startSandbank(options: StartSandbankOptions = {}): Promise
     // Sign-ups are how tests get merchants: no per-minute cap. Webhooks go to loopback receivers.
     SIGNUPS_PER_MINUTE: '0',
     WEBHOOK_BLOCK_PRIVATE_NETWORKS: 'false',
+    // A test suite's data need not survive a crash: commits are not waited onto the disk
+    // (env: { SANDBANK_DURABILITY: 'full' } to test the server's durability itself).
+    SANDBANK_DURABILITY: 'relaxed',
     ...options.env,
     HOST: host,
     LOG_LEVEL: options.logLevel ?? 'silent',

@@ -60,6 +60,12 @@ export function isUniqueViolation(error: unknown): boolean {
 interface CommonOptions {
   /** Told every statement Drizzle runs (tests count the statements of a request with it). */
   queryLogger?: Logger;
+  /**
+   * Relaxed durability (SANDBANK_DURABILITY=relaxed, the testing API's default): a commit is
+   * answered before it reaches the disk (Postgres `synchronous_commit = off` for the server's
+   * sessions; PGlite the same, and its own relaxed mode). Off by default.
+   */
+  relaxedDurability?: boolean;
 }
 
 export type DatabaseOptions = CommonOptions &
@@ -124,6 +130,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       folder,
       options.waitForDatabaseMs ?? 0,
       logger,
+      options.relaxedDurability ?? false,
     );
     preparedRunners.set(database.db, runPrepared);
     return database;
@@ -135,6 +142,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       migrations: folder,
       worker: options.worker ?? pgliteWorkerByDefault(),
       onWorkerFailure: options.onWorkerFailure,
+      relaxedDurability: options.relaxedDurability ?? false,
     },
     logger,
   );

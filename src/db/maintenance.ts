@@ -23,6 +23,9 @@ export const PGLITE_WAL_SETTINGS = ['-c', 'min_wal_size=32MB', '-c', 'max_wal_si
  */
 export const PGLITE_MEMORY_SETTINGS = ['-c', 'shared_buffers=32MB'];
 
+/** SANDBANK_DURABILITY=relaxed on PGlite: a commit does not wait for its WAL to be flushed. */
+export const PGLITE_RELAXED_SETTINGS = ['-c', 'synchronous_commit=off'];
+
 /** Bytes of WAL written since the last checkpoint began (PGlite); 0 on Postgres. */
 export async function walSinceCheckpoint(database: Database): Promise<number> {
   if (!database.pglite) return 0;

@@ -15,6 +15,8 @@ export interface WorkerStart {
   loadDataDirPath?: string;
   /** Postgres settings (`-c name=value` pairs) added to PGlite's defaults. */
   startParams: string[];
+  /** PGlite's relaxed durability (SANDBANK_DURABILITY=relaxed). */
+  relaxedDurability?: boolean;
 }
 
 type RowMode = 'object' | 'array';

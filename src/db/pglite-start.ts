@@ -9,7 +9,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLITE_MEMORY_SETTINGS, PGLITE_WAL_SETTINGS } from './maintenance.ts';
+import { PGLITE_MEMORY_SETTINGS, PGLITE_RELAXED_SETTINGS, PGLITE_WAL_SETTINGS } from './maintenance.ts';
 import { type PgliteClient, PgliteWorkerClient } from './pglite-proxy.ts';
 import { copySnapshot, pgliteSnapshot } from './snapshot.ts';
 
@@ -26,6 +26,8 @@ export interface PgliteStart {
   migrations: string;
   worker: boolean;
   onWorkerFailure?: ((error: Error) => void) | undefined;
+  /** SANDBANK_DURABILITY=relaxed: commits answered before they reach the disk. */
+  relaxedDurability?: boolean | undefined;
 }
 
 export interface StartedPglite {
@@ -50,7 +52,12 @@ export function startPglite(options: PgliteStart): StartedPglite {
     const snapshot = options.loadDataDir ? null : pgliteSnapshot(options.migrations);
     if (snapshot && dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) copySnapshot(snapshot, dataDir);
     const tarPath = snapshot && !dataDir ? snapshot.tar : undefined;
-    const startParams = [...PGLITE_WAL_SETTINGS, ...PGLITE_MEMORY_SETTINGS];
+    const startParams = [
+      ...PGLITE_WAL_SETTINGS,
+      ...PGLITE_MEMORY_SETTINGS,
+      ...(options.relaxedDurability ? PGLITE_RELAXED_SETTINGS : []),
+    ];
+    const relaxedDurability = options.relaxedDurability ?? false;
     if (options.worker) {
       return PgliteWorkerClient.start(
         {
@@ -60,6 +67,7 @@ export function startPglite(options: PgliteStart): StartedPglite {
             : {}),
           ...(tarPath ? { loadDataDirPath: tarPath } : {}),
           startParams,
+          relaxedDurability,
         },
         options.onWorkerFailure ? { onFailure: options.onWorkerFailure } : {},
       );
@@ -69,6 +77,7 @@ export function startPglite(options: PgliteStart): StartedPglite {
       ...(dataDir ? { dataDir } : {}),
       ...(loadDataDir ? { loadDataDir } : {}),
       startParams: [...PGlite.defaultStartParams, ...startParams],
+      relaxedDurability,
     });
   };
   const client = open();
@@ -79,6 +88,7 @@ export function startPglite(options: PgliteStart): StartedPglite {
 interface Prestarted {
   dataDir: string | undefined;
   migrations: string;
+  relaxedDurability: boolean;
   started?: StartedPglite;
   error?: unknown;
 }
@@ -90,11 +100,19 @@ let prestarted: Prestarted | undefined;
  * of the same folder (undefined: in memory) and migrations. An error (a locked folder) is kept and
  * thrown by that openDatabase, where the server reports it.
  */
-export function prestartPglite(dataDir: string | undefined, migrations: string): void {
+export function prestartPglite(
+  dataDir: string | undefined,
+  migrations: string,
+  relaxedDurability = false,
+): void {
   if (prestarted) return;
-  const entry: Prestarted = { dataDir: dataDir ? resolve(dataDir) : undefined, migrations };
+  const entry: Prestarted = {
+    dataDir: dataDir ? resolve(dataDir) : undefined,
+    migrations,
+    relaxedDurability,
+  };
   try {
-    entry.started = startPglite({ dataDir, migrations, worker: true });
+    entry.started = startPglite({ dataDir, migrations, worker: true, relaxedDurability });
     entry.started.client.catch(() => {}); // reported when adopted
     // Not adopted (the server failed before opening its database): leave no lock behind.
     process.once('exit', () => {
@@ -112,6 +130,7 @@ export function adoptPrestarted(options: PgliteStart): StartedPglite | undefined
   if (!entry || options.loadDataDir || !options.worker || options.onWorkerFailure) return undefined;
   if (entry.dataDir !== (options.dataDir ? resolve(options.dataDir) : undefined)) return undefined;
   if (entry.migrations !== options.migrations) return undefined;
+  if (entry.relaxedDurability !== (options.relaxedDurability ?? false)) return undefined;
   prestarted = undefined;
   if (entry.error) throw entry.error;
   return entry.started;

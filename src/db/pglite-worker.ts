@@ -54,6 +54,7 @@ async function open(): Promise<PGlite> {
     ...(start.dataDir ? { dataDir: start.dataDir } : {}),
     ...(loadDataDir ? { loadDataDir } : {}),
     startParams: [...PGlite.defaultStartParams, ...start.startParams],
+    ...(start.relaxedDurability ? { relaxedDurability: true } : {}),
   });
 }
 

@@ -135,9 +135,15 @@ export async function openPostgres(
   folder: string,
   waitMs: number,
   logger?: Logger,
+  relaxedDurability = false,
 ): Promise<{ database: Database; runPrepared: (query: SQL) => Promise<unknown[]> }> {
   const options = driverOptions(url);
-  const raw = postgres(url, { ...options, max, prepare: true, connection: { ...SESSION_LIMITS } });
+  // Relaxed durability: a commit is answered once written to the WAL's buffers, not once on disk
+  // (a crash of Postgres may lose the last fraction of a second; nothing is ever half-applied).
+  const connection = relaxedDurability
+    ? { ...SESSION_LIMITS, synchronous_commit: 'off' }
+    : { ...SESSION_LIMITS };
+  const raw = postgres(url, { ...options, max, prepare: true, connection });
   const availability = new Availability(async () => {
     await raw`SELECT 1`;
   });
