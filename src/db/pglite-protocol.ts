@@ -21,22 +21,33 @@ export interface WorkerStart {
 
 type RowMode = 'object' | 'array';
 
-export type WorkerRequest = { id: number } & (
-  | {
-      op: 'query';
-      sql: string;
-      params: unknown[];
-      rowMode?: RowMode;
-      paramTypes?: number[];
-      /** Types the main thread parses with its own parsers: the worker leaves them as text. */
-      rawOids?: number[];
-    }
-  | { op: 'exec'; sql: string; rowMode?: RowMode; rawOids?: number[] }
-  | { op: 'listen'; channel: string; listenerId: number }
-  | { op: 'unlisten'; listenerId: number }
-  | { op: 'dump'; compression?: 'none' | 'gzip' | 'auto' }
-  | { op: 'close' }
-);
+/**
+ * What the worker runs before the request itself, saving a crossing each: the COMMIT of the
+ * read-only transaction before it (left pending by the client), then the BEGIN of the transaction
+ * the request opens.
+ */
+export interface WorkerPrefix {
+  commitFirst?: true;
+  beginFirst?: true;
+}
+
+export type WorkerRequest = { id: number } & WorkerPrefix &
+  (
+    | {
+        op: 'query';
+        sql: string;
+        params: unknown[];
+        rowMode?: RowMode;
+        paramTypes?: number[];
+        /** Types the main thread parses with its own parsers: the worker leaves them as text. */
+        rawOids?: number[];
+      }
+    | { op: 'exec'; sql: string; rowMode?: RowMode; rawOids?: number[] }
+    | { op: 'listen'; channel: string; listenerId: number }
+    | { op: 'unlisten'; listenerId: number }
+    | { op: 'dump'; compression?: 'none' | 'gzip' | 'auto' }
+    | { op: 'close' }
+  );
 
 /** A thrown error as it crosses: a DatabaseError keeps every field (code, detail, constraint…). */
 export type SerializedError =

@@ -40,7 +40,13 @@ import {
 } from '@electric-sql/pglite';
 import { query as templateQuery } from '@electric-sql/pglite/template';
 import { PGLITE_WORKER_STOPPED } from './availability.ts';
-import type { SerializedError, WorkerReply, WorkerRequest, WorkerStart } from './pglite-protocol.ts';
+import type {
+  SerializedError,
+  WorkerPrefix,
+  WorkerReply,
+  WorkerRequest,
+  WorkerStart,
+} from './pglite-protocol.ts';
 
 /** What the app needs of a PGlite client: PGlite itself, or PgliteWorkerClient. */
 export interface PgliteClient {
@@ -58,6 +64,11 @@ export interface PgliteClient {
 }
 
 type Parsers = NonNullable<QueryOptions['parsers']>;
+
+/** A statement that only reads: a SELECT (a row lock changes nothing with one session)... */
+const READ_ONLY = /^\s*select\b/i;
+/** ...that calls no function with a side effect. */
+const WRITING_FUNCTION = /\b(pg_notify|nextval|setval|set_config|pg_advisory\w*|txid_current)\s*\(/i;
 type Request = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
 
 interface Pending {
@@ -191,6 +202,12 @@ export class PgliteWorkerClient implements PgliteClient {
   #waitedInTx = 0;
   /** Whether a transaction is open (between its BEGIN and its COMMIT or ROLLBACK). */
   #inTransaction = false;
+  /** The transaction's BEGIN, not sent yet: it goes with its first statement. */
+  #beginPending = false;
+  /** A read-only transaction's COMMIT, not sent yet: it goes before the next request. */
+  #commitPending = false;
+  /** Whether the open transaction has only read so far (and none of its statements failed). */
+  #readOnly = true;
 
   private constructor(
     worker: Worker,
@@ -300,7 +317,13 @@ export class PgliteWorkerClient implements PgliteClient {
       this.#pending.set(id, { resolve, reject, ...statement });
     });
     this.#refIfBusy();
-    this.worker.postMessage({ ...request, id } as WorkerRequest);
+    const prefix: WorkerPrefix = {
+      ...(this.#commitPending ? { commitFirst: true } : {}),
+      ...(this.#beginPending ? { beginFirst: true } : {}),
+    };
+    this.#commitPending = false;
+    this.#beginPending = false;
+    this.worker.postMessage({ ...request, ...prefix, id } as WorkerRequest);
     this.#waitBriefly(id);
     return answered;
   }
@@ -432,13 +455,10 @@ export class PgliteWorkerClient implements PgliteClient {
   transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.#exclusive(async () => {
       // The transaction holds the database from its BEGIN: that wait counts as the transaction's.
+      // BEGIN is sent with the transaction's first statement (one crossing fewer).
       this.#inTransaction = true;
-      try {
-        await this.#exec('BEGIN');
-      } catch (error) {
-        this.#inTransaction = false;
-        throw error;
-      }
+      this.#beginPending = true;
+      this.#readOnly = true;
       let closed = false;
       const open = () => {
         if (closed) throw new Error('Transaction is closed');
@@ -446,24 +466,25 @@ export class PgliteWorkerClient implements PgliteClient {
       const tx: Transaction = {
         query: async <R>(sql: string, params?: unknown[], options?: QueryOptions) => {
           open();
-          return this.#query<R>(sql, params, options);
+          return this.#inTx(sql, () => this.#query<R>(sql, params, options));
         },
         sql: async <R>(strings: TemplateStringsArray, ...values: unknown[]) => {
           open();
           const { query, params } = templateQuery(strings, ...values);
-          return this.#query<R>(query, params);
+          return this.#inTx(query, () => this.#query<R>(query, params));
         },
         exec: async (sql: string, options?: QueryOptions) => {
           open();
-          return this.#exec(sql, options);
+          return this.#inTx(null, () => this.#exec(sql, options));
         },
         rollback: async () => {
           open();
-          await this.#exec('ROLLBACK');
           closed = true;
+          await this.#end('ROLLBACK');
         },
         listen: async (channel: string, onPayload: (payload: string) => void) => {
           open();
+          this.#readOnly = false;
           return this.#listen(channel, onPayload);
         },
         get closed() {
@@ -474,7 +495,7 @@ export class PgliteWorkerClient implements PgliteClient {
         const result = await callback(tx);
         if (!closed) {
           closed = true;
-          const [commit] = await this.#exec('COMMIT');
+          const commit = await this.#end('COMMIT');
           // COMMIT of a transaction in which a statement failed: Postgres rolled it back.
           if (commit?.command === 'ROLLBACK') {
             throw Object.assign(new TransactionAbortedError(), {
@@ -488,13 +509,46 @@ export class PgliteWorkerClient implements PgliteClient {
       } catch (error) {
         if (!closed) {
           closed = true;
-          await this.#exec('ROLLBACK');
+          await this.#end('ROLLBACK');
         }
         throw error;
       } finally {
         this.#inTransaction = false;
       }
     });
+  }
+
+  /**
+   * A statement of the open transaction: one that may write (anything but a plain SELECT, or
+   * `null` for exec), or one that fails, makes the transaction's COMMIT a statement of its own.
+   */
+  async #inTx<T>(sql: string | null, run: () => Promise<T>): Promise<T> {
+    if (sql === null || !READ_ONLY.test(sql) || WRITING_FUNCTION.test(sql)) this.#readOnly = false;
+    try {
+      return await run();
+    } catch (error) {
+      this.#readOnly = false;
+      throw error;
+    }
+  }
+
+  /**
+   * Ends the open transaction. Nothing sent yet (BEGIN still pending): nothing to end. A COMMIT of
+   * a transaction that only read, with no failed statement, changes nothing and cannot fail: it
+   * is left to go before the next request, and the caller goes on at once. Otherwise it is sent
+   * and its answer awaited (a COMMIT after a failed statement answers ROLLBACK).
+   */
+  async #end(command: 'COMMIT' | 'ROLLBACK'): Promise<Results | undefined> {
+    if (this.#beginPending) {
+      this.#beginPending = false;
+      return undefined;
+    }
+    if (command === 'COMMIT' && this.#readOnly) {
+      this.#commitPending = true;
+      return undefined;
+    }
+    const [result] = await this.#exec(command);
+    return result;
   }
 
   listen(

@@ -218,7 +218,11 @@ async function main(): Promise<void> {
   requests?.on('message', (request: WorkerRequest) => {
     queue = queue.then(async () => {
       let reply: WorkerReply;
+      // The read-only transaction the client left open: its COMMIT cannot fail (nothing was
+      // written and no statement of it failed), but if it did, nothing may stay open.
+      if (request.commitFirst) await pg.exec('COMMIT').catch(() => pg.exec('ROLLBACK').catch(() => {}));
       try {
+        if (request.beginFirst) await pg.exec('BEGIN');
         const result = plain(await handle(pg, request));
         reply = { type: 'result', id: request.id, result };
       } catch (error) {

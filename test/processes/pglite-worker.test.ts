@@ -332,6 +332,63 @@ describe('PGlite in a worker thread', () => {
     expect(await raw(inWorker).query('SELECT 1 AS one')).toMatchObject({ rows: [{ one: 1 }] });
   });
 
+  it("sends a transaction's BEGIN with its first statement, and a read-only COMMIT ahead of the next request", async () => {
+    const client = raw(inWorker) as PgliteWorkerClient;
+    const sent: Array<Record<string, unknown>> = [];
+    const post = client.worker.postMessage.bind(client.worker);
+    client.worker.postMessage = (message: Record<string, unknown>, transfer?: never) => {
+      sent.push(message);
+      post(message, transfer);
+    };
+    const flags = () =>
+      sent.map(
+        (m) => `${m.commitFirst ? 'COMMIT;' : ''}${m.beginFirst ? 'BEGIN;' : ''}${String(m.sql ?? m.op)}`,
+      );
+    try {
+      // Only reads: two crossings, the COMMIT left to go ahead of the next request.
+      const [inside] = await inWorker.db.transaction(async (tx) => {
+        const rows = await queryRows<{ at: string }>(tx, sql`SELECT now()::text AS at`);
+        await queryRows(tx, sql`SELECT 1 AS one`);
+        return rows;
+      });
+      expect(flags()).toEqual(['BEGIN;SELECT now()::text AS at', 'SELECT 1 AS one']);
+      // The next statement runs after that COMMIT, in a transaction of its own: a later now().
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const [after] = await queryRows<{ at: string }>(inWorker.db, sql`SELECT now()::text AS at`);
+      expect(flags()[2]).toBe('COMMIT;SELECT now()::text AS at');
+      expect(after?.at).not.toBe(inside?.at);
+      // A transaction that writes: its COMMIT is sent and awaited.
+      sent.length = 0;
+      await inWorker.db.transaction(async (tx) => {
+        await tx.insert(roundTrip).values({ id: 500n, amount: '5.00' });
+      });
+      expect(flags()).toEqual([expect.stringMatching(/^BEGIN;insert into "worker_round_trip"/), 'COMMIT']);
+      // A read that calls a function with a side effect is not read-only; nor is one that failed.
+      sent.length = 0;
+      await inWorker.db.transaction(async (tx) => {
+        await queryRows(tx, sql`SELECT pg_notify('sandbank_test_channel', 'x')`);
+      });
+      expect(flags().at(-1)).toBe('COMMIT');
+      sent.length = 0;
+      const aborted = await inWorker.db
+        .transaction(async (tx) => {
+          await queryRows(tx, sql`SELECT 1 / 0`).catch(() => undefined);
+        })
+        .catch((error: unknown) => error);
+      expect(flags().at(-1)).toBe('COMMIT');
+      expect(aborted).toBeInstanceOf(Error);
+      // A transaction that ran nothing sends nothing.
+      sent.length = 0;
+      await inWorker.db.transaction(async () => {});
+      expect(sent).toEqual([]);
+      // What the write committed is there, on the worker and as seen after every ending above.
+      const [row] = await inWorker.db.select().from(roundTrip).where(eq(roundTrip.id, 500n));
+      expect(row?.amount).toBe('5.00');
+    } finally {
+      client.worker.postMessage = post;
+    }
+  });
+
   it('delivers NOTIFY to listen() after commit, in order, never from a rollback, and stops on unlisten', async () => {
     const heard: string[] = [];
     const stop = await inWorker.listen('worker_test', (payload) => heard.push(payload));
