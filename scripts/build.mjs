@@ -146,7 +146,7 @@ async function declarations() {
       ts.flattenDiagnosticMessageText(d.messageText, ' '),
     );
     // An export … from another module is an import too: the declarations must stand alone.
-    if (/^\s*(import\b|export\b[^;]*\bfrom\b)/m.test(emitted.outputText))
+    if (/^\s*(import\b|export\s+(type\s+)?(\*|\{[^}]*\})[^;'"]*\bfrom\s*['"])/m.test(emitted.outputText))
       problems.push(`the declarations import other modules: keep the public types in src/${name}.ts`);
     if (problems.length > 0) throw new Error(`dist/${name}.d.ts: ${problems.join('; ')}`);
     writeFileSync(join(dist, `${name}.d.ts`), emitted.outputText);
