@@ -1,7 +1,7 @@
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -335,6 +335,22 @@ describe('the sandbank package', () => {
         (path.startsWith('src/') && !path.includes('/assets/')),
     );
     expect(stray).toEqual([]);
+  });
+
+  it('loads the server’s code only when startSandbank() is called, not on import', () => {
+    // The modules importing sandbank/testing loads: dist/testing.js and its static imports, transitively.
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      const source = readFileSync(file, 'utf8');
+      for (const [, path] of source.matchAll(/^(?:import|export)\s[^;]*?["'](\.{1,2}\/[^"']+)["']/gm))
+        visit(join(dirname(file), path as string));
+    };
+    visit(join(consumer, 'node_modules', 'sandbank', 'dist', 'testing.js'));
+    const bytes = [...loaded].reduce((sum, file) => sum + statSync(file).size, 0);
+    // About 20 kB today; the server is megabytes.
+    expect(bytes).toBeLessThan(200_000);
   });
 
   // Each example as a user runs it, from its folder, with its runner's own configuration: one server
