@@ -62,7 +62,9 @@ describe('sandbank test', () => {
         '-e',
         "process.on('SIGTERM', () => { console.log('command got SIGTERM'); process.exit(5); }); console.log('ready ' + process.env.SANDBANK_URL); setInterval(() => {}, 1000);",
       ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+      // A group of its own, killed whole should the test fail half-way (the SIGTERM below goes to the
+      // wrapper alone: passing it on is what is tested).
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
     );
     let output = '';
     let stdout = '';
@@ -78,11 +80,15 @@ describe('sandbank test', () => {
       output += chunk.toString();
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const url = await ready;
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    child.kill('SIGTERM');
-    expect(await exited, output).toBe(5);
-    expect(output).toContain('command got SIGTERM');
-    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    try {
+      const url = await ready;
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      child.kill('SIGTERM');
+      expect(await exited, output).toBe(5);
+      expect(output).toContain('command got SIGTERM');
+      await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    } finally {
+      if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    }
   });
 });
