@@ -91,6 +91,9 @@ export default defineConfig({
           name: 'processes',
           include: ['test/processes/**/*.test.ts', 'examples/**/*.test.ts'],
           ...withDatabase,
+          // The vitest example's (examples/testing/vitest): one Sandbank for the run, its url in
+          // SANDBANK_URL, where the example's files sign up their merchants.
+          globalSetup: [...withDatabase.globalSetup, 'src/testing-vitest-setup.ts'],
         },
       },
       {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `sandbank` command. With no argument, or only the server's flags (`sandbank`, `sandbank --memory
 // --port 4300`), it starts the server in this process (dist/main.js, as `npm start` does); with a
-// command (merchants create, keys roll, listen, reset, --help) it runs the CLI (dist/cli.js). In a
+// command (merchants create, keys roll, listen, reset, test, --help) it runs the CLI (dist/cli.js). In a
 // clone that was never built, or whose sources are newer than its build, the TypeScript sources run
 // through tsx instead.
 import { spawn } from 'node:child_process';

@@ -6,8 +6,9 @@
  *   runs PGlite) bundled by esbuild with their dependencies,
  *   so that starting reads a few files instead of compiling TypeScript and resolving hundreds of
  *   modules. Packages that find their own files at run time stay outside the bundle.
- * - dist/testing.js and dist/testing.d.ts: `sandbank/testing` (startSandbank, for a developer's own
- *   tests) and its types.
+ * - dist/testing.js and dist/testing.d.ts: `sandbank/testing` (startSandbank and sandbankMerchant,
+ *   for a developer's own tests) and its types; dist/testing-vitest-setup.js, testing-jest-setup.js
+ *   and testing-jest-teardown.js: the test runners' global setups of its shared server.
  * - dist/pglite/: an initialized PGlite data folder with every migration applied, and the same as a
  *   tar: a fresh data folder is a copy of it and --memory loads the tar, so starting never runs
  *   initdb or the migrations (a migration added since the build is applied on open as before).
@@ -28,6 +29,13 @@ const ifPossible = process.argv.includes('--if-possible');
 const ifStale = process.argv.includes('--if-stale');
 
 /**
+ * The package's own modules (`exports` in package.json), each dist/<name>.js with its declarations
+ * dist/<name>.d.ts: sandbank/testing and the global setups sandbank/testing/vitest-setup,
+ * …/jest-setup and …/jest-teardown.
+ */
+const DECLARED = ['testing', 'testing-vitest-setup', 'testing-jest-setup', 'testing-jest-teardown'];
+
+/**
  * Entry points, each its own file in dist/ (the names the launchers and the worker look for):
  * dist/pglite-worker.js is the thread that runs PGlite (src/db/pglite-proxy.ts starts it).
  */
@@ -35,8 +43,10 @@ const ENTRIES = [
   { in: 'src/main.ts', out: 'main' },
   { in: 'src/cli.ts', out: 'cli' },
   { in: 'src/db/pglite-worker.ts', out: 'pglite-worker' },
-  // sandbank/testing: startSandbank for a developer's own test suite (dist/testing.d.ts: its types).
+  // sandbank/testing: startSandbank and sandbankMerchant for a developer's own test suite
+  // (dist/testing.d.ts: its types), and the test runners' global setups of its shared server.
   { in: 'src/testing.ts', out: 'testing' },
+  ...DECLARED.filter((name) => name !== 'testing').map((name) => ({ in: `src/${name}.ts`, out: name })),
 ];
 
 /** Packages loaded from node_modules at run time: they read files next to their own code. */
@@ -113,6 +123,7 @@ async function bundle() {
 /**
  * dist/testing.d.ts, the types of `sandbank/testing`: src/testing.ts's public types are written out
  * in it (no import of the server's own types), so its declarations are emitted from that one file.
+ * The same for each other module of DECLARED (the global setups: a function each, no types of their own).
  */
 async function declarations() {
   let ts;
@@ -124,19 +135,22 @@ async function declarations() {
     );
     return;
   }
-  const source = readFileSync(join(root, 'src', 'testing.ts'), 'utf8');
-  const emitted = ts.transpileDeclaration(source, {
-    fileName: 'testing.ts',
-    reportDiagnostics: true,
-    compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2023, strict: true },
-  });
-  const problems = (emitted.diagnostics ?? []).map((d) =>
-    ts.flattenDiagnosticMessageText(d.messageText, ' '),
-  );
-  if (/^\s*import\b/m.test(emitted.outputText))
-    problems.push('the declarations import other modules: keep the public types in src/testing.ts');
-  if (problems.length > 0) throw new Error(`dist/testing.d.ts: ${problems.join('; ')}`);
-  writeFileSync(join(dist, 'testing.d.ts'), emitted.outputText);
+  for (const name of DECLARED) {
+    const source = readFileSync(join(root, 'src', `${name}.ts`), 'utf8');
+    const emitted = ts.transpileDeclaration(source, {
+      fileName: `${name}.ts`,
+      reportDiagnostics: true,
+      compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2023, strict: true },
+    });
+    const problems = (emitted.diagnostics ?? []).map((d) =>
+      ts.flattenDiagnosticMessageText(d.messageText, ' '),
+    );
+    // An export … from another module is an import too: the declarations must stand alone.
+    if (/^\s*(import\b|export\s+(type\s+)?(\*|\{[^}]*\})[^;'"]*\bfrom\s*['"])/m.test(emitted.outputText))
+      problems.push(`the declarations import other modules: keep the public types in src/${name}.ts`);
+    if (problems.length > 0) throw new Error(`dist/${name}.d.ts: ${problems.join('; ')}`);
+    writeFileSync(join(dist, `${name}.d.ts`), emitted.outputText);
+  }
 }
 
 /** The folders below `dir`, relative to it, parents first. */

@@ -28,6 +28,10 @@ const USAGE = `Usage:
                                              metadata.order=A-1 ...); some types advance the merchant's clock
   sandbank trigger --list [--api URL] [--key sk_test_...]
                                              every event type with what it drives and the overrides it accepts
+  sandbank test [--port N] -- COMMAND [ARGS...]
+                                             start a Sandbank for a test run (in memory, a free port), run
+                                             COMMAND with its url in SANDBANK_URL (node --test ...), stop it
+                                             after and exit with COMMAND's exit code (sandbank test --help)
 
 Options of listen:
   --forward-to URL      the local receiver each event is POSTed to (required)
@@ -65,6 +69,8 @@ function printKeys(label: string, keys: { secretKey: string; publicKey: string }
 }
 
 async function run(argv: string[]): Promise<number> {
+  // Its own options, then the command to run, whose flags are not this CLI's.
+  if (argv[0] === 'test') return (await import('./cli-test.ts')).runTest(argv.slice(1));
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,

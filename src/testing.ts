@@ -18,10 +18,9 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from './config.ts';
-import { createLogger } from './observability.ts';
-import { type RunningServer, startServer } from './server.ts';
+import type { RunningServer } from './server.ts';
 import { call, startReceiver } from './testing-receiver.ts';
+import { shareServer, signUpOnSharedServer, stopSharedServer } from './testing-shared.ts';
 
 export interface StartSandbankOptions {
   /** A PostgreSQL URL to run on instead of PGlite in memory (its schema is migrated on start). */
@@ -196,6 +195,13 @@ export async function startSandbank(options: StartSandbankOptions = {}): Promise
   else env.SANDBANK_MEMORY = '1';
   if (options.secretKey) env.SANDBANK_SECRET_KEY = options.secretKey;
   if (options.publicKey) env.SANDBANK_PUBLIC_KEY = options.publicKey;
+  // The server's code is loaded here, not on import: a test file that only signs up merchants on
+  // the run's shared server (sandbankMerchant) does not load it.
+  const [{ loadConfig }, { createLogger }, { startServer }] = await Promise.all([
+    import('./config.ts'),
+    import('./observability.ts'),
+    import('./server.ts'),
+  ]);
   // The links the server hands out must name the port it listens on: with port 0, pick one first
   // (a port taken in between makes the start fail with EADDRINUSE: it is tried again).
   let server: RunningServer | undefined;
@@ -268,4 +274,46 @@ export async function startSandbank(options: StartSandbankOptions = {}): Promise
       return closing;
     },
   };
+}
+
+/** Options of sandbankMerchant(). */
+export interface SandbankMerchantOptions {
+  /** The merchant's name; default 'Test merchant'. */
+  name?: string;
+  /** The server to sign up on; default the run's shared server (the SANDBANK_URL environment variable). */
+  url?: string;
+}
+
+/** A merchant of the test run's shared server, with the helpers that act for it. */
+export interface SharedSandbankMerchant extends SandbankMerchant {
+  /** The server's base URL (http://127.0.0.1:port); the REST API is under /v1, GraphQL at /graphql. */
+  url: string;
+  /** Stops this merchant's webhook receivers (deleting their endpoints); the server keeps running. */
+  close(): Promise<void>;
+}
+
+/**
+ * Signs up a merchant of its own (`POST /v1/merchants`: keys, clock, objects and webhook endpoints
+ * no other merchant sees) on the server the test run's global setup started, whose url it finds in
+ * SANDBANK_URL: a few milliseconds, where startSandbank() takes a second. Fails, saying how to start
+ * one, when no global setup did. docs/guide/testing.md describes the pattern per runner.
+ */
+export function sandbankMerchant(options: SandbankMerchantOptions = {}): Promise<SharedSandbankMerchant> {
+  return signUpOnSharedServer(options, helpersFor);
+}
+
+/**
+ * A global setup: starts the test run's shared server (startSandbank with these options) and puts
+ * its url in SANDBANK_URL, which the runner hands on to the test files; resolves with the function
+ * that stops it. When SANDBANK_URL is already set (`sandbank test`, a server CI started), that
+ * server is used and none is started. `sandbank/testing/vitest-setup` and `…/jest-setup` call it
+ * with no options; a setup file of your own can give some.
+ */
+export function sandbankGlobalSetup(options: StartSandbankOptions = {}): Promise<() => Promise<void>> {
+  return shareServer(() => startSandbank(options));
+}
+
+/** Stops the server sandbankGlobalSetup() started in this process (Jest's globalTeardown). */
+export function sandbankGlobalTeardown(): Promise<void> {
+  return stopSharedServer();
 }

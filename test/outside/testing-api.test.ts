@@ -1,9 +1,16 @@
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbank, startSandbank, type WebhookReceiver } from '../../src/testing.ts';
+import {
+  type Sandbank,
+  sandbankGlobalSetup,
+  sandbankMerchant,
+  startSandbank,
+  type WebhookReceiver,
+} from '../../src/testing.ts';
 import { installPackedPackage, type PackedInstall, run } from '../processes/packed.ts';
 import { ROOT } from '../processes/server-process.ts';
 import { ownPostgresDatabase } from '../support/harness.ts';
@@ -152,6 +159,119 @@ describe('startSandbank on a database that outlives it', () => {
   });
 });
 
+/** A loopback port nothing listens on (taken, then let go). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+describe('sandbankMerchant: one server for the run, a merchant per file', () => {
+  let stop: () => Promise<void>;
+  const before = process.env.SANDBANK_URL;
+
+  beforeAll(async () => {
+    delete process.env.SANDBANK_URL;
+    stop = await sandbankGlobalSetup();
+  });
+  afterAll(async () => {
+    await stop?.();
+    if (before === undefined) delete process.env.SANDBANK_URL;
+    else process.env.SANDBANK_URL = before;
+  });
+
+  it('publishes the server in SANDBANK_URL, where merchants of their own sign up in milliseconds', async () => {
+    const url = process.env.SANDBANK_URL as string;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const first = await sandbankMerchant({ name: 'First file' });
+    expect(first).toMatchObject({ url, name: 'First file' });
+    expect(first.id).toMatch(/^mch_/);
+    expect(first.secretKey).toMatch(/^sk_test_/);
+    expect(first.publicKey).toMatch(/^pk_test_/);
+    // What a test file pays for its merchant (the sign-up; printed, not a timing target here).
+    const took: number[] = [];
+    const ids = new Set<string>([first.id]);
+    for (let i = 0; i < 50; i++) {
+      const started = performance.now();
+      const merchant = await sandbankMerchant({ name: `File ${i}` });
+      took.push(performance.now() - started);
+      ids.add(merchant.id);
+    }
+    expect(ids.size).toBe(51);
+    took.sort((a, b) => a - b);
+    console.info(
+      `sandbankMerchant(): median ${took[25]?.toFixed(1)} ms, slowest ${took[49]?.toFixed(1)} ms over 50 sign-ups`,
+    );
+  });
+
+  it('keeps each merchant’s objects, clock and webhooks its own', async () => {
+    const [mine, theirs] = await Promise.all([sandbankMerchant(), sandbankMerchant()]);
+    const [myHooks, theirHooks] = await Promise.all([mine.webhookReceiver(), theirs.webhookReceiver()]);
+    const collection = await collect(mine.url, mine.secretKey, 6);
+    await myHooks.waitFor('collection.created', (e) => e.data.object.id === collection.id);
+    expect((await rest<{ data: unknown[] }>(theirs, theirs.secretKey, '/collections')).data).toEqual([]);
+    const clock = await mine.advanceClock({ seconds: 25 * 3600 });
+    expect(clock.ran.some((job) => job.object_id === collection.id)).toBe(true);
+    await myHooks.waitFor('collection.expired', (e) => e.data.object.id === collection.id);
+    expect((await rest<{ offset_ms: number }>(theirs, theirs.secretKey, '/clock')).offset_ms).toBe(0);
+    expect(theirHooks.events).toEqual([]);
+    const reset = (await mine.reset()) as { deleted: { collections: number } };
+    expect(reset.deleted.collections).toBe(1);
+    // close() stops the merchant's receivers and deletes their endpoints; the server runs on.
+    await Promise.all([mine.close(), theirs.close()]);
+    expect((await rest<{ data: unknown[] }>(mine, mine.secretKey, '/webhook_endpoints')).data).toEqual([]);
+  });
+
+  it('a second global setup uses the server SANDBANK_URL names, and its stop leaves it running', async () => {
+    const url = process.env.SANDBANK_URL;
+    const again = await sandbankGlobalSetup();
+    expect(process.env.SANDBANK_URL).toBe(url);
+    await again();
+    expect(process.env.SANDBANK_URL).toBe(url);
+    expect((await sandbankMerchant()).url).toBe(url);
+  });
+
+  it('fails saying how to start a server when no global setup ran, or naming the url nothing answers at', async () => {
+    const url = process.env.SANDBANK_URL;
+    delete process.env.SANDBANK_URL;
+    try {
+      await expect(sandbankMerchant()).rejects.toThrow(
+        /no Sandbank server for this test run \(SANDBANK_URL is not set\)[\s\S]*sandbank\/testing\/vitest-setup[\s\S]*sandbank\/testing\/jest-setup[\s\S]*npx sandbank test -- /,
+      );
+      const nowhere = `http://127.0.0.1:${await closedPort()}`;
+      process.env.SANDBANK_URL = nowhere;
+      await expect(sandbankMerchant()).rejects.toThrow(
+        `the Sandbank server at ${nowhere} does not answer (connect ECONNREFUSED`,
+      );
+    } finally {
+      process.env.SANDBANK_URL = url;
+    }
+  });
+});
+
+describe('sandbankGlobalSetup’s stop', () => {
+  it('stops the server and takes SANDBANK_URL back', async () => {
+    const before = process.env.SANDBANK_URL;
+    delete process.env.SANDBANK_URL;
+    try {
+      const stop = await sandbankGlobalSetup();
+      const url = String(process.env.SANDBANK_URL);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((await sandbankMerchant()).url).toBe(url);
+      await stop();
+      expect(process.env.SANDBANK_URL).toBeUndefined();
+      await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    } finally {
+      if (before !== undefined) process.env.SANDBANK_URL = before;
+    }
+  });
+});
+
 describe('the sandbank package', () => {
   let packed: PackedInstall;
   let consumer: string;
@@ -162,8 +282,10 @@ describe('the sandbank package', () => {
     packed = await installPackedPackage({ tools: ['vitest', 'jest'] });
     consumer = packed.consumer;
     files = packed.files;
-    for (const example of ['vitest.test.ts', 'jest.test.mjs', 'node-test.test.mjs']) {
-      cpSync(join(ROOT, 'examples', 'testing', example), join(consumer, example));
+    // Each runner's example as a project of its own (its test files and its runner's configuration),
+    // in a folder of the consumer project, which has the package installed.
+    for (const example of ['vitest', 'jest', 'node-test']) {
+      cpSync(join(ROOT, 'examples', 'testing', example), join(consumer, example), { recursive: true });
     }
   }, 180_000);
   afterAll(() => packed?.remove());
@@ -177,6 +299,12 @@ describe('the sandbank package', () => {
         'bin/sandbank.js',
         'dist/testing.js',
         'dist/testing.d.ts',
+        'dist/testing-vitest-setup.js',
+        'dist/testing-vitest-setup.d.ts',
+        'dist/testing-jest-setup.js',
+        'dist/testing-jest-setup.d.ts',
+        'dist/testing-jest-teardown.js',
+        'dist/testing-jest-teardown.d.ts',
         'dist/main.js',
         'dist/cli.js',
         'dist/pglite-worker.js',
@@ -209,27 +337,68 @@ describe('the sandbank package', () => {
     expect(stray).toEqual([]);
   });
 
-  // Each example as a user runs it in a project that installed the package, its runner given the
-  // file (the three sit side by side, and a runner left to find its own would take the others').
-  it('runs the node:test example from an empty folder against the packed package (node --test)', async () => {
-    const result = await run(process.execPath, ['--test', 'node-test.test.mjs'], consumer);
+  it('loads the server’s code only when startSandbank() is called, not on import', () => {
+    // The modules importing sandbank/testing loads: dist/testing.js and its static imports, transitively.
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      const source = readFileSync(file, 'utf8');
+      for (const [, path] of source.matchAll(/^(?:import|export)\s[^;]*?["'](\.{1,2}\/[^"']+)["']/gm))
+        visit(join(dirname(file), path as string));
+    };
+    visit(join(consumer, 'node_modules', 'sandbank', 'dist', 'testing.js'));
+    const bytes = [...loaded].reduce((sum, file) => sum + statSync(file).size, 0);
+    // About 20 kB today; the server is megabytes.
+    expect(bytes).toBeLessThan(200_000);
+  });
+
+  // Each example as a user runs it, from its folder, with its runner's own configuration: one server
+  // for the run (the runner's global setup, or the sandbank test wrapper), a merchant per file.
+  it('runs the node:test example against the packed package (npx sandbank test -- node --test)', async () => {
+    const result = await run(
+      'npx',
+      ['sandbank', 'test', '--', 'node', '--test'],
+      join(consumer, 'node-test'),
+      {
+        SANDBANK_URL: '',
+      },
+    );
     expect(result.code, result.output).toBe(0);
-    expect(result.output).toMatch(/# pass 2\b/);
+    expect(result.output).toMatch(/sandbank test: a Sandbank at http:\/\/127\.0\.0\.1:\d+ \(SANDBANK_URL\)/);
+    expect(result.output).toMatch(/# pass 4\b/);
     expect(result.output).toMatch(/# fail 0\b/);
   }, 120_000);
 
-  it('runs the vitest example from an empty folder against the packed package (npx vitest run)', async () => {
-    const result = await run('npx', ['vitest', 'run', 'vitest.test.ts'], consumer);
-    expect(result.code, result.output).toBe(0);
-    expect(result.output).toMatch(/Tests\s+3 passed \(3\)/);
+  it('passes on the exit code of the command it wraps, and without it the example fails saying why', async () => {
+    const failing = await run(
+      'npx',
+      ['sandbank', 'test', '--', 'node', '-e', 'process.exit(process.env.SANDBANK_URL ? 3 : 4)'],
+      consumer,
+    );
+    expect(failing.code, failing.output).toBe(3);
+    const bare = await run(process.execPath, ['--test'], join(consumer, 'node-test'), { SANDBANK_URL: '' });
+    expect(bare.code).not.toBe(0);
+    expect(bare.output).toContain('no Sandbank server for this test run (SANDBANK_URL is not set)');
+    expect(bare.output).toContain('npx sandbank test -- <command>');
   }, 120_000);
 
-  it('runs the Jest example from an empty folder against the packed package (npx jest)', async () => {
-    const result = await run('npx', ['jest', 'jest.test.mjs'], consumer, {
+  it('runs the vitest example against the packed package (npx vitest run, its globalSetup)', async () => {
+    // SANDBANK_URL empty: the global setup starts a server of its own (a set one would be used).
+    const result = await run('npx', ['vitest', 'run'], join(consumer, 'vitest'), { SANDBANK_URL: '' });
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/Test Files\s+2 passed \(2\)/);
+    expect(result.output).toMatch(/Tests\s+4 passed \(4\)/);
+  }, 120_000);
+
+  it('runs the Jest example against the packed package (npx jest, its globalSetup and globalTeardown)', async () => {
+    const result = await run('npx', ['jest'], join(consumer, 'jest'), {
       NODE_OPTIONS: '--experimental-vm-modules',
+      SANDBANK_URL: '',
     });
     expect(result.code, result.output).toBe(0);
-    expect(result.output).toMatch(/Tests:\s+3 passed, 3 total/);
+    expect(result.output).toMatch(/Test Suites:\s+2 passed, 2 total/);
+    expect(result.output).toMatch(/Tests:\s+4 passed, 4 total/);
   }, 120_000);
 
   it('gives TypeScript users the types of sandbank/testing', () => {
@@ -246,6 +415,20 @@ describe('the sandbank package', () => {
         '// @ts-expect-error advanceClock takes seconds or to, not minutes',
         'await sandbank.advanceClock({ minutes: 1 });',
         'await sandbank.close();',
+        "import { sandbankMerchant, type SharedSandbankMerchant } from 'sandbank/testing';",
+        "import vitestSetup from 'sandbank/testing/vitest-setup';",
+        "import jestSetup from 'sandbank/testing/jest-setup';",
+        "import jestTeardown from 'sandbank/testing/jest-teardown';",
+        'const stop: () => Promise<void> = await vitestSetup();',
+        "const shop: SharedSandbankMerchant = await sandbankMerchant({ name: 'Typed' });",
+        'const base: string = shop.url;',
+        'const clock = await shop.advanceClock({ to: new Date() });',
+        'console.log(base, clock.now);',
+        'await shop.close();',
+        'await stop();',
+        'const nothing: void = await jestSetup();',
+        'await jestTeardown();',
+        'console.log(nothing);',
         '',
       ].join('\n'),
     );
@@ -263,17 +446,27 @@ describe('the sandbank package', () => {
       .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
     expect(errors).toEqual([]);
     const resolved = program.getSourceFiles().map((source) => source.fileName);
-    expect(resolved).toContain(join(consumer, 'node_modules', 'sandbank', 'dist', 'testing.d.ts'));
+    for (const name of ['testing', 'testing-vitest-setup', 'testing-jest-setup', 'testing-jest-teardown'])
+      expect(resolved).toContain(join(consumer, 'node_modules', 'sandbank', 'dist', `${name}.d.ts`));
   });
 
   it('runs the node:test example in this clone too (sandbank/testing resolves to the build)', async () => {
     expect(existsSync(join(ROOT, 'dist', 'testing.js'))).toBe(true);
+    const folder = join('examples', 'testing', 'node-test');
     const result = await run(
       process.execPath,
-      ['--test', join('examples', 'testing', 'node-test.test.mjs')],
+      [
+        join('bin', 'sandbank.js'),
+        'test',
+        '--',
+        process.execPath,
+        '--test',
+        join(folder, 'checkout.test.mjs'),
+        join(folder, 'orders.test.mjs'),
+      ],
       ROOT,
     );
     expect(result.code, result.output).toBe(0);
-    expect(result.output).toMatch(/# pass 2\b/);
+    expect(result.output).toMatch(/# pass 4\b/);
   }, 120_000);
 });

@@ -50,6 +50,8 @@ const NOT_RUN_HERE: Record<string, string> = {
   'npm pack': 'test/outside/testing-api.test.ts packs the package',
   'NODE_OPTIONS=--experimental-vm-modules npx jest':
     'test/outside/testing-api.test.ts runs the Jest example in an empty project with NODE_OPTIONS=--experimental-vm-modules npx jest',
+  'npx sandbank test -- node --test':
+    'test/outside/testing-api.test.ts runs the node:test example in an empty project with npx sandbank test -- node --test',
   'npx sandbank':
     'test/browser/packed-checkout.test.ts starts the packed package with npx sandbank (--memory); test/processes/startup.test.ts keeps the data of a server across restarts, which bin/sandbank.js starts as npm start does',
   'npx sandbank --memory --port 4300':

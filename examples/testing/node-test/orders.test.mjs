@@ -1,0 +1,36 @@
+// Another file of the same run: node --test runs each file in a process of its own, at the same time
+// as checkout.test.mjs, on the same server. Its merchant sees none of that file's objects, and its
+// clock moves alone.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { sandbankMerchant } from 'sandbank/testing';
+
+const shop = await sandbankMerchant({ name: 'Order history tests' });
+after(() => shop.close());
+
+async function get(key, path) {
+  const response = await fetch(`${shop.url}/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
+  assert.equal(response.status, 200);
+  return response.json();
+}
+
+test('lists only this merchant’s collections', async () => {
+  for (const amount of [10, 20]) {
+    const response = await fetch(`${shop.url}/v1/collect`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${shop.secretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount, currency: 'USD' }),
+    });
+    assert.equal(response.status, 200);
+  }
+  const listed = await get(shop.secretKey, '/collections');
+  assert.deepEqual(listed.data.map((collection) => collection.amount).sort(), [10, 20]);
+});
+
+test('moves one merchant’s clock only', async () => {
+  // A merchant for this test alone: as cheap as the file's, for tests that must not share one.
+  const other = await sandbankMerchant({ name: 'Another shop' });
+  await shop.advanceClock({ seconds: 3600 });
+  assert.equal((await get(other.secretKey, '/clock')).offset_ms, 0);
+  await other.close();
+});
