@@ -359,7 +359,13 @@ export function writeBenchmarksSection(marker: string, endMarker: string, sectio
   if (from < 0 || to < from) throw new Error(`${doc} lacks the ${marker} … ${endMarker} section.`);
   writeFileSync(doc, `${current.slice(0, from)}${section}${current.slice(to)}`);
   // The project's formatter pads Markdown tables.
-  execFileSync(join(REPO_ROOT, 'node_modules/.bin/biome'), ['format', '--write', doc], { stdio: 'ignore' });
+  execFileSync(
+    process.execPath,
+    [join(REPO_ROOT, 'scripts/extras.mjs'), 'run', 'tools', 'biome', 'format', '--write', doc],
+    {
+      stdio: 'ignore',
+    },
+  );
   return doc;
 }
 

@@ -196,7 +196,13 @@ export async function startSandbank(options: StartSandbankOptions = {}): Promise
   if (options.secretKey) env.SANDBANK_SECRET_KEY = options.secretKey;
   if (options.publicKey) env.SANDBANK_PUBLIC_KEY = options.publicKey;
   // The server's code is loaded here, not on import: a test file that only signs up merchants on
-  // the run's shared server (sandbankMerchant) does not load it.
+  // the run's shared server (sandbankMerchant) does not load it. On PGlite the database starts
+  // opening in its thread first, while the rest of the server loads (as `npm start` does).
+  const [{ prestart }, { chooseDatabase }] = await Promise.all([
+    import('./prestart.ts'),
+    import('./storage.ts'),
+  ]);
+  prestart(chooseDatabase(env, []), env);
   const [{ loadConfig }, { createLogger }, { startServer }] = await Promise.all([
     import('./config.ts'),
     import('./observability.ts'),
