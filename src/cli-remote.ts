@@ -77,6 +77,62 @@ export async function runReset(values: CliValues): Promise<number> {
 }
 
 /**
+ * `sandbank snapshot save|restore|delete NAME` and `sandbank snapshot list`: the key's merchant's
+ * snapshots on the running server (POST /v1/sandbox/snapshots, …/{name}/restore, DELETE, GET).
+ */
+export async function runSnapshot(args: string[], values: CliValues): Promise<number> {
+  const [action, name] = args;
+  const named = (verb: string) => {
+    if (!name || args.length !== 2)
+      throw new Error(`snapshot ${verb} needs a NAME: sandbank snapshot ${verb} NAME`);
+    return encodeURIComponent(name);
+  };
+  let text: string;
+  if (action === 'save')
+    text = await callServer('snapshot', 'save', values, 'POST', '/v1/sandbox/snapshots', {
+      name: decodeURIComponent(named('save')),
+    });
+  else if (action === 'restore')
+    text = await callServer(
+      'snapshot',
+      'restore',
+      values,
+      'POST',
+      `/v1/sandbox/snapshots/${named('restore')}/restore`,
+    );
+  else if (action === 'delete')
+    text = await callServer(
+      'snapshot',
+      'deletion',
+      values,
+      'DELETE',
+      `/v1/sandbox/snapshots/${named('delete')}`,
+    );
+  else if (action === 'list' && args.length === 1)
+    text = await callServer('snapshot', 'listing', values, 'GET', '/v1/sandbox/snapshots');
+  else throw new Error('usage: sandbank snapshot save|restore|delete NAME, or sandbank snapshot list');
+  if (values.json) {
+    process.stdout.write(`${text}\n`);
+    return 0;
+  }
+  type Shown = { name: string; objects: number; created_at: string };
+  const line = (s: Shown) =>
+    `  ${s.name.padEnd(24)}${String(s.objects).padStart(8)} rows   saved ${s.created_at}`;
+  const answer = JSON.parse(text) as Shown & { data?: Shown[] };
+  if (action === 'list')
+    process.stdout.write(
+      answer.data && answer.data.length > 0 ? `${answer.data.map(line).join('\n')}\n` : 'No snapshots.\n',
+    );
+  else {
+    const done = { save: 'Saved', restore: 'Restored', delete: 'Deleted' }[action];
+    process.stdout.write(
+      `${done} snapshot ${answer.name} (${answer.objects} rows, saved ${answer.created_at}).\n`,
+    );
+  }
+  return 0;
+}
+
+/**
  * `sandbank fixtures apply <file.json|name>`: POST /v1/simulate/fixtures with the document read from
  * the file, or the shipped fixture's name.
  */

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { type CliValues, runFixturesApply, runReset, runTrigger } from './cli-remote.ts';
+import { type CliValues, runFixturesApply, runReset, runSnapshot, runTrigger } from './cli-remote.ts';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { systemClock } from './kernel/clock.ts';
@@ -16,6 +16,11 @@ const USAGE = `Usage:
                                              to real time, through the running server (POST /v1/simulate/reset);
                                              keeps the merchant, its keys and its webhook endpoints
                                              (key: --key or SANDBANK_SECRET_KEY; --json prints the answer as is)
+  sandbank snapshot save|restore|delete NAME [--api URL] [--key sk_test_...] [--json]
+  sandbank snapshot list [--api URL] [--key sk_test_...] [--json]
+                                             save the key's merchant's whole sandbox under a name, put it back
+                                             (everything made since is gone, the clock as saved), or list them,
+                                             through the running server (/v1/sandbox/snapshots)
   sandbank fixtures apply <file.json|name> [--api http://localhost:4242] [--key sk_test_...] [--json]
                                              run a fixture's steps as the key's merchant through the running
                                              server (POST /v1/simulate/fixtures): a JSON document file, or a
@@ -95,6 +100,7 @@ async function run(argv: string[]): Promise<number> {
   const command = positionals.join(' ');
   if (command === 'listen' && !values.help) return runListen(values);
   if (command === 'reset' && !values.help) return runReset(values);
+  if (positionals[0] === 'snapshot' && !values.help) return runSnapshot(positionals.slice(1), values);
   if (positionals[0] === 'fixtures' && positionals[1] === 'apply' && positionals.length === 3 && !values.help)
     return runFixturesApply(positionals[2] ?? '', values);
   if (positionals[0] === 'trigger' && !values.help) return runTrigger(positionals.slice(1), values);

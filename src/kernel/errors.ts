@@ -140,6 +140,11 @@ export const ERROR_REGISTRY = {
     "The time frame of this return code is over; the error's deadline field names when it ended.",
   ),
   clock_backwards: spec(400, 'invalid_request_error', 'The simulated clock only moves forward.'),
+  clock_advancing: spec(
+    409,
+    'conflict_error',
+    "The merchant's clock is being advanced; try again once the advance has answered.",
+  ),
   insufficient_balance: spec(
     422,
     'invalid_request_error',

@@ -227,6 +227,37 @@ describe('sandbankMerchant: one server for the run, a merchant per file', () => 
     expect((await rest<{ data: unknown[] }>(mine, mine.secretKey, '/webhook_endpoints')).data).toEqual([]);
   });
 
+  it('seeds once and starts each test from the seed: snapshot() and restore()', async () => {
+    const shop = await sandbankMerchant();
+    const hooks = await shop.webhookReceiver(); // before the save: restores keep its endpoint
+    const seed = await collect(shop.url, shop.secretKey, 12);
+    await shop.advanceClock({ seconds: 3600 });
+    const saved = await shop.snapshot('seeded');
+    expect(saved).toMatchObject({ object: 'snapshot', name: 'seeded' });
+    expect(saved.counts.collections).toBe(1);
+    for (let test = 0; test < 2; test++) {
+      const made = await collect(shop.url, shop.secretKey, 30 + test);
+      await shop.advanceClock({ seconds: 25 * 3600 });
+      const restored = await shop.restore('seeded');
+      expect(restored.id).toBe(saved.id);
+      const list = await rest<{ data: Array<{ id: string; state: string }> }>(
+        shop,
+        shop.secretKey,
+        '/collections',
+      );
+      expect(list.data.map((c) => [c.id, c.state])).toEqual([[seed.id, 'pending']]);
+      expect(list.data.map((c) => c.id)).not.toContain(made.id);
+      const clock = await rest<{ offset_ms: number }>(shop, shop.secretKey, '/clock');
+      expect(clock.offset_ms).toBeGreaterThanOrEqual(3600_000);
+      expect(clock.offset_ms).toBeLessThan(25 * 3600_000);
+    }
+    // The receiver still gets the merchant's events after the restores.
+    const after = await collect(shop.url, shop.secretKey, 5);
+    await hooks.waitFor('collection.created', (e) => e.data.object.id === after.id);
+    await expect(shop.restore('no-such-snapshot')).rejects.toThrow(/404|No snapshot/);
+    await shop.close();
+  });
+
   it('a second global setup uses the server SANDBANK_URL names, and its stop leaves it running', async () => {
     const url = process.env.SANDBANK_URL;
     const again = await sandbankGlobalSetup();

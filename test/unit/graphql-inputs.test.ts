@@ -54,7 +54,7 @@ function hasPath(node: unknown, path: readonly string[]): boolean {
 /** Arguments that never belong to a body: the idempotency key, and ids naming the object. */
 const NOT_BODY = new Set(['idempotencyKey', 'id']);
 /** Arguments that name an object, as a REST path parameter does. */
-const PATH_LIKE = /^reference$/;
+const PATH_LIKE = /^(reference|name)$/;
 
 /** Every wire path a mutation's arguments map to, with the argument or field each comes from. */
 function wirePaths(

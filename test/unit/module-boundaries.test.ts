@@ -39,6 +39,8 @@ function foreignWrites(module: string, text: string): string[] {
 const WRITES_ALLOWED: Record<string, string> = {
   'src/modules/sandbox/sandbox.reset.ts':
     "a sandbox reset deletes every module's rows of the merchant, and puts its clock back, in one transaction",
+  'src/modules/sandbox/sandbox.snapshots.ts':
+    "a snapshot's restore puts every module's rows of the merchant back, and its clock as saved, in one transaction",
 };
 
 /** The most lines a file under src/ has. */
@@ -51,7 +53,7 @@ const MAX_LINES = 300;
  */
 const OVERSIZED: Record<string, { lines: number; reason: string }> = {
   'src/db/pglite-proxy.ts': {
-    lines: 529,
+    lines: 500,
     reason:
       "a wire protocol: one client speaking to PGlite's worker thread (queueing, transactions, the blocking wait, errors and notifications rebuilt); its parts share one state and read best together",
   },

@@ -46,6 +46,12 @@ const clockLanes = new Lanes(1);
  * Runs `work` as the merchant's only clock change in this process. Inside a caller's transaction
  * it runs at once: waiting there could wait for work that needs the caller's connection.
  */
+/** Whether a clock change of the merchant (an advance, a reset) runs or waits in this process. */
+export function clockChangeRunning(merchantId: string): boolean {
+  const { running, waiting } = clockLanes.load(merchantId);
+  return running + waiting > 0;
+}
+
 export function oneClockChange<T>(ctx: ServiceContext, work: () => Promise<T>): Promise<T> {
   return ctx.tx ? work() : clockLanes.run(ctx.merchant.id, work);
 }

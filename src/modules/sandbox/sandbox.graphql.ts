@@ -1,9 +1,10 @@
 import { builder } from '../../graphql/builder.ts';
-import { registerObjectType } from '../../graphql/derive.ts';
+import { graphqlObject, registerObjectType } from '../../graphql/derive.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { ClockRef } from '../clock/clock.graphql.ts';
 import { sandboxOperations } from './sandbox.operations.ts';
 import { type ResetKind, type ResetResult, resetKinds } from './sandbox.reset.ts';
+import { Snapshot } from './sandbox.snapshots.resource.ts';
 
 const camel = (kind: string) => kind.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
 
@@ -35,4 +36,19 @@ const ResetRef = builder.objectRef<ResetResult>('MerchantReset').implement({
 });
 
 registerObjectType('MerchantReset', ResetRef);
+
+graphqlObject(Snapshot, {
+  extra: (t) => ({
+    objects: t.int({
+      description: 'Rows it holds in all.',
+      resolve: (row: { counts: Record<string, number> }) =>
+        Object.values(row.counts).reduce((sum, n) => sum + n, 0),
+    }),
+    counts: t.field({
+      type: 'JSONObject',
+      description: 'Rows it holds, by table (collections, ledger_entries, webhook_endpoints…).',
+      resolve: (row: { counts: Record<string, number> }) => row.counts,
+    }),
+  }),
+});
 mountGraphqlOperations(sandboxOperations);

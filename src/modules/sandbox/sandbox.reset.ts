@@ -40,7 +40,7 @@ export function resetTables(): readonly string[] {
   return [...new Set(resetKinds().map((kind) => kind.table))];
 }
 
-/** The tables a reset keeps: the merchant, its keys and sign-ins, its endpoints, its clock's row, its chaos setting. */
+/** The tables a reset keeps: the merchant, its keys and sign-ins, its endpoints, its clock's row, its chaos setting, its snapshots. */
 export const KEPT_TABLES = [
   'merchants',
   'api_keys',
@@ -49,6 +49,7 @@ export const KEPT_TABLES = [
   'webhook_endpoints',
   'merchant_clocks',
   'chaos_settings',
+  'sandbox_snapshots',
 ] as const;
 
 /**
@@ -69,7 +70,7 @@ export interface ResetResult {
   deleted: Record<ResetKind, number>;
 }
 
-async function wipe(tx: Tx, merchantId: string): Promise<Record<ResetKind, number>> {
+export async function wipe(tx: Tx, merchantId: string): Promise<Record<ResetKind, number>> {
   for (const table of lockedFirst())
     await tx.execute(sql`SELECT 1 FROM ${sql.raw(table)} WHERE merchant_id = ${merchantId} FOR UPDATE`);
   await tx.execute(

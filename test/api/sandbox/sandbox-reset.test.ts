@@ -7,7 +7,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../../src/db/client.ts';
-import { paymentAttempts } from '../../../src/modules/collections/collections.table.ts';
 import { KEPT_TABLES, resetKinds, resetTables } from '../../../src/modules/sandbox/sandbox.reset.ts';
 import { signedIn } from '../../support/dashboard.ts';
 import {
@@ -17,6 +16,7 @@ import {
   type TestMerchant,
   type TestResponse,
 } from '../../support/harness.ts';
+import { CARD, form, ok, populate } from '../../support/populate.ts';
 import { Receiver } from '../../support/receiver.ts';
 
 type Json = Record<string, unknown>;
@@ -30,95 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-const CARD = 'card[number]=4242424242424242&card[exp_month]=12&card[exp_year]=2030&card[cvc]=123';
-const ACCOUNT = 'routing_number=110000000&account_number=000123456789';
-
-function form(m: TestMerchant, path: string, body = '', headers: Record<string, string> = {}) {
-  return t.rest<Json>('POST', path, {
-    key: m.secretKey,
-    rawBody: body,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-  });
-}
-
-async function ok(response: Promise<TestResponse<Json>>): Promise<Json> {
-  const res = await response;
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-}
-
-/** Objects of every kind a reset deletes, made through the API; returns a few ids to look up later. */
-async function populate(m: TestMerchant, tag: string) {
-  const endpoint = await ok(
-    form(m, '/v1/webhook_endpoints', 'url=http://127.0.0.1:9/hook&enabled_events[]=*'),
-  );
-  await ok(form(m, '/v1/simulate/balance/top_up', 'amount=10000&currency=usd'));
-  const collection = await ok(
-    form(m, '/v1/collect', `amount=25&currency=usd&reference=${tag}-col`, { 'idempotency-key': 'same-key' }),
-  );
-  await ok(form(m, `/v1/simulate/collections/${tag}-col/pay`, `method=card&${CARD}`));
-  // Checkouts now record their payments as card payments and transfers; payment_attempts holds the
-  // attempts of older versions, which a database may still have.
-  await t.database.db.insert(paymentAttempts).values({
-    id: `pa_${tag}_${m.id}`,
-    merchantId: m.id,
-    collectionId: String(collection.id),
-    method: 'card',
-    state: 'failed',
-    amount: 2500n,
-    currency: 'USD',
-    createdAt: new Date(),
-    updatedAt: new Date(),
-  });
-  const token = await ok(form(m, '/v1/tokens', CARD));
-  const payment = await ok(
-    form(m, '/v1/card_payments', `amount=100&currency=usd&capture=false&token=${token.id}`),
-  );
-  await ok(form(m, `/v1/card_payments/${payment.id}/capture`, 'amount=60'));
-  await ok(form(m, `/v1/card_payments/${payment.id}/refunds`, 'amount=10'));
-  await ok(form(m, `/v1/simulate/card_payments/${payment.id}/dispute`, 'amount=5'));
-  const counterparty = `counterparty[name]=Bob&counterparty[routing_number]=110000000&counterparty[account_number]=000123456789`;
-  await ok(form(m, '/v1/transfers', `rail=ach&direction=credit&amount=5&currency=usd&${counterparty}`));
-  await ok(form(m, '/v1/counterparties', 'name=Bob&routing_number=110000000&account_number=000123456789'));
-  await ok(
-    form(
-      m,
-      '/v1/simulate/inbound_transfers',
-      `rail=ach&direction=credit&amount=7&currency=usd&${counterparty.replaceAll('counterparty[', 'originator[')}`,
-    ),
-  );
-  await ok(
-    form(
-      m,
-      '/v1/payouts',
-      `amount=5&currency=usd&method=ach&destination[name]=Shop&destination[account_type]=checking&${ACCOUNT.replaceAll(/(\w+)=/g, 'destination[$1]=')}`,
-    ),
-  );
-  const card = await ok(form(m, '/v1/virtual_cards', 'brand=visa&cardholder_name=Ann+Lee&currency=usd'));
-  await ok(
-    form(
-      m,
-      `/v1/simulate/virtual_cards/${card.id}/authorizations`,
-      'amount=12.50&currency=usd&merchant[name]=Cafe&merchant[mcc]=5814&merchant[country]=US',
-    ),
-  );
-  const quote = await ok(
-    form(m, '/v1/fx/quotes', 'source_currency=usd&target_currency=eur&source_amount=100&lock_duration=hour'),
-  );
-  await ok(form(m, '/v1/fx/conversions', `quote_id=${quote.id}`));
-  await ok(
-    form(
-      m,
-      '/v1/fx/settlements',
-      'currency=eur&amount=10&destination[name]=Anna&destination[iban]=DE89370400440532013000',
-    ),
-  );
-  await ok(form(m, `/v1/webhook_endpoints/${endpoint.id}/test`));
-  // An advance runs due work and attempts the deliveries (the receiver refuses: attempts are logged).
-  await ok(form(m, '/v1/clock/advance', 'seconds=600'));
-  return { endpoint: String(endpoint.id), collection: String(collection.id), payment: String(payment.id) };
-}
 
 /** Every table with a merchant_id column (and merchants itself), as the database has them. */
 async function merchantTables(): Promise<string[]> {
@@ -157,11 +68,11 @@ describe('POST /v1/simulate/reset', () => {
   beforeAll(async () => {
     a = await t.merchant('Reset Me');
     b = await t.merchant('Leave Me');
-    ids = await populate(a, 'a');
-    await populate(b, 'b');
+    ids = await populate(t, a, 'a');
+    await populate(t, b, 'b');
     before = await snapshot(a.id);
     otherBefore = await snapshot(b.id);
-    reset = await ok(form(a, '/v1/simulate/reset'));
+    reset = await ok(form(t, a, '/v1/simulate/reset'));
   });
 
   it('knows every table: each is either wiped or kept on purpose', async () => {
@@ -220,11 +131,11 @@ describe('POST /v1/simulate/reset', () => {
 
   it('forgets the Idempotency-Keys: the same key works again, for another request', async () => {
     // Before a reset, the key of another merchant's first collection is bound to that request.
-    const reused = await form(b, '/v1/collect', 'amount=1&currency=usd&reference=other', {
+    const reused = await form(t, b, '/v1/collect', 'amount=1&currency=usd&reference=other', {
       'idempotency-key': 'same-key',
     });
     expect(reused.status).toBe(422);
-    const again = await form(a, '/v1/collect', 'amount=1&currency=usd&reference=other', {
+    const again = await form(t, a, '/v1/collect', 'amount=1&currency=usd&reference=other', {
       'idempotency-key': 'same-key',
     });
     expect(again.status, again.text).toBe(200);
@@ -234,12 +145,12 @@ describe('POST /v1/simulate/reset', () => {
   it('writes no event, and a second reset deletes only what came since', async () => {
     const events = await t.rest<{ data: Json[] }>('GET', '/v1/events', { key: a.secretKey });
     expect(events.body.data.map((e) => e.type)).toEqual(['collection.created']);
-    const second = await ok(form(a, '/v1/simulate/reset'));
+    const second = await ok(form(t, a, '/v1/simulate/reset'));
     expect(second.deleted).toMatchObject({ collections: 1, events: 1, card_payments: 0 });
   });
 
   it('refuses an Idempotency-Key (it would be wiped by the reset itself)', async () => {
-    const res = await form(a, '/v1/simulate/reset', '', { 'idempotency-key': 'reset-1' });
+    const res = await form(t, a, '/v1/simulate/reset', '', { 'idempotency-key': 'reset-1' });
     expect(res.status).toBe(400);
     expect((res.body.error as Json).code).toBe('idempotency_key_invalid');
   });
@@ -248,7 +159,7 @@ describe('POST /v1/simulate/reset', () => {
 describe('one transaction', () => {
   it('a reset that fails part-way leaves every row and the clock as they were', async () => {
     const m = await t.merchant('Reset Fails');
-    await populate(m, 'fails');
+    await populate(t, m, 'fails');
     const before = await snapshot(m.id);
     // The database refuses to delete this merchant's idempotency records: the statement that deletes
     // every kind fails after deleting the others, and the transaction rolls back.
@@ -266,7 +177,7 @@ describe('one transaction', () => {
       ),
     );
     try {
-      const failed = await form(m, '/v1/simulate/reset');
+      const failed = await form(t, m, '/v1/simulate/reset');
       expect(failed.status).toBe(500);
       expect(await snapshot(m.id)).toEqual(before);
       expect(
@@ -276,7 +187,7 @@ describe('one transaction', () => {
       await t.database.db.execute(sql.raw(`DROP TRIGGER IF EXISTS ${name} ON idempotency_keys`));
       await t.database.db.execute(sql.raw(`DROP FUNCTION IF EXISTS ${name}()`));
     }
-    expect((await ok(form(m, '/v1/simulate/reset'))).deleted).toMatchObject({ idempotency_keys: 1 });
+    expect((await ok(form(t, m, '/v1/simulate/reset'))).deleted).toMatchObject({ idempotency_keys: 1 });
   });
 });
 
@@ -285,8 +196,8 @@ describe('GraphQL resetMerchant', () => {
     const m = await t.merchant('GraphQL Reset');
     const other = await t.merchant('GraphQL Bystander');
     for (const who of [m, other]) {
-      await ok(form(who, '/v1/collect', 'amount=3&currency=usd&reference=gql'));
-      await ok(form(who, '/v1/clock/freeze'));
+      await ok(form(t, who, '/v1/collect', 'amount=3&currency=usd&reference=gql'));
+      await ok(form(t, who, '/v1/clock/freeze'));
     }
     const query = `mutation { resetMerchant {
       __typename
@@ -318,7 +229,7 @@ describe('GraphQL resetMerchant', () => {
 describe('the dashboard button', () => {
   it('is a POST form with the CSRF token and a confirmation box; only a confirmed post resets', async () => {
     const m = await t.merchant('Dashboard Reset');
-    await ok(form(m, '/v1/collect', 'amount=3&currency=usd&reference=dash'));
+    await ok(form(t, m, '/v1/collect', 'amount=3&currency=usd&reference=dash'));
     const browser = await signedIn(() => t, m);
     const page = await browser.get('/dashboard/keys');
     expect(page.status).toBe(200);
@@ -355,16 +266,16 @@ describe('a reset racing other requests of the same merchant', () => {
       receiver.delayMs = 700;
       const m = await t.merchant('Delivery In Flight');
       await ok(
-        form(m, '/v1/webhook_endpoints', `url=${encodeURIComponent(receiver.url)}&enabled_events[]=*`),
+        form(t, m, '/v1/webhook_endpoints', `url=${encodeURIComponent(receiver.url)}&enabled_events[]=*`),
       );
-      await ok(form(m, '/v1/collect', 'amount=2&currency=usd&reference=in-flight'));
+      await ok(form(t, m, '/v1/collect', 'amount=2&currency=usd&reference=in-flight'));
       // The advance sends the pending delivery and waits for the (slow) receiver before it answers.
-      const advancing = form(m, '/v1/clock/advance', 'seconds=10');
+      const advancing = form(t, m, '/v1/clock/advance', 'seconds=10');
       const deadline = Date.now() + 10_000;
       while (receiver.received.length === 0 && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 10));
       expect(receiver.received.length).toBe(1);
-      const reset = await ok(form(m, '/v1/simulate/reset'));
+      const reset = await ok(form(t, m, '/v1/simulate/reset'));
       expect(reset.deleted).toMatchObject({ webhook_deliveries: 1, webhook_attempts: 0 });
       expect((await advancing).status).toBe(200);
       const after = await snapshot(m.id);
@@ -376,30 +287,33 @@ describe('a reset racing other requests of the same merchant', () => {
 
   it('answers no 5xx and leaves no orphan rows', async () => {
     const m = await t.merchant('Racing Reset');
-    await populate(m, 'race');
+    await populate(t, m, 'race');
     // Three rounds, each a reset thrown among writes to objects it deletes and to new ones.
     for (let round = 0; round < 3; round++) {
-      await ok(form(m, '/v1/simulate/balance/top_up', 'amount=100&currency=usd'));
-      const card = await ok(form(m, '/v1/virtual_cards', 'brand=visa&cardholder_name=Race&currency=usd'));
+      await ok(form(t, m, '/v1/simulate/balance/top_up', 'amount=100&currency=usd'));
+      const card = await ok(form(t, m, '/v1/virtual_cards', 'brand=visa&cardholder_name=Race&currency=usd'));
       const payments: string[] = [];
       for (let i = 0; i < 4; i++)
         payments.push(
-          String((await ok(form(m, '/v1/card_payments', `amount=10&currency=usd&capture=true&${CARD}`))).id),
+          String(
+            (await ok(form(t, m, '/v1/card_payments', `amount=10&currency=usd&capture=true&${CARD}`))).id,
+          ),
         );
       const work: Promise<TestResponse<Json>>[] = [];
       for (let i = 0; i < 6; i++) {
-        work.push(form(m, '/v1/collect', `amount=2&currency=usd&reference=race-${round}-${i}`));
-        work.push(form(m, '/v1/simulate/balance/top_up', 'amount=5&currency=usd'));
+        work.push(form(t, m, '/v1/collect', `amount=2&currency=usd&reference=race-${round}-${i}`));
+        work.push(form(t, m, '/v1/simulate/balance/top_up', 'amount=5&currency=usd'));
         work.push(
           form(
+            t,
             m,
             `/v1/simulate/virtual_cards/${card.id}/authorizations`,
             'amount=1&merchant[name]=X&merchant[mcc]=5814',
           ),
         );
-        work.push(form(m, `/v1/card_payments/${payments[i % payments.length]}/refunds`, 'amount=1'));
-        if (i === 2) work.push(form(m, '/v1/simulate/reset'));
-        if (i === 3) work.push(form(m, '/v1/clock/advance', 'seconds=60'));
+        work.push(form(t, m, `/v1/card_payments/${payments[i % payments.length]}/refunds`, 'amount=1'));
+        if (i === 2) work.push(form(t, m, '/v1/simulate/reset'));
+        if (i === 3) work.push(form(t, m, '/v1/clock/advance', 'seconds=60'));
       }
       const answers = await Promise.all(work);
       for (const answer of answers)

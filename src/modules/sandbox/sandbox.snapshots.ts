@@ -1,0 +1,200 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { queryRows, type Tx } from '../../db/client.ts';
+import { runTransaction } from '../../db/tx.ts';
+import { systemClock } from '../../kernel/clock.ts';
+import { SandbankError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { clockChangeRunning, oneClockChange } from '../clock/clock.change.ts';
+import {
+  type ClockState,
+  forget,
+  lockClockRow,
+  REAL_TIME,
+  runningElsewhere,
+  saveClock,
+} from '../clock/clock.service.ts';
+import { merchantClocks } from '../clock/clock.table.ts';
+import { dbOf, type ServiceContext } from '../context.ts';
+import { resetKinds, wipe } from './sandbox.reset.ts';
+import { type SnapshotRow, sandboxSnapshots } from './sandbox.snapshots.table.ts';
+
+/**
+ * Snapshots of a merchant's sandbox (docs/guide/snapshots.md): its whole state saved under a name
+ * and put back in one transaction, so that a test suite seeds once and every test starts from the
+ * seeded state. What is saved is what a reset deletes (every kind the modules' manifests declare),
+ * plus the merchant's webhook endpoints and its clock. The rows never leave the database: saving is
+ * one INSERT … SELECT of them as JSON, restoring one statement that reinserts them
+ * (jsonb_populate_recordset), after the reset's own deletion.
+ */
+
+/** The merchant's rows of each table a snapshot holds: a reset's tables (their kinds' subsets) and the endpoints. */
+export function capturedTables(): Array<{ table: string; where: string | null }> {
+  const byTable = new Map<string, string[] | null>();
+  for (const kind of resetKinds()) {
+    const current = byTable.get(kind.table);
+    if (current === null) continue;
+    if (!kind.where) byTable.set(kind.table, null);
+    else byTable.set(kind.table, [...(current ?? []), kind.where]);
+  }
+  byTable.set('webhook_endpoints', null);
+  return [...byTable].map(([table, wheres]) => ({
+    table,
+    where: wheres ? wheres.map((w) => `(${w})`).join(' OR ') : null,
+  }));
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+function checkName(name: string): void {
+  if (!NAME.test(name))
+    throw new SandbankError('parameter_invalid', {
+      message:
+        'A snapshot name is 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit (seeded, before-refunds).',
+      param: 'name',
+    });
+}
+
+function notFound(name: string): SandbankError {
+  return new SandbankError('resource_not_found', { message: `No snapshot named "${name}".`, param: 'name' });
+}
+
+/** 409 while the merchant's clock is being advanced (here, or by another instance on the database). */
+function advancing(): SandbankError {
+  return new SandbankError('clock_advancing');
+}
+
+/** Saves (or replaces) the calling merchant's snapshot `name`; answers it without its rows. */
+export async function saveSnapshot(ctx: ServiceContext, name: string): Promise<SnapshotRow> {
+  checkName(name);
+  const merchantId = ctx.merchant.id;
+  if (clockChangeRunning(merchantId)) throw advancing();
+  return runTransaction(dbOf(ctx), async (tx) => {
+    const realNow = systemClock.now();
+    // The clock's row is locked first, as by every change of the merchant's objects' time: no
+    // advance or due work runs halfway through the copy.
+    const { hold } = await lockClockRow(tx, merchantId, realNow);
+    if (runningElsewhere(hold, realNow)) throw advancing();
+    const parts = capturedTables().map(({ table, where }) => {
+      const also = where ? sql.raw(` AND (${where})`) : sql``;
+      return sql`${table}::text, (SELECT coalesce(jsonb_agg(to_jsonb(r)), '[]'::jsonb) FROM ${sql.raw(table)} r WHERE r.merchant_id = ${merchantId}${also})`;
+    });
+    const [row] = await queryRows<{ id: string; created_at: string | Date }>(
+      tx,
+      sql`WITH captured AS (SELECT jsonb_build_object(${sql.join(parts, sql`, `)}) AS rows)
+        INSERT INTO sandbox_snapshots (id, merchant_id, name, clock, rows, counts, created_at)
+        SELECT ${newId('snapshot')}, ${merchantId}, ${name},
+          (SELECT jsonb_build_object('offset_ms', c.offset_ms, 'frozen_at', c.frozen_at) FROM merchant_clocks c WHERE c.merchant_id = ${merchantId}),
+          captured.rows,
+          (SELECT jsonb_object_agg(key, jsonb_array_length(value)) FROM jsonb_each(captured.rows)),
+          ${realNow.toISOString()}::timestamptz
+        FROM captured
+        ON CONFLICT (merchant_id, name) DO UPDATE
+          SET id = excluded.id, clock = excluded.clock, rows = excluded.rows, counts = excluded.counts, created_at = excluded.created_at
+        RETURNING id, created_at`,
+    );
+    if (!row) throw new Error('saving a snapshot answered no row');
+    const [saved] = await tx
+      .select(snapshotColumns)
+      .from(sandboxSnapshots)
+      .where(eq(sandboxSnapshots.id, row.id));
+    if (!saved) throw new Error('the saved snapshot is gone');
+    return saved;
+  });
+}
+
+const snapshotColumns = {
+  id: sandboxSnapshots.id,
+  merchantId: sandboxSnapshots.merchantId,
+  name: sandboxSnapshots.name,
+  clock: sandboxSnapshots.clock,
+  counts: sandboxSnapshots.counts,
+  createdAt: sandboxSnapshots.createdAt,
+};
+
+/** The calling merchant's snapshots, by name. */
+export function listSnapshots(ctx: ServiceContext): Promise<SnapshotRow[]> {
+  return dbOf(ctx)
+    .select(snapshotColumns)
+    .from(sandboxSnapshots)
+    .where(eq(sandboxSnapshots.merchantId, ctx.merchant.id))
+    .orderBy(asc(sandboxSnapshots.name));
+}
+
+async function findSnapshot(exec: Tx | ReturnType<typeof dbOf>, merchantId: string, name: string) {
+  const [row] = await exec
+    .select(snapshotColumns)
+    .from(sandboxSnapshots)
+    .where(and(eq(sandboxSnapshots.merchantId, merchantId), eq(sandboxSnapshots.name, name)));
+  return row;
+}
+
+/** Deletes the calling merchant's snapshot `name` (404 when it has none of that name). */
+export async function deleteSnapshot(ctx: ServiceContext, name: string): Promise<SnapshotRow> {
+  checkName(name);
+  const [row] = await dbOf(ctx)
+    .delete(sandboxSnapshots)
+    .where(and(eq(sandboxSnapshots.merchantId, ctx.merchant.id), eq(sandboxSnapshots.name, name)))
+    .returning(snapshotColumns);
+  if (!row) throw notFound(name);
+  return row;
+}
+
+/**
+ * Puts the calling merchant's sandbox back to its snapshot `name`, in one transaction: the clock's
+ * row locked, everything a reset deletes deleted (the reset's own statement), the endpoints
+ * deleted, then every saved row reinserted by one statement, and the clock set as saved. 404 for
+ * a name the merchant has no snapshot of (another merchant's are never found); 409 while its clock
+ * is being advanced. Never touches another merchant's rows.
+ */
+export async function restoreSnapshot(ctx: ServiceContext, name: string): Promise<SnapshotRow> {
+  checkName(name);
+  const merchantId = ctx.merchant.id;
+  if (clockChangeRunning(merchantId)) throw advancing();
+  const restored = await oneClockChange(ctx, () =>
+    runTransaction(dbOf(ctx), async (tx) => {
+      const realNow = systemClock.now();
+      const { hold } = await lockClockRow(tx, merchantId, realNow);
+      if (runningElsewhere(hold, realNow)) throw advancing();
+      const snapshot = await findSnapshot(tx, merchantId, name);
+      if (!snapshot) throw notFound(name);
+      await wipe(tx, merchantId);
+      await tx.execute(sql`DELETE FROM webhook_endpoints WHERE merchant_id = ${merchantId}`);
+      await reinsert(tx, snapshot.id, Object.keys(snapshot.counts));
+      await saveClock(tx, merchantId, clockOf(snapshot.clock), realNow);
+      await tx
+        .update(merchantClocks)
+        .set({ advancingId: null, advancingUntil: null, advancingTo: null })
+        .where(eq(merchantClocks.merchantId, merchantId));
+      return snapshot;
+    }),
+  );
+  forget(ctx.db, merchantId);
+  return restored;
+}
+
+function clockOf(saved: SnapshotRow['clock']): ClockState {
+  if (!saved) return REAL_TIME;
+  return {
+    offsetMs: Number(saved.offset_ms),
+    frozenAt: saved.frozen_at === null ? null : new Date(saved.frozen_at),
+  };
+}
+
+/**
+ * Every saved row back, by one statement: one INSERT per table reading its rows from the snapshot
+ * (the foreign keys between them are checked once the statement has inserted them all). Only the
+ * tables a snapshot holds today are written; a table saved by an older version and gone since is
+ * skipped.
+ */
+async function reinsert(tx: Tx, snapshotId: string, savedTables: string[]): Promise<void> {
+  const known = new Set(capturedTables().map(({ table }) => table));
+  const tables = savedTables.filter((table) => known.has(table));
+  if (tables.length === 0) return;
+  const ctes = tables.map(
+    (table, i) =>
+      sql`${sql.raw(`i_${i}`)} AS (INSERT INTO ${sql.raw(table)} SELECT * FROM jsonb_populate_recordset(NULL::${sql.raw(table)}, (SELECT s.rows -> ${table}::text FROM saved s)) RETURNING 1)`,
+  );
+  await tx.execute(
+    sql`WITH saved AS (SELECT rows FROM sandbox_snapshots WHERE id = ${snapshotId}), ${sql.join(ctes, sql`, `)} SELECT 1`,
+  );
+}
