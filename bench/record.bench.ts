@@ -22,7 +22,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -41,6 +41,7 @@ import {
   type ManagedChild,
   machine,
   readDurationSeconds,
+  requestJson,
   runBench,
   SECRET_KEY,
   sandbankLaunch,
@@ -58,6 +59,8 @@ const MIXED_CONNECTIONS = 30;
 const WARMUP_S = 2;
 const ONE_CONNECTION_S = 5;
 const IDLE_SETTLE_MS = 1500;
+/** The paced mix's rate (requests per second): BENCH_MIX_RATE. */
+const MIX_RATE = envInteger('BENCH_MIX_RATE', 200, 1, 100_000);
 const STARTUP_TIMEOUT_MS = 60_000;
 const COLLECT_BODY = JSON.stringify({ amount: 125.5, currency: 'USD', email: 'bench@example.com' });
 const CHARGE_BODY = 'amount=12550&currency=usd&source=tok_visa';
@@ -66,6 +69,8 @@ const CHARGE_BODY = 'amount=12550&currency=usd&source=tok_visa';
 // Targets.
 
 interface Create {
+  /** POST unless GET (a read: no body). */
+  method?: 'GET';
   path: string;
   contentType: string;
   body: string;
@@ -187,17 +192,64 @@ function wrkScript(create: Create): string {
   const dir = mkdtempSync(join(tmpdir(), 'sandbank-wrk-'));
   const file = join(dir, 'create.lua');
   const lua = (text: string) => JSON.stringify(text);
+  const authorization = `wrk.headers["Authorization"] = ${lua(`Bearer ${SECRET_KEY}`)}`;
   writeFileSync(
     file,
-    [
-      `wrk.method = "POST"`,
-      `wrk.body = ${lua(create.body)}`,
-      `wrk.headers["Content-Type"] = ${lua(create.contentType)}`,
-      `wrk.headers["Authorization"] = ${lua(`Bearer ${SECRET_KEY}`)}`,
-      '',
-    ].join('\n'),
+    (create.method === 'GET'
+      ? [`wrk.method = "GET"`, authorization, '']
+      : [
+          `wrk.method = "POST"`,
+          `wrk.body = ${lua(create.body)}`,
+          `wrk.headers["Content-Type"] = ${lua(create.contentType)}`,
+          authorization,
+          '',
+        ]
+    ).join('\n'),
   );
   return file;
+}
+
+/**
+ * The path of one object to read back at one connection (GET), made first: a collection by its
+ * reference on Sandbank, a charge by its id on the peer; the ceiling answers any path.
+ */
+async function readPath(peer: Peer, port: number): Promise<string> {
+  if (peer === 'ceiling') return '/v1/read';
+  const agent = new Agent({ keepAlive: false });
+  if (peer === 'stripe-stateful-mock') {
+    const reply = await new Promise<string>((resolve, reject) => {
+      const req = request(
+        {
+          agent,
+          host: HOST,
+          port,
+          method: 'POST',
+          path: MOCK_CREATE.path,
+          headers: {
+            authorization: `Bearer ${SECRET_KEY}`,
+            'content-type': MOCK_CREATE.contentType,
+            'content-length': String(Buffer.byteLength(MOCK_CREATE.body)),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        },
+      );
+      req.on('error', reject);
+      req.end(MOCK_CREATE.body);
+    });
+    return `/v1/charges/${(JSON.parse(reply) as { id: string }).id}`;
+  }
+  const reference = `bench-read-${Date.now()}`;
+  const made = await requestJson(agent, port, 'POST', '/v1/collect', SECRET_KEY, {
+    amount: 12.5,
+    currency: 'USD',
+    reference,
+  });
+  if (made.status !== 200) throw new Error(`could not create the collection to read: ${made.status}`);
+  return `/v1/collections/${reference}`;
 }
 
 function parseMs(value: string, unit: string): number {
@@ -250,6 +302,36 @@ interface Mixed {
   requests: number;
   bad: number;
   detail: string;
+}
+
+/** The operations bench/operations-load.ts times one at a time. */
+const OPERATION_NAMES = [
+  'create a collection',
+  'pay a collection',
+  'a card payment',
+  'read a collection',
+  'a list',
+  'balances',
+  'events',
+];
+
+interface Operations {
+  operations: Record<string, { p50: number; p99: number; n: number }>;
+  paced: { rate: number; achieved: number; p50: number; p99: number; bad: number; sent: number };
+}
+
+/** bench/operations-load.ts in its own process: each operation one at a time, then the paced mix. */
+async function operations(port: number, seconds: number): Promise<Operations> {
+  const out = await output(process.execPath, [
+    '--import',
+    'tsx',
+    join(REPO_ROOT, 'bench/operations-load.ts'),
+    `http://${HOST}:${port}`,
+    String(Math.max(1, Math.round(seconds / 4))),
+    String(MIX_RATE),
+    String(seconds),
+  ]);
+  return JSON.parse(out.trim().split('\n').at(-1) as string) as Operations;
 }
 
 async function mixed(port: number, seconds: number): Promise<Mixed> {
@@ -339,10 +421,17 @@ async function measureServer(
   record(round, peer, 'bad 50', load.bad);
   const single = await wrk(port, create, 1, ONE_CONNECTION_S);
   record(round, peer, 'p50 1', single.p50);
+  record(round, peer, 'p99 1', single.p99);
   record(round, peer, 'bad 1', single.bad);
+  const read: Create = { method: 'GET', path: await readPath(peer, port), contentType: '', body: '' };
+  const reads = await wrk(port, read, 1, ONE_CONNECTION_S);
+  record(round, peer, 'read p50 1', reads.p50);
+  record(round, peer, 'read p99 1', reads.p99);
+  record(round, peer, 'read bad 1', reads.bad);
   console.log(
     `  idle ${idle.toFixed(0)} MB; 50 conn ${load.rps.toFixed(0)}/s p50 ${load.p50.toFixed(2)} p99 ` +
-      `${load.p99.toFixed(2)} ms (${load.requests} requests, ${load.bad} bad); 1 conn p50 ${single.p50.toFixed(3)} ms`,
+      `${load.p99.toFixed(2)} ms (${load.requests} requests, ${load.bad} bad); 1 conn p50 ${single.p50.toFixed(3)} ms, ` +
+      `read p50 ${reads.p50.toFixed(3)} ms`,
   );
   if (withMixed) {
     const m = await mixed(port, seconds);
@@ -352,6 +441,21 @@ async function measureServer(
     record(round, peer, 'mixed bad', m.bad);
     console.log(
       `  mixed ${m.rps.toFixed(0)}/s p50 ${m.p50.toFixed(1)} p99 ${m.p99.toFixed(1)} ms (${m.requests}: ${m.detail})`,
+    );
+    const ops = await operations(port, seconds);
+    for (const [name, o] of Object.entries(ops.operations)) record(round, peer, `op ${name} p50`, o.p50);
+    record(round, peer, 'paced rate', ops.paced.rate);
+    record(round, peer, 'paced achieved', ops.paced.achieved);
+    record(round, peer, 'paced p50', ops.paced.p50);
+    record(round, peer, 'paced p99', ops.paced.p99);
+    record(round, peer, 'paced bad', ops.paced.bad);
+    console.log(
+      `  one at a time, p50: ${Object.entries(ops.operations)
+        .map(([name, o]) => `${name} ${o.p50.toFixed(2)} ms`)
+        .join(', ')}`,
+    );
+    console.log(
+      `  paced mix at ${ops.paced.rate}/s: ${ops.paced.achieved.toFixed(0)}/s answered, p50 ${ops.paced.p50.toFixed(1)} p99 ${ops.paced.p99.toFixed(1)} ms, ${ops.paced.bad} bad`,
     );
   }
   const after = rssMb(pid);
@@ -549,9 +653,19 @@ function table(rounds: Round[], peers: [Peer, string][]): string {
     ['RSS after the load', (p) => fmt(v(p, 'rss after'), 0, ' MB')],
     ['creates/s at 50 connections', (p) => fmt(v(p, 'rps 50'))],
     ['p50 / p99 at 50 connections', (p) => `${fmt(v(p, 'p50 50'), 1)} / ${fmt(v(p, 'p99 50'), 1)} ms`],
-    ['p50 at 1 connection', (p) => fmt(v(p, 'p50 1'), 2, ' ms')],
+    ['create at 1 connection, p50 / p99', (p) => `${fmt(v(p, 'p50 1'), 2)} / ${fmt(v(p, 'p99 1'), 2)} ms`],
+    [
+      'read of one object at 1 connection, p50 / p99',
+      (p) => `${fmt(v(p, 'read p50 1'), 2)} / ${fmt(v(p, 'read p99 1'), 2)} ms`,
+    ],
     ['mixed work at 30 connections, req/s', (p) => fmt(v(p, 'mixed rps'))],
     ['mixed work p50 / p99', (p) => `${fmt(v(p, 'mixed p50'), 1)} / ${fmt(v(p, 'mixed p99'), 1)} ms`],
+    ...OPERATION_NAMES.map((name): [string, (peer: Peer) => string] => [
+      `one at a time: ${name}, p50`,
+      (p) => fmt(v(p, `op ${name} p50`), 2, ' ms'),
+    ]),
+    [`paced mix at ${MIX_RATE}/s: answered per s`, (p) => fmt(v(p, 'paced achieved'))],
+    ['paced mix p50 / p99', (p) => `${fmt(v(p, 'paced p50'), 1)} / ${fmt(v(p, 'paced p99'), 1)} ms`],
   ];
   const lines = [
     `| | ${peers.map(([, label]) => label).join(' | ')} |`,
@@ -577,34 +691,65 @@ interface Target {
 function targets(rounds: Round[], peers: Peer[]): Target[] {
   const v = (peer: Peer, metric: string) => across(rounds, peer, metric);
   const list: Target[] = [];
-  const mock = v('stripe-stateful-mock', 'rps 50');
+  const mock: Peer = 'stripe-stateful-mock';
   const add = (label: string, measured: number, goal: number, atMost: boolean, unit = '') => {
     if (!Number.isNaN(measured)) list.push({ label, measured, goal, atMost, unit });
   };
+  const stores: Array<[Peer, string]> = [
+    ['sandbank-pglite', 'PGlite'],
+    ['sandbank-postgres', 'Postgres'],
+  ];
+  for (const [p, store] of stores) {
+    if (!peers.includes(p)) continue;
+    // Ratios to the peer measured in the same run: machines differ several-fold in speed.
+    add(`${store} create p50 at 1 connection ÷ the peer's`, v(p, 'p50 1') / v(mock, 'p50 1'), 2, true, '×');
+    add(
+      `${store} read p50 at 1 connection ÷ the peer's`,
+      v(p, 'read p50 1') / v(mock, 'read p50 1'),
+      2,
+      true,
+      '×',
+    );
+    add(
+      `${store} creates/s at 50 connections ÷ the peer's`,
+      v(p, 'rps 50') / v(mock, 'rps 50'),
+      1.2,
+      false,
+      '×',
+    );
+    add(`${store} p99 at 50 connections ÷ the peer's`, v(p, 'p99 50') / v(mock, 'p99 50'), 1, true, '×');
+    for (const name of OPERATION_NAMES) {
+      const limit = name === 'pay a collection' ? 12 : 6;
+      add(
+        `${store} one at a time, ${name} ÷ the peer's create`,
+        v(p, `op ${name} p50`) / v(mock, 'p50 1'),
+        limit,
+        true,
+        '×',
+      );
+    }
+    add(
+      `${store} paced mix: answered ÷ the ${MIX_RATE}/s sent`,
+      v(p, 'paced achieved') / v(p, 'paced rate'),
+      0.95,
+      false,
+      '×',
+    );
+    add(`${store} paced mix p99`, v(p, 'paced p99'), 100, true, ' ms');
+  }
+  const peerStart = v(mock, 'start fresh');
   if (peers.includes('sandbank-pglite')) {
     const p: Peer = 'sandbank-pglite';
-    add('PGlite start, fresh folder', v(p, 'start fresh'), 1000, true, ' ms');
-    add('PGlite start, existing folder', v(p, 'start existing'), 700, true, ' ms');
-    add('PGlite start after a SIGKILL', v(p, 'start after SIGKILL'), 700, true, ' ms');
-    add('PGlite start, --memory', v(p, 'start memory'), 700, true, ' ms');
-    add('PGlite idle RSS', v(p, 'idle rss'), 300, true, ' MB');
-    add('PGlite RSS after the load ÷ idle', v(p, 'rss after') / v(p, 'idle rss'), 1.5, true, '×');
-    add('PGlite creates/s ÷ stripe-stateful-mock', v(p, 'rps 50') / mock, 0.8, false, '×');
-    add('PGlite p99 at 50 connections', v(p, 'p99 50'), 30, true, ' ms');
-    add('PGlite p50 at 1 connection', v(p, 'p50 1'), 1, true, ' ms');
-    add('PGlite mixed req/s (5× the 77/s measured before)', v(p, 'mixed rps'), 385, false, '/s');
-    add('PGlite mixed p99', v(p, 'mixed p99'), 100, true, ' ms');
+    add("PGlite start, fresh folder ÷ the peer's", v(p, 'start fresh') / peerStart, 2.5, true, '×');
+    add("PGlite start, existing folder ÷ the peer's", v(p, 'start existing') / peerStart, 2, true, '×');
+    add("PGlite start, --memory ÷ the peer's", v(p, 'start memory') / peerStart, 2, true, '×');
+    add('PGlite idle RSS', v(p, 'idle rss'), 200, true, ' MB');
+    add('PGlite idle RSS, --memory', v(p, 'idle rss memory'), 250, true, ' MB');
   }
   if (peers.includes('sandbank-postgres')) {
     const p: Peer = 'sandbank-postgres';
-    add('Postgres start, migrated', v(p, 'start existing'), 700, true, ' ms');
-    add('Postgres idle RSS', v(p, 'idle rss'), 120, true, ' MB');
-    add('Postgres RSS after the load ÷ idle', v(p, 'rss after') / v(p, 'idle rss'), 1.5, true, '×');
-    add('Postgres creates/s ÷ stripe-stateful-mock', v(p, 'rps 50') / mock, 1.0, false, '×');
-    add('Postgres p99 at 50 connections', v(p, 'p99 50'), 30, true, ' ms');
-    add('Postgres p50 at 1 connection', v(p, 'p50 1'), 1, true, ' ms');
-    add('Postgres mixed req/s (5× the 140/s measured before)', v(p, 'mixed rps'), 700, false, '/s');
-    add('Postgres mixed p99', v(p, 'mixed p99'), 100, true, ' ms');
+    add("Postgres start, migrated ÷ the peer's", v(p, 'start existing') / peerStart, 2, true, '×');
+    add('Postgres idle RSS', v(p, 'idle rss'), 100, true, ' MB');
   }
   return list;
 }
