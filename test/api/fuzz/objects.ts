@@ -66,7 +66,9 @@ export async function createObjects(t: TestApp, m: TestMerchant): Promise<Ids> {
   const counterparty = await post('/v1/counterparties', { name: 'Fuzz', ...account });
   const events = await t.rest('GET', '/v1/events?limit=1', { key: m.secretKey });
   const event = (events.body.data as Json[])[0] as Json;
+  await post('/v1/sandbox/snapshots', { name: 'fuzz-seeded' });
   const bySegment: Record<string, unknown> = {
+    snapshots: 'fuzz-seeded',
     collections: collection.reference,
     payment_attempts: payment.id,
     card_payments: payment.id,

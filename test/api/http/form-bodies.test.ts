@@ -641,6 +641,22 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       check: (body) => expect(body.secret_key).toMatch(/^sk_test_/),
     },
     {
+      route: '/sandbox/snapshots',
+      path: () => '/v1/sandbox/snapshots',
+      body: 'name=form-seeded',
+      status: 200,
+      key: () => resetter.secretKey,
+      check: (body) => expect(body).toMatchObject({ object: 'snapshot', name: 'form-seeded' }),
+    },
+    {
+      route: '/sandbox/snapshots/{name}/restore',
+      path: () => '/v1/sandbox/snapshots/form-seeded/restore',
+      body: '',
+      status: 200,
+      key: () => resetter.secretKey,
+      check: (body) => expect(body).toMatchObject({ object: 'snapshot', name: 'form-seeded' }),
+    },
+    {
       route: '/simulate/reset',
       path: () => '/v1/simulate/reset',
       body: '',
