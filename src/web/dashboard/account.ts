@@ -24,6 +24,7 @@ import {
   formOf,
   setSessionCookie,
 } from './session.ts';
+import { snapshotsCard } from './snapshots.ts';
 import { csrfField, setFlash, takeFlash, when } from './ui.ts';
 
 /**
@@ -249,6 +250,7 @@ async function keysPage(c: DashContext, reveal: boolean): Promise<Response> {
     <button type="submit" class="danger" data-testid="reset-sandbox">Reset sandbox data</button>
   </form>
 </section>
+${await snapshotsCard(c)}
 ${fixturesCard(c, flash)}
 ${chaosCard(c, chaos)}`,
   );

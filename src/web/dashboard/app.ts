@@ -24,6 +24,7 @@ import { registerInboundTransferPages } from './inbound-transfers.ts';
 import { publicShell, shell } from './layout.ts';
 import { registerResetAction } from './reset.ts';
 import { csrfValid, type DashContext, type DashEnv, loadSession } from './session.ts';
+import { registerSnapshotActions } from './snapshots.ts';
 import { registerTransactionPages } from './transactions.ts';
 import { registerWebhookPages } from './webhooks.ts';
 
@@ -137,6 +138,7 @@ export function buildDashboard() {
   registerAccountPages(app);
   registerClockActions(app);
   registerResetAction(app);
+  registerSnapshotActions(app);
   registerFixtureAction(app);
   registerChaosAction(app);
   registerHomePage(app);

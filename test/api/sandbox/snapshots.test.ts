@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../../src/db/client.ts';
 import { capturedTables } from '../../../src/modules/sandbox/sandbox.snapshots.ts';
+import { signedIn } from '../../support/dashboard.ts';
 import { createTestApp, type TestApp, type TestMerchant } from '../../support/harness.ts';
 import { form, ok, populate } from '../../support/populate.ts';
 
@@ -183,5 +184,27 @@ describe('snapshots', () => {
       'mutation { deleteSnapshot(name: "gql") { ... on MutationDeleteSnapshotSuccess { data { name } } } }',
     );
     expect(deleted.data.deleteSnapshot).toMatchObject({ data: { name: 'gql' } });
+  });
+
+  it('saves and restores from the dashboard’s keys page', async () => {
+    const browser = await signedIn(() => t, a);
+    const page = await browser.get('/dashboard/keys');
+    expect(page.html).toMatch(
+      /<form method="post" action="\/dashboard\/snapshots"><input type="hidden" name="_csrf"/,
+    );
+    expect((await browser.post('/dashboard/snapshots', { _csrf: 'forged', name: 'dash' })).status).toBe(403);
+    const bad = await browser.post('/dashboard/snapshots', { name: 'bad name' });
+    expect(bad.status).toBe(303);
+    expect((await browser.get('/dashboard/keys')).html).toContain('A snapshot name is 1 to 64');
+    const saved = await browser.post('/dashboard/snapshots', { name: 'dash' });
+    expect(saved.location).toBe('/dashboard/keys#snapshots');
+    const listed = await browser.get('/dashboard/keys');
+    expect(listed.html).toContain('Snapshot dash saved');
+    expect(listed.html).toContain('data-testid="restore-snapshot-dash"');
+    await ok(form(t, a, '/v1/collect', 'amount=9&currency=usd&reference=dash-after'));
+    const restored = await browser.post('/dashboard/snapshots/restore', { name: 'dash' });
+    expect(restored.status).toBe(303);
+    expect((await browser.get('/dashboard/keys')).html).toContain('Snapshot dash restored');
+    expect((await t.get(a, '/v1/collections/dash-after')).status).toBe(404);
   });
 });
