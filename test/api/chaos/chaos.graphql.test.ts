@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collections } from '../../../src/modules/collections/collections.table.ts';
 import { createMetrics } from '../../../src/observability.ts';
-import { createTestApp, type TestApp, type TestMerchant } from '../../support/harness.ts';
+import { createTestApp, debugLogCapture, type TestApp, type TestMerchant } from '../../support/harness.ts';
 
 /**
  * Chaos on GraphQL (docs/guide/chaos.md): the Sandbank-Chaos header and the merchant's setting fault
@@ -12,8 +12,10 @@ import { createTestApp, type TestApp, type TestMerchant } from '../../support/ha
 const metrics = createMetrics();
 let t: TestApp;
 
+/** What the server logged as errors: an unexpected 500 names its cause in the failure. */
+const errors = debugLogCapture('error');
 beforeAll(async () => {
-  t = await createTestApp({ metrics });
+  t = await createTestApp({ metrics, logger: errors.logger });
 });
 
 afterAll(async () => {
@@ -187,6 +189,6 @@ describe('chaos on GraphQL', () => {
     expect(first).toContain(200);
     // Setting the merchant's chaos restarts its sequences: the same run gives the same faults.
     await t.rest('POST', '/v1/simulate/chaos', { key: m.secretKey, body: { faults: null } });
-    expect(await run()).toEqual(first);
+    expect(await run(), errors.text()).toEqual(first);
   });
 });
