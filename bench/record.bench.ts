@@ -96,7 +96,7 @@ function ceilingLaunch(port: number): Launch {
 function mockLaunch(port: number): Launch {
   return {
     name: 'stripe-stateful-mock',
-    args: [join(REPO_ROOT, 'node_modules/stripe-stateful-mock/dist/cli.js')],
+    args: [join(REPO_ROOT, 'bench/node_modules/stripe-stateful-mock/dist/cli.js')],
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' },
   };
 }
