@@ -66,7 +66,7 @@ export const sandboxOperations = [
       "Put the merchant's sandbox back to a snapshot, in one transaction: everything made since is deleted, everything saved is back, the clock as it was. Takes no Idempotency-Key",
     refuseKey: refuseIdempotentReset,
     heavy: true,
-    errors: ['idempotency_key_invalid', 'clock_advancing'],
+    errors: ['idempotency_key_invalid', 'clock_advancing', 'invalid_state'],
     params: SnapshotNameParam,
     output: Snapshot,
     run: (ctx, { params }) => restoreSnapshot(ctx, params.name),

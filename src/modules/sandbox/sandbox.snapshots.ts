@@ -159,7 +159,9 @@ export async function restoreSnapshot(ctx: ServiceContext, name: string): Promis
       if (!snapshot) throw notFound(name);
       await wipe(tx, merchantId);
       await tx.execute(sql`DELETE FROM webhook_endpoints WHERE merchant_id = ${merchantId}`);
-      await reinsert(tx, snapshot.id, Object.keys(snapshot.counts));
+      await reinsert(tx, snapshot.id, Object.keys(snapshot.counts)).catch((error: unknown) => {
+        throw incompatible(error, name);
+      });
       await saveClock(tx, merchantId, clockOf(snapshot.clock), realNow);
       await tx
         .update(merchantClocks)
@@ -170,6 +172,22 @@ export async function restoreSnapshot(ctx: ServiceContext, name: string): Promis
   );
   forget(ctx.db, merchantId);
   return restored;
+}
+
+/**
+ * A snapshot whose rows the tables no longer take (saved by a version whose tables had other
+ * columns or rules): 409, nothing changed (the transaction rolls back). Conflicts between
+ * transactions (SQLSTATE class 40) are left to the transaction's own retry.
+ */
+function incompatible(error: unknown, name: string): unknown {
+  // The driver's error, or Drizzle's around it (its cause).
+  const failed = error as { code?: unknown; cause?: { code?: unknown } };
+  const code = failed.code ?? failed.cause?.code;
+  const sqlstate = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : null;
+  if (!sqlstate || sqlstate.startsWith('40')) return error;
+  return new SandbankError('invalid_state', {
+    message: `Snapshot "${name}" cannot be restored: its rows no longer fit the tables (${sqlstate}; saved by another version of Sandbank?). Nothing was changed; save it again.`,
+  });
 }
 
 function clockOf(saved: SnapshotRow['clock']): ClockState {

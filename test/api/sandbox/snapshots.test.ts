@@ -163,6 +163,21 @@ describe('snapshots', () => {
     expect(await state(a.id)).toEqual(seeded);
   });
 
+  it('answers 409 for a snapshot whose rows no longer fit the tables, changing nothing', async () => {
+    expect((await t.post(a, '/v1/sandbox/snapshots', { name: 'old-version' })).status).toBe(200);
+    // As a version whose collections had no amount would have saved it.
+    await t.database.db.execute(
+      sql`UPDATE sandbox_snapshots SET rows = jsonb_set(rows, '{collections,0,amount}', 'null') WHERE merchant_id = ${a.id} AND name = 'old-version'`,
+    );
+    await ok(form(t, a, '/v1/collect', 'amount=9&currency=usd&reference=kept-through-409'));
+    const before = await state(a.id);
+    const res = await t.post<Json>(a, '/v1/sandbox/snapshots/old-version/restore');
+    expect(res.status, res.text).toBe(409);
+    expect(res.body).toMatchObject({ error: { code: 'invalid_state' } });
+    expect(await state(a.id)).toEqual(before);
+    expect((await t.post(a, '/v1/sandbox/snapshots/seeded/restore')).status).toBe(200);
+  });
+
   it('works the same over GraphQL', async () => {
     const run = (query: string) => t.gql<Json>(query, {}, { key: a.secretKey });
     const saved = await run(
