@@ -760,7 +760,7 @@ function targetLines(list: Target[]): string {
     const held = t.atMost ? t.measured <= t.goal : t.measured >= t.goal;
     const digits = t.unit === '×' ? 2 : t.measured < 10 ? 2 : 0;
     lines.push(
-      `| ${t.label} | ${t.atMost ? '≤' : '≥'} ${fmt(t.goal, t.unit === '×' ? 1 : 0)}${t.unit} | ` +
+      `| ${t.label} | ${t.atMost ? '≤' : '≥'} ${fmt(t.goal, t.unit === '×' ? 2 : 0)}${t.unit} | ` +
         `${fmt(t.measured, digits)}${t.unit} | ${held ? 'held' : '**missed**'} |`,
     );
   }
