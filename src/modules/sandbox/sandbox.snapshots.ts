@@ -18,6 +18,8 @@ import { dbOf, type ServiceContext } from '../context.ts';
 import { resetKinds, wipe } from './sandbox.reset.ts';
 import { type SnapshotRow, sandboxSnapshots } from './sandbox.snapshots.table.ts';
 
+export type { SnapshotRow };
+
 /**
  * Snapshots of a merchant's sandbox (docs/guide/snapshots.md): its whole state saved under a name
  * and put back in one transaction, so that a test suite seeds once and every test starts from the

@@ -1,8 +1,12 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { SandbankError } from '../../kernel/errors.ts';
-import type { SnapshotRow } from '../../modules/sandbox/sandbox.snapshots.table.ts';
-import { listSnapshots, restoreSnapshot, saveSnapshot } from '../../modules/sandbox/sandbox.snapshots.ts';
+import {
+  listSnapshots,
+  restoreSnapshot,
+  type SnapshotRow,
+  saveSnapshot,
+} from '../../modules/sandbox/sandbox.snapshots.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
 import { csrfField, setFlash } from './ui.ts';
 
