@@ -464,6 +464,29 @@ async function measureServer(
 }
 
 /** Starts and stops a server once, untimed: what the 'existing' cases start from. */
+/**
+ * Creates and reads at one connection on a server started with SANDBANK_DURABILITY=relaxed (what
+ * the testing API starts): `relaxed p50 1` and `relaxed read p50 1`.
+ */
+async function measureRelaxed(round: Round, peer: Peer, launch: Launch): Promise<void> {
+  const port = await freePort();
+  launch.env = { ...launch.env, PORT: String(port), SANDBANK_DURABILITY: 'relaxed' };
+  const s = await start(launch, port, SANDBANK_CREATE);
+  try {
+    await wrk(port, SANDBANK_CREATE, 1, WARMUP_S);
+    const creates = await wrk(port, SANDBANK_CREATE, 1, ONE_CONNECTION_S);
+    const read: Create = { method: 'GET', path: await readPath(peer, port), contentType: '', body: '' };
+    const reads = await wrk(port, read, 1, ONE_CONNECTION_S);
+    record(round, peer, 'relaxed p50 1', creates.p50);
+    record(round, peer, 'relaxed read p50 1', reads.p50);
+    console.log(
+      `  relaxed durability: 1 conn create p50 ${creates.p50.toFixed(3)} ms, read p50 ${reads.p50.toFixed(3)} ms`,
+    );
+  } finally {
+    await stopChild(s.child);
+  }
+}
+
 async function startOnce(
   launch: typeof sandbankLaunch,
   store: Parameters<typeof sandbankLaunch>[1],
@@ -568,6 +591,7 @@ async function runRound(
     } finally {
       await stopChild(s.child);
     }
+    await measureRelaxed(round, 'sandbank-pglite', sandbankLaunch(0, { dataDir: fresh() }));
   } finally {
     for (const dir of folders) rmSync(dir, { recursive: true, force: true });
   }
@@ -602,6 +626,7 @@ async function runRound(
       } finally {
         await stopChild(s.child);
       }
+      await measureRelaxed(round, 'sandbank-postgres', sandbankLaunch(0, { databaseUrl: migrated }));
     } finally {
       await databases.dropAll();
     }
@@ -658,6 +683,10 @@ function table(rounds: Round[], peers: [Peer, string][]): string {
       'read of one object at 1 connection, p50 / p99',
       (p) => `${fmt(v(p, 'read p50 1'), 2)} / ${fmt(v(p, 'read p99 1'), 2)} ms`,
     ],
+    [
+      'relaxed durability: create / read at 1 connection, p50',
+      (p) => `${fmt(v(p, 'relaxed p50 1'), 2)} / ${fmt(v(p, 'relaxed read p50 1'), 2)} ms`,
+    ],
     ['mixed work at 30 connections, req/s', (p) => fmt(v(p, 'mixed rps'))],
     ['mixed work p50 / p99', (p) => `${fmt(v(p, 'mixed p50'), 1)} / ${fmt(v(p, 'mixed p99'), 1)} ms`],
     ...OPERATION_NAMES.map((name): [string, (peer: Peer) => string] => [
@@ -707,6 +736,20 @@ function targets(rounds: Round[], peers: Peer[]): Target[] {
       `${store} read p50 at 1 connection ÷ the peer's`,
       v(p, 'read p50 1') / v(mock, 'read p50 1'),
       2,
+      true,
+      '×',
+    );
+    add(
+      `${store} create p50 at 1 connection, relaxed durability ÷ the peer's`,
+      v(p, 'relaxed p50 1') / v(mock, 'p50 1'),
+      1.2,
+      true,
+      '×',
+    );
+    add(
+      `${store} read p50 at 1 connection, relaxed durability ÷ the peer's`,
+      v(p, 'relaxed read p50 1') / v(mock, 'read p50 1'),
+      1.2,
       true,
       '×',
     );
