@@ -143,6 +143,29 @@ export async function saveClock(tx: Tx, merchantId: string, state: ClockState, r
     .where(eq(merchantClocks.merchantId, merchantId));
 }
 
+/**
+ * Sets the clock to `state` and releases any advance's hold on it, in the caller's transaction
+ * (which has locked the clock's row): a reset or a restored snapshot puts the clock back whole.
+ */
+export async function putClockBack(
+  tx: Tx,
+  merchantId: string,
+  state: ClockState,
+  realNow: Date,
+): Promise<void> {
+  await tx
+    .update(merchantClocks)
+    .set({
+      offsetMs: state.offsetMs,
+      frozenAt: state.frozenAt,
+      updatedAt: realNow,
+      advancingId: null,
+      advancingUntil: null,
+      advancingTo: null,
+    })
+    .where(eq(merchantClocks.merchantId, merchantId));
+}
+
 export function forget(db: Db, merchantId: string): void {
   cacheOf(db).forget(merchantId);
 }

@@ -4,8 +4,7 @@ import { runTransaction } from '../../db/tx.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { oneClockChange } from '../clock/clock.change.ts';
-import { type ClockView, forget, lockClock, REAL_TIME, saveClock, view } from '../clock/clock.service.ts';
-import { merchantClocks } from '../clock/clock.table.ts';
+import { type ClockView, forget, lockClock, putClockBack, REAL_TIME, view } from '../clock/clock.service.ts';
 import type { ServiceContext } from '../context.ts';
 import { derived, type ResetKindDecl } from '../registry.ts';
 import { webhookEndpoints } from '../webhooks/webhooks.table.ts';
@@ -114,11 +113,7 @@ function wipeAll(ctx: ServiceContext, merchantId: string): Promise<ResetResult['
   return runTransaction(ctx.db, async (tx) => {
     await lockClock(tx, merchantId, realNow);
     const counts = await wipe(tx, merchantId);
-    await saveClock(tx, merchantId, REAL_TIME, realNow);
-    await tx
-      .update(merchantClocks)
-      .set({ advancingId: null, advancingUntil: null, advancingTo: null })
-      .where(eq(merchantClocks.merchantId, merchantId));
+    await putClockBack(tx, merchantId, REAL_TIME, realNow);
     await tx
       .update(webhookEndpoints)
       .set({ failingSince: null })

@@ -9,11 +9,10 @@ import {
   type ClockState,
   forget,
   lockClockRow,
+  putClockBack,
   REAL_TIME,
   runningElsewhere,
-  saveClock,
 } from '../clock/clock.service.ts';
-import { merchantClocks } from '../clock/clock.table.ts';
 import { dbOf, type ServiceContext } from '../context.ts';
 import { resetKinds, wipe } from './sandbox.reset.ts';
 import { type SnapshotRow, sandboxSnapshots } from './sandbox.snapshots.table.ts';
@@ -164,11 +163,7 @@ export async function restoreSnapshot(ctx: ServiceContext, name: string): Promis
       await reinsert(tx, snapshot.id, Object.keys(snapshot.counts)).catch((error: unknown) => {
         throw incompatible(error, name);
       });
-      await saveClock(tx, merchantId, clockOf(snapshot.clock), realNow);
-      await tx
-        .update(merchantClocks)
-        .set({ advancingId: null, advancingUntil: null, advancingTo: null })
-        .where(eq(merchantClocks.merchantId, merchantId));
+      await putClockBack(tx, merchantId, clockOf(snapshot.clock), realNow);
       return snapshot;
     }),
   );
