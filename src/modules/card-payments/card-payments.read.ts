@@ -1,5 +1,5 @@
-import { and, desc, eq } from 'drizzle-orm';
-import type { Executor } from '../../db/client.ts';
+import { and, type Column, eq, sql } from 'drizzle-orm';
+import { type Nested, nestedRows } from '../../db/nested.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
@@ -29,22 +29,25 @@ export async function getRefund(
   return { refund, payment: await withRefunds(exec, await loadPayment(exec, ctx, refund.cardPaymentId)) };
 }
 
-/** A collection's card payments (its checkout's card attempts), newest first, with their refunds. */
-export async function cardPaymentsOfCollection(
-  exec: Executor,
-  merchantId: string,
-  collectionId: string,
-): Promise<CardPaymentDetail[]> {
-  const rows = await exec
-    .select()
-    .from(cardPayments)
-    .where(and(eq(cardPayments.collectionId, collectionId), eq(cardPayments.merchantId, merchantId)))
-    .orderBy(desc(cardPayments.id));
-  const refunds = await refundsOf(
-    exec,
-    rows.map((row) => row.id),
-  );
-  return rows.map((row) => ({ ...row, refunds: refunds.get(row.id) ?? [] }));
+/**
+ * A collection's card payments (its checkout's card attempts), newest first, each with its refunds
+ * (oldest first), as a relation the collection's own query reads (`collectionId`, `merchantId`: the
+ * outer query's columns).
+ */
+export function cardPaymentsOfCollection(
+  collectionId: Column,
+  merchantId: Column,
+): Nested<CardPaymentDetail> {
+  return nestedRows(cardPayments, {
+    where: sql`${cardPayments.collectionId} = ${collectionId} AND ${cardPayments.merchantId} = ${merchantId}`,
+    orderBy: sql`${cardPayments.id} DESC`,
+    children: {
+      refunds: nestedRows(cardRefunds, {
+        where: sql`${cardRefunds.cardPaymentId} = ${cardPayments.id}`,
+        orderBy: sql`${cardRefunds.id} ASC`,
+      }),
+    },
+  });
 }
 
 export async function listCardPayments(

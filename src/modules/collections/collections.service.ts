@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { change, commit } from '../../db/commit.ts';
 import type { EventInput } from '../../db/outbox.ts';
@@ -11,14 +11,13 @@ import { hasPrefix, newId } from '../../kernel/ids.ts';
 import { parseAmount } from '../../kernel/money.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { linkSecretMatches, newLinkSecret } from '../../kernel/secrets.ts';
-import { cardPaymentsOfCollection } from '../card-payments/card-payments.read.ts';
 import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
 import { declineOpenChallenges } from '../card-payments/card-payments.three-ds.ts';
 import { dbOf, inContextTx, type MerchantRef, type ServiceContext } from '../context.ts';
 import { merchants } from '../merchants/merchants.table.ts';
 import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
-import { debitsOfCollection } from '../transfers/transfers.read.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
+import { byReference, type CollectionWithRelations, findDetail } from './collections.detail.ts';
 import { type CollectionEvent, type CollectionState, collectionMachine } from './collections.machine.ts';
 import { type AttemptRow, type CollectionRow, collectionResource } from './collections.resource.ts';
 import type { CreateCollectionInput } from './collections.schema.ts';
@@ -106,20 +105,14 @@ const collectionKind: StatefulKind<CollectionRow, CollectionState, CollectionEve
   event: collectionEvent,
 };
 
-/** A generated reference is the collection's id; merchant references never start with "col_". */
 async function findCollection(
   exec: Executor,
   merchantId: string,
   reference: string,
 ): Promise<CollectionRow | null> {
-  // Postgres text cannot hold U+0000: such a reference names no collection (a 404, not a 500).
-  if (reference.includes('\u0000')) return null;
-  const column = hasPrefix(reference, 'collection') ? collections.id : collections.reference;
-  const [row] = await exec
-    .select()
-    .from(collections)
-    .where(and(eq(collections.merchantId, merchantId), eq(column, reference)))
-    .limit(1);
+  const where = byReference(merchantId, reference);
+  if (!where) return null;
+  const [row] = await exec.select().from(collections).where(where).limit(1);
   return row ?? null;
 }
 
@@ -155,7 +148,7 @@ export async function expireIfDue(
   ctx: ServiceContext,
   row: CollectionRow,
 ): Promise<CollectionRow> {
-  if (row.state !== 'pending' || row.expiresAt.getTime() > ctx.clock.now().getTime()) return row;
+  if (!isDue(ctx, row)) return row;
   try {
     return await transitionCollection(exec, ctx, row, 'expire');
   } catch (error) {
@@ -165,6 +158,11 @@ export async function expireIfDue(
     }
     throw error;
   }
+}
+
+/** Whether a collection is pending past its expiry (it expires when next touched). */
+function isDue(ctx: ServiceContext, row: CollectionRow): boolean {
+  return row.state === 'pending' && row.expiresAt.getTime() <= ctx.clock.now().getTime();
 }
 
 /** The scheduled expiry: a collection still pending at its expires_at becomes expired. */
@@ -184,21 +182,24 @@ export async function loadCollection(
   return expireIfDue(exec, ctx, row);
 }
 
+/**
+ * A collection with its attempts, debits and card payments: one statement, outside a transaction
+ * (one statement sees one snapshot). One due to expire is expired first, in a transaction, and read again.
+ */
 export async function getCollection(ctx: ServiceContext, reference: string): Promise<CollectionDetail> {
+  const found = await findDetail(dbOf(ctx), ctx.merchant.id, reference);
+  if (!found) throw notFound(reference);
+  if (!isDue(ctx, found.row)) return detailOf(found);
   return inContextTx(ctx, async (tx) => {
-    const row = await loadCollection(tx, ctx, reference);
-    const attempts = await tx
-      .select()
-      .from(paymentAttempts)
-      .where(eq(paymentAttempts.collectionId, row.id))
-      .orderBy(desc(paymentAttempts.id));
-    return {
-      ...row,
-      attempts,
-      debits: await debitsOfCollection(tx, ctx.merchant.id, row.id),
-      cardPayments: await cardPaymentsOfCollection(tx, ctx.merchant.id, row.id),
-    };
+    await loadCollection(tx, ctx, found.row.id);
+    const expired = await findDetail(tx, ctx.merchant.id, found.row.id);
+    if (!expired) throw notFound(reference);
+    return detailOf(expired);
   });
+}
+
+function detailOf({ row, attempts, debits, cardPayments }: CollectionWithRelations): CollectionDetail {
+  return { ...row, attempts, debits, cardPayments };
 }
 
 /**

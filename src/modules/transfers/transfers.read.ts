@@ -1,5 +1,6 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, type Column, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { type Nested, nestedRows } from '../../db/nested.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
 import { isStateOf } from '../../kernel/state-machine.ts';
@@ -59,4 +60,12 @@ export function debitsOfCollection(exec: Executor, merchantId: string, collectio
     .from(transfers)
     .where(and(eq(transfers.collectionId, collectionId), eq(transfers.merchantId, merchantId)))
     .orderBy(desc(transfers.id));
+}
+
+/** The same debits as a relation the collection's own query reads (the outer query's columns). */
+export function debitsOfCollectionRelation(collectionId: Column, merchantId: Column): Nested<TransferRow> {
+  return nestedRows(transfers, {
+    where: sql`${transfers.collectionId} = ${collectionId} AND ${transfers.merchantId} = ${merchantId}`,
+    orderBy: sql`${transfers.id} DESC`,
+  });
 }
