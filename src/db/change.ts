@@ -1,6 +1,7 @@
 import type { SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Tx } from './client.ts';
+import { changesStatement } from './change-statement.ts';
+import { queryRows, type Tx } from './client.ts';
 import { type EventInput, recordEvents } from './outbox.ts';
 import { type RowUpdate, rowUpdates } from './row-update.ts';
 import { scheduledJobs } from './scheduled-jobs.table.ts';
@@ -122,9 +123,56 @@ export function change(): Change {
   return new Change();
 }
 
-/** A change step by step in a transaction: rows, then events, effects and within() work in order, then jobs. */
+/**
+ * A change in a transaction: rows, then events, effects and within() work in order, then jobs.
+ * What comes before its first within() work (everything, jobs included, when it has none) is
+ * written by one statement (change-statement.ts) when that part has more than one write and no
+ * row with a unique key (whose conflict would abort the caller's transaction instead of refusing
+ * the change); the rest step by step. When the statement writes nothing (an effect not ready),
+ * the whole change is written step by step, which refuses it with the reason.
+ */
 export async function applyChange(tx: Tx, work: Change): Promise<void> {
-  for (const row of work.rows) {
+  const within = work.steps.findIndex((step) => 'within' in step);
+  const cut = within === -1 ? work.steps.length : within;
+  const lead: Change = Object.assign(new Change(), {
+    rows: work.rows,
+    steps: work.steps.slice(0, cut),
+    jobs: within === -1 ? work.jobs : [],
+  });
+  if (worthOneStatement(lead) && (await writeInOneStatement(tx, lead))) {
+    await applySteps(tx, [], work.steps.slice(cut), within === -1 ? [] : work.jobs);
+    return;
+  }
+  await applySteps(tx, work.rows, work.steps, work.jobs);
+}
+
+/** Whether a part of a change would take more than one statement step by step, and one can write it. */
+function worthOneStatement(part: Change): boolean {
+  if (part.rows.some((row) => row.unique)) return false;
+  if (part.allEvents().length === 0) return false; // the statement needs an event (group-commit.ts)
+  const events = part.steps.some((step) => 'event' in step) ? 1 : 0;
+  return part.rows.length + events + part.effects().length + (part.jobs.length > 0 ? 1 : 0) > 1;
+}
+
+/** Whether the statement wrote `part` (false: it wrote nothing). */
+async function writeInOneStatement(tx: Tx, part: Change): Promise<boolean> {
+  let query: SQL;
+  try {
+    ({ query } = changesStatement([part]));
+  } catch {
+    return false; // a change the statement cannot render: the step-by-step path says which
+  }
+  const [result] = await queryRows<{ ok: boolean }>(tx, query);
+  return result?.ok === true;
+}
+
+async function applySteps(
+  tx: Tx,
+  rows: readonly NewRow[],
+  steps: readonly Step[],
+  jobs: readonly (typeof scheduledJobs.$inferInsert)[],
+): Promise<void> {
+  for (const row of rows) {
     if (!row.unique) {
       await tx.insert(row.table).values(row.values);
       continue;
@@ -137,7 +185,7 @@ export async function applyChange(tx: Tx, work: Change): Promise<void> {
     if (inserted.length === 0) throw row.unique.refusal();
   }
   let events: EventInput[] = [];
-  for (const step of work.steps) {
+  for (const step of steps) {
     if ('event' in step) {
       events.push(step.event);
       continue;
@@ -148,5 +196,5 @@ export async function applyChange(tx: Tx, work: Change): Promise<void> {
     else await step.within(tx);
   }
   if (events.length > 0) await recordEvents(tx, events);
-  if (work.jobs.length > 0) await tx.insert(scheduledJobs).values(work.jobs);
+  if (jobs.length > 0) await tx.insert(scheduledJobs).values([...jobs]);
 }

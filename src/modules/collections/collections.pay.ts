@@ -18,8 +18,8 @@ import type { TransferRow } from '../transfers/transfers.resource.ts';
 import type { CollectionDebitStep } from '../transfers/transfers.steps.ts';
 import { type AttemptRow, type CollectionRow, checkoutPath } from './collections.resource.ts';
 import type { PayCollectionInput } from './collections.schema.ts';
-import { loadCollection, transitionCollection } from './collections.service.ts';
-import { collections, paymentAttempts } from './collections.table.ts';
+import { loadCollection, lockCollection, transitionCollection } from './collections.service.ts';
+import { paymentAttempts } from './collections.table.ts';
 
 export interface NextAction {
   type: 'three_d_secure';
@@ -178,12 +178,12 @@ export async function followCollectionDebit(
   );
 }
 
+/**
+ * A collection that can be paid, locked: of two payments racing for one collection, the second
+ * waits for the first to commit and then finds it no longer pending.
+ */
 async function payableCollection(tx: Tx, ctx: ServiceContext, reference: string): Promise<CollectionRow> {
-  const found = await loadCollection(tx, ctx, reference);
-  // Locked, then read again: of two payments racing for one collection, the second waits for the
-  // first to commit and then finds it no longer pending.
-  const [collection] = await tx.select().from(collections).where(eq(collections.id, found.id)).for('update');
-  if (!collection) throw new Error(`collection ${found.id} vanished`);
+  const collection = await lockCollection(tx, ctx, reference);
   if (collection.state !== 'pending') {
     throw new SandbankError('collection_not_payable', {
       message: `This collection is ${collection.state} and cannot be paid.`,

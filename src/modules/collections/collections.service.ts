@@ -105,14 +105,17 @@ const collectionKind: StatefulKind<CollectionRow, CollectionState, CollectionEve
   event: collectionEvent,
 };
 
+/** `lock`: FOR UPDATE (in a transaction: of two writers, the second waits and reads the first's row). */
 async function findCollection(
   exec: Executor,
   merchantId: string,
   reference: string,
+  lock = false,
 ): Promise<CollectionRow | null> {
   const where = byReference(merchantId, reference);
   if (!where) return null;
-  const [row] = await exec.select().from(collections).where(where).limit(1);
+  const query = exec.select().from(collections).where(where).limit(1);
+  const [row] = await (lock ? query.for('update') : query);
   return row ?? null;
 }
 
@@ -180,6 +183,13 @@ export async function loadCollection(
   const row = await findCollection(exec, ctx.merchant.id, reference);
   if (!row) throw notFound(reference);
   return expireIfDue(exec, ctx, row);
+}
+
+/** loadCollection, the row locked for the rest of the transaction. */
+export async function lockCollection(tx: Tx, ctx: ServiceContext, reference: string): Promise<CollectionRow> {
+  const row = await findCollection(tx, ctx.merchant.id, reference, true);
+  if (!row) throw notFound(reference);
+  return expireIfDue(tx, ctx, row);
 }
 
 /**
