@@ -5,12 +5,35 @@ import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { dbOf, type ServiceContext } from '../context.ts';
 import type { CardPaymentRow, RefundRow, TokenRow } from './card-payments.resource.ts';
-import { type CardPaymentDetail, loadPayment, refundsOf, withRefunds } from './card-payments.rows.ts';
+import {
+  type CardPaymentDetail,
+  loadPayment,
+  noSuchPayment,
+  paymentOf,
+  refundsOf,
+  withRefunds,
+} from './card-payments.rows.ts';
 import { cardPayments, cardRefunds, cardTokens } from './card-payments.table.ts';
 
+/** A payment's refunds, oldest first, as a relation the payment's own query reads. */
+let refunds: Nested<RefundRow> | undefined;
+function refundsRelation(): Nested<RefundRow> {
+  refunds ??= nestedRows(cardRefunds, {
+    where: sql`${cardRefunds.cardPaymentId} = ${cardPayments.id}`,
+    orderBy: sql`${cardRefunds.id} ASC`,
+  });
+  return refunds;
+}
+
+/** A payment with its refunds, in one statement. */
 export async function getCardPayment(ctx: ServiceContext, id: string): Promise<CardPaymentDetail> {
-  const exec = dbOf(ctx);
-  return withRefunds(exec, await loadPayment(exec, ctx, id));
+  const relation = refundsRelation();
+  const [found] = await dbOf(ctx)
+    .select({ row: cardPayments, refunds: relation.sql })
+    .from(cardPayments)
+    .where(paymentOf(ctx, id));
+  if (!found) throw noSuchPayment(id);
+  return { ...found.row, refunds: relation.decode(found.refunds) };
 }
 
 /** A refund and its payment as they are now (an idempotent replay of a refund). */
@@ -41,12 +64,7 @@ export function cardPaymentsOfCollection(
   return nestedRows(cardPayments, {
     where: sql`${cardPayments.collectionId} = ${collectionId} AND ${cardPayments.merchantId} = ${merchantId}`,
     orderBy: sql`${cardPayments.id} DESC`,
-    children: {
-      refunds: nestedRows(cardRefunds, {
-        where: sql`${cardRefunds.cardPaymentId} = ${cardPayments.id}`,
-        orderBy: sql`${cardRefunds.id} ASC`,
-      }),
-    },
+    children: { refunds: refundsRelation() },
   });
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import type { EventInput } from '../../db/outbox.ts';
 import { objectEvent } from '../../db/outbox.ts';
@@ -38,16 +38,22 @@ export async function loadPayment(
   id: string,
   lock = false,
 ): Promise<CardPaymentRow> {
+  const query = exec.select().from(cardPayments).where(paymentOf(ctx, id));
+  const [row] = lock ? await query.for('update') : await query;
+  if (!row) throw noSuchPayment(id);
+  return row;
+}
+
+/** The merchant's payment `id`; throws 404 for an id no payment can have. */
+export function paymentOf(ctx: ServiceContext, id: string): SQL | undefined {
   // Postgres text cannot hold U+0000: such an id names no payment (a 404, not a 500).
   if (id.includes('\u0000'))
     throw new SandbankError('resource_not_found', { message: 'No such card payment.' });
-  const query = exec
-    .select()
-    .from(cardPayments)
-    .where(and(eq(cardPayments.id, id), eq(cardPayments.merchantId, ctx.merchant.id)));
-  const [row] = lock ? await query.for('update') : await query;
-  if (!row) throw new SandbankError('resource_not_found', { message: `No card payment ${id.slice(0, 60)}.` });
-  return row;
+  return and(eq(cardPayments.id, id), eq(cardPayments.merchantId, ctx.merchant.id));
+}
+
+export function noSuchPayment(id: string): SandbankError {
+  return new SandbankError('resource_not_found', { message: `No card payment ${id.slice(0, 60)}.` });
 }
 
 /**
