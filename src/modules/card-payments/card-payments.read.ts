@@ -5,14 +5,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { dbOf, type ServiceContext } from '../context.ts';
 import type { CardPaymentRow, RefundRow, TokenRow } from './card-payments.resource.ts';
-import {
-  type CardPaymentDetail,
-  loadPayment,
-  noSuchPayment,
-  paymentOf,
-  refundsOf,
-  withRefunds,
-} from './card-payments.rows.ts';
+import { type CardPaymentDetail, noSuchPayment, paymentOf, refundsOf } from './card-payments.rows.ts';
 import { cardPayments, cardRefunds, cardTokens } from './card-payments.table.ts';
 
 /** A payment's refunds, oldest first, as a relation the payment's own query reads. */
@@ -49,7 +42,7 @@ export async function getRefund(
         .from(cardRefunds)
         .where(and(eq(cardRefunds.id, id), eq(cardRefunds.merchantId, ctx.merchant.id)));
   if (!refund) throw new SandbankError('resource_not_found', { message: 'No such refund.' });
-  return { refund, payment: await withRefunds(exec, await loadPayment(exec, ctx, refund.cardPaymentId)) };
+  return { refund, payment: await getCardPayment(ctx, refund.cardPaymentId) };
 }
 
 /**

@@ -201,7 +201,7 @@ export async function getCollection(ctx: ServiceContext, reference: string): Pro
   if (!found) throw notFound(reference);
   if (!isDue(ctx, found.row)) return detailOf(found);
   return inContextTx(ctx, async (tx) => {
-    await loadCollection(tx, ctx, found.row.id);
+    await expireIfDue(tx, ctx, found.row);
     const expired = await findDetail(tx, ctx.merchant.id, found.row.id);
     if (!expired) throw notFound(reference);
     return detailOf(expired);
