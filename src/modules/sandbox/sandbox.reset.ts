@@ -69,12 +69,17 @@ export interface ResetResult {
   deleted: Record<ResetKind, number>;
 }
 
-export async function wipe(tx: Tx, merchantId: string): Promise<Record<ResetKind, number>> {
+/** Locks the rows concurrent requests could attach new rows to (lockedFirst, then the ledger). */
+export async function lockBeforeWipe(tx: Tx, merchantId: string): Promise<void> {
   for (const table of lockedFirst())
     await tx.execute(sql`SELECT 1 FROM ${sql.raw(table)} WHERE merchant_id = ${merchantId} FOR UPDATE`);
   await tx.execute(
     sql`SELECT 1 FROM ledger_accounts WHERE merchant_id = ${merchantId} ORDER BY id FOR UPDATE`,
   );
+}
+
+export async function wipe(tx: Tx, merchantId: string): Promise<Record<ResetKind, number>> {
+  await lockBeforeWipe(tx, merchantId);
   // One statement, one snapshot: every kind is deleted as of the same instant, and the foreign keys
   // (refunds to payments, attempts to collections, entries to postings and accounts) are checked
   // once all of it is gone.

@@ -1,4 +1,4 @@
-import { jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt } from '../../db/columns.ts';
 
 /**
@@ -19,8 +19,15 @@ export const sandboxSnapshots = pgTable(
     /** Rows per table, for the listing (the rows themselves are never read by the server). */
     counts: jsonb('counts').$type<Record<string, number>>().notNull(),
     createdAt: createdAt(),
+    /**
+     * The restore's baseline (sandbox.restore.ts): the oldest transaction still running when the
+     * statement that saved or last restored it read the merchant's rows, and that statement's own
+     * transaction (64-bit ids). Null for a snapshot saved before baselines existed.
+     */
+    baseXmin: bigint('base_xmin', { mode: 'bigint' }),
+    baseXid: bigint('base_xid', { mode: 'bigint' }),
   },
   (t) => [uniqueIndex('sandbox_snapshots_merchant_name').on(t.merchantId, t.name)],
 );
 
-export type SnapshotRow = Omit<typeof sandboxSnapshots.$inferSelect, 'rows'>;
+export type SnapshotRow = Omit<typeof sandboxSnapshots.$inferSelect, 'rows' | 'baseXmin' | 'baseXid'>;

@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { queryRows, type Tx } from '../../db/client.ts';
+import { queryRows } from '../../db/client.ts';
 import { runTransaction } from '../../db/tx.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
@@ -14,7 +14,8 @@ import {
   runningElsewhere,
 } from '../clock/clock.service.ts';
 import { dbOf, type ServiceContext } from '../context.ts';
-import { resetKinds, wipe } from './sandbox.reset.ts';
+import { lockBeforeWipe, resetKinds } from './sandbox.reset.ts';
+import { keptWindow, restoreRows } from './sandbox.restore.ts';
 import { type SnapshotRow, sandboxSnapshots } from './sandbox.snapshots.table.ts';
 
 export type { SnapshotRow };
@@ -24,8 +25,8 @@ export type { SnapshotRow };
  * and put back in one transaction, so that a test suite seeds once and every test starts from the
  * seeded state. What is saved is what a reset deletes (every kind the modules' manifests declare),
  * plus the merchant's webhook endpoints and its clock. The rows never leave the database: saving is
- * one INSERT … SELECT of them as JSON, restoring one statement that reinserts them
- * (jsonb_populate_recordset), after the reset's own deletion.
+ * one INSERT … SELECT of them as JSON, restoring one statement that deletes what changed since and
+ * reinserts the saved rows that are missing (jsonb_populate_recordset).
  */
 
 /** The merchant's rows of each table a snapshot holds: a reset's tables (their kinds' subsets) and the endpoints. */
@@ -82,15 +83,17 @@ export async function saveSnapshot(ctx: ServiceContext, name: string): Promise<S
     const [row] = await queryRows<{ id: string; created_at: string | Date }>(
       tx,
       sql`WITH captured AS (SELECT jsonb_build_object(${sql.join(parts, sql`, `)}) AS rows)
-        INSERT INTO sandbox_snapshots (id, merchant_id, name, clock, rows, counts, created_at)
+        INSERT INTO sandbox_snapshots (id, merchant_id, name, clock, rows, counts, created_at, base_xmin, base_xid)
         SELECT ${newId('snapshot')}, ${merchantId}, ${name},
           (SELECT jsonb_build_object('offset_ms', c.offset_ms, 'frozen_at', c.frozen_at) FROM merchant_clocks c WHERE c.merchant_id = ${merchantId}),
           captured.rows,
           (SELECT jsonb_object_agg(key, jsonb_array_length(value)) FROM jsonb_each(captured.rows)),
-          ${realNow.toISOString()}::timestamptz
+          ${realNow.toISOString()}::timestamptz,
+          pg_snapshot_xmin(pg_current_snapshot())::text::bigint, pg_current_xact_id()::text::bigint
         FROM captured
         ON CONFLICT (merchant_id, name) DO UPDATE
-          SET id = excluded.id, clock = excluded.clock, rows = excluded.rows, counts = excluded.counts, created_at = excluded.created_at
+          SET id = excluded.id, clock = excluded.clock, rows = excluded.rows, counts = excluded.counts, created_at = excluded.created_at,
+            base_xmin = excluded.base_xmin, base_xid = excluded.base_xid
         RETURNING id, created_at`,
     );
     if (!row) throw new Error('saving a snapshot answered no row');
@@ -121,14 +124,6 @@ export function listSnapshots(ctx: ServiceContext): Promise<SnapshotRow[]> {
     .orderBy(asc(sandboxSnapshots.name));
 }
 
-async function findSnapshot(exec: Tx | ReturnType<typeof dbOf>, merchantId: string, name: string) {
-  const [row] = await exec
-    .select(snapshotColumns)
-    .from(sandboxSnapshots)
-    .where(and(eq(sandboxSnapshots.merchantId, merchantId), eq(sandboxSnapshots.name, name)));
-  return row;
-}
-
 /** Deletes the calling merchant's snapshot `name` (404 when it has none of that name). */
 export async function deleteSnapshot(ctx: ServiceContext, name: string): Promise<SnapshotRow> {
   checkName(name);
@@ -142,8 +137,9 @@ export async function deleteSnapshot(ctx: ServiceContext, name: string): Promise
 
 /**
  * Puts the calling merchant's sandbox back to its snapshot `name`, in one transaction: the clock's
- * row locked, everything a reset deletes deleted (the reset's own statement), the endpoints
- * deleted, then every saved row reinserted by one statement, and the clock set as saved. 404 for
+ * row locked, the rows a reset locks locked, then one statement that deletes every row that is not
+ * the snapshot's and inserts the snapshot's rows that are missing (sandbox.restore.ts: rows
+ * untouched since the snapshot was saved or last restored stay), and the clock set as saved. 404 for
  * a name the merchant has no snapshot of (another merchant's are never found); 409 while its clock
  * is being advanced. Never touches another merchant's rows.
  */
@@ -156,13 +152,24 @@ export async function restoreSnapshot(ctx: ServiceContext, name: string): Promis
       const realNow = systemClock.now();
       const { hold } = await lockClockRow(tx, merchantId, realNow);
       if (runningElsewhere(hold, realNow)) throw advancing();
-      const snapshot = await findSnapshot(tx, merchantId, name);
-      if (!snapshot) throw notFound(name);
-      await wipe(tx, merchantId);
-      await tx.execute(sql`DELETE FROM webhook_endpoints WHERE merchant_id = ${merchantId}`);
-      await reinsert(tx, snapshot.id, Object.keys(snapshot.counts)).catch((error: unknown) => {
-        throw incompatible(error, name);
-      });
+      const [found] = await tx
+        .select({
+          ...snapshotColumns,
+          baseXmin: sandboxSnapshots.baseXmin,
+          baseXid: sandboxSnapshots.baseXid,
+          current: sql<string>`pg_current_xact_id()::text`,
+        })
+        .from(sandboxSnapshots)
+        .where(and(eq(sandboxSnapshots.merchantId, merchantId), eq(sandboxSnapshots.name, name)));
+      if (!found) throw notFound(name);
+      const { baseXmin, baseXid, current, ...snapshot } = found;
+      await lockBeforeWipe(tx, merchantId);
+      const window = keptWindow({ xmin: baseXmin, xid: baseXid }, BigInt(current));
+      await restoreRows(tx, snapshot.id, merchantId, capturedTables(), snapshot.counts, window).catch(
+        (error: unknown) => {
+          throw incompatible(error, name);
+        },
+      );
       await putClockBack(tx, merchantId, clockOf(snapshot.clock), realNow);
       return snapshot;
     }),
@@ -193,23 +200,4 @@ function clockOf(saved: SnapshotRow['clock']): ClockState {
     offsetMs: Number(saved.offset_ms),
     frozenAt: saved.frozen_at === null ? null : new Date(saved.frozen_at),
   };
-}
-
-/**
- * Every saved row back, by one statement: one INSERT per table reading its rows from the snapshot
- * (the foreign keys between them are checked once the statement has inserted them all). Only the
- * tables a snapshot holds today are written; a table saved by an older version and gone since is
- * skipped.
- */
-async function reinsert(tx: Tx, snapshotId: string, savedTables: string[]): Promise<void> {
-  const known = new Set(capturedTables().map(({ table }) => table));
-  const tables = savedTables.filter((table) => known.has(table));
-  if (tables.length === 0) return;
-  const ctes = tables.map(
-    (table, i) =>
-      sql`${sql.raw(`i_${i}`)} AS (INSERT INTO ${sql.raw(table)} SELECT * FROM jsonb_populate_recordset(NULL::${sql.raw(table)}, (SELECT s.rows -> ${table}::text FROM saved s)) RETURNING 1)`,
-  );
-  await tx.execute(
-    sql`WITH saved AS (SELECT rows FROM sandbox_snapshots WHERE id = ${snapshotId}), ${sql.join(ctes, sql`, `)} SELECT 1`,
-  );
 }

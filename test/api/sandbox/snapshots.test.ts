@@ -165,9 +165,10 @@ describe('snapshots', () => {
 
   it('answers 409 for a snapshot whose rows no longer fit the tables, changing nothing', async () => {
     expect((await t.post(a, '/v1/sandbox/snapshots', { name: 'old-version' })).status).toBe(200);
-    // As a version whose collections had no amount would have saved it.
+    // As a version whose collections had no amount (and which kept no restore baseline, so that
+    // every row is reinserted) would have saved it.
     await t.database.db.execute(
-      sql`UPDATE sandbox_snapshots SET rows = jsonb_set(rows, '{collections,0,amount}', 'null') WHERE merchant_id = ${a.id} AND name = 'old-version'`,
+      sql`UPDATE sandbox_snapshots SET rows = jsonb_set(rows, '{collections,0,amount}', 'null'), base_xmin = NULL, base_xid = NULL WHERE merchant_id = ${a.id} AND name = 'old-version'`,
     );
     await ok(form(t, a, '/v1/collect', 'amount=9&currency=usd&reference=kept-through-409'));
     const before = await state(a.id);
