@@ -131,6 +131,8 @@ interface SuiteRun {
   tests: number;
   /** Time in Sandbank by kind of call, summed over the files. */
   byKind: Record<string, number>;
+  /** Calls by kind, summed over the files. */
+  calls: Record<string, number>;
 }
 
 /** The user suite: SUITE_FILES copies of the template, one vitest run, one server. */
@@ -162,12 +164,19 @@ async function userSuite(): Promise<SuiteRun> {
   if (report.numFailedTests > 0) throw new Error(`the user suite had ${report.numFailedTests} failed tests`);
   const reports = readdirSync(results).map(
     (name) =>
-      JSON.parse(readFileSync(join(results, name), 'utf8')) as { ms: number; byKind: Record<string, number> },
+      JSON.parse(readFileSync(join(results, name), 'utf8')) as {
+        ms: number;
+        byKind: Record<string, number>;
+        calls: Record<string, number>;
+      },
   );
   const perFile = reports.map((report) => report.ms);
   const byKind: Record<string, number> = {};
   for (const report of reports)
     for (const [kind, ms] of Object.entries(report.byKind)) byKind[kind] = (byKind[kind] ?? 0) + ms;
+  const calls: Record<string, number> = {};
+  for (const report of reports)
+    for (const [kind, n] of Object.entries(report.calls)) calls[kind] = (calls[kind] ?? 0) + n;
   const setup = JSON.parse(readFileSync(join(results, '..', 'setup.json'), 'utf8')) as { ms: number };
   rmSync(files, { recursive: true, force: true });
   rmSync(results, { recursive: true, force: true });
@@ -179,6 +188,7 @@ async function userSuite(): Promise<SuiteRun> {
     files: perFile.length,
     tests: report.numPassedTests,
     byKind,
+    calls,
   };
 }
 
@@ -286,7 +296,13 @@ async function main(): Promise<void> {
       ['… of which the global setup (the server’s start)', ms(suite.globalSetupMs)],
       ...Object.entries(suite.byKind)
         .sort((a, b) => b[1] - a[1])
-        .map(([kind, spent]): [string, string] => [`… of which ${kind}`, ms(spent)]),
+        .map(([kind, spent]): [string, string] => {
+          const n = suite.calls[kind] ?? 0;
+          return [
+            `… of which ${kind} (${n.toLocaleString('en-US')} calls, ${fmt(spent / n, 1)} each)`,
+            ms(spent),
+          ];
+        }),
     );
     targets.push([
       `the ${suite.files} × 20 user suite's time in Sandbank`,

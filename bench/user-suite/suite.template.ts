@@ -12,6 +12,8 @@ import { type SharedSandbankMerchant, sandbankMerchant, type WebhookReceiver } f
 let inSandbank = 0;
 /** Time in Sandbank by kind of call (what the bench prints beside the total). */
 const byKind: Record<string, number> = {};
+/** Calls by kind. */
+const calls: Record<string, number> = {};
 async function timed<T>(work: () => Promise<T>, kind = 'request'): Promise<T> {
   const started = performance.now();
   try {
@@ -20,6 +22,7 @@ async function timed<T>(work: () => Promise<T>, kind = 'request'): Promise<T> {
     const ms = performance.now() - started;
     inSandbank += ms;
     byKind[kind] = (byKind[kind] ?? 0) + ms;
+    calls[kind] = (calls[kind] ?? 0) + 1;
   }
 }
 
@@ -55,7 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await timed(() => shop.close(), 'close');
   const file = process.env.USER_SUITE_RESULTS;
-  if (file) writeFileSync(join(file, `${shop.id}.json`), JSON.stringify({ ms: inSandbank, byKind }));
+  if (file) writeFileSync(join(file, `${shop.id}.json`), JSON.stringify({ ms: inSandbank, byKind, calls }));
 }, 60_000);
 
 describe('checkout', () => {
