@@ -74,7 +74,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'] },
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'],
+          // Some unit tests read the whole source tree (architecture, module boundaries) and take
+          // over a second alone; beside the api tier's workers on two cores they take several times
+          // that, past vitest's default 5 s. A hang is still caught.
+          testTimeout: 30_000,
+        },
       },
       { extends: true, test: { name: 'api', include: ['test/api/**/*.test.ts'], ...withDatabase } },
       {
