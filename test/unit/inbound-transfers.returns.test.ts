@@ -45,8 +45,9 @@ describe('checkInboundReturn', () => {
     for (const [entry, code, why] of [
       [credit, 'R01', 'returns debits only'],
       [debit('PPD'), 'R23', 'returns credits only'],
-      [debit('CCD'), 'R10', 'consumer accounts'],
-      [debit('PPD'), 'R29', 'corporate (CCD)'],
+      [debit('CCD'), 'R10', 'applies to PPD and WEB entries only; this entry is CCD'],
+      [debit('PPD'), 'R29', 'applies to CCD entries only; this entry is PPD'],
+      [debit('WEB'), 'R05', 'applies to CCD entries only; this entry is WEB'],
       [debit('PPD'), 'R06', 'is not a code a receiving bank'],
       [debit('PPD'), 'R13', 'is not a code a receiving bank'],
       [debit('PPD'), 'R33', 'entry class Sandbank does not originate'],

@@ -241,8 +241,14 @@ describe('returns', () => {
 
 describe('magic accounts', () => {
   const routing = '021000021';
-  const outcome = (rail: Rail, direction: Direction, accountNumber: string, routingNumber = routing) => {
-    const result = railOutcome({ rail, direction, routingNumber, accountNumber });
+  const outcome = (
+    rail: Rail,
+    direction: Direction,
+    accountNumber: string,
+    routingNumber = routing,
+    secCode: string | null = rail === 'ach' || rail === 'same_day_ach' ? 'PPD' : null,
+  ) => {
+    const result = railOutcome({ rail, direction, routingNumber, accountNumber, secCode });
     return result.kind === 'returns'
       ? `returns ${result.reason.code}`
       : result.kind === 'rejected'
@@ -259,9 +265,9 @@ describe('magic accounts', () => {
     ['same_day_ach', 'debit', '000333333335', 'returns R10'],
     ['ach', 'credit', '000333333335', 'succeeds'],
     ['ach', 'debit', '000000000009', 'stays_submitted'],
-    ['ach', 'debit', '10029', 'returns R29'],
+    ['ach', 'debit', '10029', 'succeeds'], // R29 returns corporate (CCD) entries only; these are PPD
     ['ach', 'credit', '10003', 'returns R03'],
-    ['ach', 'credit', '10029', 'succeeds'], // R29 returns debits only
+    ['ach', 'credit', '10001', 'succeeds'], // R01 returns debits only
     ['ach', 'credit', '10023', 'returns R23'], // credit refused by the receiver
     ['ach', 'debit', '10023', 'succeeds'], // R23 returns credits only
     ['ach', 'debit', '10068', 'succeeds'], // R68 is the ODFI's dishonor code
@@ -276,6 +282,17 @@ describe('magic accounts', () => {
     ['rtp', 'credit', '000123456789', 'succeeds'],
   ] as const)('%s %s to %s → %s', (rail, direction, account, expected) => {
     expect(outcome(rail, direction, account)).toBe(expected);
+  });
+
+  it('an unauthorized debit is returned with the code of its entry class', () => {
+    // Consumer entries (PPD, WEB) come back R10, corporate ones (CCD) R29; 100XX codes only where they apply.
+    expect(outcome('ach', 'debit', '000333333335', routing, 'WEB')).toBe('returns R10');
+    expect(outcome('ach', 'debit', '000333333335', routing, 'CCD')).toBe('returns R29');
+    expect(outcome('ach', 'debit', '10029', routing, 'CCD')).toBe('returns R29');
+    expect(outcome('ach', 'debit', '10005', routing, 'CCD')).toBe('returns R05');
+    expect(outcome('ach', 'debit', '10005', routing, 'PPD')).toBe('succeeds');
+    expect(outcome('ach', 'debit', '10010', routing, 'CCD')).toBe('succeeds');
+    expect(outcome('ach', 'debit', '10011', routing, 'WEB')).toBe('returns R11');
   });
 
   it('the exported table lists exactly the magic accounts, in its order', () => {

@@ -10,11 +10,10 @@ import { checkReturn, returnRule } from '../transfers/transfers.returns.ts';
  * - Only a code the receiver sends on its own: not the ACH Operator's edit codes (R13, R18, R19,
  *   R25-R28, time frame "next file delivery"), and not R06 or R31, which need the originating bank's
  *   request or agreement (nothing here plays that bank).
- * - By SEC code: R07, R10, R11 are consumer-account returns (PPD, WEB); R29 is the corporate one (CCD).
+ *
+ * Which SEC codes a code applies to (consumer R07, R10, R11; corporate R05, R29) is the table's, as
+ * for the merchant's own entries.
  */
-
-const CONSUMER_ONLY = new Set(['R07', 'R10', 'R11']);
-const CORPORATE_ONLY = new Set(['R29']);
 
 export interface InboundReturnEntry {
   direction: 'credit' | 'debit';
@@ -45,11 +44,13 @@ export function checkInboundReturn(entry: InboundReturnEntry, code: string, now:
     throw refuse(
       "is not a code a receiving bank returns an entry with on its own (the ACH Operator's, or the originating bank's request).",
     );
-  if (rule && entry.secCode === 'CCD' && CONSUMER_ONLY.has(rule.code))
-    throw refuse('is for consumer accounts (PPD, WEB); a CCD entry is returned unauthorized with R29.');
-  if (rule && entry.secCode !== 'CCD' && CORPORATE_ONLY.has(rule.code) && entry.direction === 'debit')
-    throw refuse('is for corporate (CCD) entries; a consumer entry uses R10 or R11.');
-  // The code's existence, category, direction and time frame: the rules every return follows.
-  const verdict = checkReturn({ code, direction: entry.direction, settledAt: entry.settledAt, now });
+  // The code's existence, category, direction, SEC code and time frame: the rules every return follows.
+  const verdict = checkReturn({
+    code,
+    direction: entry.direction,
+    secCode: entry.secCode,
+    settledAt: entry.settledAt,
+    now,
+  });
   return achReturnReason(verdict.rule.code) as ReturnReason;
 }

@@ -68,6 +68,7 @@ function checkRailRules(spec: EntrySpec, params: SpecParams): RailOutcome {
     direction: spec.direction,
     routingNumber: spec.account.routingNumber,
     accountNumber: spec.account.accountNumber,
+    secCode: spec.secCode,
   });
   if (outcome.kind === 'unreachable') {
     throw new SandbankError('routing_number_unreachable', {

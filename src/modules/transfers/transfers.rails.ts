@@ -150,8 +150,11 @@ export type RailOutcome =
 /** What an account number makes the ACH network do with an entry (RTP has no returns). */
 export type MagicAccountBehavior =
   | { kind: 'succeeds' }
-  /** Settles, then comes back with this Nacha code (`debitsOnly`: a credit to it settles). */
-  | { kind: 'returns'; code: string; debitsOnly: boolean }
+  /**
+   * Settles, then comes back with this Nacha code (`debitsOnly`: a credit to it settles);
+   * `corporateCode` instead on a CCD entry, when the code is a consumer one.
+   */
+  | { kind: 'returns'; code: string; debitsOnly: boolean; corporateCode?: string }
   | { kind: 'stays_submitted' };
 
 export interface MagicAccount {
@@ -181,8 +184,9 @@ export const MAGIC_ACCOUNTS: readonly MagicAccount[] = Object.freeze([
   },
   {
     accountNumber: '000333333335',
-    outcome: 'debits: settle, then returned R10 (unauthorized) 5 banking days later; credits succeed',
-    behavior: { kind: 'returns', code: 'R10', debitsOnly: true },
+    outcome:
+      'debits: settle, then returned unauthorized: R10 5 banking days later on a consumer entry (PPD, WEB: a checkout), R29 the next banking day on a corporate one (CCD); credits succeed',
+    behavior: { kind: 'returns', code: 'R10', debitsOnly: true, corporateCode: 'R29' },
   },
   {
     accountNumber: '000000000009',
@@ -193,13 +197,14 @@ export const MAGIC_ACCOUNTS: readonly MagicAccount[] = Object.freeze([
 
 /**
  * `100XX`: returned with code RXX when an RDFI may return the entry with RXX (an assigned code of
- * the right category, and of the entry's direction: transfers.returns.ts); otherwise an ordinary account.
+ * the right category, of the entry's direction and SEC code: transfers.returns.ts); otherwise an
+ * ordinary account.
  */
 export const RETURN_CODE_ACCOUNT = Object.freeze({
   pattern: /^100(\d\d)$/,
   example: '10029',
   outcome:
-    'settles, then returned RXX for 100XX (here R29, debits only), when an RDFI may return the entry with RXX (category and direction; otherwise it succeeds)',
+    'settles, then returned RXX for 100XX (here R29, CCD debits only), when an RDFI may return the entry with RXX (category, direction and SEC code; otherwise it succeeds)',
 });
 
 /** The magic routing number's outcome in words (see UNREACHABLE_ROUTING_NUMBER). */
@@ -233,8 +238,10 @@ export function railOutcome(input: {
   direction: Direction;
   routingNumber: string;
   accountNumber: string;
+  /** The ACH entry's SEC code (PPD, CCD, WEB); null on the instant rails. */
+  secCode: string | null;
 }): RailOutcome {
-  const { rail, direction, routingNumber, accountNumber } = input;
+  const { rail, direction, routingNumber, accountNumber, secCode } = input;
   if (routingNumber === UNREACHABLE_ROUTING_NUMBER)
     return isInstantRail(rail) ? { kind: 'rejected', reason: 'AC03' } : { kind: 'unreachable' };
   if (isInstantRail(rail)) {
@@ -244,8 +251,10 @@ export function railOutcome(input: {
   }
   const behavior = magicAccountBehavior(accountNumber);
   if (behavior.kind !== 'returns') return behavior;
-  const rule = behavior.debitsOnly && direction !== 'debit' ? null : returnRule(behavior.code);
-  // A code an RDFI may not return this entry with (its category or direction) leaves an ordinary account.
-  const reason = rule && returnRefusal(rule, direction) === null ? achReturnReason(rule.code) : null;
+  const code = behavior.corporateCode && secCode === 'CCD' ? behavior.corporateCode : behavior.code;
+  const rule = behavior.debitsOnly && direction !== 'debit' ? null : returnRule(code);
+  // A code an RDFI may not return this entry with (its category, direction or SEC code) leaves an
+  // ordinary account.
+  const reason = rule && returnRefusal(rule, direction, secCode) === null ? achReturnReason(rule.code) : null;
   return reason ? { kind: 'returns', reason } : { kind: 'succeeds' };
 }

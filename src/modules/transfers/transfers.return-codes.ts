@@ -44,6 +44,12 @@ export type TimeFrame =
   /** No deadline: returned at the ODFI's request or with its agreement (R06, R31). */
   | { kind: 'none' };
 
+/** The entry classes Sandbank originates and receives: consumer (PPD, WEB) and corporate (CCD). */
+export type SecCode = 'PPD' | 'CCD' | 'WEB';
+export const SEC_CODES: readonly SecCode[] = ['PPD', 'CCD', 'WEB'];
+const CONSUMER: readonly SecCode[] = ['PPD', 'WEB'];
+const CORPORATE: readonly SecCode[] = ['CCD'];
+
 export interface ReturnRule {
   code: string;
   title: string;
@@ -55,6 +61,13 @@ export interface ReturnRule {
   /** Null: an RDFI may return Sandbank's entries with it. */
   refusal: Refusal | null;
   applies: Applies;
+  /** The entry classes it may return: consumer codes PPD and WEB, corporate ones CCD, most all three. */
+  secCodes: readonly SecCode[];
+  /**
+   * Whether the receiver's customer must have signed a Written Statement of Unauthorized Debit
+   * before the bank returns with it (the consumer and corporate-SEC unauthorized codes).
+   */
+  wsud: boolean;
   timeFrame: TimeFrame;
 }
 
@@ -64,6 +77,18 @@ const DEBIT_ONLY = new Set(['R01', 'R05', 'R07', 'R08', 'R09', 'R10', 'R11', 'R2
 const CREDIT_ONLY = new Set(['R23']);
 /** RDFI-return codes of entry classes Sandbank never originates. */
 const SEC_NOT_ORIGINATED = new Set(['R21', 'R22', 'R30', 'R33', 'R35', 'R36', 'R37', 'R38', 'R39']);
+/**
+ * Unauthorized and revoked debits of a consumer account: R07 (authorization revoked), R10 (not
+ * authorized, or the originator not known), R11 (not as authorized): consumer entries (PPD, WEB).
+ */
+const CONSUMER_ONLY = new Set(['R07', 'R10', 'R11']);
+/**
+ * R05 (a consumer account debited with a corporate SEC code) and R29 (a corporate customer says the
+ * debit was not authorized): corporate entries (CCD).
+ */
+const CORPORATE_ONLY = new Set(['R05', 'R29']);
+/** The codes an RDFI may use only with its customer's Written Statement of Unauthorized Debit. */
+const WSUD = new Set(['R05', 'R07', 'R10', 'R11']);
 /** The ACH Operator's and edit codes whose reference time frame is the next file delivery. */
 const NEXT_FILE = new Set(['R13', 'R18', 'R19', 'R25', 'R26', 'R27', 'R28']);
 /** Returned at the ODFI's request (R06) or with its agreement (R31): no deadline. */
@@ -96,6 +121,8 @@ function ruleOf(row: (typeof returnCodes.codes)[number]): ReturnRule {
     unauthorized: row.unauthorized_return,
     refusal,
     applies,
+    secCodes: CONSUMER_ONLY.has(row.code) ? CONSUMER : CORPORATE_ONLY.has(row.code) ? CORPORATE : SEC_CODES,
+    wsud: WSUD.has(row.code),
     timeFrame,
   };
 }
@@ -129,10 +156,23 @@ const REFUSAL_TEXT: Readonly<Record<Refusal, string>> = {
   sec_not_originated: 'belongs to an entry class Sandbank does not originate (only PPD, CCD and WEB)',
 };
 
-/** Why the code cannot be used, as a sentence fragment; null when it can. */
-export function returnRefusal(rule: ReturnRule, direction: ReturnDirection): string | null {
+/**
+ * Why the code cannot return this entry (its direction, and its SEC code when it has one), as a
+ * sentence; null when it can.
+ */
+export function returnRefusal(
+  rule: ReturnRule,
+  direction: ReturnDirection,
+  secCode: string | null = null,
+): string | null {
   if (rule.refusal) return `${rule.code} ${REFUSAL_TEXT[rule.refusal]}.`;
   if (rule.applies !== 'both' && rule.applies !== direction)
     return `${rule.code} (${rule.title}) returns ${rule.applies}s only; this entry is a ${direction}.`;
+  if (secCode !== null && !(rule.secCodes as readonly string[]).includes(secCode)) {
+    const other = rule.secCodes.includes('CCD')
+      ? 'a consumer entry is returned unauthorized with R10 or R11'
+      : 'a CCD entry is returned unauthorized with R29, or R05 when the account is a consumer one';
+    return `${rule.code} (${rule.title}) applies to ${rule.secCodes.join(' and ')} entries only; this entry is ${secCode} (${other}).`;
+  }
   return null;
 }

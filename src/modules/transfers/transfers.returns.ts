@@ -59,6 +59,8 @@ export interface ReturnCheck {
   code: string;
   /** The entry's direction: what the RDFI received (a credit or a debit to its customer's account). */
   direction: ReturnDirection;
+  /** The entry's SEC code (PPD, CCD, WEB); null for an entry without one (every code may return it). */
+  secCode: string | null;
   /** When the forward entry settled; null before settlement (a return then is always timely). */
   settledAt: Date | null;
   now: Date;
@@ -77,12 +79,12 @@ export interface ReturnVerdict {
 /**
  * Whether an RDFI may return an entry with `code` now. Throws 400 parameter_invalid for a code
  * that is not in the reference, 400 return_code_not_allowed for a code that can never return this
- * entry (its category, or the wrong direction), and 422 return_deadline_passed (with `deadline`)
+ * entry (its category, the wrong direction, or an SEC code it does not apply to), and 422 return_deadline_passed (with `deadline`)
  * when its time frame is over, unless `untimely` lets it arrive late.
  */
 export function checkReturn(input: ReturnCheck): ReturnVerdict {
   const rule = knownRule(input.code);
-  const refusal = returnRefusal(rule, input.direction);
+  const refusal = returnRefusal(rule, input.direction, input.secCode);
   if (refusal) throw new SandbankError('return_code_not_allowed', { param: 'code', message: refusal });
   const deadline = input.settledAt ? returnDeadlineOf(rule, input.settledAt) : null;
   const late = deadline !== null && input.now.getTime() >= deadline.getTime();

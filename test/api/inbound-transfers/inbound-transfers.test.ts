@@ -154,7 +154,7 @@ describe('inbound transfers over REST', () => {
     for (const [id, code, message] of [
       [credit.body.id, 'R01', 'returns debits only'],
       [debit.body.id, 'R23', 'returns credits only'],
-      [debit.body.id, 'R29', 'corporate (CCD)'],
+      [debit.body.id, 'R29', 'applies to CCD entries only'],
       [debit.body.id, 'R61', "ODFI's code for dishonoring"],
       [debit.body.id, 'R99', 'is not a Nacha return code'],
     ] as const) {

@@ -186,7 +186,7 @@ describe('each magic account returns on its own, within its time frame, and the 
     ['000111111116', 'debit', 'R03', PROMPT, TWO_BANKING_DAYS],
     ['000111111116', 'credit', 'R03', PROMPT, TWO_BANKING_DAYS],
     ['000222222227', 'debit', 'R01', PROMPT, TWO_BANKING_DAYS],
-    ['000333333335', 'debit', 'R10', LATE, SIXTY_DAYS],
+    ['000333333335', 'debit', 'R29', PROMPT, TWO_BANKING_DAYS], // a CCD entry (the default)
     ['10029', 'debit', 'R29', PROMPT, TWO_BANKING_DAYS],
     ['10005', 'debit', 'R05', LATE, SIXTY_DAYS],
     ['10016', 'credit', 'R16', PROMPT, TWO_BANKING_DAYS],

@@ -1,6 +1,7 @@
 /**
  * Every Nacha return code of reference/ach_return_codes.json through the real REST simulate step,
- * on a debit and on a credit, with the simulated clock: refused codes answer 400
+ * on a debit and on a credit (of an SEC code the code applies to), with the simulated clock, and
+ * the consumer and corporate codes on the other entry classes: refused codes answer 400
  * return_code_not_allowed naming why (and change nothing); allowed codes are accepted at the last
  * instant of their time frame and refused one second later with 422 return_deadline_passed naming
  * the deadline, unless `untimely: true` lets the return arrive marked untimely.
@@ -55,6 +56,11 @@ const CREDIT_ONLY = ['R23'];
 const SIXTY_DAYS = ['R05', 'R07', 'R10', 'R11'];
 const NEXT_FILE = ['R13', 'R18', 'R19', 'R25', 'R26', 'R27', 'R28'];
 const NO_DEADLINE = ['R06', 'R31'];
+/** Consumer-account codes (PPD, WEB) and corporate ones (CCD); every other code returns all three. */
+const CONSUMER_ONLY = ['R07', 'R10', 'R11'];
+const CORPORATE_ONLY = ['R05', 'R29'];
+/** The SEC code each code's entry is made with below: one the code applies to. */
+const secFor = (code: string) => (CONSUMER_ONLY.includes(code) ? 'PPD' : 'CCD');
 
 function expected(code: string): Expectation {
   const because = REFUSED[code];
@@ -73,9 +79,14 @@ function expected(code: string): Expectation {
 const plusOneSecond = (iso: string) => new Date(Date.parse(iso) + 1000).toISOString();
 
 /** A settled ACH entry of the direction (a credit is funded), settled at the merchant's clock. */
-async function settledEntry(m: TestMerchant, direction: 'debit' | 'credit'): Promise<string> {
+async function settledEntry(
+  m: TestMerchant,
+  direction: 'debit' | 'credit',
+  secCode = 'CCD',
+): Promise<string> {
   const created = await post(m, '/v1/transfers', {
     rail: 'ach',
+    sec_code: secCode,
     direction,
     amount: '10.00',
     currency: 'USD',
@@ -112,7 +123,7 @@ describe('every return code of the reference, on the simulate return step', () =
             : `${code} on a ${direction}: accepted a year later (no deadline)`;
       it(name, async () => {
         const m = await merchantAt(SETTLED);
-        const first = await settledEntry(m, direction);
+        const first = await settledEntry(m, direction, secFor(code));
         if (!e.allowed || !fits) {
           const before = await usd(m);
           const res = await returnOf(m, first, { code });
@@ -133,7 +144,7 @@ describe('every return code of the reference, on the simulate return step', () =
           await expectLedgerSumsToZero(m);
           return;
         }
-        const second = await settledEntry(m, direction);
+        const second = await settledEntry(m, direction, secFor(code));
         await advanceTo(m, e.lastInstant);
         const inTime = await returnOf(m, first, { code });
         expect(inTime.status).toBe(200);
@@ -160,6 +171,40 @@ describe('every return code of the reference, on the simulate return step', () =
       });
     }
   }
+
+  it('consumer codes return PPD and WEB debits only, corporate ones CCD only: 400 naming the SEC code', async () => {
+    const m = await merchantAt(SETTLED);
+    const entries = {
+      PPD: await settledEntry(m, 'debit', 'PPD'),
+      WEB: await settledEntry(m, 'debit', 'WEB'),
+      CCD: await settledEntry(m, 'debit', 'CCD'),
+    };
+    const before = await usd(m);
+    const wrong: Array<[string, keyof typeof entries]> = [
+      ...CONSUMER_ONLY.map((code): [string, keyof typeof entries] => [code, 'CCD']),
+      ...CORPORATE_ONLY.flatMap(
+        (code): Array<[string, keyof typeof entries]> => [
+          [code, 'PPD'],
+          [code, 'WEB'],
+        ],
+      ),
+    ];
+    for (const [code, sec] of wrong) {
+      const res = await returnOf(m, entries[sec], { code });
+      expect(res.status, `${code} on ${sec}`).toBe(400);
+      expect(res.body).toMatchObject({ error: { code: 'return_code_not_allowed', param: 'code' } });
+      const message = String((res.body.error as Json).message);
+      expect(message).toContain(code);
+      expect(message).toContain(`this entry is ${sec}`);
+    }
+    expect(await usd(m)).toEqual(before);
+    for (const id of Object.values(entries))
+      expect((await get(m, `/v1/transfers/${id}`)).body).toMatchObject({ state: 'settled' });
+    // The same codes on entries they apply to.
+    expect((await returnOf(m, entries.WEB, { code: 'R10' })).body).toMatchObject({ return_code: 'R10' });
+    expect((await returnOf(m, entries.CCD, { code: 'R05' })).body).toMatchObject({ return_code: 'R05' });
+    await expectLedgerSumsToZero(m);
+  });
 
   it('a code that is not in the reference is 400 parameter_invalid; R48 and R99 alike', async () => {
     const m = await merchantAt(SETTLED);
@@ -227,6 +272,7 @@ describe('the rules table, as other modules call it', () => {
     const verdict = checkReturn({
       code: 'R10',
       direction: 'debit',
+      secCode: 'PPD',
       settledAt: new Date('2031-12-02T14:00:00Z'),
       now: new Date('2032-01-15T14:00:00Z'),
     });
@@ -235,6 +281,7 @@ describe('the rules table, as other modules call it', () => {
       checkReturn({
         code: 'R10',
         direction: 'credit',
+        secCode: 'PPD',
         settledAt: null,
         now: new Date('2032-01-15T14:00:00Z'),
       }),

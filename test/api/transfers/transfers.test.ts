@@ -125,10 +125,11 @@ describe('ACH on the Federal Reserve timeline', () => {
     expect(await usd(m)).toEqual({ available: 0, pending: 0, reserved: 0 });
   });
 
-  it('an unauthorized-debit return (000333333335, R10) comes 5 banking days after settlement', async () => {
+  it('an unauthorized-debit return of a PPD entry (000333333335, R10) comes 5 banking days after settlement', async () => {
     const m = await merchantAt(TUESDAY_0900, '0');
     const id = String(
-      (await transfer(m, { rail: 'ach', direction: 'debit', account: '000333333335' })).body.id,
+      (await transfer(m, { rail: 'ach', direction: 'debit', sec_code: 'PPD', account: '000333333335' })).body
+        .id,
     );
     // Settles Wednesday 08:30 ET; Thu 4, Fri 5, Mon 8, Tue 9, Wed 10 → Wednesday 2031-12-10 13:00 ET.
     expect(await advanceTo(m, '2031-12-10T17:59:59.000Z')).toEqual([
@@ -395,8 +396,8 @@ describe('over GraphQL', () => {
       __typename: 'SandbankError',
       code: 'invalid_state',
     });
-    expect(await step('simulateTransferReturn', ', code: R07')).toMatchObject({
-      data: { state: 'returned', returnCode: 'R07' },
+    expect(await step('simulateTransferReturn', ', code: R29')).toMatchObject({
+      data: { state: 'returned', returnCode: 'R29' },
     });
     const listed = await gql(
       m,
