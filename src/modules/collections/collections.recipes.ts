@@ -78,7 +78,7 @@ function collectionRecipe(
     [...COLLECTION_KEYS, ...(options.returns ? ['return_code'] : [])],
     (set) => {
       const input = collectionInput(set, options.extra);
-      const code = options.returns ? returnCode(set, 'R01') : 'R01';
+      const code = options.returns ? returnCode(set, 'R01', 'debit', 'WEB') : 'R01';
       return async (d) => {
         const collection = await createCollection(d.context(), input);
         await then(d, collection, code);

@@ -44,11 +44,15 @@ export function withinRailLimit(parsed: { rail?: string; method?: string }, mino
     });
 }
 
-/** The override return_code (or the fallback), checked against the return rules for the entry's direction. */
+/**
+ * The override return_code (or the fallback), checked against the return rules for the entry's
+ * direction and SEC code (a recipe's transfers are CCD, a checkout's debits WEB).
+ */
 export function returnCode(
   set: Overrides,
   fallback: string,
   direction: 'credit' | 'debit' = 'debit',
+  secCode: string | null = 'CCD',
 ): string {
   const code = set.return_code ?? fallback;
   if (!achReturnReason(code))
@@ -57,7 +61,7 @@ export function returnCode(
       message: `${code.slice(0, 8)} is not a Nacha return code (R01 … R85).`,
     });
   const rule = returnRule(code);
-  const refusal = rule ? returnRefusal(rule, direction) : null;
+  const refusal = rule ? returnRefusal(rule, direction, secCode) : null;
   if (refusal) throw new SandbankError('parameter_invalid', { param: 'set.return_code', message: refusal });
   return code;
 }
@@ -133,6 +137,7 @@ function achTransfer(
           set,
           input.direction === 'debit' ? 'R01' : 'R03',
           input.direction === 'credit' ? 'credit' : 'debit',
+          input.sec_code ?? 'CCD',
         )
       : null;
     return async (d) => {

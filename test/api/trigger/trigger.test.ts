@@ -193,6 +193,10 @@ describe('overrides', () => {
       ['transfer.returned', { return_code: 'R99' }, 'parameter_invalid', 'set.return_code'],
       ['payout.returned', { return_code: 'R01' }, 'parameter_invalid', 'set.return_code'],
       ['transfer.returned', { return_code: 'R68' }, 'parameter_invalid', 'set.return_code'],
+      // A recipe's transfer is CCD: R10 is for consumer entries.
+      ['transfer.returned', { return_code: 'R10' }, 'parameter_invalid', 'set.return_code'],
+      // A checkout's bank debit is WEB: R29 is for corporate entries.
+      ['collection.failed', { return_code: 'R29' }, 'parameter_invalid', 'set.return_code'],
       ['inbound_transfer.completed', { amount: '10000000.01' }, 'amount_exceeds_rail_limit', 'set.amount'],
       // A credit is funded by a top-up first: the rail's limit is checked before it.
       [
