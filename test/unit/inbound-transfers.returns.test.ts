@@ -21,18 +21,20 @@ function refusal(run: () => unknown): { code: string; message: string } {
 }
 
 describe('checkInboundReturn', () => {
-  it('2-banking-day codes: accepted to the last millisecond of Thursday ET, refused from Friday 00:00 ET', () => {
-    expect(checkInboundReturn(debit('PPD'), 'R01', new Date('2031-12-12T04:59:59.999Z')).code).toBe('R01');
-    const late = refusal(() => checkInboundReturn(debit('PPD'), 'R01', new Date('2031-12-12T05:00:00.000Z')));
+  it('2-banking-day codes: accepted until the opening of business (08:30 ET) of Thursday, the 2nd banking day', () => {
+    expect(checkInboundReturn(debit('PPD'), 'R01', new Date('2031-12-11T13:29:59.999Z')).code).toBe('R01');
+    const late = refusal(() => checkInboundReturn(debit('PPD'), 'R01', new Date('2031-12-11T13:30:00.000Z')));
     expect(late.code).toBe('return_deadline_passed');
-    expect(late.message).toContain('2031-12-12T05:00:00.000Z');
+    expect(late.message).toContain('2031-12-11T13:30:00.000Z');
+    expect(late.message).toContain('opening of business (08:30 ET) of the 2nd banking day');
   });
 
-  it('60-calendar-day codes: R10 on the 60th day, refused the day after', () => {
-    // 60 calendar days after 2031-12-09 is 2032-02-07; its end (EST) is 2032-02-08T05:00Z.
-    expect(checkInboundReturn(debit('WEB'), 'R10', new Date('2032-02-08T04:59:00.000Z')).code).toBe('R10');
+  it('60-calendar-day codes: R10 until the opening of business of the banking day after the 60th day', () => {
+    // 60 calendar days after 2031-12-09 is Saturday 2032-02-07; the next banking day is Monday 02-09,
+    // whose opening of business (08:30 EST) is 13:30Z.
+    expect(checkInboundReturn(debit('WEB'), 'R10', new Date('2032-02-09T13:29:00.000Z')).code).toBe('R10');
     expect(
-      refusal(() => checkInboundReturn(debit('WEB'), 'R10', new Date('2032-02-08T05:00:00.000Z'))).code,
+      refusal(() => checkInboundReturn(debit('WEB'), 'R10', new Date('2032-02-09T13:30:00.000Z'))).code,
     ).toBe('return_deadline_passed');
     expect(checkInboundReturn(debit('CCD'), 'R05', new Date('2032-01-20T12:00:00.000Z')).code).toBe('R05');
   });

@@ -214,12 +214,13 @@ describe('returns', () => {
     expect(iso(returnArrivesAt(at(settled), r10))).toBe('2026-12-08T18:00:00.000Z');
   });
 
-  it('deadlines: the end of the second banking day, or of the 60th calendar day', () => {
+  it('deadlines: the opening of business of the second banking day, or of the banking day after the 60th calendar day', () => {
     const r01 = achReturnReason('R01');
     const r10 = achReturnReason('R10');
     if (!r01 || !r10) throw new Error('codes missing from the reference');
-    expect(iso(returnDeadline(at(settled), r01))).toBe('2026-12-04T05:00:00.000Z'); // Thu 12-03 24:00 EST
-    expect(iso(returnDeadline(at(settled), r10))).toBe('2027-01-31T05:00:00.000Z'); // Sat 2027-01-30 24:00 EST
+    expect(iso(returnDeadline(at(settled), r01))).toBe('2026-12-03T13:30:00.000Z'); // Thu 12-03 08:30 EST
+    // The 60th day is Saturday 2027-01-30: the next banking day is Monday 02-01.
+    expect(iso(returnDeadline(at(settled), r10))).toBe('2027-02-01T13:30:00.000Z'); // Mon 08:30 EST
   });
 
   it('every code, settled on any day of 2026-2027, arrives after settlement and within its time frame', () => {

@@ -32,9 +32,9 @@ export type Refusal =
 
 /** How long after the forward entry's settlement the return may arrive. */
 export type TimeFrame =
-  /** By the end (24:00 ET) of the 2nd banking day after the settlement date. */
+  /** By the opening of business (08:30 ET) of the 2nd banking day after the settlement date. */
   | { kind: 'banking_days'; days: 2 }
-  /** By the end of the 60th calendar day after the settlement date. */
+  /** By the opening of business of the banking day after the 60th calendar day after the settlement date. */
   | { kind: 'calendar_days'; days: 60 }
   /**
    * The ACH Operator's and edit codes ("next file delivery time after processing"): Sandbank lets

@@ -39,6 +39,15 @@ export {
 const endOf = (date: LocalDate): Date => nyInstant(addCalendarDays(date, 1), '00:00');
 
 /**
+ * Nacha has a return made available to the originating bank "no later than the opening of business"
+ * of its last day: the 2nd banking day after the settlement date, or for the extended (unauthorized)
+ * returns the banking day after the 60th calendar day. Sandbank reads opening of business as 08:30 ET,
+ * when FedACH settles its overnight window and the returns it carried reach the originating bank
+ * (docs/guide/bank-transfers.md, "Deadlines").
+ */
+export const OPENING_OF_BUSINESS = '08:30';
+
+/**
  * The last instant (exclusive: the return must arrive before it) a return with this rule may
  * arrive for an entry settled at `settledAt`; null when the code has no deadline.
  */
@@ -48,8 +57,9 @@ export function returnDeadlineOf(rule: ReturnRule, settledAt: Date): Date | null
     case 'none':
       return null;
     case 'calendar_days':
-      return endOf(addCalendarDays(settled, rule.timeFrame.days));
+      return nyInstant(addBankingDays(addCalendarDays(settled, rule.timeFrame.days), 1), OPENING_OF_BUSINESS);
     case 'banking_days':
+      return nyInstant(addBankingDays(settled, rule.timeFrame.days), OPENING_OF_BUSINESS);
     case 'next_file':
       return endOf(addBankingDays(settled, rule.timeFrame.days));
   }
@@ -91,23 +101,24 @@ export function checkReturn(input: ReturnCheck): ReturnVerdict {
   if (late && !input.untimely) {
     throw new SandbankError('return_deadline_passed', {
       param: 'code',
-      message: `A ${rule.code} return had to arrive before ${deadline.toISOString()} (${describeTimeFrame(rule.timeFrame)} after settlement); send "untimely": true to let it arrive late, marked untimely.`,
+      message: `A ${rule.code} return had to arrive before ${deadline.toISOString()} (${describeTimeFrame(rule.timeFrame)}); send "untimely": true to let it arrive late, marked untimely.`,
       extra: { deadline: deadline.toISOString() },
     });
   }
   return { rule, deadline, untimely: late };
 }
 
+/** The time frame in words, as the refusal of a late return says it. */
 export function describeTimeFrame(frame: TimeFrame): string {
   switch (frame.kind) {
     case 'none':
       return 'no deadline';
     case 'calendar_days':
-      return `${frame.days} calendar days`;
+      return `by the opening of business (${OPENING_OF_BUSINESS} ET) of the banking day after the ${frame.days}th calendar day after settlement`;
     case 'banking_days':
-      return `${frame.days} banking days`;
+      return `by the opening of business (${OPENING_OF_BUSINESS} ET) of the ${frame.days}nd banking day after settlement`;
     case 'next_file':
-      return `${frame.days} banking day`;
+      return `by the end of the ${frame.days}st banking day after settlement`;
   }
 }
 

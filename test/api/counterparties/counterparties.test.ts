@@ -488,7 +488,7 @@ describe('concurrent steps', () => {
 });
 
 describe('the time frames of an NOC and of a return', () => {
-  it('end at the same instant: anything before 24:00 ET of the 2nd banking day, nothing from then on', async () => {
+  it('a return must reach the originating bank by the opening of business (08:30 ET) of the 2nd banking day; an NOC may be sent until its end', async () => {
     const m = await merchantAt(TUESDAY_0900, '0');
     const ids: string[] = [];
     for (let i = 0; i < 4; i++)
@@ -497,21 +497,24 @@ describe('the time frames of an NOC and of a return', () => {
           (await debitTo(m, { name: 'Bob', routing_number: ROUTING, account_number: '000123456789' })).id,
         ),
       );
-    await advanceTo(m, SETTLED); // Tuesday 13:00 ET: settled; Thursday ends 2031-12-05T05:00Z
+    await advanceTo(m, SETTLED); // Tuesday 13:00 ET: settled; the 2nd banking day is Thursday 12-04
     const [noc1, ret1, noc2, ret2] = ids as [string, string, string, string];
+    await advanceTo(m, '2031-12-04T13:29:59.500Z'); // Thursday 08:29:59.5 EST
+    const ret = await post(m, `/v1/simulate/transfers/${ret1}/return`, { code: 'R01' });
+    expect(ret.status, JSON.stringify(ret.body)).toBe(200);
+    await advanceTo(m, '2031-12-04T13:30:00.000Z');
+    const lateReturn = await post(m, `/v1/simulate/transfers/${ret2}/return`, { code: 'R01' });
+    expect(lateReturn.body).toMatchObject({
+      error: { code: 'return_deadline_passed', deadline: '2031-12-04T13:30:00.000Z' },
+    });
+    // An NOC is transmitted within two banking days of settlement: all of Thursday.
     await advanceTo(m, '2031-12-05T04:59:59.500Z');
     const noc = await post(m, `/v1/simulate/transfers/${noc1}/notification_of_change`, { code: 'C01' });
     expect(noc.status, JSON.stringify(noc.body)).toBe(200);
-    const ret = await post(m, `/v1/simulate/transfers/${ret1}/return`, { code: 'R01' });
-    expect(ret.status, JSON.stringify(ret.body)).toBe(200);
     await advanceTo(m, '2031-12-05T05:00:00.000Z');
     const lateNoc = await post(m, `/v1/simulate/transfers/${noc2}/notification_of_change`, { code: 'C01' });
     expect(lateNoc.body).toMatchObject({ error: { code: 'time_frame_passed' } });
     expect(String((lateNoc.body.error as Json).message)).toContain('2031-12-05T04:59:59.000Z');
-    const lateReturn = await post(m, `/v1/simulate/transfers/${ret2}/return`, { code: 'R01' });
-    expect(lateReturn.body).toMatchObject({
-      error: { code: 'return_deadline_passed', deadline: '2031-12-05T05:00:00.000Z' },
-    });
     await expectLedgerBalancedOf(m);
   });
 });

@@ -145,7 +145,7 @@ describe('inbound transfers over REST', () => {
       state: 'settled',
       settled_at: '2031-12-08T13:30:00.000Z',
       // 2 banking days after Monday: the end of Wednesday ET.
-      return_deadline: '2031-12-11T05:00:00.000Z',
+      return_deadline: '2031-12-10T13:30:00.000Z',
     });
     expect(await usd(m)).toEqual({ available: 1050, pending: 0, reserved: 0 });
     await ledgerBalanced(m);
@@ -174,7 +174,7 @@ describe('inbound transfers over REST', () => {
     const late = await post(m, `/v1/inbound_transfers/${debit.body.id}/return`, { code: 'R01' });
     expect(late.status).toBe(422);
     expect(late.body.error).toMatchObject({ code: 'return_deadline_passed', param: 'code' });
-    expect(String((late.body.error as Json).message)).toContain('2031-12-11T05:00:00.000Z');
+    expect(String((late.body.error as Json).message)).toContain('2031-12-10T13:30:00.000Z');
     await ledgerBalanced(m);
     const unauthorized = await post(m, `/v1/inbound_transfers/${debit.body.id}/return`, { code: 'R10' });
     expect(unauthorized.status, unauthorized.text).toBe(200);
@@ -267,7 +267,7 @@ describe('inbound transfers over GraphQL and webhooks', () => {
     expect(read.inboundTransfer).toMatchObject({
       state: 'settled',
       settledAt: '2031-12-26T18:00:00.000Z',
-      returnDeadline: '2031-12-31T05:00:00.000Z',
+      returnDeadline: '2031-12-30T13:30:00.000Z',
     });
     expect(await usd(m)).toEqual({ available: 75, pending: 0, reserved: 0 });
     await ledgerBalanced(m);

@@ -446,8 +446,8 @@ describe('GraphQL, webhooks and the dashboard', () => {
   it("the dashboard's return form lets a late return arrive only when it is ticked untimely", async () => {
     const m = await merchantAt(SETTLED);
     const id = await settled(m);
-    // Friday: past R01's 2 banking days (the end of Thursday 2031-12-04 ET).
-    await advanceTo(m, '2031-12-05T15:00:00.000Z');
+    // Thursday 10:00 EST: past R01's deadline, the opening of business (08:30 ET) of Thursday 2031-12-04.
+    await advanceTo(m, '2031-12-04T15:00:00.000Z');
     const browser = await signedIn(() => t, m);
     const page = await browser.get(`/dashboard/transactions/${id}`);
     expect(page.html).toContain('data-testid="action-return-untimely"');
@@ -455,7 +455,7 @@ describe('GraphQL, webhooks and the dashboard', () => {
     const refused = await browser.post(`/dashboard/transactions/${id}/actions/return`, { code: 'R01' });
     expect(refused.status).toBe(303);
     const shown = await browser.get(`/dashboard/transactions/${id}`);
-    expect(shown.html).toContain('2031-12-05T05:00:00.000Z');
+    expect(shown.html).toContain('2031-12-04T13:30:00.000Z');
     expect((await get(m, `/v1/transfers/${id}`)).body).toMatchObject({ state: 'settled' });
 
     const late = await browser.post(`/dashboard/transactions/${id}/actions/return`, {

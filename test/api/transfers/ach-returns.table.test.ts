@@ -7,9 +7,11 @@
  * the deadline, unless `untimely: true` lets the return arrive marked untimely.
  *
  * The expectations are written out by hand from docs/guide/bank-transfers.md's "Return rules", not read
- * from the code: every entry settles Tuesday 2031-12-02 09:00 EST (14:00Z), so the last instants are
- * the end of Thursday 12-04 (2 banking days), of Wednesday 12-03 (the operator and edit codes' 1
- * banking day) and of Saturday 2032-01-31 (60 calendar days); R06 and R31 have no deadline.
+ * from the code: every entry settles Tuesday 2031-12-02 09:00 EST (14:00Z). Nacha has a return reach
+ * the originating bank by the opening of business (08:30 ET) of the 2nd banking day after the
+ * settlement date — Thursday 12-04 — and an extended (unauthorized) return by the opening of
+ * business of the banking day after the 60th calendar day — Saturday 2032-01-31, so Monday 02-02.
+ * The operator and edit codes' 1 banking day ends with Wednesday 12-03; R06 and R31 have no deadline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import returnCodes from '../../../reference/ach_return_codes.json' with { type: 'json' };
@@ -69,10 +71,10 @@ function expected(code: string): Expectation {
   const lastInstant = NO_DEADLINE.includes(code)
     ? null
     : SIXTY_DAYS.includes(code)
-      ? '2032-02-01T04:59:59.000Z' // Saturday 2032-01-31 23:59:59 EST
+      ? '2032-02-02T13:29:59.000Z' // 60th day Saturday 01-31 → Monday 2032-02-02 08:29:59 EST
       : NEXT_FILE.includes(code)
         ? '2031-12-04T04:59:59.000Z' // Wednesday 12-03 23:59:59 EST
-        : '2031-12-05T04:59:59.000Z'; // Thursday 12-04 23:59:59 EST
+        : '2031-12-04T13:29:59.000Z'; // Thursday 12-04 08:29:59 EST (opening of business 08:30)
   return { allowed: true, direction, lastInstant };
 }
 
@@ -244,10 +246,10 @@ describe('every return code of the reference, on the simulate return step', () =
     const r01 = await post(m, `/v1/simulate/payouts/${id}/return`, { code: 'R01' });
     expect(r01.status).toBe(400);
     expect(r01.body).toMatchObject({ error: { code: 'return_code_not_allowed' } });
-    await advanceTo(m, '2031-12-05T05:00:00.000Z');
+    await advanceTo(m, '2031-12-04T13:30:00.000Z');
     const late = await post(m, `/v1/simulate/payouts/${id}/return`, { code: 'R02' });
     expect(late.body).toMatchObject({
-      error: { code: 'return_deadline_passed', deadline: '2031-12-05T05:00:00.000Z' },
+      error: { code: 'return_deadline_passed', deadline: '2031-12-04T13:30:00.000Z' },
     });
     const untimely = await post(m, `/v1/simulate/payouts/${id}/return`, { code: 'R02', untimely: true });
     expect(untimely.body).toMatchObject({ state: 'returned', failure_code: 'R02', return_untimely: true });
@@ -261,12 +263,17 @@ describe('the rules table, as other modules call it', () => {
       if (!rule) throw new Error(code);
       return returnDeadlineOf(rule, new Date(settledAt))?.toISOString() ?? null;
     };
-    // Wednesday 2031-11-26 (Thanksgiving Thursday): Friday 11-28, Monday 12-01 → 24:00 EST Monday.
-    expect(deadline('R02', '2031-11-26T15:00:00Z')).toBe('2031-12-02T05:00:00.000Z');
+    // Wednesday 2031-11-26 (Thanksgiving Thursday): Friday 11-28, Monday 12-01 → 08:30 EST Monday.
+    expect(deadline('R02', '2031-11-26T15:00:00Z')).toBe('2031-12-01T13:30:00.000Z');
     // Settled Friday 2031-12-05 22:30 EST (Saturday 03:30Z): its New York date is Friday.
     expect(deadline('R13', '2031-12-06T03:30:00Z')).toBe('2031-12-09T05:00:00.000Z');
-    // Christmas 2031 is a Thursday: settled Wednesday 12-24 → Friday 12-26, Monday 12-29.
-    expect(deadline('R01', '2031-12-24T14:00:00Z')).toBe('2031-12-30T05:00:00.000Z');
+    // Christmas 2031 is a Thursday: settled Wednesday 12-24 → Friday 12-26, Monday 12-29 08:30 EST.
+    expect(deadline('R01', '2031-12-24T14:00:00Z')).toBe('2031-12-29T13:30:00.000Z');
+    // The 60th day a Friday (settled Monday 2031-12-01 → Friday 2032-01-30): Monday 02-02 08:30 EST.
+    expect(deadline('R10', '2031-12-01T15:00:00Z')).toBe('2032-02-02T13:30:00.000Z');
+    // The 60th day Friday 2032-02-13 (settled Monday 2031-12-15): the next banking day skips the
+    // weekend and Presidents Day (Monday 02-16) → Tuesday 02-17 08:30 EST.
+    expect(deadline('R07', '2031-12-15T15:00:00Z')).toBe('2032-02-17T13:30:00.000Z');
     expect(deadline('R06', '2031-12-24T14:00:00Z')).toBeNull();
     // A debit the merchant received and returns (another module's use): same checks, same errors.
     const verdict = checkReturn({
