@@ -100,8 +100,8 @@ export const ERROR_REGISTRY = {
   duplicate_reference: spec(409, 'conflict_error', 'A collection with this reference already exists.'),
   invalid_state: spec(409, 'conflict_error', 'The object is not in a state that allows this operation.'),
   time_frame_passed: spec(
-    422,
-    'invalid_request_error',
+    409,
+    'conflict_error',
     "The Nacha time frame for this step has passed: the message names its last allowed instant, the error's deadline field the first instant it was refused.",
   ),
   collection_not_payable: spec(409, 'conflict_error', 'This collection can no longer be paid.'),
@@ -135,8 +135,8 @@ export const ERROR_REGISTRY = {
     "This Nacha code cannot be used here: its category or the entry's direction rules it out (the message says which).",
   ),
   return_deadline_passed: spec(
-    422,
-    'invalid_request_error',
+    409,
+    'conflict_error',
     "The time frame of this return code is over; the error's deadline field names when it ended.",
   ),
   clock_backwards: spec(400, 'invalid_request_error', 'The simulated clock only moves forward.'),

@@ -78,7 +78,7 @@ export const inboundTransferOperations = [
     tags: [TAG],
     summary: 'Return a settled inbound ACH entry, with a Nacha return code',
     description:
-      'The merchant, as the receiver, sends the entry back: a debit’s money comes back to available, a credit’s leaves it. 409 invalid_state unless settled on ACH; 400 parameter_invalid for a code that is not in the Nacha list, 400 return_code_not_allowed for a code a receiving bank may not use on this entry (by direction and SEC code); 422 return_deadline_passed after the code’s time frame (2 banking days after settlement, 60 calendar days for R05, R07, R10, R11), naming the deadline.',
+      'The merchant, as the receiver, sends the entry back: a debit’s money comes back to available, a credit’s leaves it. 409 invalid_state unless settled on ACH; 400 parameter_invalid for a code that is not in the Nacha list, 400 return_code_not_allowed for a code a receiving bank may not use on this entry (by direction and SEC code); 409 return_deadline_passed after the code’s time frame (2 banking days after settlement, 60 calendar days for R05, R07, R10, R11), naming the deadline.',
     params: idParam,
     body: returnInboundTransferSchema,
     errors: ['invalid_state', 'return_code_not_allowed', 'return_deadline_passed'],

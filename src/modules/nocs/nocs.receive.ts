@@ -99,7 +99,7 @@ function correctedOf(data: CorrectedData): Record<string, string> {
 /**
  * The RDFI's NOC about a settled ACH transfer: 409 invalid_state unless settled (and on RTP, or
  * when it already has one); 400 parameter_invalid for a code Sandbank does not send (a refusal
- * code, C08, C10-C12, C14) or corrected data that is not a correction; 422 time_frame_passed after
+ * code, C08, C10-C12, C14) or corrected data that is not a correction; 409 time_frame_passed after
  * the 2nd banking day after settlement. Applied at once to the saved counterparty it names.
  */
 export async function receiveNoc(

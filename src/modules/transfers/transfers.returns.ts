@@ -89,7 +89,7 @@ export interface ReturnVerdict {
 /**
  * Whether an RDFI may return an entry with `code` now. Throws 400 parameter_invalid for a code
  * that is not in the reference, 400 return_code_not_allowed for a code that can never return this
- * entry (its category, the wrong direction, or an SEC code it does not apply to), and 422 return_deadline_passed (with `deadline`)
+ * entry (its category, the wrong direction, or an SEC code it does not apply to), and 409 return_deadline_passed (with `deadline`)
  * when its time frame is over, unless `untimely` lets it arrive late.
  */
 export function checkReturn(input: ReturnCheck): ReturnVerdict {

@@ -49,13 +49,13 @@ export const returnTransferSchema = z.strictObject({
     .meta({ enum: [...ACH_RETURN_CODES] })
     .optional()
     .describe(
-      'A Nacha return code an RDFI may return this entry with (default R01 for debits, R03 for credits): 400 return_code_not_allowed for a code of another category or direction, 422 return_deadline_passed after its time frame.',
+      'A Nacha return code an RDFI may return this entry with (default R01 for debits, R03 for credits): 400 return_code_not_allowed for a code of another category or direction, 409 return_deadline_passed after its time frame.',
     ),
   untimely: z
     .boolean()
     .optional()
     .describe(
-      "Let a return after its code's time frame arrive anyway, marked as an untimely return (the ODFI may then dishonor it R68). Default false: a late return is refused with 422 return_deadline_passed.",
+      "Let a return after its code's time frame arrive anyway, marked as an untimely return (the ODFI may then dishonor it R68). Default false: a late return is refused with 409 return_deadline_passed.",
     ),
 });
 

@@ -37,7 +37,7 @@ export async function returnEntry(
     });
   }
   const now = ctx.clock.now();
-  // The code's category, direction, SEC code and time frame (transfers.returns.ts): 400 / 422, nothing written.
+  // The code's category, direction, SEC code and time frame (transfers.returns.ts): 400 / 409, nothing written.
   const verdict = checkReturn({
     code,
     direction: row.direction as 'credit' | 'debit',

@@ -172,7 +172,7 @@ describe('inbound transfers over REST', () => {
     // Friday: past the 2-banking-day frame of R01, inside the 60 days of R10.
     await advanceTo(m, '2031-12-12T15:00:00.000Z');
     const late = await post(m, `/v1/inbound_transfers/${debit.body.id}/return`, { code: 'R01' });
-    expect(late.status).toBe(422);
+    expect(late.status).toBe(409);
     expect(late.body.error).toMatchObject({ code: 'return_deadline_passed', param: 'code' });
     expect(String((late.body.error as Json).message)).toContain('2031-12-10T13:30:00.000Z');
     await ledgerBalanced(m);

@@ -3,7 +3,7 @@
  * simulated clock: whether Sandbank's RDFI sends it (C01-C07, C09, C13) or refuses it (C08, C14:
  * IAT only; C10-C12: not for PPD/CCD/WEB; C61-C69: refusal codes, sent by the ODFI), on a credit
  * and on a debit, at the last allowed instant of its time frame (accepted) and one second after
- * (422 time_frame_passed naming that instant). Refused-NOC codes (C61-C69) the same way, through
+ * (409 time_frame_passed naming that instant). Refused-NOC codes (C61-C69) the same way, through
  * POST /v1/transfers/{id}/notification_of_change/refuse, with the NOC each one applies to.
  *
  * The instants: 2031-12-02 is a Tuesday (EST, UTC−5). An entry settled Tuesday 09:00 ET may get its
@@ -147,7 +147,7 @@ describe.each(nocCodes.filter((row) => !row.refused_noc).map((row) => [row.code,
 
       await advanceTo(m, NOC_LATE);
       const refused = await notify(m, late, code);
-      expect(refused.status).toBe(422);
+      expect(refused.status).toBe(409);
       expect(refused.body).toMatchObject({ error: { code: 'time_frame_passed', deadline: NOC_LATE } });
       expect(JSON.stringify(refused.body)).toContain(NOC_LAST);
       expect((await get(m, `/v1/transfers/${late}`)).body.notifications_of_change).toEqual([]);
@@ -188,7 +188,7 @@ describe.each(nocCodes.filter((row) => row.refused_noc).map((row) => [row.code, 
 
       await advanceTo(m, REFUSE_LATE);
       const tooLate = await refuse(m, late, code);
-      expect(tooLate.status).toBe(422);
+      expect(tooLate.status).toBe(409);
       expect(tooLate.body).toMatchObject({ error: { code: 'time_frame_passed', deadline: REFUSE_LATE } });
       expect(JSON.stringify(tooLate.body)).toContain(REFUSE_LAST);
       expect((await get(m, `/v1/transfers/${late}`)).body.notifications_of_change).toMatchObject([

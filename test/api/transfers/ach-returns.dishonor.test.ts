@@ -115,7 +115,7 @@ describe('a dishonored return, then contested', () => {
     await expectLedgerSumsToZero(m);
     await advanceTo(m, '2031-12-06T05:00:00.000Z');
     const lateContest = await step(m, c, 'contest_dishonored_return', { code: 'R75' });
-    expectError(lateContest, 422, 'return_deadline_passed', /2031-12-06T05:00:00.000Z/);
+    expectError(lateContest, 409, 'return_deadline_passed', /2031-12-06T05:00:00.000Z/);
     expect(lateContest.body).toMatchObject({ error: { deadline: '2031-12-06T05:00:00.000Z' } });
 
     // A: dishonored R69 at the last instant of its 5 banking days.
@@ -145,7 +145,7 @@ describe('a dishonored return, then contested', () => {
     // B: one second later, its dishonor is late.
     await advanceTo(m, '2031-12-11T05:00:00.000Z');
     const late = await step(m, b, 'dishonor_return', { code: 'R69' });
-    expectError(late, 422, 'return_deadline_passed', /2031-12-11T05:00:00.000Z/);
+    expectError(late, 409, 'return_deadline_passed', /2031-12-11T05:00:00.000Z/);
     expect(late.body).toMatchObject({ error: { deadline: '2031-12-11T05:00:00.000Z' } });
     expect((await get(m, `/v1/transfers/${b}`)).body).toMatchObject({ state: 'returned' });
 
@@ -198,7 +198,7 @@ describe('a dishonored return, then contested', () => {
     const id = await settled(m, 'credit');
     expect(await usd(m)).toEqual({ available: 900, pending: 0, reserved: 0 });
     await advanceTo(m, '2031-12-05T05:00:00.000Z'); // R03's 2 banking days are over
-    expectError(await step(m, id, 'return', { code: 'R03' }), 422, 'return_deadline_passed');
+    expectError(await step(m, id, 'return', { code: 'R03' }), 409, 'return_deadline_passed');
     const returned = await step(m, id, 'return', { code: 'R03', untimely: true });
     expect(returned.body).toMatchObject({ state: 'returned', return_code: 'R03', return_untimely: true });
     expect(await usd(m)).toEqual({ available: 1000, pending: 0, reserved: 0 });

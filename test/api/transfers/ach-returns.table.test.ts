@@ -3,7 +3,7 @@
  * on a debit and on a credit (of an SEC code the code applies to), with the simulated clock, and
  * the consumer and corporate codes on the other entry classes: refused codes answer 400
  * return_code_not_allowed naming why (and change nothing); allowed codes are accepted at the last
- * instant of their time frame and refused one second later with 422 return_deadline_passed naming
+ * instant of their time frame and refused one second later with 409 return_deadline_passed naming
  * the deadline, unless `untimely: true` lets the return arrive marked untimely.
  *
  * The expectations are written out by hand from docs/guide/bank-transfers.md's "Return rules", not read
@@ -161,7 +161,7 @@ describe('every return code of the reference, on the simulate return step', () =
         await advanceTo(m, deadline);
         const before = await usd(m);
         const late = await returnOf(m, second, { code });
-        expect(late.status).toBe(422);
+        expect(late.status).toBe(409);
         expect(late.body).toMatchObject({ error: { code: 'return_deadline_passed', deadline } });
         expect(String((late.body.error as Json).message)).toContain(deadline);
         expect((await get(m, `/v1/transfers/${second}`)).body).toMatchObject({ state: 'settled' });
