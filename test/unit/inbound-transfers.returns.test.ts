@@ -4,7 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SandbankError } from '../../src/kernel/errors.ts';
-import { checkInboundReturn } from '../../src/modules/inbound-transfers/inbound-transfers.returns.ts';
+import {
+  checkInboundReturn,
+  receiverCodesFor,
+} from '../../src/modules/inbound-transfers/inbound-transfers.returns.ts';
 
 const SETTLED = new Date('2031-12-09T13:30:00.000Z');
 const debit = (secCode: string) => ({ direction: 'debit' as const, secCode, settledAt: SETTLED });
@@ -60,5 +63,32 @@ describe('checkInboundReturn', () => {
       expect(refused.code, code).toBe(code === 'R00' ? 'parameter_invalid' : 'return_code_not_allowed');
       expect(refused.message, code).toContain(why);
     }
+  });
+});
+
+describe('receiverCodesFor (the dashboard’s return form)', () => {
+  const codes = (entry: { direction: 'credit' | 'debit'; secCode: string }) =>
+    receiverCodesFor(entry).map((c) => c.code);
+
+  it('lists the codes of the entry’s direction and class: consumer debits R07, R10, R11; corporate R05, R29', () => {
+    const ppd = codes({ direction: 'debit', secCode: 'PPD' });
+    const ccd = codes({ direction: 'debit', secCode: 'CCD' });
+    const credit = codes({ direction: 'credit', secCode: 'PPD' });
+    expect(ppd).toEqual(expect.arrayContaining(['R01', 'R07', 'R10', 'R11']));
+    for (const code of ['R05', 'R29', 'R23', 'R06', 'R13', 'R61']) expect(ppd).not.toContain(code);
+    expect(ccd).toEqual(expect.arrayContaining(['R01', 'R05', 'R29']));
+    for (const code of ['R07', 'R10', 'R11', 'R23']) expect(ccd).not.toContain(code);
+    expect(credit).toEqual(expect.arrayContaining(['R02', 'R03', 'R23']));
+    for (const code of ['R01', 'R10', 'R29']) expect(credit).not.toContain(code);
+  });
+
+  it('says each time frame and which codes need the written statement of unauthorized debit', () => {
+    const byCode = new Map(receiverCodesFor({ direction: 'debit', secCode: 'WEB' }).map((c) => [c.code, c]));
+    expect(byCode.get('R10')).toMatchObject({
+      wsud: true,
+      timeFrame: expect.stringContaining('60th calendar day'),
+    });
+    expect(byCode.get('R11')?.wsud).toBe(true);
+    expect(byCode.get('R01')).toMatchObject({ wsud: false, timeFrame: expect.stringContaining('08:30 ET') });
   });
 });

@@ -1,6 +1,12 @@
 import { SandbankError } from '../../kernel/errors.ts';
 import { achReturnReason, type ReturnReason } from '../transfers/transfers.rails.ts';
-import { checkReturn, returnRule } from '../transfers/transfers.returns.ts';
+import {
+  checkReturn,
+  describeTimeFrame,
+  RETURN_RULES,
+  returnRefusal,
+  returnRule,
+} from '../transfers/transfers.returns.ts';
 
 /**
  * Which Nacha return codes the merchant, as the receiver of an inbound ACH entry (its bank the
@@ -30,6 +36,27 @@ export function isReceiverReturnCode(code: string): boolean {
     rule.timeFrame.kind !== 'none' &&
     rule.timeFrame.kind !== 'next_file'
   );
+}
+
+/**
+ * The codes the merchant may send this entry back with, time aside: a receiver's codes of the
+ * entry's direction and SEC code, each with its time frame in words and whether it needs the
+ * customer's Written Statement of Unauthorized Debit (the dashboard's return form lists them).
+ */
+export function receiverCodesFor(
+  entry: Pick<InboundReturnEntry, 'direction' | 'secCode'>,
+): Array<{ code: string; title: string; timeFrame: string; wsud: boolean }> {
+  return [...RETURN_RULES.values()]
+    .filter(
+      (rule) =>
+        isReceiverReturnCode(rule.code) && returnRefusal(rule, entry.direction, entry.secCode) === null,
+    )
+    .map((rule) => ({
+      code: rule.code,
+      title: rule.title,
+      timeFrame: describeTimeFrame(rule.timeFrame),
+      wsud: rule.wsud,
+    }));
 }
 
 /** The return's reason when the merchant may send this entry back with `code` at `now`; a 4xx otherwise. */

@@ -5,7 +5,7 @@ import {
   type InboundTransferRow,
   inboundReturnDeadline,
 } from '../../modules/inbound-transfers/inbound-transfers.resource.ts';
-import { isReceiverReturnCode } from '../../modules/inbound-transfers/inbound-transfers.returns.ts';
+import { receiverCodesFor } from '../../modules/inbound-transfers/inbound-transfers.returns.ts';
 import {
   createInboundTransferFieldCodes,
   createInboundTransferSchema,
@@ -18,7 +18,7 @@ import {
   returnInboundTransfer,
   settleInboundTransfer,
 } from '../../modules/inbound-transfers/inbound-transfers.service.ts';
-import { ACH_RETURN_CODES, achReturnReason, isInstantRail } from '../../modules/transfers/transfers.rails.ts';
+import { isInstantRail } from '../../modules/transfers/transfers.rails.ts';
 import { bankWhen } from '../bank-time.ts';
 import { bodyOfForm, selectOf, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
@@ -61,11 +61,15 @@ const SEC_OPTIONS: [string, string][] = [
   ['WEB', 'WEB — internet-authorized'],
 ];
 
-/** The codes a receiver may use (the rules of inbound-transfers.returns.ts), for the return form. */
-const RECEIVER_CODES = ACH_RETURN_CODES.flatMap((code) => {
-  const reason = achReturnReason(code);
-  return reason && isReceiverReturnCode(code) ? [[code, `${code} ${reason.title}`] as [string, string]] : [];
-});
+/**
+ * The codes a receiver may send this entry back with (the return rules: direction and SEC code),
+ * each with its time frame and, for the unauthorized-debit codes, the written statement it needs.
+ */
+function returnCodeOptions(row: InboundTransferRow): [string, string][] {
+  return receiverCodesFor({ direction: row.direction as 'credit' | 'debit', secCode: row.secCode }).map(
+    (c) => [c.code, `${c.code} ${c.title} — ${c.timeFrame}${c.wsud ? '; needs a signed WSUD' : ''}`],
+  );
+}
 
 /** A labelled input named as the body's field (`originator[name]`); `id` names it on the page. */
 function field(flash: Flash | null, spec: { id: string; name: string; label: string }, fallback = ''): Html {
@@ -145,10 +149,10 @@ function actions(c: DashContext, flash: Flash | null, row: InboundTransferRow): 
     return html`<p class="muted" data-testid="no-actions">None: this inbound transfer is ${row.state}${isInstantRail(row.rail) ? ' (instant payments are irrevocable)' : ''}.</p>`;
   if (row.state === 'pending')
     return actionButton(c, `${pathOf(row.id)}/settle`, 'Settle now', { testId: 'inbound-settle' });
-  const fallback = row.direction === 'debit' ? 'R10' : 'R23';
+  const fallback = row.direction === 'credit' ? 'R23' : row.secCode === 'CCD' ? 'R29' : 'R10';
   return html`<form method="post" action="${pathOf(row.id)}/return" data-testid="inbound-return-form">
   ${csrfField(c)}
-  ${selectOf(flash, { name: 'code', label: 'Return code', fallback, testId: 'inbound-return-code' }, RECEIVER_CODES)}
+  ${selectOf(flash, { name: 'code', label: 'Return code', fallback, testId: 'inbound-return-code' }, returnCodeOptions(row))}
   <button type="submit" data-testid="inbound-return">Return it</button>
 </form>`;
 }

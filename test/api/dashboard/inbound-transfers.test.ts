@@ -38,9 +38,16 @@ describe('dashboard: inbound transfers', () => {
     page = await browser.get(`/dashboard/inbound_transfers/${id}`);
     expect(page.html).toContain('data-testid="inbound-return-form"');
     expect(page.html).toContain('data-state="settled"');
-    // The picker offers receivers' codes only (R10, not the ODFI's R61).
-    expect(page.html).toContain('value="R10"');
-    expect(page.html).not.toContain('value="R61"');
+    // The picker offers the codes a receiver may return this CCD debit with: R29 and R05 (corporate),
+    // not the consumer ones (R10), not credit-only R23, not the ODFI's R61; each with its time frame,
+    // and the unauthorized ones with the written statement they need.
+    expect(page.html).toContain('value="R29"');
+    expect(page.html).toContain('value="R05"');
+    expect(page.html).toContain('value="R01"');
+    for (const code of ['R10', 'R07', 'R11', 'R23', 'R61', 'R13'])
+      expect(page.html, code).not.toContain(`value="${code}"`);
+    expect(page.html).toMatch(/R01 [^<]*opening of business \(08:30 ET\) of the 2nd banking day/);
+    expect(page.html).toMatch(/R05 [^<]*needs a signed WSUD/);
 
     // R29 is for corporate entries; this one is CCD, so it is accepted.
     expect((await browser.post(`/dashboard/inbound_transfers/${id}/return`, { code: 'R29' })).status).toBe(
