@@ -21,6 +21,7 @@ import type { TransferRow } from '../transfers/transfers.resource.ts';
 import { entryEvent, setNotificationsOfChange } from '../transfers/transfers.rows.ts';
 import { endOfTimeFrame, NOC_EVENT, notAch, whenEt } from './nocs.checks.ts';
 import {
+  correctedNocDeadline,
   correctedValueProblem,
   derivedValue,
   type NocOriginal,
@@ -97,10 +98,10 @@ function correctedOf(data: CorrectedData): Record<string, string> {
 }
 
 /**
- * The RDFI's NOC about a settled ACH transfer: 409 invalid_state unless settled (and on RTP, or
- * when it already has one); 400 parameter_invalid for a code Sandbank does not send (a refusal
+ * The RDFI's NOC about a settled ACH transfer, or its corrected NOC after the merchant refused
+ * the last one: 409 invalid_state unless settled (and on RTP, or when it has an NOC not refused); 400 parameter_invalid for a code Sandbank does not send (a refusal
  * code, C08, C10-C12, C14) or corrected data that is not a correction; 409 time_frame_passed after
- * the 2nd banking day after settlement. Applied at once to the saved counterparty it names.
+ * the 2nd banking day after settlement (a corrected NOC: the 5th banking day after the refusal). Applied at once to the saved counterparty it names.
  */
 export async function receiveNoc(
   tx: Tx,
@@ -113,10 +114,11 @@ export async function receiveNoc(
     throw new SandbankError('invalid_state', {
       message: `This ${row.kind} is ${row.state}; a notification of change needs it to be settled.`,
     });
-  const earlier = row.notificationsOfChange[0];
-  if (earlier)
+  // One NOC per entry, and after a refused one a corrected one.
+  const earlier = row.notificationsOfChange.at(-1);
+  if (earlier && !earlier.refused_at)
     throw new SandbankError('invalid_state', {
-      message: `This ${row.kind} already has a notification of change (${earlier.code}); an RDFI sends one per entry.`,
+      message: `This ${row.kind} already has a notification of change (${earlier.code}); an RDFI sends one per entry, and another only to correct one the originating bank refused.`,
     });
   const code = nocCode(input.code);
   if (!code || code.refusal)
@@ -128,10 +130,13 @@ export async function receiveNoc(
     });
   if (code.notSent) throw new SandbankError('parameter_invalid', { param: 'code', message: code.notSent });
   const now = ctx.clock.now();
-  const deadline = nocDeadline(row.settledAt as Date);
+  const refusedAt = earlier?.refused_at ? new Date(earlier.refused_at) : null;
+  const deadline = refusedAt ? correctedNocDeadline(refusedAt) : nocDeadline(row.settledAt as Date);
   if (now.getTime() >= deadline.getTime() + 1000)
     throw new SandbankError('time_frame_passed', {
-      message: `An RDFI sends a notification of change within 2 banking days of the entry's settlement: the last allowed instant for this ${row.kind} was ${whenEt(deadline)}.`,
+      message: refusedAt
+        ? `An RDFI sends a corrected notification of change within 5 banking days of the refused one (${earlier?.code}, refused ${earlier?.refusal_code}): the last allowed instant for this ${row.kind} was ${whenEt(deadline)}.`
+        : `An RDFI sends a notification of change within 2 banking days of the entry's settlement: the last allowed instant for this ${row.kind} was ${whenEt(deadline)}.`,
       extra: { deadline: endOfTimeFrame(deadline) },
     });
   const counterparty = row.counterpartyId

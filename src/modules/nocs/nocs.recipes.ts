@@ -65,11 +65,8 @@ function nocRecipe(type: string, drives: string, refuse: boolean): Recipe {
       const { input, code } = settledDebit(set);
       const refusal = set.refusal_code ?? 'C61';
       const refusalCode = nocCode(refusal);
-      if (refuse && (!refusalCode?.refusal || refusalCode.refusalNeeds !== null))
-        throw overrideError(
-          'refusal_code',
-          'refusal_code is one of the refused-NOC codes any NOC can get: C61, C62, C63, C65, C66.',
-        );
+      if (refuse && !refusalCode?.refusal)
+        throw overrideError('refusal_code', 'refusal_code is one of the refused-NOC codes, C61-C69.');
       return async (d: RecipeDriver) => {
         const id = await createTransferId(d, input);
         await stepTransfer(d, 'submit', id);

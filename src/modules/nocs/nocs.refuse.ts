@@ -6,7 +6,7 @@
 import type { Tx } from '../../db/client.ts';
 import { recordEvent } from '../../db/outbox.ts';
 import { SandbankError } from '../../kernel/errors.ts';
-import type { NocField, NocRecord } from '../bank-accounts/bank-accounts.corrections.ts';
+import type { NocRecord } from '../bank-accounts/bank-accounts.corrections.ts';
 import type { ServiceContext } from '../context.ts';
 import { revertCorrection } from '../counterparties/counterparties.corrections.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
@@ -15,20 +15,14 @@ import { endOfTimeFrame, NOC_REFUSED_EVENT, notAch, whenEt } from './nocs.checks
 import { nocCode } from './nocs.rules.ts';
 import type { RefuseNocInput } from './nocs.schema.ts';
 
-const FIELD_WORDS: Record<NocField, string> = {
-  routing_number: 'the routing number',
-  account_number: 'the account number',
-  account_type: 'the transaction code (account type)',
-  name: 'the name',
-  individual_id: 'the individual id',
-  addenda_information: 'the addenda information',
-};
-
 /**
  * The merchant (through its ODFI) refuses the transfer's NOC with a refused-NOC code: 409
  * invalid_state without an NOC or when it is already refused; 400 parameter_invalid for a code
- * that is not C61-C69 or that is about a field the NOC does not correct (C64, C67-C69); 422
- * time_frame_passed after its refuse_by. The correction it made to the counterparty is reverted.
+ * that is not C61-C69; 409 time_frame_passed after its refuse_by. The correction it made to the
+ * counterparty is reverted. A refusal code names an error in the NOC itself (misrouted, a trace
+ * number, company or individual id, routing or account number or transaction code that is not the
+ * original entry's, badly formatted corrected data, wrong discretionary data), whatever field the
+ * NOC corrects: any of them may refuse any NOC.
  */
 export async function refuseNoc(
   tx: Tx,
@@ -51,12 +45,6 @@ export async function refuseNoc(
     throw new SandbankError('parameter_invalid', {
       param: 'code',
       message: `${input.code.slice(0, 8)} is not a refused-NOC code (C61-C69, as listed in the reference).`,
-    });
-  const corrects = nocCode(record.code)?.corrects ?? [];
-  if (code.refusalNeeds && !corrects.includes(code.refusalNeeds))
-    throw new SandbankError('parameter_invalid', {
-      param: 'code',
-      message: `${code.code} (${code.title}) refuses an NOC that corrects ${FIELD_WORDS[code.refusalNeeds]}; this ${record.code} NOC corrects ${corrects.map((f) => FIELD_WORDS[f]).join(', ')}.`,
     });
   const now = ctx.clock.now();
   const deadline = new Date(record.refuse_by);

@@ -39,19 +39,6 @@ const NOT_SENT: Readonly<Record<string, string>> = {
   C14: `C14 asks for the IAT SEC code on an outbound international payment. ${NO_IAT}`,
 };
 
-/**
- * The refused-NOC codes Sandbank checks against the NOC they refuse: each claims the NOC got one
- * field of the original entry wrong, which matters only on an NOC that corrects that field. The
- * other refused codes (C61 misrouted, C62 trace number, C63 company identification, C65 corrected
- * data format, C66 discretionary data) are accepted on any NOC: Sandbank cannot check them.
- */
-const REFUSAL_NEEDS: Readonly<Record<string, NocField>> = {
-  C64: 'individual_id',
-  C67: 'routing_number',
-  C68: 'account_number',
-  C69: 'account_type',
-};
-
 export interface NocCode {
   code: string;
   title: string;
@@ -61,15 +48,12 @@ export interface NocCode {
   corrects: readonly NocField[];
   /** Why Sandbank never sends it (C08, C10-C12, C14); null when it does. */
   notSent: string | null;
-  /** C64, C67-C69: the field an NOC must correct for this refusal to apply; null otherwise. */
-  refusalNeeds: NocField | null;
 }
 
 export const NOC_CODES: readonly NocCode[] = ACH_CHANGE_CODES.map((row) => ({
   ...row,
   corrects: CORRECTS[row.code] ?? [],
   notSent: NOT_SENT[row.code] ?? null,
-  refusalNeeds: REFUSAL_NEEDS[row.code] ?? null,
 }));
 
 const BY_CODE: ReadonlyMap<string, NocCode> = new Map(NOC_CODES.map((row) => [row.code, row]));
@@ -115,6 +99,18 @@ const lastSecondOf = (day: string) => new Date(nyInstant(addCalendarDays(day, 1)
 /** The last instant an NOC may arrive: 23:59:59 ET of the 2nd banking day after settlement. */
 export function nocDeadline(settledAt: Date): Date {
   return lastSecondOf(addBankingDays(nyDateOf(settledAt), NOC_BANKING_DAYS));
+}
+
+/**
+ * An RDFI whose NOC was refused may send a corrected one within five banking days after the
+ * refused NOC's settlement date (Nacha Operating Rules, Subsection 3.9.2); a refusal settles when
+ * the merchant sends it here.
+ */
+const CORRECTED_NOC_BANKING_DAYS = 5;
+
+/** The last instant a corrected NOC may follow a refused one: 23:59:59 ET of the 5th banking day after the refusal. */
+export function correctedNocDeadline(refusedAt: Date): Date {
+  return lastSecondOf(addBankingDays(nyDateOf(refusedAt), CORRECTED_NOC_BANKING_DAYS));
 }
 
 /** The last instant the merchant may refuse an NOC: 23:59:59 ET of the 15th calendar day after receipt. */

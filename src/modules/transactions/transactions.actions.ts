@@ -97,12 +97,17 @@ function entryActions(steps: EntrySteps): KindActions {
   };
 }
 
-/** A settled ACH transfer's notification of change (simulated), and the merchant's refusal of it. */
+/**
+ * A settled ACH transfer's notification of change (simulated; again, corrected, after a refusal),
+ * and the merchant's refusal of it.
+ */
 const nocActions: KindActions = {
   notify_change: {
     events: [],
     when: (tx) =>
-      tx.kind === 'transfer' && tx.row.state === 'settled' && tx.row.notificationsOfChange.length === 0,
+      tx.kind === 'transfer' &&
+      tx.row.state === 'settled' &&
+      (tx.row.notificationsOfChange.length === 0 || Boolean(tx.row.notificationsOfChange.at(-1)?.refused_at)),
     run: (ctx, id, body) => nocSteps.receive(ctx, id, parseInput(simulateNocSchema, body)),
   },
   refuse_change: {

@@ -563,9 +563,6 @@ describe('GraphQL and webhooks', () => {
         },
       ],
     });
-    const tooEarly = await gql<{ refuseTransferNotificationOfChange: Json }>(`mutation {
-      refuseTransferNotificationOfChange(id: "${tr.id}", code: C68) { __typename ... on SandbankError { code } } }`);
-    expect(tooEarly.data.refuseTransferNotificationOfChange).toMatchObject({ code: 'parameter_invalid' });
     const read = await gql<{ counterparty: Json }>(`{ counterparty(id: "${cpty.id}") {
       routingNumber corrections { code transfer correctedData { routingNumber } refusedAt } } }`);
     expect(read.data.counterparty).toEqual({

@@ -55,17 +55,21 @@ const CHANGE: Record<string, { corrects: string[] } | { refused: RegExp }> = {
   C14: { refused: /IAT/ },
 };
 
-/** The NOC each refused-NOC code is tried on, and (C64, C67-C69) one it does not apply to. */
-const REFUSAL: Record<string, { on: string; notOn?: string }> = {
+/**
+ * The NOC each refused-NOC code is tried on, and one correcting another field: a refusal code names
+ * an error in the NOC itself (its routing or account number, transaction code or individual id not
+ * the original entry's, a trace number, a misroute, bad formatting), so it may refuse any NOC.
+ */
+const REFUSAL: Record<string, { on: string; alsoOn?: string }> = {
   C61: { on: 'C01' },
   C62: { on: 'C02' },
   C63: { on: 'C04' },
-  C64: { on: 'C09', notOn: 'C01' },
+  C64: { on: 'C09', alsoOn: 'C01' },
   C65: { on: 'C13' },
   C66: { on: 'C05' },
-  C67: { on: 'C02', notOn: 'C01' },
-  C68: { on: 'C06', notOn: 'C02' },
-  C69: { on: 'C07', notOn: 'C04' },
+  C67: { on: 'C02', alsoOn: 'C01' },
+  C68: { on: 'C06', alsoOn: 'C02' },
+  C69: { on: 'C07', alsoOn: 'C04' },
 };
 
 const expectLedgerBalancedOf = (m: TestMerchant) => expectLedgerBalanced(t.database.db, m.id);
@@ -197,19 +201,59 @@ describe.each(nocCodes.filter((row) => row.refused_noc).map((row) => [row.code, 
       await expectLedgerBalancedOf(m);
     });
 
-    if (rule.notOn) {
-      const notOn = rule.notOn;
-      it(`does not apply to a ${notOn} NOC (it corrects another field)`, async () => {
+    if (rule.alsoOn) {
+      const alsoOn = rule.alsoOn;
+      it(`refuses a ${alsoOn} NOC too (it names an error of the NOC, whatever field it corrects)`, async () => {
         const m = await merchantAt(TUESDAY_0900);
         const id = await settledEntry(m, 'debit');
-        expect((await notify(m, id, notOn)).status).toBe(200);
+        expect((await notify(m, id, alsoOn)).status).toBe(200);
         const res = await refuse(m, id, code);
-        expect(res.status).toBe(400);
-        expect(res.body).toMatchObject({ error: { code: 'parameter_invalid', param: 'code' } });
-        expect((await get(m, `/v1/transfers/${id}`)).body.notifications_of_change).toMatchObject([
-          { refused_at: null },
-        ]);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(res.body.notifications_of_change).toMatchObject([{ code: alsoOn, refusal_code: code }]);
       });
     }
   },
 );
+
+describe('a corrected NOC after a refusal', () => {
+  // Refused Wednesday 12-03 12:00 EST: 5 banking days later is Wednesday 12-10; its last second
+  // 23:59:59 EST is 2031-12-11T04:59:59Z.
+  const REFUSED_AT = '2031-12-03T17:00:00.000Z';
+  const CORRECTED_LAST = '2031-12-11T04:59:59.000Z';
+  const CORRECTED_LATE = '2031-12-11T05:00:00.000Z';
+
+  it('may follow the refused NOC within 5 banking days; not before a refusal, nor after its window', async () => {
+    const m = await merchantAt(TUESDAY_0900);
+    const onTime = await settledEntry(m, 'debit');
+    const late = await settledEntry(m, 'debit');
+    for (const id of [onTime, late]) {
+      expect((await notify(m, id, 'C01')).status).toBe(200);
+      // Not refused: the RDFI has no reason to send another.
+      const second = await notify(m, id, 'C02');
+      expect(second.status).toBe(409);
+      expect(second.body).toMatchObject({ error: { code: 'invalid_state' } });
+    }
+    await advanceTo(m, REFUSED_AT);
+    for (const id of [onTime, late]) expect((await refuse(m, id, 'C68')).status).toBe(200);
+
+    // After the 2nd banking day of the entry's NOC window, inside the corrected NOC's 5 days.
+    await advanceTo(m, CORRECTED_LAST);
+    const corrected = await notify(m, onTime, 'C02');
+    expect(corrected.status, JSON.stringify(corrected.body)).toBe(200);
+    expect(corrected.body.notifications_of_change).toMatchObject([
+      { code: 'C01', refusal_code: 'C68' },
+      { code: 'C02', received_at: CORRECTED_LAST, refused_at: null },
+    ]);
+    expect((await eventTypes(m, onTime)).at(-1)).toBe('transfer.notification_of_change');
+    // The corrected one is refused like any other; a third may follow it.
+    expect((await refuse(m, onTime, 'C61')).status).toBe(200);
+
+    await advanceTo(m, CORRECTED_LATE);
+    const tooLate = await notify(m, late, 'C02');
+    expect(tooLate.status).toBe(409);
+    expect(tooLate.body).toMatchObject({ error: { code: 'time_frame_passed', deadline: CORRECTED_LATE } });
+    expect(JSON.stringify(tooLate.body)).toContain('corrected notification of change within 5 banking days');
+    expect((await get(m, `/v1/transfers/${late}`)).body.notifications_of_change).toHaveLength(1);
+    await expectLedgerBalancedOf(m);
+  });
+});
