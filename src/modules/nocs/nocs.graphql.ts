@@ -53,7 +53,8 @@ const NotificationOfChangeRef = builder.objectRef<NocRecord>('NotificationOfChan
 builder.objectFields(TransferRef, (t) => ({
   notificationsOfChange: t.expose('notificationsOfChange', {
     type: [NotificationOfChangeRef],
-    description: 'The notifications of change the receiving bank sent about this ACH entry (at most one).',
+    description:
+      'The notifications of change the receiving bank sent about this ACH entry, latest last: one, and after a refused one possibly a corrected one.',
   }),
 }));
 

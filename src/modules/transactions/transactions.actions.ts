@@ -23,12 +23,14 @@ import { refuseNocSchema, simulateNocSchema } from '../nocs/nocs.schema.ts';
 import { nocSteps } from '../nocs/nocs.service.ts';
 import { achMachineOf } from '../transfers/transfers.machine.ts';
 import { isInstantRail } from '../transfers/transfers.rails.ts';
+import { withEntry } from '../transfers/transfers.rows.ts';
 import {
   contestDishonoredReturnSchema,
   dishonorReturnSchema,
   returnTransferSchema,
 } from '../transfers/transfers.schema.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from '../transfers/transfers.steps.ts';
+import { requestWsudCopy } from '../transfers/transfers.wsud.ts';
 import {
   getTransaction,
   type TransactionDetail,
@@ -60,6 +62,7 @@ export const TRANSACTION_ACTIONS = [
   'fail',
   'notify_change',
   'refuse_change',
+  'wsud_copy',
 ] as const;
 export type TransactionAction = (typeof TRANSACTION_ACTIONS)[number];
 
@@ -116,7 +119,20 @@ const nocActions: KindActions = {
       tx.kind === 'transfer' && tx.row.notificationsOfChange.some((noc) => noc.refused_at === null),
     run: (ctx, id, body) => nocSteps.refuse(ctx, id, parseInput(refuseNocSchema, body)),
   },
+  // A return's written statement of unauthorized debit: a copy asked for once.
+  wsud_copy: {
+    events: [],
+    when: (tx) =>
+      tx.kind === 'transfer' &&
+      tx.row.wsud !== null &&
+      tx.row.wsud !== undefined &&
+      !tx.row.wsud.copy_provided_at,
+    run: (ctx, id) => requestWsudCopyOf(ctx, id),
+  },
 };
+
+const requestWsudCopyOf = (ctx: ServiceContext, id: string) =>
+  withEntry(ctx, 'transfer', id, (tx, row) => requestWsudCopy(tx, ctx, row));
 
 /** The body of an issuing authorization's capture, reverse or refund, parsed as REST parses it. */
 const amountOf = (body: ActionBody) =>

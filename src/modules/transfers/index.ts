@@ -56,8 +56,9 @@ export default defineModule({
       object: 'transfer',
       machines: [achTransferMachine, rtpTransferMachine],
       createdEvent: true,
-      // Told by the nocs module: a correction received, or refused.
-      also: ['notification_of_change', 'notification_of_change_refused'],
+      // Told by the nocs module: a correction received, or refused; and a copy of a return's
+      // written statement of unauthorized debit sent to the merchant.
+      also: ['notification_of_change', 'notification_of_change_refused', 'wsud_copy_provided'],
       wire: TransferWire,
       order: 50,
     },

@@ -131,6 +131,7 @@ function entryChange(ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome)
     nocCode:
       spec.kind === 'transfer' && !isInstantRail(spec.rail) ? magicNocCode(spec.account.accountNumber) : null,
     notificationsOfChange: [],
+    wsud: null,
     createdAt: now,
     updatedAt: now,
   };

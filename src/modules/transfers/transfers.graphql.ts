@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { graphqlInput, graphqlObject, inputFor } from '../../graphql/derive.ts';
+import { descriptionOf, graphqlInput, graphqlObject, inputFor } from '../../graphql/derive.ts';
 import { type BankAccountType, BankAccountTypeEnum, enumOf } from '../../graphql/enums.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
@@ -21,6 +21,7 @@ import {
   TransferDirectionValues,
   TransferRailValues,
 } from './transfers.schema.ts';
+import { type WsudRecord, WsudWire } from './transfers.wsud.ts';
 
 const AchReturnCodeEnum = enumOf(AchReturnCodeValues);
 const RailEnum = enumOf(TransferRailValues);
@@ -48,6 +49,49 @@ const returnCodes = {
   dishonor_code: AchReturnCodeEnum,
   contest_code: AchReturnCodeEnum,
 };
+const wsudField = WsudWire.shape;
+const describeWsud = (key: keyof typeof wsudField) => descriptionOf(wsudField[key]) ?? '';
+const dateTime = (value: string | null) => (value ? new Date(value) : null);
+
+const WsudRef = builder.objectRef<WsudRecord>('WrittenStatementOfUnauthorizedDebit').implement({
+  description: WsudWire.description ?? '',
+  fields: (t) => ({
+    receiverName: t.exposeString('receiver_name', { description: describeWsud('receiver_name') }),
+    accountNumberLast4: t.exposeString('account_number_last4', {
+      description: describeWsud('account_number_last4'),
+    }),
+    debitedBy: t.exposeString('debited_by', { description: describeWsud('debited_by') }),
+    entryPostedOn: t.exposeString('entry_posted_on', { description: describeWsud('entry_posted_on') }),
+    reasonCode: t.exposeString('reason_code', { description: describeWsud('reason_code') }),
+    reason: t.exposeString('reason', { description: describeWsud('reason') }),
+    signedOn: t.exposeString('signed_on', { description: describeWsud('signed_on') }),
+    statements: t.exposeStringList('statements', { description: describeWsud('statements') }),
+    copyRequestBy: t.field({
+      type: 'DateTime',
+      description: describeWsud('copy_request_by'),
+      resolve: (r) => new Date(r.copy_request_by),
+    }),
+    copyRequestedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: describeWsud('copy_requested_at'),
+      resolve: (r) => dateTime(r.copy_requested_at),
+    }),
+    copyProvideBy: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: describeWsud('copy_provide_by'),
+      resolve: (r) => dateTime(r.copy_provide_by),
+    }),
+    copyProvidedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: describeWsud('copy_provided_at'),
+      resolve: (r) => dateTime(r.copy_provided_at),
+    }),
+  }),
+});
+
 // The Node and Transaction interfaces answer id, state, amount, reference and createdAt.
 const omit = ['state', 'amount', 'reference', 'created_at'];
 
@@ -62,6 +106,12 @@ export const TransferRef = graphqlObject<TransferRow>(Transfer, {
       type: CounterpartyRef,
       description: 'The account at the other end.',
       resolve: (row: TransferRow) => row,
+    }),
+    wsud: t.field({
+      type: WsudRef,
+      nullable: true,
+      description: WsudWire.description ?? '',
+      resolve: (row: TransferRow) => row.wsud ?? null,
     }),
   }),
 });

@@ -6,6 +6,7 @@ import { createPayout, createTransfer } from './transfers.create.ts';
 import type { EntryKind } from './transfers.machine.ts';
 import { getPayout, getTransfer, listPayouts, listTransfers } from './transfers.read.ts';
 import { Payout, Transfer } from './transfers.resource.ts';
+import { withEntry } from './transfers.rows.ts';
 import {
   contestDishonoredReturnSchema,
   createPayoutFieldCodes,
@@ -18,6 +19,7 @@ import {
   returnTransferSchema,
 } from './transfers.schema.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from './transfers.steps.ts';
+import { requestWsudCopy } from './transfers.wsud.ts';
 
 /** The operations on transfers and payouts, each declared once: its REST route and its GraphQL field. */
 
@@ -171,6 +173,21 @@ export const transferOperations = [
     output: Transfer,
     get: getTransfer,
     steps: transferSteps,
+  }),
+  defineOperation({
+    name: 'requestTransferWsudCopy',
+    method: 'post',
+    path: '/transfers/{id}/wsud_copy',
+    tags: ['Transfers'],
+    summary: "Ask the receiving bank for a copy of a return's written statement of unauthorized debit",
+    description:
+      "For a debit returned R05, R07, R10 or R11, whose return carries the receiver's Written Statement of Unauthorized Debit (`wsud`): the merchant's bank asks for a copy, which the receiving bank must send within 10 banking days and Sandbank's sends at once (`wsud.copy_requested_at`, `copy_provide_by`, `copy_provided_at`), emitting transfer.wsud_copy_provided. 409 invalid_state when the transfer carries no statement or a copy was already sent; 409 time_frame_passed (with its `deadline`) after `wsud.copy_request_by`, one year after the return.",
+    params: z.object({ id: z.string().min(1).max(255).describe("The transfer's id.") }),
+    errors: ['invalid_state', 'time_frame_passed'],
+    output: Transfer,
+    run: (ctx, { params }) =>
+      withEntry(ctx, 'transfer', params.id, (tx, row) => requestWsudCopy(tx, ctx, row)),
+    graphql: { name: 'requestTransferWsudCopy', reload: getTransfer },
   }),
   defineOperation({
     name: 'createPayout',

@@ -12,6 +12,7 @@ import { GOOD_ACCOUNT, type Overrides, type Recipe, type RecipeDriver, ROUTING }
 import { createTransferId, returnTransfer, stepTransfer } from './transfers.recipes.ts';
 import { createPayoutId, returnPayout, stepPayout } from './transfers.recipes-payouts.ts';
 import { contestCodesFor, dishonorCodesFor, returnRefusal, returnRule } from './transfers.returns.ts';
+import { withEntry } from './transfers.rows.ts';
 import {
   type CreatePayoutInput,
   type CreateTransferInput,
@@ -21,6 +22,7 @@ import {
   createTransferSchema,
 } from './transfers.schema.ts';
 import { payoutSteps, transferSteps } from './transfers.steps.ts';
+import { requestWsudCopy } from './transfers.wsud.ts';
 
 /** POST /v1/simulate/{transfers|payouts}/{id}/dishonor_return | contest_dishonored_return {code}. */
 async function returnDisputeStep(
@@ -56,7 +58,8 @@ function codesOf(set: Overrides, direction: 'credit' | 'debit', contest: boolean
   const rule = returnRule(returnCode);
   if (!rule)
     throw invalid('return_code', `${returnCode.slice(0, 8)} is not a Nacha return code (R01 … R85).`);
-  const refusal = returnRefusal(rule, direction);
+  // A recipe's transfers and payouts are CCD entries.
+  const refusal = returnRefusal(rule, direction, 'CCD');
   if (refusal) throw invalid('return_code', refusal);
   const dishonors = dishonorCodesFor({ returnCode, returnUntimely: false, direction });
   const dishonorCode = set.dishonor_code ?? 'R69';
@@ -142,10 +145,50 @@ function disputeRecipe(kind: 'transfer' | 'payout', contest: boolean): Recipe {
   };
 }
 
-/** transfer|payout.return_dishonored and .return_contested. */
+/** transfer.wsud_copy_provided: a consumer debit returned unauthorized, and the statement's copy asked for. */
+const wsudCopyRecipe: Recipe = {
+  type: 'transfer.wsud_copy_provided',
+  drives:
+    "Creates an ACH WEB debit, submits and settles it, the bank returns it unauthorized (return_code R07, R10 or R11, default R10) with the receiver's written statement, and the merchant asks for a copy of it.",
+  accepts: ['amount', 'rail', 'return_code'],
+  movesClock: false,
+  prepare(set) {
+    const rail = achRail(set);
+    const code = set.return_code ?? 'R10';
+    const rule = returnRule(code);
+    if (!rule?.wsud || returnRefusal(rule, 'debit', 'WEB') !== null)
+      throw invalid(
+        'return_code',
+        'return_code is one that needs a written statement on a WEB debit: R07, R10 or R11.',
+      );
+    const input = parsed<CreateTransferInput>(
+      createTransferSchema,
+      {
+        rail,
+        direction: 'debit',
+        sec_code: 'WEB',
+        amount: set.amount ?? '25.00',
+        currency: 'USD',
+        counterparty: { name: 'Trigger counterparty', routing_number: ROUTING, account_number: GOOD_ACCOUNT },
+      },
+      createTransferFieldCodes,
+    );
+    return async (d) => {
+      const id = await createTransferId(d, input);
+      await stepTransfer(d, 'submit', id);
+      await stepTransfer(d, 'settle', id);
+      await returnTransfer(d, id, code);
+      await withEntry(d.context(), 'transfer', id, (tx, row) => requestWsudCopy(tx, d.context(), row));
+      return id;
+    };
+  },
+};
+
+/** transfer|payout.return_dishonored and .return_contested, and transfer.wsud_copy_provided. */
 export const returnDisputeRecipes: Recipe[] = [
   disputeRecipe('transfer', false),
   disputeRecipe('transfer', true),
   disputeRecipe('payout', false),
   disputeRecipe('payout', true),
+  wsudCopyRecipe,
 ];

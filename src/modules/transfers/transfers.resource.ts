@@ -12,6 +12,7 @@ import {
 import { ACH_RETURN_CODES, isInstantRail, RAILS, RTP_REJECT_REASONS } from './transfers.rails.ts';
 import { CONTEST_CODES, DISHONOR_CODES } from './transfers.returns.ts';
 import type { transfers } from './transfers.table.ts';
+import { WsudWire } from './transfers.wsud.ts';
 
 /** A row of the rail engine: a transfer (`tr_`) or a payout (`po_`), as its `kind` says. */
 export type TransferRow = typeof transfers.$inferSelect;
@@ -158,10 +159,12 @@ export const Transfer = defineObject<TransferRow>()(
     notifications_of_change: field.custom(
       z.array(NotificationOfChangeWire).meta({
         description:
-          'The notifications of change the receiving bank sent about this ACH entry (at most one).',
+          'The notifications of change the receiving bank sent about this ACH entry, latest last: one, and after a refused one possibly a corrected one.',
       }),
       (row) => row.notificationsOfChange.map(nocWire),
     ),
+    // GraphQL: transfers.graphql.ts answers it with its own type.
+    wsud: field.custom(WsudWire.nullable(), (row) => row.wsud ?? null),
     ...labels,
   },
 );

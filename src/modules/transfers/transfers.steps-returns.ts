@@ -8,6 +8,7 @@ import { afterCollectionDebit } from './transfers.hooks.ts';
 import type { TransferRow } from './transfers.resource.ts';
 import { checkContest, checkDishonor, checkReturn } from './transfers.returns.ts';
 import { achKind, common } from './transfers.rows.ts';
+import { wsudFor } from './transfers.wsud.ts';
 
 // The steps that bring an ACH entry's money back, and those that dispute its coming back: a return,
 // the ODFI's dishonor of it and the RDFI's contest of the dishonor (their rules: transfers.returns.ts).
@@ -64,6 +65,7 @@ export async function returnEntry(
     returnCode: reason.code,
     returnReason: reason.title,
     returnUntimely: verdict.untimely,
+    wsud: wsudFor(row, reason, ctx.merchant.name, now),
     updatedAt: now,
   });
   await afterCollectionDebit(tx, ctx, moved, 'returned');

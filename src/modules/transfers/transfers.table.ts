@@ -12,6 +12,22 @@ import type { EntryState } from './transfers.machine.ts';
  * number's last 4 digits are kept: what the network does with the entry (the magic accounts of
  * §13) is decided at creation and kept in `outcome` / `outcome_code`.
  */
+/** A return's Written Statement of Unauthorized Debit (transfers.wsud.ts). */
+export interface WsudRecord {
+  receiver_name: string;
+  account_number_last4: string;
+  debited_by: string;
+  entry_posted_on: string;
+  reason_code: string;
+  reason: string;
+  signed_on: string;
+  statements: string[];
+  copy_request_by: string;
+  copy_requested_at: string | null;
+  copy_provide_by: string | null;
+  copy_provided_at: string | null;
+}
+
 export const transfers = pgTable(
   'transfers',
   {
@@ -48,6 +64,8 @@ export const transfers = pgTable(
     failureReason: text('failure_reason'),
     /** The return arrived after its code's time frame (let through with `untimely`). */
     returnUntimely: boolean('return_untimely').notNull().default(false),
+    /** The receiver's Written Statement of Unauthorized Debit of an R05, R07, R10 or R11 return; null otherwise. */
+    wsud: jsonb('wsud').$type<WsudRecord>(),
     /** The ODFI dishonored the return (R61-R70): when, and with which code. */
     dishonoredAt: at('dishonored_at'),
     dishonorCode: text('dishonor_code'),

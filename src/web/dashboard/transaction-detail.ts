@@ -91,6 +91,7 @@ const ACTION_UI: Record<
     input: { name: 'code', placeholder: 'code (C61)' },
     danger: true,
   },
+  wsud_copy: { label: 'Request a copy of the written statement' },
 };
 
 const detailPath = (id: string) => `/dashboard/transactions/${encodeURIComponent(id)}`;

@@ -130,6 +130,16 @@ function transferRows(r: Variant<'transfer'>['row']): Rows {
     ['Collection', r.collectionId && objectLink(r.collectionId)],
     ['Saved counterparty', r.counterpartyId && objectLink(r.counterpartyId)],
     ['Notification of change', r.notificationsOfChange.length ? nocList(r.notificationsOfChange) : null],
+    [
+      'Written statement of unauthorized debit',
+      r.wsud
+        ? `${r.wsud.receiver_name} (••••${r.wsud.account_number_last4}) signed ${r.wsud.signed_on}: ${r.wsud.reason} ${
+            r.wsud.copy_provided_at
+              ? `Copy sent ${bankWhen(new Date(r.wsud.copy_provided_at))}.`
+              : `A copy may be requested until ${bankWhen(new Date(r.wsud.copy_request_by))}.`
+          }`
+        : null,
+    ],
   ];
 }
 
