@@ -8,8 +8,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../../src/db/client.ts';
 import { keptWindow } from '../../../src/modules/sandbox/sandbox.restore.ts';
-import { capturedTables } from '../../../src/modules/sandbox/sandbox.snapshots.ts';
 import { createTestApp, type TestApp, type TestMerchant } from '../../support/harness.ts';
+import { merchantRows } from '../../support/merchant-rows.ts';
 import { CARD, form, ok, populate } from '../../support/populate.ts';
 
 type Json = Record<string, unknown>;
@@ -22,21 +22,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** A merchant's rows of every table a snapshot holds, each as JSON text, and its clock. */
-async function state(merchantId: string): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const { table } of [...capturedTables(), { table: 'merchant_clocks' }]) {
-    const rows = await queryRows<{ row: string }>(
-      t.database.db,
-      sql.raw(
-        `SELECT row_to_json(x)::text AS row FROM "${table}" x WHERE merchant_id = '${merchantId}' ORDER BY row_to_json(x)::text`,
-      ),
-    );
-    out[table] = rows.map((row) => row.row);
-  }
-  out.merchant_clocks = (out.merchant_clocks ?? []).map((row) => row.replace(/"updated_at":"[^"]*"/, ''));
-  return out;
-}
+const state = (merchantId: string) => merchantRows(t, merchantId);
 
 /** The transaction that wrote a collection's current row version. */
 async function writtenBy(id: string): Promise<string> {
