@@ -355,6 +355,33 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       check: (body) => expect(body).toMatchObject({ state: 'return_contested', contest_code: 'R76' }),
     },
     {
+      route: '/transfers',
+      path: () => '/v1/transfers',
+      body: credit.replace('direction=credit', 'direction=debit').replace('sec_code=CCD', 'sec_code=PPD'),
+      status: 200,
+      check: keep('unauthorized'),
+    },
+    {
+      route: '/simulate/transfers/{id}/submit',
+      path: () => `/v1/simulate/transfers/${id('unauthorized')}/submit`,
+      body: '',
+      status: 200,
+    },
+    {
+      route: '/simulate/transfers/{id}/return',
+      path: () => `/v1/simulate/transfers/${id('unauthorized')}/return`,
+      body: 'code=R10',
+      status: 200,
+      check: (body) => expect(body).toMatchObject({ state: 'returned', wsud: { reason_code: 'R10' } }),
+    },
+    {
+      route: '/transfers/{id}/wsud_copy',
+      path: () => `/v1/transfers/${id('unauthorized')}/wsud_copy`,
+      body: '',
+      status: 200,
+      check: (body) => expect((body.wsud as Record<string, unknown>).copy_provided_at).not.toBeNull(),
+    },
+    {
       route: '/payouts',
       path: () => '/v1/payouts',
       body: payout,
