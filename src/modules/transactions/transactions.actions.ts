@@ -23,14 +23,13 @@ import { refuseNocSchema, simulateNocSchema } from '../nocs/nocs.schema.ts';
 import { nocSteps } from '../nocs/nocs.service.ts';
 import { achMachineOf } from '../transfers/transfers.machine.ts';
 import { isInstantRail } from '../transfers/transfers.rails.ts';
-import { withEntry } from '../transfers/transfers.rows.ts';
 import {
   contestDishonoredReturnSchema,
   dishonorReturnSchema,
   returnTransferSchema,
 } from '../transfers/transfers.schema.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from '../transfers/transfers.steps.ts';
-import { requestWsudCopy } from '../transfers/transfers.wsud.ts';
+import { requestWsudCopyOf } from '../transfers/transfers.wsud.ts';
 import {
   getTransaction,
   type TransactionDetail,
@@ -122,17 +121,10 @@ const nocActions: KindActions = {
   // A return's written statement of unauthorized debit: a copy asked for once.
   wsud_copy: {
     events: [],
-    when: (tx) =>
-      tx.kind === 'transfer' &&
-      tx.row.wsud !== null &&
-      tx.row.wsud !== undefined &&
-      !tx.row.wsud.copy_provided_at,
+    when: (tx) => tx.kind === 'transfer' && Boolean(tx.row.wsud) && !tx.row.wsud?.copy_provided_at,
     run: (ctx, id) => requestWsudCopyOf(ctx, id),
   },
 };
-
-const requestWsudCopyOf = (ctx: ServiceContext, id: string) =>
-  withEntry(ctx, 'transfer', id, (tx, row) => requestWsudCopy(tx, ctx, row));
 
 /** The body of an issuing authorization's capture, reverse or refund, parsed as REST parses it. */
 const amountOf = (body: ActionBody) =>

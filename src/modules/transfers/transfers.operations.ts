@@ -6,7 +6,6 @@ import { createPayout, createTransfer } from './transfers.create.ts';
 import type { EntryKind } from './transfers.machine.ts';
 import { getPayout, getTransfer, listPayouts, listTransfers } from './transfers.read.ts';
 import { Payout, Transfer } from './transfers.resource.ts';
-import { withEntry } from './transfers.rows.ts';
 import {
   contestDishonoredReturnSchema,
   createPayoutFieldCodes,
@@ -19,7 +18,7 @@ import {
   returnTransferSchema,
 } from './transfers.schema.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from './transfers.steps.ts';
-import { requestWsudCopy } from './transfers.wsud.ts';
+import { requestWsudCopyOf } from './transfers.wsud.ts';
 
 /** The operations on transfers and payouts, each declared once: its REST route and its GraphQL field. */
 
@@ -185,8 +184,7 @@ export const transferOperations = [
     params: z.object({ id: z.string().min(1).max(255).describe("The transfer's id.") }),
     errors: ['invalid_state', 'time_frame_passed'],
     output: Transfer,
-    run: (ctx, { params }) =>
-      withEntry(ctx, 'transfer', params.id, (tx, row) => requestWsudCopy(tx, ctx, row)),
+    run: (ctx, { params }) => requestWsudCopyOf(ctx, params.id),
     graphql: { name: 'requestTransferWsudCopy', reload: getTransfer },
   }),
   defineOperation({

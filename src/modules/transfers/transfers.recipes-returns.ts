@@ -12,7 +12,6 @@ import { GOOD_ACCOUNT, type Overrides, type Recipe, type RecipeDriver, ROUTING }
 import { createTransferId, returnTransfer, stepTransfer } from './transfers.recipes.ts';
 import { createPayoutId, returnPayout, stepPayout } from './transfers.recipes-payouts.ts';
 import { contestCodesFor, dishonorCodesFor, returnRefusal, returnRule } from './transfers.returns.ts';
-import { withEntry } from './transfers.rows.ts';
 import {
   type CreatePayoutInput,
   type CreateTransferInput,
@@ -22,7 +21,7 @@ import {
   createTransferSchema,
 } from './transfers.schema.ts';
 import { payoutSteps, transferSteps } from './transfers.steps.ts';
-import { requestWsudCopy } from './transfers.wsud.ts';
+import { requestWsudCopyOf } from './transfers.wsud.ts';
 
 /** POST /v1/simulate/{transfers|payouts}/{id}/dishonor_return | contest_dishonored_return {code}. */
 async function returnDisputeStep(
@@ -178,7 +177,7 @@ const wsudCopyRecipe: Recipe = {
       await stepTransfer(d, 'submit', id);
       await stepTransfer(d, 'settle', id);
       await returnTransfer(d, id, code);
-      await withEntry(d.context(), 'transfer', id, (tx, row) => requestWsudCopy(tx, d.context(), row));
+      await requestWsudCopyOf(d.context(), id);
       return id;
     };
   },

@@ -7,7 +7,7 @@ import { SandbankError } from '../../kernel/errors.ts';
 import type { ServiceContext } from '../context.ts';
 import type { TransferRow } from './transfers.resource.ts';
 import type { ReturnRule } from './transfers.return-codes.ts';
-import { entryEvent } from './transfers.rows.ts';
+import { entryEvent, withEntry } from './transfers.rows.ts';
 import { transfers, type WsudRecord } from './transfers.table.ts';
 
 export type { WsudRecord };
@@ -79,7 +79,9 @@ export const WsudWire = z
       "The receiver's Written Statement of Unauthorized Debit that an R05, R07, R10 or R11 return stands on; null for other returns.",
   });
 
-const endOfDay = (day: string) => nyInstant(addCalendarDays(day, 1), '00:00');
+/** 23:59:59 ET of a New York date, as an ISO instant: the last whole second of a time frame. */
+const lastSecondOf = (day: string) =>
+  new Date(nyInstant(addCalendarDays(day, 1), '00:00').getTime() - 1000).toISOString();
 
 /** The statement a return with `rule` carries, made when the entry comes back at `now`; null when the code needs none. */
 export function wsudFor(row: TransferRow, rule: ReturnRule, debitedBy: string, now: Date): WsudRecord | null {
@@ -98,7 +100,7 @@ export function wsudFor(row: TransferRow, rule: ReturnRule, debitedBy: string, n
       'This statement is true and correct.',
       'I am the account holder, or authorized to act on the account.',
     ],
-    copy_request_by: new Date(endOfDay(aYearAfter(returnedOn)).getTime() - 1000).toISOString(),
+    copy_request_by: lastSecondOf(aYearAfter(returnedOn)),
     copy_requested_at: null,
     copy_provide_by: null,
     copy_provided_at: null,
@@ -114,7 +116,7 @@ export const WSUD_COPY_EVENT = 'wsud_copy_provided';
  * Sandbank's receiving bank sends it at once (the rule allows it ten banking days), writing
  * `transfer.wsud_copy_provided`.
  */
-export async function requestWsudCopy(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<TransferRow> {
+async function requestWsudCopy(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<TransferRow> {
   const wsud = row.wsud;
   if (!wsud)
     throw new SandbankError('invalid_state', {
@@ -135,9 +137,7 @@ export async function requestWsudCopy(tx: Tx, ctx: ServiceContext, row: Transfer
       extra: { deadline: new Date(deadline.getTime() + 1000).toISOString() },
     });
   const at = now.toISOString();
-  const provideBy = new Date(
-    endOfDay(addBankingDays(nyDateOf(now), COPY_PROVIDE_BANKING_DAYS)).getTime() - 1000,
-  ).toISOString();
+  const provideBy = lastSecondOf(addBankingDays(nyDateOf(now), COPY_PROVIDE_BANKING_DAYS));
   const copied: WsudRecord = {
     ...wsud,
     copy_requested_at: at,
@@ -153,3 +153,7 @@ export async function requestWsudCopy(tx: Tx, ctx: ServiceContext, row: Transfer
   await recordEvent(tx, entryEvent(moved, ctx.publicUrl, `${row.kind}.${WSUD_COPY_EVENT}`));
   return moved;
 }
+
+/** The copy request on transfer `id`, in a transaction of its own on its row locked (REST, GraphQL, dashboard, recipe). */
+export const requestWsudCopyOf = (ctx: ServiceContext, id: string): Promise<TransferRow> =>
+  withEntry(ctx, 'transfer', id, (tx, row) => requestWsudCopy(tx, ctx, row));
