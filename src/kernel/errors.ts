@@ -134,6 +134,16 @@ export const ERROR_REGISTRY = {
     'invalid_request_error',
     "This Nacha code cannot be used here: its category or the entry's direction rules it out (the message says which).",
   ),
+  dispute_reason_code_invalid: spec(
+    400,
+    'invalid_request_error',
+    "This reason code is not one of the payment's card network, is retired, or does not fit the reason given (the message says which).",
+  ),
+  dispute_window_closed: spec(
+    409,
+    'conflict_error',
+    "The cardholder's window for this reason code is over; the error's deadline field names the first instant refused.",
+  ),
   return_deadline_passed: spec(
     409,
     'conflict_error',

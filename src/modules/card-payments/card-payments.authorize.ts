@@ -109,6 +109,7 @@ function newPaymentValues(
     refundBehavior: refundBehavior(card),
     disputeBehavior: disputeBehavior(card),
     disputeId: null,
+    amountDisputed: 0n,
     earlyFraudWarningAt: null,
     reference: input.reference ?? null,
     description: input.description ?? null,
@@ -120,6 +121,7 @@ function newPaymentValues(
     threeDSecure: null,
     challengeResult: null,
     authorizedAt: null,
+    capturedAt: null,
     authorizationExpiresAt: null,
     issuingAuthorizationId: issuer?.answer.authorizationId ?? null,
     challengeSecret: newLinkSecret(),
@@ -149,7 +151,12 @@ function newPaymentValues(
   };
   // capture: true passes through authorized to captured: one row written, both events.
   return values.state === 'authorized' && input.capture
-    ? { ...values, state: transition(cardPaymentMachine, 'authorized', 'capture'), amountCaptured: amount }
+    ? {
+        ...values,
+        state: transition(cardPaymentMachine, 'authorized', 'capture'),
+        amountCaptured: amount,
+        capturedAt: now,
+      }
     : values;
 }
 

@@ -76,7 +76,8 @@ export async function capture(
   amount: bigint,
 ): Promise<CardPaymentRow> {
   const state = transition(cardPaymentMachine, payment.state, 'capture');
-  const captured = { ...payment, state, amountCaptured: amount, updatedAt: ctx.clock.now() };
+  const now = ctx.clock.now();
+  const captured = { ...payment, state, amountCaptured: amount, capturedAt: now, updatedAt: now };
   await commit({ db: ctx.db, tx }, captureChange(ctx, payment, captured));
   return captured;
 }
@@ -114,7 +115,8 @@ function capturedRow(ctx: ServiceContext, current: CardPaymentRow, input: Captur
     input.amount === undefined
       ? current.amount
       : parseAmount(input.amount, current.currency as CurrencyCode, { max: current.amount });
-  return { ...current, state, amountCaptured, updatedAt: ctx.clock.now() };
+  const now = ctx.clock.now();
+  return { ...current, state, amountCaptured, capturedAt: now, updatedAt: now };
 }
 
 /** A capture as one change: the compare-and-set of the payment, its event, and what follows (withCapture). */
@@ -127,6 +129,7 @@ function captureChange(ctx: ServiceContext, read: CardPaymentRow, captured: Card
       set: {
         state: captured.state,
         amountCaptured: captured.amountCaptured,
+        capturedAt: captured.capturedAt,
         updatedAt: captured.updatedAt,
       },
     })

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../../db/client.ts';
 import { change, commit } from '../../db/commit.ts';
 import { addSeconds } from '../../kernel/clock.ts';
@@ -43,28 +43,34 @@ export function magicDisputeJobs(payment: CardPaymentRow, capturedAt: Date) {
 /** The payment states a dispute may be opened in: captured, with something not yet refunded. */
 const DISPUTABLE: readonly CardPaymentRow['state'][] = ['captured', 'partially_refunded'];
 
-/** Whether the cardholder may still dispute the payment: captured, not refunded in full, not disputed yet. */
-export function isDisputable(payment: CardPaymentRow): boolean {
-  return payment.disputeId === null && DISPUTABLE.includes(payment.state);
+/** What of a payment is captured, not refunded and not disputed yet: what a new dispute may claim. */
+export function undisputedAmount(payment: CardPaymentRow): bigint {
+  return payment.amountCaptured - payment.amountRefunded - payment.amountDisputed;
 }
 
-/** Refused (409) unless the payment is captured, not refunded in full, and not disputed yet. */
+/** Whether the cardholder may still dispute the payment: captured, with something neither refunded nor disputed. */
+export function isDisputable(payment: CardPaymentRow): boolean {
+  return DISPUTABLE.includes(payment.state) && undisputedAmount(payment) > 0n;
+}
+
+/** Refused (409) unless the payment is captured and something of it is neither refunded nor disputed. */
 export function checkDisputable(payment: CardPaymentRow): void {
-  if (payment.disputeId !== null)
-    throw new SandbankError('invalid_state', {
-      message: `This card payment is already disputed (${payment.disputeId}).`,
-    });
   if (!DISPUTABLE.includes(payment.state))
     throw new SandbankError('invalid_state', {
       message: `A dispute needs a captured payment with something not refunded; this one is ${payment.state}.`,
     });
+  if (undisputedAmount(payment) <= 0n)
+    throw new SandbankError('invalid_state', {
+      message: `All of this card payment that is not refunded is already disputed (latest: ${payment.disputeId}).`,
+    });
 }
 
 /**
- * Marks a payment disputed by `disputeId` for `amount`, in the caller's transaction, before the
- * dispute is written: one guarded UPDATE (not disputed yet, still disputable, that much captured
- * and not refunded), so of two openings racing for one payment, one marks it and the other is
- * refused — 409 invalid_state when the payment is no longer disputable, else 400 amount_invalid.
+ * Marks a payment disputed by `disputeId` for `amount`, in the caller's transaction (which holds
+ * the payment's row lock), before the dispute is written: one guarded UPDATE (still disputable,
+ * that much neither refunded nor disputed) that names the payment's latest dispute and adds the
+ * amount to what is disputed — 409 invalid_state when the payment is no longer disputable, else
+ * 400 amount_invalid.
  */
 export async function markDisputed(
   tx: Tx,
@@ -75,13 +81,16 @@ export async function markDisputed(
 ): Promise<void> {
   const marked = await tx
     .update(cardPayments)
-    .set({ disputeId, updatedAt: ctx.clock.now() })
+    .set({
+      disputeId,
+      amountDisputed: sql`${cardPayments.amountDisputed} + ${amount.toString()}::bigint`,
+      updatedAt: ctx.clock.now(),
+    })
     .where(
       and(
         eq(cardPayments.id, payment.id),
-        isNull(cardPayments.disputeId),
         inArray(cardPayments.state, [...DISPUTABLE]),
-        sql`${cardPayments.amountCaptured} - ${cardPayments.amountRefunded} >= ${amount.toString()}::bigint`,
+        sql`${cardPayments.amountCaptured} - ${cardPayments.amountRefunded} - ${cardPayments.amountDisputed} >= ${amount.toString()}::bigint`,
       ),
     )
     .returning({ id: cardPayments.id });
@@ -89,7 +98,7 @@ export async function markDisputed(
   checkDisputable(await loadPayment(tx, ctx, payment.id));
   throw new SandbankError('amount_invalid', {
     param: 'amount',
-    message: 'The dispute would exceed what is captured and not refunded.',
+    message: 'The dispute would exceed what is captured and neither refunded nor disputed.',
   });
 }
 

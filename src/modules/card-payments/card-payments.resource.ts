@@ -122,6 +122,9 @@ export const CardPayment = defineObject<PaymentWithRefunds>()(
     amount: field.money(),
     amount_captured: field.money('How much has been captured (at most the amount).'),
     amount_refunded: field.money('How much has been refunded (refunds that succeeded or are pending).'),
+    amount_disputed: field.money(
+      'How much its disputes claim together (GET /v1/disputes?card_payment=): never more than captured and not refunded.',
+    ),
     currency: field.currency(),
     capture: field.boolean<PaymentWithRefunds>(
       'Whether the authorization was captured on create (false: it waits to be captured or voided).',
@@ -160,7 +163,7 @@ export const CardPayment = defineObject<PaymentWithRefunds>()(
       (row, rc) => row.refunds.map((refund) => Refund.render(refund, rc)),
     ),
     dispute: field.nullableText<PaymentWithRefunds>(
-      'The id of its dispute (GET /v1/disputes/{id}, the dispute query), when the cardholder disputed it.',
+      'The id of its latest dispute (GET /v1/disputes/{id}, the dispute query), when the cardholder disputed it; a Visa or Mastercard payment may have more (GET /v1/disputes?card_payment=).',
       (row) => row.disputeId,
     ),
     // GraphQL answers the warning as an object of its own (card-payments.graphql.ts).

@@ -74,14 +74,18 @@ export const cardPayments = pgTable(
     refundBehavior: text('refund_behavior').notNull(),
     /** What follows its capture: a magic card's dispute or early fraud warning (null: nothing). */
     disputeBehavior: text('dispute_behavior'),
-    /** The dispute opened on it (at most one). */
+    /** The latest dispute opened on it (a Visa or Mastercard payment may have several). */
     disputeId: text('dispute_id'),
+    /** The amount of all its disputes together: never more than captured and not refunded. */
+    amountDisputed: money('amount_disputed').notNull().default(sql`0`),
     /** When the issuer sent an early fraud warning about it (magic card …5423). */
     earlyFraudWarningAt: at('early_fraud_warning_at'),
     reference: text('reference'),
     description: text('description'),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
     authorizedAt: at('authorized_at'),
+    /** When it was captured (its processing date starts a cardholder's dispute window). */
+    capturedAt: at('captured_at'),
     /** When an uncaptured authorization expires (7 days of clock time after it was made). */
     authorizationExpiresAt: at('authorization_expires_at'),
     /** The secret of the 3-D Secure page's link (next_action.url): the page answers only with it. */

@@ -9,7 +9,12 @@ export type RefundBehavior = 'succeeds' | 'pending_then_succeeds' | 'fails';
  * What happens a day (clock time) after a payment made with this card is captured: a dispute
  * opens (a chargeback for a reason, or an inquiry), or the issuer sends an early fraud warning.
  */
-export type DisputeBehavior = 'fraudulent' | 'product_not_received' | 'inquiry' | 'early_fraud_warning';
+export type DisputeBehavior =
+  | 'fraudulent'
+  | 'product_not_received'
+  | 'inquiry'
+  | 'multiple'
+  | 'early_fraud_warning';
 
 export interface TestCard {
   number: string;
@@ -80,6 +85,7 @@ const MAGIC_CARDS: readonly MagicCard[] = [
   disputed('4000000000000259', 'Disputed (fraudulent) a day after capture', 'fraudulent'),
   disputed('4000000000002685', 'Disputed (product not received) a day after capture', 'product_not_received'),
   disputed('4000000000001976', 'Inquiry (warning dispute) a day after capture', 'inquiry'),
+  disputed('4000000404000079', 'Disputed twice (multiple disputes) a day after capture', 'multiple'),
   disputed('4000000000005423', 'Early fraud warning a day after capture', 'early_fraud_warning'),
 ];
 

@@ -5,10 +5,11 @@ import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
 import { CardPaymentRef } from '../card-payments/card-payments.graphql.ts';
 import { getCardPayment } from '../card-payments/card-payments.read.ts';
+import { dbOf } from '../context.ts';
 import { disputeOperations } from './disputes.operations.ts';
 import { Dispute, type DisputeRow } from './disputes.resource.ts';
 import { evidenceSchema } from './disputes.schema.ts';
-import { disputesByIds, getDispute } from './disputes.service.ts';
+import { disputesByIds, disputesOfPayment, getDispute } from './disputes.service.ts';
 
 // resolveDispute's outcome argument finds it by its values.
 
@@ -32,9 +33,21 @@ builder.objectField(CardPaymentRef, 'dispute', (t) =>
   t.field({
     type: DisputeRef,
     nullable: true,
-    description: 'Its dispute, when the cardholder disputed it.',
+    description: 'Its latest dispute, when the cardholder disputed it (all of them: disputes).',
     resolve: (row, _args, ctx) =>
       row.disputeId ? nullIfNotFound(getDispute(serviceContext(ctx), row.disputeId)) : null,
+  }),
+);
+
+builder.objectField(CardPaymentRef, 'disputes', (t) =>
+  t.field({
+    type: [DisputeRef],
+    description:
+      'All its disputes, oldest first (a Visa or Mastercard payment may have more than one; dispute is the latest).',
+    resolve: (row, _args, ctx) => {
+      const service = serviceContext(ctx);
+      return disputesOfPayment(dbOf(service), service.merchant.id, row.id);
+    },
   }),
 );
 

@@ -80,13 +80,15 @@ export const disputeOperations = [
     path: '/simulate/card_payments/{id}/dispute',
     tags: ['Simulation'],
     summary: 'The cardholder disputes a captured card payment (a chargeback, or an inquiry)',
+    description:
+      "Filed under a reason code of the payment's card network (network_reason_code, or the one the reason implies). 400 dispute_reason_code_invalid for a code of another network, a retired one, or one that does not fit the reason; 409 dispute_window_closed after the code's window (calendar days after the capture's date, ET), with the deadline; 409 invalid_state when the payment is not captured, is disputed in full, or its network allows no further dispute (Visa: one besides 10.5; American Express: one; Mastercard: partial chargebacks up to the amount); 400 amount_invalid above what is captured and neither refunded nor disputed.",
     params: z.object({
       id: z.string().min(1).max(255).describe("The card payment's id (cp_…, captured)."),
     }),
     body: simulateDisputeSchema,
     optionalBody: true,
     codes: simulateDisputeFieldCodes,
-    errors: ['invalid_state', 'amount_invalid'],
+    errors: ['invalid_state', 'amount_invalid', 'dispute_reason_code_invalid', 'dispute_window_closed'],
     output: Dispute,
     run: (ctx, { params, body }) => simulateDispute(ctx, params.id, body),
     graphql: { reload: getDispute },

@@ -3,6 +3,7 @@ import { defineObject, field, withWire } from '../../kernel/declare.ts';
 import { describedValues } from '../../kernel/described-values.ts';
 import { type Wire, wireDecimal } from '../../kernel/wire-resources.ts';
 import { disputeMachine } from './disputes.machine.ts';
+import { CARD_NETWORKS, findReasonCode, REASON_CATEGORIES } from './disputes.networks.ts';
 import { DISPUTE_REASONS } from './disputes.schema.ts';
 import type { disputes } from './disputes.table.ts';
 
@@ -23,6 +24,19 @@ export const Dispute = defineObject<DisputeRow>()(
     amount: field.money('How much the cardholder disputes.'),
     currency: field.currency(),
     reason: field.enum(DISPUTE_REASONS, 'Why the cardholder disputes.'),
+    network: field.enum(CARD_NETWORKS, "The card network whose rules govern it: the payment's brand."),
+    network_reason_code: field.text(
+      "The network's reason code, e.g. Visa 10.4, Mastercard 4837, American Express F29.",
+    ),
+    network_reason_category: field.enum(
+      REASON_CATEGORIES,
+      "The network's category of that code: fraud, authorization, processing_error (Mastercard: point-of-interaction error) or consumer_dispute (Mastercard: cardholder dispute).",
+      (row: DisputeRow) => findReasonCode(row.network, row.networkReasonCode)?.category ?? 'consumer_dispute',
+    ),
+    network_reason_description: field.text(
+      "The code's name in the network's rules.",
+      (row: DisputeRow) => findReasonCode(row.network, row.networkReasonCode)?.name ?? '',
+    ),
     inquiry: field.boolean('Whether it was opened as an inquiry (a warning_* dispute).'),
     fee: withWire(field.money(FEE), wireDecimal.meta({ type: 'number', description: FEE } as z.GlobalMeta)),
     evidence: withWire(

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { type Change, change } from '../../db/commit.ts';
 import { type EventInput, objectEvent } from '../../db/outbox.ts';
@@ -55,6 +55,19 @@ export async function lockDisputeOfJob(exec: Executor, id: string): Promise<Disp
 /** The merchant's disputes among `ids` (GraphQL's nodes(ids:)). */
 export function disputesByIds(ctx: ServiceContext, ids: string[]): Promise<DisputeRow[]> {
   return merchantRowsByIds<DisputeRow>(ctx, disputes, ids);
+}
+
+/** Every dispute of one of the merchant's card payments, oldest first (a payment has a few at most). */
+export function disputesOfPayment(
+  exec: Executor,
+  merchantId: string,
+  paymentId: string,
+): Promise<DisputeRow[]> {
+  return exec
+    .select()
+    .from(disputes)
+    .where(and(eq(disputes.merchantId, merchantId), eq(disputes.cardPaymentId, paymentId)))
+    .orderBy(asc(disputes.createdAt), asc(disputes.id));
 }
 
 /** The merchant's disputes, newest first; `card_payment` narrows them to one payment's. */

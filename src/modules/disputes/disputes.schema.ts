@@ -59,8 +59,21 @@ export const evidenceSchema = z
   );
 
 export const simulateDisputeSchema = z.strictObject({
-  reason: z.enum(DISPUTE_REASONS).optional().describe('Why the cardholder disputes (default general).'),
-  amount: wireAmount.optional().describe('At most what is captured and not refunded (default: all of it).'),
+  reason: z
+    .enum(DISPUTE_REASONS)
+    .optional()
+    .describe('Why the cardholder disputes (default: the reason network_reason_code implies, else general).'),
+  network_reason_code: z
+    .string()
+    .min(1)
+    .max(16)
+    .optional()
+    .describe(
+      "The card network's reason code, of the payment's network: Visa 10.1–13.9 (e.g. 10.4, 13.1), Mastercard 4808–4871 (e.g. 4837, 4853), American Express letters and digits (e.g. F29, C08). Default: the code the reason implies on that network. 400 dispute_reason_code_invalid for another network's code, a retired one, or one that does not fit the reason; 409 dispute_window_closed past the code's window.",
+    ),
+  amount: wireAmount
+    .optional()
+    .describe('At most what is captured and neither refunded nor disputed (default: all of it).'),
   inquiry: z
     .boolean()
     .optional()

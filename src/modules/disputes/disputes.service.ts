@@ -40,6 +40,7 @@ export {
   DISPUTE_REVIEW_JOB,
   disputeEvent,
   disputesByIds,
+  disputesOfPayment,
   EVIDENCE_DUE_SECONDS,
   LOSING_EVIDENCE,
   listDisputes,

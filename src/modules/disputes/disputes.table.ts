@@ -1,8 +1,11 @@
-import { boolean, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at, createdAt, currency, money, updatedAt } from '../../db/columns.ts';
 import type { DisputeState } from './disputes.machine.ts';
 
-/** A dispute (`dp_`) of a captured card payment: at most one per payment. */
+/**
+ * A dispute (`dp_`) of a captured card payment, with its network's reason code: a Visa or
+ * Mastercard payment may be disputed more than once (for parts of it), an Amex payment once.
+ */
 export const disputes = pgTable(
   'disputes',
   {
@@ -13,6 +16,9 @@ export const disputes = pgTable(
     amount: money('amount').notNull(),
     currency: currency(),
     reason: text('reason').notNull(),
+    /** The card network (the payment's brand) and its reason code, e.g. visa 10.4, mastercard 4837. */
+    network: text('network').notNull().default('visa'),
+    networkReasonCode: text('network_reason_code').notNull().default(''),
     /** Opened as an inquiry (a `warning_*` dispute). */
     inquiry: boolean('inquiry').notNull(),
     /** The dispute fee debited with the amount (0 while an inquiry). */
@@ -31,6 +37,6 @@ export const disputes = pgTable(
   },
   (t) => [
     index('disputes_merchant_id_idx').on(t.merchantId, t.id),
-    uniqueIndex('disputes_card_payment_idx').on(t.cardPaymentId),
+    index('disputes_card_payment_idx').on(t.cardPaymentId),
   ],
 );

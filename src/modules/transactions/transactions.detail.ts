@@ -1,4 +1,5 @@
 import { dbOf, type ServiceContext } from '../context.ts';
+import { disputesOfPayment } from '../disputes/disputes.service.ts';
 import {
   type EventRow,
   getEvent,
@@ -32,14 +33,10 @@ export { transactionStates } from './transactions.states.ts';
  */
 
 /** The objects whose postings are this transaction's: itself, its refunds, a collection's payments. */
-export function ledgerSourcesOf(tx: TransactionDetail): string[] {
+export function ledgerSourcesOf(tx: TransactionDetail, disputeIds: readonly string[] = []): string[] {
   switch (tx.kind) {
     case 'card_payment':
-      return [
-        tx.row.id,
-        ...tx.row.refunds.map((refund) => refund.id),
-        ...(tx.row.disputeId ? [tx.row.disputeId] : []),
-      ];
+      return [tx.row.id, ...tx.row.refunds.map((refund) => refund.id), ...disputeIds];
     case 'collection':
       return [
         tx.row.id,
@@ -78,9 +75,13 @@ export const VIEW_LIMIT = 100;
 export async function getTransactionView(ctx: ServiceContext, id: string): Promise<TransactionView> {
   const transaction = await getTransaction(ctx, id);
   const exec = dbOf(ctx);
+  const disputeIds =
+    transaction.kind === 'card_payment' && transaction.row.disputeId !== null
+      ? (await disputesOfPayment(exec, ctx.merchant.id, transaction.row.id)).map((row) => row.id)
+      : [];
   const [timeline, postings, events] = await Promise.all([
     timelineOf(exec, ctx.merchant.id, transaction.row.id),
-    listBalanceTransactions(ctx, { limit: VIEW_LIMIT, source_ids: ledgerSourcesOf(transaction) }),
+    listBalanceTransactions(ctx, { limit: VIEW_LIMIT, source_ids: ledgerSourcesOf(transaction, disputeIds) }),
     listEvents(ctx, { limit: VIEW_LIMIT, object_id: transaction.row.id }),
   ]);
   const withDeliveries = await Promise.all(

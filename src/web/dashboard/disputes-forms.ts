@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import { disputeMachine } from '../../modules/disputes/disputes.machine.ts';
+import { codesOf, findReasonCode, networkOf } from '../../modules/disputes/disputes.networks.ts';
 import type { DisputeRow } from '../../modules/disputes/disputes.resource.ts';
 import { DISPUTE_REASONS, EVIDENCE_FIELDS } from '../../modules/disputes/disputes.schema.ts';
 import { selectOf } from './form-submit.ts';
@@ -89,23 +90,52 @@ export function actionsPart(c: DashContext, row: DisputeRow): Html {
 </div></section>`;
 }
 
-export function openForm(c: DashContext, flash: Flash | null, paymentId: string, remaining: string): Html {
+/** "Visa 10.4 · Other Fraud – Card-Absent Environment (fraud)": a dispute's code as a person reads it. */
+export function networkCodeLabel(row: Pick<DisputeRow, 'network' | 'networkReasonCode'>): string {
+  const rule = findReasonCode(row.network, row.networkReasonCode);
+  return rule
+    ? `${row.network} ${rule.code} · ${rule.name} (${rule.category.replaceAll('_', ' ')})`
+    : row.networkReasonCode;
+}
+
+/** The payment's network's codes, each with the reasons it carries and its window. */
+function codeOptions(brand: string): [string, string][] {
+  return codesOf(networkOf(brand)).map((rule) => [
+    rule.code,
+    `${rule.code} · ${rule.name} — ${rule.reasons.join('/').replaceAll('_', ' ')}, ${rule.windowDays} days`,
+  ]);
+}
+
+export function openForm(
+  c: DashContext,
+  flash: Flash | null,
+  payment: { id: string; brand: string; remaining: string },
+): Html {
   return html`<section class="card">
 <form method="post" action="${DISPUTES}" data-testid="open-dispute-form">
   ${csrfField(c)}
-  <input type="hidden" name="card_payment" value="${paymentId}">
+  <input type="hidden" name="card_payment" value="${payment.id}">
   <div class="row">
+    ${selectOf(flash, { name: 'reason', label: 'Reason', fallback: '', testId: 'dispute-reason-select' }, [
+      ['', 'the code’s (else general)'],
+      ...DISPUTE_REASONS.map((reason): [string, string] => [reason, reason.replaceAll('_', ' ')]),
+    ])}
     ${selectOf(
       flash,
-      { name: 'reason', label: 'Reason', fallback: 'fraudulent', testId: 'dispute-reason-select' },
-      DISPUTE_REASONS.map((reason) => [reason, reason.replaceAll('_', ' ')]),
+      {
+        name: 'network_reason_code',
+        label: `${payment.brand} reason code`,
+        fallback: '',
+        testId: 'dispute-code-select',
+      },
+      [['', 'the reason’s'], ...codeOptions(payment.brand)],
     )}
     <div><label for="amount">Amount (USD)</label>
-    <input id="amount" name="amount" inputmode="decimal" placeholder="${remaining} (all)" value="${formValue(flash, 'amount')}" data-testid="dispute-amount-input"></div>
+    <input id="amount" name="amount" inputmode="decimal" placeholder="${payment.remaining} (all)" value="${formValue(flash, 'amount')}" data-testid="dispute-amount-input"></div>
     <div><label for="inquiry"><input type="checkbox" id="inquiry" name="inquiry" value="true" ${formValue(flash, 'inquiry') === 'true' ? 'checked' : ''} data-testid="dispute-inquiry"> An inquiry (nothing debited)</label></div>
   </div>
   <button type="submit" data-testid="open-dispute">Dispute the payment</button>
 </form>
-<p class="muted small">The cardholder disputes the payment (POST /v1/simulate/card_payments/{id}/dispute). A chargeback debits the amount and a 15.00 USD fee from the available balance at once; evidence is due in 7 days.</p>
+<p class="muted small">The cardholder disputes the payment (POST /v1/simulate/card_payments/{id}/dispute). A chargeback debits the amount and a 15.00 USD fee from the available balance at once; evidence is due in 7 days. Each reason code has the network's window, counted in calendar days from the capture's date: past it the dispute is refused. Visa allows one dispute per payment besides 10.5, Mastercard several partial ones, American Express one.</p>
 </section>`;
 }

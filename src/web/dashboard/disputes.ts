@@ -22,7 +22,14 @@ import { listBalanceTransactions } from '../../modules/ledger/ledger.queries.ts'
 import type { PostingRow } from '../../modules/ledger/ledger.rows.ts';
 import { listDeliveries } from '../../modules/webhooks/webhooks.log.ts';
 import { bankWhen } from '../bank-time.ts';
-import { actionsPart, DISPUTES, disputePath, evidenceForm, openForm } from './disputes-forms.ts';
+import {
+  actionsPart,
+  DISPUTES,
+  disputePath,
+  evidenceForm,
+  networkCodeLabel,
+  openForm,
+} from './disputes-forms.ts';
 import { deliveryLog } from './events.ts';
 import { bodyOfForm, cursorOf, olderLink, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
@@ -62,6 +69,7 @@ function summary(row: DisputeRow): Html {
     ['Amount', html`<span data-testid="dispute-amount">${money(row.amount, row.currency)}</span>`],
     ['Dispute fee', money(row.fee, row.currency)],
     ['Reason', html`<span data-testid="dispute-reason">${row.reason}</span>`],
+    ['Network reason code', html`<span data-testid="dispute-network-code">${networkCodeLabel(row)}</span>`],
     ['Card payment', objectLink(row.cardPaymentId)],
     ['Evidence due', bankWhen(row.evidenceDueBy)],
     ['Evidence submitted', row.evidenceSubmittedAt && bankWhen(row.evidenceSubmittedAt)],
@@ -142,14 +150,14 @@ export function registerDisputePages(app: Hono<DashEnv>): void {
     const svc = await dashboardContext(c);
     const payment = await getCardPayment(svc, c.req.query('card_payment') ?? '');
     const flash = takeFlash(c);
-    const remaining = money(payment.amountCaptured - payment.amountRefunded, payment.currency).replace(
-      ' USD',
-      '',
-    );
+    const remaining = money(
+      payment.amountCaptured - payment.amountRefunded - payment.amountDisputed,
+      payment.currency,
+    ).replace(' USD', '');
     return shell(
       c,
       { title: `Simulate a dispute of ${payment.id}`, active: 'disputes', flash },
-      html`${openForm(c, flash, payment.id, remaining)}<p>${objectLink(payment.id)}</p>`,
+      html`${openForm(c, flash, { id: payment.id, brand: payment.brand, remaining })}<p>${objectLink(payment.id)}</p>`,
     );
   });
 

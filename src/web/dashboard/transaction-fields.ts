@@ -82,11 +82,17 @@ function collectionRows(tx: Variant<'collection'>, publicUrl: string): Rows {
   ];
 }
 
-/** Its dispute, or (captured, not disputed) the link that simulates one. */
+/** Its latest dispute, and (captured, something neither refunded nor disputed) the link that simulates one. */
 function disputeCell(r: Variant<'card_payment'>['row']): Html | null {
-  if (r.disputeId) return html`<span data-testid="payment-dispute">${objectLink(r.disputeId)}</span>`;
-  if (r.state !== 'captured' && r.state !== 'partially_refunded') return null;
-  return html`<a href="/dashboard/disputes/new?card_payment=${encodeURIComponent(r.id)}" data-testid="simulate-dispute-link">Simulate a dispute →</a>`;
+  const latest = r.disputeId
+    ? html`<span data-testid="payment-dispute">${objectLink(r.disputeId)}</span>`
+    : null;
+  const open =
+    (r.state === 'captured' || r.state === 'partially_refunded') &&
+    r.amountCaptured - r.amountRefunded - r.amountDisputed > 0n;
+  if (!open) return latest;
+  const link = html`<a href="/dashboard/disputes/new?card_payment=${encodeURIComponent(r.id)}" data-testid="simulate-dispute-link">Simulate a${latest ? 'nother' : ''} dispute →</a>`;
+  return latest ? html`${latest} · ${link}` : link;
 }
 
 function cardPaymentRows(tx: Variant<'card_payment'>): Rows {

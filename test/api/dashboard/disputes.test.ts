@@ -37,9 +37,22 @@ describe('disputes in the dashboard', () => {
     const form = await browser.get(`/dashboard/disputes/new?card_payment=${id}`);
     expect(form.status).toBe(200);
     expect(form.html).toContain('data-testid="open-dispute-form"');
+    // The form offers the payment's network's codes, each with its window (Visa: 120 days for 10.4, 75 for 11.2).
+    expect(form.html).toContain('data-testid="dispute-code-select"');
+    expect(form.html).toContain(
+      '10.4 · Other Fraud – Card-Absent Environment — fraudulent/unrecognized, 120 days',
+    );
+    expect(form.html).toContain('11.2 · Declined Authorization — general, 75 days');
+    expect(form.html).not.toContain('4837 ·');
     // The dashboard's card picker lists the dispute cards.
     const picker = await browser.get('/dashboard/card_payments/new');
-    for (const number of ['4000000000000259', '4000000000002685', '4000000000001976', '4000000000005423'])
+    for (const number of [
+      '4000000000000259',
+      '4000000000002685',
+      '4000000000001976',
+      '4000000404000079',
+      '4000000000005423',
+    ])
       expect(picker.html).toContain(number);
 
     // A refusal: the form's error, nothing opened.
@@ -65,6 +78,9 @@ describe('disputes in the dashboard', () => {
     const page = await browser.get(opened.location ?? '');
     expect(page.status).toBe(200);
     expect(testIdTexts(page.html, 'dispute-reason')).toEqual(['product_not_received']);
+    expect(testIdTexts(page.html, 'dispute-network-code')).toEqual([
+      'visa 13.1 · Merchandise/Services Not Received (consumer dispute)',
+    ]);
     expect(page.html).toContain('data-testid="evidence-form"');
     expect(page.html).toContain('data-testid="dispute-close"');
     expect(page.html).toContain('data-testid="dispute-resolve-won"');
