@@ -169,12 +169,14 @@ describe('RTP', () => {
 });
 
 describe('per-rail limits', () => {
-  it('Same-Day ACH 1,000,000.00; RTP and FedNow 10,000,000.00; ACH 99,999,999.99 (in cents)', () => {
+  it('Same-Day ACH 1,000,000.00; RTP and FedNow 10,000,000.00; ACH 99,999,999.99; Fedwire 9,999,999,999.99 (in cents)', () => {
     expect(RAIL_LIMIT_MINOR).toEqual({
       same_day_ach: 100_000_000n,
       rtp: 1_000_000_000n,
       fednow: 1_000_000_000n,
       ach: 9_999_999_999n,
+      // The Fedwire amount tag {2000} holds twelve digits of cents.
+      wire: 999_999_999_999n,
     });
     // An RTP of 10,000,000.01 is over the limit.
     expect(1_000_000_001n > RAIL_LIMIT_MINOR.rtp).toBe(true);

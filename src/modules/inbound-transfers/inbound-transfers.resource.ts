@@ -28,16 +28,16 @@ export function inboundReturnDeadline(row: InboundTransferRow): Date | null {
 export const InboundTransfer = defineObject<InboundTransferRow>()(
   'InboundTransfer',
   'inbound_transfer',
-  "Money from outside: an originator's credit to the merchant (funds arrive) or debit of it (funds leave), over ACH, Same-Day ACH, RTP or FedNow.",
+  "Money from outside: an originator's credit to the merchant (funds arrive) or debit of it (funds leave), over ACH, Same-Day ACH, RTP, FedNow or Fedwire (a wire).",
   {
-    rail: field.enum(RAILS, 'The rail it arrived on: ach, same_day_ach, rtp or fednow.'),
+    rail: field.enum(RAILS, 'The rail it arrived on: ach, same_day_ach, rtp, fednow or wire.'),
     direction: field.enum(
       ['credit', 'debit'],
       'credit: the originator sends the merchant money; debit: it pulls money (ACH only).',
     ),
     state: field.enum(
       INBOUND_STATES,
-      'ACH and Same-Day ACH: pending → settled (at the FedACH window settlement) → returned (the merchant sends it back). RTP and FedNow: completed on arrival.',
+      'ACH and Same-Day ACH: pending → settled (at the FedACH window settlement) → returned (the merchant sends it back). RTP and FedNow: completed on arrival. Wire: completed when the Fedwire Funds Service processes it (at once during its operating day, else pending until its next opening).',
     ),
     amount: field.money(),
     currency: field.currency(),
@@ -55,9 +55,15 @@ export const InboundTransfer = defineObject<InboundTransferRow>()(
       'ACH: the cut-off of the FedACH window the entry travels in; null on the instant rails.',
     ),
     expected_settlement_at: field.nullableTimestamp(
-      'ACH: when the entry settles; null on the instant rails.',
+      'ACH: when the entry settles; a wire waiting for the Fedwire operating day: when it arrives; null on the instant rails.',
     ),
     settled_at: field.nullableTimestamp('When the ACH entry settled; null before.'),
+    imad: field.nullableText(
+      "Fedwire: the sending bank's Input Message Accountability Data (22 characters); null on other rails.",
+    ),
+    omad: field.nullableText(
+      'Fedwire: the Output Message Accountability Data of its delivery (34 characters), set on arrival; null otherwise.',
+    ),
     completed_at: field.nullableTimestamp('When the instant credit completed; null on ACH.'),
     returned_at: field.nullableTimestamp('When the merchant returned the entry; null otherwise.'),
     return_deadline: field.nullableTimestamp<InboundTransferRow>(

@@ -7,7 +7,9 @@ import { counterpartyAccount } from '../transfers/transfers.schema.ts';
 import { INBOUND_STATES, type InboundState } from './inbound-transfers.machine.ts';
 
 export const createInboundTransferSchema = z.strictObject({
-  rail: z.enum(RAILS).describe('ach, same_day_ach, rtp or fednow (the instant rails carry credits only).'),
+  rail: z
+    .enum(RAILS)
+    .describe('ach, same_day_ach, rtp, fednow or wire (the instant rails and Fedwire carry credits only).'),
   direction: z
     .enum(['credit', 'debit'])
     .describe('credit: the originator sends the merchant money; debit: the originator pulls it (ACH only).'),

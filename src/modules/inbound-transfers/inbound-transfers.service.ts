@@ -16,7 +16,14 @@ import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { ledgerPostingsEffect, post, postFundsAvailable } from '../ledger/ledger.post.ts';
 import { preparePosting } from '../ledger/ledger.statement.ts';
 import { type JobRow, jobValues } from '../scheduler/scheduler.service.ts';
-import { achTimeline, isInstantRail, RAIL_LIMIT_MINOR, type Rail } from '../transfers/transfers.rails.ts';
+import {
+  achTimeline,
+  isAchRail,
+  isWireRail,
+  RAIL_LIMIT_MINOR,
+  type Rail,
+} from '../transfers/transfers.rails.ts';
+import { railName } from '../transfers/transfers.rows.ts';
 import {
   achInboundMachine,
   INBOUND_STATES,
@@ -27,6 +34,7 @@ import { inboundTransferResource } from './inbound-transfers.resource.ts';
 import { checkInboundReturn } from './inbound-transfers.returns.ts';
 import type { CreateInboundTransferInput, ReturnInboundTransferInput } from './inbound-transfers.schema.ts';
 import { type InboundTransferRow, inboundTransfers } from './inbound-transfers.table.ts';
+import { arrival, INBOUND_WIRE_JOB, inboundWireOmad, inboundWireTiming } from './inbound-transfers.wire.ts';
 
 /** Due work: an inbound ACH entry settles at its window's settlement (payload: none). */
 export const INBOUND_SETTLE_JOB = 'inbound_transfer.settle';
@@ -45,7 +53,7 @@ const achKind: StatefulKind<InboundTransferRow, InboundState, 'settle' | 'return
   event: inboundEvent,
 };
 
-const common = (row: InboundTransferRow, at: Date) => ({
+export const common = (row: InboundTransferRow, at: Date) => ({
   merchantId: row.merchantId,
   currency: row.currency as CurrencyCode,
   source: { type: 'inbound_transfer', id: row.id },
@@ -68,7 +76,9 @@ export async function createInboundTransfer(
   input: CreateInboundTransferInput,
 ): Promise<InboundTransferRow> {
   const rail: Rail = input.rail;
-  const instant = isInstantRail(rail);
+  // Instant rails and Fedwire carry credits only and complete as they arrive (a wire: at the
+  // service's next opening when it is closed).
+  const instant = !isAchRail(rail);
   if (instant && input.direction === 'debit') {
     throw new SandbankError('rail_direction_unsupported', { param: 'direction' });
   }
@@ -84,9 +94,11 @@ export async function createInboundTransfer(
   }
   const account = validateBankAccount(input.originator, 'originator');
   const now = ctx.clock.now();
-  const timeline = isInstantRail(rail) ? null : achTimeline(rail, now);
+  const timeline = isAchRail(rail) ? achTimeline(rail, now) : null;
+  const id = newId('inboundTransfer');
+  const wire = isWireRail(rail) ? inboundWireTiming(id, now) : null;
   const values: InboundTransferRow = {
-    id: newId('inboundTransfer'),
+    id,
     merchantId: ctx.merchant.id,
     rail,
     direction: input.direction,
@@ -97,10 +109,12 @@ export async function createInboundTransfer(
     originatorRoutingNumber: account.routingNumber,
     originatorAccountLast4: account.last4,
     secCode: instant ? null : (input.sec_code ?? 'CCD'),
-    expectedArrivalAt: timeline?.submitsAt ?? null,
-    expectedSettlementAt: timeline?.settlesAt ?? null,
+    expectedArrivalAt: timeline?.submitsAt ?? wire?.arrivesAt ?? null,
+    expectedSettlementAt: timeline?.settlesAt ?? wire?.arrivesAt ?? null,
     settledAt: null,
     completedAt: null,
+    imad: wire?.imad ?? null,
+    omad: null,
     returnedAt: null,
     returnCode: null,
     returnReason: null,
@@ -110,28 +124,22 @@ export async function createInboundTransfer(
     createdAt: now,
     updatedAt: now,
   };
-  const row = instant ? completed(values, now) : values;
+  const arrivesNow = instant && (wire === null || wire.arrivesAt.getTime() === now.getTime());
+  const row = arrivesNow ? completed(values, now) : values;
   const work = change()
     .insert(inboundTransfers, row)
     .event(inboundEvent(values, ctx.publicUrl, 'inbound_transfer.created'));
   // Instant payments settle as they arrive, straight to available; an ACH credit waits in pending.
-  if (instant || values.direction === 'credit') {
+  if (arrivesNow || values.direction === 'credit') {
     const to = instant ? ('available' as const) : ('pending' as const);
-    const entries = [
-      { account: 'bank_rails' as const, amount: -values.amount },
-      { account: to, amount: values.amount },
-    ];
-    work.effect(
-      ledgerPostingsEffect,
-      preparePosting({ ...common(values, now), type: 'inbound_transfer', entries }),
-    );
+    if (!instant || arrivesNow) work.effect(ledgerPostingsEffect, preparePosting(arrival(values, to, now)));
   }
-  if (instant) work.event(inboundEvent(row, ctx.publicUrl));
+  if (arrivesNow) work.event(inboundEvent(row, ctx.publicUrl));
   else
     work.job(
       jobValues({
         merchantId: values.merchantId,
-        kind: INBOUND_SETTLE_JOB,
+        kind: wire ? INBOUND_WIRE_JOB : INBOUND_SETTLE_JOB,
         objectId: values.id,
         dueAt: values.expectedSettlementAt as Date,
         createdAt: now,
@@ -141,10 +149,11 @@ export async function createInboundTransfer(
   return row;
 }
 
-/** An instant entry as it arrives: completed at once. */
-function completed(row: InboundTransferRow, now: Date): InboundTransferRow {
+/** An instant entry (or a wire) as it arrives: completed at once; a wire gets its OMAD. */
+export function completed(row: InboundTransferRow, now: Date): InboundTransferRow {
   const state = transition(instantInboundMachine, row.state, 'complete');
-  return { ...row, state, metadata: jsonbOrdered(row.metadata), completedAt: now, updatedAt: now };
+  const omad = row.imad ? inboundWireOmad(row, now) : null;
+  return { ...row, state, metadata: jsonbOrdered(row.metadata), completedAt: now, omad, updatedAt: now };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -213,9 +222,9 @@ async function returnInbound(
 
 /** 409 on an instant entry: settle and return are steps of ACH entries only. */
 function instantGuard(row: InboundTransferRow, event: string): InboundTransferRow {
-  if (isInstantRail(row.rail)) {
+  if (!isAchRail(row.rail)) {
     throw new SandbankError('invalid_state', {
-      message: `This ${row.rail === 'fednow' ? 'FedNow' : 'RTP'} inbound transfer is ${row.state}; ${event} is a step of ACH entries only (instant payments are irrevocable).`,
+      message: `This ${railName(row.rail)} inbound transfer is ${row.state}; ${event} is a step of ACH entries only (instant payments and wires are final).`,
     });
   }
   return row;
@@ -260,7 +269,7 @@ export async function settleInboundJob(ctx: ServiceContext & { tx: Tx }, job: Jo
     .from(inboundTransfers)
     .where(and(eq(inboundTransfers.id, job.objectId), eq(inboundTransfers.merchantId, ctx.merchant.id)))
     .for('update');
-  if (row && !isInstantRail(row.rail) && canTransition(achKind.machine, row.state, 'settle')) {
+  if (row && isAchRail(row.rail) && canTransition(achKind.machine, row.state, 'settle')) {
     await settle(ctx.tx, ctx, row);
   }
 }

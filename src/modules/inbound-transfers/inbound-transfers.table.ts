@@ -27,6 +27,9 @@ export const inboundTransfers = pgTable(
     expectedSettlementAt: at('expected_settlement_at'),
     settledAt: at('settled_at'),
     completedAt: at('completed_at'),
+    /** Fedwire: the sending bank's IMAD and the OMAD of its delivery (null on other rails). */
+    imad: text('imad'),
+    omad: text('omad'),
     returnedAt: at('returned_at'),
     returnCode: text('return_code'),
     returnReason: text('return_reason'),

@@ -5,6 +5,7 @@ import { inboundRecipes } from './inbound-transfers.recipes.ts';
 import { InboundTransferWire } from './inbound-transfers.resource.ts';
 import { INBOUND_SETTLE_JOB, settleInboundJob } from './inbound-transfers.service.ts';
 import { inboundTransfers } from './inbound-transfers.table.ts';
+import { arriveInboundWireJob, INBOUND_WIRE_JOB } from './inbound-transfers.wire.ts';
 
 /** The prefixes of its ids (typed: src/kernel/ids.ts). */
 const ids = { inboundTransfer: 'itr' } as const;
@@ -20,7 +21,7 @@ export default defineModule({
   ids,
   operations: inboundTransferOperations,
   graphql: () => import('./inbound-transfers.graphql.ts'),
-  jobs: { [INBOUND_SETTLE_JOB]: settleInboundJob },
+  jobs: { [INBOUND_SETTLE_JOB]: settleInboundJob, [INBOUND_WIRE_JOB]: arriveInboundWireJob },
   recipes: inboundRecipes,
   reset: [
     {

@@ -1,7 +1,8 @@
 /** What both NOC steps check and say: an ACH entry, a time frame's end, an instant in the bank's words. */
 import { SandbankError } from '../../kernel/errors.ts';
-import { isInstantRail } from '../transfers/transfers.rails.ts';
+import { isAchRail } from '../transfers/transfers.rails.ts';
 import type { TransferRow } from '../transfers/transfers.resource.ts';
+import { railName } from '../transfers/transfers.rows.ts';
 
 export const NOC_EVENT = 'transfer.notification_of_change';
 export const NOC_REFUSED_EVENT = 'transfer.notification_of_change_refused';
@@ -29,8 +30,8 @@ export function whenEt(at: Date): string {
 }
 
 export function notAch(row: TransferRow): void {
-  if (isInstantRail(row.rail))
+  if (!isAchRail(row.rail))
     throw new SandbankError('invalid_state', {
-      message: `This ${row.rail === 'fednow' ? 'FedNow' : 'RTP'} ${row.kind} is ${row.state}; notifications of change are for ACH entries only.`,
+      message: `This ${railName(row.rail)} ${row.kind} is ${row.state}; notifications of change are for ACH entries only.`,
     });
 }

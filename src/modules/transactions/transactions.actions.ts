@@ -21,14 +21,16 @@ import {
 } from '../issuing/issuing.settle.ts';
 import { refuseNocSchema, simulateNocSchema } from '../nocs/nocs.schema.ts';
 import { nocSteps } from '../nocs/nocs.service.ts';
-import { achMachineOf } from '../transfers/transfers.machine.ts';
-import { isInstantRail } from '../transfers/transfers.rails.ts';
+import { achMachineOf, wireMachineOf } from '../transfers/transfers.machine.ts';
+import { isAchRail, isWireRail } from '../transfers/transfers.rails.ts';
 import {
   contestDishonoredReturnSchema,
   dishonorReturnSchema,
   returnTransferSchema,
+  wireRecallSchema,
 } from '../transfers/transfers.schema.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from '../transfers/transfers.steps.ts';
+import { recallWire } from '../transfers/transfers.wire-steps.ts';
 import { requestWsudCopyOf } from '../transfers/transfers.wsud.ts';
 import {
   getTransaction,
@@ -62,6 +64,7 @@ export const TRANSACTION_ACTIONS = [
   'notify_change',
   'refuse_change',
   'wsud_copy',
+  'recall',
 ] as const;
 export type TransactionAction = (typeof TRANSACTION_ACTIONS)[number];
 
@@ -152,7 +155,17 @@ const ACTIONS: Record<TransactionKind, KindActions> = {
       run: (ctx, id) => completeCardPayment3ds(ctx, id, { outcome: 'fail' }),
     },
   },
-  transfer: { ...entryActions(transferSteps), ...nocActions },
+  transfer: {
+    ...entryActions(transferSteps),
+    ...nocActions,
+    // A completed wire's recall (the merchant's bank asks for the funds back), once.
+    recall: {
+      events: [],
+      when: (tx) =>
+        tx.kind === 'transfer' && tx.row.rail === 'wire' && tx.row.state === 'completed' && !tx.row.recall,
+      run: (ctx, id, body) => recallWire(ctx, id, parseInput(wireRecallSchema, body)),
+    },
+  },
   payout: entryActions(payoutSteps),
   issuing_authorization: {
     capture: { events: ['capture'], run: (ctx, id, body) => captureAuthorization(ctx, id, amountOf(body)) },
@@ -181,7 +194,11 @@ function machineOf(tx: TypedTransaction): Machine<string, string> | null {
       return cardPaymentMachine;
     case 'transfer':
     case 'payout':
-      return isInstantRail(tx.row.rail) ? null : achMachineOf(tx.kind);
+      return isAchRail(tx.row.rail)
+        ? achMachineOf(tx.kind)
+        : isWireRail(tx.row.rail)
+          ? wireMachineOf(tx.kind)
+          : null;
     case 'issuing_authorization':
       return issuingAuthorizationMachine;
     case 'fx_settlement':
@@ -208,6 +225,8 @@ function heldBack(tx: TypedTransaction, action: TransactionAction): boolean {
     return tx.row.settledAt === null || tx.row.collectionId !== null;
   if (action === 'refund' && tx.kind === 'issuing_authorization')
     return tx.row.amountRefunded >= tx.row.amountCaptured;
+  // A wire comes back only as its beneficiary's bank decides (a return, or an honored recall).
+  if (action === 'return' && (tx.kind === 'transfer' || tx.kind === 'payout')) return tx.row.rail === 'wire';
   // A disputed card payment is not refunded: its dispute decides where the money goes.
   if (action === 'refund' && tx.kind === 'card_payment') return tx.row.disputeId !== null;
   return false;

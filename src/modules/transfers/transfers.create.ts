@@ -1,5 +1,6 @@
 import type { Tx } from '../../db/client.ts';
 import { change, commit } from '../../db/commit.ts';
+import { addSeconds } from '../../kernel/clock.ts';
 import type { CurrencyCode } from '../../kernel/currency.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -16,7 +17,8 @@ import type { EntryKind } from './transfers.machine.ts';
 import {
   achTimeline,
   type Direction,
-  isInstantRail,
+  isAchRail,
+  isWireRail,
   RAIL_LIMIT_MINOR,
   type Rail,
   type RailOutcome,
@@ -24,9 +26,10 @@ import {
   rtpCompletesAt,
 } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
-import { entryEvent, TRANSFER_RTP_JOB, TRANSFER_SUBMIT_JOB } from './transfers.rows.ts';
+import { entryEvent, TRANSFER_RTP_JOB, TRANSFER_SUBMIT_JOB, TRANSFER_WIRE_JOB } from './transfers.rows.ts';
 import type { CreatePayoutInput, CreateTransferInput } from './transfers.schema.ts';
 import { transfers } from './transfers.table.ts';
+import { imadOf, WIRE_SETTLEMENT_SECONDS, wireBehavior, wireWindowFor } from './transfers.wire.ts';
 
 /** What an entry is, once its request is parsed: the one shape transfers, payouts and a checkout's debit share. */
 interface EntrySpec {
@@ -54,8 +57,13 @@ interface SpecParams {
 
 /** Rail rules that need the whole request: RTP is credit-only, per-rail limits, reachable routing. */
 function checkRailRules(spec: EntrySpec, params: SpecParams): RailOutcome {
-  if (isInstantRail(spec.rail) && spec.direction === 'debit') {
-    throw new SandbankError('rail_direction_unsupported', { param: 'direction' });
+  if (!isAchRail(spec.rail) && spec.direction === 'debit') {
+    throw new SandbankError('rail_direction_unsupported', {
+      param: 'direction',
+      ...(isWireRail(spec.rail)
+        ? { message: 'Fedwire is a credit transfer service: wires push money, they do not pull it.' }
+        : {}),
+    });
   }
   if (spec.amount > RAIL_LIMIT_MINOR[spec.rail]) {
     throw new SandbankError('amount_exceeds_rail_limit', {
@@ -73,7 +81,7 @@ function checkRailRules(spec: EntrySpec, params: SpecParams): RailOutcome {
   if (outcome.kind === 'unreachable') {
     throw new SandbankError('routing_number_unreachable', {
       param: `${params.account}.routing_number`,
-      message: `Routing number ${spec.account.routingNumber} is not reachable over ACH.`,
+      message: `Routing number ${spec.account.routingNumber} is not reachable over ${isWireRail(spec.rail) ? 'Fedwire' : 'ACH'}.`,
     });
   }
   return outcome;
@@ -87,7 +95,9 @@ function checkRailRules(spec: EntrySpec, params: SpecParams): RailOutcome {
 function entryChange(ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome) {
   const now = ctx.clock.now();
   const id = newId(spec.kind);
-  const timeline = isInstantRail(spec.rail) ? null : achTimeline(spec.rail, now);
+  const timeline = isAchRail(spec.rail) ? achTimeline(spec.rail, now) : null;
+  const wire = isWireRail(spec.rail) ? wireWindowFor(now) : null;
+  const wireOutcome = wire ? wireBehavior(spec.account.accountNumber) : null;
   const values: TransferRow = {
     id,
     merchantId: ctx.merchant.id,
@@ -102,14 +112,23 @@ function entryChange(ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome)
     accountLast4: spec.account.last4,
     accountType: spec.account.accountType,
     secCode: spec.secCode,
-    outcome: outcome.kind,
+    outcome: wireOutcome?.kind ?? outcome.kind,
     outcomeCode:
-      outcome.kind === 'returns' ? outcome.reason.code : outcome.kind === 'rejected' ? outcome.reason : null,
+      wireOutcome && wireOutcome.kind !== 'succeeds'
+        ? wireOutcome.code
+        : outcome.kind === 'returns'
+          ? outcome.reason.code
+          : outcome.kind === 'rejected'
+            ? outcome.reason
+            : null,
     holdId: null,
-    expectedSubmissionAt: timeline?.submitsAt ?? null,
+    expectedSubmissionAt: timeline?.submitsAt ?? wire?.processesAt ?? null,
     // An entry that stays submitted until a simulate step moves it has no settlement to expect.
     expectedSettlementAt:
-      outcome.kind === 'stays_submitted' ? null : (timeline?.settlesAt ?? rtpCompletesAt(now)),
+      outcome.kind === 'stays_submitted'
+        ? null
+        : (timeline?.settlesAt ??
+          (wire ? addSeconds(wire.processesAt, WIRE_SETTLEMENT_SECONDS) : rtpCompletesAt(now))),
     submittedAt: null,
     settledAt: null,
     returnedAt: null,
@@ -129,9 +148,12 @@ function entryChange(ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome)
     metadata: spec.metadata,
     counterpartyId: spec.counterpartyId ?? null,
     nocCode:
-      spec.kind === 'transfer' && !isInstantRail(spec.rail) ? magicNocCode(spec.account.accountNumber) : null,
+      spec.kind === 'transfer' && isAchRail(spec.rail) ? magicNocCode(spec.account.accountNumber) : null,
     notificationsOfChange: [],
     wsud: null,
+    imad: wire ? imadOf(id, wire.date) : null,
+    omad: null,
+    recall: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -156,11 +178,11 @@ function entryChange(ctx: ServiceContext, spec: EntrySpec, outcome: RailOutcome)
     .job(
       jobValues({
         merchantId: values.merchantId,
-        kind: isInstantRail(spec.rail) ? TRANSFER_RTP_JOB : TRANSFER_SUBMIT_JOB,
+        kind: isAchRail(spec.rail) ? TRANSFER_SUBMIT_JOB : wire ? TRANSFER_WIRE_JOB : TRANSFER_RTP_JOB,
         objectId: id,
-        dueAt: isInstantRail(spec.rail)
-          ? (values.expectedSettlementAt as Date)
-          : (values.expectedSubmissionAt as Date),
+        dueAt: isAchRail(spec.rail)
+          ? (values.expectedSubmissionAt as Date)
+          : (values.expectedSettlementAt as Date),
         createdAt: now,
       }),
     );
@@ -179,7 +201,7 @@ async function createEntry(ctx: ServiceContext, spec: EntrySpec, params: SpecPar
 
 /** POST /v1/transfers: a credit sends money (held from available at once), a debit pulls it. */
 export async function createTransfer(ctx: ServiceContext, input: CreateTransferInput): Promise<TransferRow> {
-  if (isInstantRail(input.rail) && input.sec_code !== undefined) {
+  if (!isAchRail(input.rail) && input.sec_code !== undefined) {
     throw new SandbankError('parameter_invalid', { param: 'sec_code', message: 'sec_code is for ACH only.' });
   }
   const counterparty = input.counterparty;
@@ -196,7 +218,7 @@ export async function createTransfer(ctx: ServiceContext, input: CreateTransferI
       validateBankAccount(counterparty as Exclude<typeof counterparty, string>, 'counterparty'),
     name: saved?.name ?? (counterparty as Exclude<typeof counterparty, string>).name,
     counterpartyId: saved?.id ?? null,
-    secCode: isInstantRail(input.rail) ? null : (input.sec_code ?? 'CCD'),
+    secCode: isAchRail(input.rail) ? (input.sec_code ?? 'CCD') : null,
     reference: input.reference ?? null,
     description: input.description ?? null,
     metadata: input.metadata ?? {},
@@ -221,7 +243,7 @@ export async function createPayout(ctx: ServiceContext, input: CreatePayoutInput
     account: saved?.account ?? validateBankAccount(inline, 'destination'),
     name: saved?.name ?? inline.name,
     counterpartyId: saved?.id ?? null,
-    secCode: isInstantRail(input.method) ? null : 'CCD',
+    secCode: isAchRail(input.method) ? 'CCD' : null,
     reference: input.reference ?? null,
     description: input.description ?? null,
     metadata: input.metadata ?? {},

@@ -7,7 +7,13 @@ import { TransactionRef } from '../../graphql/transaction.ts';
 import { hasPrefix } from '../../kernel/ids.ts';
 import { transferOperations } from './transfers.operations.ts';
 import { payoutsByIds, transfersByIds } from './transfers.read.ts';
-import { Payout, Transfer, type TransferRow } from './transfers.resource.ts';
+import {
+  Payout,
+  Transfer,
+  type TransferRow,
+  type WireRecallRecord,
+  WireRecallWire,
+} from './transfers.resource.ts';
 import {
   AchReturnCodeValues,
   contestDishonoredReturnSchema,
@@ -20,6 +26,7 @@ import {
   returnTransferSchema,
   TransferDirectionValues,
   TransferRailValues,
+  TransferReturnCodeValues,
 } from './transfers.schema.ts';
 import { type WsudRecord, WsudWire } from './transfers.wsud.ts';
 
@@ -45,7 +52,7 @@ const CounterpartyRef = builder.objectRef<TransferRow>('TransferCounterparty').i
 });
 
 const returnCodes = {
-  return_code: AchReturnCodeEnum,
+  return_code: enumOf(TransferReturnCodeValues),
   dishonor_code: AchReturnCodeEnum,
   contest_code: AchReturnCodeEnum,
 };
@@ -92,6 +99,42 @@ const WsudRef = builder.objectRef<WsudRecord>('WrittenStatementOfUnauthorizedDeb
   }),
 });
 
+const recallField = WireRecallWire.shape;
+const describeRecall = (key: keyof typeof recallField) => descriptionOf(recallField[key]) ?? '';
+
+const WireRecallRef = builder.objectRef<WireRecallRecord>('WireRecall').implement({
+  description: WireRecallWire.description ?? '',
+  fields: (t) => ({
+    reason: t.exposeString('reason', { description: describeRecall('reason') }),
+    reasonText: t.exposeString('reason_text', { description: describeRecall('reason_text') }),
+    requestedAt: t.field({
+      type: 'DateTime',
+      description: describeRecall('requested_at'),
+      resolve: (r) => new Date(r.requested_at),
+    }),
+    state: t.exposeString('state', { description: describeRecall('state') }),
+    answerDueAt: t.field({
+      type: 'DateTime',
+      description: describeRecall('answer_due_at'),
+      resolve: (r) => new Date(r.answer_due_at),
+    }),
+    answeredAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: describeRecall('answered_at'),
+      resolve: (r) => dateTime(r.answered_at),
+    }),
+    refusalCode: t.exposeString('refusal_code', {
+      nullable: true,
+      description: describeRecall('refusal_code'),
+    }),
+    refusalReason: t.exposeString('refusal_reason', {
+      nullable: true,
+      description: describeRecall('refusal_reason'),
+    }),
+  }),
+});
+
 // The Node and Transaction interfaces answer id, state, amount, reference and createdAt.
 const omit = ['state', 'amount', 'reference', 'created_at'];
 
@@ -112,6 +155,12 @@ export const TransferRef = graphqlObject<TransferRow>(Transfer, {
       nullable: true,
       description: WsudWire.description ?? '',
       resolve: (row: TransferRow) => row.wsud ?? null,
+    }),
+    recall: t.field({
+      type: WireRecallRef,
+      nullable: true,
+      description: WireRecallWire.description ?? '',
+      resolve: (row: TransferRow) => row.recall ?? null,
     }),
   }),
 });

@@ -4,7 +4,7 @@ import { canTransition } from '../../kernel/state-machine.ts';
 import type { ServiceContext } from '../context.ts';
 import type { JobRow } from '../scheduler/scheduler.service.ts';
 import type { AchTransferEvent } from './transfers.machine.ts';
-import { isInstantRail } from './transfers.rails.ts';
+import { isAchRail, isInstantRail } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
 import { achKindOf, rtpKindOf } from './transfers.rows.ts';
 import { answerRtp, returnEntry, settle, submit } from './transfers.steps.ts';
@@ -31,8 +31,8 @@ async function dueStep(
   if (!row) return;
   const due =
     event === 'complete'
-      ? canTransition(rtpKindOf(row).machine, row.state, 'complete')
-      : !isInstantRail(row.rail) && canTransition(achKindOf(row).machine, row.state, event);
+      ? isInstantRail(row.rail) && canTransition(rtpKindOf(row).machine, row.state, 'complete')
+      : isAchRail(row.rail) && canTransition(achKindOf(row).machine, row.state, event);
   if (due) await work(ctx.tx, row);
 }
 

@@ -17,6 +17,7 @@ type AchEvent =
   | 'dishonor_return'
   | 'contest_dishonored_return';
 type RtpEvent = 'complete' | 'reject';
+type WireEvent = 'complete' | 'cancel' | 'return';
 
 /**
  * ACH and Same-Day ACH transfers: pending → submitted → settled, then possibly returned
@@ -103,6 +104,36 @@ export const rtpPayoutMachine = defineMachine({
   },
 }) satisfies Machine<string, RtpEvent>;
 
+/**
+ * Wire transfers (Fedwire): pending (waiting for the operating day) → completed, settled at once and
+ * final; pending → canceled before the service processes it; completed → returned when the
+ * beneficiary's bank sends the funds back (it cannot credit them, or it honored a recall).
+ */
+export const wireTransferMachine = defineMachine({
+  object: 'wire transfer',
+  states: ['pending', 'completed', 'returned', 'canceled'],
+  initial: 'pending',
+  final: ['returned', 'canceled'],
+  transitions: {
+    complete: { from: ['pending'], to: 'completed' },
+    cancel: { from: ['pending'], to: 'canceled' },
+    return: { from: ['completed'], to: 'returned' },
+  },
+}) satisfies Machine<string, WireEvent>;
+
+/** Wire payouts: pending → paid (at once, final) → returned by the bank; pending → canceled. */
+export const wirePayoutMachine = defineMachine({
+  object: 'wire payout',
+  states: ['pending', 'paid', 'returned', 'canceled'],
+  initial: 'pending',
+  final: ['returned', 'canceled'],
+  transitions: {
+    complete: { from: ['pending'], to: 'paid' },
+    cancel: { from: ['pending'], to: 'canceled' },
+    return: { from: ['paid'], to: 'returned' },
+  },
+}) satisfies Machine<string, WireEvent>;
+
 export type EntryKind = 'transfer' | 'payout';
 /** Every state of an entry, of any kind on any rail (the `state` column holds the kind's own names). */
 export type EntryState = (
@@ -110,14 +141,17 @@ export type EntryState = (
   | typeof rtpTransferMachine
   | typeof achPayoutMachine
   | typeof rtpPayoutMachine
+  | typeof wireTransferMachine
+  | typeof wirePayoutMachine
 )['states'][number];
 export type AchMachine = Machine<EntryState, AchEvent>;
 export type RtpMachine = Machine<EntryState, RtpEvent>;
+export type WireMachine = Machine<EntryState, WireEvent>;
 
 const MACHINES = {
-  transfer: { ach: achTransferMachine, rtp: rtpTransferMachine },
-  payout: { ach: achPayoutMachine, rtp: rtpPayoutMachine },
-} as const satisfies Record<EntryKind, { ach: AchMachine; rtp: RtpMachine }>;
+  transfer: { ach: achTransferMachine, rtp: rtpTransferMachine, wire: wireTransferMachine },
+  payout: { ach: achPayoutMachine, rtp: rtpPayoutMachine, wire: wirePayoutMachine },
+} as const satisfies Record<EntryKind, { ach: AchMachine; rtp: RtpMachine; wire: WireMachine }>;
 
 export function achMachineOf(kind: EntryKind): AchMachine {
   return MACHINES[kind].ach;
@@ -127,10 +161,16 @@ export function rtpMachineOf(kind: EntryKind): RtpMachine {
   return MACHINES[kind].rtp;
 }
 
+export function wireMachineOf(kind: EntryKind): WireMachine {
+  return MACHINES[kind].wire;
+}
+
 /** Every state an entry of this kind can be in, on any rail (for list filters and docs). */
 export function statesOf(kind: EntryKind): EntryState[] {
-  return [...new Set([...MACHINES[kind].ach.states, ...MACHINES[kind].rtp.states])];
+  const { ach, rtp, wire } = MACHINES[kind];
+  return [...new Set([...ach.states, ...rtp.states, ...wire.states])];
 }
 
 export type AchTransferEvent = AchEvent;
 export type RtpTransferEvent = RtpEvent;
+export type WireTransferEvent = WireEvent;

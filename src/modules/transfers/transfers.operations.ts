@@ -16,8 +16,10 @@ import {
   listPayoutsQuery,
   listTransfersQuery,
   returnTransferSchema,
+  wireRecallSchema,
 } from './transfers.schema.ts';
 import { type EntrySteps, payoutSteps, transferSteps } from './transfers.steps.ts';
+import { recallWire } from './transfers.wire-steps.ts';
 import { requestWsudCopyOf } from './transfers.wsud.ts';
 
 /** The operations on transfers and payouts, each declared once: its REST route and its GraphQL field. */
@@ -186,6 +188,21 @@ export const transferOperations = [
     output: Transfer,
     run: (ctx, { params }) => requestWsudCopyOf(ctx, params.id),
     graphql: { name: 'requestTransferWsudCopy', reload: getTransfer },
+  }),
+  defineOperation({
+    name: 'recallTransfer',
+    method: 'post',
+    path: '/transfers/{id}/recall',
+    tags: ['Transfers'],
+    summary: "Recall a completed wire: ask the beneficiary's bank to send the funds back",
+    description:
+      "Fedwire transfers are final, so a recall is a request (ISO 20022 camt.056) the beneficiary's bank may honor or refuse. The request is recorded at once (`recall`, event transfer.recall_requested); the bank answers an hour later inside the Fedwire Funds Service's hours: it honors it by returning the wire (state returned, return code FOCR, event transfer.returned) or refuses it (`recall.state: refused` with a camt.029 reason, event transfer.recall_refused; account 000666666661 always refuses). 409 invalid_state for a transfer on another rail, a wire that is not completed (a pending one can be canceled), or one already recalled.",
+    params: z.object({ id: z.string().min(1).max(255).describe("The wire's id (tr_…).") }),
+    body: wireRecallSchema,
+    errors: ['invalid_state'],
+    output: Transfer,
+    run: (ctx, { params, body }) => recallWire(ctx, params.id, body),
+    graphql: { name: 'recallTransfer', reload: getTransfer },
   }),
   defineOperation({
     name: 'createPayout',

@@ -8,13 +8,24 @@ import returnCodes from '../../../reference/ach_return_codes.json' with { type: 
 import rails from '../../../reference/rails_and_lifecycle.json' with { type: 'json' };
 import { type LocalDate, nextSameDayAchWindow, nextStandardAchDeposit } from '../../kernel/calendar.ts';
 import { returnRefusal, returnRule, scheduledReturnAt } from './transfers.returns.ts';
+import { WIRE_LIMIT_MINOR } from './transfers.wire.ts';
 
-export const RAILS = ['ach', 'same_day_ach', 'rtp', 'fednow'] as const;
+export const RAILS = ['ach', 'same_day_ach', 'rtp', 'fednow', 'wire'] as const;
 export type Rail = (typeof RAILS)[number];
 /** The instant rails (RTP and FedNow): 24×7×365, credits only, completed or rejected within seconds. */
 export const INSTANT_RAILS = ['rtp', 'fednow'] as const;
 export type InstantRail = (typeof INSTANT_RAILS)[number];
-export type AchRail = Exclude<Rail, InstantRail>;
+export type AchRail = 'ach' | 'same_day_ach';
+
+/** ACH or Same-Day ACH: the rails of windows, returns, NOCs and SEC codes. */
+export function isAchRail(rail: string): rail is AchRail {
+  return rail === 'ach' || rail === 'same_day_ach';
+}
+
+/** Fedwire (transfers.wire.ts): credits only, on the service's operating day, final at once. */
+export function isWireRail(rail: string): rail is 'wire' {
+  return rail === 'wire';
+}
 
 /** RTP or FedNow: the entry rides the instant machine (transfers.machine.ts rtp*), not ACH's. */
 export function isInstantRail(rail: string): rail is InstantRail {
@@ -30,6 +41,7 @@ export const RAIL_LIMIT_MINOR: Readonly<Record<Rail, bigint>> = Object.freeze({
   fednow: BigInt(rails.fednow.per_transaction_limit_usd) * 100n,
   // 99,999,999.99, the most a NACHA entry's ten-digit amount field can carry.
   ach: 9_999_999_999n,
+  wire: WIRE_LIMIT_MINOR,
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -244,6 +256,8 @@ export function railOutcome(input: {
   const { rail, direction, routingNumber, accountNumber, secCode } = input;
   if (routingNumber === UNREACHABLE_ROUTING_NUMBER)
     return isInstantRail(rail) ? { kind: 'rejected', reason: 'AC03' } : { kind: 'unreachable' };
+  // A wire's beneficiary bank acts by its own magic accounts (transfers.wire.ts wireBehavior).
+  if (isWireRail(rail)) return { kind: 'succeeds' };
   if (isInstantRail(rail)) {
     // Instant payments are irrevocable: no returns, only the receiving bank's rejection.
     const reason = INSTANT_REJECT_ACCOUNTS[accountNumber];

@@ -8,11 +8,43 @@ import {
   rtpPayoutMachine,
   rtpTransferMachine,
   statesOf as statesOfKind,
+  wirePayoutMachine,
+  wireTransferMachine,
 } from './transfers.machine.ts';
 import { ACH_RETURN_CODES, isInstantRail, RAILS, RTP_REJECT_REASONS } from './transfers.rails.ts';
 import { CONTEST_CODES, DISHONOR_CODES } from './transfers.returns.ts';
 import type { transfers } from './transfers.table.ts';
+
+export type { WireRecallRecord } from './transfers.table.ts';
+
+import { WIRE_RETURN_REASONS } from './transfers.wire.ts';
 import { WsudWire } from './transfers.wsud.ts';
+
+/** A wire's recall and the beneficiary bank's answer, as REST and events show it. */
+export const WireRecallWire = z
+  .object({
+    reason: z
+      .string()
+      .meta({ description: 'The ISO 20022 cancellation reason (DUPL, FRAD, TECH, CUST, AM09, AC03, UPAY).' }),
+    reason_text: z.string().meta({ description: 'What the reason means.' }),
+    requested_at: z.string().meta({ description: 'When the recall was requested (clock time).' }),
+    state: z.enum(['requested', 'accepted', 'refused']).meta({
+      description: "requested (waiting for the bank's answer), accepted (the wire came back), refused.",
+    }),
+    answer_due_at: z.string().meta({ description: 'When the beneficiary bank answers.' }),
+    answered_at: z.string().nullable().meta({ description: 'When it answered; null before.' }),
+    refusal_code: z.string().nullable().meta({
+      description: 'The camt.029 reason of a refusal (CUST, NOAS, LEGL, ARDT, AM04); null otherwise.',
+    }),
+    refusal_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'What the refusal code means; null otherwise.' }),
+  })
+  .meta({ id: 'WireRecall', description: "A wire's recall (camt.056) and the beneficiary bank's answer." });
+
+/** The codes a transfer or payout comes back with: Nacha's (ACH) and ISO 20022's (Fedwire). */
+const RETURN_CODES = [...ACH_RETURN_CODES, ...Object.keys(WIRE_RETURN_REASONS)];
 
 /** A row of the rail engine: a transfer (`tr_`) or a payout (`po_`), as its `kind` says. */
 export type TransferRow = typeof transfers.$inferSelect;
@@ -101,18 +133,18 @@ const labels = {
 export const Transfer = defineObject<TransferRow>()(
   'Transfer',
   'transfer',
-  `A bank transfer over ACH, Same-Day ACH, RTP or FedNow: a credit sends money to the counterparty (held from the available balance at once), a debit pulls it from them. States: ${statesOfKind('transfer').join(', ')}.`,
+  `A bank transfer over ACH, Same-Day ACH, RTP, FedNow or Fedwire (wire): a credit sends money to the counterparty (held from the available balance at once), a debit pulls it from them. States: ${statesOfKind('transfer').join(', ')}.`,
   {
     rail: rail(
-      'The rail: ach (standard ACH), same_day_ach, rtp (RTP, instant) or fednow (FedNow, instant; credits only).',
+      'The rail: ach (standard ACH), same_day_ach, rtp (RTP, instant), fednow (FedNow, instant; credits only) or wire (Fedwire; credits only).',
     ),
     direction: field.enum(
       ['credit', 'debit'],
       'credit sends money to the counterparty; debit pulls it (ACH only).',
     ),
     state: field.enum(
-      statesOf(achTransferMachine, rtpTransferMachine),
-      'ACH and Same-Day ACH: pending → submitted (at the window cut-off) → settled, then possibly returned (a return may also come before settlement); pending → canceled before submission. A return of a settled entry may be dishonored by the ODFI (return_dishonored), and the dishonor contested by the RDFI (return_contested). RTP: pending → completed or rejected, seconds after sending.',
+      statesOf(achTransferMachine, rtpTransferMachine, wireTransferMachine),
+      "ACH and Same-Day ACH: pending → submitted (at the window cut-off) → settled, then possibly returned (a return may also come before settlement); pending → canceled before submission. A return of a settled entry may be dishonored by the ODFI (return_dishonored), and the dishonor contested by the RDFI (return_contested). RTP: pending → completed or rejected, seconds after sending. Wire: pending (until the Fedwire operating day) → completed, final; then returned only if the beneficiary's bank sends it back; pending → canceled before it is processed.",
     ),
     amount: field.money(),
     currency: field.currency(),
@@ -133,8 +165,8 @@ export const Transfer = defineObject<TransferRow>()(
     settled_at: field.nullableTimestamp('When the entry settled (RTP: completed); null before.'),
     returned_at: field.nullableTimestamp('When the entry came back (state returned); null otherwise.'),
     return_code: field.nullableEnum(
-      ACH_RETURN_CODES,
-      'The Nacha return code it came back with (state returned); null otherwise.',
+      RETURN_CODES,
+      "The code it came back with (state returned): Nacha's on ACH, ISO 20022's on Fedwire (AC01, AC04, AC06, FOCR: after a recall); null otherwise.",
     ),
     return_reason: field.nullableText(
       'The title of the return code (Insufficient Funds); null unless returned.',
@@ -165,6 +197,14 @@ export const Transfer = defineObject<TransferRow>()(
     ),
     // GraphQL: transfers.graphql.ts answers it with its own type.
     wsud: field.custom(WsudWire.nullable(), (row) => row.wsud ?? null),
+    imad: field.nullableText(
+      "Fedwire: the Input Message Accountability Data, the wire's reference (cycle date, input source, sequence: 22 characters); null on other rails.",
+    ),
+    omad: field.nullableText(
+      'Fedwire: the Output Message Accountability Data of its delivery (34 characters), set when completed; null before and on other rails.',
+    ),
+    // GraphQL: transfers.graphql.ts answers it with its own type.
+    recall: field.custom(WireRecallWire.nullable(), (row) => row.recall ?? null),
     ...labels,
   },
 );
@@ -185,13 +225,13 @@ export const payoutArrivalAt = (row: TransferRow): Date | null =>
 export const Payout = defineObject<TransferRow>()(
   'Payout',
   'payout',
-  `A payout of the available USD balance to the merchant's own bank account, over ACH, Same-Day ACH, RTP or FedNow. States: ${statesOfKind('payout').join(', ')}.`,
+  `A payout of the available USD balance to the merchant's own bank account, over ACH, Same-Day ACH, RTP, FedNow or Fedwire. States: ${statesOfKind('payout').join(', ')}.`,
   {
     method: rail(
       'The rail: ach (standard ACH), same_day_ach, rtp (RTP, instant) or fednow (FedNow, instant; credits only).',
     ),
     state: field.enum(
-      statesOf(achPayoutMachine, rtpPayoutMachine),
+      statesOf(achPayoutMachine, rtpPayoutMachine, wirePayoutMachine),
       'ACH and Same-Day ACH: pending → in_transit (submitted at the window cut-off) → paid (settled); sent back by the bank, it is failed while in transit and returned once paid; pending → canceled before submission. A return of a paid payout may be dishonored (return_dishonored) and the dishonor contested (return_contested). RTP: pending → paid or failed, seconds after sending.',
     ),
     amount: field.money(),
@@ -222,10 +262,7 @@ export const Payout = defineObject<TransferRow>()(
     ),
     failure_code: nullable(
       z
-        .enum([
-          ...ACH_RETURN_CODES,
-          ...(Object.keys(RTP_REJECT_REASONS) as (keyof typeof RTP_REJECT_REASONS)[]),
-        ])
+        .enum([...RETURN_CODES, ...(Object.keys(RTP_REJECT_REASONS) as (keyof typeof RTP_REJECT_REASONS)[])])
         .nullable()
         .meta({
           description:

@@ -15,8 +15,10 @@ import {
   type EntryState,
   type RtpTransferEvent,
   rtpMachineOf,
+  type WireTransferEvent,
+  wireMachineOf,
 } from './transfers.machine.ts';
-import { isInstantRail } from './transfers.rails.ts';
+import { isAchRail } from './transfers.rails.ts';
 import { railEntryResource, type TransferRow } from './transfers.resource.ts';
 import { transfers } from './transfers.table.ts';
 
@@ -25,6 +27,10 @@ export const TRANSFER_SUBMIT_JOB = 'transfer.submit';
 export const TRANSFER_SETTLE_JOB = 'transfer.settle';
 export const TRANSFER_RETURN_JOB = 'transfer.return';
 export const TRANSFER_RTP_JOB = 'transfer.rtp_answer';
+/** Fedwire: the service processes the wire; the beneficiary bank returns it; it answers a recall. */
+export const TRANSFER_WIRE_JOB = 'transfer.wire_process';
+export const TRANSFER_WIRE_RETURN_JOB = 'transfer.wire_return';
+export const TRANSFER_WIRE_RECALL_JOB = 'transfer.wire_recall_answer';
 
 /** One of the merchant's entries of this kind (404 resource_not_found otherwise), its row locked when asked. */
 export async function loadEntry(
@@ -62,10 +68,12 @@ function entryKind<E extends string>(
   return { machine, table: transfers, event: entryEvent };
 }
 
-const KINDS = {
-  transfer: { ach: entryKind(achMachineOf('transfer')), rtp: entryKind(rtpMachineOf('transfer')) },
-  payout: { ach: entryKind(achMachineOf('payout')), rtp: entryKind(rtpMachineOf('payout')) },
-};
+const kindsOf = (kind: EntryKind) => ({
+  ach: entryKind(achMachineOf(kind)),
+  rtp: entryKind(rtpMachineOf(kind)),
+  wire: entryKind(wireMachineOf(kind)),
+});
+const KINDS = { transfer: kindsOf('transfer'), payout: kindsOf('payout') };
 
 /** The entry's kind on ACH and Same-Day ACH (its machine: the transfer's or the payout's). */
 export const achKindOf = (row: TransferRow): StatefulKind<TransferRow, EntryState, AchTransferEvent> =>
@@ -75,13 +83,21 @@ export const achKindOf = (row: TransferRow): StatefulKind<TransferRow, EntryStat
 export const rtpKindOf = (row: TransferRow): StatefulKind<TransferRow, EntryState, RtpTransferEvent> =>
   KINDS[row.kind].rtp;
 
+/** The entry's kind on Fedwire. */
+export const wireKindOf = (row: TransferRow): StatefulKind<TransferRow, EntryState, WireTransferEvent> =>
+  KINDS[row.kind].wire;
+
 type AchKind = StatefulKind<TransferRow, EntryState, AchTransferEvent>;
+
+/** The rail's name as a person reads it. */
+export const railName = (rail: string): string =>
+  ({ rtp: 'RTP', fednow: 'FedNow', wire: 'Fedwire' })[rail] ?? 'ACH';
 
 /** The entry's ACH kind (409 on an RTP entry: `event` is a step of ACH entries only). */
 export function achKind(row: TransferRow, event: AchTransferEvent): AchKind {
-  if (isInstantRail(row.rail)) {
+  if (!isAchRail(row.rail)) {
     throw new SandbankError('invalid_state', {
-      message: `This ${row.rail === 'fednow' ? 'FedNow' : 'RTP'} ${row.kind} is ${row.state}; ${event} is a step of ACH ${row.kind}s only.`,
+      message: `This ${railName(row.rail)} ${row.kind} is ${row.state}; ${event} is a step of ACH ${row.kind}s only.`,
     });
   }
   return achKindOf(row);

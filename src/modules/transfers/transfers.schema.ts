@@ -14,6 +14,7 @@ import {
   RTP_REJECT_REASONS,
 } from './transfers.rails.ts';
 import { CONTEST_CODES, DISHONOR_CODES } from './transfers.returns.ts';
+import { WIRE_RECALL_REASONS, WIRE_RETURN_REASONS, type WireRecallReason } from './transfers.wire.ts';
 
 /** A US bank account given inline: a transfer's counterparty or a payout's destination. */
 export const counterpartyAccount = bankAccountSchema.extend({
@@ -101,7 +102,10 @@ export const createPayoutSchema = z.strictObject({
     ['USD'],
     'payouts are in USD; pay out EUR, GBP or JPY with POST /v1/fx/settlements {currency, amount, destination}',
   ).describe('USD (payouts are in USD; another code is currency_unsupported).'),
-  method: z.enum(RAILS).describe('The rail: ach (default), same_day_ach, rtp or fednow.').default('ach'),
+  method: z
+    .enum(RAILS)
+    .describe('The rail: ach (default), same_day_ach, rtp, fednow or wire.')
+    .default('ach'),
   destination: z
     .union([counterpartyIdSchema, counterpartyAccount])
     .describe("The merchant's own bank account: inline, or a saved counterparty's id (cpty_…)."),
@@ -135,6 +139,7 @@ export const TransferRailValues = describedValues(
     same_day_ach: `Same-Day ACH: settles the same banking day (up to ${dollars(RAIL_LIMIT_MINOR.same_day_ach)} an entry).`,
     rtp: `RTP: instant and irrevocable, credits only, completed or rejected within seconds (up to ${dollars(RAIL_LIMIT_MINOR.rtp)}).`,
     fednow: `FedNow: the Fed's instant rail, 24×7×365, credits only, completed or rejected within seconds (up to ${dollars(RAIL_LIMIT_MINOR.fednow)}).`,
+    wire: `Fedwire: credits only, on the Fedwire Funds Service's operating day (21:00 ET the evening before to the 18:45 ET customer cut-off, banking days), settled at once and final (up to ${dollars(RAIL_LIMIT_MINOR.wire)}).`,
   } satisfies Record<Rail, string>,
 );
 
@@ -171,13 +176,46 @@ export const AchReturnCodeValues = describedValues(
   Object.fromEntries(ACH_RETURN_CODES.map((code) => [code, returnCodeDescription(code)])),
 );
 
-export const PayoutFailureCodeValues = describedValues(
-  'PayoutFailureCode',
-  'What ended a payout: a Nacha return code (ACH) or an ISO 20022 rejection reason (RTP, FedNow).',
+const wireReturnCodes = () =>
+  Object.fromEntries(
+    Object.entries(WIRE_RETURN_REASONS).map(([code, reason]) => [code, `${reason} (Fedwire).`]),
+  );
+
+/** The codes a transfer comes back with: Nacha's (ACH) and ISO 20022's (Fedwire). */
+export const TransferReturnCodeValues = describedValues(
+  'TransferReturnCode',
+  'Why an entry came back: a Nacha return code (ACH) or an ISO 20022 return reason (Fedwire).',
   {
     ...Object.fromEntries(ACH_RETURN_CODES.map((code) => [code, returnCodeDescription(code)])),
+    ...wireReturnCodes(),
+  },
+);
+
+export const PayoutFailureCodeValues = describedValues(
+  'PayoutFailureCode',
+  'What ended a payout: a Nacha return code (ACH), an ISO 20022 rejection reason (RTP, FedNow) or return reason (Fedwire).',
+  {
+    ...Object.fromEntries(ACH_RETURN_CODES.map((code) => [code, returnCodeDescription(code)])),
+    ...wireReturnCodes(),
     ...Object.fromEntries(
       Object.entries(RTP_REJECT_REASONS).map(([code, reason]) => [code, `${reason} (RTP and FedNow).`]),
     ),
   },
 );
+
+export const WireRecallReasonValues = describedValues(
+  'WireRecallReason',
+  'Why a wire is recalled (an ISO 20022 cancellation reason).',
+  WIRE_RECALL_REASONS as Record<WireRecallReason, string>,
+);
+
+export const wireRecallSchema = z.strictObject({
+  reason: z
+    .enum(Object.keys(WIRE_RECALL_REASONS) as [WireRecallReason, ...WireRecallReason[]])
+    .describe(
+      'Why the wire is recalled, as an ISO 20022 cancellation reason: DUPL (duplicate), FRAD (fraud), TECH (technical problem), CUST (the customer asked), AM09 (wrong amount), AC03 (wrong account), UPAY (undue payment).',
+    ),
+});
+
+/** POST /v1/transfers/{id}/recall's body as parsed. */
+export type WireRecallInput = z.output<typeof wireRecallSchema>;

@@ -8,7 +8,7 @@ import { postFundsAvailable, postPendingCredit } from '../ledger/ledger.post.ts'
 import { scheduleJob } from '../scheduler/scheduler.service.ts';
 import { afterAchSettled, afterCollectionDebit } from './transfers.hooks.ts';
 import type { EntryKind } from './transfers.machine.ts';
-import { RTP_REJECT_REASONS } from './transfers.rails.ts';
+import { isWireRail, RTP_REJECT_REASONS } from './transfers.rails.ts';
 import type { TransferRow } from './transfers.resource.ts';
 import { returnRule, scheduledReturnAt } from './transfers.returns.ts';
 import {
@@ -25,6 +25,7 @@ import type {
   ReturnTransferInput,
 } from './transfers.schema.ts';
 import { contestDishonoredReturn, dishonorReturn, returnEntry } from './transfers.steps-returns.ts';
+import { cancelWire } from './transfers.wire-steps.ts';
 
 /** What happened to a collection's debit, as collections.pay.ts names it (the hook is in transfers.hooks.ts). */
 export type { CollectionDebitStep } from './transfers.hooks.ts';
@@ -81,8 +82,9 @@ export async function settle(tx: Tx, ctx: ServiceContext, row: TransferRow): Pro
   return moved;
 }
 
-/** pending → canceled (ACH before submission): a credit's hold is released. */
+/** pending → canceled (ACH before submission, a wire before its operating day): a credit's hold is released. */
 async function cancel(tx: Tx, ctx: ServiceContext, row: TransferRow): Promise<TransferRow> {
+  if (isWireRail(row.rail)) return cancelWire(tx, ctx, row);
   const kind = achKind(row, 'cancel');
   if (row.collectionId !== null) {
     throw new SandbankError('invalid_state', {

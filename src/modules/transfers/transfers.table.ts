@@ -28,6 +28,18 @@ export interface WsudRecord {
   copy_provided_at: string | null;
 }
 
+/** A wire's recall (camt.056) and the beneficiary bank's answer (camt.029, or the return). */
+export interface WireRecallRecord {
+  reason: string;
+  reason_text: string;
+  requested_at: string;
+  state: 'requested' | 'accepted' | 'refused';
+  answer_due_at: string;
+  answered_at: string | null;
+  refusal_code: string | null;
+  refusal_reason: string | null;
+}
+
 export const transfers = pgTable(
   'transfers',
   {
@@ -85,6 +97,11 @@ export const transfers = pgTable(
     nocCode: text('noc_code'),
     /** The notifications of change the RDFI sent about this entry (src/modules/nocs). */
     notificationsOfChange: jsonb('notifications_of_change').$type<NocRecord[]>().notNull().default([]),
+    /** Fedwire: the Input and Output Message Accountability Data (transfers.wire.ts); null on other rails. */
+    imad: text('imad'),
+    omad: text('omad'),
+    /** Fedwire: the merchant's request to recall the wire, and the beneficiary bank's answer. */
+    recall: jsonb('recall').$type<WireRecallRecord>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

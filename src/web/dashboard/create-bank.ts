@@ -113,6 +113,7 @@ const RAIL_OPTIONS: [string, string][] = [
   ['same_day_ach', 'Same-Day ACH'],
   ['rtp', 'RTP (seconds, 24×7, credits only)'],
   ['fednow', 'FedNow (seconds, 24×7, credits only)'],
+  ['wire', 'Wire — Fedwire (operating day 21:00–18:45 ET, final at once, credits only)'],
 ];
 
 function entryNotice(row: TransferRow, what: string): string {

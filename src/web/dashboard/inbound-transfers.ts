@@ -18,7 +18,7 @@ import {
   returnInboundTransfer,
   settleInboundTransfer,
 } from '../../modules/inbound-transfers/inbound-transfers.service.ts';
-import { isInstantRail } from '../../modules/transfers/transfers.rails.ts';
+import { isAchRail } from '../../modules/transfers/transfers.rails.ts';
 import { bankWhen } from '../bank-time.ts';
 import { bodyOfForm, selectOf, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
@@ -52,6 +52,7 @@ const RAIL_OPTIONS: [string, string][] = [
   ['same_day_ach', 'Same-Day ACH'],
   ['rtp', 'RTP (credits only, at once)'],
   ['fednow', 'FedNow (credits only, at once)'],
+  ['wire', 'Wire — Fedwire (credits only; at once in its operating day, else at its opening)'],
 ];
 
 const SEC_OPTIONS: [string, string][] = [
@@ -145,8 +146,8 @@ async function listPage(c: DashContext): Promise<Response> {
 }
 
 function actions(c: DashContext, flash: Flash | null, row: InboundTransferRow): Html {
-  if (isInstantRail(row.rail) || row.state === 'returned')
-    return html`<p class="muted" data-testid="no-actions">None: this inbound transfer is ${row.state}${isInstantRail(row.rail) ? ' (instant payments are irrevocable)' : ''}.</p>`;
+  if (!isAchRail(row.rail) || row.state === 'returned')
+    return html`<p class="muted" data-testid="no-actions">None: this inbound transfer is ${row.state}${isAchRail(row.rail) ? '' : row.rail === 'wire' ? ' (wires are final)' : ' (instant payments are irrevocable)'}.</p>`;
   if (row.state === 'pending')
     return actionButton(c, `${pathOf(row.id)}/settle`, 'Settle now', { testId: 'inbound-settle' });
   const fallback = row.direction === 'credit' ? 'R23' : row.secCode === 'CCD' ? 'R29' : 'R10';

@@ -49,7 +49,7 @@ const ACTION_UI: Record<
   TransactionAction,
   {
     label: string;
-    input?: { name: 'amount' | 'code'; placeholder: string };
+    input?: { name: 'amount' | 'code' | 'reason'; placeholder: string };
     /** A checkbox sent as `true` when ticked. */
     flag?: { name: 'untimely'; label: string };
     danger?: boolean;
@@ -92,6 +92,7 @@ const ACTION_UI: Record<
     danger: true,
   },
   wsud_copy: { label: 'Request a copy of the written statement' },
+  recall: { label: 'Recall the wire', input: { name: 'reason', placeholder: 'reason (DUPL)' }, danger: true },
 };
 
 const detailPath = (id: string) => `/dashboard/transactions/${encodeURIComponent(id)}`;

@@ -583,6 +583,28 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
         expect(body).toMatchObject({ enabled: false, description: null, enabled_events: ['*'] }),
     },
     {
+      route: '/transfers',
+      path: () => '/v1/transfers',
+      body: `rail=wire&direction=credit&amount=1.00&currency=USD&${nested('counterparty', `name=Form+Wire&${ACCOUNT}`)}`,
+      status: 200,
+      check: keep('wire'),
+    },
+    {
+      // Past the next Fedwire opening, whatever the day (a weekend and a Monday holiday included).
+      route: '/clock/advance',
+      path: () => '/v1/clock/advance',
+      body: 'seconds=345600',
+      status: 200,
+    },
+    {
+      route: '/transfers/{id}/recall',
+      path: () => `/v1/transfers/${id('wire')}/recall`,
+      body: 'reason=DUPL',
+      status: 200,
+      check: (body) =>
+        expect(body).toMatchObject({ state: 'completed', recall: { reason: 'DUPL', state: 'requested' } }),
+    },
+    {
       route: '/clock/advance',
       path: () => '/v1/clock/advance',
       body: 'seconds=60',
