@@ -19,6 +19,7 @@ import ledger from './ledger/index.ts';
 import merchants from './merchants/index.ts';
 import type { ModuleManifest } from './module.ts';
 import nocs from './nocs/index.ts';
+import paymentRequests from './payment-requests/index.ts';
 import { registerManifests } from './registry.ts';
 import sandbox from './sandbox/index.ts';
 import scheduler from './scheduler/index.ts';
@@ -41,6 +42,7 @@ export const MODULES: readonly ModuleManifest[] = [
   disputes,
   transfers,
   inboundTransfers,
+  paymentRequests,
   counterparties,
   nocs,
   issuing,

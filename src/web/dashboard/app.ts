@@ -22,6 +22,7 @@ import { registerFxPages } from './fx.ts';
 import { registerHomePage } from './home.ts';
 import { registerInboundTransferPages } from './inbound-transfers.ts';
 import { publicShell, shell } from './layout.ts';
+import { registerPaymentRequestPages } from './payment-requests.ts';
 import { registerResetAction } from './reset.ts';
 import { csrfValid, type DashContext, type DashEnv, loadSession } from './session.ts';
 import { registerSnapshotActions } from './snapshots.ts';
@@ -146,6 +147,7 @@ export function buildDashboard() {
   registerCreatePages(app);
   registerCardPages(app);
   registerDisputePages(app);
+  registerPaymentRequestPages(app);
   registerCounterpartyPages(app);
   registerFxPages(app);
   registerInboundTransferPages(app);

@@ -17,6 +17,7 @@ const NAV: [string, string, string][] = [
   ['/dashboard/transfers/new', 'Transfer', 'transfer'],
   ['/dashboard/payouts/new', 'Payout', 'payout'],
   ['/dashboard/inbound_transfers', 'Inbound', 'inbound'],
+  ['/dashboard/payment_requests', 'Requests for payment', 'payment_requests'],
   ['/dashboard/disputes', 'Disputes', 'disputes'],
   ['/dashboard/counterparties', 'Counterparties', 'counterparties'],
   ['/dashboard/cards', 'Virtual cards', 'cards'],

@@ -173,6 +173,8 @@ export function objectPath(id: string): string | null {
       return `/dashboard/events/${encodeURIComponent(id)}`;
     case 'dp':
       return `/dashboard/disputes/${encodeURIComponent(id)}`;
+    case 'rfp':
+      return `/dashboard/payment_requests/${encodeURIComponent(id)}`;
     default:
       return null;
   }

@@ -447,7 +447,7 @@ describe('transfers and payouts', () => {
     expect(flashError(form.html)).toContain('routing number');
     expect(inputValue(form.html, 'account_name')).toBe('<script>alert(3)</script>');
     expect(form.html).not.toContain('<script>alert');
-    expect(optionsOf(form.html, 'rail')).toEqual(['ach', 'same_day_ach', 'rtp', 'fednow']);
+    expect(optionsOf(form.html, 'rail')).toEqual(['ach', 'same_day_ach', 'rtp', 'fednow', 'wire']);
     expect((await get(m, '/v1/transfers')).data).toEqual([]);
 
     const broke = await browser.post('/dashboard/payouts/new', {

@@ -590,6 +590,47 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       check: keep('wire'),
     },
     {
+      route: '/payment_requests',
+      path: () => '/v1/payment_requests',
+      body: `rail=rtp&amount=5&currency=usd&${nested('payer', `name=Form+Payer&${ACCOUNT}`)}`,
+      status: 200,
+      check: keep('rfp'),
+    },
+    {
+      route: '/payment_requests/{id}/cancel',
+      path: () => `/v1/payment_requests/${id('rfp')}/cancel`,
+      body: '',
+      status: 200,
+    },
+    {
+      route: '/simulate/payment_requests',
+      path: () => '/v1/simulate/payment_requests',
+      body: `rail=fednow&amount=1&currency=usd&${nested('requester', `name=Form+Requester&${ACCOUNT}`)}`,
+      status: 200,
+      check: keep('rfpIn'),
+    },
+    {
+      route: '/payment_requests/{id}/accept',
+      path: () => `/v1/payment_requests/${id('rfpIn')}/accept`,
+      body: '',
+      status: 200,
+      check: (body) => expect(body).toMatchObject({ state: 'paid' }),
+    },
+    {
+      route: '/simulate/payment_requests',
+      path: () => '/v1/simulate/payment_requests',
+      body: `rail=rtp&amount=2&currency=usd&${nested('requester', `name=Form+Requester&${ACCOUNT}`)}`,
+      status: 200,
+      check: keep('rfpIn2'),
+    },
+    {
+      route: '/payment_requests/{id}/reject',
+      path: () => `/v1/payment_requests/${id('rfpIn2')}/reject`,
+      body: 'reason=AM14',
+      status: 200,
+      check: (body) => expect(body).toMatchObject({ state: 'rejected', rejection_code: 'AM14' }),
+    },
+    {
       // Past the next Fedwire opening, whatever the day (a weekend and a Monday holiday included).
       route: '/clock/advance',
       path: () => '/v1/clock/advance',

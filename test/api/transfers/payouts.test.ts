@@ -255,7 +255,7 @@ describe('bad input changes nothing', () => {
   it.each([
     [{ amount: '1000.01' }, 422, 'insufficient_balance', undefined],
     [{ currency: 'EUR' }, 400, 'currency_unsupported', 'currency'],
-    [{ method: 'wire' }, 400, 'parameter_invalid', 'method'],
+    [{ method: 'swift' }, 400, 'parameter_invalid', 'method'],
     [{ routing: '021000022' }, 400, 'invalid_routing_number', 'destination.routing_number'],
     [{ account: '12' }, 400, 'invalid_account_number', 'destination.account_number'],
     [{ routing: '790000051' }, 400, 'routing_number_unreachable', 'destination.routing_number'],

@@ -275,7 +275,7 @@ describe('validation changes nothing', () => {
       'invalid_account_number',
       'counterparty.account_number',
     ],
-    [{ rail: 'wire', direction: 'credit' }, 'parameter_invalid', 'rail'],
+    [{ rail: 'swift', direction: 'credit' }, 'parameter_invalid', 'rail'],
     [{ rail: 'ach', direction: 'credit', amount: '0.001' }, 'amount_invalid', 'amount'],
     [{ rail: 'rtp', direction: 'credit', sec_code: 'PPD' }, 'parameter_invalid', 'sec_code'],
   ] as const)('%j → 400 %s', async (fields, code, param) => {
