@@ -34,7 +34,7 @@ describe('requests for payment in the dashboard', () => {
     expect(sent.status).toBe(303);
     const sentId = /\/payment_requests\/(rfp_\w+)$/.exec(sent.location ?? '')?.[1] as string;
     const sentPage = await browser.get(sent.location ?? '');
-    expect(sentPage.html).toMatch(/data-testid="rfp-state">[^]*?pending/);
+    expect(sentPage.html).toMatch(/data-testid="rfp-state">[\s\S]*?pending/);
     expect(sentPage.html).toContain('data-testid="rfp-cancel"');
     await browser.post(`/dashboard/payment_requests/${sentId}/cancel`, {});
     expect((await app().get(m, `/v1/payment_requests/${sentId}`)).body).toMatchObject({
