@@ -32,4 +32,5 @@ UPDATE "disputes" d SET "network_reason_code" = CASE
     WHEN d.network = 'amex' AND d.reason = 'unrecognized' THEN 'F29'
     WHEN d.network = 'amex' AND d.reason = 'general' THEN 'P05'
     WHEN d.network = 'amex' AND d.reason = 'duplicate' THEN 'P08'
+    ELSE ''
   END;

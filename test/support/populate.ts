@@ -78,6 +78,14 @@ export async function populate(t: TestApp, m: TestMerchant, tag: string) {
     form(
       t,
       m,
+      '/v1/payment_requests',
+      `rail=rtp&amount=9&currency=usd&${counterparty.replaceAll('counterparty[', 'payer[')}`,
+    ),
+  );
+  await ok(
+    form(
+      t,
+      m,
       '/v1/payouts',
       `amount=5&currency=usd&method=ach&destination[name]=Shop&destination[account_type]=checking&${ACCOUNT.replaceAll(/(\w+)=/g, 'destination[$1]=')}`,
     ),

@@ -1,8 +1,8 @@
-import { and, count, eq, inArray, isNotNull, max, notInArray } from 'drizzle-orm';
+import { and, count, eq, inArray, isNotNull, max } from 'drizzle-orm';
 import { nextSameDayAchWindow } from '../../kernel/calendar.ts';
 import { dbOf, type ServiceContext } from '../context.ts';
 import { inboundTransfers } from '../inbound-transfers/inbound-transfers.table.ts';
-import { INSTANT_RAILS } from '../transfers/transfers.rails.ts';
+import { ACH_RAILS } from '../transfers/transfers.rails.ts';
 import { transfers } from '../transfers/transfers.table.ts';
 
 /**
@@ -32,7 +32,7 @@ export async function nextSettlement(ctx: ServiceContext, now: Date): Promise<Se
     .where(
       and(
         eq(transfers.merchantId, ctx.merchant.id),
-        notInArray(transfers.rail, [...INSTANT_RAILS]),
+        inArray(transfers.rail, [...ACH_RAILS]),
         inArray(transfers.state, [...UNSETTLED_STATES]),
         // An entry that stays submitted until a simulate step moves it has no settlement to wait for.
         isNotNull(transfers.expectedSettlementAt),
@@ -45,6 +45,7 @@ export async function nextSettlement(ctx: ServiceContext, now: Date): Promise<Se
     .where(
       and(
         eq(inboundTransfers.merchantId, ctx.merchant.id),
+        inArray(inboundTransfers.rail, [...ACH_RAILS]),
         eq(inboundTransfers.state, 'pending'),
         isNotNull(inboundTransfers.expectedSettlementAt),
       ),

@@ -156,10 +156,11 @@ export async function magicDisputeJob(ctx: ServiceContext & { tx: Tx }, job: Job
   if (behavior === null) return;
   for (const opening of magicOpenings(behavior, payment)) {
     try {
-      await openDispute(ctx.tx, ctx, payment.id, opening);
+      // In a savepoint of its own: a refusal undoes whatever the opening wrote.
+      await ctx.tx.transaction((savepoint) => openDispute(savepoint, ctx, payment.id, opening));
     } catch (error) {
-      // Refunded in full or disputed meanwhile (nothing is written before the refusal): the
-      // cardholder has nothing left to dispute, or the network allows no further dispute.
+      // Refunded in full or disputed meanwhile: the cardholder has nothing left to dispute, or the
+      // network allows no further dispute.
       if (error instanceof SandbankError && error.code === 'invalid_state') return;
       throw error;
     }

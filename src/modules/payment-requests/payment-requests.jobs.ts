@@ -25,10 +25,13 @@ async function locked(ctx: Ctx, job: JobRow): Promise<PaymentRequestRow | null> 
   return row ?? null;
 }
 
+/** Whether the request is past its expiry (the expiry job wins over an answer or a payment due at the same instant). */
+const lapsed = (ctx: Ctx, row: PaymentRequestRow) => ctx.clock.now().getTime() >= row.expiresAt.getTime();
+
 /** The payer's bank answers (pain.014): rejects with its reason, or accepts (and pays a minute later). */
 export async function answerRequestJob(ctx: Ctx, job: JobRow): Promise<void> {
   const row = await locked(ctx, job);
-  if (row?.state !== 'pending') return;
+  if (row?.state !== 'pending' || lapsed(ctx, row)) return;
   const behavior = decodeBehavior(row.behavior);
   if (behavior.kind === 'rejects') {
     await rejectRequest(ctx.tx, ctx, row, behavior.code);
@@ -52,7 +55,7 @@ export async function answerRequestJob(ctx: Ctx, job: JobRow): Promise<void> {
  */
 export async function payRequestJob(ctx: Ctx, job: JobRow): Promise<void> {
   const row = await locked(ctx, job);
-  if (!row || !canTransition(requestKind.machine, row.state, 'pay')) return;
+  if (!row || !canTransition(requestKind.machine, row.state, 'pay') || lapsed(ctx, row)) return;
   const arrived = await createInboundTransfer(ctx, {
     rail: row.rail as 'rtp' | 'fednow',
     direction: 'credit',

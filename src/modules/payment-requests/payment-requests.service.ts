@@ -15,7 +15,7 @@ import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
 import { savedAccount } from '../counterparties/counterparties.service.ts';
 import { jobValues } from '../scheduler/scheduler.service.ts';
 import { createTransfer } from '../transfers/transfers.create.ts';
-import { RAIL_LIMIT_MINOR } from '../transfers/transfers.rails.ts';
+import { RAIL_LIMIT_MINOR, railOutcome } from '../transfers/transfers.rails.ts';
 import {
   type PaymentRequestEvent,
   type PaymentRequestState,
@@ -201,6 +201,10 @@ function withRequest(
 ): Promise<PaymentRequestRow> {
   return inContextTx(ctx, async (tx) => {
     const row = await loadRequest(tx, ctx.merchant.id, id, true);
+    if (ctx.clock.now().getTime() >= row.expiresAt.getTime() && row.state !== 'expired')
+      throw new SandbankError('invalid_state', {
+        message: `This request expired at ${row.expiresAt.toISOString()}; it can no longer be answered or withdrawn.`,
+      });
     if (row.direction !== direction)
       throw new SandbankError('invalid_state', {
         message:
@@ -220,6 +224,18 @@ function withRequest(
 export function acceptPaymentRequest(ctx: ServiceContext, id: string): Promise<PaymentRequestRow> {
   return withRequest(ctx, id, 'inbound', async (tx, row) => {
     const now = ctx.clock.now();
+    // A credit the requester's bank would reject pays nothing: refused before anything is written.
+    const outcome = railOutcome({
+      rail: row.rail as RfpRail,
+      direction: 'credit',
+      routingNumber: row.routingNumber,
+      accountNumber: row.payToAccount ?? '',
+      secCode: null,
+    });
+    if (outcome.kind === 'rejected')
+      throw new SandbankError('invalid_state', {
+        message: `The requester's bank rejects credits to this account (${outcome.reason}); reject the request instead.`,
+      });
     const accepted = await step(tx, ctx, requestKind, row, 'accept', { respondedAt: now, updatedAt: now });
     const transfer = await createTransfer(
       { ...ctx, tx },

@@ -15,7 +15,8 @@ export type Rail = (typeof RAILS)[number];
 /** The instant rails (RTP and FedNow): 24×7×365, credits only, completed or rejected within seconds. */
 export const INSTANT_RAILS = ['rtp', 'fednow'] as const;
 export type InstantRail = (typeof INSTANT_RAILS)[number];
-export type AchRail = 'ach' | 'same_day_ach';
+export const ACH_RAILS = ['ach', 'same_day_ach'] as const;
+export type AchRail = (typeof ACH_RAILS)[number];
 
 /** ACH or Same-Day ACH: the rails of windows, returns, NOCs and SEC codes. */
 export function isAchRail(rail: string): rail is AchRail {

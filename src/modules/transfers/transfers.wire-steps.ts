@@ -94,6 +94,11 @@ export async function cancelWire(tx: Tx, ctx: ServiceContext, row: TransferRow):
   const kind = wireKindOf(row);
   transition(kind.machine, row.state, 'cancel');
   const now = ctx.clock.now();
+  const processedAt = row.expectedSubmissionAt;
+  if (processedAt && now.getTime() >= processedAt.getTime())
+    throw new SandbankError('invalid_state', {
+      message: `The Fedwire Funds Service took this wire at ${processedAt.toISOString()}; it settles at once and can no longer be canceled (a completed wire can be recalled).`,
+    });
   if (row.holdId) await voidHold(tx, row.merchantId, row.holdId, now);
   return step(tx, ctx, kind, row, 'cancel', { updatedAt: now });
 }

@@ -64,6 +64,12 @@ export async function createObjects(t: TestApp, m: TestMerchant): Promise<Ids> {
     originator: { name: 'Fuzz Originator', routing_number: ROUTING, account_number: '000987654321' },
   });
   const counterparty = await post('/v1/counterparties', { name: 'Fuzz', ...account });
+  const paymentRequest = await post('/v1/simulate/payment_requests', {
+    rail: 'rtp',
+    amount: '5.00',
+    currency: 'USD',
+    requester: { name: 'Fuzz Requester', ...account },
+  });
   const events = await t.rest('GET', '/v1/events?limit=1', { key: m.secretKey });
   const event = (events.body.data as Json[])[0] as Json;
   await post('/v1/sandbox/snapshots', { name: 'fuzz-seeded' });
@@ -82,6 +88,7 @@ export async function createObjects(t: TestApp, m: TestMerchant): Promise<Ids> {
     events: event.id,
     disputes: dispute.id,
     inbound_transfers: inbound.id,
+    payment_requests: paymentRequest.id,
     counterparties: counterparty.id,
   };
   return {

@@ -43,6 +43,7 @@ const NODE_TYPES = [
   'IssuingAuthorization',
   'Merchant',
   'PaymentAttempt',
+  'PaymentRequest',
   'Payout',
   'Refund',
   'Transfer',
@@ -167,6 +168,10 @@ beforeAll(async () => {
       'simulateInboundTransfer',
       'rail: ach, direction: credit, amount: "8.00", currency: USD, originator: { name: "Payer", routingNumber: "021000021", accountNumber: "000987654321" }',
     )
+  ).id as string;
+
+  ids.PaymentRequest = (
+    await mutate('createPaymentRequest', `rail: fednow, amount: "6.00", currency: USD, payer: ${ACCOUNT}`)
   ).id as string;
 
   const endpoint = await mutate('createWebhookEndpoint', `url: "${receiver.url}"`);

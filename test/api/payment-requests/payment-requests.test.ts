@@ -211,6 +211,15 @@ describe('requests the merchant receives', () => {
       'parameter_invalid',
     );
 
+    // A requester whose bank rejects credits (AC04) cannot be paid: refused, nothing written.
+    const closedRequester = (
+      await inbound(m, {
+        requester: { name: 'Closed', routing_number: '021000021', account_number: '000444444440' },
+      })
+    ).body;
+    await refused(m, `/v1/payment_requests/${closedRequester.id}/accept`, undefined, 409, 'invalid_state');
+    expect((await read(m, closedRequester.id)).state).toBe('pending');
+
     const lapsing = (await inbound(m, { expires_at: clockAt(600) })).body;
     await advanceTo(m, clockAt(600));
     expect((await read(m, lapsing.id)).state).toBe('expired');

@@ -55,6 +55,8 @@ describe('the operating day', () => {
     });
     expect(sent.imad).toMatch(/^20311201SBNKUS33\d{6}$/);
     expect(await usd(m)).toMatchObject({ available: 750 });
+    // Taken by the service at once: no longer cancelable, even before it settles.
+    await refused(m, `/v1/transfers/${sent.id}/cancel`, {}, 409, 'invalid_state');
     await advanceTo(m, '2031-12-01T19:00:05Z');
     const done = await transfer(m, sent.id);
     expect(done).toMatchObject({
