@@ -1,17 +1,13 @@
-import { and, eq } from 'drizzle-orm';
-import type { Executor, Tx } from '../../db/client.ts';
+import type { Tx } from '../../db/client.ts';
 import { change, commit } from '../../db/commit.ts';
 import { objectEvent } from '../../db/outbox.ts';
-import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
 import { addSeconds } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { formatDecimal, parseAmount } from '../../kernel/money.ts';
-import { type ListQuery, type Page, toPage } from '../../kernel/pagination.ts';
-import { isStateOf } from '../../kernel/state-machine.ts';
 import { type BankAccount, validateBankAccount } from '../bank-accounts/bank-account.ts';
-import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
+import { inContextTx, type ServiceContext } from '../context.ts';
 import { savedAccount } from '../counterparties/counterparties.service.ts';
 import { jobValues } from '../scheduler/scheduler.service.ts';
 import { createTransfer } from '../transfers/transfers.create.ts';
@@ -21,6 +17,7 @@ import {
   type PaymentRequestState,
   paymentRequestMachine,
 } from './payment-requests.machine.ts';
+import { loadRequest } from './payment-requests.read.ts';
 import { paymentRequestResource } from './payment-requests.resource.ts';
 import {
   encodeBehavior,
@@ -176,22 +173,6 @@ export async function simulatePaymentRequest(
   });
 }
 
-export async function loadRequest(
-  exec: Executor,
-  merchantId: string,
-  id: string,
-  lock = false,
-): Promise<PaymentRequestRow> {
-  const query = exec
-    .select()
-    .from(paymentRequests)
-    .where(and(eq(paymentRequests.id, id), eq(paymentRequests.merchantId, merchantId)));
-  const [row] = id.includes('\u0000') ? [] : lock ? await query.for('update') : await query;
-  if (!row)
-    throw new SandbankError('resource_not_found', { message: `No payment request ${id.slice(0, 60)}.` });
-  return row;
-}
-
 /** A step on request `id` of `direction`, in a transaction of its own on its row locked (409 for the other direction). */
 function withRequest(
   ctx: ServiceContext,
@@ -292,23 +273,9 @@ export function cancelPaymentRequest(ctx: ServiceContext, id: string): Promise<P
   return withRequest(ctx, id, 'outbound', (tx, row) => step(tx, ctx, requestKind, row, 'cancel'));
 }
 
-export function getPaymentRequest(ctx: ServiceContext, id: string): Promise<PaymentRequestRow> {
-  return loadRequest(dbOf(ctx), ctx.merchant.id, id);
-}
-
-export function paymentRequestsByIds(ctx: ServiceContext, ids: string[]): Promise<PaymentRequestRow[]> {
-  return merchantRowsByIds<PaymentRequestRow>(ctx, paymentRequests, ids);
-}
-
-export function listPaymentRequests(
-  ctx: ServiceContext,
-  query: ListQuery & { direction?: 'outbound' | 'inbound' | undefined; state?: string | undefined },
-): Promise<Page<PaymentRequestRow>> {
-  const state = query.state || undefined;
-  if (state !== undefined && !isStateOf(paymentRequestMachine.states, state))
-    return Promise.resolve(toPage([], query.limit));
-  return merchantPage(ctx, paymentRequests, query, [
-    query.direction ? eq(paymentRequests.direction, query.direction) : undefined,
-    state === undefined ? undefined : eq(paymentRequests.state, state),
-  ]);
-}
+export {
+  getPaymentRequest,
+  listPaymentRequests,
+  loadRequest,
+  paymentRequestsByIds,
+} from './payment-requests.read.ts';
