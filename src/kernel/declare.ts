@@ -61,9 +61,11 @@ function plain<Row>(
 const scalarFields = {
   int: <Row>(description: string, get?: Get<Row>) =>
     plain<Row>(z.number().int().meta({ description }), 'Int', false, get),
+  nullableInt: <Row>(description: string, get?: Get<Row>) =>
+    plain<Row>(z.number().int().nullable().meta({ description }), 'Int', true, get),
   boolean: <Row>(description: string, get?: Get<Row>) =>
     plain<Row>(z.boolean().meta({ description }), 'Boolean', false, get),
-  nullableEnum: <Row, const V extends readonly string[]>(values: V, description: string) =>
+  nullableEnum: <Row, const V extends readonly string[]>(values: V, description: string, get?: Get<Row>) =>
     plain<Row>(
       z
         .enum(values as V & [string])
@@ -71,6 +73,7 @@ const scalarFields = {
         .meta({ description }),
       'enum',
       true,
+      get,
     ),
   /** An instant or null: ISO 8601 text on REST, DateTime on GraphQL. */
   nullableTimestamp:

@@ -134,6 +134,21 @@ export const ERROR_REGISTRY = {
     'invalid_request_error',
     "This Nacha code cannot be used here: its category or the entry's direction rules it out (the message says which).",
   ),
+  counterparty_verification_failed: spec(
+    409,
+    'conflict_error',
+    'This saved counterparty failed its account verification; verify it again before using it.',
+  ),
+  counterparty_verification_pending: spec(
+    409,
+    'conflict_error',
+    "This saved counterparty's account verification does not allow this entry yet (a prenote's waiting period, micro-deposits to confirm, or a WEB debit from an unverified account); the message says which.",
+  ),
+  microdeposit_amounts_mismatch: spec(
+    400,
+    'invalid_request_error',
+    "The amounts are not the micro-deposits sent: the attempt counts, and the error's attempts_remaining says how many are left.",
+  ),
   dispute_reason_code_invalid: spec(
     400,
     'invalid_request_error',

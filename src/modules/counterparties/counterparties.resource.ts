@@ -8,6 +8,7 @@ import {
   REFUSAL_CODES,
 } from '../bank-accounts/bank-accounts.corrections.ts';
 import type { CounterpartyRow } from './counterparties.table.ts';
+import { VERIFICATION_STATES } from './counterparties.verification-rules.ts';
 
 /** An account number as every answer shows it: masked to its last 4 digits. */
 export const maskedAccountNumber = (accountNumber: string) => `••••${accountNumber.slice(-4)}`;
@@ -64,8 +65,40 @@ export const Counterparty = defineObject<CounterpartyRow>()(
           refusal_code: c.refusalCode,
         })),
     ),
+    verification_status: field.enum(
+      VERIFICATION_STATES,
+      'Its account verification: unverified, verification_pending (micro-deposits to confirm, or a prenote in its waiting period), verified, verification_failed.',
+      (row: CounterpartyRow) => row.verificationState,
+    ),
+    verification_method: field.nullableEnum(
+      ['microdeposits', 'prenote'],
+      'How it was last verified (or is being verified); null if never.',
+      (row: CounterpartyRow) => row.verification?.method ?? null,
+    ),
+    verification_available_at: field.nullableTimestamp(
+      'Micro-deposits: when they arrive and can be confirmed; a prenote: when live ACH entries may start (the third banking day after it settles); null if never verified.',
+      (row: CounterpartyRow) => (row.verification ? new Date(row.verification.available_at) : null),
+    ),
+    verification_attempts_remaining: field.nullableInt(
+      'Micro-deposits: how many wrong confirmations remain; null otherwise.',
+      (row: CounterpartyRow) => row.verification?.attempts_remaining ?? null,
+    ),
+    verification_failure_code: field.nullableText(
+      'Why the verification failed: the return code of its entries (R02, R03) or attempts_exhausted; null otherwise.',
+      (row: CounterpartyRow) => row.verification?.failure_code ?? null,
+    ),
+    verified_at: field.nullableTimestamp('When it was verified; null otherwise.', (row: CounterpartyRow) =>
+      row.verification?.verified_at ? new Date(row.verification.verified_at) : null,
+    ),
     metadata: field.metadata(),
     created_at: field.timestamp('When it was saved, clock time.'),
     updated_at: field.updatedAt(),
   },
 );
+
+export const CounterpartyWire = Counterparty.wire;
+
+/** The API representation of a counterparty: REST bodies and event payloads. */
+export function counterpartyResource(row: CounterpartyRow): Wire<typeof CounterpartyWire> {
+  return Counterparty.render(row, { publicUrl: '' });
+}

@@ -9,6 +9,7 @@ import { type BankAccount, validateBankAccount } from '../bank-accounts/bank-acc
 import { dbOf, type ServiceContext } from '../context.ts';
 import type { CreateCounterpartyInput } from './counterparties.schema.ts';
 import { type CounterpartyRow, counterparties } from './counterparties.table.ts';
+import type { VerificationView } from './counterparties.verification-rules.ts';
 
 /** POST /v1/counterparties: a saved bank account, checked as an inline one is (routing checksum, 4-17 digits). */
 export async function createCounterparty(
@@ -26,6 +27,8 @@ export async function createCounterparty(
     accountType: account.accountType,
     individualId: input.individual_id ?? null,
     corrections: [],
+    verificationState: 'unverified',
+    verification: null,
     metadata: input.metadata ?? {},
     createdAt: now,
     updatedAt: now,
@@ -74,7 +77,7 @@ export async function savedAccount(
   ctx: ServiceContext,
   id: string,
   param: string,
-): Promise<{ id: string; account: BankAccount; name: string }> {
+): Promise<{ id: string; account: BankAccount; name: string; verification: VerificationView }> {
   const row = await loadCounterparty(dbOf(ctx), ctx.merchant.id, id).catch((error: unknown) => {
     if (error instanceof SandbankError && error.code === 'resource_not_found')
       throw new SandbankError('parameter_invalid', { param, message: `No counterparty ${id.slice(0, 60)}.` });
@@ -83,6 +86,7 @@ export async function savedAccount(
   return {
     id: row.id,
     name: row.name,
+    verification: verificationView(row),
     account: {
       name: row.name,
       routingNumber: row.routingNumber,
@@ -90,6 +94,16 @@ export async function savedAccount(
       accountType: row.accountType,
       last4: row.accountNumber.slice(-4),
     },
+  };
+}
+
+/** What an entry's use of the counterparty depends on (counterparties.verification-rules.ts checkVerifiedUse). */
+export function verificationView(row: CounterpartyRow): VerificationView {
+  return {
+    id: row.id,
+    state: row.verificationState,
+    method: row.verification?.method ?? null,
+    availableAt: row.verification ? new Date(row.verification.available_at) : null,
   };
 }
 

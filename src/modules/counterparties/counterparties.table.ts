@@ -1,5 +1,20 @@
 import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from '../../db/columns.ts';
+import type { VerificationMethod, VerificationState } from './counterparties.verification-rules.ts';
+
+/** The latest account verification of a counterparty: its method, timing, attempts and outcome. */
+export interface VerificationRecord {
+  method: VerificationMethod;
+  started_at: string;
+  /** When its ACH entries settle. */
+  settles_at: string;
+  /** Micro-deposits: when they can be confirmed; a prenote: when live entries may start. */
+  available_at: string;
+  attempts_remaining: number | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+  verified_at: string | null;
+}
 
 /** Fields of a counterparty an applied notification of change can correct. */
 export interface CounterpartyFields {
@@ -43,6 +58,9 @@ export const counterparties = pgTable(
     /** The receiver's identification number an entry carries (Individual ID of PPD/WEB, ID of CCD). */
     individualId: text('individual_id'),
     corrections: jsonb('corrections').$type<CounterpartyCorrection[]>().notNull().default([]),
+    /** Account verification (counterparties.verification.ts): unverified, verification_pending, verified, verification_failed. */
+    verificationState: text('verification_state').$type<VerificationState>().notNull().default('unverified'),
+    verification: jsonb('verification').$type<VerificationRecord>(),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -8,6 +8,7 @@ import { formatDecimal, parseAmount } from '../../kernel/money.ts';
 import { type BankAccount, validateBankAccount } from '../bank-accounts/bank-account.ts';
 import type { ServiceContext } from '../context.ts';
 import { savedAccount } from '../counterparties/counterparties.service.ts';
+import { checkVerifiedUse } from '../counterparties/counterparties.verification-rules.ts';
 import { holdPosting } from '../ledger/ledger.holds.ts';
 import { ledgerPostingsEffect } from '../ledger/ledger.post.ts';
 import { preparePosting } from '../ledger/ledger.statement.ts';
@@ -223,6 +224,7 @@ export async function createTransfer(ctx: ServiceContext, input: CreateTransferI
     description: input.description ?? null,
     metadata: input.metadata ?? {},
   };
+  if (saved) checkVerifiedUse(saved.verification, spec, ctx.clock.now());
   return createEntry(ctx, spec, { rail: 'rail', account: 'counterparty' });
 }
 
@@ -248,6 +250,7 @@ export async function createPayout(ctx: ServiceContext, input: CreatePayoutInput
     description: input.description ?? null,
     metadata: input.metadata ?? {},
   };
+  if (saved) checkVerifiedUse(saved.verification, spec, ctx.clock.now(), 'destination');
   return createEntry(ctx, spec, { rail: 'method', account: 'destination' });
 }
 

@@ -34,6 +34,8 @@ const CREATE_ERRORS = [
   'amount_exceeds_rail_limit',
   'routing_number_unreachable',
   'insufficient_balance',
+  'counterparty_verification_failed',
+  'counterparty_verification_pending',
 ] as const satisfies readonly ErrorCode[];
 
 const RETURN_ERRORS = ['invalid_state', 'return_code_not_allowed', 'return_deadline_passed'] as const;

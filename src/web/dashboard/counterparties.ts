@@ -13,6 +13,7 @@ import {
   listCounterparties,
 } from '../../modules/counterparties/counterparties.service.ts';
 import { bankWhen } from '../bank-time.ts';
+import { registerVerificationRoutes, verificationPart } from './counterparty-verification.ts';
 import { bodyOfForm, cursorOf, olderLink, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
@@ -112,6 +113,7 @@ export function registerCounterpartyPages(app: Hono<DashEnv>): void {
     });
   });
 
+  registerVerificationRoutes(app);
   app.get('/counterparties/:id', async (c) => {
     const svc = await dashboardContext(c);
     const row = await getCounterparty(svc, c.req.param('id')); // unknown: the 404 page
@@ -129,6 +131,7 @@ export function registerCounterpartyPages(app: Hono<DashEnv>): void {
         ['Created (clock)', bankWhen(row.createdAt)],
         ['Updated (clock)', bankWhen(row.updatedAt)],
       ])}</section>
+${verificationPart(c, row)}
 <section class="card"><h2>Corrections (notifications of change)</h2>${correctionsPart(row)}</section>
 <p><a href="${LIST}">← All counterparties</a></p>`,
     );

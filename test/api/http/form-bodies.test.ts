@@ -583,6 +583,20 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
         expect(body).toMatchObject({ enabled: false, description: null, enabled_events: ['*'] }),
     },
     {
+      route: '/counterparties',
+      path: () => '/v1/counterparties',
+      body: `name=Form+Verify&${ACCOUNT}`,
+      status: 200,
+      check: keep('verify'),
+    },
+    {
+      route: '/counterparties/{id}/microdeposits',
+      path: () => `/v1/counterparties/${id('verify')}/microdeposits`,
+      body: '',
+      status: 200,
+      check: (body) => expect(body.verification_status).toBe('verification_pending'),
+    },
+    {
       route: '/transfers',
       path: () => '/v1/transfers',
       body: `rail=wire&direction=credit&amount=1.00&currency=USD&${nested('counterparty', `name=Form+Wire&${ACCOUNT}`)}`,
@@ -636,6 +650,27 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       path: () => '/v1/clock/advance',
       body: 'seconds=345600',
       status: 200,
+    },
+    {
+      route: '/counterparties/{id}/microdeposits/confirm',
+      path: () => `/v1/counterparties/${id('verify')}/microdeposits/confirm`,
+      body: 'amounts[0]=0.45&amounts[1]=0.32',
+      status: 200,
+      check: (body) => expect(body.verification_status).toBe('verified'),
+    },
+    {
+      route: '/counterparties',
+      path: () => '/v1/counterparties',
+      body: `name=Form+Prenote&${ACCOUNT}`,
+      status: 200,
+      check: keep('prenote'),
+    },
+    {
+      route: '/counterparties/{id}/prenote',
+      path: () => `/v1/counterparties/${id('prenote')}/prenote`,
+      body: '',
+      status: 200,
+      check: (body) => expect(body.verification_method).toBe('prenote'),
     },
     {
       route: '/transfers/{id}/recall',
