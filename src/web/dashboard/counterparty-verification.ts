@@ -8,8 +8,9 @@ import {
   sendPrenote,
 } from '../../modules/counterparties/counterparties.verification.ts';
 import { bankWhen } from '../bank-time.ts';
-import { bodyOfForm, submitForm } from './form-submit.ts';
-import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
+import { bodyOfForm } from './form-submit.ts';
+import { objectStepRoutes } from './object-steps.ts';
+import type { DashContext, DashEnv } from './session.ts';
 import { actionButton, csrfField, details, type Html } from './ui.ts';
 
 /**
@@ -57,26 +58,15 @@ export function verificationPart(c: DashContext, row: CounterpartyRow): Html {
 }
 
 export function registerVerificationRoutes(app: Hono<DashEnv>): void {
-  const route = (
-    path: string,
-    run: (
-      svc: Awaited<ReturnType<typeof dashboardContext>>,
-      id: string,
-      form: Record<string, string>,
-    ) => Promise<CounterpartyRow>,
-  ) =>
-    app.post(`/counterparties/:id/${path}`, async (c) => {
-      const form = await formOf(c);
-      const svc = await dashboardContext(c);
-      const back = pathOf(c.req.param('id'));
-      return submitForm(c, form, back, async () => {
-        const row = await run(svc, c.req.param('id'), form);
-        return { to: back, notice: `Verification: ${row.verificationState}.` };
-      });
-    });
-  route('microdeposits', (svc, id) => sendMicrodeposits(svc, id));
-  route('prenote', (svc, id) => sendPrenote(svc, id));
-  route('microdeposits/confirm', (svc, id, form) =>
-    confirmMicrodeposits(svc, id, bodyOfForm(confirmMicrodepositsSchema, form)),
+  objectStepRoutes<CounterpartyRow>(
+    app,
+    '/counterparties',
+    (row) => `Verification: ${row.verificationState}.`,
+    {
+      microdeposits: (svc, id) => sendMicrodeposits(svc, id),
+      prenote: (svc, id) => sendPrenote(svc, id),
+      'microdeposits/confirm': (svc, id, form) =>
+        confirmMicrodeposits(svc, id, bodyOfForm(confirmMicrodepositsSchema, form)),
+    },
   );
 }

@@ -22,6 +22,7 @@ import {
 import { bankWhen } from '../bank-time.ts';
 import { bodyOfForm, cursorOf, olderLink, selectOf, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
+import { objectStepRoutes } from './object-steps.ts';
 import { type DashContext, type DashEnv, dashboardContext, formOf } from './session.ts';
 import {
   actionButton,
@@ -192,26 +193,9 @@ export function registerPaymentRequestPages(app: Hono<DashEnv>): void {
     );
   });
 
-  const step = (
-    name: string,
-    run: (
-      svc: Awaited<ReturnType<typeof dashboardContext>>,
-      id: string,
-      form: Record<string, string>,
-    ) => Promise<PaymentRequestRow>,
-  ) =>
-    app.post(`/payment_requests/:id/${name}`, async (c) => {
-      const form = await formOf(c);
-      const svc = await dashboardContext(c);
-      const back = pathOf(c.req.param('id'));
-      return submitForm(c, form, back, async () => {
-        const row = await run(svc, c.req.param('id'), form);
-        return { to: back, notice: `Request ${row.id}: ${row.state}.` };
-      });
-    });
-  step('accept', (svc, id) => acceptPaymentRequest(svc, id));
-  step('reject', (svc, id, form) =>
-    rejectPaymentRequest(svc, id, bodyOfForm(rejectPaymentRequestSchema, form)),
-  );
-  step('cancel', (svc, id) => cancelPaymentRequest(svc, id));
+  objectStepRoutes<PaymentRequestRow>(app, '/payment_requests', (row) => `Request ${row.id}: ${row.state}.`, {
+    accept: (svc, id) => acceptPaymentRequest(svc, id),
+    reject: (svc, id, form) => rejectPaymentRequest(svc, id, bodyOfForm(rejectPaymentRequestSchema, form)),
+    cancel: (svc, id) => cancelPaymentRequest(svc, id),
+  });
 }

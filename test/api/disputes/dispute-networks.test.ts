@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clockedMerchants, type Json } from '../../support/clocked-merchant.ts';
 import { createTestApp, type TestApp, type TestMerchant } from '../../support/harness.ts';
 import { expectLedgerBalanced } from '../../support/ledger.ts';
+import { expectRefusedUnchanged } from '../../support/refusals.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -46,25 +47,14 @@ async function opened(m: TestMerchant, payment: string, body: Json = {}): Promis
   return res.body;
 }
 
-/** What a refused request must leave as it was: the disputes, events and payments. */
-async function state(m: TestMerchant): Promise<unknown> {
-  const [disputes, events, payments] = await Promise.all([
-    get(m, '/v1/disputes?limit=100'),
-    get(m, '/v1/events?limit=100'),
-    get(m, '/v1/card_payments?limit=100'),
-  ]);
-  return [disputes.body.data, events.body.data, payments.body.data];
-}
-
-async function refused(m: TestMerchant, payment: string, body: Json, status: number, code: string) {
-  const before = await state(m);
-  const res = await dispute(m, payment, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  const error = (res.body as { error: Json }).error;
-  expect(error.code).toBe(code);
-  expect(await state(m)).toEqual(before);
-  return error;
-}
+const refused = (m: TestMerchant, payment: string, body: Json, status: number, code: string) =>
+  expectRefusedUnchanged(t, m, {
+    path: `/v1/simulate/card_payments/${payment}/dispute`,
+    body,
+    status,
+    code,
+    lists: ['/v1/disputes', '/v1/events', '/v1/card_payments'],
+  });
 
 describe('reason codes', () => {
   it('each network files a reason under its own code and category; other codes are refused', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clockedMerchants, type Json } from '../../support/clocked-merchant.ts';
 import { createTestApp, type TestApp, type TestMerchant } from '../../support/harness.ts';
 import { expectLedgerBalanced } from '../../support/ledger.ts';
+import { expectRefusedUnchanged } from '../../support/refusals.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -35,13 +36,8 @@ async function request(m: TestMerchant, account: string, extra: Json = {}): Prom
 
 const read = async (m: TestMerchant, id: unknown) => (await get(m, `/v1/payment_requests/${id}`)).body;
 
-async function refused(m: TestMerchant, path: string, body: Json | undefined, status: number, code: string) {
-  const before = [await usd(m), (await get(m, '/v1/payment_requests?limit=100')).body.data];
-  const res = await post(m, path, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect((res.body as { error: Json }).error.code).toBe(code);
-  expect([await usd(m), (await get(m, '/v1/payment_requests?limit=100')).body.data]).toEqual(before);
-}
+const refused = (m: TestMerchant, path: string, body: Json | undefined, status: number, code: string) =>
+  expectRefusedUnchanged(t, m, { path, body, status, code, lists: ['/v1/payment_requests'] });
 
 describe('requests the merchant sends', () => {
   it('accepted a minute later, paid by an RTP credit a minute after that', async () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clockedMerchants, type Json } from '../../support/clocked-merchant.ts';
 import { createTestApp, type TestApp, type TestMerchant } from '../../support/harness.ts';
 import { expectLedgerBalanced } from '../../support/ledger.ts';
+import { expectRefusedUnchanged } from '../../support/refusals.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -35,14 +36,8 @@ async function wire(m: TestMerchant, amount: string, account = GOOD): Promise<Js
 
 const transfer = async (m: TestMerchant, id: unknown) => (await get(m, `/v1/transfers/${id}`)).body;
 
-async function refused(m: TestMerchant, path: string, body: Json, status: number, code: string) {
-  const before = [await usd(m), (await get(m, '/v1/transfers?limit=100')).body.data];
-  const res = await post(m, path, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect((res.body as { error: Json }).error.code).toBe(code);
-  expect([await usd(m), (await get(m, '/v1/transfers?limit=100')).body.data]).toEqual(before);
-  return (res.body as { error: Json }).error;
-}
+const refused = (m: TestMerchant, path: string, body: Json, status: number, code: string) =>
+  expectRefusedUnchanged(t, m, { path, body, status, code, lists: ['/v1/transfers'] });
 
 describe('the operating day', () => {
   it('inside it a wire settles at once and is final; IMAD and OMAD name the cycle date', async () => {
