@@ -141,6 +141,7 @@ describe.skipIf(Boolean(missing))('the Sandbank image', () => {
       headers: { authorization: `Bearer ${SK}` },
     }).then((res) => res.json())) as { data: { name: string }[] };
     expect(fixtures.data.map((fixture) => fixture.name).sort()).toEqual([
+      'bank-rails',
       'decline-mix',
       'month-of-history',
       'returned-ach',

@@ -349,6 +349,7 @@ describe('the sandbank package', () => {
         'fixtures/month-of-history.json',
         'fixtures/returned-ach.json',
         'fixtures/decline-mix.json',
+        'fixtures/bank-rails.json',
         // The snapshot whole: Postgres does not start without its relation maps.
         'dist/pglite/data/global/pg_filenode.map',
         'dist/pglite/data/base/5/pg_filenode.map',
