@@ -8,7 +8,7 @@ import { printedSchema } from '../../src/api/graphql/schema.ts';
  * equal): every type, field, argument and enum value described, names in one style, nothing
  * unreachable, relay's connection shapes. Enum values are snake_case like the REST wire values
  * they mirror (TransferRail `same_day_ach`), except codes that are upper case by nature
- * (currencies, ACH SEC, return and change codes, ISO 20022 reasons).
+ * (currencies, ACH SEC, return and change codes, ISO 20022 reasons of returns, recalls and rejections).
  */
 const UPPER_CASE_ENUMS = [
   'CurrencyCode',
@@ -19,6 +19,9 @@ const UPPER_CASE_ENUMS = [
   'AchRefusedNocCode',
   'PayoutFailureCode',
   'FxSettlementFailureCode',
+  'TransferReturnCode',
+  'WireRecallReason',
+  'PaymentRequestRejectReason',
 ];
 const upperCaseEnum = `/^(${UPPER_CASE_ENUMS.join('|')})$/`;
 

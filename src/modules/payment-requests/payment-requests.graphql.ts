@@ -1,8 +1,10 @@
-import { graphqlObject } from '../../graphql/derive.ts';
+import { graphqlObject, inputFor } from '../../graphql/derive.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
 import { NodeRef, nodeKind } from '../../graphql/node.ts';
+import { TransferCounterpartyInput } from '../transfers/transfers.graphql.ts';
 import { paymentRequestOperations } from './payment-requests.operations.ts';
 import { PaymentRequest, type PaymentRequestRow } from './payment-requests.resource.ts';
+import { simulatePaymentRequestSchema } from './payment-requests.schema.ts';
 import { paymentRequestsByIds } from './payment-requests.service.ts';
 
 export const PaymentRequestRef = graphqlObject<PaymentRequestRow>(PaymentRequest, {
@@ -11,4 +13,6 @@ export const PaymentRequestRef = graphqlObject<PaymentRequestRow>(PaymentRequest
 });
 
 nodeKind('paymentRequest', PaymentRequestRef, paymentRequestsByIds);
+// The requester is a bank account as a transfer's counterparty is (its own description).
+inputFor(simulatePaymentRequestSchema.shape.requester, TransferCounterpartyInput);
 mountGraphqlOperations(paymentRequestOperations);

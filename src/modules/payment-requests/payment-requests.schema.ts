@@ -40,8 +40,9 @@ export const simulatePaymentRequestSchema = z.strictObject({
   currency: currencyField(['USD'], 'requests for payment are in USD (ISO 4217 code, any case)').describe(
     'USD.',
   ),
-  // Who asks the merchant for money, and the account an accepted request is paid to.
-  requester: counterpartyAccount,
+  requester: counterpartyAccount.describe(
+    'Who asks the merchant for money, and the account an accepted request is paid to.',
+  ),
   expires_at: expiresAt,
   ...labelFields,
 });

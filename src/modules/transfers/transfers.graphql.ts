@@ -190,12 +190,11 @@ inputFor(contestDishonoredReturnSchema.shape.code, AchReturnCodeEnum);
 inputFor(listTransfersQuery.rail.unwrap(), RailEnum);
 inputFor(listPayoutsQuery.method.unwrap(), RailEnum);
 inputFor(createTransferSchema.shape.direction, DirectionEnum);
-inputFor(
+/** A US bank account as an input (a transfer's counterparty, a payout's destination, a requester). */
+export const TransferCounterpartyInput = graphqlInput(
+  'TransferCounterpartyInput',
+  "A US bank account: a transfer's counterparty or a payout's destination.",
   counterpartyAccount,
-  graphqlInput(
-    'TransferCounterpartyInput',
-    "A US bank account: a transfer's counterparty or a payout's destination.",
-    counterpartyAccount,
-  ),
 );
+inputFor(counterpartyAccount, TransferCounterpartyInput);
 mountGraphqlOperations(transferOperations);
