@@ -56,6 +56,11 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
   errors?: readonly ErrorCode[];
   /** What it answers: an object (rendered by its declaration), or a page of them (`list`). */
   output: OutputDecl;
+  /**
+   * A file, not a JSON body: the service answers a FileAnswer, sent as it is (REST only; `output`
+   * names the object it is a file of). The media types it may come in, for the OpenAPI document.
+   */
+  file?: { mediaTypes: readonly string[] };
   list?: boolean;
   /** The REST answer's schema and rendering when it is not `output`'s (an object with its relations). */
   answer?: { wire: z.ZodType; render: (result: R, rc: RenderContext) => Record<string, unknown> };
@@ -81,6 +86,13 @@ export interface OperationDecl<P = unknown, Q = unknown, B = unknown, R = unknow
         /** A GET answering a short list whole, not a connection (a `list`'s one page: its data). */
         many?: boolean;
       };
+}
+
+/** A file an operation answers with (`file`): its text, its media type and the name to save it as. */
+export interface FileAnswer {
+  body: string;
+  contentType: string;
+  filename: string;
 }
 
 /** An operation declaration, typed by its own schemas (ordinary data; see OperationDecl). */

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { RenderContext } from '../kernel/declare.ts';
-import type { OperationDecl } from '../modules/operation.ts';
+import type { FileAnswer, OperationDecl } from '../modules/operation.ts';
 import { sendList, sendObject } from './render.ts';
 import { jsonRequestBody, listOf, operation, serviceContext, validationHook } from './routes.ts';
 import type { RestEnv } from './types.ts';
@@ -25,6 +25,7 @@ export function mountOperations(api: OpenAPIHono<RestEnv>, operations: readonly 
       operationId: op.name,
       response,
       ...(op.errors ? { errors: op.errors } : {}),
+      ...(op.file ? { file: op.file.mediaTypes } : {}),
       tags: op.tags,
       ...(op.deprecated ? { deprecated: true } : {}),
       ...(op.publicKey ? { publicKey: true } : {}),
@@ -46,6 +47,13 @@ export function mountOperations(api: OpenAPIHono<RestEnv>, operations: readonly 
           query: op.query ? valid('query') : undefined,
           body: op.body ? valid('json') : undefined,
         });
+        if (op.file) {
+          const file = result as FileAnswer;
+          return c.body(file.body, 200, {
+            'content-type': file.contentType,
+            'content-disposition': `attachment; filename="${file.filename}"`,
+          });
+        }
         const rc: RenderContext = { publicUrl: ctx.publicUrl };
         if (op.list) return sendList(c, result as never, (row) => op.output.render(row as never, rc));
         return sendObject(

@@ -93,6 +93,8 @@ export interface OperationConfig extends Omit<RouteConfig, 'responses'> {
   /** The codes this operation answers with beyond those every operation of its kind shares. */
   errors?: readonly ErrorCode[];
   successStatus?: number;
+  /** The media types of a file it answers with instead of a JSON body (the body is the file's text). */
+  file?: readonly string[];
   /** Answered without an API key (no security requirement, no rate limit, no idempotency). */
   keyless?: boolean;
   /** The public key may call it too (no secret_key_required). */
@@ -209,6 +211,7 @@ export function operation<R extends OperationConfig>(config: R) {
     idempotent: _idempotent,
     ownTransactions: _ownTransactions,
     heavy: _heavy,
+    file,
     ...route
   } = config;
   // An operation without parameters of its own still takes a body ({} or none): an unknown field in
@@ -228,7 +231,11 @@ export function operation<R extends OperationConfig>(config: R) {
       [successStatus]: {
         description: config.summary,
         headers: successHeaders(config),
-        content: { 'application/json': { schema: successBody(response) } },
+        content: file
+          ? Object.fromEntries(
+              file.map((type) => [type, { schema: z.string().meta({ description: 'The file, as it is.' }) }]),
+            )
+          : { 'application/json': { schema: successBody(response) } },
       },
       ...errorResponses(errorCodesOf(config)),
     },
