@@ -144,6 +144,11 @@ export const ERROR_REGISTRY = {
     'conflict_error',
     "This saved counterparty's account verification does not allow this entry yet (a prenote's waiting period, micro-deposits to confirm, or a WEB debit from an unverified account); the message says which.",
   ),
+  statement_not_ready: spec(
+    409,
+    'conflict_error',
+    "This banking day has not ended on the merchant's clock: its statement is produced at the end of the day; the error's ready_at says when.",
+  ),
   microdeposit_amounts_mismatch: spec(
     400,
     'invalid_request_error',

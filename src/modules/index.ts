@@ -1,5 +1,6 @@
 import { registerEventFanOut } from '../db/outbox.ts';
 import { registerIdPrefixes } from '../kernel/ids.ts';
+import achFiles from './ach-files/index.ts';
 import bankAccounts from './bank-accounts/index.ts';
 import cardPayments from './card-payments/index.ts';
 import cards from './cards/index.ts';
@@ -24,6 +25,7 @@ import { registerManifests } from './registry.ts';
 import sandbox from './sandbox/index.ts';
 import scheduler from './scheduler/index.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
+import statements from './statements/index.ts';
 import transactions from './transactions/index.ts';
 import transfers from './transfers/index.ts';
 import trigger from './trigger/index.ts';
@@ -43,6 +45,8 @@ export const MODULES: readonly ModuleManifest[] = [
   transfers,
   inboundTransfers,
   paymentRequests,
+  statements,
+  achFiles,
   counterparties,
   nocs,
   issuing,

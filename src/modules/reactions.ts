@@ -9,6 +9,7 @@ import { registerSessionCheck } from './merchants/credential-watch.ts';
 import { onKeysRolled } from './merchants/credentials.ts';
 import { magicNocCode } from './nocs/nocs.rules.ts';
 import { scheduleMagicNoc } from './nocs/nocs.service.ts';
+import { closeStatementDays } from './statements/statements.service.ts';
 import { onAchSettled, onCollectionDebit, registerMagicNocCode } from './transfers/transfers.hooks.ts';
 import { deliverWebhooksUntil } from './webhooks/webhooks.delivery.ts';
 import { decorateDeliveries, onLabelledAttemptsRecorded } from './webhooks/webhooks.sending.ts';
@@ -41,6 +42,10 @@ export function registerReactions(): void {
   // it settles on ACH → that NOC is due the next banking day (the nocs module's rules and steps).
   registerMagicNocCode(magicNocCode);
   onAchSettled(scheduleMagicNoc);
+
+  // A merchant's clock advances → the banking days that ended on it have their statements
+  // (statement.created), before the deliveries below are attempted.
+  registerAfterAdvance(closeStatementDays);
 
   // A merchant's clock advances → the webhook deliveries and retries due inside the window are
   // attempted, each at its own due time, before the advance answers (after its transaction).

@@ -116,6 +116,7 @@ export async function populate(t: TestApp, m: TestMerchant, tag: string) {
       'currency=eur&amount=10&destination[name]=Anna&destination[iban]=DE89370400440532013000',
     ),
   );
+  await ok(form(t, m, '/v1/statements', 'currency=usd&date=2026-01-02'));
   await ok(form(t, m, `/v1/webhook_endpoints/${endpoint.id}/test`));
   // An advance runs due work and attempts the deliveries (the receiver refuses: attempts are logged).
   await ok(form(t, m, '/v1/clock/advance', 'seconds=600'));

@@ -63,6 +63,10 @@ const TAGS = [
   ['Virtual cards', 'Issued virtual cards, their spending controls and authorizations.'],
   ['Foreign exchange', 'Rates, quotes, conversions and settlements abroad (EUR, GBP, JPY).'],
   ['Balances', 'Balances and the ledger entries behind them.'],
+  [
+    'Statements',
+    "Bank statements (BAI2, camt.053, the intraday camt.052) and the merchant's ACH files (NACHA).",
+  ],
   ['Transactions', 'Every money movement in one list.'],
   ['Clock', "The merchant's simulated clock: banking time moves when it does."],
   ['Events', 'Every state change, as an event; types and redeliveries.'],

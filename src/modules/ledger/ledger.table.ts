@@ -47,6 +47,8 @@ export const ledgerPostings = pgTable(
   (t) => [
     index('ledger_postings_merchant_idx').on(t.merchantId, t.id),
     index('ledger_postings_source_idx').on(t.sourceId),
+    // Statements read an account's postings by clock time (statements.ledger.ts).
+    index('ledger_postings_time_idx').on(t.merchantId, t.currency, t.createdAt),
   ],
 );
 

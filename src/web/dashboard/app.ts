@@ -26,6 +26,7 @@ import { registerPaymentRequestPages } from './payment-requests.ts';
 import { registerResetAction } from './reset.ts';
 import { csrfValid, type DashContext, type DashEnv, loadSession } from './session.ts';
 import { registerSnapshotActions } from './snapshots.ts';
+import { registerStatementPages } from './statements.ts';
 import { registerTransactionPages } from './transactions.ts';
 import { registerWebhookPages } from './webhooks.ts';
 
@@ -148,6 +149,7 @@ export function buildDashboard() {
   registerCardPages(app);
   registerDisputePages(app);
   registerPaymentRequestPages(app);
+  registerStatementPages(app);
   registerCounterpartyPages(app);
   registerFxPages(app);
   registerInboundTransferPages(app);

@@ -19,6 +19,7 @@ const NAV: [string, string, string][] = [
   ['/dashboard/inbound_transfers', 'Inbound', 'inbound'],
   ['/dashboard/payment_requests', 'Requests for payment', 'payment_requests'],
   ['/dashboard/disputes', 'Disputes', 'disputes'],
+  ['/dashboard/statements', 'Statements', 'statements'],
   ['/dashboard/counterparties', 'Counterparties', 'counterparties'],
   ['/dashboard/cards', 'Virtual cards', 'cards'],
   ['/dashboard/fx', 'FX', 'fx'],

@@ -175,6 +175,8 @@ export function objectPath(id: string): string | null {
       return `/dashboard/disputes/${encodeURIComponent(id)}`;
     case 'rfp':
       return `/dashboard/payment_requests/${encodeURIComponent(id)}`;
+    case 'stmt':
+      return '/dashboard/statements';
     default:
       return null;
   }

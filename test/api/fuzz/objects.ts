@@ -70,6 +70,7 @@ export async function createObjects(t: TestApp, m: TestMerchant): Promise<Ids> {
     currency: 'USD',
     requester: { name: 'Fuzz Requester', ...account },
   });
+  const statement = await post('/v1/statements', { currency: 'USD', date: '2026-01-02' });
   const events = await t.rest('GET', '/v1/events?limit=1', { key: m.secretKey });
   const event = (events.body.data as Json[])[0] as Json;
   await post('/v1/sandbox/snapshots', { name: 'fuzz-seeded' });
@@ -89,6 +90,9 @@ export async function createObjects(t: TestApp, m: TestMerchant): Promise<Ids> {
     disputes: dispute.id,
     inbound_transfers: inbound.id,
     payment_requests: paymentRequest.id,
+    statements: statement.id,
+    // A window the merchant sent nothing in: its file is not found (a 404 like any unknown id).
+    ach_files: 'achf_sent_20260105T153000Z',
     counterparties: counterparty.id,
   };
   return {

@@ -46,6 +46,7 @@ const NODE_TYPES = [
   'PaymentRequest',
   'Payout',
   'Refund',
+  'Statement',
   'Transfer',
   'VirtualCard',
   'WebhookAttempt',
@@ -193,6 +194,11 @@ beforeAll(async () => {
   ).webhookEndpoint as { deliveries: { edges: { node: { id: string; attempts: { id: string }[] } }[] } };
   const delivery = deliveries.deliveries.edges.find((edge) => edge.node.attempts.length > 0)?.node;
   ids.WebhookDelivery = delivery?.id as string;
+  // The end of each banking day with activity produced a statement.
+  const statements = (await gql('{ statements(first: 1) { edges { node { id } } } }')).statements as {
+    edges: { node: { id: string } }[];
+  };
+  ids.Statement = statements.edges[0]?.node.id as string;
   ids.WebhookAttempt = delivery?.attempts[0]?.id as string;
 
   // Payment attempts are no longer made (bank payments are ACH debits): an older row, as a

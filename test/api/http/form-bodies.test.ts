@@ -673,6 +673,14 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       check: (body) => expect(body.verification_method).toBe('prenote'),
     },
     {
+      route: '/statements',
+      path: () => '/v1/statements',
+      body: 'currency=usd&date=2026-01-02',
+      status: 200,
+      check: (body) =>
+        expect(body).toMatchObject({ object: 'statement', date: '2026-01-02', currency: 'USD' }),
+    },
+    {
       route: '/transfers/{id}/recall',
       path: () => `/v1/transfers/${id('wire')}/recall`,
       body: 'reason=DUPL',
