@@ -2,6 +2,7 @@ import { registerEventFanOut } from '../db/outbox.ts';
 import { registerIdPrefixes } from '../kernel/ids.ts';
 import achFiles from './ach-files/index.ts';
 import bankAccounts from './bank-accounts/index.ts';
+import bankMessages from './bank-messages/index.ts';
 import cardPayments from './card-payments/index.ts';
 import cards from './cards/index.ts';
 import chaos from './chaos/index.ts';
@@ -47,6 +48,7 @@ export const MODULES: readonly ModuleManifest[] = [
   paymentRequests,
   statements,
   achFiles,
+  bankMessages,
   counterparties,
   nocs,
   issuing,

@@ -7,7 +7,7 @@
 import { from as parseNacha } from '@midlandsbank/node-nacha';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestMerchant } from '../support/harness.ts';
-import { camtSummary, validateIso } from './iso20022.ts';
+import { camtSummary, parseIso, validateIso } from './iso20022.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -95,5 +95,85 @@ describe('the ACH files of a month of history and of returned entries', () => {
         expect(batch.footer.totalDebit + batch.footer.totalCredit).toBe(sum(batch.entries));
       }
     }
+  });
+});
+
+describe('ISO 20022 messages of instant transfers, wires and requests for payment', () => {
+  it('each is valid against its schema, and names its object and its amount', async () => {
+    const other = await t.merchant();
+    const post = (path: string, body: unknown) => t.post(other, path, body);
+    await post('/v1/clock/freeze', {});
+    await post('/v1/clock/advance', { to: '2031-03-04T15:00:00Z' });
+    await post('/v1/simulate/balance/top_up', { amount: '1000.00', currency: 'USD' });
+    const payee = (account: string, routing = '021000021') => ({
+      name: 'Payee',
+      routing_number: routing,
+      account_number: account,
+    });
+    const objects: Json[] = [];
+    for (const [rail, account, routing] of [
+      ['rtp', '000123456789', undefined],
+      ['fednow', '000123456789', '790000051'],
+      ['wire', '000111111113', undefined],
+      ['wire', '000123456789', undefined],
+    ] as const)
+      objects.push(
+        (
+          await post('/v1/transfers', {
+            rail,
+            direction: 'credit',
+            amount: '10.25',
+            currency: 'USD',
+            counterparty: payee(account, routing),
+          })
+        ).body,
+      );
+    for (const account of ['000444444440', '000123456789'])
+      objects.push(
+        (
+          await post('/v1/payment_requests', {
+            rail: 'rtp',
+            amount: '20.50',
+            currency: 'USD',
+            payer: payee(account),
+          })
+        ).body,
+      );
+    objects.push(
+      (
+        await post('/v1/simulate/inbound_transfers', {
+          rail: 'fednow',
+          direction: 'credit',
+          amount: '30.75',
+          currency: 'USD',
+          originator: payee('000987654321'),
+        })
+      ).body,
+    );
+    await post('/v1/clock/advance', { seconds: 7200 });
+    const mine = (await t.get(m, '/v1/transfers?limit=100')).body.data as Json[];
+    const amounts = new Map([...objects, ...mine].map((o) => [String(o.id), Number(o.amount).toFixed(2)]));
+    const seen = new Set<string>();
+    for (const [id, amount] of amounts) {
+      const owner = mine.some((o) => o.id === id) ? m : other;
+      const object = (await t.get(owner, `/v1/iso20022_messages?object_id=${id}`)).body.data as Json[];
+      for (const message of object) {
+        const xml = (await t.get(owner, `/v1/iso20022_messages/${message.id}/file`)).text;
+        const definition = String(message.definition);
+        expect(await validateIso(definition, xml), `${message.id}\n${xml}`).toEqual([]);
+        seen.add(definition);
+        const doc = parseIso(xml);
+        // The status reports name the payment; the others carry its amount too.
+        if (!/^(pacs\.002|pain\.014)/.test(definition)) expect(JSON.stringify(doc)).toContain(`"${amount}"`);
+        expect(JSON.stringify(doc)).toContain(id);
+      }
+    }
+    expect([...seen].sort()).toEqual([
+      'pacs.002.001.10',
+      'pacs.004.001.10',
+      'pacs.008.001.08',
+      'pain.013.001.07',
+      'pain.014.001.07',
+    ]);
   });
 });

@@ -4,6 +4,7 @@ import { CURRENCY_CODES, type CurrencyCode } from '../../kernel/currency.ts';
 import { nachaTotals } from '../../modules/ach-files/ach-files.nacha.ts';
 import { achFileText, listAchFiles } from '../../modules/ach-files/ach-files.operations.ts';
 import type { AchFileView } from '../../modules/ach-files/ach-files.resource.ts';
+import { messageById } from '../../modules/bank-messages/bank-messages.read.ts';
 import { statementFile } from '../../modules/statements/statements.operations.ts';
 import type { StatementRow } from '../../modules/statements/statements.resource.ts';
 import {
@@ -134,6 +135,15 @@ ${table(page.data)}${olderLink(BASE, page.nextCursor)}</section>
     return c.body(file.body, 200, {
       'content-type': file.contentType,
       'content-disposition': `attachment; filename="${file.filename}"`,
+    });
+  });
+
+  app.get('/iso20022_messages/:id', async (c) => {
+    const svc = await dashboardContext(c);
+    const message = await messageById(svc, c.req.param('id')); // unknown: the 404 page (app.onError)
+    return c.body(message.xml, 200, {
+      'content-type': 'application/xml; charset=utf-8',
+      'content-disposition': `attachment; filename="${message.id}.xml"`,
     });
   });
 

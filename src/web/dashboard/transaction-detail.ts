@@ -1,7 +1,9 @@
 import { html } from 'hono/html';
 import { z } from 'zod';
 import { SandbankError } from '../../kernel/errors.ts';
+import { type BankMessage, messagesOf } from '../../modules/bank-messages/bank-messages.read.ts';
 import { captureSchema, refundSchema } from '../../modules/card-payments/card-payments.schema.ts';
+import type { ServiceContext } from '../../modules/context.ts';
 import { objectKindOf } from '../../modules/events/events.kinds.ts';
 import { failSettlementSchema } from '../../modules/fx/fx.schema.ts';
 import { authorizationAmountSchema } from '../../modules/issuing/issuing.schema.ts';
@@ -162,20 +164,42 @@ function eventsPart(c: DashContext, view: TransactionView): Html {
   )}</section>`;
 }
 
+/** The ISO 20022 messages of an instant or wire credit transfer, each with its download. */
+function messagesPart(messages: BankMessage[]): Html {
+  if (messages.length === 0) return html``;
+  return html`<section class="card" data-testid="iso20022-messages"><h2>ISO 20022 messages</h2><ul>${messages.map(
+    (message) =>
+      html`<li data-testid="iso20022-message"><code>${message.definition}</code> ${message.direction} ${bankWhen(message.at)} <a href="/dashboard/iso20022_messages/${encodeURIComponent(message.id)}" download>XML</a></li>`,
+  )}</ul></section>`;
+}
+
 /** Everything below the title: re-rendered live when the object changes or gets an event. */
-function detailPart(c: DashContext, view: TransactionView, flash: Flash | null): Html {
+function detailPart(
+  c: DashContext,
+  view: TransactionView,
+  flash: Flash | null,
+  messages: BankMessage[],
+): Html {
   return html`<section class="card">${details(summaryRows(view.transaction, c.get('deps').publicUrl))}</section>
 ${actionsPart(c, view, flash)}
 ${timelinePart(view)}
 ${postingsPart(view.postings, view.transaction.row.id)}
+${messagesPart(messages)}
 ${eventsPart(c, view)}`;
+}
+
+/** The messages of a transfer, payout or inbound transfer (none for other transactions). */
+function messagesOfTransaction(svc: ServiceContext, id: string): Promise<BankMessage[]> {
+  return /^(tr|po|itr)_/.test(id) ? messagesOf(svc, id) : Promise.resolve([]);
 }
 
 export async function detailPage(c: DashContext): Promise<Response> {
   const fragment = Boolean(c.req.query('fragment'));
   // An unknown id throws resource_not_found: the dashboard's error handler answers the 404 page.
-  const view = await getTransactionView(await dashboardContext(c), c.req.param('id') ?? '');
-  if (fragment) return c.html(detailPart(c, view, null));
+  const svc = await dashboardContext(c);
+  const view = await getTransactionView(svc, c.req.param('id') ?? '');
+  const messages = await messagesOfTransaction(svc, view.transaction.row.id);
+  if (fragment) return c.html(detailPart(c, view, null, messages));
   const { row, kind } = view.transaction;
   const flash = takeFlash(c);
   const title = `${capitalized(KIND_NAMES[kind])} · ${money(row.amount, row.currency)}`;
@@ -183,7 +207,7 @@ export async function detailPage(c: DashContext): Promise<Response> {
     c,
     { title, active: 'transactions', flash },
     html`<div data-live-refresh="${detailPath(row.id)}?fragment=1" data-live-for="${row.id}" data-live-on="any" data-testid="transaction-live">
-${detailPart(c, view, flash)}
+${detailPart(c, view, flash, messages)}
 </div>`,
   );
 }

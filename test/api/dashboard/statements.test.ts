@@ -59,3 +59,27 @@ describe('statements in the dashboard', () => {
     expect(ach.html).toBe((await app().get(m, `/v1/ach_files/${achId}/file`)).text);
   });
 });
+
+describe('ISO 20022 messages in the dashboard', () => {
+  it("an RTP transfer's page lists its messages, each downloading the XML REST serves", async () => {
+    const m = await app().merchant('Dashboard ISO 20022');
+    await app().post(m, '/v1/simulate/balance/top_up', { amount: '50.00', currency: 'USD' });
+    const transfer = await app().post(m, '/v1/transfers', {
+      rail: 'rtp',
+      direction: 'credit',
+      amount: '5.00',
+      currency: 'USD',
+      counterparty: { name: 'Dash Payee', routing_number: '021000021', account_number: '000123456789' },
+    });
+    expect(transfer.status, transfer.text).toBe(200);
+    await app().post(m, '/v1/clock/advance', { seconds: 5 });
+    const browser = await signedIn(app, m);
+    const page = await browser.get(`/dashboard/transactions/${transfer.body.id}`);
+    expect(page.status).toBe(200);
+    expect(page.html.match(/data-testid="iso20022-message"/g)).toHaveLength(2);
+    const id = `${transfer.body.id}.pacs.008`;
+    expect(page.html).toContain(`/dashboard/iso20022_messages/${id}`);
+    const xml = await browser.get(`/dashboard/iso20022_messages/${id}`);
+    expect(xml.html).toBe((await app().get(m, `/v1/iso20022_messages/${id}/file`)).text);
+  });
+});
