@@ -32,7 +32,7 @@ export interface SentRow {
   return_reason: string | null;
   returned_at: string | Date | null;
   notifications_of_change: { code: string; corrected_data: Record<string, string>; received_at: string }[];
-  /** Its place in its window's file (1-based): the trace number's sequence. */
+  /** Its place among the day's entries sent (1-based): the trace number's sequence. */
   seq: string;
 }
 
@@ -45,7 +45,10 @@ export const sentRows = (exec: Executor, merchantId: string, where: ReturnType<t
         t.sec_code, t.counterparty_name, c.account_number, t.collection_id, t.reference, t.description,
         t.submitted_at, t.expected_settlement_at, t.return_code, t.return_reason, t.returned_at,
         t.notifications_of_change,
-        (row_number() OVER (PARTITION BY t.submitted_at ORDER BY t.id))::text AS seq
+        -- Trace numbers run through the banking day's windows, so no two entries of a day share one.
+        (row_number() OVER (
+          PARTITION BY (t.submitted_at AT TIME ZONE 'America/New_York')::date ORDER BY t.submitted_at, t.id
+        ))::text AS seq
       FROM transfers t LEFT JOIN counterparties c ON c.id = t.counterparty_id AND c.merchant_id = t.merchant_id
       WHERE t.merchant_id = ${merchantId} AND t.rail IN ${ACH_RAILS} AND t.submitted_at IS NOT NULL
     ) s WHERE ${where} ORDER BY s.submitted_at, s.id`,

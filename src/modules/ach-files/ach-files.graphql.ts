@@ -1,7 +1,10 @@
+import { builder } from '../../graphql/builder.ts';
+import { serviceContext } from '../../graphql/context.ts';
 import { graphqlObject } from '../../graphql/derive.ts';
 import { mountGraphqlOperations } from '../../graphql/mount.ts';
+import { MAX_PAGE_LIMIT } from '../../kernel/pagination.ts';
 import { nachaText } from './ach-files.nacha.ts';
-import { achFileOperations } from './ach-files.operations.ts';
+import { achFileOperations, listAchFiles } from './ach-files.operations.ts';
 import { AchFile, type AchFileView } from './ach-files.resource.ts';
 
 export const AchFileRef = graphqlObject<AchFileView>(AchFile, {
@@ -14,5 +17,15 @@ export const AchFileRef = graphqlObject<AchFileView>(AchFile, {
     }),
   }),
 });
+
+// A list, not a connection: an ACH file's id names a window or a day, not a stored object (no Node).
+builder.queryFields((t) => ({
+  achFiles: t.field({
+    type: [AchFileRef],
+    description: `The merchant's ACH files (NACHA), newest first: the latest ${MAX_PAGE_LIMIT} at most (REST pages through all).`,
+    resolve: async (_root, _args, ctx) =>
+      (await listAchFiles(serviceContext(ctx), { limit: MAX_PAGE_LIMIT })).data,
+  }),
+}));
 
 mountGraphqlOperations(achFileOperations);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SandbankError } from '../../kernel/errors.ts';
 import type { Page } from '../../kernel/pagination.ts';
 import { listQuerySchema } from '../../kernel/pagination.ts';
 import { dbOf, type ServiceContext } from '../context.ts';
@@ -24,7 +25,13 @@ export async function listAchFiles(
   query: { limit: number; starting_after?: string | undefined },
 ): Promise<Page<AchFileView>> {
   const ids = await achFileIds(dbOf(ctx), ctx.merchant.id);
-  const from = query.starting_after ? ids.indexOf(query.starting_after) + 1 : 0;
+  const after = query.starting_after ? ids.indexOf(query.starting_after) : -1;
+  if (query.starting_after && after < 0)
+    throw new SandbankError('parameter_invalid', {
+      param: 'starting_after',
+      message: 'starting_after is not the id of one of your ACH files (pass a next_cursor).',
+    });
+  const from = after + 1;
   const page = ids.slice(from, from + query.limit);
   const data = await Promise.all(page.map((id) => getAchFile(ctx, id)));
   const hasMore = from + query.limit < ids.length;
@@ -47,7 +54,8 @@ export const achFileOperations = [
     output: AchFile,
     list: true,
     run: (ctx, { query }) => listAchFiles(ctx, query),
-    graphql: { name: 'achFiles' },
+    // GraphQL's achFiles is written by hand (ach-files.graphql.ts): a list, not a connection.
+    graphql: false,
   }),
   defineOperation({
     name: 'getAchFile',

@@ -30,28 +30,28 @@ import { returnsFile } from './ach-files.returns.ts';
  */
 export type AchFileKind = 'sent' | 'returns' | 'received';
 
-/** `2026-11-30T15:30:00.000Z` → `20261130T153000Z`; `2026-12-01` → `20261201`. */
-const compact = (value: string) =>
-  value
-    .replaceAll('-', '')
-    .replaceAll(':', '')
-    .replace(/\.\d{3}/, '');
+/** `2026-11-30T15:30:00.000Z` → `20261130T153000000Z` (milliseconds kept); `2026-12-01` → `20261201`. */
+const compact = (value: string) => value.replaceAll('-', '').replaceAll(':', '').replace('.', '');
 
 export function achFileId(kind: AchFileKind, key: string): string {
   return `achf_${kind}_${compact(key)}`;
 }
 
-/** An id back to its kind and key (the window's instant, or the banking day). */
+/** An id back to its kind and key (the window's instant, or the banking day); 404 for any other id. */
 export function parseAchFileId(id: string): { kind: AchFileKind; key: string } {
-  const match = /^achf_(sent|returns|received)_(\d{8})(T\d{6}Z)?$/.exec(id);
-  if (!match || (match[1] === 'sent') !== Boolean(match[3]))
-    throw new SandbankError('resource_not_found', { message: `No ACH file ${id.slice(0, 60)}.` });
-  const [, kind, d, t] = match as unknown as [string, AchFileKind, string, string | undefined];
-  const date = `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}`;
-  return {
-    kind,
-    key: t ? `${date}T${t.slice(1, 3)}:${t.slice(3, 5)}:${t.slice(5, 7)}.000Z` : date,
-  };
+  const notFound = () =>
+    new SandbankError('resource_not_found', { message: `No ACH file ${id.slice(0, 60)}.` });
+  const match =
+    /^achf_(sent|returns|received)_(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(\d{3})Z)?$/.exec(id);
+  if (!match || (match[1] === 'sent') !== (match[5] !== undefined)) throw notFound();
+  const [, kind, y, mo, d, h, mi, sec, ms] = match as unknown as [string, AchFileKind, ...string[]];
+  const date = `${y}-${mo}-${d}`;
+  const key = h === undefined ? date : `${date}T${h}:${mi}:${sec}.${ms}Z`;
+  // A date or time that does not exist (month 13, hour 24) names no file.
+  const instant = new Date(h === undefined ? `${date}T12:00:00Z` : key);
+  if (Number.isNaN(instant.getTime()) || !instant.toISOString().startsWith(date)) throw notFound();
+  if (h !== undefined && instant.toISOString() !== key) throw notFound();
+  return { kind, key };
 }
 
 async function sentFile(exec: Executor, merchant: MerchantRef, window: string): Promise<NachaFile> {

@@ -24,16 +24,39 @@ import type { NachaFile } from './ach-files.nacha.ts';
  * reason and the original entry's trace number) and the notifications of change (COR batches,
  * addenda 98, the change code and the corrected data) the ACH operator sent Sandbank that day.
  */
-/** The corrected data field of a NOC: what the change code corrects, as the rules lay it out. */
-function correctedField(data: Record<string, string>): string {
-  const parts = [
-    data.routing_number,
-    data.account_number,
-    data.transaction_code,
-    data.account_type,
-    data.name,
-  ].filter((part): part is string => Boolean(part));
-  return parts.join(' ');
+/**
+ * The corrected data field of a NOC (29 characters), laid out as the Nacha rules lay it out for its
+ * change code: C01 the account (1-17); C02 the routing number (1-9); C03 the routing number (1-9) and
+ * the account (13-29); C04 the name (1-22); C05 the transaction code (1-2); C06 the account (1-17)
+ * and the transaction code (21-22); C07 the routing number (1-9), the account (10-26) and the
+ * transaction code (27-28); C09 the individual identification (1-22); C13 the addenda information.
+ */
+function correctedField(code: string, data: Record<string, string>, direction: string): string {
+  const at = (value: string | undefined, width: number) => (value ?? '').slice(0, width).padEnd(width, ' ');
+  const { routing_number: routing, account_number: account } = data;
+  // A corrected account type is the transaction code of the entry's direction on that type.
+  const tc =
+    data.transaction_code ?? (data.account_type ? transactionCode(direction, data.account_type) : undefined);
+  switch (code) {
+    case 'C01':
+      return at(account, 17);
+    case 'C02':
+      return at(routing, 9);
+    case 'C03':
+      return `${at(routing, 9)}   ${at(account, 17)}`;
+    case 'C04':
+      return at(data.name, 22);
+    case 'C05':
+      return at(tc, 2);
+    case 'C06':
+      return `${at(account, 17)}   ${at(tc, 2)}`;
+    case 'C07':
+      return `${at(routing, 9)}${at(account, 17)}${at(tc, 2)}`;
+    case 'C09':
+      return at(data.individual_id, 22);
+    default:
+      return at(data.addenda_information, 29);
+  }
 }
 
 const returnCode = (code: string) => `${code[0]}${isDebit(code) ? '6' : '1'}`;
@@ -98,7 +121,7 @@ export async function returnsFile(exec: Executor, merchant: MerchantRef, day: st
             change: noc.code,
             originalTrace: trace(odfi, row.seq),
             originalRdfi: row.routing_number.slice(0, 8),
-            corrected: correctedField(noc.corrected_data),
+            corrected: correctedField(noc.code, noc.corrected_data, row.direction),
           },
         };
       }),

@@ -93,23 +93,34 @@ export async function closeStatementDays(
   ctx: ServiceContext,
   until: Date = ctx.clock.now(),
 ): Promise<number> {
-  const closed = lastClosedDay(until);
-  const end = statementPeriod(closed).end;
+  const end = statementPeriod(lastClosedDay(until)).end;
   const merchantId = ctx.merchant.id;
-  const days = await queryRows<{ currency: CurrencyCode; day: string }>(
-    dbOf(ctx),
-    sql`WITH cursors AS (
-      SELECT currency, max(period_end) AS after FROM statements WHERE merchant_id = ${merchantId} GROUP BY currency
-    )
-    SELECT DISTINCT p.currency, to_char(p.created_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD') AS day
-    FROM ledger_postings p LEFT JOIN cursors c ON c.currency = p.currency
-    WHERE p.merchant_id = ${merchantId} AND p.created_at < ${end}
-      AND p.created_at >= COALESCE(c.after, '-infinity'::timestamptz)
-    ORDER BY 1, 2`,
-  );
-  const due = [...new Set(days.map((d) => `${d.currency} ${statementDayOf(nyInstant(d.day, '12:00'))}`))];
-  if (due.length === 0) return 0;
   return inContextTx(ctx, async (tx) => {
+    // Postings being written now hold the ledger's rows (FOR NO KEY UPDATE): they commit before the
+    // days are read, so none lands in a day after it was closed.
+    await queryRows(
+      tx,
+      sql`SELECT id FROM ledger_accounts WHERE merchant_id = ${merchantId} ORDER BY id FOR SHARE`,
+    );
+    // Per currency, from the last statement at or before the cut-off (one of a later day, left by a
+    // clock put back, is no cursor), the days with postings: an index range per currency.
+    const days = await queryRows<{ currency: CurrencyCode; day: string }>(
+      tx,
+      sql`SELECT c.currency, d.day
+      FROM (SELECT DISTINCT currency FROM ledger_accounts WHERE merchant_id = ${merchantId}) c
+      CROSS JOIN LATERAL (
+        SELECT COALESCE(max(period_end), '-infinity'::timestamptz) AS after FROM statements
+        WHERE merchant_id = ${merchantId} AND currency = c.currency AND period_end <= ${end}
+      ) k
+      CROSS JOIN LATERAL (
+        SELECT DISTINCT to_char(p.created_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD') AS day
+        FROM ledger_postings p
+        WHERE p.merchant_id = ${merchantId} AND p.currency = c.currency
+          AND p.created_at >= k.after AND p.created_at < ${end}
+      ) d
+      ORDER BY 1, 2`,
+    );
+    const due = [...new Set(days.map((d) => `${d.currency} ${statementDayOf(nyInstant(d.day, '12:00'))}`))];
     for (const key of due) {
       const [currency, date] = key.split(' ') as [CurrencyCode, LocalDate];
       const period = statementPeriod(date);

@@ -5,11 +5,22 @@
 export type XmlNode = [name: string, content: XmlContent, attributes?: Record<string, string>];
 export type XmlContent = string | number | readonly (XmlNode | null | undefined | false)[];
 
+/** Whether a character is one XML 1.0 allows: no control character but tab, line feed and carriage return, no lone surrogate. */
+const xmlAllowed = (char: string) => {
+  const code = char.codePointAt(0) ?? 0;
+  if (code < 0x20) return code === 0x9 || code === 0xa || code === 0xd;
+  return !(code >= 0xd800 && code <= 0xdfff) && code !== 0xfffe && code !== 0xffff;
+};
+
+/** Text as XML 1.0 allows it, escaped. */
 const escapeXml = (value: string) =>
-  value.replace(
-    /[<>&"']/g,
-    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c,
-  );
+  Array.from(value)
+    .filter(xmlAllowed)
+    .join('')
+    .replace(
+      /[<>&"']/g,
+      (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c,
+    );
 
 function render(node: XmlNode, depth: number, out: string[]): void {
   const [name, content, attributes] = node;
@@ -33,8 +44,8 @@ export function isoDocument(message: string, body: XmlNode): string {
   return `${out.join('\n')}\n`;
 }
 
-/** Text cut to an ISO 20022 MaxNText's length. */
-export const maxText = (value: string, length: number) => value.slice(0, length);
+/** Text cut to an ISO 20022 MaxNText's length, in characters (never half a surrogate pair). */
+export const maxText = (value: string, length: number) => Array.from(value).slice(0, length).join('');
 
 /** An ISO date-time in UTC with milliseconds dropped: 2026-11-27T14:05:00Z. */
 export const isoDateTime = (instant: Date) => `${instant.toISOString().slice(0, 19)}Z`;

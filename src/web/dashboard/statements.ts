@@ -1,10 +1,11 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import { CURRENCY_CODES, type CurrencyCode } from '../../kernel/currency.ts';
 import { nachaTotals } from '../../modules/ach-files/ach-files.nacha.ts';
 import { achFileText, listAchFiles } from '../../modules/ach-files/ach-files.operations.ts';
 import type { AchFileView } from '../../modules/ach-files/ach-files.resource.ts';
 import { messageById } from '../../modules/bank-messages/bank-messages.read.ts';
+import type { FileAnswer } from '../../modules/operation.ts';
 import { statementFile } from '../../modules/statements/statements.operations.ts';
 import type { StatementRow } from '../../modules/statements/statements.resource.ts';
 import {
@@ -33,6 +34,13 @@ import { csrfField, formValue, type Html, money, takeFlash } from './ui.ts';
  */
 
 const BASE = '/dashboard/statements';
+
+/** A file as a download, as the REST route answers it. */
+const sendFile = (c: Context<DashEnv>, file: FileAnswer) =>
+  c.body(file.body, 200, {
+    'content-type': file.contentType,
+    'content-disposition': `attachment; filename="${file.filename}"`,
+  });
 
 const download = (href: string, label: string, testId: string) =>
   html`<a class="button small" href="${href}" download data-testid="${testId}">${label}</a>`;
@@ -132,28 +140,23 @@ ${table(page.data)}${olderLink(BASE, page.nextCursor)}</section>
       format: c.req.query('format') ?? '',
     });
     const file = statementFile(await intradayDocument(svc, query.currency as CurrencyCode), query.format);
-    return c.body(file.body, 200, {
-      'content-type': file.contentType,
-      'content-disposition': `attachment; filename="${file.filename}"`,
-    });
+    return sendFile(c, file);
   });
 
   app.get('/iso20022_messages/:id', async (c) => {
     const svc = await dashboardContext(c);
     const message = await messageById(svc, c.req.param('id')); // unknown: the 404 page (app.onError)
-    return c.body(message.xml, 200, {
-      'content-type': 'application/xml; charset=utf-8',
-      'content-disposition': `attachment; filename="${message.id}.xml"`,
+    return sendFile(c, {
+      body: message.xml,
+      contentType: 'application/xml; charset=utf-8',
+      filename: `${message.id}.xml`,
     });
   });
 
   app.get('/statements/ach/:id', async (c) => {
     const svc = await dashboardContext(c);
     const file = await achFileText(svc, c.req.param('id')); // unknown: the 404 page (app.onError)
-    return c.body(file.body, 200, {
-      'content-type': file.contentType,
-      'content-disposition': `attachment; filename="${file.filename}"`,
-    });
+    return sendFile(c, file);
   });
 
   app.get('/statements/:id/file', async (c) => {
@@ -161,9 +164,6 @@ ${table(page.data)}${olderLink(BASE, page.nextCursor)}</section>
     const row = await getStatement(svc, c.req.param('id')); // unknown: the 404 page (app.onError)
     const { format } = bodyOfForm(statementFileQuery, { format: c.req.query('format') ?? '' });
     const file = statementFile(await statementDocument(svc.db, row), format);
-    return c.body(file.body, 200, {
-      'content-type': file.contentType,
-      'content-disposition': `attachment; filename="${file.filename}"`,
-    });
+    return sendFile(c, file);
   });
 }

@@ -92,7 +92,7 @@ export async function createObjects(t: TestApp, m: TestMerchant): Promise<Ids> {
     payment_requests: paymentRequest.id,
     statements: statement.id,
     // A window the merchant sent nothing in: its file is not found (a 404 like any unknown id).
-    ach_files: 'achf_sent_20260105T153000Z',
+    ach_files: 'achf_sent_20260105T153000000Z',
     // The fuzz transfer is an ACH entry: it has no ISO 20022 messages.
     iso20022_messages: `${transfer.id}.pacs.008`,
     counterparties: counterparty.id,

@@ -16,11 +16,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const cents = (value: unknown) => Math.round(Number(value) * 100);
-const compact = (iso: string) =>
-  iso
-    .replaceAll('-', '')
-    .replaceAll(':', '')
-    .replace(/\.\d{3}/, '');
+const compact = (iso: string) => iso.replaceAll('-', '').replaceAll(':', '').replace('.', '');
 
 async function files(m: TestMerchant) {
   const list = await t.get(m, '/v1/ach_files?limit=100');
@@ -162,7 +158,11 @@ describe('returns, notifications of change and entries received', () => {
     );
     expect(gql.errors, JSON.stringify(gql.errors)).toBeUndefined();
     expect(gql.data.achFile.file).toBe((await t.get(m, `/v1/ach_files/${receivedId}/file`)).text);
-    expect((await t.get(m, '/v1/ach_files/achf_sent_20310303T000000Z')).status).toBe(404);
+    expect((await t.get(m, '/v1/ach_files/achf_sent_20310303T000000000Z')).status).toBe(404);
     expect((await t.get(m, '/v1/ach_files/achf_nothing')).status).toBe(404);
+    // A date or time that does not exist names no file.
+    expect((await t.get(m, '/v1/ach_files/achf_sent_20261399T999999000Z')).status).toBe(404);
+    expect((await t.get(m, '/v1/ach_files/achf_returns_20260230')).status).toBe(404);
+    expect((await t.get(m, '/v1/ach_files?starting_after=achf_nothing')).status).toBe(400);
   });
 });
