@@ -55,7 +55,11 @@ export function parseAchFileId(id: string): { kind: AchFileKind; key: string } {
 }
 
 async function sentFile(exec: Executor, merchant: MerchantRef, window: string): Promise<NachaFile> {
-  const rows = await sentRows(exec, merchant.id, sql`s.submitted_at = ${new Date(window)}`);
+  const rows = await sentRows(
+    exec,
+    merchant.id,
+    sql`s.submitted_at = ${new Date(window).toISOString()}::timestamptz`,
+  );
   return {
     destination: FED_ROUTING,
     destinationName: FED_NAME,

@@ -81,13 +81,13 @@ export async function readPeriod(
   const [balances] = await queryRows<BalanceRow>(
     exec,
     sql`SELECT
-      COALESCE(SUM(available_delta + pending_delta + reserved_delta) FILTER (WHERE created_at < ${start}), 0)::text AS opening_ledger,
-      COALESCE(SUM(available_delta) FILTER (WHERE created_at < ${start}), 0)::text AS opening_available,
+      COALESCE(SUM(available_delta + pending_delta + reserved_delta) FILTER (WHERE created_at < ${start.toISOString()}::timestamptz), 0)::text AS opening_ledger,
+      COALESCE(SUM(available_delta) FILTER (WHERE created_at < ${start.toISOString()}::timestamptz), 0)::text AS opening_available,
       COALESCE(SUM(available_delta + pending_delta + reserved_delta), 0)::text AS closing_ledger,
       COALESCE(SUM(available_delta), 0)::text AS closing_available,
-      COUNT(*) FILTER (WHERE created_at >= ${start})::text AS postings
+      COUNT(*) FILTER (WHERE created_at >= ${start.toISOString()}::timestamptz)::text AS postings
     FROM ledger_postings
-    WHERE merchant_id = ${merchantId} AND currency = ${currency} AND created_at < ${end}`,
+    WHERE merchant_id = ${merchantId} AND currency = ${currency} AND created_at < ${end.toISOString()}::timestamptz`,
   );
   const rows = await queryRows<LineRow>(
     exec,
@@ -101,7 +101,7 @@ export async function readPeriod(
     LEFT JOIN transfers t ON t.id = p.source_id AND p.source_type IN ('transfer', 'payout')
     LEFT JOIN inbound_transfers i ON i.id = p.source_id AND p.source_type = 'inbound_transfer'
     WHERE p.merchant_id = ${merchantId} AND p.currency = ${currency}
-      AND p.created_at >= ${start} AND p.created_at < ${end}
+      AND p.created_at >= ${start.toISOString()}::timestamptz AND p.created_at < ${end.toISOString()}::timestamptz
       AND p.available_delta + p.pending_delta + p.reserved_delta <> 0
     ORDER BY p.created_at, p.id`,
   );

@@ -110,13 +110,13 @@ export async function closeStatementDays(
       FROM (SELECT DISTINCT currency FROM ledger_accounts WHERE merchant_id = ${merchantId}) c
       CROSS JOIN LATERAL (
         SELECT COALESCE(max(period_end), '-infinity'::timestamptz) AS after FROM statements
-        WHERE merchant_id = ${merchantId} AND currency = c.currency AND period_end <= ${end}
+        WHERE merchant_id = ${merchantId} AND currency = c.currency AND period_end <= ${end.toISOString()}::timestamptz
       ) k
       CROSS JOIN LATERAL (
         SELECT DISTINCT to_char(p.created_at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD') AS day
         FROM ledger_postings p
         WHERE p.merchant_id = ${merchantId} AND p.currency = c.currency
-          AND p.created_at >= k.after AND p.created_at < ${end}
+          AND p.created_at >= k.after AND p.created_at < ${end.toISOString()}::timestamptz
       ) d
       ORDER BY 1, 2`,
     );
