@@ -22,6 +22,7 @@ import merchants from './merchants/index.ts';
 import type { ModuleManifest } from './module.ts';
 import nocs from './nocs/index.ts';
 import paymentRequests from './payment-requests/index.ts';
+import reconciliation from './reconciliation/index.ts';
 import { registerManifests } from './registry.ts';
 import sandbox from './sandbox/index.ts';
 import scheduler from './scheduler/index.ts';
@@ -49,6 +50,7 @@ export const MODULES: readonly ModuleManifest[] = [
   statements,
   achFiles,
   bankMessages,
+  reconciliation,
   counterparties,
   nocs,
   issuing,

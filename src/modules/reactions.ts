@@ -9,6 +9,7 @@ import { registerSessionCheck } from './merchants/credential-watch.ts';
 import { onKeysRolled } from './merchants/credentials.ts';
 import { magicNocCode } from './nocs/nocs.rules.ts';
 import { scheduleMagicNoc } from './nocs/nocs.service.ts';
+import { reconcile } from './reconciliation/reconciliation.service.ts';
 import { closeStatementDays } from './statements/statements.service.ts';
 import { onAchSettled, onCollectionDebit, registerMagicNocCode } from './transfers/transfers.hooks.ts';
 import { deliverWebhooksUntil } from './webhooks/webhooks.delivery.ts';
@@ -46,6 +47,8 @@ export function registerReactions(): void {
   // A merchant's clock advances → the banking days that ended on it have their statements
   // (statement.created), before the deliveries below are attempted.
   registerAfterAdvance(closeStatementDays);
+  // … and the expected payments are matched against the movements it booked, or marked overdue.
+  registerAfterAdvance(reconcile);
 
   // A merchant's clock advances → the webhook deliveries and retries due inside the window are
   // attempted, each at its own due time, before the advance answers (after its transaction).

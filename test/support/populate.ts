@@ -117,6 +117,10 @@ export async function populate(t: TestApp, m: TestMerchant, tag: string) {
     ),
   );
   await ok(form(t, m, '/v1/statements', 'currency=usd&date=2026-01-02'));
+  const expected = await ok(
+    form(t, m, '/v1/expected_payments', 'direction=credit&amount=3&currency=usd&reference=POP-1&days=2'),
+  );
+  await ok(form(t, m, `/v1/simulate/expected_payments/${expected.id}/pay`));
   await ok(form(t, m, `/v1/webhook_endpoints/${endpoint.id}/test`));
   // An advance runs due work and attempts the deliveries (the receiver refuses: attempts are logged).
   await ok(form(t, m, '/v1/clock/advance', 'seconds=600'));

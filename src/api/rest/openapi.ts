@@ -65,8 +65,9 @@ const TAGS = [
   ['Balances', 'Balances and the ledger entries behind them.'],
   [
     'Statements',
-    "Bank statements (BAI2, camt.053, the intraday camt.052) and the merchant's ACH files (NACHA).",
+    "Bank statements (BAI2, camt.053, the intraday camt.052), the merchant's ACH files (NACHA) and the ISO 20022 messages of its instant and wire payments.",
   ],
+  ['Reconciliation', 'Expected payments, matched automatically against the bank movements.'],
   ['Transactions', 'Every money movement in one list.'],
   ['Clock', "The merchant's simulated clock: banking time moves when it does."],
   ['Events', 'Every state change, as an event; types and redeliveries.'],

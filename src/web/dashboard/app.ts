@@ -23,6 +23,7 @@ import { registerHomePage } from './home.ts';
 import { registerInboundTransferPages } from './inbound-transfers.ts';
 import { publicShell, shell } from './layout.ts';
 import { registerPaymentRequestPages } from './payment-requests.ts';
+import { registerReconciliationPages } from './reconciliation.ts';
 import { registerResetAction } from './reset.ts';
 import { csrfValid, type DashContext, type DashEnv, loadSession } from './session.ts';
 import { registerSnapshotActions } from './snapshots.ts';
@@ -150,6 +151,7 @@ export function buildDashboard() {
   registerDisputePages(app);
   registerPaymentRequestPages(app);
   registerStatementPages(app);
+  registerReconciliationPages(app);
   registerCounterpartyPages(app);
   registerFxPages(app);
   registerInboundTransferPages(app);

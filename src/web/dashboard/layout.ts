@@ -20,6 +20,7 @@ const NAV: [string, string, string][] = [
   ['/dashboard/payment_requests', 'Requests for payment', 'payment_requests'],
   ['/dashboard/disputes', 'Disputes', 'disputes'],
   ['/dashboard/statements', 'Statements', 'statements'],
+  ['/dashboard/expected_payments', 'Reconciliation', 'expected_payments'],
   ['/dashboard/counterparties', 'Counterparties', 'counterparties'],
   ['/dashboard/cards', 'Virtual cards', 'cards'],
   ['/dashboard/fx', 'FX', 'fx'],

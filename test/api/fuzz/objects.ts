@@ -71,6 +71,12 @@ export async function createObjects(t: TestApp, m: TestMerchant): Promise<Ids> {
     requester: { name: 'Fuzz Requester', ...account },
   });
   const statement = await post('/v1/statements', { currency: 'USD', date: '2026-01-02' });
+  const expected = await post('/v1/expected_payments', {
+    direction: 'credit',
+    amount: '5.00',
+    currency: 'USD',
+    days: 3,
+  });
   const events = await t.rest('GET', '/v1/events?limit=1', { key: m.secretKey });
   const event = (events.body.data as Json[])[0] as Json;
   await post('/v1/sandbox/snapshots', { name: 'fuzz-seeded' });
@@ -91,6 +97,7 @@ export async function createObjects(t: TestApp, m: TestMerchant): Promise<Ids> {
     inbound_transfers: inbound.id,
     payment_requests: paymentRequest.id,
     statements: statement.id,
+    expected_payments: expected.id,
     // A window the merchant sent nothing in: its file is not found (a 404 like any unknown id).
     ach_files: 'achf_sent_20260105T153000000Z',
     // The fuzz transfer is an ACH entry: it has no ISO 20022 messages.

@@ -36,6 +36,7 @@ const NODE_TYPES = [
   'Dispute',
   'DueWork',
   'Event',
+  'ExpectedPayment',
   'FxConversion',
   'FxQuote',
   'FxSettlement',
@@ -169,6 +170,10 @@ beforeAll(async () => {
       'simulateInboundTransfer',
       'rail: ach, direction: credit, amount: "8.00", currency: USD, originator: { name: "Payer", routingNumber: "021000021", accountNumber: "000987654321" }',
     )
+  ).id as string;
+
+  ids.ExpectedPayment = (
+    await mutate('createExpectedPayment', 'direction: credit, amount: "7.00", currency: USD, days: 3')
   ).id as string;
 
   ids.PaymentRequest = (
