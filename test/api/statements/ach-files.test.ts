@@ -143,7 +143,7 @@ describe('returns, notifications of change and entries received', () => {
     // C01's corrected data is the account number, in positions 1-17 of the field; the RDFI follows.
     expect(noc?.entries[0]?.addenda?.text.slice(24, 32)).toBe('02100002');
     const nocs = (await t.get(m, `/v1/transfers/${corrected.id}`)).body.notifications_of_change as Json[];
-    const last4 = String((nocs[0]?.corrected_data as Json).account_number).slice(-4);
+    const last4 = String(((nocs[0] as Json).corrected_data as Json).account_number).slice(-4);
     const field = String(noc?.entries[0]?.addenda?.text.slice(32, 61));
     expect(field.slice(0, 17).trim()).toMatch(new RegExp(`^\\d+${last4}$`));
     expect(field.slice(17)).toBe(' '.repeat(12));
