@@ -3,6 +3,7 @@ import { expectedPaymentMachine } from './reconciliation.machine.ts';
 import { reconciliationOperations } from './reconciliation.operations.ts';
 import { reconciliationRecipes } from './reconciliation.recipes.ts';
 import { ExpectedPaymentWire } from './reconciliation.resource.ts';
+import { LATE_PAYMENT_JOB, latePaymentJob } from './reconciliation.simulate.ts';
 import { expectedPaymentMatches, expectedPayments } from './reconciliation.table.ts';
 
 /** The prefixes of its ids (typed: src/kernel/ids.ts). */
@@ -19,6 +20,7 @@ export default defineModule({
   ids,
   operations: reconciliationOperations,
   graphql: () => import('./reconciliation.graphql.ts'),
+  jobs: { [LATE_PAYMENT_JOB]: latePaymentJob },
   recipes: reconciliationRecipes,
   reset: [
     {

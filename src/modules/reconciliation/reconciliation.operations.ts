@@ -80,7 +80,7 @@ export const reconciliationOperations = [
     summary:
       "Have an expected credit's payer pay it (magic cents make it short, split, over or mis-referenced)",
     description:
-      'An inbound transfer on its rail (ACH when it names none) carrying its reference, now (inside its window). The cents of amount_max choose how the payer pays: .01 pays 1.00 short, .02 pays in two halves, .03 pays 1.00 over, .04 pays under another reference; any other amount pays amount_max. 409 invalid_state for an expected debit, one no longer open, or a clock outside the window.',
+      'An inbound transfer on its rail (ACH when it names none) carrying its reference, now (inside its window). The cents of amount_max choose how the payer pays: .01 pays 1.00 short, .02 pays in two halves, .03 pays 1.00 over, .04 pays under another reference, .05 pays in full at 10:00 New York the day after the window ends (late: the expected payment is overdue, the payment unmatched); any other amount pays amount_max. 409 invalid_state for an expected debit, one no longer open, or a clock outside the window.',
     params: idParam,
     errors: ['invalid_state'],
     output: ExpectedPayment,

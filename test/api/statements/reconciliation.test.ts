@@ -106,10 +106,20 @@ describe('the payer, by magic cents', () => {
       amount_max: '41.50',
     });
     expect(range).toMatchObject({ state: 'matched', amount_matched: 41.03 });
+    // A late payer: nothing now; it pays the day after the window ends, too late to match.
+    const late = await pay(m, (await expecting(m, '40.05')).id);
+    expect(late).toMatchObject({ state: 'unmatched', amount_matched: 0 });
     // Three days later, what is still open is overdue, dated at the window's end.
     await t.post(m, '/v1/clock/advance', { seconds: 4 * 86_400 });
+    await t.post(m, '/v1/clock/advance', { seconds: 60 }); // the late payment, booked in the advance, is read after it
     const overdue = ((await t.get(m, '/v1/expected_payments?state=overdue')).body.data as Json[]).length;
-    expect(overdue).toBe(3); // the short one, the overpaid one, the mis-referenced one
+    expect(overdue).toBe(4); // the short one, the overpaid one, the mis-referenced one, the late one
+    expect(await read(m, late.id)).toMatchObject({ state: 'overdue', amount_matched: 0 });
+    const arrived = ((await t.get(m, '/v1/inbound_transfers?limit=100')).body.data as Json[]).find(
+      (i) => i.reference === 'REF-40.05',
+    ) as Json;
+    expect(arrived).toMatchObject({ amount: 40.05 });
+    expect(Date.parse(String(arrived.created_at))).toBeGreaterThan(Date.parse('2031-03-07T05:00:00Z'));
   });
 
   it('cancels an open one; refuses impossible windows and amounts, and writes nothing', async () => {
