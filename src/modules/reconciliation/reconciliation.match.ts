@@ -35,10 +35,10 @@ export interface MatchOutcome {
 /** Whether a movement carries the reference: as its own reference, or in its description. */
 export function carries(movement: Movement, reference: string): boolean {
   const wanted = reference.trim().toLowerCase();
-  return (
-    movement.reference?.trim().toLowerCase() === wanted ||
-    (movement.description?.toLowerCase().includes(wanted) ?? false)
-  );
+  if (movement.reference?.trim().toLowerCase() === wanted) return true;
+  // In a description, as a word of its own: INV-1 is not in "INV-10".
+  const escaped = wanted.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^a-z0-9])${escaped}($|[^a-z0-9])`, 'i').test(movement.description ?? '');
 }
 
 export function matchMovements(expected: Expectation, movements: readonly Movement[]): MatchOutcome {

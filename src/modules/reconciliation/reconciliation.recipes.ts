@@ -40,7 +40,8 @@ function expected(type: string, drives: string, then: 'none' | 'pay' | 'short' |
     (set) => {
       expectedInput(set, new Date()); // checks the overrides before anything runs
       return async (d) => {
-        const amount = then === 'short' ? '25.01' : then === 'pay' ? '25.00' : undefined;
+        // Paid short takes the .01 magic cents; the others take the override, or 25.00.
+        const amount = then === 'short' ? '25.01' : undefined;
         const row = await createExpectedPayment(d.context(), expectedInput(set, d.now(), amount));
         if (then === 'pay' || then === 'short') await simulatePayment(d.context(), row.id);
         if (then === 'cancel') await cancelExpectedPayment(d.context(), row.id);
@@ -60,12 +61,12 @@ export const reconciliationRecipes: Recipe[] = [
   ),
   expected(
     'expected_payment.matched',
-    'Expects a credit of 25.00 with a reference, and has its payer pay it by ACH at once: matched.',
+    'Expects a credit of 25.00 (or the amount given; its cents may choose a payer that does not match) with a reference, and has its payer pay it by ACH at once: matched.',
     'pay',
   ),
   expected(
     'expected_payment.partially_matched',
-    'Expects 25.01 with a reference; the payer pays 1.00 short (the .01 magic cents): partially matched.',
+    'Expects 25.01 with a reference (the amount override does not apply); the payer pays 1.00 short (the .01 magic cents): partially matched.',
     'short',
   ),
   expected(

@@ -4,13 +4,12 @@ import { change, commit } from '../../db/commit.ts';
 import { objectEvent } from '../../db/outbox.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { type StatefulKind, step } from '../../db/step.ts';
-import { addCalendarDays, nyDateOf, nyInstant } from '../../kernel/calendar.ts';
 import { FixedClock } from '../../kernel/clock.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
-import { formatDecimal, parseAmount } from '../../kernel/money.ts';
 import type { ListQuery, Page } from '../../kernel/pagination.ts';
 import { dbOf, inContextTx, type ServiceContext } from '../context.ts';
+import { amountsOf, windowOf } from './reconciliation.input.ts';
 import {
   type ExpectedPaymentEvent,
   type ExpectedPaymentState,
@@ -35,68 +34,6 @@ export const expectedPaymentKind: StatefulKind<
   table: expectedPayments,
   event: (row) => objectEvent(row, `expected_payment.${row.state}`, expectedPaymentResource(row)),
 };
-
-const MAX_WINDOW_DAYS = 366;
-
-function amountsOf(input: CreateExpectedPaymentInput): { min: bigint; max: bigint } {
-  const exact = input.amount !== undefined;
-  const range = input.amount_min !== undefined || input.amount_max !== undefined;
-  if (exact === range)
-    throw new SandbankError('parameter_invalid', {
-      param: exact ? 'amount_min' : 'amount',
-      message: 'Give either amount, or amount_min and amount_max.',
-    });
-  if (exact) {
-    const amount = parseAmount(input.amount, 'USD', { min: 1n });
-    return { min: amount, max: amount };
-  }
-  if (input.amount_min === undefined || input.amount_max === undefined)
-    throw new SandbankError('parameter_missing', {
-      param: input.amount_min === undefined ? 'amount_min' : 'amount_max',
-      message: 'A range needs both amount_min and amount_max.',
-    });
-  const min = parseAmount(input.amount_min, 'USD', { min: 1n, param: 'amount_min' });
-  const max = parseAmount(input.amount_max, 'USD', { min: 1n, param: 'amount_max' });
-  if (min > max)
-    throw new SandbankError('parameter_invalid', {
-      param: 'amount_max',
-      message: `amount_max (${formatDecimal(max, 'USD')}) is below amount_min (${formatDecimal(min, 'USD')}).`,
-    });
-  return { min, max };
-}
-
-/** The window: its days and its instants, from midnight (New York) of date_from to midnight ending date_to. */
-function windowOf(
-  input: CreateExpectedPaymentInput,
-  now: Date,
-): { from: string; to: string; start: Date; end: Date } {
-  if ((input.date_to === undefined) === (input.days === undefined))
-    throw new SandbankError('parameter_invalid', {
-      param: input.date_to === undefined ? 'date_to' : 'days',
-      message: "Give the window's end as date_to, or its length as days (one of the two).",
-    });
-  const from = input.date_from ?? nyDateOf(now);
-  const to = input.date_to ?? addCalendarDays(from, (input.days as number) - 1);
-  const start = nyInstant(from, '00:00');
-  const end = nyInstant(addCalendarDays(to, 1), '00:00');
-  const days = Math.round((end.getTime() - start.getTime()) / 86_400_000);
-  if (end.getTime() <= start.getTime())
-    throw new SandbankError('parameter_invalid', {
-      param: 'date_to',
-      message: `date_to (${to}) is before date_from (${from}).`,
-    });
-  if (days > MAX_WINDOW_DAYS)
-    throw new SandbankError('parameter_invalid', {
-      param: 'date_to',
-      message: `The window is ${days} days; at most ${MAX_WINDOW_DAYS}.`,
-    });
-  if (end.getTime() <= now.getTime())
-    throw new SandbankError('parameter_invalid', {
-      param: 'date_to',
-      message: `The window has already ended on the merchant's clock (${now.toISOString()}): nothing could still arrive in it.`,
-    });
-  return { from, to, start, end };
-}
 
 /** POST /v1/expected_payments: money the merchant expects, matched from now on. */
 export async function createExpectedPayment(
@@ -210,7 +147,9 @@ async function reconcileOne(
         booked_at: m.bookedAt.toISOString(),
       })),
     ];
-    const at = { clock: new FixedClock(last.bookedAt), publicUrl: ctx.publicUrl };
+    // A movement booked before the expected payment was created matches it as of its creation.
+    const when = new Date(Math.max(last.bookedAt.getTime(), row.updatedAt.getTime()));
+    const at = { clock: new FixedClock(when), publicUrl: ctx.publicUrl };
     current = await step(
       tx,
       at,
@@ -220,7 +159,7 @@ async function reconcileOne(
       {
         amountMatched: outcome.total,
         matches,
-        ...(outcome.state === 'matched' ? { matchedAt: last.bookedAt } : {}),
+        ...(outcome.state === 'matched' ? { matchedAt: when } : {}),
       },
     );
   }
@@ -238,6 +177,9 @@ async function reconcileOne(
  */
 export async function reconcile(ctx: ServiceContext, until: Date = ctx.clock.now()): Promise<void> {
   await inContextTx(ctx, async (tx) => {
+    // One reconciliation of a merchant at a time: two that lock different open rows would otherwise
+    // both find a movement free and race to take it.
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`reconcile:${ctx.merchant.id}`}))`);
     const open = await tx
       .select()
       .from(expectedPayments)

@@ -34,7 +34,7 @@ function paymentsFor(row: ExpectedPaymentRow): { amount: bigint; reference: stri
   const reference = row.reference;
   switch (cents) {
     case '01':
-      return [{ amount: row.amountMax - ONE_DOLLAR, reference }];
+      return [{ amount: row.amountMax > ONE_DOLLAR ? row.amountMax - ONE_DOLLAR : 1n, reference }];
     case '02': {
       const half = row.amountMax / 2n;
       return [

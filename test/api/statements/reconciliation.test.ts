@@ -152,6 +152,8 @@ describe('the payer, by magic cents', () => {
     );
     await refuse({ ...base, amount_min: '5.00', days: 2 }, 400, 'parameter_invalid');
     await refuse({ ...base, amount: '-1', days: 2 }, 400, 'amount_invalid');
+    await refuse({ ...base, amount: '100000000000000000000', days: 2 }, 400, 'amount_invalid');
+    await refuse({ ...base, date_from: '9998-12-31', days: 366 }, 400, 'parameter_invalid');
     const debit = await t.post(m, '/v1/expected_payments', { ...base, direction: 'debit', days: 2 });
     expect((await t.post(m, `/v1/simulate/expected_payments/${debit.body.id}/pay`)).status).toBe(409);
   });
