@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { type SQL, sql } from 'drizzle-orm';
 import { newId } from '../kernel/ids.ts';
 import { RawJson, toWireJson } from '../kernel/wire-json.ts';
@@ -33,6 +34,19 @@ export type EventFanOut = (createdEvents: SQL) => SQL;
 const NO_FAN_OUT: EventFanOut = () => sql`deliveries AS (SELECT NULL::text AS event_id WHERE false)`;
 let deliveriesCte: EventFanOut = NO_FAN_OUT;
 
+/** Set while a caller writes events that fan out to nothing (withoutFanOut). */
+const quiet = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `work` with the events it writes fanned out to nothing: stored and announced, delivered by
+ * no webhook (a conformance run delivers its objects' events itself, to the endpoint it judges).
+ * Only for work that writes in a transaction of its own caller: the group commit builds its
+ * statements outside the caller's async context.
+ */
+export function withoutFanOut<T>(work: () => Promise<T>): Promise<T> {
+  return quiet.run(true, work);
+}
+
 /** Sets what every event fans out to (registered once at start-up, src/modules/index.ts). */
 export function registerEventFanOut(fanOut: EventFanOut): void {
   deliveriesCte = fanOut;
@@ -48,7 +62,8 @@ export function registerEventFanOut(fanOut: EventFanOut): void {
  * `(SELECT count(*) FROM announced)`.
  */
 export function fanOut(createdEvents: SQL): SQL {
-  return sql`${deliveriesCte(createdEvents)},
+  const deliveries = quiet.getStore() ? NO_FAN_OUT : deliveriesCte;
+  return sql`${deliveries(createdEvents)},
   announced AS (SELECT ${announcement('e')} AS notified FROM ${createdEvents} e)`;
 }
 

@@ -234,6 +234,8 @@ export class WebhookTransport {
       body: Buffer.concat(chunks)
         .toString('utf8')
         .slice(0, request.responseCap)
+        // A cut in the middle of a surrogate pair would leave half a character Postgres refuses.
+        .toWellFormed()
         .replaceAll('\u0000', '\uFFFD'),
     };
   }

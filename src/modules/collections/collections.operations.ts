@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SandbankError } from '../../kernel/errors.ts';
+import { tapped } from '../../kernel/object-taps.ts';
 import { listQuerySchema } from '../../kernel/pagination.ts';
 import { completeChallengeSchema } from '../../kernel/wire-schemas.ts';
 import { loadPayment } from '../card-payments/card-payments.rows.ts';
@@ -18,8 +19,15 @@ import {
   createCollectionSchema,
   payCollectionFieldCodes,
   payCollectionSchema,
+  updateCollectionSchema,
 } from './collections.schema.ts';
-import { cancelCollection, createCollection, getCollection, listCollections } from './collections.service.ts';
+import {
+  cancelCollection,
+  createCollection,
+  getCollection,
+  listCollections,
+  updateCollection,
+} from './collections.service.ts';
 
 /** The operations on collections, each declared once: its REST route and its GraphQL field. */
 
@@ -86,12 +94,29 @@ export const collectionOperations = [
     summary: 'Get a collection by its reference (or id), with its payments',
     params: referenceParam,
     output: Collection,
-    run: (ctx, { params }) => getCollection(ctx, params.reference),
+    run: (ctx, { params }) =>
+      tapped(ctx.merchant.id, params.reference, 'read', () => getCollection(ctx, params.reference)),
     answer: {
       wire: CollectionWithPaymentsWire,
       render: (detail, rc) => collectionWithPaymentsResource(detail, rc.publicUrl),
     },
     graphql: { name: 'collection' },
+  }),
+  defineOperation({
+    name: 'updateCollection',
+    method: 'post',
+    path: '/collections/{reference}',
+    tags: TAGS,
+    summary: "Merge keys into a collection's metadata, or set its description (no event)",
+    params: referenceParam,
+    body: updateCollectionSchema,
+    output: Collection,
+    run: (ctx, { params, body }) =>
+      tapped(ctx.merchant.id, params.reference, 'write', () => updateCollection(ctx, params.reference, body)),
+    graphql: {
+      inputArg: { name: 'input', description: 'What to change.', type: 'UpdateCollectionInput' },
+      reload: getCollection,
+    },
   }),
   defineOperation({
     name: 'cancelCollection',
@@ -102,7 +127,8 @@ export const collectionOperations = [
     params: referenceParam,
     errors: ['invalid_state'],
     output: Collection,
-    run: (ctx, { params }) => cancelCollection(ctx, params.reference),
+    run: (ctx, { params }) =>
+      tapped(ctx.merchant.id, params.reference, 'write', () => cancelCollection(ctx, params.reference)),
     graphql: { reload: getCollection },
   }),
   // GraphQL's simulateCollectionPayment is written by hand (collections.graphql.ts): its arguments

@@ -48,6 +48,25 @@ export const createCollectionSchema = z.strictObject({
 /** POST /v1/collect's body as parsed: createCollection's input. */
 export type CreateCollectionInput = z.output<typeof createCollectionSchema>;
 
+/** POST /v1/collections/{reference}: what a collection's owner may change after creating it. */
+export const updateCollectionSchema = z.strictObject({
+  metadata: z
+    .record(z.string().min(1).max(40), z.string().max(500))
+    .optional()
+    .describe(
+      'Keys merged into the metadata (up to 50 in all, keys ≤ 40 chars, values ≤ 500); a key set to "" is removed.',
+    ),
+  description: z
+    .string()
+    .max(1000)
+    .nullable()
+    .optional()
+    .describe('Shown to the payer at checkout (up to 1000 characters); null clears it.'),
+});
+
+/** POST /v1/collections/{reference}'s body as parsed: updateCollection's input. */
+export type UpdateCollectionInput = z.output<typeof updateCollectionSchema>;
+
 export const createCollectionFieldCodes: FieldCodes = {
   amount: 'amount_invalid',
   currency: 'currency_unsupported',

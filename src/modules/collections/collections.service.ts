@@ -20,7 +20,7 @@ import type { TransferRow } from '../transfers/transfers.resource.ts';
 import { byReference, type CollectionWithRelations, findDetail } from './collections.detail.ts';
 import { type CollectionEvent, type CollectionState, collectionMachine } from './collections.machine.ts';
 import { type AttemptRow, type CollectionRow, collectionResource } from './collections.resource.ts';
-import type { CreateCollectionInput } from './collections.schema.ts';
+import type { CreateCollectionInput, UpdateCollectionInput } from './collections.schema.ts';
 import { collections, paymentAttempts } from './collections.table.ts';
 
 /** 0.01 to 999,999.99 USD. */
@@ -237,6 +237,42 @@ export async function cancelCollection(ctx: ServiceContext, reference: string): 
   return inContextTx(ctx, async (tx) => {
     const row = await loadCollection(tx, ctx, reference);
     return transitionCollection(tx, ctx, row, 'cancel');
+  });
+}
+
+/**
+ * Merges metadata keys into a collection (a key set to "" is removed) and sets or clears its
+ * description, in any state. Not a change of state: no event, as a payment provider's metadata
+ * update sends none.
+ */
+export async function updateCollection(
+  ctx: ServiceContext,
+  reference: string,
+  input: UpdateCollectionInput,
+): Promise<CollectionRow> {
+  return inContextTx(ctx, async (tx) => {
+    const row = await lockCollection(tx, ctx, reference);
+    const metadata = { ...row.metadata };
+    for (const [key, value] of Object.entries(input.metadata ?? {})) {
+      if (value === '') delete metadata[key];
+      else metadata[key] = value;
+    }
+    if (Object.keys(metadata).length > 50)
+      throw new SandbankError('parameter_invalid', {
+        param: 'metadata',
+        message: 'metadata has at most 50 keys (the collection would have more).',
+      });
+    const [updated] = await tx
+      .update(collections)
+      .set({
+        metadata,
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        updatedAt: ctx.clock.now(),
+      })
+      .where(eq(collections.id, row.id))
+      .returning();
+    if (!updated) throw notFound(reference);
+    return updated;
   });
 }
 

@@ -37,11 +37,16 @@ function render(node: XmlNode, depth: number, out: string[]): void {
   out.push(`${pad}</${name}>`);
 }
 
+/** An XML document whose root element is `root`, with the XML declaration. */
+export function xmlDocument(root: XmlNode): string {
+  const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  render(root, 0, out);
+  return `${out.join('\n')}\n`;
+}
+
 /** An ISO 20022 message: `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:<message>">` around `body`. */
 export function isoDocument(message: string, body: XmlNode): string {
-  const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  render(['Document', [body], { xmlns: `urn:iso:std:iso:20022:tech:xsd:${message}` }], 0, out);
-  return `${out.join('\n')}\n`;
+  return xmlDocument(['Document', [body], { xmlns: `urn:iso:std:iso:20022:tech:xsd:${message}` }]);
 }
 
 /** Text cut to an ISO 20022 MaxNText's length, in characters (never half a surrogate pair). */

@@ -20,6 +20,21 @@ const ALIAS = 'Another name for enabled_events.';
 
 export const createEndpointSchema = z.strictObject({
   url: webhookUrl.describe(URL_TEXT),
+  secret: z
+    .string()
+    .regex(
+      /^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/,
+      'a secret is whsec_ followed by the base64 of 24 to 64 bytes',
+    )
+    .refine((value) => {
+      const bytes = Buffer.from(value.slice(6), 'base64');
+      // Standard base64 only: what strict decoders of other languages read back the same.
+      return bytes.length >= 24 && bytes.length <= 64 && bytes.toString('base64') === value.slice(6);
+    }, 'a secret is whsec_ followed by the base64 of 24 to 64 bytes')
+    .optional()
+    .describe(
+      'The signing secret to use (whsec_ + base64 of 24 to 64 bytes), when your receiver already has one configured; default a fresh one.',
+    ),
   enabled_events: eventsList.optional().describe('Event types, or ["*"] (the default).'),
   events: eventsList.optional().describe(ALIAS),
   description: z.string().max(500).optional().describe(NOTE),

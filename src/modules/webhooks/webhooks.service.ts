@@ -59,7 +59,7 @@ async function insertEndpoint(
     description: input.description ?? null,
     enabledEvents: input.enabled_events ?? input.events ?? ['*'],
     enabled: true,
-    secret: generateSecret(),
+    secret: input.secret ?? generateSecret(),
     previousSecret: null,
     previousSecretExpiresAt: null,
     failingSince: null,

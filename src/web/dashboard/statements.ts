@@ -36,7 +36,7 @@ import { csrfField, formValue, type Html, money, takeFlash } from './ui.ts';
 const BASE = '/dashboard/statements';
 
 /** A file as a download, as the REST route answers it. */
-const sendFile = (c: Context<DashEnv>, file: FileAnswer) =>
+export const sendFile = (c: Context<DashEnv>, file: FileAnswer) =>
   c.body(file.body, 200, {
     'content-type': file.contentType,
     'content-disposition': `attachment; filename="${file.filename}"`,

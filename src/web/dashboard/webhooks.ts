@@ -20,6 +20,7 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../../modules/webhooks/webhooks.service.ts';
+import { conformanceSection } from './conformance.ts';
 import { redeliveryOutcome } from './deliveries.ts';
 import { bodyOfForm, cursorOf, submitForm } from './form-submit.ts';
 import { shell } from './layout.ts';
@@ -114,6 +115,7 @@ ${endpointCard(c, endpoint)}
   <h2>Delivery log <span class="muted small">live · newest event first</span></h2>
   <div data-live-refresh="${fragment}" data-live-on="any" data-testid="delivery-log">${await deliveryLog(c, svc, endpoint.id)}</div>
 </section>
+${await conformanceSection(c, svc, endpoint.id)}
 <section class="card">
   <h2>Edit</h2>
   ${editForm(c, flash, endpoint)}
