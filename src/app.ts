@@ -9,6 +9,7 @@ import { type LazyYoga, lazyYoga, printedSchemaOnce } from './api/graphql/lazy.t
 import { buildRestApp } from './api/rest/app.ts';
 import type { AppDeps } from './deps.ts';
 import { MAX_BODY_BYTES } from './http/body-limit.ts';
+import { graphqlRequestRecord } from './http/request-log-record.ts';
 import { pageSecurityHeaders } from './http/security.ts';
 import { refuseUnstorableInput, refuseUnstorablePath } from './http/storable-text.ts';
 import { SandbankError } from './kernel/errors.ts';
@@ -18,7 +19,9 @@ import { countWebhookChaosInto } from './modules/chaos/chaos.service.ts';
 import { bindFixtureDispatcher, FIXTURE_STEP } from './modules/fixtures/fixtures.service.ts';
 import { registerModules } from './modules/index.ts';
 import { registerReactions } from './modules/reactions.ts';
+import { requestLogWriter } from './modules/request-log/request-log.writer.ts';
 import type { Metrics } from './observability.ts';
+import { keepGraphQLAnswer, type RequestLogCapture, requestLogCapture } from './request-log-capture.ts';
 import { retryAfterOf, sendError, toSandbankError } from './rest/render.ts';
 import type { RestEnv } from './rest/types.ts';
 import { buildChallengePages } from './web/challenge.ts';
@@ -64,10 +67,13 @@ export function buildApp({
     countWebhookChaosInto((fault, status) => metrics.chaos.inc({ fault, status }));
   }
   const app = new Hono<RestEnv>();
+  // The request log (docs/guide/request-log.md): set once the REST app is built, null when it is off.
+  let capture: RequestLogCapture | null = null;
 
   app.use('*', async (c, next) => {
     const requestId = newId('request');
     const started = performance.now();
+    const arrived = capture ? Date.now() : 0;
     c.set('deps', deps);
     c.set('requestId', requestId);
     if (metrics) metrics.inFlight.value++;
@@ -85,6 +91,14 @@ export function buildApp({
     metrics?.duration.observe({ method: c.req.method, route }, seconds);
     for (const fault of c.get('chaosFaults') ?? [])
       metrics?.chaos.inc({ fault, status: String(c.res.status) });
+    if (capture && isApiPath(c.req.path)) {
+      try {
+        const reading = capture(c, arrived, Math.round(seconds * 1000));
+        if (reading) await reading;
+      } catch (error) {
+        deps.logger.warn({ err: error, request_id: requestId }, 'request log: the request was not captured');
+      }
+    }
     const level = c.res.status >= 500 ? 'error' : 'debug';
     deps.logger[level](
       {
@@ -126,6 +140,8 @@ export function buildApp({
   );
   const rest = buildRestApp(deps.rateLimitPerSecond);
   app.route('/v1', rest);
+  const writer = requestLogWriter(deps.database.db, deps.requestLog, deps.logger);
+  if (writer.settings.enabled) capture = requestLogCapture(deps, writer, rest);
   // Fixtures run each step as a request to this app, as the merchant that applies them.
   bindFixtureDispatcher(deps.database.db, {
     async send(principal, { method, path, body }) {
@@ -184,9 +200,12 @@ export function buildApp({
   const inLane = graphqlLanes();
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', async (c) => {
     const chaos: GraphQLChaosRecord = { injected: [], faults: [], retryAfter: null };
-    const response = await inLane(c.req.raw, async () =>
-      (await yoga()).fetch(c.req.raw, { deps, requestId: c.get('requestId'), chaos }),
+    const requestLog = capture ? graphqlRequestRecord() : undefined;
+    c.set('graphqlLog', requestLog);
+    const answer = await inLane(c.req.raw, async () =>
+      (await yoga()).fetch(c.req.raw, { deps, requestId: c.get('requestId'), chaos, requestLog }),
     );
+    const response = requestLog ? await keepGraphQLAnswer(answer, requestLog) : answer;
     if (chaos.injected.length === 0) return response;
     // Chaos faulted or slowed the operation (api/graphql/chaos.ts): said in headers, counted in /metrics.
     c.set('chaosFaults', chaos.faults);

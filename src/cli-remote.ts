@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { loadConfig } from './config.ts';
+import { CLI_USER_AGENT } from './user-agent.ts';
 
 /**
  * The CLI's commands that talk to the running server over its API with the merchant's secret key:
@@ -13,7 +14,7 @@ export type CliValues = Record<string, string | boolean | string[] | undefined>;
  * Calls the running server with the merchant's secret key (--key or SANDBANK_SECRET_KEY, --api or
  * PUBLIC_URL); answers the body's text, or throws saying why (`what` names the call in the message).
  */
-async function callServer(
+export async function callServer(
   command: string,
   what: string,
   values: CliValues,
@@ -33,6 +34,7 @@ async function callServer(
       method,
       headers: {
         authorization: `Bearer ${key}`,
+        'user-agent': CLI_USER_AGENT,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),

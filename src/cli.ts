@@ -21,6 +21,12 @@ const USAGE = `Usage:
                                              save the key's merchant's whole sandbox under a name, put it back
                                              (everything made since is gone, the clock as saved), or list them,
                                              through the running server (/v1/sandbox/snapshots)
+  sandbank logs tail [--api URL] [--key sk_test_...] [--status 4xx] [--json]
+                                             print the key's merchant's API requests as they happen, one line
+                                             each (time, method, path, status, operation, latency, request
+                                             id), from the running server's request log (GET /v1/requests);
+                                             --status keeps a status, a class or a list (402, 4xx, 400,5xx);
+                                             --json prints each request as JSON; Ctrl-C stops
   sandbank fixtures apply <file.json|name> [--api http://localhost:4242] [--key sk_test_...] [--json]
                                              run a fixture's steps as the key's merchant through the running
                                              server (POST /v1/simulate/fixtures): a JSON document file, or a
@@ -33,6 +39,14 @@ const USAGE = `Usage:
                                              metadata.order=A-1 ...); some types advance the merchant's clock
   sandbank trigger --list [--api URL] [--key sk_test_...]
                                              every event type with what it drives and the overrides it accepts
+  sandbank check-webhooks URL [--secret whsec_...] [--timeout-ms N] [--seed N] [--junit FILE] [--json]
+                             [--api URL] [--key sk_test_...]
+                                             judge the webhook handler at URL with the conformance suite
+                                             (signatures, replays, duplicates, order, slow work, retries,
+                                             unknown types and fields, secret rotation) and print the report;
+                                             uses the merchant's endpoint with that URL, or creates one
+                                             (--secret: the secret the handler already verifies with);
+                                             --junit writes the JUnit XML report; exit code 1 unless all pass
   sandbank test [--port N] -- COMMAND [ARGS...]
                                              start a Sandbank for a test run (in memory, a free port), run
                                              COMMAND with its url in SANDBANK_URL (node --test ...), stop it
@@ -94,6 +108,10 @@ async function run(argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       set: { type: 'string', multiple: true },
       list: { type: 'boolean' },
+      status: { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      seed: { type: 'string' },
+      junit: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -104,6 +122,10 @@ async function run(argv: string[]): Promise<number> {
   if (positionals[0] === 'fixtures' && positionals[1] === 'apply' && positionals.length === 3 && !values.help)
     return runFixturesApply(positionals[2] ?? '', values);
   if (positionals[0] === 'trigger' && !values.help) return runTrigger(positionals.slice(1), values);
+  if (positionals[0] === 'logs' && !values.help)
+    return (await import('./cli-logs.ts')).runLogs(positionals.slice(1), values);
+  if (positionals[0] === 'check-webhooks' && !values.help)
+    return (await import('./cli-check.ts')).runCheckWebhooks(positionals.slice(1), values);
   if (values.help || (command !== 'merchants create' && command !== 'keys roll')) {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;

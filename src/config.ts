@@ -8,6 +8,10 @@ import {
   parseSpreadConfig,
 } from './modules/fx/fx.rates.ts';
 import {
+  DEFAULT_REQUEST_LOG_SETTINGS,
+  type RequestLogSettings,
+} from './modules/request-log/request-log.writer.ts';
+import {
   chooseDatabase,
   type DatabaseChoice,
   DEFAULT_DATA_DIR,
@@ -51,6 +55,9 @@ const envSchema = z.object({
     .default(DEFAULT_SERVICE_CONFIG.merchantMcc),
   FX_RATES: z.string().optional(),
   FX_SPREAD: z.string().optional(),
+  REQUEST_LOG: z.enum(['on', 'off', '1', '0', 'true', 'false']).default('on'),
+  REQUEST_LOG_RETENTION_HOURS: whole(1, 8760, DEFAULT_REQUEST_LOG_SETTINGS.retentionHours),
+  REQUEST_LOG_MAX_PER_MERCHANT: whole(1, 1_000_000, DEFAULT_REQUEST_LOG_SETTINGS.maxPerMerchant),
 });
 
 export interface Config {
@@ -89,6 +96,11 @@ export interface Config {
    * taken off them (FX_SPREAD, a percentage).
    */
   services: ServiceConfig;
+  /**
+   * The request log: on or off (REQUEST_LOG), how long it keeps a request (REQUEST_LOG_RETENTION_HOURS,
+   * real time) and how many per merchant (REQUEST_LOG_MAX_PER_MERCHANT).
+   */
+  requestLog: RequestLogSettings;
 }
 
 /**
@@ -186,6 +198,11 @@ export function loadConfig(
             ? DEFAULT_SPREAD
             : configured('FX_SPREAD', () => parseSpreadConfig(e.FX_SPREAD as string)),
       },
+    },
+    requestLog: {
+      enabled: ['on', '1', 'true'].includes(e.REQUEST_LOG),
+      retentionHours: e.REQUEST_LOG_RETENTION_HOURS,
+      maxPerMerchant: e.REQUEST_LOG_MAX_PER_MERCHANT,
     },
   };
 }

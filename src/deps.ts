@@ -6,6 +6,7 @@ import type { ServiceConfig } from './modules/context.ts';
 import type { EventBus } from './modules/events/events.bus.ts';
 import type { CredentialWatch } from './modules/merchants/credential-watch.ts';
 import type { SignupLimiter } from './modules/merchants/signups.ts';
+import type { RequestLogSettings } from './modules/request-log/request-log.writer.ts';
 
 // AppDeps: what the adapters (REST, GraphQL, pages) are built from; server.ts (or a test) provides
 // it. The interface is src/modules/context.ts's, so that the adapters' kits name it without
@@ -31,6 +32,8 @@ declare module './modules/context.ts' {
     credentialWatch?: CredentialWatch;
     /** The cap on keyless sign-ups per client address (none when absent). */
     signups?: SignupLimiter;
+    /** The request log's settings (REQUEST_LOG, …_RETENTION_HOURS, …_MAX_PER_MERCHANT); the defaults when absent. */
+    requestLog?: RequestLogSettings;
   }
 }
 

@@ -11,6 +11,7 @@ import {
   type ListenOptions,
   resolveEventTypes,
 } from './listen-options.ts';
+import { CLI_USER_AGENT } from './user-agent.ts';
 
 export { defaultCursorFile } from './listen-cursor.ts';
 export {
@@ -26,9 +27,7 @@ const RECONNECT_DELAYS_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 /** While connected, GET /v1/events is read this often too (live delivery is at most once). */
 const RECONCILE_MS = 15_000;
 
-const SUBSCRIPTION = `subscription ($types: [String!]) {
-  events(types: $types) { id type }
-}`;
+const SUBSCRIPTION = `subscription ($types: [String!]) { events(types: $types) { id type } }`;
 
 /**
  * `sandbank listen --forward-to URL`: forwards the merchant's events to a local URL, signed per
@@ -276,7 +275,7 @@ class Listener {
     let response: Response;
     try {
       response = await fetch(`${this.#base}${path}`, {
-        headers: { authorization: `Bearer ${this.#options.key}` },
+        headers: { authorization: `Bearer ${this.#options.key}`, 'user-agent': CLI_USER_AGENT },
         signal: AbortSignal.any([this.#signal, AbortSignal.timeout(30_000)]),
       });
     } catch (error) {

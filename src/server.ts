@@ -20,6 +20,7 @@ import { registerModules } from './modules/index.ts';
 import { CredentialWatch } from './modules/merchants/credential-watch.ts';
 import { type DefaultMerchant, ensureDefaultMerchant } from './modules/merchants/default-merchant.ts';
 import { SignupLimiter } from './modules/merchants/signups.ts';
+import { flushRequestLog } from './modules/request-log/request-log.writer.ts';
 import { DeliveryPump } from './modules/webhooks/webhooks.pump.ts';
 import { createMetrics, type Metrics, trackLiveSubscriptions } from './observability.ts';
 
@@ -181,6 +182,7 @@ export async function startServer(
       eventBus,
       credentialWatch,
       signups: new SignupLimiter(config.signupsPerMinute),
+      requestLog: config.requestLog,
     };
     const yoga = lazyYoga(config.publicUrl);
     const app = buildApp({ deps, metrics, isReady: () => ready, yoga });
@@ -218,6 +220,8 @@ export async function startServer(
           });
           if ('closeIdleConnections' in server) server.closeIdleConnections();
         });
+        // The request log's last entries (those of the requests just finished) before the database goes.
+        await flushRequestLog(database.db);
         await database.close();
       })();
       return closing;

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SandbankEvent, WebhookReceiver, WebhookReceiverOptions } from './testing.ts';
+import { TESTING_USER_AGENT } from './user-agent.ts';
 
 /**
  * sandbank/testing's webhook receiver (a loopback HTTP server registered as the merchant's webhook
@@ -17,7 +18,7 @@ export async function call<T>(
   path: string,
   body?: unknown,
 ) {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { 'user-agent': TESTING_USER_AGENT };
   if (key) headers.authorization = `Bearer ${key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(`${base}/v1${path}`, {

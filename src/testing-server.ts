@@ -15,13 +15,25 @@ import type {
   StartSandbankOptions,
   WebhookReceiver,
 } from './testing.ts';
+import { checkWebhooks } from './testing-conformance.ts';
 import { call, startReceiver } from './testing-receiver.ts';
+import { expectRequestOf, requestsOf } from './testing-requests.ts';
 
 export function helpersFor(
   base: string,
   secretKey: string,
   receivers: Set<WebhookReceiver>,
-): Pick<SandbankMerchant, 'advanceClock' | 'reset' | 'snapshot' | 'restore' | 'webhookReceiver'> {
+): Pick<
+  SandbankMerchant,
+  | 'advanceClock'
+  | 'reset'
+  | 'snapshot'
+  | 'restore'
+  | 'webhookReceiver'
+  | 'requests'
+  | 'expectRequest'
+  | 'checkWebhooks'
+> {
   return {
     advanceClock: (by) =>
       call<SandbankClock>(
@@ -47,6 +59,9 @@ export function helpersFor(
       receivers.add(receiver);
       return receiver;
     },
+    requests: (options) => requestsOf(base, secretKey, options),
+    expectRequest: (match) => expectRequestOf(base, secretKey, match),
+    checkWebhooks: (options) => checkWebhooks(base, secretKey, options),
   };
 }
 

@@ -116,6 +116,94 @@ export interface WebhookReceiverOptions {
   events?: string[];
 }
 
+/** One API request of the merchant, as its request log keeps it (GET /v1/requests; docs/guide/request-log.md). */
+export interface SandbankRequest {
+  /** The request's Request-Id (req_…). */
+  id: string;
+  object: 'request_log';
+  method: string;
+  /** The path without the query string (/v1/card_payments, /graphql). */
+  path: string;
+  /** REST's operationId (createCardPayment) or the GraphQL operation's name; null when no route matched. */
+  operation: string | null;
+  /** The answer's HTTP status. */
+  status_code: number;
+  /** The error's code when the answer was an error (card_declined); null otherwise. */
+  error_code: string | null;
+  idempotency_key: string | null;
+  latency_ms: number;
+  /** api, dashboard, cli, or testing (these helpers' own requests). */
+  source: 'api' | 'dashboard' | 'cli' | 'testing';
+  query: string | null;
+  /** When it arrived (ISO 8601, real time). */
+  created_at: string;
+  [field: string]: unknown;
+}
+
+/** A request with its bodies, as expectRequest() answers it: JSON text, card data and secrets masked. */
+export interface SandbankRequestDetail extends SandbankRequest {
+  request_body: string | null;
+  response_body: string | null;
+}
+
+/** Which requests requests() reads; each option narrows them. */
+export interface SandbankRequestsOptions {
+  /** Only requests that arrived at or after this instant (ISO 8601, or a Date). */
+  since?: string | Date;
+  /** REST's operationId or the GraphQL operation's name. */
+  operation?: string;
+  /** A status (402), a class ('4xx') or a comma-separated list ('400,5xx'). */
+  status?: number | string;
+  method?: string;
+  /** A path (/v1/collect), or a prefix ending in * (/v1/card_payments*). */
+  path?: string;
+  idempotencyKey?: string;
+  /** Include these helpers' own requests (source testing: advanceClock, snapshot…); default false. */
+  includeTesting?: boolean;
+}
+
+/** What expectRequest() looks for: every field given must match. */
+export type SandbankRequestMatch = Omit<SandbankRequestsOptions, 'includeTesting'>;
+
+/** What checkWebhooks() judges, and how. */
+export interface CheckWebhooksOptions {
+  /** The handler's URL: the merchant's endpoint with that URL is used, else one is created. */
+  url: string;
+  /** The secret the handler verifies with, for an endpoint created now (whsec_ + base64 of 24 to 64 bytes). */
+  secret?: string;
+  /** How long each delivery may take to be answered, ms (1000-15000, default 5000). */
+  timeoutMs?: number;
+  /** Draw the amounts and forged bytes from this seed (the run reports the one it used). */
+  seed?: number;
+}
+
+/** One scenario of a conformance run: what a correct handler does, and what this one did. */
+export interface WebhookConformanceScenario {
+  id: string;
+  title: string;
+  expectation: string;
+  outcome: 'passed' | 'failed' | 'timed_out' | 'pending';
+  /** Why it failed or timed out, naming the deliveries and calls that show it; null when it passed. */
+  explanation: string | null;
+  [field: string]: unknown;
+}
+
+/** A conformance run as it ended (docs/guide/webhook-conformance.md), with its failures picked out. */
+export interface WebhookConformanceReport {
+  id: string;
+  object: 'webhook_conformance_run';
+  endpoint_id: string;
+  url: string;
+  state: 'running' | 'passed' | 'failed' | 'interrupted';
+  seed: number;
+  summary: { total: number; passed: number; failed: number; timed_out: number; pending: number };
+  scenarios: WebhookConformanceScenario[];
+  /** The scenarios that did not pass: empty for a handler that does everything right. */
+  failures: WebhookConformanceScenario[];
+  junit_url: string;
+  [field: string]: unknown;
+}
+
 /** A merchant and the helpers that act for it (its own key on every request). */
 export interface SandbankMerchant {
   id: string;
@@ -138,6 +226,18 @@ export interface SandbankMerchant {
   restore(name: string): Promise<SandboxSnapshot>;
   /** Starts a loopback HTTP receiver registered as a webhook endpoint of this merchant. */
   webhookReceiver(options?: WebhookReceiverOptions): Promise<WebhookReceiver>;
+  /**
+   * The merchant's API requests from its request log, oldest first, without their bodies; these
+   * helpers' own requests are left out unless `includeTesting`.
+   */
+  requests(options?: SandbankRequestsOptions): Promise<SandbankRequest[]>;
+  /**
+   * The newest request that matches (with its bodies); throws an Error naming what was expected and
+   * listing the requests made (method path → status, operation) when none does.
+   */
+  expectRequest(match: SandbankRequestMatch): Promise<SandbankRequestDetail>;
+  /** Judges the webhook handler at `url` with the conformance suite; answers the report once it has ended. */
+  checkWebhooks(options: CheckWebhooksOptions): Promise<WebhookConformanceReport>;
 }
 
 export interface Sandbank extends SandbankMerchant {

@@ -97,6 +97,11 @@ export const ERROR_REGISTRY = {
     'A request with this Idempotency-Key is still being processed.',
     true,
   ),
+  conformance_run_in_progress: spec(
+    409,
+    'conflict_error',
+    'A conformance run is already going on this endpoint (or the merchant has as many going as it may); wait for it to end.',
+  ),
   duplicate_reference: spec(409, 'conflict_error', 'A collection with this reference already exists.'),
   invalid_state: spec(409, 'conflict_error', 'The object is not in a state that allows this operation.'),
   time_frame_passed: spec(
@@ -212,6 +217,15 @@ export const ERROR_REGISTRY = {
       503,
       'api_error',
       "The sandbox's database cannot be reached right now. Retry after the time in Retry-After (a POST with the same Idempotency-Key).",
+      true,
+    ),
+    retryAfter: 1,
+  },
+  conformance_fault: {
+    ...spec(
+      503,
+      'api_error',
+      'A webhook conformance run failed this call on purpose, to see how the handler under test recovers; nothing was done. Retry the request.',
       true,
     ),
     retryAfter: 1,

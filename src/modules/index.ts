@@ -8,6 +8,7 @@ import cards from './cards/index.ts';
 import chaos from './chaos/index.ts';
 import clock from './clock/index.ts';
 import collections from './collections/index.ts';
+import conformance from './conformance/index.ts';
 import counterparties from './counterparties/index.ts';
 import dashboard from './dashboard/index.ts';
 import disputes from './disputes/index.ts';
@@ -24,6 +25,7 @@ import nocs from './nocs/index.ts';
 import paymentRequests from './payment-requests/index.ts';
 import reconciliation from './reconciliation/index.ts';
 import { registerManifests } from './registry.ts';
+import requestLog from './request-log/index.ts';
 import sandbox from './sandbox/index.ts';
 import scheduler from './scheduler/index.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
@@ -64,7 +66,9 @@ export const MODULES: readonly ModuleManifest[] = [
   trigger,
   events,
   webhooks,
+  conformance,
   idempotency,
+  requestLog,
   scheduler,
   dashboard,
   cards,

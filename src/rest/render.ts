@@ -10,7 +10,9 @@ import type { RestEnv } from './types.ts';
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
 export function sendJson(c: Context<RestEnv>, status: number, body: unknown): Response {
-  return c.body(toWireJson(body), status as ContentfulStatusCode, JSON_HEADERS);
+  const text = toWireJson(body);
+  c.set('responseText', text);
+  return c.body(text, status as ContentfulStatusCode, JSON_HEADERS);
 }
 
 /** A single object: its fields beside "status": "success". */

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHandler as startBuggy } from '../../examples/webhook-handlers/buggy.mjs';
+import { startHandler as startCorrect } from '../../examples/webhook-handlers/correct.mjs';
 import {
   type Sandbank,
   sandbankGlobalSetup,
@@ -132,6 +134,72 @@ describe('startSandbank', () => {
     await theirs.close();
     const endpoints = await rest<{ data: unknown[] }>(sandbank, other.secretKey, '/webhook_endpoints');
     expect(endpoints.data).toEqual([]);
+  });
+
+  it('requests() and expectRequest(): the request log, the helpers’ own requests left out', async () => {
+    const shop = await sandbank.newMerchant('Logged shop');
+    const since = new Date();
+    await collect(sandbank.url, shop.secretKey, 4);
+    const declined = await fetch(`${sandbank.url}/v1/card_payments`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${shop.secretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        amount: 5,
+        currency: 'USD',
+        card: { number: '4000000000000002', exp_month: 12, exp_year: 2099, cvc: '123' },
+      }),
+    });
+    expect(declined.status).toBe(402);
+    await shop.advanceClock({ seconds: 60 });
+    const seen = await shop.requests({ since });
+    expect(seen.map((r) => `${r.method} ${r.path} → ${r.status_code} ${r.operation}`)).toEqual([
+      'POST /v1/collect → 200 createCollection',
+      'POST /v1/card_payments → 402 createCardPayment',
+    ]);
+    const all = await shop.requests({ includeTesting: true });
+    expect(all.map((r) => [r.operation, r.source])).toContainEqual(['advanceClock', 'testing']);
+    expect((await shop.requests({ status: '4xx' })).map((r) => r.error_code)).toEqual(['card_declined']);
+
+    const paid = await shop.expectRequest({ operation: 'createCardPayment', status: 402, since });
+    expect(paid).toMatchObject({ id: declined.headers.get('request-id'), error_code: 'card_declined' });
+    expect(paid.request_body).toContain('"number":"****0002"');
+    expect(paid.request_body).not.toContain('4000000000000002');
+    await expect(shop.expectRequest({ operation: 'createPayout', status: 200 })).rejects.toThrow(
+      'Sandbank: expected a request with operation createPayout, status 200; 2 were made (oldest first):\n' +
+        '  POST /v1/collect → 200 (createCollection)\n' +
+        '  POST /v1/card_payments → 402 card_declined (createCardPayment)',
+    );
+  });
+});
+
+describe('checkWebhooks', () => {
+  it('passes the correct sample handler and lists what the buggy one gets wrong', async () => {
+    const sandbank = await startSandbank();
+    const secret = `whsec_${Buffer.from('a conformance secret of 32 bytes').toString('base64')}`;
+    const correct = await startCorrect({ api: sandbank.url, key: sandbank.secretKey, secret });
+    const buggy = await startBuggy({ api: sandbank.url, key: sandbank.secretKey });
+    try {
+      const good = await sandbank.checkWebhooks({ url: correct.url, secret, timeoutMs: 3000 });
+      expect(good.failures.map((f) => `${f.id}: ${f.explanation}`)).toEqual([]);
+      expect(good).toMatchObject({ state: 'passed', summary: { total: 13, passed: 13 } });
+      const bad = await sandbank.checkWebhooks({ url: buggy.url, timeoutMs: 2000, seed: 3 });
+      expect(bad.seed).toBe(3);
+      expect(bad.failures.map((f) => f.id)).toEqual([
+        'signature_invalid',
+        'signature_wrong_secret',
+        'timestamp_stale',
+        'signature_missing',
+        'duplicate_sequential',
+        'duplicate_concurrent',
+        'out_of_order',
+        'slow_acknowledgement',
+        'unknown_event_type',
+      ]);
+    } finally {
+      await correct.close();
+      await buggy.close();
+      await sandbank.close();
+    }
   });
 });
 

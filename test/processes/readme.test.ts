@@ -63,6 +63,8 @@ const NOT_RUN_HERE: Record<string, string> = {
   'export PK=pk_test_...': "this file exports PK: the public key of each section's own merchant",
   "npx sandbank listen --api $BASE --key $SK --forward-to http://localhost:3000/webhooks --events 'collection.*'":
     'test/processes/listen.test.ts runs sandbank listen against a real server and a loopback receiver',
+  'npx sandbank check-webhooks http://localhost:3000/webhooks --secret whsec_... --api $BASE --key $SK':
+    'test/processes/check-webhooks-cli.test.ts runs sandbank check-webhooks against the sample handlers; docs/guide/webhook-conformance.md runs it too',
   'SANDBANK_SECRET_KEY=sk_test_ci_0123456789 SANDBANK_PUBLIC_KEY=pk_test_ci_0123456789 npm start -- --memory &':
     'test/processes/startup.test.ts starts the server with a pinned SANDBANK_SECRET_KEY, and with --memory',
   'until curl -sf http://localhost:4242/readyz > /dev/null; do sleep 0.2; done':

@@ -13,6 +13,10 @@ import { clockFor } from '../../src/modules/clock/clock.service.ts';
 import { DEFAULT_SERVICE_CONFIG } from '../../src/modules/context.ts';
 import { createMerchant } from '../../src/modules/merchants/merchants.service.ts';
 import { SignupLimiter } from '../../src/modules/merchants/signups.ts';
+import {
+  DEFAULT_REQUEST_LOG_SETTINGS,
+  type RequestLogSettings,
+} from '../../src/modules/request-log/request-log.writer.ts';
 import { createLogger, type Metrics } from '../../src/observability.ts';
 import { assertConforms, conformance } from './conformance.ts';
 
@@ -134,11 +138,14 @@ export async function ownPostgresDatabase(
   };
 }
 
-/** Rows in every table of the public schema, by table name. */
+/**
+ * Rows in every table of the public schema, by table name; but the request log's, which records
+ * every request, refused ones too (what a test means by "nothing written" is the objects).
+ */
 export async function rowCounts(database: Database): Promise<Record<string, number>> {
   const tables = await queryRows<{ tablename: string }>(
     database.db,
-    sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
+    sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'request_logs' ORDER BY tablename`,
   );
   const counts: Record<string, number> = {};
   for (const { tablename } of tables) {
@@ -223,6 +230,8 @@ export interface TestAppOptions {
   webhookTransport?: WebhookTransport;
   /** The metrics the app counts into (served at /metrics); none when absent. */
   metrics?: Metrics;
+  /** The request log's settings, over the defaults (a small cap per merchant, the log off). */
+  requestLog?: Partial<RequestLogSettings>;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -238,6 +247,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...(options.signupsPerMinute !== undefined
       ? { signups: new SignupLimiter(options.signupsPerMinute) }
       : {}),
+    ...(options.requestLog ? { requestLog: { ...DEFAULT_REQUEST_LOG_SETTINGS, ...options.requestLog } } : {}),
   };
   const app = buildApp({ deps, ...(options.metrics ? { metrics: options.metrics } : {}) });
 

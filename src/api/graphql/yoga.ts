@@ -6,6 +6,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import type { AppDeps } from '../../deps.ts';
 import type { GraphQLContext } from '../../graphql/builder.ts';
+import type { GraphQLRequestRecord } from '../../http/request-log-record.ts';
 import { systemClock } from '../../kernel/clock.ts';
 import { ERROR_REGISTRY, SandbankError } from '../../kernel/errors.ts';
 import { isDatabaseUnavailable } from '../../modules/context.ts';
@@ -15,6 +16,7 @@ import { chaosPlugin, type GraphQLChaosRecord } from './chaos.ts';
 import { queryCostPlugin } from './cost.ts';
 import { dashboardSessionPrincipal, graphiqlOptionsFor } from './dashboard-session.ts';
 import { renderGraphiQL } from './graphiql.ts';
+import { requestLogPlugin } from './request-log.ts';
 import { schema } from './schema.ts';
 
 export interface YogaServerContext {
@@ -26,6 +28,8 @@ export interface YogaServerContext {
   credential?: Credential;
   /** Set for HTTP requests: what chaos injected (chaos.ts), for the response's headers and /metrics. */
   chaos?: GraphQLChaosRecord;
+  /** Set for HTTP requests: what the request log keeps of it (request-log.ts; the context adds the merchant). */
+  requestLog?: GraphQLRequestRecord;
 }
 
 function extensionsOf(error: SandbankError) {
@@ -107,6 +111,8 @@ export function buildYoga({ publicUrl }: { publicUrl: string }) {
     graphiql: (request, { deps }) => graphiqlOptionsFor(deps, request),
     maskedErrors: { maskError: (error) => maskError(error) },
     plugins: [
+      // First: the operation's name is known even when a limit refuses it.
+      requestLogPlugin(),
       maxDepthPlugin({ n: 10, ...tagRejection }),
       maxAliasesPlugin({ n: 15, ...tagRejection }),
       maxTokensPlugin({ n: 2000, ...tagRejection }),
@@ -115,7 +121,14 @@ export function buildYoga({ publicUrl }: { publicUrl: string }) {
       queryCostPlugin(),
       chaosPlugin(),
     ],
-    context: async ({ request, deps, requestId, principal, credential }): Promise<GraphQLContext> => {
+    context: async ({
+      request,
+      deps,
+      requestId,
+      principal,
+      credential,
+      requestLog,
+    }): Promise<GraphQLContext> => {
       if (principal) {
         const clock = await deps.clockFor(principal.merchant.id);
         return {
@@ -143,6 +156,7 @@ export function buildYoga({ publicUrl }: { publicUrl: string }) {
         if (viaSession) {
           const { principal, token, expiresAt } = viaSession;
           const merchantId = principal.merchant.id;
+          if (requestLog) Object.assign(requestLog, { merchantId, viaSession: true });
           return {
             ...base,
             principal,
@@ -153,6 +167,7 @@ export function buildYoga({ publicUrl }: { publicUrl: string }) {
         }
         const principal = await authenticate(deps.database.db, authorization);
         const merchantId = principal.merchant.id;
+        if (requestLog) requestLog.merchantId = merchantId;
         return {
           ...base,
           principal,

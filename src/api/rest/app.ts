@@ -12,6 +12,7 @@ import { chaos } from './middleware/chaos.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { requestBody } from './middleware/json-body.ts';
 import { heavyLanes } from './middleware/lanes.ts';
+import { objectGates } from './middleware/object-gates.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { buildDocument, registerSharedComponents } from './openapi.ts';
 
@@ -49,6 +50,7 @@ export function buildRestApp(rateLimitPerSecond: number): OpenAPIHono<RestEnv> {
     unlessPublic(unlessStep(heavyLanes())),
     unlessPublic(unlessStep(chaos())),
     body,
+    unlessPublic(objectGates),
     unlessPublic(idempotency),
   );
   registerSharedComponents(api);

@@ -72,6 +72,11 @@ const TAGS = [
   ['Clock', "The merchant's simulated clock: banking time moves when it does."],
   ['Events', 'Every state change, as an event; types and redeliveries.'],
   ['Webhooks', 'Endpoints that receive events, signed; their delivery logs.'],
+  [
+    'Conformance',
+    "Conformance runs: a fixed suite of deliveries that judges the merchant's webhook handler.",
+  ],
+  ['Request log', 'Every API request of the merchant, with what it answered: filters and assertions.'],
   ['Simulation', 'Steps a real bank or payer would take, on demand.'],
 ] as const;
 

@@ -7,6 +7,7 @@ import { oneClockChange } from '../clock/clock.change.ts';
 import { type ClockView, forget, lockClock, putClockBack, REAL_TIME, view } from '../clock/clock.service.ts';
 import type { ServiceContext } from '../context.ts';
 import { derived, type ResetKindDecl } from '../registry.ts';
+import { flushRequestLog } from '../request-log/request-log.writer.ts';
 import { webhookEndpoints } from '../webhooks/webhooks.table.ts';
 
 /**
@@ -106,6 +107,8 @@ export async function wipe(tx: Tx, merchantId: string): Promise<Record<ResetKind
  */
 export async function resetMerchant(ctx: ServiceContext): Promise<ResetResult> {
   const merchantId = ctx.merchant.id;
+  // The requests answered before this one are written first, so that the reset deletes them too.
+  await flushRequestLog(ctx.db);
   // After an advance of this process has run its window (one on another instance stops at its next
   // batch, finding its hold gone).
   const deleted = await oneClockChange(ctx, () => wipeAll(ctx, merchantId));

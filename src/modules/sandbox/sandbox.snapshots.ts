@@ -14,6 +14,7 @@ import {
   runningElsewhere,
 } from '../clock/clock.service.ts';
 import { dbOf, type ServiceContext } from '../context.ts';
+import { flushRequestLog } from '../request-log/request-log.writer.ts';
 import { lockBeforeWipe, resetKinds } from './sandbox.reset.ts';
 import { keptWindow, restoreRows } from './sandbox.restore.ts';
 import { type SnapshotRow, sandboxSnapshots } from './sandbox.snapshots.table.ts';
@@ -70,6 +71,8 @@ export async function saveSnapshot(ctx: ServiceContext, name: string): Promise<S
   checkName(name);
   const merchantId = ctx.merchant.id;
   if (clockChangeRunning(merchantId)) throw advancing();
+  // The requests answered before this one are in the log it saves.
+  await flushRequestLog(ctx.db);
   return runTransaction(dbOf(ctx), async (tx) => {
     const realNow = systemClock.now();
     // The clock's row is locked first, as by every change of the merchant's objects' time: no
@@ -147,6 +150,8 @@ export async function restoreSnapshot(ctx: ServiceContext, name: string): Promis
   checkName(name);
   const merchantId = ctx.merchant.id;
   if (clockChangeRunning(merchantId)) throw advancing();
+  // The requests answered before this one are written first, so that the restore deletes them too.
+  await flushRequestLog(ctx.db);
   const restored = await oneClockChange(ctx, () =>
     runTransaction(dbOf(ctx), async (tx) => {
       const realNow = systemClock.now();

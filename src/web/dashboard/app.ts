@@ -14,6 +14,7 @@ import { registerAccountPages } from './account.ts';
 import { registerCardPages } from './cards.ts';
 import { registerChaosAction } from './chaos.ts';
 import { registerClockActions } from './clock.ts';
+import { registerConformancePages } from './conformance.ts';
 import { registerCounterpartyPages } from './counterparties.ts';
 import { registerCreatePages } from './create.ts';
 import { registerDisputePages } from './disputes.ts';
@@ -22,6 +23,7 @@ import { registerFxPages } from './fx.ts';
 import { registerHomePage } from './home.ts';
 import { registerInboundTransferPages } from './inbound-transfers.ts';
 import { publicShell, shell } from './layout.ts';
+import { registerLogPages } from './logs.ts';
 import { registerPaymentRequestPages } from './payment-requests.ts';
 import { registerReconciliationPages } from './reconciliation.ts';
 import { registerResetAction } from './reset.ts';
@@ -156,6 +158,8 @@ export function buildDashboard() {
   registerFxPages(app);
   registerInboundTransferPages(app);
   registerWebhookPages(app);
+  registerLogPages(app);
+  registerConformancePages(app);
 
   // Any other path under /dashboard: a page of the dashboard (menu, clock) that says so and links
   // home, with status 404 (signed out, the middleware above has sent the browser to sign in).

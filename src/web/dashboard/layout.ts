@@ -26,6 +26,7 @@ const NAV: [string, string, string][] = [
   ['/dashboard/fx', 'FX', 'fx'],
   ['/dashboard/webhooks', 'Webhooks', 'webhooks'],
   ['/dashboard/events', 'Events', 'events'],
+  ['/dashboard/logs', 'Logs', 'logs'],
   ['/dashboard/keys', 'API keys', 'keys'],
 ];
 

@@ -177,6 +177,8 @@ export function objectPath(id: string): string | null {
       return `/dashboard/payment_requests/${encodeURIComponent(id)}`;
     case 'stmt':
       return '/dashboard/statements';
+    case 'req':
+      return `/dashboard/logs/${encodeURIComponent(id)}`;
     default:
       return null;
   }

@@ -47,10 +47,12 @@ const NODE_TYPES = [
   'PaymentRequest',
   'Payout',
   'Refund',
+  'RequestLog',
   'Statement',
   'Transfer',
   'VirtualCard',
   'WebhookAttempt',
+  'WebhookConformanceRun',
   'WebhookDelivery',
   'WebhookEndpoint',
 ];
@@ -110,6 +112,11 @@ beforeAll(async () => {
     }
   ).edges;
   ids.BalanceTransaction = posting?.node.id as string;
+  // The request log holds the owner's requests so far (the mutation above, among them).
+  const requests = await t.rest<{ data: { id: string }[] }>('GET', '/v1/requests?limit=1', {
+    key: owner.secretKey,
+  });
+  ids.RequestLog = requests.body.data[0]?.id as string;
 
   const collection = await mutate('createCollection', 'input: { amount: "12.00", currency: USD }');
   ids.Collection = collection.id as string;
@@ -179,6 +186,13 @@ beforeAll(async () => {
   ids.PaymentRequest = (
     await mutate('createPaymentRequest', `rail: fednow, amount: "6.00", currency: USD, payer: ${ACCOUNT}`)
   ).id as string;
+
+  // A run against an endpoint nobody listens at (connections refused), waited for, then the endpoint deleted.
+  const judged = await mutate('createWebhookEndpoint', 'url: "http://127.0.0.1:9/hook"');
+  ids.WebhookConformanceRun = (
+    await mutate('startWebhookConformanceRun', `id: "${judged.id}", input: { timeoutMs: 1000, wait: true }`)
+  ).id as string;
+  await mutate('deleteWebhookEndpoint', `id: "${judged.id}"`);
 
   const endpoint = await mutate('createWebhookEndpoint', `url: "${receiver.url}"`);
   ids.WebhookEndpoint = endpoint.id as string;
@@ -380,11 +394,16 @@ function madeUpIds(prefix: string, count: number): string[] {
 
 /**
  * The statements that looked up any of `ids` (one of them among its parameters). The owner's own id
- * is left out: it is a parameter of every query scoped to the owner (its clock, …).
+ * is left out: it is a parameter of every query scoped to the owner (its clock, …); so are the
+ * request log's writes (what it had buffered, another merchant's requests too, written before a read).
  */
 function lookupsOf(statements: LoggedStatement[], ids: string[]): LoggedStatement[] {
   const asked = new Set(ids.filter((id) => id !== owner.id));
-  return statements.filter((statement) => statement.params.some((param) => asked.has(String(param))));
+  return statements.filter(
+    (statement) =>
+      !/^\s*(insert into|delete from) "?request_logs\b/i.test(statement.sql) &&
+      statement.params.some((param) => asked.has(String(param))),
+  );
 }
 
 describe('nodes(ids:) reads each kind of object in one query', () => {

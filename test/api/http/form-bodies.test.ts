@@ -140,6 +140,14 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       status: 200,
     },
     {
+      route: '/collections/{reference}',
+      path: () => '/v1/collections/form-col-1',
+      body: 'metadata[order]=&metadata[fulfilment]=shipped&description=Two mugs',
+      status: 200,
+      check: (body) =>
+        expect(body).toMatchObject({ metadata: { fulfilment: 'shipped' }, description: 'Two mugs' }),
+    },
+    {
       route: '/collections/{reference}/cancel',
       path: () => '/v1/collections/form-col-2/cancel',
       body: '',
@@ -567,6 +575,13 @@ describe('every POST operation takes a form body, authenticated as curl -u sk_te
       },
       body: 'endpoint_id={endpoint}',
       status: 200,
+    },
+    {
+      route: '/webhook_endpoints/{id}/conformance_runs',
+      path: () => `/v1/webhook_endpoints/${id('endpoint')}/conformance_runs`,
+      body: 'timeout_ms=1000&seed=5&wait=true',
+      status: 200,
+      check: (body) => expect(body).toMatchObject({ state: 'failed', seed: 5, timeout_ms: 1000 }),
     },
     {
       route: '/webhook_endpoints/{id}/rotate_secret',

@@ -7,6 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../../src/db/client.ts';
+import { flushRequestLog } from '../../../src/modules/request-log/request-log.writer.ts';
 import { KEPT_TABLES, resetKinds, resetTables } from '../../../src/modules/sandbox/sandbox.reset.ts';
 import { signedIn } from '../../support/dashboard.ts';
 import {
@@ -41,10 +42,15 @@ async function merchantTables(): Promise<string[]> {
   return rows.map((row) => row.table_name);
 }
 
-/** A merchant's rows in every table, each as JSON text, so that two snapshots compare exactly. */
+/**
+ * A merchant's rows in every table, each as JSON text, so that two snapshots compare exactly; but
+ * the request log's, which records the very requests a test makes (the reset's own, a failed one):
+ * loggedRequests counts them.
+ */
 async function snapshot(merchantId: string): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const table of [...(await merchantTables()), 'merchants']) {
+    if (table === 'request_logs') continue;
     const column = table === 'merchants' ? 'id' : 'merchant_id';
     const rows = await queryRows<{ row: string }>(
       t.database.db,
@@ -57,13 +63,25 @@ async function snapshot(merchantId: string): Promise<Record<string, string[]>> {
 
 const count = (snap: Record<string, string[]>, table: string) => snap[table]?.length ?? 0;
 
+/** The merchant's requests in the log, once this process has written what it buffered. */
+async function loggedRequests(merchantId: string): Promise<string[]> {
+  await flushRequestLog(t.database.db);
+  const rows = await queryRows<{ id: string }>(
+    t.database.db,
+    sql`SELECT id FROM request_logs WHERE merchant_id = ${merchantId} ORDER BY id`,
+  );
+  return rows.map((row) => row.id);
+}
+
 describe('POST /v1/simulate/reset', () => {
   let a: TestMerchant;
   let b: TestMerchant;
   let ids: Awaited<ReturnType<typeof populate>>;
   let before: Record<string, string[]>;
   let otherBefore: Record<string, string[]>;
+  let logBefore: string[];
   let reset: Json;
+  let resetRequest: string | null;
 
   beforeAll(async () => {
     a = await t.merchant('Reset Me');
@@ -72,7 +90,10 @@ describe('POST /v1/simulate/reset', () => {
     await populate(t, b, 'b');
     before = await snapshot(a.id);
     otherBefore = await snapshot(b.id);
-    reset = await ok(form(t, a, '/v1/simulate/reset'));
+    logBefore = await loggedRequests(a.id);
+    const answer = form(t, a, '/v1/simulate/reset');
+    resetRequest = (await answer).headers.get('request-id');
+    reset = await ok(answer);
   });
 
   it('knows every table: each is either wiped or kept on purpose', async () => {
@@ -81,11 +102,13 @@ describe('POST /v1/simulate/reset', () => {
   });
 
   it('the merchant had rows of every kind, and the answer counts what went', () => {
-    for (const table of resetTables()) expect(count(before, table), table).toBeGreaterThan(0);
+    const logged = (snap: Record<string, string[]>, table: string) =>
+      table === 'request_logs' ? logBefore.length : count(snap, table);
+    for (const table of resetTables()) expect(logged(before, table), table).toBeGreaterThan(0);
     const deleted = reset.deleted as Record<string, number>;
     for (const { kind } of resetKinds()) expect(deleted[kind], kind).toBeGreaterThan(0);
     for (const { kind, table } of resetKinds())
-      if (table !== 'transfers') expect(deleted[kind], kind).toBe(count(before, table));
+      if (table !== 'transfers') expect(deleted[kind], kind).toBe(logged(before, table));
     expect(Number(deleted.transfers) + Number(deleted.payouts)).toBe(count(before, 'transfers'));
     expect(reset).toMatchObject({ object: 'reset', merchant_id: a.id });
   });
@@ -93,6 +116,8 @@ describe('POST /v1/simulate/reset', () => {
   it('deletes every object of the merchant and keeps its merchant, keys, sessions and endpoints', async () => {
     const after = await snapshot(a.id);
     for (const table of resetTables()) expect(count(after, table), table).toBe(0);
+    // The log holds only the reset's own request, logged after it.
+    expect(await loggedRequests(a.id)).toEqual([resetRequest]);
     expect(after.api_keys).toEqual(before.api_keys);
     expect(after.merchants).toEqual(before.merchants);
     // The endpoint is kept with its URL, events and secret; only its failure streak is forgotten.

@@ -12,8 +12,9 @@ export function requireKey(options: { publicKeyAllowed: (method: string, path: s
     const principal =
       fixtureStepPrincipal(c.env) ??
       (await authenticate(c.get('deps').database.db, c.req.header('authorization')));
-    if (!options.publicKeyAllowed(c.req.method, c.req.path)) requireSecretKey(principal);
+    // Set before the secret-key check: a public key refused here is still its merchant's request (the request log).
     c.set('principal', principal);
+    if (!options.publicKeyAllowed(c.req.method, c.req.path)) requireSecretKey(principal);
     c.set('clock', await c.get('deps').clockFor(principal.merchant.id));
     await next();
   });

@@ -115,6 +115,8 @@ export function requestBody(bodySchemaOf: BodySchemaOf) {
     }
     const mediaType = mediaTypeOf(c.req.header('content-type'));
     let parsed: Record<string, unknown>;
+    // Kept for the request log until the body is read (a body that fails to is logged as sent).
+    c.set('unparsedBody', text);
     if (mediaType === 'application/json') {
       parsed = parseJson(text);
     } else if (isFormMediaType(mediaType)) {
@@ -122,6 +124,7 @@ export function requestBody(bodySchemaOf: BodySchemaOf) {
     } else {
       throw new SandbankError('unsupported_media_type');
     }
+    c.set('unparsedBody', undefined);
     assertStorableText(parsed);
     c.set('body', parsed);
     cacheBody(c.req.bodyCache, parsed);
