@@ -7,6 +7,7 @@ import { buildGraphiQLAssets, GRAPHIQL_CSP } from './api/graphql/graphiql.ts';
 import { graphqlLanes } from './api/graphql/lanes.ts';
 import { type LazyYoga, lazyYoga, printedSchemaOnce } from './api/graphql/lazy.ts';
 import { buildRestApp } from './api/rest/app.ts';
+import { buildStripeApp } from './api/stripe/app.ts';
 import type { AppDeps } from './deps.ts';
 import { MAX_BODY_BYTES } from './http/body-limit.ts';
 import { graphqlRequestRecord } from './http/request-log-record.ts';
@@ -140,6 +141,8 @@ export function buildApp({
   );
   const rest = buildRestApp(deps.rateLimitPerSecond);
   app.route('/v1', rest);
+  // The Stripe dialect (docs/guide/stripe.md): here under /stripe, and at the root of its own port (stripeFetch).
+  app.route('/stripe', buildStripeApp(deps.rateLimitPerSecond) as never);
   const writer = requestLogWriter(deps.database.db, deps.requestLog, deps.logger);
   if (writer.settings.enabled) capture = requestLogCapture(deps, writer, rest);
   // Fixtures run each step as a request to this app, as the merchant that applies them.
@@ -242,4 +245,22 @@ export function buildApp({
     return c.text(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType });
   });
   return app;
+}
+
+/**
+ * The app as the Stripe dialect's own port serves it: every path is the dialect's (`/v1/charges` is
+ * `/stripe/v1/charges`), so that a Stripe client needs only its host and port.
+ */
+export function stripeFetch(app: ReturnType<typeof buildApp>): typeof app.fetch {
+  return (request, ...rest) => {
+    const url = new URL(request.url);
+    url.pathname = `/stripe${url.pathname}`;
+    const init: RequestInit & { duplex?: 'half' } = {
+      method: request.method,
+      headers: request.headers,
+      signal: request.signal,
+      ...(request.body ? { body: request.body, duplex: 'half' } : {}),
+    };
+    return app.fetch(new Request(url, init), ...rest);
+  };
 }

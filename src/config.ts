@@ -27,6 +27,7 @@ const whole = (min: number, max: number, fallback: number) =>
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4242),
   HOST: z.string().min(1).default('127.0.0.1'),
+  STRIPE_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).optional(),
   PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
   SANDBANK_DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
@@ -60,8 +61,20 @@ const envSchema = z.object({
   REQUEST_LOG_MAX_PER_MERCHANT: whole(1, 1_000_000, DEFAULT_REQUEST_LOG_SETTINGS.maxPerMerchant),
 });
 
+/** The Stripe dialect's own port (docs/guide/stripe.md): STRIPE_PORT, else 12111 if it is free. */
+export interface StripePortChoice {
+  port: number;
+  /** Set by STRIPE_PORT: a taken port fails the start. The default one is skipped with a warning. */
+  explicit: boolean;
+}
+
+/** Where Stripe clients already point (stripe-mock's port). */
+export const DEFAULT_STRIPE_PORT = 12111;
+
 export interface Config {
   port: number;
+  /** The Stripe dialect's port; null when STRIPE_PORT=off (it is still served under /stripe). */
+  stripePort: StripePortChoice | null;
   host: string;
   /** Base of every URL the server hands out (checkout links). */
   publicUrl: string;
@@ -157,6 +170,10 @@ export function loadConfig(
   const hostForUrl = e.HOST === '0.0.0.0' || e.HOST === '::' || e.HOST === '127.0.0.1' ? 'localhost' : e.HOST;
   return {
     port,
+    stripePort:
+      e.STRIPE_PORT === 'off'
+        ? null
+        : { port: e.STRIPE_PORT ?? DEFAULT_STRIPE_PORT, explicit: e.STRIPE_PORT !== undefined },
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://${hostForUrl}:${port}`).replace(/\/+$/, ''),
     database: chooseDatabase(present, argv),

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { lazyYoga } from './api/graphql/lazy.ts';
 import { attachGraphQLWebSocket } from './api/graphql/ws.ts';
-import { buildApp } from './app.ts';
+import { buildApp, stripeFetch } from './app.ts';
 import type { Config } from './config.ts';
 import { type Availability, isDatabaseUnavailable } from './db/availability.ts';
 import { type Database, openDatabase } from './db/client.ts';
@@ -27,6 +27,8 @@ import { createMetrics, type Metrics, trackLiveSubscriptions } from './observabi
 export interface RunningServer {
   url: string;
   port: number;
+  /** Where Stripe's clients reach the Stripe dialect (its own port); null when it has none. */
+  stripeUrl: string | null;
   database: Database;
   defaultMerchant: DefaultMerchant;
   /** A one-time link that signs a browser in to the default merchant's dashboard (24 h). */
@@ -46,6 +48,34 @@ function listen(app: ReturnType<typeof buildApp>, host: string, port: number) {
       );
     });
   });
+}
+
+/**
+ * The Stripe dialect's port: null when STRIPE_PORT=off, or when the default port (12111) is taken —
+ * by stripe-mock, say — which is said in a warning; a port STRIPE_PORT names must be free.
+ */
+async function listenStripe(app: ReturnType<typeof buildApp>, config: Config, logger: Logger) {
+  const choice = config.stripePort;
+  if (!choice) return null;
+  try {
+    return await new Promise<Server>((resolve, reject) => {
+      const server = serveOn(stripeFetch(app), config.host, choice.port, () => resolve(server));
+      server.once('error', reject);
+    });
+  } catch (error) {
+    const taken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    if (taken && !choice.explicit) {
+      logger.warn(
+        `port ${choice.port} is taken: the Stripe dialect is served under /stripe only (set STRIPE_PORT to choose its port)`,
+      );
+      return null;
+    }
+    throw taken
+      ? new Error(
+          `Port ${choice.port} on ${config.host} (STRIPE_PORT) is already in use. Stop the other server or set STRIPE_PORT.`,
+        )
+      : error;
+  }
 }
 
 /** In-flight API requests from which the API counts as saturated (webhooks.pump.ts). */
@@ -187,6 +217,13 @@ export async function startServer(
     const yoga = lazyYoga(config.publicUrl);
     const app = buildApp({ deps, metrics, isReady: () => ready, yoga });
     const server = await listen(app, config.host, config.port);
+    let stripeServer: Server | null;
+    try {
+      stripeServer = await listenStripe(app, config, logger);
+    } catch (error) {
+      server.close();
+      throw error;
+    }
     // graphql-ws on the same port and path; `serve` made a plain node:http server.
     const graphqlWs = attachGraphQLWebSocket(server as Server, {
       yoga,
@@ -200,6 +237,9 @@ export async function startServer(
     });
     const port = (server.address() as AddressInfo).port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    const stripePort = stripeServer ? (stripeServer.address() as AddressInfo).port : null;
+    const hostInUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const stripeUrl = stripePort === null ? null : `http://${hostInUrl}:${stripePort}`;
     progress(`listening on ${url}`);
     let closing: Promise<void> | null = null;
     const close = () => {
@@ -214,6 +254,12 @@ export async function startServer(
             if ('closeAllConnections' in server) server.closeAllConnections();
             resolve();
           }, config.shutdownTimeoutMs);
+          if (stripeServer) {
+            stripeServer.close();
+            stripeServer.closeIdleConnections();
+            if (!ready)
+              setTimeout(() => stripeServer?.closeAllConnections(), config.shutdownTimeoutMs).unref();
+          }
           server.close(() => {
             clearTimeout(timer);
             resolve();
@@ -229,6 +275,7 @@ export async function startServer(
     return {
       url,
       port,
+      stripeUrl,
       database,
       defaultMerchant,
       dashboardSignInUrl: `${config.publicUrl}/dashboard/login/${signInToken}`,

@@ -11,7 +11,8 @@ import { durabilityLabel, storageLabel } from './storage.ts';
  * were kept whole cannot be shown: its last 4 characters then, and how to get a new one.
  */
 export function banner(
-  server: Pick<RunningServer, 'defaultMerchant' | 'dashboardSignInUrl'>,
+  server: Pick<RunningServer, 'defaultMerchant' | 'dashboardSignInUrl'> &
+    Partial<Pick<RunningServer, 'stripeUrl'>>,
   publicUrl: string,
   storage: string,
   durability = durabilityLabel('full'),
@@ -29,6 +30,7 @@ export function banner(
     `  Dashboard  ${server.dashboardSignInUrl}`,
     '             (a one-time sign-in link for the merchant below, valid 24 hours)',
     `  GraphQL    ${publicUrl}/graphql`,
+    `  Stripe     ${server.stripeUrl ?? `${publicUrl}/stripe`}  (Stripe's SDKs: host and port; docs/guide/stripe.md)`,
     `  Checkout   ${publicUrl}/checkout/{collection id}?secret=…  (a collection's checkout_url)`,
     `  Storage    ${storage}`,
     `  Durability ${durability}`,

@@ -30,6 +30,7 @@ import sandbox from './sandbox/index.ts';
 import scheduler from './scheduler/index.ts';
 import { registerJobHandler } from './scheduler/scheduler.service.ts';
 import statements from './statements/index.ts';
+import stripe from './stripe/index.ts';
 import transactions from './transactions/index.ts';
 import transfers from './transfers/index.ts';
 import trigger from './trigger/index.ts';
@@ -67,6 +68,7 @@ export const MODULES: readonly ModuleManifest[] = [
   events,
   webhooks,
   conformance,
+  stripe,
   idempotency,
   requestLog,
   scheduler,

@@ -124,6 +124,15 @@ export async function populate(t: TestApp, m: TestMerchant, tag: string) {
   await ok(form(t, m, `/v1/webhook_endpoints/${endpoint.id}/test`));
   // Nobody listens at the endpoint: the run ends at once, every delivery refused a connection.
   await ok(form(t, m, `/v1/webhook_endpoints/${endpoint.id}/conformance_runs`, 'timeout_ms=1000&wait=true'));
+  // A PaymentIntent of the Stripe dialect (served under /stripe on the main port), confirmed.
+  await ok(
+    form(
+      t,
+      m,
+      '/stripe/v1/payment_intents',
+      'amount=500&currency=usd&payment_method=pm_card_visa&confirm=true',
+    ),
+  );
   // An advance runs due work and attempts the deliveries (the receiver refuses: attempts are logged).
   await ok(form(t, m, '/v1/clock/advance', 'seconds=600'));
   return { endpoint: String(endpoint.id), collection: String(collection.id), payment: String(payment.id) };

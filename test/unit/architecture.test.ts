@@ -17,8 +17,9 @@ import { describe, expect, it } from 'vitest';
  *             security headers, client address, the unstorable-text check); neither an adapter
  *             nor the domain
  *   rest      src/rest/** (the kit a module's routes are written with), src/api/rest/** (the REST
- *             app, its middleware and the OpenAPI document, above the modules) and every *.routes.ts
- *             under src/modules (or *.routes-<part>.ts)
+ *             app, its middleware and the OpenAPI document, above the modules), src/api/stripe/**
+ *             (the Stripe dialect, a second REST surface over the same services) and every
+ *             *.routes.ts under src/modules (or *.routes-<part>.ts)
  *   graphql   src/graphql/** (the kit a module's GraphQL is written with), src/api/graphql/** (the
  *             GraphQL server: schema, Yoga, WebSocket, plugins, above the modules) and every
  *             *.graphql.ts under src/modules (or *.graphql-<part>.ts, as a file split off one is
@@ -95,7 +96,7 @@ function layerOf(path: string): Layer {
   if (inSrc.startsWith('kernel/')) return 'kernel';
   if (inSrc.startsWith('db/') || named(path, 'table')) return 'database';
   if (inSrc.startsWith('http/')) return 'http';
-  if (/^(api\/)?rest\//.test(inSrc) || (inModules && named(path, 'routes'))) return 'rest';
+  if (/^(api\/)?rest\/|^api\/stripe\//.test(inSrc) || (inModules && named(path, 'routes'))) return 'rest';
   if (/^(api\/)?graphql\//.test(inSrc) || (inModules && named(path, 'graphql'))) return 'graphql';
   if (inSrc.startsWith('web/')) return 'web';
   if (isManifest(inSrc)) return 'manifest';
