@@ -20,7 +20,11 @@ import { rateLimit } from '../rest/middleware/rate-limit.ts';
 import { stripeErrorBody, toStripeError } from './errors.ts';
 import { Params } from './params.ts';
 import { type RenderScope, renderIntent } from './render.ts';
+import { mountBalance } from './routes-balance.ts';
 import { mountCharges } from './routes-charges.ts';
+import { mountCheckout } from './routes-checkout.ts';
+import { mountCustomers } from './routes-customers.ts';
+import { mountEvents } from './routes-events.ts';
 import { mountPaymentIntents } from './routes-payment-intents.ts';
 import { unsupported } from './unsupported.ts';
 
@@ -97,6 +101,10 @@ export function buildStripeApp(rateLimitPerSecond: number): Hono<StripeEnv> {
   );
   mountPaymentIntents(app);
   mountCharges(app);
+  mountCustomers(app);
+  mountCheckout(app);
+  mountEvents(app);
+  mountBalance(app);
   app.all('*', (c) => unsupported(c));
   return app;
 }

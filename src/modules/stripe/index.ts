@@ -1,8 +1,21 @@
 import { defineModule } from '../module.ts';
+import {
+  stripeCheckoutSessions,
+  stripeCustomers,
+  stripeEvents,
+  stripePaymentMethods,
+  stripeTestClocks,
+} from './stripe.objects.table.ts';
 import { stripePaymentIntents } from './stripe.table.ts';
 
 /** The prefixes of its ids (typed: src/kernel/ids.ts). */
-const ids = { stripePaymentIntent: 'pi' } as const;
+const ids = {
+  stripePaymentIntent: 'pi',
+  stripeCustomer: 'cus',
+  stripePaymentMethod: 'pm',
+  stripeCheckoutSession: 'cs',
+  stripeTestClock: 'clock',
+} as const;
 type StripeIds = typeof ids;
 declare module '../../kernel/ids.ts' {
   interface IdPrefixes extends StripeIds {}
@@ -14,9 +27,46 @@ declare module '../../kernel/ids.ts' {
  */
 export default defineModule({
   name: 'stripe',
-  tables: [stripePaymentIntents],
+  tables: [
+    stripePaymentIntents,
+    stripeCustomers,
+    stripePaymentMethods,
+    stripeCheckoutSessions,
+    stripeEvents,
+    stripeTestClocks,
+  ],
   ids,
   reset: [
+    {
+      kind: 'stripe_events',
+      table: 'stripe_events',
+      order: 291,
+      description: "The Stripe dialect's events.",
+    },
+    {
+      kind: 'stripe_checkout_sessions',
+      table: 'stripe_checkout_sessions',
+      order: 292,
+      description: "The Stripe dialect's Checkout Sessions (their collections are reset as collections).",
+    },
+    {
+      kind: 'stripe_payment_methods',
+      table: 'stripe_payment_methods',
+      order: 293,
+      description: "The Stripe dialect's saved payment methods.",
+    },
+    {
+      kind: 'stripe_customers',
+      table: 'stripe_customers',
+      order: 294,
+      description: "The Stripe dialect's customers.",
+    },
+    {
+      kind: 'stripe_test_clocks',
+      table: 'stripe_test_clocks',
+      order: 296,
+      description: "The Stripe dialect's test clocks (the merchant's clock is reset with the clock).",
+    },
     {
       kind: 'stripe_payment_intents',
       table: 'stripe_payment_intents',

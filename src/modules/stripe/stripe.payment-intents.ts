@@ -63,6 +63,7 @@ export async function createIntent(
     amount: fields.amount,
     currency: fields.currency,
     captureMethod: fields.captureMethod ?? 'automatic',
+    customerId: null,
     paymentMethod: fields.paymentMethod ?? null,
     cardPaymentId: null,
     attemptPaymentMethod: null,

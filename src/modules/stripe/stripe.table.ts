@@ -15,6 +15,8 @@ export const stripePaymentIntents = pgTable(
     currency: currency(),
     /** automatic (captured when authorized) or manual (captured by a call). */
     captureMethod: text('capture_method').$type<'automatic' | 'manual'>().notNull(),
+    /** The Customer it is for (`cus_`), if any. */
+    customerId: text('customer_id'),
     /** The payment method the next confirmation uses (a test id such as pm_card_visa). */
     paymentMethod: text('payment_method'),
     /** The card payment of the latest confirmation (the intent's latest charge). */

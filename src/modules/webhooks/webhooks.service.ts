@@ -64,6 +64,7 @@ async function insertEndpoint(
     previousSecretExpiresAt: null,
     failingSince: null,
     disabledReason: null,
+    format: 'sandbank',
     createdAt: now,
     updatedAt: now,
   };

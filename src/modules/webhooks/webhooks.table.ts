@@ -21,6 +21,8 @@ export const webhookEndpoints = pgTable(
     /** Clock time of the first failure since the last success; 5 days of failures disable the endpoint. */
     failingSince: at('failing_since'),
     disabledReason: text('disabled_reason'),
+    /** How its deliveries are shaped and signed: sandbank (Standard Webhooks) or stripe (Stripe-Signature). */
+    format: text('format').$type<'sandbank' | 'stripe'>().notNull().default('sandbank'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
