@@ -13,13 +13,13 @@ import {
 import { authenticate, requireSecretKey } from '../../modules/merchants/authentication.ts';
 import { StripeError } from '../../modules/stripe/stripe.errors.ts';
 import { retrieveIntent } from '../../modules/stripe/stripe.payment-intents.read.ts';
+import { type RenderScope, renderIntent } from '../../modules/stripe/stripe.render.ts';
 import { serviceContext } from '../../rest/routes.ts';
 import type { RestEnv } from '../../rest/types.ts';
 import { canonicalBody } from '../rest/middleware/idempotency.ts';
 import { rateLimit } from '../rest/middleware/rate-limit.ts';
 import { stripeErrorBody, toStripeError } from './errors.ts';
 import { Params } from './params.ts';
-import { type RenderScope, renderIntent } from './render.ts';
 import { mountBalance } from './routes-balance.ts';
 import { mountCharges } from './routes-charges.ts';
 import { mountCheckout } from './routes-checkout.ts';

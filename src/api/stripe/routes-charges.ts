@@ -11,9 +11,14 @@ import type { CardPaymentDetail } from '../../modules/card-payments/card-payment
 import { invalidParam, noSuch } from '../../modules/stripe/stripe.errors.ts';
 import { intentRows, retrieveIntent } from '../../modules/stripe/stripe.payment-intents.read.ts';
 import { renderPaymentMethod, testPaymentMethod } from '../../modules/stripe/stripe.payment-methods.ts';
+import {
+  cardPaymentIdOf,
+  intentIdOf,
+  renderCharge,
+  renderRefund,
+} from '../../modules/stripe/stripe.render.ts';
 import { contextOf, type StripeEnv } from './app.ts';
 import type { Params } from './params.ts';
-import { cardPaymentIdOf, intentIdOf, renderCharge, renderRefund } from './render.ts';
 import { expansions, paging } from './routes-payment-intents.ts';
 
 /**

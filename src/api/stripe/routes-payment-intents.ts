@@ -13,9 +13,9 @@ import {
   createIntent,
   updateIntent,
 } from '../../modules/stripe/stripe.payment-intents.ts';
+import { checkExpansions, INTENT_EXPANSIONS, renderIntent } from '../../modules/stripe/stripe.render.ts';
 import { contextOf, type StripeEnv, scopeOf } from './app.ts';
 import type { Params } from './params.ts';
-import { checkExpansions, INTENT_EXPANSIONS, renderIntent } from './render.ts';
 
 /** /v1/payment_intents: create, retrieve, update, confirm, capture, cancel, list. */
 

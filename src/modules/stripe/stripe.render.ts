@@ -1,13 +1,13 @@
-import { challengePageUrl, type RefundRow } from '../../modules/card-payments/card-payments.resource.ts';
-import type { CardPaymentDetail } from '../../modules/card-payments/card-payments.rows.ts';
-import { invalidParam } from '../../modules/stripe/stripe.errors.ts';
+import { challengePageUrl, type RefundRow } from '../card-payments/card-payments.resource.ts';
+import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
+import { invalidParam } from './stripe.errors.ts';
 import {
   chargeId,
   type IntentView,
   intentStatus,
   pendingPaymentMethod,
-} from '../../modules/stripe/stripe.payment-intents.read.ts';
-import { renderPaymentMethod, testPaymentMethod } from '../../modules/stripe/stripe.payment-methods.ts';
+} from './stripe.payment-intents.read.ts';
+import { renderPaymentMethod, testPaymentMethod } from './stripe.payment-methods.ts';
 
 /**
  * The Stripe dialect's objects in Stripe's shape: integer minor units, lowercase currencies, Unix
