@@ -2,6 +2,7 @@ import type { Db } from '../../db/client.ts';
 import { addSeconds, systemClock } from '../../kernel/clock.ts';
 import { DEFAULT_DELIVERY_LIMITS, type WebhookTransport } from '../../kernel/webhook-transport.ts';
 import { toWireJson } from '../../kernel/wire-json.ts';
+import { readyDialectDeliveries } from './webhooks.dialect.ts';
 import type { Claimed } from './webhooks.lease.ts';
 import { eventResource } from './webhooks.payloads.ts';
 import { type Decided, recordAttempts, recordHolds } from './webhooks.record.ts';
@@ -13,7 +14,7 @@ import {
   type OutgoingMessage,
   type Sent,
 } from './webhooks.sending.ts';
-import { signPayload } from './webhooks.signing.ts';
+import { signPayload, signStripePayload } from './webhooks.signing.ts';
 
 export { DISABLE_AFTER_FAILING_MS } from './webhooks.record.ts';
 
@@ -30,18 +31,27 @@ function retryDelaySeconds(attempt: number, random: () => number): number | null
   return Math.round(base * (1 + JITTER * random()));
 }
 
-/** The delivery's message, signed when it is sent; null when there is nothing to send (endpoint deleted or disabled since). */
+/**
+ * The delivery's message, signed when it is sent; null when there is nothing to send (endpoint
+ * deleted or disabled since). An endpoint of the Stripe dialect is sent the dialect's event as it
+ * rendered it, signed Stripe's way (webhooks.dialect.ts).
+ */
 function messageOf(claimed: Claimed): OutgoingMessage | null {
   const { endpoint, event, at } = claimed;
   if (!endpoint?.enabled || !event) return null;
-  const body = toWireJson(eventResource(event));
+  const stripe = endpoint.format === 'stripe';
+  const body = stripe ? event.dataJson : toWireJson(eventResource(event));
   return {
     endpointId: endpoint.id,
     url: endpoint.url,
-    signed: () => ({
-      body,
-      headers: signPayload(event.id, body, secretsOf(endpoint, at), systemClock.now()),
-    }),
+    signed: () => {
+      const secrets = secretsOf(endpoint, at);
+      const now = systemClock.now();
+      return {
+        body,
+        headers: stripe ? signStripePayload(body, secrets, now) : signPayload(event.id, body, secrets, now),
+      };
+    },
   };
 }
 
@@ -128,7 +138,8 @@ export async function attemptAll(
   random: () => number = Math.random,
 ) {
   const sender = deliverySender(transport);
-  const now = await holdBack(db, await planAttempts(db, sender, claimed));
+  const ready = await readyDialectDeliveries(db, claimed);
+  const now = await holdBack(db, await planAttempts(db, sender, ready));
   const decided = await Promise.all(now.map((p) => attemptOne(sender, p, random)));
   return recordAttempts(db, decided);
 }

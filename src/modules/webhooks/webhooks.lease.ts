@@ -14,12 +14,25 @@ export interface Claimed {
   merchantId: string;
   /** The delivery's endpoint (also when the endpoint itself is gone: `endpoint` is then null). */
   endpointId: string;
+  /**
+   * The id of the event it delivers. A Stripe dialect event has no row in `events`: `event` is then
+   * filled in from the dialect before it is sent (webhooks.dialect.ts).
+   */
+  eventId: string;
   attempts: number;
   nextAttemptAt: Date;
   at: Date;
   endpoint: Pick<
     EndpointRow,
-    'id' | 'url' | 'enabled' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'
+    | 'id'
+    | 'url'
+    | 'enabled'
+    | 'secret'
+    | 'previousSecret'
+    | 'previousSecretExpiresAt'
+    | 'failingSince'
+    | 'format'
+    | 'enabledEvents'
   > | null;
   event: EventRow | null;
   /** The webhook chaos plan drawn for this series while it was held back (null: none drawn or held). */
@@ -32,6 +45,7 @@ interface ClaimedRow {
   id: string;
   merchantId: string;
   deliveryEndpointId: string;
+  deliveryEventId: string;
   attempts: number;
   nextAttemptAt: number;
   at: number;
@@ -42,6 +56,8 @@ interface ClaimedRow {
   previousSecret: string | null;
   previousSecretExpiresAt: number | null;
   failingSince: number | null;
+  format: EndpointRow['format'];
+  enabledEvents: string;
   eventId: string | null;
   type: string;
   objectId: string;
@@ -69,11 +85,11 @@ export async function lease(db: Db, due: SQL): Promise<Claimed[]> {
       FROM due WHERE w.id = due.id
       RETURNING w.id, w.merchant_id, w.event_id, w.endpoint_id, w.attempts, w.next_attempt_at, w.chaos, due.clock_now
     )
-    SELECT l.id, l.merchant_id AS "merchantId", l.endpoint_id AS "deliveryEndpointId", l.attempts, ${epochMs('l.next_attempt_at')} AS "nextAttemptAt",
+    SELECT l.id, l.merchant_id AS "merchantId", l.endpoint_id AS "deliveryEndpointId", l.event_id AS "deliveryEventId", l.attempts, ${epochMs('l.next_attempt_at')} AS "nextAttemptAt",
       ${epochMs('l.clock_now')} AS "at",
       ep.id AS "endpointId", ep.url, ep.enabled, ep.secret, ep.previous_secret AS "previousSecret",
       ${epochMs('ep.previous_secret_expires_at')} AS "previousSecretExpiresAt",
-      ${epochMs('ep.failing_since')} AS "failingSince",
+      ${epochMs('ep.failing_since')} AS "failingSince", ep.format, ep.enabled_events::text AS "enabledEvents",
       e.id AS "eventId", e.type, e.object_id AS "objectId", e.data::text AS "dataJson",
       ${epochMs('e.created_at')} AS "createdAt",
       l.chaos, (l.chaos LIKE 'reorder%' AND ${laterSent('l')}) IS TRUE AS passed
@@ -86,6 +102,7 @@ export async function lease(db: Db, due: SQL): Promise<Claimed[]> {
     id: row.id,
     merchantId: row.merchantId,
     endpointId: row.deliveryEndpointId,
+    eventId: row.deliveryEventId,
     attempts: row.attempts,
     nextAttemptAt: new Date(row.nextAttemptAt),
     at: new Date(row.at),
@@ -98,6 +115,8 @@ export async function lease(db: Db, due: SQL): Promise<Claimed[]> {
           previousSecret: row.previousSecret,
           previousSecretExpiresAt: dateOrNull(row.previousSecretExpiresAt),
           failingSince: dateOrNull(row.failingSince),
+          format: row.format,
+          enabledEvents: JSON.parse(row.enabledEvents) as string[],
         }
       : null,
     event: row.eventId

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.ts';
 import { WebhookTransport } from '../../kernel/webhook-transport.ts';
 import { attemptOne, holdBack, type Planned, planAttempts } from './webhooks.attempt.ts';
 import { leaseDue } from './webhooks.delivery.ts';
+import { readyDialectDeliveries } from './webhooks.dialect.ts';
 import type { Claimed } from './webhooks.lease.ts';
 import { AttemptRecorder } from './webhooks.record.ts';
 import { type DeliverySender, deliverySender } from './webhooks.sending.ts';
@@ -114,12 +115,17 @@ export class DeliveryPump {
     }
   }
 
-  /** Plans the batch in claim order (webhook chaos), writes the holds, and starts each attempt in its slot. */
+  /**
+   * Readies the batch (a delivery of a native event to a Stripe dialect endpoint becomes the
+   * dialect's deliveries, leased by the next turn of the loop), plans it in claim order (webhook
+   * chaos), writes the holds, and starts each attempt in its slot.
+   */
   async #start(claimed: Claimed[]): Promise<void> {
     const sender = deliverySender(this.#transport);
     let now: Planned[];
     try {
-      now = await holdBack(this.#db, await planAttempts(this.#db, sender, claimed));
+      const ready = await readyDialectDeliveries(this.#db, claimed);
+      now = await holdBack(this.#db, await planAttempts(this.#db, sender, ready));
     } catch (error) {
       // Their leases lapse and they are taken again.
       this.#logger.error({ err: error }, 'webhook delivery failed');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { merchantPage, merchantRowsByIds } from '../../db/pages.ts';
 import { addSeconds } from '../../kernel/clock.ts';
@@ -41,14 +41,20 @@ async function assertEndpointRoom(exec: Executor, merchantId: string): Promise<v
     });
 }
 
-export async function createEndpoint(ctx: ServiceContext, input: CreateEndpointInput): Promise<EndpointRow> {
-  return inContextTx(ctx, (tx) => insertEndpoint(ctx, tx, input));
+/** A new endpoint; `format` stripe makes one of the Stripe dialect's (webhooks.dialect.ts). */
+export async function createEndpoint(
+  ctx: ServiceContext,
+  input: CreateEndpointInput,
+  format: EndpointRow['format'] = 'sandbank',
+): Promise<EndpointRow> {
+  return inContextTx(ctx, (tx) => insertEndpoint(ctx, tx, input, format));
 }
 
 async function insertEndpoint(
   ctx: ServiceContext,
   tx: Executor,
   input: CreateEndpointInput,
+  format: EndpointRow['format'],
 ): Promise<EndpointRow> {
   await assertEndpointRoom(tx, ctx.merchant.id);
   const now = ctx.clock.now();
@@ -64,7 +70,7 @@ async function insertEndpoint(
     previousSecretExpiresAt: null,
     failingSince: null,
     disabledReason: null,
-    format: 'sandbank',
+    format,
     createdAt: now,
     updatedAt: now,
   };
@@ -89,6 +95,18 @@ export function endpointsByIds(ctx: ServiceContext, ids: string[]): Promise<Endp
 
 export function listEndpoints(ctx: ServiceContext, query: ListQuery): Promise<Page<EndpointRow>> {
   return merchantPage(ctx, webhookEndpoints, query);
+}
+
+/** Every endpoint of the merchant in one format, newest first (there are MAX_WEBHOOK_ENDPOINTS at most). */
+export function endpointsOfFormat(
+  ctx: ServiceContext,
+  format: EndpointRow['format'],
+): Promise<EndpointRow[]> {
+  return dbOf(ctx)
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.merchantId, ctx.merchant.id), eq(webhookEndpoints.format, format)))
+    .orderBy(desc(webhookEndpoints.id));
 }
 
 export async function updateEndpoint(
@@ -167,6 +185,11 @@ export async function sendTestEvent(ctx: ServiceContext, id: string): Promise<st
   });
 }
 
+/** A delivery's id: its event's then its endpoint's (so an endpoint's deliveries sort by event). */
+export function deliveryIdOf(eventId: string, endpointId: string): string {
+  return `wd_${eventId.slice(4)}${endpointId.slice(3)}`;
+}
+
 /** One delivery of an event to an endpoint, due now (idempotent: the id is the pair). */
 export async function queueDelivery(
   exec: NonNullable<ServiceContext['tx']> | ServiceContext['db'],
@@ -175,7 +198,7 @@ export async function queueDelivery(
   endpointId: string,
   at: Date,
 ): Promise<void> {
-  const id = `wd_${eventId.slice(4)}${endpointId.slice(3)}`;
+  const id = deliveryIdOf(eventId, endpointId);
   await exec
     .insert(webhookDeliveries)
     .values({

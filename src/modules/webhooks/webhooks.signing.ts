@@ -31,3 +31,20 @@ export function signPayload(
     'webhook-signature': secrets.map((secret) => `v1,${hmac(secret, content)}`).join(' '),
   };
 }
+
+/**
+ * Stripe's scheme, for the endpoints of the Stripe dialect (format `stripe`): `Stripe-Signature:
+ * t=<real Unix seconds>,v1=<hex HMAC-SHA256 of "t.body">` keyed by the whole secret string (its
+ * `whsec_` prefix included), one `v1` per valid secret — what Stripe's libraries verify.
+ */
+export function signStripePayload(body: string, secrets: string[], realNow: Date): Record<string, string> {
+  const timestamp = String(Math.floor(realNow.getTime() / 1000));
+  const signatures = secrets.map(
+    (secret) => `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`,
+  );
+  return {
+    'content-type': 'application/json; charset=utf-8',
+    'user-agent': 'Sandbank-Webhooks/1 (Stripe dialect)',
+    'stripe-signature': [`t=${timestamp}`, ...signatures].join(','),
+  };
+}
