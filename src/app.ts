@@ -132,6 +132,12 @@ export function buildApp({
         new SandbankError('route_not_found', { message: `No route ${c.req.method} ${c.req.path}.` }),
       );
     }
+    // The Stripe dialect's paths answer as Stripe does (an id no column can hold reaches here).
+    if (c.req.path.startsWith('/stripe/'))
+      return c.json(
+        { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${c.req.method}).` } },
+        404,
+      );
     return c.text('Not found', 404);
   });
 

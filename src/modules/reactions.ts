@@ -11,8 +11,11 @@ import { magicNocCode } from './nocs/nocs.rules.ts';
 import { scheduleMagicNoc } from './nocs/nocs.service.ts';
 import { reconcile } from './reconciliation/reconciliation.service.ts';
 import { closeStatementDays } from './statements/statements.service.ts';
+import { recordCheckoutIntentOnCapture } from './stripe/stripe.checkout-intent.ts';
+import { stripeEventDialect } from './stripe/stripe.webhooks.ts';
 import { onAchSettled, onCollectionDebit, registerMagicNocCode } from './transfers/transfers.hooks.ts';
 import { deliverWebhooksUntil } from './webhooks/webhooks.delivery.ts';
+import { registerEventDialect } from './webhooks/webhooks.dialect.ts';
 import { decorateDeliveries, onLabelledAttemptsRecorded } from './webhooks/webhooks.sending.ts';
 
 /**
@@ -34,6 +37,8 @@ export function registerReactions(): void {
   // Secure challenge) → the collection succeeds, as part of the capture's change (written in one
   // transaction with it); a collection that stopped being payable refuses, and nothing is written.
   onCardPaymentCaptured(succeedCollectionOnCapture);
+  // A Checkout Session's PaymentIntent is written with the capture that pays it, before its events.
+  onCardPaymentCaptured(recordCheckoutIntentOnCapture);
 
   // The ACH debit of a collection's bank payment settles → the collection succeeds; it is returned
   // → the collection fails with the return code (or is marked returned if it had succeeded).
@@ -59,6 +64,11 @@ export function registerReactions(): void {
   // counted into /metrics.
   decorateDeliveries(withWebhookChaos);
   onLabelledAttemptsRecorded(countRecordedChaos);
+
+  // A native event is delivered to a Stripe dialect endpoint (format stripe) → the dialect makes
+  // its Stripe events of it (written once), and those are delivered instead, Stripe-shaped and
+  // signed with Stripe-Signature (webhooks.dialect.ts).
+  registerEventDialect(stripeEventDialect);
 
   // A merchant's keys are rolled → its dashboard sessions end with them (but the browser that
   // asked), in the roll's transaction; a live connection a session opened is checked against the

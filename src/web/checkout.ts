@@ -9,6 +9,7 @@ import { completeChallenge, payCollection } from '../modules/collections/collect
 import { type CollectionRow, checkoutPath } from '../modules/collections/collections.resource.ts';
 import { payCollectionFieldCodes, payCollectionSchema } from '../modules/collections/collections.schema.ts';
 import { findCheckoutMerchant, getCollection } from '../modules/collections/collections.service.ts';
+import { checkoutCancelUrl } from '../modules/stripe/stripe.checkout-read.ts';
 import { bankForm, cardForm, challengeView, type Form, field, header, statusView } from './checkout-views.ts';
 import { openByLink, type PayerEnv } from './context.ts';
 import { page } from './layout.ts';
@@ -94,9 +95,14 @@ export function buildCheckout() {
       options.cardError ??
       (shown?.state === 'declined' ? (shown.failureMessage ?? 'The card was declined.') : null);
     const form = options.form ?? {};
+    // A Checkout Session's cancel_url: the way back to the merchant's site before paying.
+    const cancelUrl = detail.state === 'pending' ? await checkoutCancelUrl(ctx, detail.id) : null;
+    const back = cancelUrl
+      ? html`<p class="muted"><a href="${cancelUrl}" data-testid="cancel-link">← Back to ${ctx.merchant.name}</a></p>`
+      : '';
     const body =
       detail.state === 'pending'
-        ? html`${header(ctx.merchant.name, detail)}${cardForm(detail, form, cardError, options.cardLast4 ?? null, ctx.clock.now())}${bankForm(detail, form, options.bankError ?? null)}`
+        ? html`${back}${header(ctx.merchant.name, detail)}${cardForm(detail, form, cardError, options.cardLast4 ?? null, ctx.clock.now())}${bankForm(detail, form, options.bankError ?? null)}`
         : html`${header(ctx.merchant.name, detail)}${statusView(detail)}`;
     return respond(c, detail, page(`Pay ${ctx.merchant.name}`, body), options.status ?? 200);
   }

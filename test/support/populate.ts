@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import { paymentAttempts } from '../../src/modules/collections/collections.table.ts';
+import { stripeTestClocks } from '../../src/modules/stripe/stripe.objects.table.ts';
 import type { TestApp, TestMerchant, TestResponse } from './harness.ts';
 
 type Json = Record<string, unknown>;
@@ -133,6 +134,28 @@ export async function populate(t: TestApp, m: TestMerchant, tag: string) {
       'amount=500&currency=usd&payment_method=pm_card_visa&confirm=true',
     ),
   );
+  // The dialect's own objects: a customer with a saved card, a Checkout Session, a test clock, and
+  // its events (written when first listed).
+  await ok(form(t, m, '/stripe/v1/customers', 'email=pop@example.com&payment_method=pm_card_visa'));
+  await ok(
+    form(
+      t,
+      m,
+      '/stripe/v1/checkout/sessions',
+      'mode=payment&success_url=https://shop.example/ok&line_items[0][quantity]=1' +
+        '&line_items[0][price_data][currency]=usd&line_items[0][price_data][unit_amount]=700' +
+        '&line_items[0][price_data][product_data][name]=Tea',
+    ),
+  );
+  // A test clock's row (made through the API it would freeze the merchant's clock).
+  await t.database.db.insert(stripeTestClocks).values({
+    id: `clock_${tag}_${m.id}`,
+    merchantId: m.id,
+    name: tag,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
+  await ok(t.rest<Json>('GET', '/stripe/v1/events', { key: m.secretKey }));
   // An advance runs due work and attempts the deliveries (the receiver refuses: attempts are logged).
   await ok(form(t, m, '/v1/clock/advance', 'seconds=600'));
   return { endpoint: String(endpoint.id), collection: String(collection.id), payment: String(payment.id) };

@@ -12,6 +12,7 @@ import {
 } from '../../modules/idempotency/idempotency.service.ts';
 import { authenticate, requireSecretKey } from '../../modules/merchants/authentication.ts';
 import { StripeError } from '../../modules/stripe/stripe.errors.ts';
+import { STRIPE_EVENT_API_VERSION } from '../../modules/stripe/stripe.events.rules.ts';
 import { retrieveIntent } from '../../modules/stripe/stripe.payment-intents.read.ts';
 import { type RenderScope, renderIntent } from '../../modules/stripe/stripe.render.ts';
 import { serviceContext } from '../../rest/routes.ts';
@@ -23,7 +24,9 @@ import { Params } from './params.ts';
 import { mountBalance } from './routes-balance.ts';
 import { mountCharges } from './routes-charges.ts';
 import { mountCheckout } from './routes-checkout.ts';
+import { changesClock } from './routes-clocks.ts';
 import { mountCustomers } from './routes-customers.ts';
+import { mountPaymentMethods } from './routes-customers-methods.ts';
 import { mountEvents } from './routes-events.ts';
 import { mountPaymentIntents } from './routes-payment-intents.ts';
 import { unsupported } from './unsupported.ts';
@@ -40,7 +43,7 @@ export interface StripeEnv {
 }
 
 /** The API version answered when a request names none (any named one is accepted and echoed). */
-export const STRIPE_API_VERSION = '2025-10-29.clover';
+export const STRIPE_API_VERSION = STRIPE_EVENT_API_VERSION;
 
 async function readParams(c: Context<StripeEnv>): Promise<Params> {
   const query = new URL(c.req.url).search.slice(1);
@@ -99,7 +102,11 @@ export function buildStripeApp(rateLimitPerSecond: number): Hono<StripeEnv> {
     }),
     stripeIdempotency,
   );
+  // Stripe's search of the resources served here but customers: before their `/{id}` routes.
+  for (const resource of ['payment_intents', 'charges', 'payment_methods', 'refunds'])
+    app.get(`/v1/${resource}/search`, (c) => unsupported(c));
   mountPaymentIntents(app);
+  mountPaymentMethods(app);
   mountCharges(app);
   mountCustomers(app);
   mountCheckout(app);
@@ -142,11 +149,17 @@ const stripeIdempotency = createMiddleware<StripeEnv>(async (c, next) => {
       if (!keep) return { outcome: null, store: false };
       return { outcome: { status: c.res.status, body: await c.res.clone().text() }, store: true };
     },
+    // A test clock's advance commits batch by batch: its answer is stored after it (as REST's advance).
+    { ownTransactions: changesClock(c.req.method, c.req.path) },
   );
   if (replayed && outcome)
     c.res = new Response(outcome.body, {
       status: outcome.status,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'Idempotent-Replayed': 'true' },
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'Idempotent-Replayed': 'true',
+        'Stripe-Version': c.req.header('stripe-version') ?? STRIPE_API_VERSION,
+      },
     });
 });
 

@@ -21,7 +21,7 @@ const BY_CODE: Partial<Record<string, { status: number; type: StripeErrorType; c
   invalid_cvc: { status: 402, type: 'card_error', code: 'invalid_cvc' },
   invalid_expiry: { status: 402, type: 'card_error', code: 'invalid_expiry_year' },
   amount_invalid: { status: 400, type: 'invalid_request_error', code: 'amount_too_large' },
-  invalid_state: { status: 400, type: 'invalid_request_error', code: 'charge_already_refunded' },
+  invalid_state: { status: 400, type: 'invalid_request_error' },
   database_unavailable: { status: 503, type: 'api_error' },
   internal_error: { status: 500, type: 'api_error' },
 };

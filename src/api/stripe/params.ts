@@ -22,6 +22,11 @@ export class Params {
     return this.#tree;
   }
 
+  /** A parameter's whole name, as errors give it (`automatic_payment_methods[enabled]`). */
+  #full(name: string): string {
+    return this.#prefix ? `${this.#prefix}[${name}]` : name;
+  }
+
   #take(name: string): unknown {
     this.#taken.add(name);
     return Object.hasOwn(this.#tree, name) ? this.#tree[name] : undefined;
@@ -32,11 +37,17 @@ export class Params {
     const value = this.#take(name);
     if (value === undefined) return undefined;
     if (typeof value !== 'string')
-      throw invalidParam(name, `Invalid string: ${name} must be a string, not an object or a list.`);
+      throw invalidParam(
+        this.#full(name),
+        `Invalid string: ${name} must be a string, not an object or a list.`,
+      );
     if (value.length > max)
-      throw invalidParam(name, `Invalid string: ${name} must be at most ${max} characters long.`);
+      throw invalidParam(this.#full(name), `Invalid string: ${name} must be at most ${max} characters long.`);
     if (!isStorableText(value))
-      throw invalidParam(name, `Invalid string: ${name} holds a character that cannot be stored.`);
+      throw invalidParam(
+        this.#full(name),
+        `Invalid string: ${name} holds a character that cannot be stored.`,
+      );
     return value;
   }
 
@@ -51,11 +62,11 @@ export class Params {
     const value = this.string(name, 40);
     if (value === undefined) return undefined;
     if (!/^\d{1,12}$/.test(value))
-      throw invalidParam(name, `Invalid integer: ${value}`, 'parameter_invalid_integer');
+      throw invalidParam(this.#full(name), `Invalid integer: ${value}`, 'parameter_invalid_integer');
     const parsed = BigInt(value);
     if (parsed > max)
       throw invalidParam(
-        name,
+        this.#full(name),
         `Invalid integer: ${name} must be at most ${max}.`,
         'parameter_invalid_integer',
       );
@@ -66,7 +77,7 @@ export class Params {
     const value = this.string(name, 10);
     if (value === undefined) return undefined;
     if (value !== 'true' && value !== 'false')
-      throw invalidParam(name, `Invalid boolean: ${value}`, 'parameter_invalid_boolean');
+      throw invalidParam(this.#full(name), `Invalid boolean: ${value}`, 'parameter_invalid_boolean');
     return value === 'true';
   }
 
@@ -75,7 +86,7 @@ export class Params {
     if (value === undefined) return undefined;
     if (!(values as readonly string[]).includes(value))
       throw invalidParam(
-        name,
+        this.#full(name),
         `Invalid ${name}: must be one of ${values.join(', ')}`,
         'parameter_invalid_string',
       );
@@ -87,7 +98,7 @@ export class Params {
       throw new StripeError(400, {
         type: 'invalid_request_error',
         code: 'parameter_missing',
-        param: name,
+        param: this.#full(name),
         message: `Missing required param: ${name}.`,
       });
     return value;
@@ -100,7 +111,7 @@ export class Params {
     if (value === '') return null;
     if (value === null || typeof value !== 'object' || Array.isArray(value))
       throw invalidParam(
-        name,
+        this.#full(name),
         'Invalid object: metadata is a set of key-value pairs (metadata[key]=value).',
         'parameter_invalid_empty',
       );
@@ -114,7 +125,7 @@ export class Params {
         !isStorableText(item)
       )
         throw invalidParam(
-          `${name}[${key.slice(0, 40)}]`,
+          `${this.#full(name)}[${key.slice(0, 40)}]`,
           'Invalid metadata: keys are at most 40 characters, values strings of at most 500.',
         );
       out[key] = item;
@@ -135,7 +146,7 @@ export class Params {
           : [value];
     if (items.length > 100 || !items.every((item) => typeof item === 'string' && item.length <= 200))
       throw invalidParam(
-        name,
+        this.#full(name),
         `Invalid array: ${name} is a list of up to 100 strings.`,
         'parameter_invalid_empty',
       );
@@ -148,11 +159,11 @@ export class Params {
     if (value === undefined) return undefined;
     if (value === null || typeof value !== 'object' || Array.isArray(value))
       throw invalidParam(
-        name,
+        this.#full(name),
         `Invalid object: ${name} takes ${name}[field]=value.`,
         'parameter_invalid_empty',
       );
-    return new Params(value as Record<string, unknown>, name);
+    return new Params(value as Record<string, unknown>, this.#full(name));
   }
 
   /** Refuses every parameter the route did not take. */

@@ -8,9 +8,10 @@ import {
 } from '../../modules/card-payments/card-payments.read.ts';
 import { refundCardPayment } from '../../modules/card-payments/card-payments.refund.ts';
 import type { CardPaymentDetail } from '../../modules/card-payments/card-payments.rows.ts';
+import { captureLegacyCharge, createLegacyCharge } from '../../modules/stripe/stripe.charges.ts';
+import { mergedMetadata } from '../../modules/stripe/stripe.customers.rows.ts';
 import { invalidParam, noSuch } from '../../modules/stripe/stripe.errors.ts';
 import { intentRows, retrieveIntent } from '../../modules/stripe/stripe.payment-intents.read.ts';
-import { renderPaymentMethod, testPaymentMethod } from '../../modules/stripe/stripe.payment-methods.ts';
 import {
   cardPaymentIdOf,
   intentIdOf,
@@ -19,7 +20,7 @@ import {
 } from '../../modules/stripe/stripe.render.ts';
 import { contextOf, type StripeEnv } from './app.ts';
 import type { Params } from './params.ts';
-import { expansions, paging } from './routes-payment-intents.ts';
+import { amountOf, currencyOf, expansions, paging } from './routes-payment-intents.ts';
 
 /**
  * Charges (every card payment, the dialect's and the native API's), refunds and payment methods.
@@ -65,6 +66,36 @@ async function refundTarget(c: Context<StripeEnv>, p: Params): Promise<CardPayme
 }
 
 export function mountCharges(app: Hono<StripeEnv>): void {
+  app.post('/v1/charges', async (c) => {
+    const p = c.get('params');
+    const amount = p.required('amount', amountOf(p));
+    p.required('currency', currencyOf(p));
+    const source = p.required('source', p.string('source', 255));
+    const capture = p.boolean('capture') ?? true;
+    const description = p.string('description', 1000);
+    const metadata = mergedMetadata({}, p.metadata());
+    expansions(p, []);
+    p.done();
+    const payment = await createLegacyCharge(contextOf(c), {
+      amount,
+      source,
+      capture,
+      description,
+      metadata,
+    });
+    return c.json(renderCharge(payment, null));
+  });
+
+  app.post('/v1/charges/:id/capture', async (c) => {
+    const p = c.get('params');
+    const amount = p.integer('amount');
+    expansions(p, []);
+    p.done();
+    const payment = await chargeOf(c, c.req.param('id'));
+    const captured = await captureLegacyCharge(contextOf(c), payment.id, amount);
+    return c.json(renderCharge(captured, (await methodsOf(c, [captured]))(captured)));
+  });
+
   app.get('/v1/charges', async (c) => {
     const p = c.get('params');
     const page = paging(p);
@@ -127,20 +158,21 @@ export function mountCharges(app: Hono<StripeEnv>): void {
   app.get('/v1/refunds', async (c) => {
     const p = c.get('params');
     const payment = await refundTarget(c, p);
-    paging(p);
+    const page = paging(p);
     p.done();
+    // A payment's refunds, newest first, paged as any list (a payment has few).
+    const newest = [...payment.refunds].reverse();
+    const cursor = page.startingAfter ?? page.endingBefore;
+    const at = cursor === undefined ? -1 : newest.findIndex((refund) => refund.id === cursor);
+    if (cursor !== undefined && at < 0)
+      throw noSuch('refund', cursor, page.startingAfter ? 'starting_after' : 'ending_before');
+    const from = page.endingBefore !== undefined ? Math.max(0, at - page.limit) : at + 1;
+    const to = page.endingBefore !== undefined ? at : from + page.limit;
     return c.json({
       object: 'list',
-      data: [...payment.refunds].reverse().map((refund) => renderRefund(refund, payment)),
-      has_more: false,
+      data: newest.slice(from, to).map((refund) => renderRefund(refund, payment)),
+      has_more: page.endingBefore !== undefined ? from > 0 : to < newest.length,
       url: '/v1/refunds',
     });
-  });
-
-  app.get('/v1/payment_methods/:id', async (c) => {
-    const p = c.get('params');
-    p.done();
-    const method = testPaymentMethod(c.req.param('id'), c.get('clock').now(), 'payment_method');
-    return c.json(renderPaymentMethod(method, c.get('clock').now()));
   });
 }

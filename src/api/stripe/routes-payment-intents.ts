@@ -4,6 +4,7 @@ import {
   type IntentFields,
   type IntentView,
   listIntents,
+  relateIntents,
   retrieveIntent,
 } from '../../modules/stripe/stripe.payment-intents.read.ts';
 import {
@@ -44,7 +45,7 @@ export function paging(p: Params) {
   return { limit: Number(limit), startingAfter, endingBefore };
 }
 
-function amountOf(p: Params, name = 'amount'): bigint | undefined {
+export function amountOf(p: Params, name = 'amount'): bigint | undefined {
   const amount = p.integer(name);
   if (amount !== undefined && amount < MIN_AMOUNT)
     throw new StripeError(400, {
@@ -56,7 +57,7 @@ function amountOf(p: Params, name = 'amount'): bigint | undefined {
   return amount;
 }
 
-function currencyOf(p: Params): string | undefined {
+export function currencyOf(p: Params): string | undefined {
   const currency = p.string('currency', 3)?.toLowerCase();
   if (currency !== undefined && currency !== 'usd')
     throw invalidParam(
@@ -70,6 +71,14 @@ function currencyOf(p: Params): string | undefined {
 function captureMethodOf(p: Params): 'automatic' | 'manual' | undefined {
   const method = p.oneOf('capture_method', ['automatic', 'automatic_async', 'manual']);
   return method === 'automatic_async' ? 'automatic' : method;
+}
+
+/** `return_url`: where a redirect-based payment sends the browser back to (an http(s) URL). */
+function returnUrlOf(p: Params): string | undefined {
+  const url = p.string('return_url', 2048);
+  if (url !== undefined && !/^https?:\/\/[^\s]+$/i.test(url))
+    throw invalidParam('return_url', 'Invalid URL: return_url must be an http or https URL.', 'url_invalid');
+  return url;
 }
 
 /** `payment_method_types` (only `card`) and `automatic_payment_methods` (card is the one there is). */
@@ -98,39 +107,76 @@ function commonFields(p: Params): IntentFields {
     description: p.nullableString('description', 1000),
     metadata: p.metadata(),
     receiptEmail: p.nullableString('receipt_email', 800),
+    customer: p.string('customer', 255),
   };
 }
 
-function answer(c: Context<StripeEnv>, view: IntentView, expand: ReadonlySet<string>) {
-  return c.json(renderIntent(view, scopeOf(c, expand)));
+/**
+ * What a confirmation takes beside its payment method: `setup_future_usage` (the card saved to the
+ * customer once the payment succeeds) and `off_session` (true, or Stripe's one_off / recurring).
+ * Neither is kept on an unconfirmed intent, so both are refused where nothing is confirmed.
+ */
+function confirmationFields(p: Params, confirm: boolean) {
+  const setupFutureUsage = p.oneOf('setup_future_usage', ['on_session', 'off_session', '']);
+  const offSession = p.oneOf('off_session', ['true', 'false', 'one_off', 'recurring']);
+  if (setupFutureUsage !== undefined && !confirm)
+    throw new StripeError(400, {
+      type: 'invalid_request_error',
+      code: 'parameter_unknown',
+      param: 'setup_future_usage',
+      message:
+        "Sandbank's Stripe dialect takes setup_future_usage only where the PaymentIntent is confirmed (create with confirm=true, or /confirm): it does not keep it on an unconfirmed PaymentIntent.",
+    });
+  if (offSession !== undefined && !confirm)
+    throw invalidParam('off_session', 'off_session can only be used when confirm is true.');
+  return {
+    setupFutureUsage: setupFutureUsage === '' ? undefined : setupFutureUsage,
+    offSession: offSession === undefined ? undefined : offSession !== 'false',
+  };
+}
+
+async function answer(c: Context<StripeEnv>, view: IntentView, expand: ReadonlySet<string>) {
+  const [related] = await relateIntents(contextOf(c), [view], { customer: expand.has('customer') });
+  return c.json(renderIntent(related ?? view, scopeOf(c, expand)));
 }
 
 export function mountPaymentIntents(app: Hono<StripeEnv>): void {
+  // Before the charges' routes: GET /v1/payment_methods/:id answers saved payment methods too.
   app.post('/v1/payment_intents', async (c) => {
     const p = c.get('params');
     const fields = commonFields(p);
     paymentMethodKinds(p);
     p.oneOf('confirmation_method', ['automatic']);
     const confirm = p.boolean('confirm') ?? false;
-    const returnUrl = p.string('return_url', 2048);
+    const confirmation = confirmationFields(p, confirm);
+    const returnUrl = returnUrlOf(p);
     const expand = expansions(p, INTENT_EXPANSIONS);
     p.done();
     const amount = p.required('amount', fields.amount);
     const currency = p.required('currency', fields.currency);
-    const view = await createIntent(contextOf(c), { ...fields, amount, currency, returnUrl }, confirm);
+    const view = await createIntent(
+      contextOf(c),
+      { ...fields, ...confirmation, amount, currency, returnUrl },
+      confirm,
+    );
     return answer(c, view, expand);
   });
 
   app.get('/v1/payment_intents', async (c) => {
     const p = c.get('params');
     const page = paging(p);
+    const customer = p.string('customer', 255);
     const expand = expansions(
       p,
       INTENT_EXPANSIONS.map((path) => `data.${path}`),
     );
     p.done();
-    const { data, hasMore } = await listIntents(contextOf(c), page);
     const inner = new Set([...expand].map((path) => path.slice('data.'.length)));
+    const { data, hasMore } = await listIntents(
+      contextOf(c),
+      { ...page, customer },
+      { customer: inner.has('customer') },
+    );
     return c.json({
       object: 'list',
       data: data.map((view) => renderIntent(view, scopeOf(c, inner))),
@@ -144,13 +190,15 @@ export function mountPaymentIntents(app: Hono<StripeEnv>): void {
     p.string('client_secret', 255);
     const expand = expansions(p, INTENT_EXPANSIONS);
     p.done();
-    return answer(c, await retrieveIntent(contextOf(c), c.req.param('id')), expand);
+    const view = await retrieveIntent(contextOf(c), c.req.param('id'), { customer: expand.has('customer') });
+    return c.json(renderIntent(view, scopeOf(c, expand)));
   });
 
   app.post('/v1/payment_intents/:id', async (c) => {
     const p = c.get('params');
     const fields = commonFields(p);
     paymentMethodKinds(p);
+    confirmationFields(p, false);
     const expand = expansions(p, INTENT_EXPANSIONS);
     p.done();
     return answer(c, await updateIntent(contextOf(c), c.req.param('id'), fields), expand);
@@ -160,8 +208,9 @@ export function mountPaymentIntents(app: Hono<StripeEnv>): void {
     const p = c.get('params');
     const fields = {
       paymentMethod: p.string('payment_method', 255),
-      returnUrl: p.string('return_url', 2048),
+      returnUrl: returnUrlOf(p),
       captureMethod: captureMethodOf(p),
+      ...confirmationFields(p, true),
     };
     paymentMethodKinds(p);
     const expand = expansions(p, INTENT_EXPANSIONS);

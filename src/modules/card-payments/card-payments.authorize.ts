@@ -213,18 +213,9 @@ async function insertNewPayment(tx: Tx, ctx: ServiceContext, row: CardPaymentRow
  * POST /v1/card_payments: validates the card (400s before any network decision), asks the network,
  * and records the payment — a decline is committed, then answered with 402 and the payment's id.
  */
-export async function createCardPayment(
-  ctx: ServiceContext,
-  input: CreateCardPaymentInput,
-): Promise<CardPaymentDetail> {
+function authorizationOf(input: CreateCardPaymentInput) {
   const amount = parseAmount(input.amount, input.currency, { max: CARD_PAYMENT_MAX_MINOR });
-  if ((input.card === undefined) === (input.token === undefined)) {
-    throw new SandbankError(input.card ? 'parameter_invalid' : 'parameter_missing', {
-      param: 'card',
-      message: 'Send exactly one of card and token.',
-    });
-  }
-  const of = (card: ValidCard): AuthorizationInput => ({
+  return (card: ValidCard): AuthorizationInput => ({
     amount,
     currency: input.currency,
     card,
@@ -233,6 +224,36 @@ export async function createCardPayment(
     description: input.description ?? null,
     metadata: input.metadata ?? {},
   });
+}
+
+/**
+ * A raw card's new payment, decided now (validated first: 400s before any decision), as the row and
+ * the change that writes it — for a caller that adds rows of its own to the same commit (the Stripe
+ * dialect's PaymentIntent). Null for a card this sandbox issued: its issuer decides in a
+ * transaction (createCardPayment).
+ */
+export function decidedCardPayment(
+  ctx: ServiceContext,
+  input: CreateCardPaymentInput & { card: NonNullable<CreateCardPaymentInput['card']> },
+): { row: CardPaymentRow; change: Change } | null {
+  const of = authorizationOf(input);
+  const card = validateCard(input.card);
+  if (isIssuedNumber(card.number)) return null;
+  const row = newPaymentValues(ctx, of(card));
+  return { row, change: newPaymentChange(ctx, row) };
+}
+
+export async function createCardPayment(
+  ctx: ServiceContext,
+  input: CreateCardPaymentInput,
+): Promise<CardPaymentDetail> {
+  const of = authorizationOf(input);
+  if ((input.card === undefined) === (input.token === undefined)) {
+    throw new SandbankError(input.card ? 'parameter_invalid' : 'parameter_missing', {
+      param: 'card',
+      message: 'Send exactly one of card and token.',
+    });
+  }
   // A raw card is decided once, here; a token's card is known only once it is spent, in the
   // transaction, and so is a card this sandbox issued (its issuer decides, in the transaction).
   const card = input.card ? validateCard(input.card) : null;

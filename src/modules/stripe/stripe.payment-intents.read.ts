@@ -1,8 +1,11 @@
-import { and, desc, eq, gt, inArray, lt } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { getCardPayment } from '../card-payments/card-payments.read.ts';
 import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
 import { dbOf, type ServiceContext, type Tx } from '../context.ts';
+import { pageOf } from './stripe.balance-pages.ts';
+import { type CustomerRow, customersByIds } from './stripe.customers.rows.ts';
 import { noSuch } from './stripe.errors.ts';
+import { methodsByIds, type SavedMethodRow } from './stripe.saved-methods.ts';
 import { type StripePaymentIntentRow, stripePaymentIntents } from './stripe.table.ts';
 
 /**
@@ -22,6 +25,14 @@ export type IntentStatus =
 export interface IntentView {
   row: StripePaymentIntentRow;
   payment: CardPaymentDetail | null;
+  /** Its saved payment methods (the pending one, the latest attempt's), by id (`relateIntents`). */
+  methods?: ReadonlyMap<string, SavedMethodRow>;
+  /** Its customer, when an answer expands it. */
+  customer?: CustomerRow | null;
+  /** setup_future_usage, as the call that confirmed it gave it (it is not kept on the intent). */
+  setupFutureUsage?: 'on_session' | 'off_session' | null;
+  /** An off-session confirmation whose card asked for 3-D Secure: declined, authentication_required. */
+  authenticationRequired?: boolean;
 }
 
 export interface IntentFields {
@@ -34,7 +45,19 @@ export interface IntentFields {
   metadata?: Record<string, string> | null | undefined;
   receiptEmail?: string | null | undefined;
   returnUrl?: string | undefined;
+  /** The Customer it is for (`cus_`): it must exist; its saved payment methods are then usable. */
+  customer?: string | undefined;
+  /** After a successful confirmation, its payment method is attached to its customer. */
+  setupFutureUsage?: 'on_session' | 'off_session' | undefined;
+  /** The customer is not there: a card that asks for 3-D Secure declines (authentication_required). */
+  offSession?: boolean | undefined;
 }
+
+/** What a confirmation takes (create with confirm=true, or /confirm). */
+export type ConfirmFields = Pick<
+  IntentFields,
+  'paymentMethod' | 'returnUrl' | 'captureMethod' | 'setupFutureUsage' | 'offSession'
+>;
 
 /** The payment method the intent's next confirmation would use (null after a declined attempt with it). */
 export function pendingPaymentMethod({ row, payment }: IntentView): string | null {
@@ -76,34 +99,61 @@ export async function load(ctx: ServiceContext, id: string, tx?: Tx): Promise<St
   return row;
 }
 
-export async function retrieveIntent(ctx: ServiceContext, id: string): Promise<IntentView> {
+/**
+ * The intents with what their objects render beside their rows: their saved payment methods, and
+ * their customers when `customer` says so (an expansion).
+ */
+export async function relateIntents(
+  ctx: ServiceContext,
+  views: readonly IntentView[],
+  options: { customer?: boolean } = {},
+): Promise<IntentView[]> {
+  const methods = await methodsByIds(
+    ctx,
+    views.flatMap(({ row }) => [row.paymentMethod, row.attemptPaymentMethod]),
+  );
+  const customers = options.customer
+    ? await customersByIds(
+        ctx,
+        views.map(({ row }) => row.customerId),
+      )
+    : null;
+  return views.map((view) => ({
+    ...view,
+    methods,
+    ...(customers ? { customer: customers.get(view.row.customerId ?? '') ?? null } : {}),
+  }));
+}
+
+export async function retrieveIntent(
+  ctx: ServiceContext,
+  id: string,
+  options: { customer?: boolean } = {},
+): Promise<IntentView> {
   const row = await load(ctx, id);
-  return { row, payment: await paymentOf(ctx, row) };
+  const [view] = await relateIntents(ctx, [{ row, payment: await paymentOf(ctx, row) }], options);
+  return view ?? { row, payment: null };
 }
 
 /** A page of the merchant's intents, newest first (`starting_after`/`ending_before`: ids). */
 export async function listIntents(
   ctx: ServiceContext,
-  query: { limit: number; startingAfter?: string | undefined; endingBefore?: string | undefined },
+  query: {
+    limit: number;
+    startingAfter?: string | undefined;
+    endingBefore?: string | undefined;
+    customer?: string | undefined;
+  },
+  options: { customer?: boolean } = {},
 ): Promise<{ data: IntentView[]; hasMore: boolean }> {
-  const t = stripePaymentIntents;
-  const before = query.endingBefore !== undefined;
-  const rows = await dbOf(ctx)
-    .select()
-    .from(t)
-    .where(
-      and(
-        eq(t.merchantId, ctx.merchant.id),
-        query.startingAfter ? lt(t.id, query.startingAfter) : undefined,
-        query.endingBefore ? gt(t.id, query.endingBefore) : undefined,
-      ),
-    )
-    .orderBy(before ? t.id : desc(t.id))
-    .limit(query.limit + 1);
-  const page = rows.slice(0, query.limit);
-  if (before) page.reverse();
-  const data = await Promise.all(page.map(async (row) => ({ row, payment: await paymentOf(ctx, row) })));
-  return { data, hasMore: rows.length > query.limit };
+  const page = await pageOf<StripePaymentIntentRow>(
+    ctx,
+    stripePaymentIntents,
+    { limit: query.limit, after: query.startingAfter, before: query.endingBefore },
+    [query.customer !== undefined ? eq(stripePaymentIntents.customerId, query.customer) : undefined],
+  );
+  const data = await Promise.all(page.data.map(async (row) => ({ row, payment: await paymentOf(ctx, row) })));
+  return { data: await relateIntents(ctx, data, options), hasMore: page.hasMore };
 }
 
 /** A card payment's id as the dialect's charge id (`cp_X` ↔ `ch_X`). */

@@ -7,9 +7,13 @@ import { createCardPayment } from '../card-payments/card-payments.authorize.ts';
 import { captureCardPayment, voidCardPayment } from '../card-payments/card-payments.capture.ts';
 import { getCardPayment } from '../card-payments/card-payments.read.ts';
 import { completeCardPayment3ds } from '../card-payments/card-payments.three-ds.ts';
-import { dbOf, inContextTx, type ServiceContext, type Tx } from '../context.ts';
+import { inContextTx, type ServiceContext, type Tx } from '../context.ts';
+import { findCustomer, mergedMetadata } from './stripe.customers.rows.ts';
 import { StripeError, unexpectedState } from './stripe.errors.ts';
+import { insertIntent, recordIntentCanceled } from './stripe.events.ts';
+import { confirmAtOnce, createConfirmedAtOnce } from './stripe.payment-intents.at-once.ts';
 import {
+  type ConfirmFields,
   chargeId,
   type IntentFields,
   type IntentStatus,
@@ -19,42 +23,25 @@ import {
   paymentOf,
   pendingPaymentMethod,
 } from './stripe.payment-intents.read.ts';
-import { testPaymentMethod } from './stripe.payment-methods.ts';
+import { findMethod } from './stripe.saved-methods.ts';
+import {
+  checkOwner,
+  checkParties,
+  failOffSessionChallenge,
+  savedForFuture,
+} from './stripe.saved-methods.usage.ts';
 import { type StripePaymentIntentRow, stripePaymentIntents } from './stripe.table.ts';
 
 /**
- * PaymentIntents of the Stripe dialect. An intent is a row of its own until it is confirmed; each
- * confirmation is a card payment (the native API's, with the intent's id as its reference), and
- * the intent's status is read from the latest one (`intentStatus`). See docs/guide/stripe.md.
+ * PaymentIntents of the Stripe dialect: a row of its own until confirmed; each confirmation is a
+ * card payment whose reference is the intent's id, its status read from the latest (`intentStatus`).
  */
-
-function mergedMetadata(
-  current: Record<string, string>,
-  update: Record<string, string> | null | undefined,
-): Record<string, string> {
-  if (update === undefined) return current;
-  if (update === null) return {};
-  const merged = { ...current };
-  for (const [key, value] of Object.entries(update)) {
-    if (value === '') delete merged[key];
-    else merged[key] = value;
-  }
-  if (Object.keys(merged).length > 50)
-    throw new StripeError(400, {
-      type: 'invalid_request_error',
-      code: 'parameter_invalid_empty',
-      param: 'metadata',
-      message: 'You can have at most 50 metadata keys.',
-    });
-  return merged;
-}
 
 export async function createIntent(
   ctx: ServiceContext,
   fields: IntentFields & { amount: bigint; currency: string },
   confirm: boolean,
 ): Promise<IntentView> {
-  if (fields.paymentMethod) testPaymentMethod(fields.paymentMethod, ctx.clock.now());
   const now = ctx.clock.now();
   const id = newId('stripePaymentIntent');
   const row: StripePaymentIntentRow = {
@@ -63,7 +50,7 @@ export async function createIntent(
     amount: fields.amount,
     currency: fields.currency,
     captureMethod: fields.captureMethod ?? 'automatic',
-    customerId: null,
+    customerId: fields.customer ?? null,
     paymentMethod: fields.paymentMethod ?? null,
     cardPaymentId: null,
     attemptPaymentMethod: null,
@@ -77,13 +64,15 @@ export async function createIntent(
     createdAt: now,
     updatedAt: now,
   };
-  if (!confirm) {
-    await dbOf(ctx).insert(stripePaymentIntents).values(row);
-    return { row, payment: null };
+  if (confirm) {
+    const atOnce = await createConfirmedAtOnce(ctx, row, fields);
+    if (atOnce) return throwIfDeclined(atOnce);
   }
   return inContextTx(ctx, async (tx) => {
-    await tx.insert(stripePaymentIntents).values(row);
-    return confirmIn(tx, ctx, id, {});
+    await checkParties(tx, ctx, row.customerId, row.paymentMethod);
+    await insertIntent(tx, row);
+    if (!confirm) return { row, payment: null };
+    return confirmIn(tx, ctx, id, fields);
   }).then(throwIfDeclined);
 }
 
@@ -91,13 +80,16 @@ export async function createIntent(
 function throwIfDeclined(view: IntentView): IntentView {
   const payment = view.payment;
   if (payment?.state !== 'declined') return view;
+  const authentication = view.authenticationRequired === true;
   throw new StripeError(
     402,
     {
       type: 'card_error',
-      code: 'card_declined',
-      declineCode: payment.declineCode ?? 'generic_decline',
-      message: payment.failureMessage ?? 'Your card was declined.',
+      code: authentication ? 'authentication_required' : 'card_declined',
+      declineCode: authentication ? 'authentication_required' : (payment.declineCode ?? 'generic_decline'),
+      message: authentication
+        ? 'Your card was declined. This transaction requires authentication.'
+        : (payment.failureMessage ?? 'Your card was declined.'),
       charge: chargeId(payment.id),
       paymentIntentId: view.row.id,
     },
@@ -109,7 +101,7 @@ async function confirmIn(
   tx: Tx,
   ctx: ServiceContext,
   id: string,
-  fields: Pick<IntentFields, 'paymentMethod' | 'returnUrl' | 'captureMethod'>,
+  fields: ConfirmFields,
 ): Promise<IntentView> {
   const inTx = { ...ctx, tx };
   const row = await load(ctx, id, tx);
@@ -128,7 +120,9 @@ async function confirmIn(
       'payment_intent_unexpected_state',
       "You cannot confirm this PaymentIntent because it's missing a payment method. Update the PaymentIntent with a payment method and then confirm it again, or confirm it again directly with a payment method.",
     );
-  const card = testPaymentMethod(method, ctx.clock.now());
+  const resolved = await findMethod(ctx, method, { param: 'payment_method', tx });
+  checkOwner(resolved, row.customerId);
+  const card = resolved.card;
   const captureMethod = fields.captureMethod ?? row.captureMethod;
   let paymentId: string;
   try {
@@ -147,27 +141,37 @@ async function confirmIn(
     if (!(error instanceof SandbankError && error.code === 'card_declined' && error.objectId)) throw error;
     paymentId = error.objectId;
   }
+  let payment = await getCardPayment(inTx, paymentId);
+  const challenged = payment.state === 'requires_action';
+  if (fields.offSession) payment = await failOffSessionChallenge(inTx, payment);
+  const used = await savedForFuture(tx, ctx, method, row.customerId, payment, fields.setupFutureUsage);
   const [updated] = await tx
     .update(stripePaymentIntents)
     .set({
       cardPaymentId: paymentId,
-      paymentMethod: method,
-      attemptPaymentMethod: method,
+      paymentMethod: used,
+      attemptPaymentMethod: used,
       captureMethod,
       ...(fields.returnUrl !== undefined ? { returnUrl: fields.returnUrl } : {}),
       updatedAt: ctx.clock.now(),
     })
     .where(eq(stripePaymentIntents.id, row.id))
     .returning();
-  return { row: updated ?? row, payment: await getCardPayment(inTx, paymentId) };
+  return {
+    row: updated ?? row,
+    payment,
+    setupFutureUsage: fields.setupFutureUsage ?? null,
+    authenticationRequired: fields.offSession === true && challenged && payment.state === 'declined',
+  };
 }
 
-export function confirmIntent(
+export async function confirmIntent(
   ctx: ServiceContext,
   id: string,
-  fields: Pick<IntentFields, 'paymentMethod' | 'returnUrl' | 'captureMethod'>,
+  fields: ConfirmFields,
 ): Promise<IntentView> {
-  if (fields.paymentMethod) testPaymentMethod(fields.paymentMethod, ctx.clock.now());
+  const atOnce = await confirmAtOnce(ctx, id, fields);
+  if (atOnce) return throwIfDeclined(atOnce);
   return inContextTx(ctx, (tx) => confirmIn(tx, ctx, id, fields)).then(throwIfDeclined);
 }
 
@@ -176,18 +180,25 @@ export async function updateIntent(
   id: string,
   fields: IntentFields,
 ): Promise<IntentView> {
-  if (fields.paymentMethod) testPaymentMethod(fields.paymentMethod, ctx.clock.now());
   return inContextTx(ctx, async (tx) => {
     const row = await load(ctx, id, tx);
     const view = { row, payment: await paymentOf({ ...ctx, tx }, row) };
     const status = intentStatus(view);
     const open = status === 'requires_payment_method' || status === 'requires_confirmation';
-    const payable = ['amount', 'currency', 'captureMethod', 'paymentMethod'] as const;
+    const payable = ['amount', 'currency', 'captureMethod', 'paymentMethod', 'customer'] as const;
     const touched = payable.find((key) => fields[key] !== undefined);
     if (touched && !open)
       throw unexpectedState(
         'payment_intent_unexpected_state',
         `You cannot update this PaymentIntent's ${touched === 'captureMethod' ? 'capture_method' : touched === 'paymentMethod' ? 'payment_method' : touched} because it has a status of ${status}.`,
+      );
+    if (fields.customer !== undefined) await findCustomer(ctx, fields.customer, { param: 'customer', tx });
+    // A new payment method, or the one it has under a new customer, must be usable by its customer.
+    const method = fields.paymentMethod ?? (fields.customer !== undefined ? row.paymentMethod : null);
+    if (method)
+      checkOwner(
+        await findMethod(ctx, method, { param: 'payment_method', tx }),
+        fields.customer ?? row.customerId,
       );
     const [updated] = await tx
       .update(stripePaymentIntents)
@@ -196,6 +207,7 @@ export async function updateIntent(
         ...(fields.currency !== undefined ? { currency: fields.currency } : {}),
         ...(fields.captureMethod !== undefined ? { captureMethod: fields.captureMethod } : {}),
         ...(fields.paymentMethod !== undefined ? { paymentMethod: fields.paymentMethod } : {}),
+        ...(fields.customer !== undefined ? { customerId: fields.customer } : {}),
         ...(fields.description !== undefined ? { description: fields.description } : {}),
         ...(fields.receiptEmail !== undefined ? { receiptEmail: fields.receiptEmail } : {}),
         metadata: mergedMetadata(row.metadata, fields.metadata),
@@ -222,6 +234,13 @@ export async function captureIntent(
         'payment_intent_unexpected_state',
         `This PaymentIntent could not be captured because it has a status of ${status}. Only a PaymentIntent with one of the following statuses may be captured: requires_capture.`,
       );
+    if (amountToCapture === 0n)
+      throw new StripeError(400, {
+        type: 'invalid_request_error',
+        code: 'amount_too_small',
+        param: 'amount_to_capture',
+        message: 'The amount to capture must be at least 1 (a PaymentIntent is canceled to release it all).',
+      });
     if (amountToCapture !== undefined && amountToCapture > payment.amount)
       throw new StripeError(400, {
         type: 'invalid_request_error',
@@ -274,6 +293,8 @@ export async function cancelIntent(
       .set({ canceledAt: ctx.clock.now(), cancellationReason: reason ?? null, updatedAt: ctx.clock.now() })
       .where(eq(stripePaymentIntents.id, row.id))
       .returning();
-    return { row: updated ?? row, payment };
+    const canceled = { row: updated ?? row, payment };
+    await recordIntentCanceled(tx, canceled);
+    return canceled;
   });
 }

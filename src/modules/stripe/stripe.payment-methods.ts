@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type CardBrand, detectBrand } from '../cards/card-numbers.ts';
 import { testCardExpiry } from '../cards/magic-cards.ts';
 import { invalidParam, noSuch } from './stripe.errors.ts';
@@ -40,6 +41,18 @@ export const TEST_PAYMENT_METHODS: Readonly<Record<string, string>> = Object.fre
   pm_card_createEarlyFraudWarning: '4000000000005423',
 });
 
+/** Whether `id` is one of Stripe's test payment method ids (`pm_card_visa`…). */
+export function isTestPaymentMethod(id: string): boolean {
+  return Object.hasOwn(TEST_PAYMENT_METHODS, id);
+}
+
+/** The test payment method a Stripe test token stands for (`tok_visa` → `pm_card_visa`), or null. */
+export function testTokenMethod(token: string): string | null {
+  if (!token.startsWith('tok_')) return null;
+  const method = `pm_card_${token.slice('tok_'.length)}`;
+  return isTestPaymentMethod(method) ? method : null;
+}
+
 /** Debit and prepaid test cards (every other one is credit), as Stripe's `card.funding` says. */
 const FUNDING: Readonly<Record<string, 'debit' | 'prepaid'>> = {
   '4000056655665556': 'debit',
@@ -47,6 +60,12 @@ const FUNDING: Readonly<Record<string, 'debit' | 'prepaid'>> = {
   '5105105105105100': 'prepaid',
 };
 
+/** A card's funding as Stripe says it: the debit and prepaid test cards, every other one credit. */
+export function fundingOf(number: string): 'credit' | 'debit' | 'prepaid' {
+  return FUNDING[number] ?? 'credit';
+}
+
+/** A card as a payment method stands for it (a test id's, or a saved one's). */
 export interface TestPaymentMethod {
   id: string;
   number: string;
@@ -76,40 +95,85 @@ export function testPaymentMethod(id: string, now: Date, param = 'payment_method
     expMonth: expiry.month,
     expYear: expiry.year,
     cvc: brand === 'amex' ? '1234' : '123',
-    funding: FUNDING[number] ?? 'credit',
+    funding: fundingOf(number),
   };
 }
 
-/** A PaymentMethod object in Stripe's shape. */
-export function renderPaymentMethod(pm: TestPaymentMethod, created: Date): Record<string, unknown> {
+/** `billing_details` with every field Stripe names (null where not given). */
+export function billingDetailsOf(
+  stored: Record<string, unknown> | null | undefined,
+): Record<string, unknown> {
+  const address = (stored?.address ?? {}) as Record<string, unknown>;
+  const field = (from: Record<string, unknown> | undefined, key: string) => from?.[key] ?? null;
+  return {
+    address: Object.fromEntries(
+      ['city', 'country', 'line1', 'line2', 'postal_code', 'state'].map((key) => [key, field(address, key)]),
+    ),
+    email: field(stored ?? undefined, 'email'),
+    name: field(stored ?? undefined, 'name'),
+    phone: field(stored ?? undefined, 'phone'),
+    tax_id: field(stored ?? undefined, 'tax_id'),
+  };
+}
+
+/**
+ * A card's fingerprint: the same for the same number, whatever payment method holds it, and
+ * nothing of the number readable from it (16 characters of a digest, as long as Stripe's).
+ */
+export function cardFingerprint(number: string): string {
+  return createHash('sha256')
+    .update(`sandbank-card-fingerprint:${number}`, 'utf8')
+    .digest('base64url')
+    .replace(/[-_]/g, '')
+    .slice(0, 16);
+}
+
+/** What a saved payment method adds to its card: its customer, billing details and metadata. */
+export interface MethodExtras {
+  /** The customer's id, or the expanded customer. */
+  customer?: string | Record<string, unknown> | null;
+  billingDetails?: Record<string, unknown> | null;
+  metadata?: Record<string, string>;
+  /** Whether a CVC was given with the card (`checks.cvc_check`: pass, else null). */
+  cvcGiven?: boolean;
+}
+
+/** A PaymentMethod object in Stripe's shape: never its number nor its CVC. */
+export function renderPaymentMethod(
+  pm: TestPaymentMethod,
+  created: Date,
+  extras: MethodExtras = {},
+): Record<string, unknown> {
   return {
     id: pm.id,
     object: 'payment_method',
     allow_redisplay: 'unspecified',
-    billing_details: {
-      address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null },
-      email: null,
-      name: null,
-      phone: null,
-    },
+    billing_details: billingDetailsOf(extras.billingDetails),
     card: {
       brand: pm.brand,
-      checks: { address_line1_check: null, address_postal_code_check: null, cvc_check: 'pass' },
+      checks: {
+        address_line1_check: null,
+        address_postal_code_check: null,
+        cvc_check: extras.cvcGiven === false ? null : 'pass',
+      },
       country: 'US',
       display_brand: pm.brand === 'amex' ? 'american_express' : pm.brand,
       exp_month: pm.expMonth,
       exp_year: pm.expYear,
-      fingerprint: `sandbank${pm.number.slice(0, 6)}${pm.last4}`,
+      fingerprint: cardFingerprint(pm.number),
       funding: pm.funding,
+      generated_from: null,
       last4: pm.last4,
       networks: { available: [pm.brand], preferred: null },
+      regulated_status: 'unregulated',
       three_d_secure_usage: { supported: true },
       wallet: null,
     },
     created: Math.floor(created.getTime() / 1000),
-    customer: null,
+    customer: extras.customer ?? null,
+    customer_account: null,
     livemode: false,
-    metadata: {},
+    metadata: extras.metadata ?? {},
     type: 'card',
   };
 }

@@ -1,5 +1,6 @@
 import { challengePageUrl, type RefundRow } from '../card-payments/card-payments.resource.ts';
 import type { CardPaymentDetail } from '../card-payments/card-payments.rows.ts';
+import { renderCustomer } from './stripe.customers.rows.ts';
 import { invalidParam } from './stripe.errors.ts';
 import {
   chargeId,
@@ -7,7 +8,8 @@ import {
   intentStatus,
   pendingPaymentMethod,
 } from './stripe.payment-intents.read.ts';
-import { renderPaymentMethod, testPaymentMethod } from './stripe.payment-methods.ts';
+import { isTestPaymentMethod, renderPaymentMethod, testPaymentMethod } from './stripe.payment-methods.ts';
+import { renderMethod, savedView } from './stripe.saved-methods.ts';
 
 /**
  * The Stripe dialect's objects in Stripe's shape: integer minor units, lowercase currencies, Unix
@@ -60,7 +62,11 @@ export function renderRefund(refund: RefundRow, payment: Pick<CardPaymentDetail,
   };
 }
 
-export function renderCharge(payment: CardPaymentDetail, paymentMethod: string | null) {
+export function renderCharge(
+  payment: CardPaymentDetail,
+  paymentMethod: string | null,
+  customer: string | null = null,
+) {
   const declined = payment.state === 'declined';
   const intent = intentIdOf(payment);
   return {
@@ -68,7 +74,8 @@ export function renderCharge(payment: CardPaymentDetail, paymentMethod: string |
     object: 'charge',
     amount: minor(payment.amount),
     amount_captured: minor(payment.amountCaptured),
-    amount_refunded: minor(payment.amountRefunded),
+    // An authorization released uncaptured (voided, expired) reads as refunded in full, as Stripe's.
+    amount_refunded: minor(released(payment) ? payment.amount : payment.amountRefunded),
     balance_transaction: null,
     billing_details: {
       address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null },
@@ -80,7 +87,7 @@ export function renderCharge(payment: CardPaymentDetail, paymentMethod: string |
     captured: payment.amountCaptured > 0n,
     created: seconds(payment.createdAt),
     currency: payment.currency.toLowerCase(),
-    customer: null,
+    customer,
     description: payment.description,
     disputed: payment.disputeId !== null,
     failure_code: declined ? 'card_declined' : null,
@@ -119,7 +126,7 @@ export function renderCharge(payment: CardPaymentDetail, paymentMethod: string |
       },
     },
     receipt_email: null,
-    refunded: payment.state === 'refunded',
+    refunded: payment.state === 'refunded' || released(payment),
     refunds: {
       object: 'list',
       data: payment.refunds.map((refund) => renderRefund(refund, payment)),
@@ -130,23 +137,45 @@ export function renderCharge(payment: CardPaymentDetail, paymentMethod: string |
   };
 }
 
+const released = (payment: CardPaymentDetail) => payment.state === 'voided' || payment.state === 'expired';
+
 function lastPaymentError(view: IntentView, scope: RenderScope) {
   const { payment, row } = view;
   if (payment?.state !== 'declined') return null;
+  // A failed 3-D Secure challenge is Stripe's authentication failure, not the card's decline.
+  const authentication = payment.threeDSecure === 'failed';
   return {
     type: 'card_error',
-    code: 'card_declined',
-    decline_code: payment.declineCode ?? 'generic_decline',
-    message: payment.failureMessage ?? 'Your card was declined.',
+    code: authentication ? 'payment_intent_authentication_failure' : 'card_declined',
+    ...(authentication ? {} : { decline_code: payment.declineCode ?? 'generic_decline' }),
+    message: authentication
+      ? 'The provided PaymentMethod has failed authentication. You can provide payment_method_data or a new PaymentMethod to attempt to fulfill this PaymentIntent again.'
+      : (payment.failureMessage ?? 'Your card was declined.'),
     charge: chargeId(payment.id),
-    payment_method: row.attemptPaymentMethod
-      ? renderPaymentMethod(testPaymentMethod(row.attemptPaymentMethod, scope.now), row.createdAt)
-      : null,
+    payment_method: row.attemptPaymentMethod ? methodObject(row.attemptPaymentMethod, view, scope) : null,
   };
 }
 
+/**
+ * An intent's payment method as an object: a test id's, or a saved one's (from the view's
+ * `methods`); null for a saved one no longer there (its table was reset without the intents').
+ */
+function methodObject(id: string, view: IntentView, scope: RenderScope): Record<string, unknown> | null {
+  if (isTestPaymentMethod(id))
+    return renderPaymentMethod(testPaymentMethod(id, scope.now), view.row.createdAt);
+  const saved = view.methods?.get(id);
+  return saved ? renderMethod(savedView(saved)) : null;
+}
+
+/** An intent's customer: its id, or the customer when expanded (and found). */
+function customerOf(view: IntentView, scope: RenderScope) {
+  const id = view.row.customerId;
+  if (!id || !scope.expand.has('customer') || !view.customer) return id;
+  return renderCustomer(view.customer);
+}
+
 /** The expansions a PaymentIntent takes. */
-export const INTENT_EXPANSIONS: readonly string[] = ['latest_charge', 'payment_method'];
+export const INTENT_EXPANSIONS: readonly string[] = ['customer', 'latest_charge', 'payment_method'];
 
 export function checkExpansions(expand: ReadonlySet<string>, allowed: readonly string[]): void {
   for (const path of expand)
@@ -172,19 +201,20 @@ export function renderIntent(view: IntentView, scope: RenderScope) {
     application: null,
     application_fee_amount: null,
     automatic_payment_methods: null,
-    canceled_at: seconds(row.canceledAt),
-    cancellation_reason: row.cancellationReason,
+    canceled_at: seconds(row.canceledAt ?? (payment && released(payment) ? payment.updatedAt : null)),
+    // An authorization left to expire is canceled by Stripe itself ('automatic').
+    cancellation_reason: row.cancellationReason ?? (payment?.state === 'expired' ? 'automatic' : null),
     capture_method: row.captureMethod,
     client_secret: row.clientSecret,
     confirmation_method: 'automatic',
     created: seconds(row.createdAt),
     currency: row.currency,
-    customer: null,
+    customer: customerOf(view, scope),
     description: row.description,
     last_payment_error: lastPaymentError(view, scope),
     latest_charge: payment
       ? scope.expand.has('latest_charge')
-        ? renderCharge(payment, row.attemptPaymentMethod)
+        ? renderCharge(payment, row.attemptPaymentMethod, row.customerId)
         : chargeId(payment.id)
       : null,
     livemode: false,
@@ -198,15 +228,13 @@ export function renderIntent(view: IntentView, scope: RenderScope) {
         : null,
     on_behalf_of: null,
     payment_method:
-      method && scope.expand.has('payment_method')
-        ? renderPaymentMethod(testPaymentMethod(method, scope.now), row.createdAt)
-        : method,
+      method && scope.expand.has('payment_method') ? (methodObject(method, view, scope) ?? method) : method,
     payment_method_options: { card: { request_three_d_secure: 'automatic' } },
     payment_method_types: ['card'],
     processing: null,
     receipt_email: row.receiptEmail,
     review: null,
-    setup_future_usage: null,
+    setup_future_usage: view.setupFutureUsage ?? null,
     shipping: null,
     source: null,
     statement_descriptor: null,

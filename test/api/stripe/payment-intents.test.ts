@@ -3,42 +3,14 @@
  * protocol: PaymentIntents with each kind of test card, manual capture, refunds, charges, lists and
  * auto-pagination, errors and idempotency — and the same payments seen through the native API.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stripeFetch } from '../../../src/app.ts';
-import { serveOn } from '../../../src/http/node-server.ts';
-import { createTestApp, type TestApp, type TestMerchant } from '../../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { signedIn } from '../../support/dashboard.ts';
+import type { TestMerchant } from '../../support/harness.ts';
+import { expectLedgerBalanced } from '../../support/ledger.ts';
+import { refusal, stripeDialect } from '../../support/stripe.ts';
 
-let t: TestApp;
-let server: Server;
-let port: number;
-beforeAll(async () => {
-  t = await createTestApp();
-  server = await new Promise<Server>((resolve) => {
-    const s = serveOn(stripeFetch(t.app), '127.0.0.1', 0, () => resolve(s));
-  });
-  port = (server.address() as AddressInfo).port;
-});
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-  await t.close();
-});
-
-function client(m: TestMerchant): Stripe {
-  return new Stripe(m.secretKey, { host: '127.0.0.1', port, protocol: 'http', telemetry: false });
-}
-
-async function refusal(work: Promise<unknown>): Promise<Stripe.errors.StripeError> {
-  try {
-    await work;
-  } catch (error) {
-    if (error instanceof Stripe.errors.StripeError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to be refused');
-}
+const { t, client, port } = stripeDialect();
 
 describe('PaymentIntents through the stripe SDK', () => {
   it('creates and confirms with pm_card_visa: succeeded, its charge captured, seen natively', async () => {
@@ -88,6 +60,12 @@ describe('PaymentIntents through the stripe SDK', () => {
     expect(native.status, native.text).toBe(200);
     expect(native.body).toMatchObject({ state: 'captured', reference: created.id });
     expect(await stripe.charges.retrieve(charge.id)).toMatchObject({ id: charge.id, amount_captured: 2000 });
+    // The dashboard shows it as the card payment it is, naming the intent; the ledger balances.
+    const browser = await signedIn(() => t, m);
+    const page = await browser.get(`/dashboard/transactions/cp_${charge.id.slice(3)}`);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain(`<span data-testid="reference">${created.id}</span>`);
+    await expectLedgerBalanced(t.database.db, m.id);
   });
 
   it('declines with a card_error (402, decline_code, charge, payment_intent) and takes another card', async () => {
@@ -204,6 +182,7 @@ describe('PaymentIntents through the stripe SDK', () => {
       type: 'StripeInvalidRequestError',
       code: 'payment_intent_unexpected_state',
     });
+    await expectLedgerBalanced(t.database.db, m.id);
   });
 
   it('updates metadata (a key set empty is removed) and lists with auto-pagination over 250 intents', async () => {
@@ -232,13 +211,69 @@ describe('PaymentIntents through the stripe SDK', () => {
   });
 });
 
+describe('confirmations without an Idempotency-Key (one change, no lock)', () => {
+  const form = (m: TestMerchant, path: string, body: string) =>
+    fetch(`http://127.0.0.1:${port()}${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${m.secretKey}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body,
+    });
+
+  it('confirms once when two confirmations race: the other is refused, and one card payment exists', async () => {
+    const m = await t.merchant();
+    const created = (await (await form(m, '/v1/payment_intents', 'amount=2500&currency=usd')).json()) as {
+      id: string;
+    };
+    const answers = await Promise.all(
+      [0, 1, 2].map(() =>
+        form(m, `/v1/payment_intents/${created.id}/confirm`, 'payment_method=pm_card_visa'),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([200, 400, 400]);
+    const refused = (await answers.find((answer) => answer.status === 400)?.json()) as {
+      error: { code: string };
+    };
+    expect(refused.error.code).toBe('payment_intent_unexpected_state');
+    const payments = await t.get(m, '/v1/card_payments');
+    expect((payments.body.data as unknown[]).length).toBe(1);
+    const intent = await client(m).paymentIntents.retrieve(created.id);
+    expect(intent).toMatchObject({ status: 'succeeded', amount_received: 2500 });
+    expect(`cp_${(intent.latest_charge as string).slice(3)}`).toBe(
+      (payments.body.data as { id: string }[])[0]?.id,
+    );
+  });
+
+  it('a decline without a key is kept as the attempt and answered 402', async () => {
+    const m = await t.merchant();
+    const answer = await form(
+      m,
+      '/v1/payment_intents',
+      'amount=900&currency=usd&payment_method=pm_card_chargeDeclined&confirm=true',
+    );
+    expect(answer.status).toBe(402);
+    const body = (await answer.json()) as { error: { payment_intent: { id: string; status: string } } };
+    expect(body.error.payment_intent.status).toBe('requires_payment_method');
+    const retried = await form(
+      m,
+      `/v1/payment_intents/${body.error.payment_intent.id}/confirm`,
+      'payment_method=pm_card_visa',
+    );
+    expect(retried.status).toBe(200);
+    expect(((await t.get(m, '/v1/card_payments')).body.data as unknown[]).length).toBe(2);
+  });
+});
+
 describe('what the dialect refuses, in Stripe shape, writing nothing', () => {
   it('a bad key, an unknown parameter, an unsupported currency or endpoint, a missing object', async () => {
     const m = await t.merchant();
     const stripe = client(m);
     const wrongKey = new Stripe('sk_test_nobody', {
       host: '127.0.0.1',
-      port,
+      port: port(),
       protocol: 'http',
       telemetry: false,
     });
