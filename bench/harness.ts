@@ -260,6 +260,8 @@ export function sandbankEnv(port: number, databaseUrl: string | undefined): Node
     SANDBANK_PUBLIC_KEY: PUBLIC_KEY,
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_SECOND: '0',
+    // The Stripe dialect's port only where a case measures it (stripeLaunch in record.bench.ts).
+    STRIPE_PORT: 'off',
   };
   delete env.DATABASE_URL;
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl;

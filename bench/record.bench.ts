@@ -10,7 +10,10 @@
  *     creating charges (POST /v1/charges);
  *   - Sandbank on PGlite (`node dist/main.js` on a data folder, and `--memory` for start-up and
  *     memory) and, with BENCH_POSTGRES_URL, on Postgres (a database of its own, dropped after),
- *     creating collections (POST /v1/collect: the collection, its outbox event and its expiry job).
+ *     creating collections (POST /v1/collect: the collection, its outbox event and its expiry job);
+ *   - Sandbank's Stripe dialect (PGlite, on its own port): the peer's very request (POST /v1/charges
+ *     with tok_visa), and a PaymentIntent created and confirmed with pm_card_visa (the peer has no
+ *     PaymentIntents: compared with its charge create, the nearest operation).
  *
  * For each: start-up (spawn → first 2xx create; first output line), idle RSS, then load from wrk in
  * its own process (50 connections, then 1), RSS after the load, and for Sandbank the mixed workload
@@ -83,7 +86,14 @@ const MOCK_CREATE: Create = {
   body: CHARGE_BODY,
 };
 
-type Peer = 'ceiling' | 'stripe-stateful-mock' | 'sandbank-pglite' | 'sandbank-postgres';
+/** A PaymentIntent created and confirmed in one request: what Stripe's quick-starts do. */
+const INTENT_CREATE: Create = {
+  path: '/v1/payment_intents',
+  contentType: 'application/x-www-form-urlencoded',
+  body: 'amount=12550&currency=usd&payment_method=pm_card_visa&confirm=true',
+};
+
+type Peer = 'ceiling' | 'stripe-stateful-mock' | 'sandbank-pglite' | 'sandbank-postgres' | 'sandbank-stripe';
 
 function ceilingLaunch(port: number): Launch {
   return {
@@ -216,7 +226,7 @@ function wrkScript(create: Create): string {
 async function readPath(peer: Peer, port: number): Promise<string> {
   if (peer === 'ceiling') return '/v1/read';
   const agent = new Agent({ keepAlive: false });
-  if (peer === 'stripe-stateful-mock') {
+  if (peer === 'stripe-stateful-mock' || peer === 'sandbank-stripe') {
     const reply = await new Promise<string>((resolve, reject) => {
       const req = request(
         {
@@ -463,6 +473,34 @@ async function measureServer(
   console.log(`  RSS after the load ${after.toFixed(0)} MB (${(after / idle).toFixed(2)}× idle)`);
 }
 
+/**
+ * The Stripe dialect on its own port (PGlite on a data folder): the peer's charge create and read,
+ * measured as the peer's are, then PaymentIntents created and confirmed, at 50 connections and at 1.
+ */
+async function measureStripeDialect(round: Round, dataDir: string, seconds: number): Promise<void> {
+  const [port, stripePort] = [await freePort(), await freePort()];
+  const launch = sandbankLaunch(port, { dataDir });
+  launch.env = { ...launch.env, STRIPE_PORT: String(stripePort) };
+  const s = await start(launch, stripePort, MOCK_CREATE);
+  try {
+    await measureServer(round, 'sandbank-stripe', s, stripePort, MOCK_CREATE, seconds, false);
+    await wrk(stripePort, INTENT_CREATE, CONNECTIONS, WARMUP_S);
+    const load = await wrk(stripePort, INTENT_CREATE, CONNECTIONS, seconds);
+    const single = await wrk(stripePort, INTENT_CREATE, 1, ONE_CONNECTION_S);
+    record(round, 'sandbank-stripe', 'intent rps 50', load.rps);
+    record(round, 'sandbank-stripe', 'intent p50 50', load.p50);
+    record(round, 'sandbank-stripe', 'intent p99 50', load.p99);
+    record(round, 'sandbank-stripe', 'intent bad 50', load.bad);
+    record(round, 'sandbank-stripe', 'intent p50 1', single.p50);
+    console.log(
+      `  PaymentIntents: 50 conn ${load.rps.toFixed(0)}/s p50 ${load.p50.toFixed(2)} p99 ${load.p99.toFixed(2)} ms ` +
+        `(${load.requests} requests, ${load.bad} bad); 1 conn p50 ${single.p50.toFixed(3)} ms`,
+    );
+  } finally {
+    await stopChild(s.child);
+  }
+}
+
 /** Starts and stops a server once, untimed: what the 'existing' cases start from. */
 /**
  * Creates and reads at one connection on a server started with SANDBANK_DURABILITY=relaxed (what
@@ -592,6 +630,10 @@ async function runRound(
       await stopChild(s.child);
     }
     await measureRelaxed(round, 'sandbank-pglite', sandbankLaunch(0, { dataDir: fresh() }));
+    console.log(
+      '[sandbank-stripe] the Stripe dialect: POST /v1/charges (tok_visa), POST /v1/payment_intents',
+    );
+    await measureStripeDialect(round, fresh(), seconds);
   } finally {
     for (const dir of folders) rmSync(dir, { recursive: true, force: true });
   }
@@ -655,6 +697,7 @@ const PEERS: [Peer, string][] = [
   ['stripe-stateful-mock', 'stripe-stateful-mock'],
   ['sandbank-pglite', 'Sandbank PGlite'],
   ['sandbank-postgres', 'Sandbank Postgres'],
+  ['sandbank-stripe', 'Sandbank Stripe dialect (PGlite)'],
 ];
 
 function fmt(value: number, digits = 0, unit = ''): string {
@@ -687,6 +730,12 @@ function table(rounds: Round[], peers: [Peer, string][]): string {
       'relaxed durability: create / read at 1 connection, p50',
       (p) => `${fmt(v(p, 'relaxed p50 1'), 2)} / ${fmt(v(p, 'relaxed read p50 1'), 2)} ms`,
     ],
+    ['PaymentIntents created and confirmed/s at 50 connections', (p) => fmt(v(p, 'intent rps 50'))],
+    [
+      'PaymentIntent p50 / p99 at 50 connections',
+      (p) => `${fmt(v(p, 'intent p50 50'), 1)} / ${fmt(v(p, 'intent p99 50'), 1)} ms`,
+    ],
+    ['PaymentIntent at 1 connection, p50', (p) => fmt(v(p, 'intent p50 1'), 2, ' ms')],
     ['mixed work at 30 connections, req/s', (p) => fmt(v(p, 'mixed rps'))],
     ['mixed work p50 / p99', (p) => `${fmt(v(p, 'mixed p50'), 1)} / ${fmt(v(p, 'mixed p99'), 1)} ms`],
     ...OPERATION_NAMES.map((name): [string, (peer: Peer) => string] => [
@@ -766,6 +815,59 @@ function targets(rounds: Round[], peers: Peer[]): Target[] {
       '×',
     );
     add(`${store} paced mix p99`, v(p, 'paced p99'), 100, true, ' ms');
+  }
+  if (peers.includes('sandbank-stripe')) {
+    // The native API's targets, for the dialect: on the peer's own request, and for PaymentIntents.
+    const p: Peer = 'sandbank-stripe';
+    add(
+      "Stripe dialect charge create p50 at 1 connection ÷ the peer's",
+      v(p, 'p50 1') / v(mock, 'p50 1'),
+      2,
+      true,
+      '×',
+    );
+    add(
+      "Stripe dialect charge read p50 at 1 connection ÷ the peer's",
+      v(p, 'read p50 1') / v(mock, 'read p50 1'),
+      2,
+      true,
+      '×',
+    );
+    add(
+      "Stripe dialect charges/s at 50 connections ÷ the peer's",
+      v(p, 'rps 50') / v(mock, 'rps 50'),
+      1.2,
+      false,
+      '×',
+    );
+    add(
+      "Stripe dialect charge p99 at 50 connections ÷ the peer's",
+      v(p, 'p99 50') / v(mock, 'p99 50'),
+      1,
+      true,
+      '×',
+    );
+    add(
+      "Stripe dialect PaymentIntent p50 at 1 connection ÷ the peer's charge",
+      v(p, 'intent p50 1') / v(mock, 'p50 1'),
+      2,
+      true,
+      '×',
+    );
+    add(
+      "Stripe dialect PaymentIntents/s at 50 connections ÷ the peer's charges",
+      v(p, 'intent rps 50') / v(mock, 'rps 50'),
+      1.2,
+      false,
+      '×',
+    );
+    add(
+      "Stripe dialect PaymentIntent p99 at 50 connections ÷ the peer's charge",
+      v(p, 'intent p99 50') / v(mock, 'p99 50'),
+      1,
+      true,
+      '×',
+    );
   }
   const peerStart = v(mock, 'start fresh');
   if (peers.includes('sandbank-pglite')) {

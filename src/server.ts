@@ -248,23 +248,24 @@ export async function startServer(
         // Live subscribers go first (1001 Going away; clients reconnect elsewhere), then the LISTEN.
         await Promise.all([runner.stop(), maintenance.stop(), graphqlWs.close()]);
         await Promise.all([eventBus.close(), credentialWatch.close()]);
+        // Both listeners drain (the main port and the Stripe dialect's) before the database closes.
+        const listeners = stripeServer ? [server, stripeServer] : [server];
         await new Promise<void>((resolve) => {
+          let open = listeners.length;
           const timer = setTimeout(() => {
             logger.warn('in-flight requests did not finish in time; closing their connections');
-            if ('closeAllConnections' in server) server.closeAllConnections();
+            for (const listener of listeners) listener.closeAllConnections();
             resolve();
           }, config.shutdownTimeoutMs);
-          if (stripeServer) {
-            stripeServer.close();
-            stripeServer.closeIdleConnections();
-            if (!ready)
-              setTimeout(() => stripeServer?.closeAllConnections(), config.shutdownTimeoutMs).unref();
+          for (const listener of listeners) {
+            listener.close(() => {
+              open -= 1;
+              if (open > 0) return;
+              clearTimeout(timer);
+              resolve();
+            });
+            listener.closeIdleConnections();
           }
-          server.close(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-          if ('closeIdleConnections' in server) server.closeIdleConnections();
         });
         // The request log's last entries (those of the requests just finished) before the database goes.
         await flushRequestLog(database.db);

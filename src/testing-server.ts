@@ -93,6 +93,8 @@ export async function startSandbankServer(options: StartSandbankOptions): Promis
     // A test suite's data need not survive a crash: commits are not waited onto the disk
     // (env: { SANDBANK_DURABILITY: 'full' } to test the server's durability itself).
     SANDBANK_DURABILITY: 'relaxed',
+    // The Stripe dialect on a free port of its own (stripeUrl), never a port another run may hold.
+    STRIPE_PORT: '0',
     ...options.env,
     HOST: host,
     LOG_LEVEL: options.logLevel ?? 'silent',
@@ -167,6 +169,7 @@ export async function startSandbankServer(options: StartSandbankOptions): Promis
   let closing: Promise<void> | null = null;
   return {
     url: base,
+    stripeUrl: running.stripeUrl,
     ...own,
     ...helpersFor(base, own.secretKey, receivers),
     async newMerchant(name = 'Test merchant') {

@@ -243,8 +243,9 @@ export interface SandbankMerchant {
 export interface Sandbank extends SandbankMerchant {
   /** The server's base URL (http://127.0.0.1:port); the REST API is under /v1, GraphQL at /graphql. */
   url: string;
-  /** The default merchant's id (its secretKey and publicKey are on this object too). */
-  id: string;
+  id: string; // the default merchant's (its secretKey and publicKey are on this object too)
+  /** Where Stripe's SDKs reach its Stripe dialect (a port of its own: `new Stripe(key, {host, port, protocol})`). */
+  stripeUrl: string | null;
   /** Signs up another merchant (`POST /v1/merchants`) and returns its keys and helpers. */
   newMerchant(name?: string): Promise<SandbankMerchant>;
   /** Stops the receivers, the server and the database. */

@@ -64,6 +64,21 @@ describe('startSandbank', () => {
     const collection = await collect(sandbank.url, sandbank.secretKey, 3);
     expect(collection.checkout_url.startsWith(`${sandbank.url}/checkout/`)).toBe(true);
     expect((await fetch(collection.checkout_url)).status).toBe(200);
+    // The Stripe dialect, on a free port of its own: Stripe's form body, Stripe's answer.
+    expect(sandbank.stripeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const intent = await fetch(`${sandbank.stripeUrl}/v1/payment_intents`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${sandbank.secretKey}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'amount=2000&currency=usd&payment_method=pm_card_visa&confirm=true',
+    });
+    expect(await intent.json()).toMatchObject({
+      object: 'payment_intent',
+      status: 'succeeded',
+      amount: 2000,
+    });
     console.info(`startSandbank() took ${startMs} ms`);
   });
 

@@ -59,6 +59,8 @@ export async function startServerProcess(
     // The address tests (and their browsers) use, so the links the server hands out lead back to it.
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     MAINTENANCE_INTERVAL_MS: '0',
+    // The Stripe dialect's port only where a test asks for it (12111 is one port for every file).
+    STRIPE_PORT: 'off',
   };
   delete env.DATABASE_URL;
   if (options.postgres && process.env.TEST_DATABASE_URL) env.DATABASE_URL = process.env.TEST_DATABASE_URL;
