@@ -25,7 +25,12 @@ export function stripeDialect(make: () => Promise<TestApp> = () => createTestApp
     port = (server.address() as AddressInfo).port;
   });
   afterAll(async () => {
-    if (server) await new Promise((resolve) => server?.close(resolve));
+    // The SDK's idle keep-alive connections would hold close() for the server's idle timeout.
+    if (server) {
+      const closed = new Promise((resolve) => server?.close(resolve));
+      server.closeAllConnections();
+      await closed;
+    }
     await app?.close();
   });
   const current = (): TestApp => {

@@ -24,7 +24,10 @@ beforeAll(async () => {
   api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  // The handlers' idle keep-alive connections would hold close() for the server's idle timeout.
+  const closed = new Promise((resolve) => server.close(resolve));
+  server.closeAllConnections();
+  await closed;
   await t.close();
 });
 
