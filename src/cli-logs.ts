@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeTime, encodeTime } from 'ulid';
-import type { CliValues } from './cli-remote.ts';
-import { loadConfig } from './config.ts';
+import { type CliValues, refusal, serverOf, unreachable } from './cli-remote.ts';
 import { CLI_USER_AGENT } from './user-agent.ts';
 
 /**
@@ -71,17 +70,13 @@ async function getPage(api: string, key: string, query: URLSearchParams, signal:
     });
   } catch (error) {
     if (signal.aborted) throw error;
-    const reason =
-      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-    throw new Error(`no Sandbank server answered at ${api} (${reason}); pass --api URL`);
+    throw unreachable(api, error);
   }
   const text = await response.text();
   if (!response.ok) {
-    let message = text;
-    try {
-      message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
-    } catch {}
-    const refused = new Error(`the server refused to read the request log (${response.status}): ${message}`);
+    const refused = new Error(
+      `the server refused to read the request log (${response.status}): ${refusal(text)}`,
+    );
     // 4xx is the command's mistake (a wrong key, a bad --status): it stops; anything else is retried.
     if (response.status < 500) Object.assign(refused, { final: true });
     throw refused;
@@ -93,12 +88,7 @@ async function getPage(api: string, key: string, query: URLSearchParams, signal:
 export async function runLogs(args: string[], values: CliValues): Promise<number> {
   if (args.length !== 1 || args[0] !== 'tail')
     throw new Error('usage: sandbank logs tail [--api URL] [--key sk_test_...] [--status 4xx] [--json]');
-  const key = typeof values.key === 'string' ? values.key : process.env.SANDBANK_SECRET_KEY;
-  if (!key) throw new Error('logs tail needs --key sk_test_... (or SANDBANK_SECRET_KEY)');
-  const api = (typeof values.api === 'string' ? values.api : loadConfig(process.env, []).publicUrl).replace(
-    /\/+$/,
-    '',
-  );
+  const { key, api } = serverOf('logs tail', values);
   const filters = new URLSearchParams(typeof values.status === 'string' ? { status: values.status } : {});
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());

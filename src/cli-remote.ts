@@ -10,6 +10,29 @@ import { CLI_USER_AGENT } from './user-agent.ts';
 /** The parsed options of the command line (node:util parseArgs's values). */
 export type CliValues = Record<string, string | boolean | string[] | undefined>;
 
+/** The merchant's secret key (--key or SANDBANK_SECRET_KEY) and the server's URL (--api or PUBLIC_URL). */
+export function serverOf(command: string, values: CliValues): { key: string; api: string } {
+  const key = typeof values.key === 'string' ? values.key : process.env.SANDBANK_SECRET_KEY;
+  if (!key) throw new Error(`${command} needs --key sk_test_... (or SANDBANK_SECRET_KEY)`);
+  const api = typeof values.api === 'string' ? values.api : loadConfig(process.env, []).publicUrl;
+  return { key, api: api.replace(/\/+$/, '') };
+}
+
+/** A request that reached no server, said so (with --api to name another). */
+export function unreachable(api: string, error: unknown): Error {
+  const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+  return new Error(`no Sandbank server answered at ${api} (${reason}); pass --api URL`);
+}
+
+/** What an error answer says: its error.message, else its text. */
+export function refusal(text: string): string {
+  try {
+    return (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+  } catch {
+    return text;
+  }
+}
+
 /**
  * Calls the running server with the merchant's secret key (--key or SANDBANK_SECRET_KEY, --api or
  * PUBLIC_URL); answers the body's text, or throws saying why (`what` names the call in the message).
@@ -22,12 +45,7 @@ export async function callServer(
   path: string,
   body?: unknown,
 ): Promise<string> {
-  const key = typeof values.key === 'string' ? values.key : process.env.SANDBANK_SECRET_KEY;
-  if (!key) throw new Error(`${command} needs --key sk_test_... (or SANDBANK_SECRET_KEY)`);
-  const api = (typeof values.api === 'string' ? values.api : loadConfig(process.env, []).publicUrl).replace(
-    /\/+$/,
-    '',
-  );
+  const { key, api } = serverOf(command, values);
   let response: Response;
   try {
     response = await fetch(`${api}${path}`, {
@@ -40,18 +58,10 @@ export async function callServer(
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {
-    const reason =
-      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-    throw new Error(`no Sandbank server answered at ${api} (${reason}); pass --api URL`);
+    throw unreachable(api, error);
   }
   const text = await response.text();
-  if (!response.ok) {
-    let message = text;
-    try {
-      message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
-    } catch {}
-    throw new Error(`the server refused the ${what} (${response.status}): ${message}`);
-  }
+  if (!response.ok) throw new Error(`the server refused the ${what} (${response.status}): ${refusal(text)}`);
   return text;
 }
 
