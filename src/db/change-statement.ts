@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
+import { PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import type { Change, EffectKind } from './change.ts';
+import { events } from './events.table.ts';
 import { insertRecords } from './json-records.ts';
 import { createdEventsCte, fanOut } from './outbox.ts';
 import { rowUpdates } from './row-update.ts';
@@ -20,7 +21,7 @@ import { scheduledJobs } from './scheduled-jobs.table.ts';
  * only on which tables and effects the batch has (the rows travel as one parameter per table), so
  * it is prepared once per connection.
  */
-export function changesStatement(batch: readonly Change[]): { query: SQL; witness: string } {
+export function changesStatement(batch: readonly Change[]): { query: SQL; witness: Witness } {
   const parts = [...effectsOf(batch)].map(([kind, items]) => kind.statement(items));
   const ok =
     parts.length === 0
@@ -37,8 +38,8 @@ export function changesStatement(batch: readonly Change[]): { query: SQL; witnes
     ([table, rows], i) => sql`new_rows_${sql.raw(String(i))} AS (${insertRecords(table, rows as never, ok)})`,
   );
   const allEvents = batch.flatMap((work) => work.allEvents());
-  if (allEvents.length === 0) throw new Error('a batch without events cannot be told apart once written');
   const createdEvents = createdEventsCte(allEvents, ok);
+  const witness = witnessOf(createdEvents.ids, batch);
   const jobs = batch.flatMap((work) => work.jobs);
   const ctes = [
     ...parts.map((part) => part.checks),
@@ -50,7 +51,27 @@ export function changesStatement(batch: readonly Change[]): { query: SQL; witnes
   ];
   const query = sql`WITH ${sql.join(ctes, sql`, `)}
   SELECT ${ok} AS ok, (SELECT count(*) FROM announced) AS announced`;
-  return { query, witness: createdEvents.ids[0] as string };
+  return { query, witness };
+}
+
+/** A row the statement writes, by which it can be told whether it committed. */
+export interface Witness {
+  table: PgTable;
+  column: PgColumn;
+  id: string;
+}
+
+/** The batch's first event, or (a batch without events) its first new row with an id. */
+function witnessOf(eventIds: readonly string[], batch: readonly Change[]): Witness {
+  const event = eventIds[0];
+  if (event !== undefined) return { table: events, column: events.id, id: event };
+  for (const work of batch)
+    for (const { table, values } of work.rows) {
+      const column = (table as unknown as Record<string, unknown>).id;
+      if (typeof values.id === 'string' && column instanceof PgColumn)
+        return { table, column, id: values.id };
+    }
+  throw new Error('a batch without an event or a new row cannot be told apart once written');
 }
 
 /**

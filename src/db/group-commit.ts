@@ -1,9 +1,8 @@
 import { eq, type SQL } from 'drizzle-orm';
 import { isSandbankError } from '../kernel/errors.ts';
 import { applyChange, type Change } from './change.ts';
-import { changesStatement, effectsOf } from './change-statement.ts';
+import { changesStatement, effectsOf, type Witness } from './change-statement.ts';
 import { type Db, queryRowsPrepared } from './client.ts';
-import { events } from './events.table.ts';
 import { runTransaction, withRetries } from './tx.ts';
 
 /**
@@ -110,7 +109,7 @@ class GroupCommit {
    * one that keeps losing rejects the batch with 409 transaction_conflict, nothing written.
    */
   async #writeStatement(batch: Pending[]): Promise<boolean> {
-    let statement: { query: SQL; witness: string } | null = null;
+    let statement: { query: SQL; witness: Witness } | null = null;
     try {
       statement = changesStatement(batch.map((pending) => pending.work));
     } catch {
@@ -123,13 +122,13 @@ class GroupCommit {
     } catch (error) {
       if (isSandbankError(error)) throw error; // transaction_conflict: every run lost
       // The statement failed, or its answer was lost after it committed (a dropped connection). It
-      // is atomic, so its first event tells which: writing the batch again would fail on its ids.
-      return this.#eventExists(statement.witness).catch(() => false);
+      // is atomic, so its first event (or row) tells which: writing the batch again would fail on its ids.
+      return this.#exists(statement.witness).catch(() => false);
     }
   }
 
-  async #eventExists(id: string): Promise<boolean> {
-    const rows = await this.db.select({ id: events.id }).from(events).where(eq(events.id, id));
+  async #exists({ table, column, id }: Witness): Promise<boolean> {
+    const rows = await this.db.select({ id: column }).from(table).where(eq(column, id));
     return rows.length > 0;
   }
 }

@@ -1,8 +1,7 @@
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { createMiddleware } from 'hono/factory';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { MAX_BODY_BYTES } from '../../http/body-limit.ts';
+import { readBodyText } from '../../http/body-limit.ts';
 import { parseFormBody } from '../../http/form-body-parse.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import {
@@ -49,7 +48,7 @@ async function readParams(c: Context<StripeEnv>): Promise<Params> {
   const query = new URL(c.req.url).search.slice(1);
   const fromQuery = query ? parseFormBody(query) : {};
   if (c.req.method === 'GET' || c.req.method === 'DELETE') return new Params(fromQuery);
-  const text = await c.req.text();
+  const text = await readBodyText(c.req.raw, c.req.header('content-length'));
   const type = (c.req.header('content-type') ?? '').toLowerCase();
   if (text.trim() !== '' && type.includes('json'))
     throw new StripeError(400, {
@@ -81,12 +80,6 @@ export function buildStripeApp(rateLimitPerSecond: number): Hono<StripeEnv> {
     createMiddleware<StripeEnv>(async (c, next) => {
       c.header('Stripe-Version', c.req.header('stripe-version') ?? STRIPE_API_VERSION);
       await next();
-    }),
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new SandbankError('payload_too_large');
-      },
     }),
     createMiddleware<StripeEnv>(async (c, next) => {
       const principal = await authenticate(c.get('deps').database.db, c.req.header('authorization'));

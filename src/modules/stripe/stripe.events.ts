@@ -94,13 +94,9 @@ export async function insertIntent(exec: Executor, row: StripePaymentIntentRow):
  * A change that writes new intent `row` (confirmed with it, by the group commit), with its
  * payment_intent.created event and the event's deliveries.
  */
-export async function withIntentCreated(
-  exec: Executor,
-  work: Change,
-  row: StripePaymentIntentRow,
-): Promise<Change> {
+export function withIntentCreated(work: Change, row: StripePaymentIntentRow): Change {
   const event = intentEvent({ row, payment: null }, 'payment_intent.created');
-  return queueDialectEventsWith(exec, work.insert(stripeEvents, event), row.merchantId, 'stripe', [
+  return queueDialectEventsWith(work.insert(stripeEvents, event), row.merchantId, 'stripe', [
     dialectEvent(event),
   ]);
 }

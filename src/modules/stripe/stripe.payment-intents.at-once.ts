@@ -1,4 +1,4 @@
-import { commit, commitUnlessStale } from '../../db/commit.ts';
+import { change, commit, commitUnlessStale } from '../../db/commit.ts';
 import { formatDecimal } from '../../kernel/money.ts';
 import { decidedCardPayment } from '../card-payments/card-payments.authorize.ts';
 import type { CardPaymentRow } from '../card-payments/card-payments.resource.ts';
@@ -50,6 +50,20 @@ function decide(ctx: ServiceContext, row: StripePaymentIntentRow, method: string
 
 const withRefunds = (payment: CardPaymentRow) => ({ ...payment, refunds: [] });
 
+/**
+ * A new intent not confirmed: its row and its payment_intent.created event as one change. Null when
+ * it names a customer or a saved payment method, which are checked in a transaction.
+ */
+export async function createAtOnce(
+  ctx: ServiceContext,
+  row: StripePaymentIntentRow,
+): Promise<IntentView | null> {
+  if (row.customerId !== null) return null;
+  if (row.paymentMethod !== null && !isTestPaymentMethod(row.paymentMethod)) return null;
+  await commit(ctx, withIntentCreated(change().insert(stripePaymentIntents, row), row));
+  return { row, payment: null };
+}
+
 /** A new intent confirmed in the same request: its row and its first attempt, written together. */
 export async function createConfirmedAtOnce(
   ctx: ServiceContext,
@@ -69,10 +83,7 @@ export async function createConfirmedAtOnce(
     attemptPaymentMethod: method,
     ...(fields.returnUrl !== undefined ? { returnUrl: fields.returnUrl } : {}),
   };
-  await commit(
-    ctx,
-    await withIntentCreated(ctx.tx ?? ctx.db, decided.change.insert(stripePaymentIntents, confirmed), row),
-  );
+  await commit(ctx, withIntentCreated(decided.change.insert(stripePaymentIntents, confirmed), row));
   return { row: confirmed, payment: withRefunds(decided.row) };
 }
 

@@ -11,7 +11,7 @@ import { inContextTx, type ServiceContext, type Tx } from '../context.ts';
 import { findCustomer, mergedMetadata } from './stripe.customers.rows.ts';
 import { StripeError, unexpectedState } from './stripe.errors.ts';
 import { insertIntent, recordIntentCanceled } from './stripe.events.ts';
-import { confirmAtOnce, createConfirmedAtOnce } from './stripe.payment-intents.at-once.ts';
+import { confirmAtOnce, createAtOnce, createConfirmedAtOnce } from './stripe.payment-intents.at-once.ts';
 import {
   type ConfirmFields,
   chargeId,
@@ -64,10 +64,8 @@ export async function createIntent(
     createdAt: now,
     updatedAt: now,
   };
-  if (confirm) {
-    const atOnce = await createConfirmedAtOnce(ctx, row, fields);
-    if (atOnce) return throwIfDeclined(atOnce);
-  }
+  const atOnce = confirm ? await createConfirmedAtOnce(ctx, row, fields) : await createAtOnce(ctx, row);
+  if (atOnce) return throwIfDeclined(atOnce);
   return inContextTx(ctx, async (tx) => {
     await checkParties(tx, ctx, row.customerId, row.paymentMethod);
     await insertIntent(tx, row);

@@ -1,10 +1,10 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
-import type { Change } from '../../db/commit.ts';
+import type { Change, EffectKind } from '../../db/commit.ts';
 import type { EventRow } from '../events/events.service.ts';
 import { ALL_EVENTS } from './webhooks.event-types.ts';
 import type { Claimed } from './webhooks.lease.ts';
-import { deliveryIdOf, queueDelivery } from './webhooks.service.ts';
+import { queueDelivery } from './webhooks.service.ts';
 import { webhookDeliveries, webhookEndpoints } from './webhooks.table.ts';
 
 /**
@@ -94,35 +94,62 @@ export async function queueDialectEvents(
         await queueDelivery(exec, merchantId, event.id, endpoint.id, event.at);
 }
 
+/** A dialect's events queued as part of a change: the deliveries are the change's effect. */
+interface QueuedDialectEvents {
+  merchantId: string;
+  format: 'stripe';
+  events: readonly DialectEvent[];
+}
+
 /**
- * The same deliveries as part of a change (the group commit's statement writes them with it): for
- * a dialect event written with a change that has no transaction of its own. The endpoints are
- * those enabled now.
+ * The deliveries of dialect events written by a change (the group commit's statement, or the change's
+ * transaction step by step): one to each enabled endpoint of the format that wants the event, as
+ * the endpoints stand when the change is written. In the statement, the endpoints are read by the
+ * statement itself (no query before it).
  */
-export async function queueDialectEventsWith(
-  exec: Executor,
+const dialectDeliveries: EffectKind<QueuedDialectEvents> = {
+  statement(items) {
+    const rows = items.flatMap((item) =>
+      item.events.map((event) => ({
+        merchant_id: item.merchantId,
+        format: item.format,
+        event_id: event.id,
+        type: event.type,
+        at: event.at.toISOString(),
+      })),
+    );
+    return {
+      checks: sql`dialect_events AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        AS d(merchant_id text, format text, event_id text, type text, at timestamptz))`,
+      ready: sql`true`,
+      writes: (ok) => sql`dialect_deliveries AS (
+        INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, state, attempts, next_attempt_at, created_at, updated_at)
+        SELECT 'wd_' || substr(d.event_id, 5) || substr(w.id, 4), d.merchant_id, d.event_id, w.id, 'pending', 0, d.at, d.at, d.at
+        FROM dialect_events d
+        JOIN webhook_endpoints w ON w.merchant_id = d.merchant_id AND w.format = d.format AND w.enabled
+          AND (w.enabled_events @> '["*"]'::jsonb OR w.enabled_events @> jsonb_build_array(d.type))
+        WHERE ${ok}
+        ON CONFLICT (id) DO NOTHING
+      )`,
+    };
+  },
+  lockAll: async () => {},
+  eventsOf: () => [],
+  apply: (tx, item) => queueDialectEvents(tx, item.merchantId, item.format, item.events),
+};
+
+/**
+ * The same deliveries as part of a change that has no transaction of its own (the group commit
+ * writes them with it): for a dialect event written with such a change.
+ */
+export function queueDialectEventsWith(
   work: Change,
   merchantId: string,
   format: 'stripe',
   events: readonly DialectEvent[],
-): Promise<Change> {
+): Change {
   if (events.length === 0) return work;
-  const endpoints = await endpointsOf(exec, merchantId, format);
-  for (const event of events)
-    for (const endpoint of endpoints)
-      if (wants(endpoint.enabledEvents, event.type))
-        work.insert(webhookDeliveries, {
-          id: deliveryIdOf(event.id, endpoint.id),
-          merchantId,
-          eventId: event.id,
-          endpointId: endpoint.id,
-          state: 'pending',
-          attempts: 0,
-          nextAttemptAt: event.at,
-          createdAt: event.at,
-          updatedAt: event.at,
-        });
-  return work;
+  return work.effect(dialectDeliveries, { merchantId, format, events });
 }
 
 /**

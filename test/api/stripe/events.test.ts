@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
 import { pino } from 'pino';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import { newId } from '../../../src/kernel/ids.ts';
 import { clockFor } from '../../../src/modules/clock/clock.service.ts';
 import { insertIntent, recordIntentCanceled } from '../../../src/modules/stripe/stripe.events.ts';
 import { DeliveryPump } from '../../../src/modules/webhooks/webhooks.pump.ts';
+import { webhookDeliveries } from '../../../src/modules/webhooks/webhooks.table.ts';
 import {
   createTestApp,
   openIsolatedTestDatabase,
@@ -582,6 +584,82 @@ describe("a PaymentIntent's own events", () => {
       cancel.id,
       created.id,
     ]);
+  });
+});
+
+/** A PaymentIntent made with a plain form POST, without the Idempotency-Key the SDK adds. */
+async function formPost(m: TestMerchant, path: string, body: string): Promise<Stripe.PaymentIntent> {
+  const answer = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${m.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  });
+  expect(answer.status).toBe(200);
+  return (await answer.json()) as Stripe.PaymentIntent;
+}
+
+describe('payment_intent.created through the API', () => {
+  it('is queued to each enabled endpoint that wants it, whether the intent is written at once or in a transaction', async () => {
+    const m = await frozenMerchant();
+    const stripe = client(m);
+    const wanted = await stripe.webhookEndpoints.create({
+      url: `${hooks.base}/created`,
+      enabled_events: ['payment_intent.created'],
+    });
+    await stripe.webhookEndpoints.create({
+      url: `${hooks.base}/charges`,
+      enabled_events: ['charge.succeeded'],
+    });
+    const off = await stripe.webhookEndpoints.create({
+      url: `${hooks.base}/off`,
+      enabled_events: ['payment_intent.created'],
+    });
+    await stripe.webhookEndpoints.update(off.id, { disabled: true });
+    // Another merchant's endpoint that wants everything sees none of these.
+    const other = await frozenMerchant();
+    await client(other).webhookEndpoints.create({ url: `${hooks.base}/other`, enabled_events: ['*'] });
+
+    // Without an Idempotency-Key (the SDK sends one with every POST) an intent is written by one change.
+    const plain = await formPost(m, '/v1/payment_intents', 'amount=500&currency=usd');
+    const paid = await formPost(
+      m,
+      '/v1/payment_intents',
+      'amount=700&currency=usd&payment_method=pm_card_visa&confirm=true',
+    );
+    // A keyed request writes in the request's own transaction, step by step.
+    const keyed = await stripe.paymentIntents.create(
+      { amount: 900, currency: 'usd' },
+      { idempotencyKey: `created-${m.id}` },
+    );
+    expect([plain.status, paid.status, keyed.status]).toEqual([
+      'requires_payment_method',
+      'succeeded',
+      'requires_payment_method',
+    ]);
+    await t.advance(m, 1);
+    await eventually(
+      () => hooks.at('/created').length === 3 && hooks.at('/charges').length === 1,
+      'the deliveries',
+    );
+    const created = verified(stripe, '/created', wanted.secret as string);
+    expect(created.map((e) => e.type)).toEqual(Array(3).fill('payment_intent.created'));
+    expect(created.map((e) => (e.data.object as Stripe.PaymentIntent).id).sort()).toEqual(
+      [plain.id, paid.id, keyed.id].sort(),
+    );
+    expect(created.map((e) => e.id).sort()).toEqual(
+      [plain.id, paid.id, keyed.id].map((id) => `evt_${id.slice(3)}n`).sort(),
+    );
+    // Created with its payment method, before its confirmation: the event holds the intent as it was then.
+    const paidCreated = created.find((e) => (e.data.object as Stripe.PaymentIntent).id === paid.id);
+    expect(paidCreated?.data.object).toMatchObject({ status: 'requires_confirmation' });
+    expect(JSON.parse(hooks.at('/charges')[0]?.body ?? '{}').type).toBe('charge.succeeded');
+    expect(hooks.at('/off')).toHaveLength(0);
+    const queuedToOff = await t.database.db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, off.id));
+    expect(queuedToOff).toEqual([]);
+    expect(hooks.at('/other')).toHaveLength(0);
   });
 });
 

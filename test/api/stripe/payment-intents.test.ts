@@ -265,6 +265,25 @@ describe('confirmations without an Idempotency-Key (one change, no lock)', () =>
     expect(retried.status).toBe(200);
     expect(((await t.get(m, '/v1/card_payments')).body.data as unknown[]).length).toBe(2);
   });
+  it('refuses a body over 64 KB with 413, whether its length is declared or it comes in chunks', async () => {
+    const m = await t.merchant();
+    const big = `amount=900&currency=usd&description=${'x'.repeat(70_000)}`;
+    const declared = await form(m, '/v1/payment_intents', big);
+    const chunked = await fetch(`http://127.0.0.1:${port()}/v1/payment_intents`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${m.secretKey}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new Blob([big]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    for (const answer of [declared, chunked]) {
+      expect(answer.status).toBe(413);
+      expect(((await answer.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
+    }
+    expect((await client(m).paymentIntents.list()).data).toEqual([]);
+  });
 });
 
 describe('what the dialect refuses, in Stripe shape, writing nothing', () => {

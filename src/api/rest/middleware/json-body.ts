@@ -2,39 +2,11 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { parse } from 'lossless-json';
 import type { z } from 'zod';
-import { MAX_BODY_BYTES } from '../../../http/body-limit.ts';
+import { readBodyText } from '../../../http/body-limit.ts';
 import { coerceFormBody, isFormMediaType, parseFormBody } from '../../../http/form-body.ts';
 import { SandbankError } from '../../../kernel/errors.ts';
 import { assertStorableText } from '../../../kernel/text.ts';
 import type { RestEnv } from '../../../rest/types.ts';
-
-async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Promise<string> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new SandbankError('payload_too_large');
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/**
- * The body's text. With a Content-Length (already checked against the limit, and enforced by the
- * HTTP parser) it is read in one piece, which the Node adapter does straight from the socket; a
- * chunked body is streamed and cut off at the limit.
- */
-async function readBody(request: Request, declared: number): Promise<string> {
-  if (Number.isInteger(declared)) return declared === 0 ? '' : request.text();
-  const stream = request.body;
-  return stream ? readCapped(stream, MAX_BODY_BYTES) : '';
-}
 
 /**
  * JSON numbers keep their exact meaning: a literal that a double writes back identically (100, 12.5)
@@ -104,9 +76,7 @@ export function requestBody(bodySchemaOf: BodySchemaOf) {
       c.set('body', {});
       return next();
     }
-    const declared = Number(c.req.header('content-length') ?? 'NaN');
-    if (declared > MAX_BODY_BYTES) throw new SandbankError('payload_too_large');
-    const text = await readBody(c.req.raw, declared);
+    const text = await readBodyText(c.req.raw, c.req.header('content-length'));
     if (text.length === 0 && !c.req.header('content-type')) {
       c.set('body', {});
       cacheBody(c.req.bodyCache, {});
