@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { routePath } from 'hono/route';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { getPath } from 'hono/utils/url';
 import type { GraphQLChaosRecord } from './api/graphql/chaos.ts';
 import { buildGraphiQLAssets, GRAPHIQL_CSP } from './api/graphql/graphiql.ts';
 import { graphqlLanes } from './api/graphql/lanes.ts';
@@ -67,7 +68,7 @@ export function buildApp({
     countingWebhookChaos.add(metrics);
     countWebhookChaosInto((fault, status) => metrics.chaos.inc({ fault, status }));
   }
-  const app = new Hono<RestEnv>();
+  const app = new Hono<RestEnv>({ getPath: routedPath });
   // The request log (docs/guide/request-log.md): set once the REST app is built, null when it is off.
   let capture: RequestLogCapture | null = null;
 
@@ -253,20 +254,29 @@ export function buildApp({
   return app;
 }
 
+/** Marks a request that came to the Stripe dialect's own port (the key of the environment). */
+const ON_STRIPE_PORT = Symbol('sandbank.stripe-port');
+
 /**
- * The app as the Stripe dialect's own port serves it: every path is the dialect's (`/v1/charges` is
- * `/stripe/v1/charges`), so that a Stripe client needs only its host and port.
+ * The path the app routes a request by: its own, or on the Stripe dialect's port the dialect's
+ * (`/v1/charges` is `/stripe/v1/charges`). The request itself is passed on untouched: its body is
+ * still read straight from the socket.
+ */
+function routedPath(request: Request, options?: { env?: unknown }): string {
+  const path = getPath(request);
+  const env = options?.env;
+  return env && typeof env === 'object' && ON_STRIPE_PORT in env ? `/stripe${path}` : path;
+}
+
+/**
+ * The app as the Stripe dialect's own port serves it: every path is the dialect's, so that a Stripe
+ * client needs only its host and port.
  */
 export function stripeFetch(app: ReturnType<typeof buildApp>): typeof app.fetch {
-  return (request, ...rest) => {
-    const url = new URL(request.url);
-    url.pathname = `/stripe${url.pathname}`;
-    const init: RequestInit & { duplex?: 'half' } = {
-      method: request.method,
-      headers: request.headers,
-      signal: request.signal,
-      ...(request.body ? { body: request.body, duplex: 'half' } : {}),
-    };
-    return app.fetch(new Request(url, init), ...rest);
-  };
+  return (request, env, executionContext) =>
+    app.fetch(
+      request,
+      { ...(env && typeof env === 'object' ? env : {}), [ON_STRIPE_PORT]: true },
+      executionContext,
+    );
 }
