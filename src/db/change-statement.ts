@@ -61,12 +61,17 @@ export interface Witness {
   id: string;
 }
 
-/** The batch's first event, or (a batch without events) its first new row with an id. */
+/**
+ * The batch's first event, or (a batch without events) its first new row with an id and no unique
+ * key: an id drawn for this change (newId), which no row had before, so finding it means the
+ * statement committed.
+ */
 function witnessOf(eventIds: readonly string[], batch: readonly Change[]): Witness {
   const event = eventIds[0];
   if (event !== undefined) return { table: events, column: events.id, id: event };
   for (const work of batch)
-    for (const { table, values } of work.rows) {
+    for (const { table, values, unique } of work.rows) {
+      if (unique) continue;
       const column = (table as unknown as Record<string, unknown>).id;
       if (typeof values.id === 'string' && column instanceof PgColumn)
         return { table, column, id: values.id };

@@ -149,7 +149,6 @@ export async function applyChange(tx: Tx, work: Change): Promise<void> {
 /** Whether a part of a change would take more than one statement step by step, and one can write it. */
 function worthOneStatement(part: Change): boolean {
   if (part.rows.some((row) => row.unique)) return false;
-  if (part.allEvents().length === 0) return false; // the statement needs an event (group-commit.ts)
   const events = part.steps.some((step) => 'event' in step) ? 1 : 0;
   return part.rows.length + events + part.effects().length + (part.jobs.length > 0 ? 1 : 0) > 1;
 }

@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { readBodyText } from '../../http/body-limit.ts';
+import { MAX_BODY_BYTES, readBodyText } from '../../http/body-limit.ts';
 import { parseFormBody } from '../../http/form-body-parse.ts';
 import { SandbankError } from '../../kernel/errors.ts';
 import {
@@ -79,6 +79,9 @@ export function buildStripeApp(rateLimitPerSecond: number): Hono<StripeEnv> {
     '*',
     createMiddleware<StripeEnv>(async (c, next) => {
       c.header('Stripe-Version', c.req.header('stripe-version') ?? STRIPE_API_VERSION);
+      // A body declared too big is refused first, whatever the method (read bodies: readBodyText).
+      if (Number(c.req.header('content-length')) > MAX_BODY_BYTES)
+        throw new SandbankError('payload_too_large');
       await next();
     }),
     createMiddleware<StripeEnv>(async (c, next) => {

@@ -105,7 +105,8 @@ interface QueuedDialectEvents {
  * The deliveries of dialect events written by a change (the group commit's statement, or the change's
  * transaction step by step): one to each enabled endpoint of the format that wants the event, as
  * the endpoints stand when the change is written. In the statement, the endpoints are read by the
- * statement itself (no query before it).
+ * statement itself (no query before it). Only for events new with the change (their ids drawn for
+ * it): the statement leaves a delivery that exists as it is, where queueDelivery would requeue it.
  */
 const dialectDeliveries: EffectKind<QueuedDialectEvents> = {
   statement(items) {

@@ -12,6 +12,7 @@ import { pino } from 'pino';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { stripeFetch } from '../../../src/app.ts';
+import { groupCommitStats } from '../../../src/db/commit.ts';
 import { serveOn } from '../../../src/http/node-server.ts';
 import { newId } from '../../../src/kernel/ids.ts';
 import { clockFor } from '../../../src/modules/clock/clock.service.ts';
@@ -617,16 +618,24 @@ describe('payment_intent.created through the API', () => {
     await stripe.webhookEndpoints.update(off.id, { disabled: true });
     // Another merchant's endpoint that wants everything sees none of these.
     const other = await frozenMerchant();
-    await client(other).webhookEndpoints.create({ url: `${hooks.base}/other`, enabled_events: ['*'] });
+    const others = await client(other).webhookEndpoints.create({
+      url: `${hooks.base}/other`,
+      enabled_events: ['*'],
+    });
 
     // Without an Idempotency-Key (the SDK sends one with every POST) an intent is written by one change.
+    const before = { ...groupCommitStats(t.database.db) };
     const plain = await formPost(m, '/v1/payment_intents', 'amount=500&currency=usd');
+    // Written by the group commit's one statement, its deliveries with it.
+    const after = { ...groupCommitStats(t.database.db) };
+    expect(after.statements).toBeGreaterThan(before.statements);
+    expect([after.transactions, after.retriedAlone]).toEqual([before.transactions, before.retriedAlone]);
     const paid = await formPost(
       m,
       '/v1/payment_intents',
       'amount=700&currency=usd&payment_method=pm_card_visa&confirm=true',
     );
-    // A keyed request writes in the request's own transaction, step by step.
+    // A keyed request writes in the request's own transaction.
     const keyed = await stripe.paymentIntents.create(
       { amount: 900, currency: 'usd' },
       { idempotencyKey: `created-${m.id}` },
@@ -659,6 +668,11 @@ describe('payment_intent.created through the API', () => {
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.endpointId, off.id));
     expect(queuedToOff).toEqual([]);
+    const queuedToOther = await t.database.db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, others.id));
+    expect(queuedToOther).toEqual([]);
     expect(hooks.at('/other')).toHaveLength(0);
   });
 });

@@ -265,7 +265,7 @@ describe('confirmations without an Idempotency-Key (one change, no lock)', () =>
     expect(retried.status).toBe(200);
     expect(((await t.get(m, '/v1/card_payments')).body.data as unknown[]).length).toBe(2);
   });
-  it('refuses a body over 64 KB with 413, whether its length is declared or it comes in chunks', async () => {
+  it('refuses a body over 64 KB with 413, whether its length is declared or it comes in chunks, on any method', async () => {
     const m = await t.merchant();
     const big = `amount=900&currency=usd&description=${'x'.repeat(70_000)}`;
     const declared = await form(m, '/v1/payment_intents', big);
@@ -278,7 +278,13 @@ describe('confirmations without an Idempotency-Key (one change, no lock)', () =>
       body: new Blob([big]).stream(),
       duplex: 'half',
     } as RequestInit);
-    for (const answer of [declared, chunked]) {
+    // A DELETE reads no body, but one declared too big is refused all the same.
+    const deleted = await fetch(`http://127.0.0.1:${port()}/v1/customers/cus_none`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${m.secretKey}` },
+      body: big,
+    });
+    for (const answer of [declared, chunked, deleted]) {
       expect(answer.status).toBe(413);
       expect(((await answer.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
     }
