@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import type { Change, EffectKind } from '../../db/commit.ts';
 import type { EventRow } from '../events/events.service.ts';
+import { DELIVERY_COLUMNS, endpointWants, newDelivery } from './webhooks.delivery-sql.ts';
 import { ALL_EVENTS } from './webhooks.event-types.ts';
 import type { Claimed } from './webhooks.lease.ts';
 import { queueDelivery } from './webhooks.service.ts';
@@ -108,6 +109,12 @@ interface QueuedDialectEvents {
  * statement itself (no query before it). Only for events new with the change (their ids drawn for
  * it): the statement leaves a delivery that exists as it is, where queueDelivery would requeue it.
  */
+const DIALECT_EVENT = {
+  id: sql.raw('d.event_id'),
+  merchantId: sql.raw('d.merchant_id'),
+  at: sql.raw('d.at'),
+};
+
 const dialectDeliveries: EffectKind<QueuedDialectEvents> = {
   statement(items) {
     const rows = items.flatMap((item) =>
@@ -124,11 +131,11 @@ const dialectDeliveries: EffectKind<QueuedDialectEvents> = {
         AS d(merchant_id text, format text, event_id text, type text, at timestamptz))`,
       ready: sql`true`,
       writes: (ok) => sql`dialect_deliveries AS (
-        INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, state, attempts, next_attempt_at, created_at, updated_at)
-        SELECT 'wd_' || substr(d.event_id, 5) || substr(w.id, 4), d.merchant_id, d.event_id, w.id, 'pending', 0, d.at, d.at, d.at
+        INSERT INTO webhook_deliveries ${DELIVERY_COLUMNS}
+        SELECT ${newDelivery(DIALECT_EVENT, 'w')}
         FROM dialect_events d
         JOIN webhook_endpoints w ON w.merchant_id = d.merchant_id AND w.format = d.format AND w.enabled
-          AND (w.enabled_events @> '["*"]'::jsonb OR w.enabled_events @> jsonb_build_array(d.type))
+          AND ${endpointWants('w', sql.raw('d.type'))}
         WHERE ${ok}
         ON CONFLICT (id) DO NOTHING
       )`,

@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { DELIVERY_COLUMNS, endpointWants, newDelivery } from './webhooks.delivery-sql.ts';
 import { dialectCandidatesJson } from './webhooks.dialect.ts';
 
 /**
@@ -10,15 +11,16 @@ import { dialectCandidatesJson } from './webhooks.dialect.ts';
  * replaced by the dialect's own when it is leased (webhooks.dialect.ts).
  */
 export function webhookDeliveriesCte(createdEvents: SQL): SQL {
+  const e = { id: sql.raw('e.id'), merchantId: sql.raw('e.merchant_id'), at: sql.raw('e.created_at') };
   return sql`deliveries AS (
-    INSERT INTO webhook_deliveries (id, merchant_id, event_id, endpoint_id, state, attempts, next_attempt_at, created_at, updated_at)
-    SELECT 'wd_' || substr(e.id, 5) || substr(w.id, 4), e.merchant_id, e.id, w.id, 'pending', 0, e.created_at, e.created_at, e.created_at
+    INSERT INTO webhook_deliveries ${DELIVERY_COLUMNS}
+    SELECT ${newDelivery(e, 'w')}
     FROM ${createdEvents} e
     JOIN webhook_endpoints w ON w.merchant_id = e.merchant_id AND w.enabled AND e.type <> 'webhook.test'
       AND CASE WHEN w.format = 'stripe'
         THEN EXISTS (SELECT 1 FROM jsonb_array_elements_text(${dialectCandidatesJson()}::jsonb -> e.type) AS c(type)
-          WHERE w.enabled_events @> '["*"]'::jsonb OR w.enabled_events @> jsonb_build_array(c.type))
-        ELSE w.enabled_events @> '["*"]'::jsonb OR w.enabled_events @> jsonb_build_array(e.type) END
+          WHERE ${endpointWants('w', sql.raw('c.type'))})
+        ELSE ${endpointWants('w', sql.raw('e.type'))} END
     RETURNING event_id
   )`;
 }
