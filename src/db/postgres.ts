@@ -54,8 +54,92 @@ function driverOptions(url: string): postgres.Options<Record<string, postgres.Po
   return {
     onnotice: () => {},
     backoff: reconnectDelay,
+    // postgres.js's default first statement on every new connection reads the array types from the
+    // catalog, and nothing handles that statement's failure: a connection lost at that moment (an
+    // outage, a restart, a proxy cutting it) ended the process with an unhandled rejection. Sandbank
+    // passes no array parameter and reads arrays as JSON, so it asks for none (docs/guide/deploy.md).
+    fetch_types: false,
     ...(connectTimeoutSet ? {} : { connect_timeout: CONNECT_TIMEOUT_SECONDS }),
   };
+}
+
+/** The error that ended a transaction's connection, once one of its statements met it. */
+interface Lost {
+  error?: unknown;
+}
+
+/** Whether an error says the statement's connection is gone (or going: a FATAL from the server). */
+function connectionGone(error: unknown, depth = 0): boolean {
+  if (isDatabaseUnavailable(error)) return true;
+  if (!(error instanceof Error) || depth > 8) return false;
+  const severity = (error as { severity?: unknown }).severity;
+  return severity === 'FATAL' || severity === 'PANIC' || connectionGone(error.cause, depth + 1);
+}
+
+/**
+ * A transaction (or savepoint) whose connection was lost must send nothing more: postgres.js answers
+ * its callback's failure with ROLLBACK on that connection, and a statement given to a connection that
+ * is gone is written from a timer where nothing can catch it, which ended the process (a COMMIT
+ * after a callback that caught the loss would be too). So once the connection is lost the
+ * callback's promise never settles; begin() itself rejects with the
+ * connection's close, and the server rolls the transaction back with the session.
+ */
+function untilLost<T>(work: () => T | Promise<T>, lost: Lost): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    Promise.resolve()
+      .then(work)
+      .then(
+        // A callback that caught the loss and went on would be committed on the dead connection.
+        (value) => {
+          if (lost.error === undefined) resolve(value);
+        },
+        (error: unknown) => {
+          // Only a statement of this transaction says the connection is gone (scopedUntilLost): a
+          // callback's own network error (a socket of another service) must not hold it open.
+          if (lost.error === undefined) reject(error);
+        },
+      );
+  });
+}
+
+/**
+ * The transaction's client as Drizzle sees it: once a statement found the connection gone, later
+ * statements fail at once with that error instead of being given to the dead connection, and a
+ * savepoint's callback follows the transaction's rule (untilLost).
+ */
+function scopedUntilLost(scoped: postgres.TransactionSql, lost: Lost): postgres.TransactionSql {
+  const note = (error: unknown): never => {
+    if (connectionGone(error)) lost.error ??= error;
+    throw error;
+  };
+  return new Proxy(scoped, {
+    get(target, property) {
+      if (property === 'unsafe') {
+        return (...args: Parameters<postgres.Sql['unsafe']>) => {
+          if (lost.error !== undefined) {
+            const failed = Promise.reject(lost.error);
+            return Object.assign(failed, { values: () => failed });
+          }
+          const query = target.unsafe(...args);
+          return {
+            values: () => query.values().then(undefined, note),
+            // biome-ignore lint/suspicious/noThenProperty: a thenable query, as the driver's own
+            then: (resolve: never, reject: never) => query.then(undefined, note).then(resolve, reject),
+          };
+        };
+      }
+      if (property === 'savepoint') {
+        return (...args: unknown[]) => {
+          const work = args.pop() as (inner: postgres.TransactionSql) => unknown;
+          return (target.savepoint as (...a: unknown[]) => Promise<unknown>)(
+            ...args,
+            (inner: postgres.TransactionSql) => untilLost(() => work(scopedUntilLost(inner, lost)), lost),
+          );
+        };
+      }
+      return Reflect.get(target, property);
+    },
+  });
 }
 
 /**
@@ -100,7 +184,13 @@ function gated(client: postgres.Sql, availability: Availability): postgres.Sql {
         return (...args: unknown[]) => {
           const error = refused();
           if (error) return Promise.reject(error);
-          return watch((target.begin as (...a: unknown[]) => Promise<unknown>)(...args));
+          const work = args.pop() as (scoped: postgres.TransactionSql) => unknown;
+          const lost: Lost = {};
+          const begun = (target.begin as (...a: unknown[]) => Promise<unknown>)(
+            ...args,
+            (scoped: postgres.TransactionSql) => untilLost(() => work(scopedUntilLost(scoped, lost)), lost),
+          );
+          return watch(begun);
         };
       }
       return Reflect.get(target, property);

@@ -1,7 +1,10 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Database, openDatabase } from '../../src/db/client.ts';
+import { isDatabaseUnavailable } from '../../src/db/availability.ts';
+import { type Database, openDatabase, queryRows } from '../../src/db/client.ts';
 import type { PgliteWorkerClient } from '../../src/db/pglite-proxy.ts';
+import { runTransaction } from '../../src/db/tx.ts';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { call, freePort, type ServerProcess, startServerProcess } from './server-process.ts';
 
@@ -29,6 +32,9 @@ class PostgresProxy {
   readonly #sockets = new Set<Socket>();
   #server: Server | null = null;
   #mode: ProxyMode = 'forward';
+  #cutOn: string | null = null;
+  /** Connections cut by `cutOn` since it was last set. */
+  cutsOn = 0;
 
   constructor(port: number, target: { host: string; port: number }) {
     this.port = port;
@@ -74,12 +80,26 @@ class PostgresProxy {
     socket.once('close', () => this.#sockets.delete(socket));
   }
 
+  /**
+   * Cuts a connection (both ends, nothing forwarded) as soon as its client sends a message holding
+   * `text`, and counts it: a connection lost under one chosen statement.
+   */
+  cutOn(text: string | null): void {
+    this.#cutOn = text;
+    this.cutsOn = 0;
+  }
   #accept(client: Socket): void {
     this.#track(client);
     if (this.#mode !== 'forward') return; // the black hole: read nothing, answer nothing
     const upstream = connect(this.#target.port, this.#target.host);
     this.#track(upstream);
-    client.pipe(upstream);
+    client.on('data', (chunk: Buffer) => {
+      if (this.#cutOn !== null && chunk.includes(this.#cutOn)) {
+        this.cutsOn += 1;
+        client.destroy();
+        upstream.destroy();
+      } else upstream.write(chunk);
+    });
     upstream.pipe(client);
     client.once('close', () => upstream.destroy());
     upstream.once('close', () => client.destroy());
@@ -224,23 +244,129 @@ describeOn(onPostgres)('Postgres unreachable behind a proxy', () => {
 
   for (const mode of ['refuse', 'blackhole'] as const) {
     it(`answers 503 database_unavailable with Retry-After while connections are ${mode === 'refuse' ? 'refused' : 'never answered'}, then serves again by itself`, async () => {
-      await expectServing(`${mode}-before`);
-      await proxy.cut(mode);
-      // Two rounds: the first meets the dead connections, the second a server that knows.
-      for (const round of ['first', 'second']) {
-        const answers = await Promise.all(outageRequests(server.url, key, `${mode}-${round}`));
-        for (const answer of answers) expectUnavailable(answer);
-      }
-      // Pages that need no database still answer.
-      expect((await bounded('GET /healthz', `${server.url}/healthz`)).status).toBe(200);
-
-      await proxy.open('forward');
-      await readyAgain(server.url);
-      await expectServing(`${mode}-after`);
-      // The same server process throughout.
-      expect(server.child.exitCode).toBeNull();
+      await withServerOutput(() => outageAndBack(mode));
     });
   }
+
+  /** A failure says how the server process ended, if it did, and what it printed. */
+  async function withServerOutput(run: () => Promise<void>): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      const { exitCode, signalCode } = server.child;
+      if (exitCode === null && signalCode === null) throw error;
+      throw new Error(
+        `${(error as Error).message}\nthe server process ended (code ${exitCode}, signal ${signalCode}); it printed:\n${server.output()}`,
+      );
+    }
+  }
+
+  async function outageAndBack(mode: 'refuse' | 'blackhole'): Promise<void> {
+    await expectServing(`${mode}-before`);
+    await proxy.cut(mode);
+    // Two rounds: the first meets the dead connections, the second a server that knows.
+    for (const round of ['first', 'second']) {
+      const answers = await Promise.all(outageRequests(server.url, key, `${mode}-${round}`));
+      for (const answer of answers) expectUnavailable(answer);
+    }
+    // Pages that need no database still answer.
+    expect((await bounded('GET /healthz', `${server.url}/healthz`)).status).toBe(200);
+
+    await proxy.open('forward');
+    await readyAgain(server.url);
+    await expectServing(`${mode}-after`);
+    // The same server process throughout.
+    expect(server.child.exitCode).toBeNull();
+  }
+});
+
+describeOn(onPostgres)("Postgres connections lost at the driver's awkward moments (in this process)", () => {
+  let proxy: PostgresProxy;
+  let database: Database;
+
+  beforeAll(async () => {
+    const target = new URL(process.env.TEST_DATABASE_URL as string);
+    proxy = new PostgresProxy(await freePort(), {
+      host: target.hostname,
+      port: Number(target.port || 5432),
+    });
+    await proxy.open('forward');
+    const proxied = new URL(target);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    database = await openDatabase({ driver: 'postgres', url: proxied.toString(), maxConnections: 2 });
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await proxy?.close();
+  });
+
+  /** A few turns of the event loop: where a failure nothing handles would surface (and fail the run). */
+  async function turns(): Promise<void> {
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  it('opens a connection without a catalog read of its own, which a cut connection left unhandled', async () => {
+    proxy.cutOn('pg_type');
+    await proxy.cut('blackhole'); // every open connection closed: the next query opens new ones
+    await proxy.open('forward');
+    await database.availability.probe().catch(() => undefined);
+    await database.availability.probe();
+    const rows = await queryRows(database.db, sql`SELECT 1 AS one`);
+    expect(rows.length).toBe(1);
+    expect(proxy.cutsOn).toBe(0);
+    proxy.cutOn(null);
+  });
+
+  it('a transaction whose connection is cut under a statement fails as unavailable, sends nothing more, and the process goes on', async () => {
+    proxy.cutOn('cut-here');
+    const failed = runTransaction(database.db, async (tx) => {
+      await tx.execute(sql`SELECT 1`);
+      await tx.execute(sql`SELECT 'cut-here'`);
+      return 'committed';
+    });
+    const error = await failed.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(proxy.cutsOn).toBe(1);
+    expect(isDatabaseUnavailable(error), String(error)).toBe(true);
+    await turns();
+    proxy.cutOn(null);
+    // The database serves again, on new connections.
+    await database.availability.probe().catch(() => undefined);
+    await database.availability.probe();
+    expect(
+      await runTransaction(database.db, async (tx) => (await queryRows(tx, sql`SELECT 2 AS two`)).length),
+    ).toBe(1);
+  });
+
+  it('a savepoint whose connection is cut, and a callback that goes on after the loss, send nothing more either', async () => {
+    proxy.cutOn('cut-here');
+    const failed = runTransaction(database.db, async (tx) => {
+      await tx.execute(sql`SELECT 1`);
+      await tx
+        .transaction(async (savepoint) => {
+          await savepoint.execute(sql`SELECT 'cut-here'`);
+        })
+        .catch(() => undefined);
+      // A callback that swallowed the loss and writes on: neither this nor a COMMIT may be sent.
+      await tx.execute(sql`SELECT 3`).catch(() => undefined);
+      return 'committed';
+    });
+    const error = await failed.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(proxy.cutsOn).toBe(1);
+    expect(isDatabaseUnavailable(error), String(error)).toBe(true);
+    await turns();
+    proxy.cutOn(null);
+    await database.availability.probe().catch(() => undefined);
+    await database.availability.probe();
+    expect((await queryRows(database.db, sql`SELECT 4 AS four`)).length).toBe(1);
+  });
 });
 
 describeOn(!onPostgres)('PGlite whose worker thread stopped', () => {

@@ -43,7 +43,7 @@ async function keysOf(tx: Tx, tables: string[]): Promise<Map<string, string[]>> 
   if (missing.length > 0) {
     const rows = await queryRows<{ name: string; columns: string[] }>(
       tx,
-      sql`SELECT t.name, array_agg(a.attname::text ORDER BY k.n) AS columns
+      sql`SELECT t.name, json_agg(a.attname::text ORDER BY k.n) AS columns
         FROM unnest(${`{${missing.join(',')}}`}::text[]) AS t(name)
         JOIN pg_index i ON i.indrelid = to_regclass(t.name) AND i.indisprimary
         CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
