@@ -39,6 +39,13 @@ if (!runContainerTests && named('container'))
   );
 
 /**
+ * The unit and api tiers run their files one after another in each worker without importing the
+ * application again for each file (`isolate: false`): that import was most of a short file's time.
+ * Every file still builds its own app on its own database, so what files share is only module-level
+ * code and caches that hold nothing of a merchant (docs/internals/testing.md).
+ */
+
+/**
  * The database-backed tiers share one migrated PGlite snapshot (and a reset Postgres) per run.
  * Their timeouts only catch a test that hangs: they are not timing targets (those live in
  * `npm run bench`), so they leave a busy machine room — a test that takes 20 s on a loaded 2-core
@@ -81,9 +88,13 @@ export default defineConfig({
           // over a second alone; beside the api tier's workers on two cores they take several times
           // that, past vitest's default 5 s. A hang is still caught.
           testTimeout: 30_000,
+          isolate: false,
         },
       },
-      { extends: true, test: { name: 'api', include: ['test/api/**/*.test.ts'], ...withDatabase } },
+      {
+        extends: true,
+        test: { name: 'api', include: ['test/api/**/*.test.ts'], ...withDatabase, isolate: false },
+      },
       {
         extends: true,
         test: {
