@@ -185,6 +185,20 @@ async function readyAgain(base: string): Promise<void> {
   }
 }
 
+/** A proxy in front of the suite's Postgres, forwarding, and the database URL that goes through it. */
+async function proxiedPostgres(): Promise<{ proxy: PostgresProxy; url: string }> {
+  const target = new URL(process.env.TEST_DATABASE_URL as string);
+  const proxy = new PostgresProxy(await freePort(), {
+    host: target.hostname,
+    port: Number(target.port || 5432),
+  });
+  await proxy.open('forward');
+  const proxied = new URL(target);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(proxy.port);
+  return { proxy, url: proxied.toString() };
+}
+
 /** Each database has its own way of becoming unreachable: only its own describe is declared. */
 const describeOn = (database: boolean) => (database ? describe : () => undefined);
 
@@ -194,16 +208,9 @@ describeOn(onPostgres)('Postgres unreachable behind a proxy', () => {
   let key: string;
 
   beforeAll(async () => {
-    const target = new URL(process.env.TEST_DATABASE_URL as string);
-    proxy = new PostgresProxy(await freePort(), {
-      host: target.hostname,
-      port: Number(target.port || 5432),
-    });
-    await proxy.open('forward');
-    const proxied = new URL(target);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(proxy.port);
-    server = await startServerProcess({ env: { DATABASE_URL: proxied.toString() } });
+    let url: string;
+    ({ proxy, url } = await proxiedPostgres());
+    server = await startServerProcess({ env: { DATABASE_URL: url } });
     const signedUp = await call(server, null, 'POST', '/v1/merchants', { name: 'Outage' });
     expect(signedUp.status).toBe(201);
     key = String(signedUp.body.secret_key);
@@ -285,16 +292,9 @@ describeOn(onPostgres)("Postgres connections lost at the driver's awkward moment
   let database: Database;
 
   beforeAll(async () => {
-    const target = new URL(process.env.TEST_DATABASE_URL as string);
-    proxy = new PostgresProxy(await freePort(), {
-      host: target.hostname,
-      port: Number(target.port || 5432),
-    });
-    await proxy.open('forward');
-    const proxied = new URL(target);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(proxy.port);
-    database = await openDatabase({ driver: 'postgres', url: proxied.toString(), maxConnections: 2 });
+    let url: string;
+    ({ proxy, url } = await proxiedPostgres());
+    database = await openDatabase({ driver: 'postgres', url, maxConnections: 2 });
   });
 
   afterAll(async () => {
@@ -302,17 +302,34 @@ describeOn(onPostgres)("Postgres connections lost at the driver's awkward moment
     await proxy?.close();
   });
 
-  /** A few turns of the event loop: where a failure nothing handles would surface (and fail the run). */
-  async function turns(): Promise<void> {
+  /** The database answers the availability probe again (the first probe may meet the cut's end). */
+  async function backAgain(): Promise<void> {
+    await database.availability.probe().catch(() => undefined);
+    await database.availability.probe();
+  }
+
+  /**
+   * The transaction failed as unavailable after one cut; a few turns of the event loop pass (where a
+   * failure nothing handles would surface, and fail the run); then the database serves again on new
+   * connections.
+   */
+  async function expectLostThenBack(transaction: Promise<unknown>): Promise<void> {
+    const error = await transaction.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(proxy.cutsOn).toBe(1);
+    expect(isDatabaseUnavailable(error), String(error)).toBe(true);
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    proxy.cutOn(null);
+    await backAgain();
   }
 
   it('opens a connection without a catalog read of its own, which a cut connection left unhandled', async () => {
     proxy.cutOn('pg_type');
     await proxy.cut('blackhole'); // every open connection closed: the next query opens new ones
     await proxy.open('forward');
-    await database.availability.probe().catch(() => undefined);
-    await database.availability.probe();
+    await backAgain();
     const rows = await queryRows(database.db, sql`SELECT 1 AS one`);
     expect(rows.length).toBe(1);
     expect(proxy.cutsOn).toBe(0);
@@ -326,17 +343,7 @@ describeOn(onPostgres)("Postgres connections lost at the driver's awkward moment
       await tx.execute(sql`SELECT 'cut-here'`);
       return 'committed';
     });
-    const error = await failed.then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(proxy.cutsOn).toBe(1);
-    expect(isDatabaseUnavailable(error), String(error)).toBe(true);
-    await turns();
-    proxy.cutOn(null);
-    // The database serves again, on new connections.
-    await database.availability.probe().catch(() => undefined);
-    await database.availability.probe();
+    await expectLostThenBack(failed);
     expect(
       await runTransaction(database.db, async (tx) => (await queryRows(tx, sql`SELECT 2 AS two`)).length),
     ).toBe(1);
@@ -355,16 +362,7 @@ describeOn(onPostgres)("Postgres connections lost at the driver's awkward moment
       await tx.execute(sql`SELECT 3`).catch(() => undefined);
       return 'committed';
     });
-    const error = await failed.then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(proxy.cutsOn).toBe(1);
-    expect(isDatabaseUnavailable(error), String(error)).toBe(true);
-    await turns();
-    proxy.cutOn(null);
-    await database.availability.probe().catch(() => undefined);
-    await database.availability.probe();
+    await expectLostThenBack(failed);
     expect((await queryRows(database.db, sql`SELECT 4 AS four`)).length).toBe(1);
   });
 });
