@@ -74,7 +74,7 @@ export default defineConfig({
     exclude: [...configDefaults.exclude],
     // A tier left out for a missing tool has no files; the others still run.
     passWithNoTests: true,
-    setupFiles: ['test/support/register-modules.ts'],
+    setupFiles: ['test/support/register-modules.ts', 'test/support/per-test-checks.ts'],
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],

@@ -28,6 +28,11 @@ const DRIVER_CODES = new Set([
   'CONNECTION_ENDED',
 ]);
 
+/** Whether a code is a socket's or the driver's own for a connection that failed or closed. */
+export function isConnectionFailureCode(code: unknown): boolean {
+  return typeof code === 'string' && (SOCKET_CODES.has(code) || DRIVER_CODES.has(code));
+}
+
 /**
  * SQLSTATEs of a server that is going away or not taking connections: 57P01 admin shutdown (also
  * pg_terminate_backend), 57P02 crash shutdown, 57P03 cannot connect now (starting up, shutting

@@ -3,7 +3,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import { Availability, isDatabaseUnavailable } from './availability.ts';
+import { Availability, isConnectionFailureCode, isDatabaseUnavailable } from './availability.ts';
 import type { Database, Db } from './client.ts';
 
 /**
@@ -68,12 +68,18 @@ interface Lost {
   error?: unknown;
 }
 
-/** Whether an error says the statement's connection is gone (or going: a FATAL from the server). */
+/**
+ * Whether an error says the statement's connection is gone: the socket's or the driver's error for
+ * a connection that failed or closed, or the server's FATAL or PANIC (it closes the session after
+ * one). A server error of lesser severity leaves the session open, whatever its SQLSTATE.
+ */
 function connectionGone(error: unknown, depth = 0): boolean {
-  if (isDatabaseUnavailable(error)) return true;
   if (!(error instanceof Error) || depth > 8) return false;
   const severity = (error as { severity?: unknown }).severity;
-  return severity === 'FATAL' || severity === 'PANIC' || connectionGone(error.cause, depth + 1);
+  if (typeof severity === 'string') return severity === 'FATAL' || severity === 'PANIC';
+  return (
+    isConnectionFailureCode((error as { code?: unknown }).code) || connectionGone(error.cause, depth + 1)
+  );
 }
 
 /**
@@ -130,11 +136,13 @@ function scopedUntilLost(scoped: postgres.TransactionSql, lost: Lost): postgres.
       }
       if (property === 'savepoint') {
         return (...args: unknown[]) => {
+          // The SAVEPOINT statement is the driver's own, sent outside `unsafe`: the same rules.
+          if (lost.error !== undefined) return Promise.reject(lost.error);
           const work = args.pop() as (inner: postgres.TransactionSql) => unknown;
           return (target.savepoint as (...a: unknown[]) => Promise<unknown>)(
             ...args,
             (inner: postgres.TransactionSql) => untilLost(() => work(scopedUntilLost(inner, lost)), lost),
-          );
+          ).then(undefined, note);
         };
       }
       return Reflect.get(target, property);
@@ -190,7 +198,15 @@ function gated(client: postgres.Sql, availability: Availability): postgres.Sql {
             ...args,
             (scoped: postgres.TransactionSql) => untilLost(() => work(scopedUntilLost(scoped, lost)), lost),
           );
-          return watch(begun);
+          // begin() rejects as soon as the connection closes, also while no statement of the
+          // transaction is running (the callback awaits something else): from then on it sends
+          // nothing more either. After a commit or a rollback this changes nothing.
+          return watch(
+            begun.then(undefined, (error: unknown) => {
+              lost.error ??= error;
+              throw error;
+            }),
+          );
         };
       }
       return Reflect.get(target, property);

@@ -349,21 +349,68 @@ describeOn(onPostgres)("Postgres connections lost at the driver's awkward moment
     ).toBe(1);
   });
 
-  it('a savepoint whose connection is cut, and a callback that goes on after the loss, send nothing more either', async () => {
+  it('a savepoint whose connection is cut under a statement, or under its SAVEPOINT, sends nothing more either', async () => {
+    for (const marker of ['cut-here', 'savepoint "s']) {
+      proxy.cutOn(marker);
+      const failed = runTransaction(database.db, async (tx) => {
+        await tx.execute(sql`SELECT 1`);
+        await tx.transaction(async (savepoint) => {
+          await savepoint.execute(sql`SELECT 'cut-here'`);
+        });
+        return 'committed';
+      });
+      await expectLostThenBack(failed);
+    }
+  });
+
+  it('a callback that catches the loss and goes on sends nothing more: its next statement fails at once, and no COMMIT follows', async () => {
     proxy.cutOn('cut-here');
+    let next: unknown = 'not reached';
     const failed = runTransaction(database.db, async (tx) => {
       await tx.execute(sql`SELECT 1`);
-      await tx
-        .transaction(async (savepoint) => {
-          await savepoint.execute(sql`SELECT 'cut-here'`);
-        })
-        .catch(() => undefined);
-      // A callback that swallowed the loss and writes on: neither this nor a COMMIT may be sent.
-      await tx.execute(sql`SELECT 3`).catch(() => undefined);
+      await tx.execute(sql`SELECT 'cut-here'`).catch(() => undefined);
+      next = await tx.execute(sql`SELECT 3`).then(
+        () => 'sent',
+        (e: unknown) => e,
+      );
       return 'committed';
     });
     await expectLostThenBack(failed);
-    expect((await queryRows(database.db, sql`SELECT 4 AS four`)).length).toBe(1);
+    expect(isDatabaseUnavailable(next), String(next)).toBe(true);
+  });
+
+  it('a transaction whose connection closes while it awaits something else sends nothing more after', async () => {
+    let pause = () => {};
+    const paused = new Promise<void>((resolve) => {
+      pause = resolve;
+    });
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let next: unknown = 'not reached';
+    const failed = runTransaction(database.db, async (tx) => {
+      await tx.execute(sql`SELECT 1`);
+      pause();
+      await gate;
+      next = await tx.execute(sql`SELECT 2`).then(
+        () => 'sent',
+        (e: unknown) => e,
+      );
+      return 'committed';
+    });
+    await paused;
+    await proxy.cut('blackhole');
+    const error = await failed.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(isDatabaseUnavailable(error), String(error)).toBe(true);
+    release();
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(isDatabaseUnavailable(next), String(next)).toBe(true);
+    await proxy.open('forward');
+    await backAgain();
   });
 });
 

@@ -1,10 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach } from 'vitest';
 import { buildRestApp } from '../../src/api/rest/app.ts';
 import { buildDocument } from '../../src/api/rest/openapi.ts';
 import { type Conformance, conformance } from './conformance.ts';
 import { PUBLIC_URL } from './harness.ts';
+import { startedReceivers as started } from './receivers-started.ts';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -12,17 +12,11 @@ export interface Received {
   path: string;
 }
 
-/** The receivers started by this test file: each one's contract problems fail the test that met them. */
-const started = new Set<Receiver>();
-afterEach(() => {
-  for (const receiver of started) receiver.assertConforming();
-});
-
 /**
  * A real HTTP receiver on loopback whose answer the test sets (200 by default). Every delivery it
  * receives is checked against the server's OpenAPI document (its type's `webhooks` entry: the body
- * and the Standard Webhooks headers): a drift fails the running test (after it, as afterEach), or
- * stop() when it came later.
+ * and the Standard Webhooks headers): a drift fails the running test (after it: per-test-checks.ts),
+ * or stop() when it came later.
  */
 export class Receiver {
   readonly received: Received[] = [];
