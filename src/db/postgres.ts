@@ -63,6 +63,24 @@ function driverOptions(url: string): postgres.Options<Record<string, postgres.Po
   };
 }
 
+/** A query refused before it was sent, in the shapes Drizzle uses (awaited, or `.values()` awaited). */
+function refusedQuery(error: unknown) {
+  const failed = Promise.reject(error);
+  return Object.assign(failed, { values: () => failed });
+}
+
+/**
+ * A query of postgres.js whose failure first goes through `onError` (which rethrows). Lazy, as the
+ * driver's own: it is sent when awaited, in the mode asked for.
+ */
+function observedQuery(query: ReturnType<postgres.Sql['unsafe']>, onError: (error: unknown) => never) {
+  return {
+    values: () => query.values().then(undefined, onError),
+    // biome-ignore lint/suspicious/noThenProperty: a thenable query, as the driver's own
+    then: (resolve: never, reject: never) => query.then(undefined, onError).then(resolve, reject),
+  };
+}
+
 /** The error that ended a transaction's connection, once one of its statements met it. */
 interface Lost {
   error?: unknown;
@@ -87,8 +105,8 @@ function connectionGone(error: unknown, depth = 0): boolean {
  * its callback's failure with ROLLBACK on that connection, and a statement given to a connection that
  * is gone is written from a timer where nothing can catch it, which ended the process (a COMMIT
  * after a callback that caught the loss would be too). So once the connection is lost the
- * callback's promise never settles; begin() itself rejects with the
- * connection's close, and the server rolls the transaction back with the session.
+ * callback's promise never settles; begin() itself rejects with the connection's close, and the
+ * server rolls the transaction back with the session.
  */
 function untilLost<T>(work: () => T | Promise<T>, lost: Lost): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -108,6 +126,15 @@ function untilLost<T>(work: () => T | Promise<T>, lost: Lost): Promise<T> {
   });
 }
 
+/** begin()'s or savepoint()'s arguments, the callback last, with the callback under untilLost's rule. */
+function guarded(args: unknown[], lost: Lost): unknown[] {
+  const work = args.at(-1) as (scoped: postgres.TransactionSql) => unknown;
+  return [
+    ...args.slice(0, -1),
+    (scoped: postgres.TransactionSql) => untilLost(() => work(scopedUntilLost(scoped, lost)), lost),
+  ];
+}
+
 /**
  * The transaction's client as Drizzle sees it: once a statement found the connection gone, later
  * statements fail at once with that error instead of being given to the dead connection, and a
@@ -122,27 +149,18 @@ function scopedUntilLost(scoped: postgres.TransactionSql, lost: Lost): postgres.
     get(target, property) {
       if (property === 'unsafe') {
         return (...args: Parameters<postgres.Sql['unsafe']>) => {
-          if (lost.error !== undefined) {
-            const failed = Promise.reject(lost.error);
-            return Object.assign(failed, { values: () => failed });
-          }
-          const query = target.unsafe(...args);
-          return {
-            values: () => query.values().then(undefined, note),
-            // biome-ignore lint/suspicious/noThenProperty: a thenable query, as the driver's own
-            then: (resolve: never, reject: never) => query.then(undefined, note).then(resolve, reject),
-          };
+          if (lost.error !== undefined) return refusedQuery(lost.error);
+          return observedQuery(target.unsafe(...args), note);
         };
       }
       if (property === 'savepoint') {
         return (...args: unknown[]) => {
           // The SAVEPOINT statement is the driver's own, sent outside `unsafe`: the same rules.
           if (lost.error !== undefined) return Promise.reject(lost.error);
-          const work = args.pop() as (inner: postgres.TransactionSql) => unknown;
-          return (target.savepoint as (...a: unknown[]) => Promise<unknown>)(
-            ...args,
-            (inner: postgres.TransactionSql) => untilLost(() => work(scopedUntilLost(inner, lost)), lost),
-          ).then(undefined, note);
+          return (target.savepoint as (...a: unknown[]) => Promise<unknown>)(...guarded(args, lost)).then(
+            undefined,
+            note,
+          );
         };
       }
       return Reflect.get(target, property);
@@ -156,11 +174,11 @@ function scopedUntilLost(scoped: postgres.TransactionSql, lost: Lost): postgres.
  * behind connections that cannot open), and every failure of one is reported to `availability`.
  */
 function gated(client: postgres.Sql, availability: Availability): postgres.Sql {
-  const watch = <T>(work: Promise<T>): Promise<T> =>
-    work.then(undefined, (error: unknown) => {
-      availability.report(error);
-      throw error;
-    });
+  const reported = (error: unknown): never => {
+    availability.report(error);
+    throw error;
+  };
+  const watch = <T>(work: Promise<T>): Promise<T> => work.then(undefined, reported);
   const refused = () => {
     try {
       availability.check();
@@ -174,30 +192,15 @@ function gated(client: postgres.Sql, availability: Availability): postgres.Sql {
       if (property === 'unsafe') {
         return (...args: Parameters<postgres.Sql['unsafe']>) => {
           const error = refused();
-          // Drizzle either awaits the query or calls .values() and awaits that.
-          if (error) {
-            const failed = Promise.reject(error);
-            return Object.assign(failed, { values: () => failed });
-          }
-          const query = target.unsafe(...args);
-          // Lazy, as postgres.js's own query: it is sent when awaited, in the mode asked for.
-          return {
-            values: () => watch(query.values()),
-            // biome-ignore lint/suspicious/noThenProperty: a thenable query, as the driver's own
-            then: (resolve: never, reject: never) => watch(query).then(resolve, reject),
-          };
+          return error ? refusedQuery(error) : observedQuery(target.unsafe(...args), reported);
         };
       }
       if (property === 'begin') {
         return (...args: unknown[]) => {
           const error = refused();
           if (error) return Promise.reject(error);
-          const work = args.pop() as (scoped: postgres.TransactionSql) => unknown;
           const lost: Lost = {};
-          const begun = (target.begin as (...a: unknown[]) => Promise<unknown>)(
-            ...args,
-            (scoped: postgres.TransactionSql) => untilLost(() => work(scopedUntilLost(scoped, lost)), lost),
-          );
+          const begun = (target.begin as (...a: unknown[]) => Promise<unknown>)(...guarded(args, lost));
           // begin() rejects as soon as the connection closes, also while no statement of the
           // transaction is running (the callback awaits something else): from then on it sends
           // nothing more either. After a commit or a rollback this changes nothing.
